@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { SiteDirectory } from '../common/auth/principal';
+import { AccountDeletionService } from './account-deletion.service';
+import { AccountController } from './account.controller';
+import { AccountsService } from './accounts.service';
+import { AccountDeletionEntity } from './entities/account-deletion.entity';
+import { AccountEntity } from './entities/account.entity';
+import { SiteEntity } from './entities/site.entity';
+import { SitesController } from './sites.controller';
+import { SitesService } from './sites.service';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([AccountEntity, SiteEntity, AccountDeletionEntity])],
+  controllers: [AccountController, SitesController],
+  providers: [AccountsService, SitesService, AccountDeletionService, { provide: SiteDirectory, useExisting: SitesService }],
+  exports: [AccountsService, SitesService, SiteDirectory],
+})
+export class AccountModule {}

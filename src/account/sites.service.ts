@@ -1,0 +1,76 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { DataSource, EntityManager, In, Repository } from 'typeorm';
+import { KeyPrincipal, SiteDirectory } from '../common/auth/principal';
+import { AccountDataRegistry } from '../common/deletion/account-data.registry';
+import { ConflictProblem, ForbiddenProblem, NotFoundProblem } from '../common/errors/problems';
+import { isUniqueViolation } from '../common/errors/postgres-errors';
+import { recordEvent } from '../common/outbox/record-event';
+import { applyKeyset, CursorQueryDto, keysetPage, Page } from '../common/pagination/page';
+import { SiteContext } from '../common/tenancy/site-context';
+import { CreateSiteDto } from './dto/site.dto';
+import { SiteEntity } from './entities/site.entity';
+
+@Injectable()
+export class SitesService implements SiteDirectory, OnModuleInit {
+  constructor(
+    @InjectRepository(SiteEntity) private readonly sites: Repository<SiteEntity>,
+    private readonly dataSource: DataSource,
+    private readonly registry: AccountDataRegistry,
+  ) {}
+
+  onModuleInit(): void {
+    this.registry.register({
+      name: 'sites',
+      order: 900,
+      preview: async (em, accountId) => [{ resource: 'sites', count: await em.count(SiteEntity, { where: { accountId } }), action: 'delete' }],
+      purge: async (em, accountId) => ({ sites: (await em.delete(SiteEntity, { accountId })).affected ?? 0 }),
+    });
+  }
+
+  async findByName(name: string): Promise<SiteContext | null> {
+    const site = await this.sites.findOne({ where: { name }, select: { id: true, name: true, accountId: true } });
+    return site ? { id: site.id, name: site.name, accountId: site.accountId } : null;
+  }
+
+  async findById(id: number): Promise<SiteContext | null> {
+    const site = await this.sites.findOne({ where: { id }, select: { id: true, name: true, accountId: true } });
+    return site ? { id: site.id, name: site.name, accountId: site.accountId } : null;
+  }
+
+  /** Creates a site in the caller's account; names are unique across the installation. */
+  create(key: KeyPrincipal, dto: CreateSiteDto): Promise<SiteEntity> {
+    return this.dataSource.transaction((em) => this.createInAccount(em, key.accountId, dto));
+  }
+
+  async createInAccount(em: EntityManager, accountId: number, dto: CreateSiteDto): Promise<SiteEntity> {
+    try {
+      const site = await em.save(em.create(SiteEntity, { accountId, name: dto.name, title: dto.title ?? '' }));
+      await recordEvent(em, site, 'site.created', { id: site.id, name: site.name });
+      return site;
+    } catch (err) {
+      if (isUniqueViolation(err, 'sites_name_key')) throw new ConflictProblem('duplicate_site_name', `A site named "${dto.name}" already exists`);
+      throw err;
+    }
+  }
+
+  async list(key: KeyPrincipal, query: CursorQueryDto): Promise<Page<SiteEntity>> {
+    const qb = this.sites.createQueryBuilder('s').where('s.account_id = :accountId', { accountId: key.accountId });
+    if (key.siteIds !== null) qb.andWhere('s.id = ANY(:ids)', { ids: key.siteIds });
+    const rows = await applyKeyset(qb, [{ expr: 's.id', type: 'number' }], query, 'ASC').getMany();
+    return keysetPage(rows, query.limit, (s) => [s.id]);
+  }
+
+  async get(key: KeyPrincipal, name: string): Promise<SiteEntity> {
+    const site = await this.sites.findOne({ where: { name, accountId: key.accountId } });
+    if (!site || (key.siteIds !== null && !key.siteIds.includes(site.id))) throw new NotFoundProblem('Site', 'site_not_found');
+    return site;
+  }
+
+  /** Checks that every id is a site of the account (for key restrictions). */
+  async assertOwned(accountId: number, ids: number[]): Promise<void> {
+    if (ids.length === 0) return;
+    const found = await this.sites.count({ where: { accountId, id: In(ids) } });
+    if (found !== new Set(ids).size) throw new ForbiddenProblem('site_not_in_account', 'Every site id must be a site of this account');
+  }
+}

@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AccountModule } from '../account/account.module';
+import { ApiKeyVerifier } from '../common/auth/principal';
+import { ApiKeysController } from './api-keys.controller';
+import { ApiKeysService } from './api-keys.service';
+import { BootstrapService } from './bootstrap.service';
+import { ApiKeyEntity } from './entities/api-key.entity';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([ApiKeyEntity]), AccountModule],
+  controllers: [ApiKeysController],
+  providers: [ApiKeysService, BootstrapService, { provide: ApiKeyVerifier, useExisting: ApiKeysService }],
+  exports: [ApiKeysService, ApiKeyVerifier],
+})
+export class ApiKeysModule {}

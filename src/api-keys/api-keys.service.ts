@@ -1,0 +1,127 @@
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { DataSource, EntityManager, IsNull, Repository } from 'typeorm';
+import { SitesService } from '../account/sites.service';
+import { ApiKeyVerifier, KeyPrincipal } from '../common/auth/principal';
+import { AccountDataRegistry } from '../common/deletion/account-data.registry';
+import { ConflictProblem, NotFoundProblem } from '../common/errors/problems';
+import { recordEvent } from '../common/outbox/record-event';
+import { applyKeyset, CursorQueryDto, keysetPage, Page } from '../common/pagination/page';
+import { describeApiKey, generateApiKey, hashApiKey } from './api-key-secret';
+import { CreateApiKeyDto } from './dto/api-key.dto';
+import { ApiKeyEntity } from './entities/api-key.entity';
+
+/** last_used_at is written at most this often per key, off the request path. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export interface CreatedApiKey {
+  entity: ApiKeyEntity;
+  plaintext: string;
+}
+
+@Injectable()
+export class ApiKeysService implements ApiKeyVerifier, OnModuleInit {
+  private readonly logger = new Logger('ApiKeys');
+
+  constructor(
+    @InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>,
+    private readonly dataSource: DataSource,
+    private readonly sites: SitesService,
+    private readonly registry: AccountDataRegistry,
+  ) {}
+
+  onModuleInit(): void {
+    this.registry.register({
+      name: 'api_keys',
+      order: 800,
+      preview: async (em, accountId) => [{ resource: 'api_keys', count: await em.count(ApiKeyEntity, { where: { accountId } }), action: 'delete' }],
+      purge: async (em, accountId) => ({ api_keys: (await em.delete(ApiKeyEntity, { accountId })).affected ?? 0 }),
+    });
+  }
+
+  /** One indexed lookup by hash; revoked and expired keys do not verify. */
+  async verify(plaintext: string): Promise<KeyPrincipal | null> {
+    const rows: Array<{ id: string; account_id: string; site_ids: string[] | null; last_used_at: Date | null; status: string }> =
+      await this.dataSource.query(
+        `SELECT k.id, k.account_id, k.site_ids, k.last_used_at, a.status
+           FROM api_keys k JOIN accounts a ON a.id = k.account_id
+          WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())`,
+        [hashApiKey(plaintext)],
+      );
+    const row = rows[0];
+    if (!row) return null;
+    const id = Number(row.id);
+    if (!row.last_used_at || Date.now() - row.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
+      this.keys.update({ id }, { lastUsedAt: new Date() })
+        .catch((err) => this.logger.warn({ err, keyId: id }, 'Could not record last use'));
+    }
+    return {
+      kind: 'key',
+      keyId: id,
+      accountId: Number(row.account_id),
+      siteIds: row.site_ids ? row.site_ids.map(Number) : null,
+      accountDeletionScheduled: row.status === 'deletion_scheduled',
+    };
+  }
+
+  create(key: KeyPrincipal, dto: CreateApiKeyDto): Promise<CreatedApiKey> {
+    return this.dataSource.transaction(async (em) => {
+      const siteIds = dto.siteIds ?? null;
+      if (siteIds) await this.sites.assertOwned(key.accountId, siteIds);
+      return this.createInAccount(em, key.accountId, { name: dto.name, siteIds, expiresAt: dto.expiresAt ?? null });
+    });
+  }
+
+  /** Also used by the first-start bootstrap, which may bring its own plaintext. */
+  async createInAccount(
+    em: EntityManager, accountId: number,
+    input: { name: string; siteIds: number[] | null; expiresAt: Date | null; plaintext?: string },
+  ): Promise<CreatedApiKey> {
+    const plaintext = input.plaintext ?? generateApiKey();
+    const entity = await em.save(em.create(ApiKeyEntity, {
+      accountId, name: input.name, keyHash: hashApiKey(plaintext), ...describeApiKey(plaintext),
+      siteIds: input.siteIds, expiresAt: input.expiresAt, lastUsedAt: null, revokedAt: null,
+    }));
+    await recordEvent(em, { accountId }, 'api_key.created', { id: entity.id, name: entity.name });
+    return { entity, plaintext };
+  }
+
+  async list(key: KeyPrincipal, query: CursorQueryDto): Promise<Page<ApiKeyEntity>> {
+    const qb = this.keys.createQueryBuilder('k')
+      .where('k.account_id = :accountId AND k.revoked_at IS NULL', { accountId: key.accountId });
+    const rows = await applyKeyset(qb, [{ expr: 'k.id', type: 'number' }], query, 'DESC').getMany();
+    return keysetPage(rows, query.limit, (k) => [k.id]);
+  }
+
+  async get(key: KeyPrincipal, id: number): Promise<ApiKeyEntity> {
+    const found = await this.keys.findOneBy({ id, accountId: key.accountId, revokedAt: IsNull() });
+    if (!found) throw new NotFoundProblem('API key');
+    return found;
+  }
+
+  /**
+   * Revokes a key at once. The account's last unrestricted key cannot go, so an account
+   * never locks itself out (create another first).
+   */
+  revoke(key: KeyPrincipal, id: number): Promise<void> {
+    return this.dataSource.transaction(async (em) => {
+      // Serialises revocations within the account, so two at once cannot remove the last key.
+      await em.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [key.accountId]);
+      const target = await em.findOne(ApiKeyEntity, {
+        where: { id, accountId: key.accountId, revokedAt: IsNull() }, lock: { mode: 'pessimistic_write' },
+      });
+      if (!target) throw new NotFoundProblem('API key');
+      if (target.siteIds === null) {
+        const others: Array<{ n: number }> = await em.query(
+          `SELECT count(*)::int AS n FROM api_keys
+            WHERE account_id = $1 AND id <> $2 AND revoked_at IS NULL AND site_ids IS NULL
+              AND (expires_at IS NULL OR expires_at > now())`,
+          [key.accountId, id],
+        );
+        if (others[0].n === 0) throw new ConflictProblem('last_key', 'This is the account\'s last unrestricted key; create another before revoking it');
+      }
+      await em.update(ApiKeyEntity, { id }, { revokedAt: new Date() });
+      await recordEvent(em, { accountId: key.accountId }, 'api_key.revoked', { id });
+    });
+  }
+}

@@ -1,0 +1,52 @@
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AccountsService } from '../account/accounts.service';
+import { SitesService } from '../account/sites.service';
+import { AppConfig } from '../config/app-config';
+import { ApiKeysService } from './api-keys.service';
+
+/** Any constant works; it only keeps two instances from bootstrapping the same empty database. */
+const BOOTSTRAP_LOCK = 7_312_001;
+
+/**
+ * First start on an empty database (API.md §2): an account, the site `demo` and an API key —
+ * BOOTSTRAP_API_KEY when set, otherwise a new key printed once.
+ */
+@Injectable()
+export class BootstrapService implements OnApplicationBootstrap {
+  private readonly logger = new Logger('Bootstrap');
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly dataSource: DataSource,
+    private readonly accounts: AccountsService,
+    private readonly sites: SitesService,
+    private readonly keys: ApiKeysService,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.config.BOOTSTRAP_ENABLED) await this.run();
+  }
+
+  /** Returns the plaintext key when it created one. */
+  run(): Promise<string | null> {
+    return this.dataSource.transaction(async (em) => {
+      await em.query('SELECT pg_advisory_xact_lock($1)', [BOOTSTRAP_LOCK]);
+      if (!(await this.accounts.isEmpty(em))) return null;
+      const account = await this.accounts.createAccount(em, 'Default account');
+      const site = await this.sites.createInAccount(em, account.id, { name: this.config.BOOTSTRAP_SITE, title: 'Demo site' });
+      const { plaintext } = await this.keys.createInAccount(em, account.id, {
+        name: 'Bootstrap key', siteIds: null, expiresAt: null, plaintext: this.config.BOOTSTRAP_API_KEY,
+      });
+      if (this.config.BOOTSTRAP_API_KEY) {
+        this.logger.log(`Created account ${account.id}, site "${site.name}" and the API key from BOOTSTRAP_API_KEY`);
+      } else {
+        // Printed once, on stdout and outside the JSON log, so an operator sees it at first start.
+        process.stdout.write(
+          `\n  Sitebase is ready. Site "${site.name}" was created with this API key (shown once, keep it):\n\n    ${plaintext}\n\n`,
+        );
+      }
+      return plaintext;
+    });
+  }
+}

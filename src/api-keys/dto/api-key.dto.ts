@@ -1,0 +1,54 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize, ArrayUnique, IsArray, IsDate, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinDate, MinLength,
+} from 'class-validator';
+import { ApiKeyEntity } from '../entities/api-key.entity';
+
+export class CreateApiKeyDto {
+  @ApiProperty({ example: 'CI deploys' })
+  @IsString() @MinLength(1) @MaxLength(100)
+  name: string;
+
+  @ApiPropertyOptional({ type: [Number], example: [1], description: 'Restrict the key to these sites of the account (default: all)' })
+  @IsOptional() @IsArray() @ArrayMaxSize(100) @ArrayUnique()
+  @IsInt({ each: true }) @Min(1, { each: true }) @Max(Number.MAX_SAFE_INTEGER, { each: true })
+  siteIds?: number[];
+
+  @ApiPropertyOptional({ example: '2027-01-01T00:00:00.000Z', description: 'The key stops working at this time' })
+  @IsOptional() @Type(() => Date) @IsDate() @MinDate(() => new Date(), { message: 'must be in the future' })
+  expiresAt?: Date;
+}
+
+export class ApiKeyResponseDto {
+  @ApiProperty({ example: 1 }) id: number;
+  @ApiProperty({ example: 'CI deploys' }) name: string;
+  @ApiProperty({ example: 'sb_live_Ab3d', description: 'First 12 characters of the key' }) prefix: string;
+  @ApiProperty({ example: 'x9Zq' }) last4: string;
+  @ApiProperty({ type: [Number], nullable: true, description: 'null: every site of the account' }) siteIds: number[] | null;
+  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
+  @ApiProperty({ type: String, nullable: true }) lastUsedAt: string | null;
+  @ApiProperty({ type: String, nullable: true }) expiresAt: string | null;
+}
+
+export class CreatedApiKeyResponseDto extends ApiKeyResponseDto {
+  @ApiProperty({ example: 'sb_live_…', description: 'The key itself. Shown only in this response; store it now.' })
+  key: string;
+}
+
+export function toApiKeyResponse(k: ApiKeyEntity): ApiKeyResponseDto {
+  return {
+    id: k.id,
+    name: k.name,
+    prefix: k.prefix,
+    last4: k.last4,
+    siteIds: k.siteIds,
+    createdAt: k.createdAt.toISOString(),
+    lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
+    expiresAt: k.expiresAt?.toISOString() ?? null,
+  };
+}
+
+export function toCreatedApiKeyResponse({ entity, plaintext }: { entity: ApiKeyEntity; plaintext: string }): CreatedApiKeyResponseDto {
+  return { ...toApiKeyResponse(entity), key: plaintext };
+}

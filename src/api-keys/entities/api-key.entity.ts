@@ -1,0 +1,26 @@
+import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne } from 'typeorm';
+import { AccountEntity } from '../../account/entities/account.entity';
+import { IdColumn, RefColumn } from '../../database/columns';
+import { idArrayTransformer } from '../../database/id.transformer';
+
+@Entity('api_keys')
+@Index('api_keys_account_id_id_idx', ['accountId', 'id'])
+export class ApiKeyEntity {
+  @IdColumn() id: number;
+  @RefColumn() accountId: number;
+  @ManyToOne(() => AccountEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'account_id' })
+  account?: AccountEntity;
+  @Column({ type: 'text' }) name: string;
+  /** First characters of the key, shown so people can tell keys apart. */
+  @Column({ type: 'text' }) prefix: string;
+  @Column({ type: 'text' }) last4: string;
+  /** SHA-256 of the plaintext, hex. The plaintext is never stored. */
+  @Index('api_keys_key_hash_key', { unique: true }) @Column({ type: 'text' }) keyHash: string;
+  /** null: every site of the account; otherwise only these. */
+  @Column({ type: 'bigint', array: true, nullable: true, transformer: idArrayTransformer }) siteIds: number[] | null;
+  @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
+  @Column({ type: 'timestamptz', nullable: true }) lastUsedAt: Date | null;
+  @Column({ type: 'timestamptz', nullable: true }) expiresAt: Date | null;
+  @Column({ type: 'timestamptz', nullable: true }) revokedAt: Date | null;
+}

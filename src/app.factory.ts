@@ -1,0 +1,51 @@
+import { Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import helmet from 'helmet';
+import { Logger } from 'nestjs-pino';
+import { AppModule } from './app.module';
+import { ProblemDetailsFilter } from './common/errors/problem-details.filter';
+import { createValidationPipe } from './common/errors/validation';
+import { setupOpenApi } from './common/http/openapi';
+import { bodyParserProblems, requestId } from './common/http/request-id';
+import { AppConfig } from './config/app-config';
+
+export interface CreateAppOptions {
+  config: AppConfig;
+  /** Extra modules (tests mount probe controllers this way). */
+  extraModules?: Type[];
+}
+
+/** Builds the whole HTTP app, initialised but not listening. The server and the tests share it. */
+export async function createApp({ config, extraModules = [] }: CreateAppOptions): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, extraModules), {
+    bufferLogs: true,
+    bodyParser: false,
+    abortOnError: false,
+  });
+  app.useLogger(app.get(Logger));
+  app.disable('x-powered-by');
+  app.set('trust proxy', parseTrustProxy(config.TRUST_PROXY));
+  app.use(requestId);
+  app.use(
+    helmet({
+      // Swagger UI loads its own scripts and inline styles from /docs.
+      contentSecurityPolicy: { directives: { 'script-src': ["'self'"], 'style-src': ["'self'", "'unsafe-inline'", 'https:'], 'img-src': ["'self'", 'data:', 'https:'] } },
+      crossOriginResourcePolicy: { policy: 'cross-origin' },
+    }),
+  );
+  app.enableCors({ origin: true, exposedHeaders: ['Location', 'ETag', 'x-request-id', 'Retry-After', 'Idempotent-Replayed'] });
+  app.useBodyParser('json', { limit: config.BODY_LIMIT, type: ['application/json', 'application/*+json'] });
+  app.use(bodyParserProblems);
+  app.useGlobalPipes(createValidationPipe());
+  app.useGlobalFilters(new ProblemDetailsFilter());
+  if (config.DOCS_ENABLED) setupOpenApi(app);
+  await app.init();
+  return app;
+}
+
+function parseTrustProxy(value: string): boolean | number | string {
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  return /^\d+$/.test(value) ? Number(value) : value;
+}

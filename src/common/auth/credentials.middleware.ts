@@ -1,0 +1,42 @@
+import { Injectable, NestMiddleware } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
+import { UnauthorizedProblem } from '../errors/problems';
+import { ANONYMOUS, API_KEY_PATTERN, ApiKeyVerifier, AuthenticatedRequest, Principal } from './principal';
+import { SessionVerifiers } from './session-verifiers';
+
+/**
+ * Resolves who is calling, once per request, before routing. A credential that is presented
+ * but invalid is a 401 everywhere. Every /v1 path, matched or not, needs an `x-api-key`
+ * (INTERFACE.md §5), so an unknown v1 route cannot be probed without one.
+ */
+@Injectable()
+export class CredentialsMiddleware implements NestMiddleware {
+  constructor(private readonly keys: ApiKeyVerifier, private readonly sessions: SessionVerifiers) {}
+
+  async use(req: Request & AuthenticatedRequest, _res: Response, next: NextFunction): Promise<void> {
+    req.principal = await this.resolve(req);
+    next();
+  }
+
+  private async resolve(req: Request): Promise<Principal> {
+    const isV1 = req.path === '/v1' || req.path.startsWith('/v1/');
+    const apiKey = req.header('x-api-key');
+    if (apiKey !== undefined) return this.verifyKey(apiKey);
+    if (isV1) throw new UnauthorizedProblem('missing_api_key', 'The x-api-key header is required');
+    const auth = req.header('authorization');
+    if (auth === undefined) return ANONYMOUS;
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(auth);
+    if (!match) throw new UnauthorizedProblem('malformed_authorization', 'Authorization must be "Bearer <token>"');
+    const token = match[1];
+    if (token.startsWith('sb_')) return this.verifyKey(token);
+    const user = await this.sessions.verify(token);
+    if (!user) throw new UnauthorizedProblem('invalid_session', 'The session token is invalid, expired or revoked');
+    return user;
+  }
+
+  private async verifyKey(plaintext: string): Promise<Principal> {
+    const principal = API_KEY_PATTERN.test(plaintext) ? await this.keys.verify(plaintext) : null;
+    if (!principal) throw new UnauthorizedProblem('invalid_api_key', 'The API key is invalid or revoked');
+    return principal;
+  }
+}

@@ -1,0 +1,49 @@
+import type { SiteContext } from '../tenancy/site-context';
+
+export interface KeyPrincipal {
+  kind: 'key';
+  keyId: number;
+  accountId: number;
+  /** null: every site of the account. */
+  siteIds: number[] | null;
+  /** API.md §8: while a deletion is scheduled the account may only read and cancel. */
+  accountDeletionScheduled: boolean;
+}
+
+export interface UserPrincipal {
+  kind: 'user';
+  accountId: number;
+  siteId: number;
+  userId: number;
+  sessionId: number;
+}
+
+export interface AnonymousPrincipal {
+  kind: 'anonymous';
+}
+
+export type Principal = KeyPrincipal | UserPrincipal | AnonymousPrincipal;
+
+export const ANONYMOUS: AnonymousPrincipal = Object.freeze({ kind: 'anonymous' });
+
+/** What the auth layer attaches to the Express request. */
+export interface AuthenticatedRequest {
+  principal?: Principal;
+  site?: SiteContext;
+}
+
+/** Verifies a secret API key; implemented by the api-keys module. */
+export abstract class ApiKeyVerifier {
+  abstract verify(plaintext: string): Promise<KeyPrincipal | null>;
+}
+
+/** Looks sites up for the guard; implemented by the account module. */
+export abstract class SiteDirectory {
+  abstract findByName(name: string): Promise<SiteContext | null>;
+  abstract findById(id: number): Promise<SiteContext | null>;
+}
+
+export type SessionVerifier = (token: string) => Promise<UserPrincipal | null>;
+
+export const API_KEY_PATTERN = /^sb_(live|test)_[A-Za-z0-9]{32,}$/;
+export const SITE_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;

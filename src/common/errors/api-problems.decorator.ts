@@ -1,0 +1,43 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
+
+export class FieldErrorDto {
+  @ApiProperty({ example: 'email' }) path: string;
+  @ApiProperty({ example: 'must be an email' }) message: string;
+}
+
+/** RFC 9457 problem details, as every error is rendered (API.md §4). */
+export class ProblemDto {
+  @ApiProperty({ example: '/problems/validation-failed' }) type: string;
+  @ApiProperty({ example: 'Validation failed' }) title: string;
+  @ApiProperty({ example: 400 }) status: number;
+  @ApiPropertyOptional({ example: '1 field is invalid' }) detail?: string;
+  @ApiProperty({ example: 'validation_failed' }) code: string;
+  @ApiPropertyOptional({ type: [FieldErrorDto] }) errors?: FieldErrorDto[];
+  @ApiPropertyOptional({ example: 'b3f0c2a4-8d1e-4f1a-9c55-0d8b1c1f2e77' }) requestId?: string;
+}
+
+const DESCRIPTIONS: Record<number, string> = {
+  400: 'Malformed JSON, an invalid or unknown field, or a bad path or query parameter',
+  401: 'Missing, malformed, revoked or expired credential',
+  403: 'The credential may not do this',
+  404: 'No such resource in this site, or a site the caller cannot reach',
+  409: 'Duplicate, forbidden state transition, or an idempotency key reused with another body',
+  412: 'If-Match no longer matches the ETag',
+  413: 'Body or upload too large',
+  415: 'Media type not accepted',
+  429: 'Rate limited; see Retry-After',
+};
+
+/** Documents the problem statuses a route can answer. */
+export function ApiProblems(...statuses: number[]) {
+  return applyDecorators(
+    ...statuses.map((status) =>
+      ApiResponse({
+        status,
+        description: DESCRIPTIONS[status] ?? 'Error',
+        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDto' } } },
+      }),
+    ),
+  );
+}

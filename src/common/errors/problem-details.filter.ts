@@ -1,0 +1,107 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { problemFromPostgres } from './postgres-errors';
+import { FieldError, Problem } from './problems';
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail?: string;
+  code: string;
+  errors?: FieldError[];
+  requestId?: string;
+}
+
+const TITLES: Record<number, [string, string]> = {
+  400: ['Bad request', 'bad_request'],
+  401: ['Unauthorized', 'unauthorized'],
+  403: ['Forbidden', 'forbidden'],
+  404: ['Not found', 'not_found'],
+  405: ['Method not allowed', 'method_not_allowed'],
+  406: ['Not acceptable', 'not_acceptable'],
+  409: ['Conflict', 'conflict'],
+  412: ['Precondition failed', 'precondition_failed'],
+  413: ['Payload too large', 'payload_too_large'],
+  415: ['Unsupported media type', 'unsupported_media_type'],
+  422: ['Unprocessable content', 'unprocessable_content'],
+  429: ['Too many requests', 'rate_limited'],
+};
+
+/** Turns any thrown value into the problem a client may see. Never leaks internals. */
+export function toProblem(exception: unknown, path: string): { problem: ProblemInitLike; internal: boolean } {
+  if (exception instanceof Problem) {
+    const { code, title, detail, errors, headers } = exception;
+    return { problem: { status: exception.getStatus(), code, title, detail, errors, headers }, internal: false };
+  }
+  const pg = problemFromPostgres(exception);
+  if (pg) return toProblem(pg, path);
+  if (exception instanceof HttpException) {
+    const status = exception.getStatus();
+    if (status >= 500) return { problem: internalProblem(), internal: true };
+    const [title, code] = TITLES[status] ?? ['Error', 'error'];
+    const routeMissing = status === 404 && /^Cannot [A-Z]+ /.test(exception.message);
+    return {
+      problem: {
+        status, title,
+        code: routeMissing ? 'route_not_found' : code,
+        detail: routeMissing ? `No route ${exception.message.replace(/^Cannot /, '')}` : safeDetail(exception, path),
+      },
+      internal: false,
+    };
+  }
+  return { problem: internalProblem(), internal: true };
+}
+
+interface ProblemInitLike {
+  status: number;
+  code: string;
+  title: string;
+  detail?: string;
+  errors?: FieldError[];
+  headers?: Record<string, string>;
+}
+
+function internalProblem(): ProblemInitLike {
+  return { status: 500, code: 'internal_error', title: 'Internal server error', detail: 'An unexpected error occurred; it has been logged' };
+}
+
+function safeDetail(e: HttpException, _path: string): string | undefined {
+  const response = e.getResponse();
+  const message = typeof response === 'string' ? response : (response as { message?: unknown }).message;
+  return typeof message === 'string' ? message : undefined;
+}
+
+export function problemBody(p: ProblemInitLike, requestId?: string): ProblemBody {
+  return {
+    type: `/problems/${p.code.replace(/_/g, '-')}`,
+    title: p.title,
+    status: p.status,
+    ...(p.detail ? { detail: p.detail } : {}),
+    code: p.code,
+    ...(p.errors ? { errors: p.errors } : {}),
+    ...(requestId ? { requestId } : {}),
+  };
+}
+
+/** The one place errors become responses (API.md §4). */
+@Catch()
+export class ProblemDetailsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Problem');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const ctx = host.switchToHttp();
+    const req = ctx.getRequest<Request & { id?: string }>();
+    const res = ctx.getResponse<Response>();
+    const { problem, internal } = toProblem(exception, req.path);
+    const requestId = req.id !== undefined ? String(req.id) : undefined;
+    if (internal) {
+      this.logger.error({ err: exception, requestId, method: req.method, url: req.originalUrl }, 'Unhandled error');
+    }
+    if (res.headersSent) return;
+    for (const [name, value] of Object.entries(problem.headers ?? {})) res.setHeader(name, value);
+    res.status(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problemBody(problem, requestId)));
+  }
+}

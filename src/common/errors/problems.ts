@@ -1,0 +1,104 @@
+import { HttpException } from '@nestjs/common';
+
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+export interface ProblemInit {
+  status: number;
+  code: string;
+  title: string;
+  detail?: string;
+  errors?: FieldError[];
+  /** Extra response headers, e.g. Retry-After. */
+  headers?: Record<string, string>;
+}
+
+/**
+ * An RFC 9457 problem (API.md §4). Services throw the subclasses; the global filter renders
+ * them as application/problem+json with a stable snake_case `code`.
+ */
+export class Problem extends HttpException {
+  readonly code: string;
+  readonly title: string;
+  readonly detail?: string;
+  readonly errors?: FieldError[];
+  readonly headers?: Record<string, string>;
+
+  constructor(init: ProblemInit) {
+    super(init.detail ?? init.title, init.status);
+    this.code = init.code;
+    this.title = init.title;
+    this.detail = init.detail;
+    this.errors = init.errors;
+    this.headers = init.headers;
+  }
+}
+
+export class BadRequestProblem extends Problem {
+  constructor(code = 'bad_request', detail?: string, errors?: FieldError[]) {
+    super({ status: 400, code, title: 'Bad request', detail, errors });
+  }
+}
+
+export class ValidationProblem extends Problem {
+  constructor(errors: FieldError[]) {
+    const n = errors.length;
+    super({
+      status: 400, code: 'validation_failed', title: 'Validation failed',
+      detail: n === 1 ? '1 field is invalid' : `${n} fields are invalid`, errors,
+    });
+  }
+}
+
+export class UnauthorizedProblem extends Problem {
+  constructor(code = 'unauthorized', detail = 'A valid credential is required') {
+    super({ status: 401, code, title: 'Unauthorized', detail });
+  }
+}
+
+export class ForbiddenProblem extends Problem {
+  constructor(code = 'forbidden', detail = 'This credential may not do this') {
+    super({ status: 403, code, title: 'Forbidden', detail });
+  }
+}
+
+export class NotFoundProblem extends Problem {
+  constructor(what = 'Resource', code = 'not_found') {
+    super({ status: 404, code, title: 'Not found', detail: `${what} not found` });
+  }
+}
+
+export class ConflictProblem extends Problem {
+  constructor(code: string, detail?: string) {
+    super({ status: 409, code, title: 'Conflict', detail });
+  }
+}
+
+export class PreconditionFailedProblem extends Problem {
+  constructor(detail = 'The resource changed since it was read (If-Match does not match its ETag)') {
+    super({ status: 412, code: 'precondition_failed', title: 'Precondition failed', detail });
+  }
+}
+
+export class PayloadTooLargeProblem extends Problem {
+  constructor(detail = 'The request body is too large') {
+    super({ status: 413, code: 'payload_too_large', title: 'Payload too large', detail });
+  }
+}
+
+export class UnsupportedMediaTypeProblem extends Problem {
+  constructor(detail = 'This media type is not accepted') {
+    super({ status: 415, code: 'unsupported_media_type', title: 'Unsupported media type', detail });
+  }
+}
+
+export class TooManyRequestsProblem extends Problem {
+  constructor(retryAfterSeconds: number) {
+    super({
+      status: 429, code: 'rate_limited', title: 'Too many requests',
+      detail: `Retry after ${retryAfterSeconds} s`, headers: { 'Retry-After': String(retryAfterSeconds) },
+    });
+  }
+}

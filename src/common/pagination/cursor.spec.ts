@@ -1,0 +1,27 @@
+import { Problem } from '../errors/problems';
+import { decodeCursor, encodeCursor } from './cursor';
+
+describe('cursor encoding', () => {
+  it('round-trips the sort key', () => {
+    const c = encodeCursor(['2026-01-01T00:00:00.000Z', 42]);
+    expect(c).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(decodeCursor(c, ['string', 'number'])).toEqual(['2026-01-01T00:00:00.000Z', 42]);
+  });
+
+  it.each([
+    ['not base64 json', '!!!'],
+    ['wrong length', encodeCursor([1, 2])],
+    ['wrong type', encodeCursor(['1'])],
+    ['unsafe integer', encodeCursor([2 ** 60])],
+    ['an object', Buffer.from('{"a":1}').toString('base64url')],
+  ])('rejects %s with a 400 invalid_cursor', (_label, cursor) => {
+    try {
+      decodeCursor(cursor, ['number']);
+      throw new Error('expected a problem');
+    } catch (e) {
+      expect(e).toBeInstanceOf(Problem);
+      expect((e as Problem).getStatus()).toBe(400);
+      expect((e as Problem).code).toBe('invalid_cursor');
+    }
+  });
+});

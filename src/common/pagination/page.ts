@@ -1,0 +1,82 @@
+import { Type } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import { CursorValue, decodeCursor, encodeCursor } from './cursor';
+
+export const DEFAULT_LIMIT = 20;
+export const MAX_LIMIT = 100;
+
+/** `?limit=&cursor=` of every v2 list (API.md §3). Resource queries extend it with filters. */
+export class CursorQueryDto {
+  @ApiPropertyOptional({ minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT })
+  @IsOptional()
+  @Transform(({ value }) => (typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value))
+  @IsInt() @Min(1) @Max(MAX_LIMIT)
+  limit: number = DEFAULT_LIMIT;
+
+  @ApiPropertyOptional({ description: 'Opaque cursor from pagination.nextCursor of the previous page' })
+  @IsOptional() @IsString() @MaxLength(512)
+  cursor?: string;
+}
+
+export class PaginationDto {
+  @ApiProperty({ example: 20 }) limit: number;
+  @ApiProperty({ type: String, nullable: true, example: null }) nextCursor: string | null;
+}
+
+export interface Page<T> {
+  data: T[];
+  pagination: { limit: number; nextCursor: string | null };
+}
+
+/** Swagger schema for `{ data: T[], pagination }`. */
+export function PageDto<T>(item: Type<T>) {
+  class PageOf {
+    @ApiProperty({ type: [item] }) data: T[];
+    @ApiProperty({ type: PaginationDto }) pagination: PaginationDto;
+  }
+  Object.defineProperty(PageOf, 'name', { value: `${item.name.replace(/ResponseDto$|Dto$/, '')}PageDto` });
+  return PageOf;
+}
+
+export interface KeysetColumn {
+  /** Qualified column as used in SQL, e.g. `k.id` or `c.created_at`. */
+  expr: string;
+  /** Timestamps travel as ISO strings (millisecond precision): declare such columns `timestamptz(3)`. */
+  type: 'number' | 'text' | 'timestamp';
+}
+
+/**
+ * Adds a keyset condition and order to `qb`: rows strictly after the cursor in
+ * `(col1, col2, …) DESC` (or ASC) order, and fetches limit + 1 rows to know whether a next page
+ * exists. All columns sort the same way, so a row comparison matches a composite index.
+ */
+export function applyKeyset<T extends ObjectLiteral>(
+  qb: SelectQueryBuilder<T>, columns: KeysetColumn[], query: CursorQueryDto, direction: 'ASC' | 'DESC' = 'DESC',
+): SelectQueryBuilder<T> {
+  if (query.cursor) {
+    const values = decodeCursor(query.cursor, columns.map((c) => (c.type === 'number' ? 'number' : 'string')));
+    const params: Record<string, CursorValue> = {};
+    values.forEach((v, i) => (params[`keyset_${i}`] = v));
+    const left = columns.map((c) => c.expr).join(', ');
+    const right = columns.map((c, i) => (c.type === 'timestamp' ? `CAST(:keyset_${i} AS timestamptz)` : `:keyset_${i}`)).join(', ');
+    qb.andWhere(`(${left}) ${direction === 'DESC' ? '<' : '>'} (${right})`, params);
+  }
+  columns.forEach((c, i) => (i === 0 ? qb.orderBy(c.expr, direction) : qb.addOrderBy(c.expr, direction)));
+  return qb.limit(query.limit + 1);
+}
+
+/** Cuts the extra row fetched by applyKeyset and builds the list envelope. */
+export function keysetPage<E>(rows: E[], limit: number, cursorOf: (row: E) => CursorValue[]): Page<E> {
+  const hasMore = rows.length > limit;
+  const data = hasMore ? rows.slice(0, limit) : rows;
+  const last = data[data.length - 1];
+  return { data, pagination: { limit, nextCursor: hasMore && last !== undefined ? encodeCursor(cursorOf(last)) : null } };
+}
+
+/** Maps the rows of a page to response DTOs (controllers call it with a pure mapper). */
+export function mapPage<E, R>(page: Page<E>, map: (row: E) => R): Page<R> {
+  return { data: page.data.map(map), pagination: page.pagination };
+}

@@ -1,0 +1,115 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import PgBoss from 'pg-boss';
+import { DataSource, EntityManager } from 'typeorm';
+import { AppConfig } from '../../config/app-config';
+
+export interface JobOptions {
+  retryLimit?: number;
+  retryDelaySeconds?: number;
+  retryBackoff?: boolean;
+  expireInSeconds?: number;
+}
+
+export interface SendOptions {
+  startAfter?: Date;
+  singletonKey?: string;
+  /** Enqueue inside this transaction: the job exists if and only if the caller commits. */
+  em?: EntityManager;
+}
+
+type Handler<T> = (data: T, job: { id: string; retryCount: number }) => Promise<void>;
+
+interface Registration {
+  handler: Handler<never>;
+  options: JobOptions;
+  cron?: string;
+}
+
+const DEFAULTS: Required<JobOptions> = { retryLimit: 5, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 15 * 60 };
+
+/**
+ * The PostgreSQL-backed job queue (pg-boss): several server instances share the jobs and a crash
+ * loses none. Modules register handlers in onModuleInit; workers start once the app has booted.
+ * Handlers receive ids, not objects, and must be safe to run twice.
+ */
+@Injectable()
+export class QueueService implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('Queue');
+  private readonly registrations = new Map<string, Registration>();
+  private boss?: PgBoss;
+  private started = false;
+
+  constructor(private readonly config: AppConfig, private readonly dataSource: DataSource) {}
+
+  /** Registers a handler for `name`; with `cron`, the job also runs on that schedule. */
+  register<T>(name: string, handler: Handler<T>, options: JobOptions & { cron?: string } = {}): void {
+    if (this.registrations.has(name)) throw new Error(`Job ${name} is registered twice`);
+    const { cron, ...jobOptions } = options;
+    this.registrations.set(name, { handler: handler as Handler<never>, options: jobOptions, cron });
+  }
+
+  async onModuleInit(): Promise<void> {
+    const options = this.dataSource.options as { url?: string };
+    this.boss = new PgBoss({
+      connectionString: options.url,
+      schema: 'pgboss',
+      max: 4,
+      application_name: 'sitebase-queue',
+      supervise: this.config.JOBS_ENABLED,
+      schedule: this.config.JOBS_ENABLED,
+    });
+    this.boss.on('error', (err) => this.logger.error({ err }, 'Queue error'));
+    await this.boss.start();
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    const boss = this.requireBoss();
+    for (const [name, reg] of this.registrations) {
+      const o = { ...DEFAULTS, ...reg.options };
+      await boss.createQueue(name, {
+        name, retryLimit: o.retryLimit, retryDelay: o.retryDelaySeconds, retryBackoff: o.retryBackoff, expireInSeconds: o.expireInSeconds,
+      });
+      if (reg.cron && this.config.JOBS_ENABLED) await boss.schedule(name, reg.cron, {});
+      if (!this.config.JOBS_ENABLED) continue;
+      await boss.work<Record<string, unknown>>(
+        name,
+        { pollingIntervalSeconds: this.config.JOBS_POLL_SECONDS, batchSize: 1, includeMetadata: true },
+        async ([job]) => {
+          try {
+            await reg.handler(job.data as never, { id: job.id, retryCount: job.retryCount });
+          } catch (err) {
+            this.logger.warn({ err, job: name, jobId: job.id, retryCount: job.retryCount }, 'Job failed; it will be retried');
+            throw err;
+          }
+        },
+      );
+    }
+    this.started = true;
+  }
+
+  async send<T extends object>(name: string, data: T, options: SendOptions = {}): Promise<string | null> {
+    if (!this.registrations.has(name)) throw new Error(`Job ${name} has no registered handler`);
+    const em = options.em;
+    return this.requireBoss().send(name, data, {
+      startAfter: options.startAfter,
+      singletonKey: options.singletonKey,
+      ...(em ? { db: { executeSql: async (text: string, values: unknown[]) => ({ rows: await em.query(text, values) }) } } : {}),
+    });
+  }
+
+  /** True once workers run (tests wait for it before expecting jobs to be processed). */
+  get isRunning(): boolean {
+    return this.started;
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    // Graceful: stop fetching, let running jobs finish (bounded), then close the pool.
+    await this.boss?.stop({ graceful: true, wait: true, timeout: this.config.SHUTDOWN_TIMEOUT_MS });
+    this.boss = undefined;
+  }
+
+  private requireBoss(): PgBoss {
+    if (!this.boss) throw new Error('The job queue is not started');
+    return this.boss;
+  }
+}

@@ -1,0 +1,27 @@
+import { DataSourceOptions } from 'typeorm';
+import { SnakeNamingStrategy } from 'typeorm-naming-strategies';
+import { MIGRATIONS } from './migrations';
+
+export interface DataSourceSettings {
+  url: string;
+  poolSize?: number;
+  /** Entity classes or globs; the app passes none and lets Nest collect them per module. */
+  entities?: DataSourceOptions['entities'];
+  applicationName?: string;
+}
+
+/** One definition of the connection, shared by the app, ormconfig.ts (CLI) and the tests. */
+export function buildDataSourceOptions(s: DataSourceSettings): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url: s.url,
+    namingStrategy: new SnakeNamingStrategy(),
+    entities: s.entities ?? [],
+    migrations: MIGRATIONS,
+    migrationsTableName: 'typeorm_migrations',
+    migrationsTransactionMode: 'each',
+    synchronize: false,
+    applicationName: s.applicationName ?? 'sitebase',
+    extra: { max: s.poolSize ?? 10 },
+  };
+}

