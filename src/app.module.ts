@@ -11,9 +11,10 @@ import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
+import { V1Module } from './v1/v1.module';
 
 /** Feature modules, one per resource group. A new module is added here. */
-export const FEATURE_MODULES: Type[] = [AccountModule, ApiKeysModule];
+export const FEATURE_MODULES: Type[] = [AccountModule, ApiKeysModule, V1Module];
 
 @Module({})
 export class AppModule {
