@@ -1,0 +1,24 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { AppConfig, CONFIG_KEYS } from './app-config';
+
+describe('.env.example', () => {
+  const text = readFileSync(join(__dirname, '..', '..', '.env.example'), 'utf8');
+  const documented = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    const m = /^#?\s*([A-Z][A-Z0-9_]+)=(.*)$/.exec(line.trim());
+    if (m) documented.set(m[1], m[2]);
+  }
+
+  it.each(CONFIG_KEYS)('documents %s', (key) => {
+    expect(documented.has(key) ? key : `${key} is missing from .env.example`).toBe(key);
+  });
+
+  it('shows the real defaults', () => {
+    const defaults = new AppConfig() as unknown as Record<string, unknown>;
+    for (const [key, value] of documented) {
+      if (defaults[key] === undefined || value === '') continue;
+      expect(`${key}=${value}`).toBe(`${key}=${String(defaults[key])}`);
+    }
+  });
+});
