@@ -43,8 +43,9 @@ export class AuthGuard implements CanActivate {
 
     const site = await this.resolveSite((req.params ?? {}) as Record<string, string>);
     if (site) {
-      // A session of another site on a public route reads like an anonymous caller.
-      if (principal.kind === 'user' && principal.siteId !== site.id && isPublic) principal = ANONYMOUS;
+      // On a public route, a key or session that cannot reach the site reads like an anonymous
+      // caller: attaching a credential never hides what anyone may read.
+      if (isPublic && !canReach(principal, site)) principal = ANONYMOUS;
       if (!canReach(principal, site)) throw new NotFoundProblem('Site', 'site_not_found');
       req.site = site;
       req.principal = principal;
@@ -63,7 +64,8 @@ export class AuthGuard implements CanActivate {
     if (params.project_id !== undefined && params.organization_id !== undefined) {
       const projectId = /^\d{1,15}$/.test(params.project_id) ? Number(params.project_id) : NaN;
       const site = Number.isNaN(projectId) ? null : await this.sites.findById(projectId);
-      if (!site || String(site.accountId) !== params.organization_id) throw new NotFoundProblem('Project', 'site_not_found');
+      // The same 404 as an unreachable site below, so (organization, project) pairs cannot be probed.
+      if (!site || String(site.accountId) !== params.organization_id) throw new NotFoundProblem('Site', 'site_not_found');
       return site;
     }
     return undefined;
