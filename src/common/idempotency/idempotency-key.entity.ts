@@ -9,6 +9,7 @@ export class IdempotencyKeyEntity {
   @IdColumn() id: number;
   /** Whose key it is: `account:<id>` or `user:<id>`, so two callers never share a key space. */
   @Column({ type: 'text' }) scope: string;
+  /** idempotencyKeyHash(scope, Idempotency-Key): the key itself opens the stored body, so it is not kept. */
   @Column({ type: 'text' }) key: string;
   @Column({ type: 'text' }) method: string;
   @Column({ type: 'text' }) path: string;
@@ -16,6 +17,7 @@ export class IdempotencyKeyEntity {
   @Column({ type: 'text' }) requestHash: string;
   @Column({ type: 'text', default: 'processing' }) state: 'processing' | 'completed';
   @Column({ type: 'int', nullable: true }) responseStatus: number | null;
+  /** sealBody() of the response: it may carry a secret shown once (a new API key). */
   @Column({ type: 'jsonb', nullable: true }) responseBody: unknown;
   @Column({ type: 'jsonb', nullable: true }) responseHeaders: Record<string, string> | null;
   @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;

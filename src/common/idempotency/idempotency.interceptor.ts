@@ -11,13 +11,15 @@ import { AuthenticatedRequest } from '../auth/principal';
 import { BadRequestProblem, ConflictProblem } from '../errors/problems';
 import { IDEMPOTENT } from './idempotent.decorator';
 import { IdempotencyKeyEntity } from './idempotency-key.entity';
+import { idempotencyKeyHash, openBody, SealedBody, sealBody } from './sealed-response';
 import { stableJson } from './stable-json';
 
 const REPLAYED_HEADERS = ['location', 'etag'];
 
 /**
  * Stores the first successful response of an @Idempotent() route per (caller, key) and replays
- * it. Failed requests are not stored, so a client may retry them with the same key.
+ * it. Failed requests are not stored, so a client may retry them with the same key. The row keeps
+ * a hash of the key and the body sealed with it (sealed-response.ts).
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
@@ -40,21 +42,22 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const res = context.switchToHttp().getResponse<Response>();
     const p = req.principal;
     const scope = p?.kind === 'key' ? `account:${p.accountId}` : p?.kind === 'user' ? `user:${p.userId}` : `ip:${req.ip}`;
+    const keyHash = idempotencyKeyHash(scope, key);
     const path = req.originalUrl.split('?')[0];
     const requestHash = createHash('sha256').update(`${req.method} ${path}\n${stableJson(req.body ?? null)}`).digest('hex');
     const repo = this.dataSource.getRepository(IdempotencyKeyEntity);
 
     // Expired keys are free again.
     await repo.createQueryBuilder().delete()
-      .where('scope = :scope AND key = :key AND created_at < now() - make_interval(secs => :ttl)', { scope, key, ttl: this.config.IDEMPOTENCY_TTL_SECONDS })
+      .where('scope = :scope AND key = :key AND created_at < now() - make_interval(secs => :ttl)', { scope, key: keyHash, ttl: this.config.IDEMPOTENCY_TTL_SECONDS })
       .execute();
     const inserted = await repo.createQueryBuilder().insert()
-      .values({ scope, key, method: req.method, path, requestHash, state: 'processing' })
+      .values({ scope, key: keyHash, method: req.method, path, requestHash, state: 'processing' })
       .orIgnore().returning(['id']).execute();
     const id = inserted.raw[0]?.id as string | undefined;
 
     if (!id) {
-      const existing = await repo.findOneByOrFail({ scope, key });
+      const existing = await repo.findOneByOrFail({ scope, key: keyHash });
       if (existing.requestHash !== requestHash) {
         throw new ConflictProblem('idempotency_key_reused', 'This Idempotency-Key was used with another request');
       }
@@ -64,7 +67,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       for (const [name, value] of Object.entries(existing.responseHeaders ?? {})) res.setHeader(name, value);
       res.setHeader('Idempotent-Replayed', 'true');
       res.status(existing.responseStatus ?? HttpStatus.OK);
-      return of(existing.responseBody);
+      return of(openBody(existing.responseBody as SealedBody, scope, key));
     }
 
     const status = this.reflector.get<number>(HTTP_CODE_METADATA, context.getHandler()) ?? (req.method === 'POST' ? 201 : 200);
@@ -76,7 +79,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
           if (typeof value === 'string') headers[name] = value;
         }
         await repo.update({ id: Number(id) }, {
-          state: 'completed', responseStatus: status, responseBody: (body ?? null) as object, responseHeaders: headers,
+          state: 'completed', responseStatus: status, responseBody: sealBody(body, scope, key), responseHeaders: headers,
         });
         return body;
       })())),
