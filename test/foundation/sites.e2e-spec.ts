@@ -1,0 +1,159 @@
+import request from 'supertest';
+import { SiteEntity } from '../../src/account/entities/site.entity';
+import { OutboxEventEntity } from '../../src/common/outbox/outbox-event.entity';
+import { startApp, TestApp } from '../support/app';
+import { createTenant, Tenant, uniqueName } from '../support/tenant';
+import { expectExactProblem, ISO } from './helpers';
+
+describe('/api/v2/sites (admin)', () => {
+  let t: TestApp;
+  let a: Tenant;
+  let b: Tenant;
+
+  beforeAll(async () => {
+    t = await startApp();
+    [a, b] = await Promise.all([createTenant(t), createTenant(t)]);
+  });
+  afterAll(() => t.close());
+
+  const sites = () => t.db.getRepository(SiteEntity);
+  const siteBody = (s: { id: number; name: string; accountId: number }, title = '') => ({
+    id: s.id, name: s.name, title, accountId: s.accountId, createdAt: ISO, updatedAt: ISO,
+  });
+
+  describe('POST /api/v2/sites', () => {
+    it('creates a site: 201, Location, the row and a site.created event', async () => {
+      const name = uniqueName('blog');
+      const res = await a.api.post('/api/v2/sites').send({ name, title: 'My blog' });
+      expect(res.status).toBe(201);
+      expect(res.body).toEqual({ id: expect.any(Number), name, title: 'My blog', accountId: a.accountId, createdAt: ISO, updatedAt: ISO });
+      expect(res.headers.location).toBe(`/api/v2/sites/${name}`);
+
+      const row = await sites().findOneByOrFail({ name });
+      expect(row).toEqual({
+        id: res.body.id, accountId: a.accountId, name, title: 'My blog',
+        createdAt: new Date(res.body.createdAt), updatedAt: new Date(res.body.updatedAt),
+      });
+      const events = await t.db.getRepository(OutboxEventEntity).findBy({ siteId: res.body.id });
+      // id, createdAt and dispatchedAt (the relay may have published it already) are left open.
+      expect(events).toEqual([expect.objectContaining({ accountId: a.accountId, siteId: res.body.id, name: 'site.created', payload: { id: res.body.id, name } })]);
+
+      // The new site is reachable at its Location.
+      const get = await a.api.get(res.headers.location);
+      expect(get.status).toBe(200);
+      expect(get.body).toEqual(res.body);
+    });
+
+    it('the title defaults to empty; a 63-character name is valid', async () => {
+      const name = `${uniqueName('x')}-${'a'.repeat(63)}`.slice(0, 63);
+      const res = await a.api.post('/api/v2/sites').send({ name });
+      expect(res.status).toBe(201);
+      expect(res.body).toEqual(siteBody({ id: res.body.id, name, accountId: a.accountId }));
+      expect((await sites().findOneByOrFail({ name })).title).toBe('');
+    });
+
+    it('a duplicate name is a 409 duplicate_site_name, in the same account or another', async () => {
+      const detail = `A site named "${a.siteName}" already exists`;
+      const same = await a.api.post('/api/v2/sites').send({ name: a.siteName });
+      expectExactProblem(same, 409, 'duplicate_site_name', 'Conflict', detail);
+      const other = await b.api.post('/api/v2/sites').send({ name: a.siteName, title: 'squat' });
+      expectExactProblem(other, 409, 'duplicate_site_name', 'Conflict', detail);
+      expect(await sites().findBy({ name: a.siteName })).toEqual([expect.objectContaining({ accountId: a.accountId, title: '' })]);
+      expect(await sites().countBy({ accountId: b.accountId })).toBe(1);
+    });
+
+    const NAME_RULE = 'must be lower-case letters, digits and dashes, starting with a letter or digit (at most 63)';
+    it.each([
+      ['upper case', 'MySite'],
+      ['a leading dash', '-site'],
+      ['an underscore', 'my_site'],
+      ['a space', 'my site'],
+      ['64 characters', 'a'.repeat(64)],
+      ['an empty name', ''],
+      ['a dot', 'my.site'],
+    ])('an invalid name (%s) is a 400 and creates nothing', async (_label, name) => {
+      const before = await sites().countBy({ accountId: a.accountId });
+      const res = await a.api.post('/api/v2/sites').send({ name });
+      expectExactProblem(res, 400, 'validation_failed', 'Validation failed', '1 field is invalid', [{ path: 'name', message: NAME_RULE }]);
+      expect(await sites().countBy({ accountId: a.accountId })).toBe(before);
+    });
+
+    it.each([
+      ['no name', {}, [{ path: 'name', message: 'must be a string' }]],
+      ['a name that is not a string', { name: 42 }, [{ path: 'name', message: 'must be a string' }]],
+      ['a title over 200 characters', { name: 'okname', title: 't'.repeat(201) }, [
+        { path: 'title', message: 'must be shorter than or equal to 200 characters' },
+      ]],
+      ['an unknown field', { name: 'okname', accountId: 1 }, [{ path: 'accountId', message: 'is not allowed' }]],
+    ])('a bad body (%s) is a 400 naming the field', async (_label, body, errors) => {
+      const before = await sites().countBy({ accountId: a.accountId });
+      const res = await a.api.post('/api/v2/sites').send(body);
+      expectExactProblem(res, 400, 'validation_failed', 'Validation failed', '1 field is invalid', errors);
+      expect(await sites().countBy({ accountId: a.accountId })).toBe(before);
+    });
+  });
+
+  describe('GET /api/v2/sites', () => {
+    it('lists only the account\'s sites, oldest first, with keyset pagination', async () => {
+      const x = await createTenant(t);
+      const made: Array<{ id: number; name: string; accountId: number }> = [{ id: x.siteId, name: x.siteName, accountId: x.accountId }];
+      for (let i = 0; i < 2; i++) {
+        const res = await x.api.post('/api/v2/sites').send({ name: uniqueName('more') });
+        expect(res.status).toBe(201);
+        made.push(res.body);
+      }
+      const page1 = await x.api.get('/api/v2/sites?limit=2');
+      expect(page1.status).toBe(200);
+      expect(page1.body).toEqual({ data: made.slice(0, 2).map((s) => siteBody(s)), pagination: { limit: 2, nextCursor: expect.any(String) } });
+      const page2 = await x.api.get(`/api/v2/sites?limit=2&cursor=${page1.body.pagination.nextCursor}`);
+      expect(page2.status).toBe(200);
+      expect(page2.body).toEqual({ data: [siteBody(made[2])], pagination: { limit: 2, nextCursor: null } });
+
+      const all = await x.api.get('/api/v2/sites');
+      expect(all.status).toBe(200);
+      expect(all.body).toEqual({ data: made.map((s) => siteBody(s)), pagination: { limit: 20, nextCursor: null } });
+      const rows = await sites().find({ where: { accountId: x.accountId }, order: { id: 'ASC' } });
+      expect(rows.map((s) => s.id)).toEqual(made.map((s) => s.id));
+    });
+
+    it('a key restricted to some sites lists only those', async () => {
+      const x = await createTenant(t);
+      const second = await x.api.post('/api/v2/sites').send({ name: uniqueName('second') });
+      const third = await x.api.post('/api/v2/sites').send({ name: uniqueName('third') });
+      const key = await x.api.post('/api/v2/api-keys').send({ name: 'two sites', siteIds: [x.siteId, third.body.id] });
+      expect([second.status, third.status, key.status]).toEqual([201, 201, 201]);
+      const res = await request(t.server).get('/api/v2/sites').set('x-api-key', key.body.key);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({
+        data: [siteBody({ id: x.siteId, name: x.siteName, accountId: x.accountId }), siteBody(third.body)],
+        pagination: { limit: 20, nextCursor: null },
+      });
+      const page = await request(t.server).get('/api/v2/sites?limit=1').set('x-api-key', key.body.key);
+      expect(page.body.data.map((s: { id: number }) => s.id)).toEqual([x.siteId]);
+      const next = await request(t.server).get(`/api/v2/sites?limit=1&cursor=${page.body.pagination.nextCursor}`).set('x-api-key', key.body.key);
+      expect(next.body).toEqual({ data: [siteBody(third.body)], pagination: { limit: 1, nextCursor: null } });
+    });
+
+    it('a forged cursor is a 400 invalid_cursor', async () => {
+      const res = await a.api.get(`/api/v2/sites?cursor=${Buffer.from('["x"]').toString('base64url')}`);
+      expectExactProblem(res, 400, 'invalid_cursor', 'Bad request', 'The cursor is malformed or belongs to another list', [
+        { path: 'cursor', message: 'is not a valid cursor' },
+      ]);
+    });
+  });
+
+  describe('GET /api/v2/sites/:siteName', () => {
+    it('gets a site of the account', async () => {
+      const res = await a.api.get(`/api/v2/sites/${a.siteName}`);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual(siteBody({ id: a.siteId, name: a.siteName, accountId: a.accountId }));
+    });
+
+    it('a site of another account, or none, is a 404 site_not_found', async () => {
+      for (const name of [b.siteName, uniqueName('nosuch')]) {
+        const res = await a.api.get(`/api/v2/sites/${name}`);
+        expectExactProblem(res, 404, 'site_not_found', 'Not found', 'Site not found');
+      }
+    });
+  });
+});
