@@ -17,6 +17,8 @@ export class AccountController {
 
   @Delete()
   @HttpCode(202)
+  // Asking again while scheduled answers the same deletion rather than 403.
+  @AllowedDuringDeletion()
   @ApiOperation({ summary: 'Delete the account', description: 'Schedules the purge of every site, key and stored file after the grace period (API.md §8). Until then the account can only read and cancel.' })
   @ApiAcceptedResponse({ type: AccountDeletionResponseDto })
   @ApiProblems(401, 403)
