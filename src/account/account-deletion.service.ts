@@ -103,7 +103,8 @@ export class AccountDeletionService implements OnModuleInit {
 
   /** The job: claims a due deletion, then purges; a retry after a crash resumes it (safe to run twice). */
   async purge(deletionId: number): Promise<void> {
-    const claimed: Array<{ account_id: string }> = await this.dataSource.query(
+    // For an UPDATE, TypeORM's postgres driver answers [rows, rowCount], not the rows.
+    const [claimed]: [Array<{ account_id: string }>, number] = await this.dataSource.query(
       `UPDATE account_deletions SET status = 'purging'
         WHERE id = $1 AND ((status = 'scheduled' AND purge_after <= now()) OR status = 'purging')
         RETURNING account_id`,
