@@ -1,0 +1,155 @@
+import { Injectable, Module, OnModuleInit } from '@nestjs/common';
+import { OutboxEventEntity } from '../../src/common/outbox/outbox-event.entity';
+import { OutboxEvent, OutboxRelay } from '../../src/common/outbox/outbox-relay.service';
+import { recordEvent } from '../../src/common/outbox/record-event';
+import { QueueService } from '../../src/common/queue/queue.service';
+import { eventually, startApp, TestApp } from '../support/app';
+import { createTenant, Tenant, uniqueName } from '../support/tenant';
+
+interface Run {
+  tag: string;
+  retryCount: number;
+}
+
+/** A module like any feature module: registers jobs and subscribes to the outbox at init. */
+@Injectable()
+class QueueProbe implements OnModuleInit {
+  readonly runs: Run[] = [];
+  readonly dispatched: OutboxEvent[] = [];
+  /** Events whose first delivery attempt fails (the subscriber throws once). */
+  readonly failFirstDelivery = new Set<string>();
+  deliveryAttempts = new Map<string, number>();
+
+  constructor(private readonly queue: QueueService, private readonly relay: OutboxRelay) {}
+
+  onModuleInit(): void {
+    this.queue.register<{ tag: string }>('probe.simple', async ({ tag }, job) => {
+      this.runs.push({ tag, retryCount: job.retryCount });
+    });
+    this.queue.register<{ tag: string }>('probe.flaky', async ({ tag }, job) => {
+      this.runs.push({ tag, retryCount: job.retryCount });
+      if (job.retryCount === 0) throw new Error('first attempt fails');
+    }, { retryLimit: 3, retryDelaySeconds: 1, retryBackoff: false });
+    this.relay.subscribe('probe.*', async (_em, event) => {
+      const tag = String(event.payload.tag);
+      const attempt = (this.deliveryAttempts.get(tag) ?? 0) + 1;
+      this.deliveryAttempts.set(tag, attempt);
+      if (attempt === 1 && this.failFirstDelivery.has(tag)) throw new Error('subscriber fails once');
+      this.dispatched.push(event);
+    });
+  }
+}
+
+@Module({ providers: [QueueProbe] })
+class QueueProbeModule {}
+
+describe('the outbox and the job queue', () => {
+  let t: TestApp;
+  let probe: QueueProbe;
+  let queue: QueueService;
+  let x: Tenant;
+
+  beforeAll(async () => {
+    t = await startApp({ extraModules: [QueueProbeModule] });
+    probe = t.app.get(QueueProbe);
+    queue = t.app.get(QueueService);
+    x = await createTenant(t);
+  });
+  afterAll(() => t.close());
+
+  const rollback = new Error('roll back');
+  const eventRows = (tag: string) =>
+    t.db.getRepository(OutboxEventEntity).createQueryBuilder('e').where("e.payload->>'tag' = :tag", { tag }).getMany();
+  const jobRows = (name: string, tag: string): Promise<Array<{ state: string; retry_count: number }>> =>
+    t.db.query("SELECT state, retry_count FROM pgboss.job WHERE name = $1 AND data->>'tag' = $2", [name, tag]);
+  const dispatchedRow = async (tag: string) => {
+    const [row] = await eventRows(tag);
+    return row?.dispatchedAt ? row : undefined;
+  };
+
+  describe('recordEvent', () => {
+    it('in a rolled-back transaction leaves no event; a committed one reaches the subscriber once', async () => {
+      const lost = uniqueName('lost');
+      const kept = uniqueName('kept');
+      await expect(t.db.transaction(async (em) => {
+        await recordEvent(em, { accountId: x.accountId, id: x.siteId }, 'probe.happened', { tag: lost });
+        throw rollback;
+      })).rejects.toBe(rollback);
+      await t.db.transaction((em) => recordEvent(em, { accountId: x.accountId, id: x.siteId }, 'probe.happened', { tag: kept }));
+
+      const row = await eventually(() => dispatchedRow(kept));
+      expect(row).toEqual({
+        id: expect.any(Number), accountId: x.accountId, siteId: x.siteId, name: 'probe.happened', payload: { tag: kept },
+        createdAt: expect.any(Date), dispatchedAt: expect.any(Date),
+      });
+      const delivered = probe.dispatched.filter((e) => e.payload.tag === kept);
+      expect(delivered).toEqual([{
+        id: row.id, accountId: x.accountId, siteId: x.siteId, name: 'probe.happened', payload: { tag: kept },
+        createdAt: row.createdAt, dispatchedAt: null,
+      }]);
+      expect(await eventRows(lost)).toEqual([]);
+      expect(probe.deliveryAttempts.has(lost)).toBe(false);
+    });
+
+    it('records account-level events without a site', async () => {
+      const tag = uniqueName('acct');
+      await t.db.transaction((em) => recordEvent(em, { accountId: x.accountId }, 'probe.account_level', { tag }));
+      const row = await eventually(() => dispatchedRow(tag));
+      expect(row).toEqual(expect.objectContaining({ accountId: x.accountId, siteId: null, name: 'probe.account_level' }));
+    });
+
+    it('a subscriber that fails is retried: the event is delivered at least once', async () => {
+      const tag = uniqueName('retry');
+      probe.failFirstDelivery.add(tag);
+      await t.db.transaction((em) => recordEvent(em, { accountId: x.accountId, id: x.siteId }, 'probe.happened', { tag }));
+      const row = await eventually(() => dispatchedRow(tag));
+      expect(probe.deliveryAttempts.get(tag)).toBe(2);
+      expect(probe.dispatched.filter((e) => e.payload.tag === tag)).toEqual([expect.objectContaining({ id: row.id })]);
+    });
+
+    it('events nobody subscribes to are still marked dispatched', async () => {
+      const tag = uniqueName('nobody');
+      await t.db.transaction((em) => recordEvent(em, { accountId: x.accountId, id: x.siteId }, 'unheard.event', { tag }));
+      await eventually(() => dispatchedRow(tag));
+      expect(probe.deliveryAttempts.has(tag)).toBe(false);
+    });
+  });
+
+  describe('QueueService', () => {
+    it('a job sent in a rolled-back transaction never runs; a committed one runs', async () => {
+      expect(queue.isRunning).toBe(true);
+      const lost = uniqueName('lost');
+      const kept = uniqueName('kept');
+      await expect(t.db.transaction(async (em) => {
+        await queue.send('probe.simple', { tag: lost }, { em });
+        throw rollback;
+      })).rejects.toBe(rollback);
+      const id = await t.db.transaction((em) => queue.send('probe.simple', { tag: kept }, { em }));
+      expect(id).toEqual(expect.any(String));
+
+      await eventually(async () => ((await jobRows('probe.simple', kept))[0]?.state === 'completed' ? true : undefined));
+      expect(probe.runs.filter((r) => r.tag === kept)).toEqual([{ tag: kept, retryCount: 0 }]);
+      expect(await jobRows('probe.simple', lost)).toEqual([]);
+      expect(probe.runs.some((r) => r.tag === lost)).toBe(false);
+    });
+
+    it('a job sent without a transaction runs', async () => {
+      const tag = uniqueName('plain');
+      await queue.send('probe.simple', { tag });
+      await eventually(async () => (probe.runs.some((r) => r.tag === tag) ? true : undefined));
+      expect(await jobRows('probe.simple', tag)).toEqual([{ state: 'completed', retry_count: 0 }]);
+    });
+
+    it('a job that fails once is retried, then succeeds', async () => {
+      const tag = uniqueName('flaky');
+      await queue.send('probe.flaky', { tag });
+      await eventually(async () => ((await jobRows('probe.flaky', tag))[0]?.state === 'completed' ? true : undefined));
+      expect(probe.runs.filter((r) => r.tag === tag)).toEqual([{ tag, retryCount: 0 }, { tag, retryCount: 1 }]);
+      expect(await jobRows('probe.flaky', tag)).toEqual([{ state: 'completed', retry_count: 1 }]);
+    });
+
+    it('refuses to send a job nobody handles', async () => {
+      await expect(queue.send('probe.unknown', { tag: 'x' })).rejects.toThrow('Job probe.unknown has no registered handler');
+    });
+  });
+});
