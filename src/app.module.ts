@@ -12,9 +12,10 @@ import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { V1Module } from './v1/v1.module';
+import { MediaModule } from './media/media.module';
 
 /** Feature modules, one per resource group. A new module is added here. */
-export const FEATURE_MODULES: Type[] = [AccountModule, ApiKeysModule, V1Module];
+export const FEATURE_MODULES: Type[] = [AccountModule, ApiKeysModule, V1Module, MediaModule];
 
 @Module({})
 export class AppModule {

@@ -1,12 +1,15 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import {
-  IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, validateSync,
+  IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, Min, ValidateIf, validateSync,
 } from 'class-validator';
 
 const toBool = ({ value }: { value: unknown }) =>
   typeof value === 'string' ? ['1', 'true', 'yes', 'on'].includes(value.toLowerCase()) : value;
 const toInt = ({ value }: { value: unknown }) =>
   typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+/** "150,600,1200" -> [150, 600, 1200]; "none" -> []. */
+const toIntList = ({ value }: { value: unknown }) =>
+  typeof value !== 'string' ? value : value.trim() === 'none' ? [] : value.split(',').map((v) => (/^\s*\d+\s*$/.test(v) ? Number(v) : v));
 
 /**
  * Every setting the server reads, with its default. `.env.example` documents the same list;
@@ -45,6 +48,29 @@ export class AppConfig {
   @Transform(toInt) @IsInt() @Min(100) OUTBOX_POLL_MS = 1000;
   @Transform(toInt) @IsInt() @Min(1) @Max(100) JOBS_POLL_SECONDS = 2;
   @Transform(toInt) @IsInt() @Min(1000) SHUTDOWN_TIMEOUT_MS = 10_000;
+
+  // Media (docs/media.md)
+  @IsIn(['local', 's3']) MEDIA_STORAGE = 'local';
+  @IsString() @IsNotEmpty() MEDIA_LOCAL_DIR = '.data/media';
+  @Matches(/^(\/[a-z0-9_-]+)+$/, { message: 'MEDIA_PUBLIC_PATH must look like /files' }) MEDIA_PUBLIC_PATH = '/files';
+  /** Spool folder for uploads in progress; empty: <MEDIA_LOCAL_DIR>/.tmp. */
+  @IsString() MEDIA_TMP_DIR = '';
+  @Transform(toInt) @IsInt() @Min(1) MEDIA_MAX_BYTES = 25 * 1024 * 1024;
+  @Transform(toInt) @IsInt() @Min(1) @Max(100) MEDIA_MAX_FILES = 10;
+  @Transform(toIntList) @IsArray() @IsInt({ each: true }) @Min(16, { each: true }) @Max(8192, { each: true })
+  MEDIA_THUMBNAIL_WIDTHS: number[] = [150, 600, 1200];
+  @Transform(toInt) @IsInt() @Min(1) MEDIA_MAX_PIXELS = 50_000_000;
+  @Transform(toInt) @IsInt() @Min(1) @Max(64) MEDIA_PROCESSING_CONCURRENCY = 2;
+  @ValidateIf((c: AppConfig) => c.MEDIA_STORAGE === 's3') @IsString() @IsNotEmpty({ message: 'S3_BUCKET is required when MEDIA_STORAGE=s3' })
+  S3_BUCKET = '';
+  @IsString() S3_REGION = 'us-east-1';
+  /** Empty: AWS itself; set for MinIO, R2 and other S3-compatible servers. */
+  @IsString() S3_ENDPOINT = '';
+  @IsString() S3_ACCESS_KEY_ID = '';
+  @IsString() S3_SECRET_ACCESS_KEY = '';
+  @Transform(toBool) @IsBoolean() S3_FORCE_PATH_STYLE = false;
+  /** Public origin of the bucket (CDN); empty: files are streamed through MEDIA_PUBLIC_PATH. */
+  @IsString() S3_PUBLIC_URL = '';
 }
 
 export const CONFIG_KEYS = Object.keys(new AppConfig()).concat('DATABASE_URL', 'BOOTSTRAP_API_KEY');

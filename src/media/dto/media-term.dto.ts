@@ -1,0 +1,56 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { MediaCategoryEntity, MediaTagEntity } from '../entities/media-term.entity';
+
+export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+export class CreateMediaTermDto {
+  @ApiProperty({ example: 'Travel' })
+  @IsString() @MinLength(1) @MaxLength(200)
+  name: string;
+
+  @ApiPropertyOptional({ example: 'travel', description: 'Unique in the site; default: made from the name' })
+  @IsOptional() @IsString() @MaxLength(200) @Matches(SLUG_PATTERN, { message: 'must be lower-case letters and digits separated by dashes' })
+  slug?: string;
+
+  @ApiPropertyOptional({ example: 'Photos from trips' })
+  @IsOptional() @IsString() @MaxLength(2000)
+  description?: string;
+}
+
+export class UpdateMediaTermDto {
+  @ApiPropertyOptional({ example: 'Travel' })
+  @IsOptional() @IsString() @MinLength(1) @MaxLength(200)
+  name?: string;
+
+  @ApiPropertyOptional({ example: 'travel' })
+  @IsOptional() @IsString() @MaxLength(200) @Matches(SLUG_PATTERN, { message: 'must be lower-case letters and digits separated by dashes' })
+  slug?: string;
+
+  @ApiPropertyOptional()
+  @IsOptional() @IsString() @MaxLength(2000)
+  description?: string;
+}
+
+export class MediaTermResponseDto {
+  @ApiProperty({ example: 1 }) id: number;
+  @ApiProperty({ example: 'Travel' }) name: string;
+  @ApiProperty({ example: 'travel' }) slug: string;
+  @ApiProperty({ example: 'Photos from trips' }) description: string;
+  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
+  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
+}
+
+export class MediaCategoryResponseDto extends MediaTermResponseDto {}
+export class MediaTagResponseDto extends MediaTermResponseDto {}
+
+export function toMediaTermResponse(t: MediaCategoryEntity | MediaTagEntity): MediaTermResponseDto {
+  return {
+    id: t.id,
+    name: t.name,
+    slug: t.slug,
+    description: t.description,
+    createdAt: t.createdAt.toISOString(),
+    updatedAt: t.updatedAt.toISOString(),
+  };
+}

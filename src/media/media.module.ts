@@ -1,0 +1,32 @@
+import { MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AppConfig } from '../config/app-config';
+import { MediaItemEntity } from './entities/media-item.entity';
+import {
+  MediaCategoryEntity, MediaItemCategoryEntity, MediaItemTagEntity, MediaTagEntity,
+} from './entities/media-term.entity';
+import { MediaCategoriesController } from './media-categories.controller';
+import { MediaFilesJob } from './media-files.job';
+import { MediaFilesMiddleware } from './media-files.middleware';
+import { MediaLinks } from './media-links';
+import { MediaTagsController } from './media-tags.controller';
+import { MediaTermsService } from './media-terms.service';
+import { MediaUploadService } from './media-upload.service';
+import { MediaController } from './media.controller';
+import { MediaService } from './media.service';
+import { mediaStorageProvider } from './storage/storage.provider';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([MediaItemEntity, MediaCategoryEntity, MediaTagEntity, MediaItemCategoryEntity, MediaItemTagEntity])],
+  // Categories and tags first: `media/categories` must not be taken for `media/:id`.
+  controllers: [MediaCategoriesController, MediaTagsController, MediaController],
+  providers: [mediaStorageProvider, MediaLinks, MediaFilesJob, MediaService, MediaUploadService, MediaTermsService],
+  exports: [MediaService, MediaUploadService],
+})
+export class MediaModule implements NestModule {
+  constructor(private readonly config: AppConfig) {}
+
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(MediaFilesMiddleware).forRoutes({ path: `${this.config.MEDIA_PUBLIC_PATH}/*path`, method: RequestMethod.ALL });
+  }
+}

@@ -1,0 +1,214 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { DataSource, EntityManager, In, Repository, SelectQueryBuilder } from 'typeorm';
+import { NotFoundProblem, ValidationProblem } from '../common/errors/problems';
+import { recordEvent } from '../common/outbox/record-event';
+import { applyKeyset, keysetPage, Page } from '../common/pagination/page';
+import { findInSiteOrFail, SiteContext } from '../common/tenancy/site-context';
+import { MediaQueryDto, UpdateMediaDto } from './dto/media.dto';
+import { MediaItemEntity } from './entities/media-item.entity';
+import {
+  MediaCategoryEntity, MediaItemCategoryEntity, MediaItemTagEntity, MediaTagEntity,
+} from './entities/media-term.entity';
+import { MediaFilesJob } from './media-files.job';
+import { MediaLinks } from './media-links';
+import { MediaDetail, MediaTermRef, MediaView, toMediaView } from './media-view';
+import { MEDIA_DELETED, MEDIA_UPDATED, MediaDeletedPayload, MediaUpdatedPayload } from './media.events';
+
+const TEXT_FIELDS = ['title', 'caption', 'description', 'altText'] as const;
+
+@Injectable()
+export class MediaService {
+  constructor(
+    @InjectRepository(MediaItemEntity) private readonly items: Repository<MediaItemEntity>,
+    private readonly dataSource: DataSource,
+    private readonly links: MediaLinks,
+    private readonly files: MediaFilesJob,
+  ) {}
+
+  /**
+   * For modules that attach media (content): a 400 naming `field` when any id is not a media
+   * item of the site (other sites' ids look missing, API.md §1).
+   */
+  async assertAttachable(em: EntityManager, site: SiteContext, ids: number[], field = 'mediaIds'): Promise<void> {
+    const unique = [...new Set(ids)];
+    if (unique.length === 0) return;
+    const found: Array<{ id: string }> = await em.query(
+      'SELECT id FROM media_items WHERE site_id = $1 AND id = ANY($2::bigint[])', [site.id, unique],
+    );
+    const present = new Set(found.map((r) => Number(r.id)));
+    const missing = unique.filter((id) => !present.has(id));
+    if (missing.length) throw new ValidationProblem(missing.map((id) => ({ path: field, message: `media ${id} does not exist in this site` })));
+  }
+
+  /** Views in the order of `ids`; ids that are not media of the site are skipped. */
+  async viewsByIds(site: SiteContext, ids: number[]): Promise<MediaView[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.query().where('m.site_id = :siteId AND m.id IN (:...ids)', { siteId: site.id, ids: [...new Set(ids)] }).getMany();
+    const byId = new Map(rows.map((r) => [r.id, toMediaView(r, site.name, this.links.linkOf)]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
+  }
+
+  async detailsByIds(site: SiteContext, ids: number[]): Promise<MediaDetail[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.query().where('m.site_id = :siteId AND m.id IN (:...ids)', { siteId: site.id, ids }).getMany();
+    const byId = new Map((await this.details(site, rows)).map((d) => [d.id, d]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
+  }
+
+  async list(site: SiteContext, query: MediaQueryDto): Promise<Page<MediaDetail>> {
+    const qb = this.query().where('m.site_id = :siteId', { siteId: site.id });
+    if (query.original !== undefined) qb.andWhere(query.original ? 'm.original_id IS NULL' : 'm.original_id IS NOT NULL');
+    if (query.contentType?.endsWith('/*')) qb.andWhere('m.content_type LIKE :family', { family: `${query.contentType.slice(0, -1)}%` });
+    else if (query.contentType) qb.andWhere('m.content_type = :contentType', { contentType: query.contentType });
+    // Same expression as media_items_search_trgm_idx.
+    if (query.q) qb.andWhere(`(m.title || ' ' || m.file_name) ILIKE :q`, { q: `%${escapeLike(query.q)}%` });
+    if (query.category) this.whereTerm(qb, 'media_item_categories', 'category_id', 'media_categories', 'category', query.category);
+    if (query.tag) this.whereTerm(qb, 'media_item_tags', 'tag_id', 'media_tags', 'tag', query.tag);
+    const rows = await applyKeyset(qb, [{ expr: 'm.created_at', type: 'timestamp' }, { expr: 'm.id', type: 'number' }], query).getMany();
+    const page = keysetPage(rows, query.limit, (r) => [r.createdAt.toISOString(), r.id]);
+    return { data: await this.details(site, page.data), pagination: page.pagination };
+  }
+
+  /** v1 lists page by offset (INTERFACE.md §4.1), newest first. */
+  async listByOffset(site: SiteContext, limit: number, offset: number): Promise<{ data: MediaView[]; total: number }> {
+    const [rows, total] = await this.query().where('m.site_id = :siteId', { siteId: site.id })
+      .orderBy('m.created_at', 'DESC').addOrderBy('m.id', 'DESC').skip(offset).take(limit).getManyAndCount();
+    return { data: rows.map((r) => toMediaView(r, site.name, this.links.linkOf)), total };
+  }
+
+  async get(site: SiteContext, id: number): Promise<MediaDetail> {
+    const row = await this.query().where('m.site_id = :siteId AND m.id = :id', { siteId: site.id, id }).getOne();
+    if (!row) throw new NotFoundProblem('Media item');
+    return (await this.details(site, [row]))[0];
+  }
+
+  async update(site: SiteContext, id: number, dto: UpdateMediaDto): Promise<MediaDetail> {
+    await this.dataSource.transaction(async (em) => {
+      const item = await findInSiteOrFail(em, MediaItemEntity, site, id, 'Media item', { lock: true });
+      const changed: string[] = [];
+      const values: Partial<Record<(typeof TEXT_FIELDS)[number], string>> = {};
+      for (const field of TEXT_FIELDS) {
+        const value = dto[field];
+        if (value !== undefined && value !== item[field]) {
+          values[field] = value;
+          changed.push(field);
+        }
+      }
+      if (dto.categoryIds) {
+        await this.assertTerms(em, MediaCategoryEntity, site, dto.categoryIds, 'categoryIds', 'category');
+        await em.delete(MediaItemCategoryEntity, { mediaId: id });
+        if (dto.categoryIds.length) await em.insert(MediaItemCategoryEntity, dto.categoryIds.map((categoryId) => ({ mediaId: id, categoryId, siteId: site.id })));
+        changed.push('categoryIds');
+      }
+      if (dto.tagIds) {
+        await this.assertTerms(em, MediaTagEntity, site, dto.tagIds, 'tagIds', 'tag');
+        await em.delete(MediaItemTagEntity, { mediaId: id });
+        if (dto.tagIds.length) await em.insert(MediaItemTagEntity, dto.tagIds.map((tagId) => ({ mediaId: id, tagId, siteId: site.id })));
+        changed.push('tagIds');
+      }
+      if (changed.length === 0) return;
+      // Term changes alone touch no column of the row, so updated_at is set here.
+      await em.update(MediaItemEntity, { id }, { ...values, updatedAt: () => 'now()' });
+      await recordEvent(em, site, MEDIA_UPDATED, { id, fields: changed } satisfies MediaUpdatedPayload);
+    });
+    return this.get(site, id);
+  }
+
+  /** Deletes an item with its thumbnails and their files. */
+  async remove(site: SiteContext, id: number): Promise<void> {
+    const keys = await this.dataSource.transaction(async (em) => {
+      await findInSiteOrFail(em, MediaItemEntity, site, id, 'Media item', { lock: true });
+      return this.deleteRows(em, site, { ids: [id] });
+    });
+    await this.files.removeSoon(keys);
+  }
+
+  /** v1 project media: deletes the items stored under these keys in the site; others are ignored. */
+  async removeByKeys(site: SiteContext, keys: string[]): Promise<void> {
+    const removed = await this.dataSource.transaction((em) => this.deleteRows(em, site, { keys }));
+    await this.files.removeSoon(removed);
+  }
+
+  /** Deletes rows (thumbnails follow their original), records events, queues the files. */
+  private async deleteRows(em: EntityManager, site: SiteContext, by: { ids?: number[]; keys?: string[] }): Promise<string[]> {
+    const where = by.ids ? { siteId: site.id, id: In(by.ids) } : { siteId: site.id, storageKey: In(by.keys ?? []) };
+    const targets = await em.find(MediaItemEntity, { where, lock: { mode: 'pessimistic_write' } });
+    if (targets.length === 0) return [];
+    const targetIds = targets.map((t) => t.id);
+    const thumbnails = await em.find(MediaItemEntity, { where: { siteId: site.id, originalId: In(targetIds) } });
+    const keys = [...new Set([...targets, ...thumbnails].map((r) => r.storageKey))];
+    await em.delete(MediaItemEntity, { siteId: site.id, id: In(targetIds) }); // thumbnails cascade
+    for (const t of targets) {
+      const thumbnailIds = thumbnails.filter((th) => th.originalId === t.id).map((th) => th.id);
+      await recordEvent(em, site, MEDIA_DELETED, { id: t.id, thumbnailIds } satisfies MediaDeletedPayload);
+    }
+    await this.files.enqueue(em, keys);
+    return keys;
+  }
+
+  private query(): SelectQueryBuilder<MediaItemEntity> {
+    return this.items.createQueryBuilder('m').leftJoin('m.original', 'o').addSelect(['o.id', 'o.storageKey']);
+  }
+
+  private whereTerm(qb: SelectQueryBuilder<MediaItemEntity>, link: string, column: string, terms: string, param: string, ref: string): void {
+    const byId = /^\d+$/.test(ref);
+    qb.andWhere(
+      `EXISTS (SELECT 1 FROM ${link} l JOIN ${terms} t ON t.id = l.${column}
+                WHERE l.media_id = m.id AND t.site_id = :siteId AND ${byId ? `t.id = :${param}` : `t.slug = :${param}`})`,
+      { [param]: byId ? Number(ref) : ref },
+    );
+  }
+
+  private async assertTerms(
+    em: EntityManager, entity: typeof MediaCategoryEntity | typeof MediaTagEntity, site: SiteContext, ids: number[], path: string, what: string,
+  ): Promise<void> {
+    if (ids.length === 0) return;
+    const found = await em.find(entity, { where: { siteId: site.id, id: In(ids) }, select: { id: true } });
+    const present = new Set(found.map((t) => t.id));
+    const missing = ids.filter((id) => !present.has(id));
+    if (missing.length) throw new ValidationProblem(missing.map((id) => ({ path, message: `${what} ${id} does not exist in this site` })));
+  }
+
+  /** Adds terms and thumbnails to rows, in three queries for the whole page. */
+  private async details(site: SiteContext, rows: MediaItemEntity[]): Promise<MediaDetail[]> {
+    if (rows.length === 0) return [];
+    const ids = rows.map((r) => r.id);
+    const originalIds = rows.filter((r) => r.originalId === null).map((r) => r.id);
+    const [thumbs, categories, tags] = await Promise.all([
+      originalIds.length
+        ? this.query().where('m.site_id = :siteId AND m.original_id IN (:...ids)', { siteId: site.id, ids: originalIds })
+          .orderBy('m.width', 'ASC').addOrderBy('m.id', 'ASC').getMany()
+        : Promise.resolve([]),
+      this.termsOf('media_item_categories', 'category_id', 'media_categories', ids),
+      this.termsOf('media_item_tags', 'tag_id', 'media_tags', ids),
+    ]);
+    return rows.map((row) => ({
+      ...toMediaView(row, site.name, this.links.linkOf),
+      storageKey: row.storageKey,
+      updatedAt: row.updatedAt,
+      categories: categories.get(row.id) ?? [],
+      tags: tags.get(row.id) ?? [],
+      thumbnails: thumbs.filter((t) => t.originalId === row.id).map((t) => toMediaView(t, site.name, this.links.linkOf)),
+    }));
+  }
+
+  private async termsOf(link: string, column: string, terms: string, mediaIds: number[]): Promise<Map<number, MediaTermRef[]>> {
+    const rows: Array<{ media_id: string; id: string; name: string; slug: string }> = await this.dataSource.query(
+      `SELECT l.media_id, t.id, t.name, t.slug FROM ${link} l JOIN ${terms} t ON t.id = l.${column}
+        WHERE l.media_id = ANY($1::bigint[]) ORDER BY t.name, t.id`,
+      [mediaIds],
+    );
+    const out = new Map<number, MediaTermRef[]>();
+    for (const r of rows) {
+      const list = out.get(Number(r.media_id)) ?? [];
+      list.push({ id: Number(r.id), name: r.name, slug: r.slug });
+      out.set(Number(r.media_id), list);
+    }
+    return out;
+  }
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}

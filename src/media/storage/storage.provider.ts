@@ -1,0 +1,25 @@
+import { Provider } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config';
+import { LocalMediaStorage } from './local.storage';
+import { MediaStorage } from './media-storage';
+import { S3MediaStorage } from './s3.storage';
+
+/** The driver MEDIA_STORAGE names (docs/media.md). */
+export const mediaStorageProvider: Provider = {
+  provide: MediaStorage,
+  inject: [AppConfig],
+  useFactory: (config: AppConfig): MediaStorage => {
+    if (config.MEDIA_STORAGE === 's3') {
+      return new S3MediaStorage({
+        bucket: config.S3_BUCKET,
+        region: config.S3_REGION,
+        endpoint: config.S3_ENDPOINT || undefined,
+        accessKeyId: config.S3_ACCESS_KEY_ID || undefined,
+        secretAccessKey: config.S3_SECRET_ACCESS_KEY || undefined,
+        forcePathStyle: config.S3_FORCE_PATH_STYLE,
+        publicUrl: config.S3_PUBLIC_URL || undefined,
+      });
+    }
+    return new LocalMediaStorage(config.MEDIA_LOCAL_DIR);
+  },
+};

@@ -1,0 +1,28 @@
+import { ClassConstructor, plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
+import { ValidationProblem } from '../../common/errors/problems';
+import { flattenValidationErrors } from '../../common/errors/validation';
+
+/**
+ * Validates the text fields of a multipart form like the global pipe validates JSON bodies:
+ * unknown fields and bad values are a 400 with their paths.
+ */
+export function parseFormFields<T extends object>(cls: ClassConstructor<T>, raw: Record<string, string>): T {
+  const dto = plainToInstance(cls, raw);
+  const errors = validateSync(dto, { whitelist: true, forbidNonWhitelisted: true, validationError: { target: false, value: false } });
+  if (errors.length) throw new ValidationProblem(flattenValidationErrors(errors));
+  return dto;
+}
+
+/** OpenAPI schema of an upload form: a binary part plus optional text fields. */
+export function uploadFormSchema(fileField: string, textFields: string[], many = false) {
+  const file = { type: 'string', format: 'binary' };
+  return {
+    type: 'object',
+    required: [fileField],
+    properties: {
+      [fileField]: many ? { type: 'array', items: file, description: 'One or several files (repeat the part)' } : file,
+      ...Object.fromEntries(textFields.map((f) => [f, { type: 'string' }])),
+    },
+  };
+}
