@@ -25,6 +25,9 @@ interface Registration {
   cron?: string;
 }
 
+/** Any constant works; it keeps instances from creating queues at the same time. */
+const QUEUE_SETUP_LOCK = 7_312_002;
+
 const DEFAULTS: Required<JobOptions> = { retryLimit: 5, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 15 * 60 };
 
 /**
@@ -59,17 +62,22 @@ export class QueueService implements OnModuleInit, OnApplicationBootstrap, OnMod
       schedule: this.config.JOBS_ENABLED,
     });
     this.boss.on('error', (err) => this.logger.error({ err }, 'Queue error'));
-    await this.boss.start();
+    const boss = this.boss;
+    await this.withSetupLock(() => boss.start());
   }
 
   async onApplicationBootstrap(): Promise<void> {
     const boss = this.requireBoss();
+    await this.withSetupLock(async () => {
+      for (const [name, reg] of this.registrations) {
+        const o = { ...DEFAULTS, ...reg.options };
+        await boss.createQueue(name, {
+          name, retryLimit: o.retryLimit, retryDelay: o.retryDelaySeconds, retryBackoff: o.retryBackoff, expireInSeconds: o.expireInSeconds,
+        });
+        if (reg.cron && this.config.JOBS_ENABLED) await boss.schedule(name, reg.cron, {});
+      }
+    });
     for (const [name, reg] of this.registrations) {
-      const o = { ...DEFAULTS, ...reg.options };
-      await boss.createQueue(name, {
-        name, retryLimit: o.retryLimit, retryDelay: o.retryDelaySeconds, retryBackoff: o.retryBackoff, expireInSeconds: o.expireInSeconds,
-      });
-      if (reg.cron && this.config.JOBS_ENABLED) await boss.schedule(name, reg.cron, {});
       if (!this.config.JOBS_ENABLED) continue;
       await boss.work<Record<string, unknown>>(
         name,
@@ -106,6 +114,23 @@ export class QueueService implements OnModuleInit, OnApplicationBootstrap, OnMod
     // Graceful: stop fetching, let running jobs finish (bounded), then close the pool.
     await this.boss?.stop({ graceful: true, wait: true, timeout: this.config.SHUTDOWN_TIMEOUT_MS });
     this.boss = undefined;
+  }
+
+  /**
+   * pg-boss creates a queue with DML and DDL (a partition of its job table); two instances
+   * creating queues at once deadlock, and one fails to start. A session advisory lock serialises
+   * them, as for migrations.
+   */
+  private async withSetupLock<T>(fn: () => Promise<T>): Promise<T> {
+    const runner = this.dataSource.createQueryRunner();
+    await runner.connect();
+    try {
+      await runner.query('SELECT pg_advisory_lock($1)', [QUEUE_SETUP_LOCK]);
+      return await fn();
+    } finally {
+      await runner.query('SELECT pg_advisory_unlock($1)', [QUEUE_SETUP_LOCK]).catch(() => undefined);
+      await runner.release();
+    }
   }
 
   private requireBoss(): PgBoss {
