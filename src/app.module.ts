@@ -13,9 +13,11 @@ import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { V1Module } from './v1/v1.module';
 import { MediaModule } from './media/media.module';
+import { ContentModule } from './content/content.module';
+import { CollectionsModule } from './collections/collections.module';
 
 /** Feature modules, one per resource group. A new module is added here. */
-export const FEATURE_MODULES: Type[] = [AccountModule, ApiKeysModule, V1Module, MediaModule];
+export const FEATURE_MODULES: Type[] = [AccountModule, ApiKeysModule, V1Module, MediaModule, ContentModule, CollectionsModule];
 
 @Module({})
 export class AppModule {

@@ -48,7 +48,8 @@ export function unreadableImage(): Problem {
 export async function probeImage(path: string, maxPixels: number): Promise<ImageInfo> {
   let meta: Metadata;
   try {
-    meta = await sharp(path, { limitInputPixels: maxPixels }).metadata();
+    // metadata() reads the header only; the limit is checked below, with its own answer.
+    meta = await sharp(path, { limitInputPixels: false }).metadata();
   } catch {
     throw unreadableImage();
   }
@@ -62,7 +63,7 @@ export async function probeImage(path: string, maxPixels: number): Promise<Image
 /** Dimensions of an SVG as it declares them, or null (it is never rasterised). */
 export async function probeSvg(path: string): Promise<ImageInfo | null> {
   try {
-    const meta = await sharp(path, { limitInputPixels: 1 }).metadata();
+    const meta = await sharp(path, { limitInputPixels: false }).metadata();
     return meta.width && meta.height ? { width: meta.width, height: meta.height } : null;
   } catch {
     return null;
