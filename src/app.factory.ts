@@ -2,10 +2,10 @@ import { Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import helmet from 'helmet';
-import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { ProblemDetailsFilter } from './common/errors/problem-details.filter';
 import { createValidationPipe } from './common/errors/validation';
+import { createRootLogger, httpLogger, PinoNestLogger } from './common/http/logging';
 import { setupOpenApi } from './common/http/openapi';
 import { bodyParserProblems, requestId } from './common/http/request-id';
 import { AppConfig } from './config/app-config';
@@ -18,15 +18,16 @@ export interface CreateAppOptions {
 
 /** Builds the whole HTTP app, initialised but not listening. The server and the tests share it. */
 export async function createApp({ config, extraModules = [] }: CreateAppOptions): Promise<NestExpressApplication> {
+  const logger = createRootLogger(config);
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, extraModules), {
-    bufferLogs: true,
+    logger: new PinoNestLogger(logger),
     bodyParser: false,
     abortOnError: false,
   });
-  app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
   app.set('trust proxy', parseTrustProxy(config.TRUST_PROXY));
   app.use(requestId);
+  app.use(httpLogger(logger));
   app.use(
     helmet({
       // Swagger UI loads its own scripts and inline styles from /docs.

@@ -1,12 +1,10 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import { ThrottlerModule } from '@nestjs/throttler';
-import { LoggerModule } from 'nestjs-pino';
 import { AccountModule } from './account/account.module';
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { AuthModule } from './common/auth/auth.module';
 import { CommonModule } from './common/common.module';
 import { PgThrottlerStorage } from './common/http/pg-throttler.storage';
-import { loggerOptions } from './common/http/logging';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
@@ -25,14 +23,13 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        LoggerModule.forRoot(loggerOptions(config)),
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(config),
         CommonModule,
         ThrottlerModule.forRootAsync({
           inject: [PgThrottlerStorage],
           useFactory: (storage: PgThrottlerStorage) => ({
-            throttlers: [{ name: 'public', ttl: config.RATE_LIMIT_TTL_MS, limit: config.RATE_LIMIT_PUBLIC_MAX }],
+            throttlers: [{ name: 'default', ttl: config.RATE_LIMIT_TTL_MS, limit: config.RATE_LIMIT_PUBLIC_MAX }],
             storage,
           }),
         }),

@@ -1,10 +1,8 @@
 import { Global, Module } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { SessionVerifiers } from './auth/session-verifiers';
 import { AccountDataRegistry } from './deletion/account-data.registry';
 import { PgThrottlerStorage } from './http/pg-throttler.storage';
-import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyKeyEntity } from './idempotency/idempotency-key.entity';
 import { MaintenanceService } from './maintenance.service';
 import { OutboxEventEntity } from './outbox/outbox-event.entity';
@@ -17,7 +15,6 @@ import { QueueService } from './queue/queue.service';
   imports: [TypeOrmModule.forFeature([OutboxEventEntity, IdempotencyKeyEntity])],
   providers: [
     QueueService, OutboxRelay, AccountDataRegistry, SessionVerifiers, PgThrottlerStorage, MaintenanceService,
-    { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
   ],
   exports: [QueueService, OutboxRelay, AccountDataRegistry, SessionVerifiers, PgThrottlerStorage],
 })

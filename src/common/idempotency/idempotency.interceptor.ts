@@ -9,7 +9,6 @@ import { DataSource } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
 import { AuthenticatedRequest } from '../auth/principal';
 import { BadRequestProblem, ConflictProblem } from '../errors/problems';
-import { IDEMPOTENT } from './idempotent.decorator';
 import { IdempotencyKeyEntity } from './idempotency-key.entity';
 import { idempotencyKeyHash, openBody, SealedBody, sealBody } from './sealed-response';
 import { stableJson } from './stable-json';
@@ -26,7 +25,6 @@ export class IdempotencyInterceptor implements NestInterceptor {
   constructor(private readonly reflector: Reflector, private readonly dataSource: DataSource, private readonly config: AppConfig) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> | Promise<Observable<unknown>> {
-    if (!this.reflector.get<boolean>(IDEMPOTENT, context.getHandler())) return next.handle();
     const req = context.switchToHttp().getRequest<Request & AuthenticatedRequest>();
     const key = req.header('idempotency-key');
     if (key === undefined) return next.handle();

@@ -1,0 +1,85 @@
+'use strict';
+// Shared helpers for the bench scripts: start the real server, wait for it, run autocannon,
+// and write a section of docs/benchmarks.md between <!-- name:start --> and <!-- name:end -->.
+const { spawn } = require('node:child_process');
+const { existsSync, readFileSync, writeFileSync } = require('node:fs');
+const { join } = require('node:path');
+const autocannon = require('autocannon');
+
+const ROOT = join(__dirname, '..');
+
+function sleep(ms) {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+async function waitFor(url, timeoutMs = 60000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const res = await fetch(url);
+      if (res.status === 200) return;
+    } catch {
+      /* not up yet */
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`);
+    await sleep(20);
+  }
+}
+
+/** Starts `node dist/src/main.js` with env; resolves when /health/ready answers 200. */
+async function startServer(env, { quiet = true } = {}) {
+  if (!existsSync(join(ROOT, 'dist/src/main.js'))) throw new Error('Run `npm run build` first');
+  const started = Date.now();
+  const child = spawn(process.execPath, ['dist/src/main.js'], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: quiet ? ['ignore', 'ignore', 'inherit'] : 'inherit',
+  });
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  await Promise.race([
+    waitFor(`http://127.0.0.1:${env.PORT}/health/ready`),
+    exited.then((code) => { throw new Error(`server exited with ${code}`); }),
+  ]);
+  return {
+    child,
+    readyMs: Date.now() - started,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** Requests per second and latency of one autocannon run. */
+async function load(opts) {
+  const result = await autocannon({ connections: 50, duration: 10, ...opts });
+  const non2xx = result.non2xx + result.errors;
+  return {
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p97_5: result.latency.p97_5,
+    p99: result.latency.p99,
+    errors: non2xx,
+  };
+}
+
+function writeSection(name, markdown) {
+  const file = join(ROOT, 'docs/benchmarks.md');
+  const start = `<!-- ${name}:start -->`;
+  const end = `<!-- ${name}:end -->`;
+  let text = existsSync(file)
+    ? readFileSync(file, 'utf8')
+    : '# Benchmarks\n\nMeasured by the scripts in `bench/` on the project machine (2 cores); figures are recorded, never asserted in tests.\n';
+  const block = `${start}\n${markdown.trim()}\n${end}`;
+  const i = text.indexOf(start);
+  const j = text.indexOf(end);
+  text = i >= 0 && j > i ? text.slice(0, i) + block + text.slice(j + end.length) : `${text.trimEnd()}\n\n${block}\n`;
+  writeFileSync(file, text);
+}
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+module.exports = { ROOT, sleep, waitFor, startServer, load, writeSection, median };

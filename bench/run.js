@@ -1,0 +1,75 @@
+'use strict';
+// Foundation benchmark (issue 2): start-to-ready with the embedded database, and GET /health
+// through the full middleware stack against a bare NestJS hello-world, in the same run.
+// Usage: npm run bench   (builds, then runs this; writes docs/benchmarks.md)
+const { spawn } = require('node:child_process');
+const { chmodSync, mkdtempSync, rmSync } = require('node:fs');
+const { tmpdir, cpus } = require('node:os');
+const { join } = require('node:path');
+const { ROOT, startServer, waitFor, load, writeSection, median } = require('./lib');
+
+const PORT = 3900;
+const HELLO_PORT = 3901;
+
+async function main() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'sitebase-bench-'));
+  chmodSync(dataDir, 0o755); // as root, PostgreSQL runs as its own user and must reach the folder
+  const env = {
+    PORT: String(PORT), EMBEDDED_PG_DIR: join(dataDir, 'pg'), EMBEDDED_PG_PORT: '54391',
+    BOOTSTRAP_API_KEY: 'sb_live_benchbenchbenchbenchbenchbenchbench12', DATABASE_URL: '',
+  };
+  try {
+    // First start initialises the cluster and migrates; the figure that counts is a later start.
+    const first = await startServer(env);
+    await first.stop();
+    const readies = [];
+    for (let i = 0; i < 3; i++) {
+      const s = await startServer(env);
+      readies.push(s.readyMs);
+      await s.stop();
+    }
+
+    const server = await startServer(env);
+    const hello = spawn(process.execPath, [join(__dirname, 'hello.js')], { cwd: ROOT, env: { ...process.env, PORT: String(HELLO_PORT) }, stdio: 'inherit' });
+    await waitFor(`http://127.0.0.1:${HELLO_PORT}/health`);
+
+    const runs = { hello: [], full: [] };
+    await load({ url: `http://127.0.0.1:${HELLO_PORT}/health`, duration: 3 }); // warm-up
+    await load({ url: `http://127.0.0.1:${PORT}/health`, duration: 3 });
+    for (let round = 0; round < 2; round++) {
+      runs.hello.push(await load({ url: `http://127.0.0.1:${HELLO_PORT}/health` }));
+      runs.full.push(await load({ url: `http://127.0.0.1:${PORT}/health` }));
+    }
+    hello.kill('SIGTERM');
+    await server.stop();
+
+    const best = (xs) => xs.reduce((a, b) => (b.rps > a.rps ? b : a));
+    const h = best(runs.hello);
+    const f = best(runs.full);
+    const ratio = f.rps / h.rps;
+    const readyMedian = median(readies);
+    const md = `## Foundation (issue 2)
+
+Run: ${new Date().toISOString()}, Node ${process.version}, ${cpus().length} cores. \`npm run bench\`.
+
+**Start to ready** (\`node dist/src/main.js\` until \`GET /health/ready\` is 200, embedded PostgreSQL already initialised, migrations applied): ${readies.join(' ms, ')} ms; median **${readyMedian} ms** (target ≤ 5000 ms: ${readyMedian <= 5000 ? 'met' : 'NOT met'}).
+
+**GET /health**, autocannon, 50 connections, 10 s, best of 2 rounds each, both servers up at once:
+
+| server | req/s | p50 ms | p97.5 ms | p99 ms | errors |
+|---|---|---|---|---|---|
+| bare NestJS hello-world | ${h.rps} | ${h.p50} | ${h.p97_5} | ${h.p99} | ${h.errors} |
+| Sitebase (request id, helmet, CORS, body parser, credentials middleware, pino, guards, filter) | ${f.rps} | ${f.p50} | ${f.p97_5} | ${f.p99} | ${f.errors} |
+
+Sitebase / hello-world: **${(ratio * 100).toFixed(1)} %** (target ≥ 80 %: ${ratio >= 0.8 ? 'met' : 'NOT met'}).`;
+    writeSection('foundation', md);
+    console.log(md);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
