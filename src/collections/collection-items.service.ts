@@ -1,0 +1,72 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { DataSource, Repository } from 'typeorm';
+import { ConflictProblem, NotFoundProblem } from '../common/errors/problems';
+import { recordEvent } from '../common/outbox/record-event';
+import { applyKeyset, CursorQueryDto, keysetPage, Page } from '../common/pagination/page';
+import { findInSiteOrFail, SiteContext } from '../common/tenancy/site-context';
+import { ContentService } from '../content/content.service';
+import { ContentItemEntity } from '../content/entities/content-item.entity';
+import { AddCollectionItemDto } from './dto/collection-item.dto';
+import { CollectionItemEntity } from './entities/collection-item.entity';
+import { CollectionEntity } from './entities/collection.entity';
+
+export type CollectionItemRow = CollectionItemEntity & { content: ContentItemEntity };
+
+/** The summary columns of content that an item list shows (one join, no per-item reads). */
+const CONTENT_COLUMNS = ['id', 'type', 'title', 'slug', 'excerpt', 'status', 'publishedAt', 'thumbnail'];
+
+@Injectable()
+export class CollectionItemsService {
+  constructor(
+    private readonly dataSource: DataSource,
+    @InjectRepository(CollectionItemEntity) private readonly items: Repository<CollectionItemEntity>,
+    private readonly content: ContentService,
+  ) {}
+
+  /** In position order; without drafts unless the caller may see them. */
+  async list(site: SiteContext, collectionId: number, query: CursorQueryDto, withDrafts: boolean): Promise<Page<CollectionItemRow>> {
+    await findInSiteOrFail(this.dataSource.manager, CollectionEntity, site, collectionId, 'Collection');
+    const qb = this.items.createQueryBuilder('i')
+      .innerJoin('i.content', 'c')
+      .addSelect(CONTENT_COLUMNS.map((col) => `c.${col}`))
+      .where('i.collection_id = :collectionId AND i.site_id = :siteId', { collectionId, siteId: site.id });
+    if (!withDrafts) qb.andWhere("c.status = 'published'");
+    const rows = await applyKeyset(qb, [{ expr: 'i.position', type: 'number' }, { expr: 'i.id', type: 'number' }], query, 'ASC').getMany();
+    return keysetPage(rows as CollectionItemRow[], query.limit, (i) => [i.position, i.id]);
+  }
+
+  /**
+   * Adds content of the site at a position (default: last). Items at or after it move down by
+   * one; a position past the end is the end. The same content twice is a 409.
+   */
+  add(site: SiteContext, collectionId: number, dto: AddCollectionItemDto): Promise<CollectionItemRow> {
+    return this.dataSource.transaction(async (em) => {
+      // The lock serialises item changes of one collection, so positions do not collide.
+      const collection = await findInSiteOrFail(em, CollectionEntity, site, collectionId, 'Collection', { lock: true });
+      const content = await this.content.getForReference(em, site, dto.contentId);
+      if (await em.existsBy(CollectionItemEntity, { collectionId: collection.id, contentId: content.id })) {
+        throw new ConflictProblem('duplicate_item', 'This content is already in the collection');
+      }
+      const [{ next }]: Array<{ next: number }> = await em.query(
+        'SELECT COALESCE(MAX(position) + 1, 0)::int AS next FROM collection_items WHERE collection_id = $1', [collection.id],
+      );
+      const position = dto.position === undefined ? next : Math.min(dto.position, next);
+      if (position < next) {
+        await em.query('UPDATE collection_items SET position = position + 1 WHERE collection_id = $1 AND position >= $2', [collection.id, position]);
+      }
+      const item = await em.save(em.create(CollectionItemEntity, { siteId: site.id, collectionId: collection.id, contentId: content.id, position }));
+      await recordEvent(em, site, 'collection.item_added', { collectionId: collection.id, contentId: content.id, position });
+      return Object.assign(item, { content }) as CollectionItemRow;
+    });
+  }
+
+  remove(site: SiteContext, collectionId: number, contentId: number): Promise<void> {
+    return this.dataSource.transaction(async (em) => {
+      const collection = await findInSiteOrFail(em, CollectionEntity, site, collectionId, 'Collection', { lock: true });
+      const result = await em.delete(CollectionItemEntity, { collectionId: collection.id, contentId, siteId: site.id });
+      if (!result.affected) throw new NotFoundProblem('Collection item');
+      await recordEvent(em, site, 'collection.item_removed', { collectionId: collection.id, contentId });
+    });
+  }
+}

@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ContentModule } from '../content/content.module';
+import { CollectionItemsController } from './collection-items.controller';
+import { CollectionItemsService } from './collection-items.service';
+import { CollectionsDataOwner } from './collections-data.owner';
+import { CollectionsController } from './collections.controller';
+import { CollectionsService } from './collections.service';
+import { CollectionItemEntity } from './entities/collection-item.entity';
+import { CollectionEntity } from './entities/collection.entity';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([CollectionEntity, CollectionItemEntity]), ContentModule],
+  controllers: [CollectionsController, CollectionItemsController],
+  providers: [CollectionsService, CollectionItemsService, CollectionsDataOwner],
+})
+export class CollectionsModule {}

@@ -1,0 +1,120 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { DataSource, EntityManager, Repository } from 'typeorm';
+import { ConflictProblem, NotFoundProblem } from '../common/errors/problems';
+import { isUniqueViolation } from '../common/errors/postgres-errors';
+import { recordEvent } from '../common/outbox/record-event';
+import { applyKeyset, CursorQueryDto, keysetPage, Page } from '../common/pagination/page';
+import { findInSiteOrFail, SiteContext } from '../common/tenancy/site-context';
+import { baseSlug, nextFreeSlug } from '../content/content-slug';
+import { assertWindow } from './collection-window';
+import { CreateCollectionDto, UpdateCollectionDto } from './dto/collection.dto';
+import { CollectionEntity } from './entities/collection.entity';
+
+const SLUG_KEY = 'collections_site_id_slug_key';
+const PINNED_KEY = 'collections_site_id_pinned_key';
+
+@Injectable()
+export class CollectionsService {
+  constructor(
+    private readonly dataSource: DataSource,
+    @InjectRepository(CollectionEntity) private readonly collections: Repository<CollectionEntity>,
+  ) {}
+
+  async list(site: SiteContext, query: CursorQueryDto): Promise<Page<CollectionEntity>> {
+    const qb = this.collections.createQueryBuilder('c').where('c.site_id = :siteId', { siteId: site.id });
+    const rows = await applyKeyset(qb, [{ expr: 'c.created_at', type: 'timestamp' }, { expr: 'c.id', type: 'number' }], query).getMany();
+    return keysetPage(rows, query.limit, (c) => [c.createdAt.toISOString(), c.id]);
+  }
+
+  get(site: SiteContext, id: number): Promise<CollectionEntity> {
+    return findInSiteOrFail(this.dataSource.manager, CollectionEntity, site, id, 'Collection');
+  }
+
+  /** The pinned collection; else the one whose window contains now and that started last. */
+  async current(site: SiteContext): Promise<CollectionEntity> {
+    const found = await this.collections.createQueryBuilder('c')
+      .where('c.site_id = :siteId', { siteId: site.id })
+      .andWhere('(c.pinned OR (c.starts_at <= now() AND (c.ends_at IS NULL OR c.ends_at > now())))')
+      .orderBy('c.pinned', 'DESC').addOrderBy('c.starts_at', 'DESC').addOrderBy('c.id', 'DESC')
+      .getOne();
+    if (!found) throw new NotFoundProblem('Current collection');
+    return found;
+  }
+
+  create(site: SiteContext, dto: CreateCollectionDto): Promise<CollectionEntity> {
+    return this.dataSource.transaction(async (em) => {
+      const window = { startsAt: dto.startsAt ?? null, endsAt: dto.endsAt ?? null };
+      assertWindow(window);
+      const collection = em.create(CollectionEntity, {
+        siteId: site.id, name: dto.name, description: dto.description ?? '', pinned: dto.pinned ?? false, ...window,
+        slug: await this.slugFor(em, site, dto.slug, dto.name),
+      });
+      const saved = await this.save(em, site, collection);
+      await recordEvent(em, site, 'collection.created', { id: saved.id, slug: saved.slug });
+      return saved;
+    });
+  }
+
+  update(site: SiteContext, id: number, dto: UpdateCollectionDto): Promise<CollectionEntity> {
+    return this.dataSource.transaction(async (em) => {
+      const collection = await findInSiteOrFail(em, CollectionEntity, site, id, 'Collection', { lock: true });
+      if (dto.slug !== undefined && dto.slug !== collection.slug) collection.slug = await this.slugFor(em, site, dto.slug, collection.name);
+      if (dto.name !== undefined) collection.name = dto.name;
+      if (dto.description !== undefined) collection.description = dto.description;
+      if (dto.pinned !== undefined) collection.pinned = dto.pinned;
+      if (dto.startsAt !== undefined) collection.startsAt = dto.startsAt;
+      if (dto.endsAt !== undefined) collection.endsAt = dto.endsAt;
+      assertWindow(collection);
+      const saved = await this.save(em, site, collection);
+      await recordEvent(em, site, 'collection.updated', { id: saved.id, slug: saved.slug });
+      return saved;
+    });
+  }
+
+  /** Deletes the collection and its item list (the content stays). */
+  remove(site: SiteContext, id: number): Promise<void> {
+    return this.dataSource.transaction(async (em) => {
+      const collection = await findInSiteOrFail(em, CollectionEntity, site, id, 'Collection', { lock: true });
+      await em.delete(CollectionEntity, { id: collection.id, siteId: site.id });
+      await recordEvent(em, site, 'collection.deleted', { id: collection.id, slug: collection.slug });
+    });
+  }
+
+  /** Pinning one collection unpins the site's other one (one pinned per site). */
+  private async save(em: EntityManager, site: SiteContext, collection: CollectionEntity): Promise<CollectionEntity> {
+    if (collection.pinned) {
+      const unpinned: Array<{ id: string; slug: string }> = await em.query(
+        `UPDATE collections SET pinned = false, updated_at = now() WHERE site_id = $1 AND pinned AND id IS DISTINCT FROM $2 RETURNING id, slug`,
+        [site.id, collection.id ?? null],
+      ).then(([rows]: [Array<{ id: string; slug: string }>]) => rows);
+      for (const row of unpinned) await recordEvent(em, site, 'collection.updated', { id: Number(row.id), slug: row.slug });
+    }
+    try {
+      return await em.save(collection);
+    } catch (err) {
+      if (isUniqueViolation(err, SLUG_KEY)) throw duplicateSlug(collection.slug);
+      if (isUniqueViolation(err, PINNED_KEY)) throw new ConflictProblem('pinned_conflict', 'Another collection was pinned at the same time; try again');
+      throw err;
+    }
+  }
+
+  /** An explicit slug must be free (409); one made from the name gets the next free `-N`. */
+  private async slugFor(em: EntityManager, site: SiteContext, slug: string | undefined, name: string): Promise<string> {
+    const base = baseSlug({ slug, title: name, fallback: 'collection' });
+    const rows: Array<{ slug: string }> = await em.query(
+      `SELECT slug FROM collections WHERE site_id = $1 AND (slug = $2 OR (slug > $2 || '-' AND slug < $2 || '.'))`,
+      [site.id, base],
+    );
+    const taken = rows.map((r) => r.slug);
+    if (slug !== undefined) {
+      if (taken.includes(base)) throw duplicateSlug(base);
+      return base;
+    }
+    return nextFreeSlug(base, taken);
+  }
+}
+
+function duplicateSlug(slug: string): ConflictProblem {
+  return new ConflictProblem('duplicate_slug', `Another collection of this site has the slug "${slug}"`);
+}

@@ -1,0 +1,71 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsBoolean, IsDate, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { SiteIdParamDto } from '../../common/http/params';
+import { SLUG_MAX_LENGTH, SLUG_PATTERN } from '../../content/content-slug';
+import { OptionalNotNull } from '../../content/dto/content.dto';
+import { CollectionEntity } from '../entities/collection.entity';
+
+const SLUG_MESSAGE = 'must be lower-case letters and digits in words joined by single dashes, and not only digits';
+
+class CollectionFieldsDto {
+  @ApiPropertyOptional({ example: 'summer-picks', description: 'Unique in the site; generated from the name when absent' })
+  @OptionalNotNull() @IsString() @MaxLength(SLUG_MAX_LENGTH) @Matches(SLUG_PATTERN, { message: SLUG_MESSAGE })
+  slug?: string;
+
+  @ApiPropertyOptional({ example: 'What we read this summer' })
+  @OptionalNotNull() @IsString() @MaxLength(5000)
+  description?: string;
+
+  @ApiPropertyOptional({ type: String, nullable: true, example: '2026-06-01T00:00:00.000Z', description: 'Start of the window in which it is current; null clears it' })
+  @IsOptional() @Type(() => Date) @IsDate()
+  startsAt?: Date | null;
+
+  @ApiPropertyOptional({ type: String, nullable: true, example: '2026-09-01T00:00:00.000Z', description: 'End of the window (exclusive); needs startsAt' })
+  @IsOptional() @Type(() => Date) @IsDate()
+  endsAt?: Date | null;
+
+  @ApiPropertyOptional({ example: false, description: 'The pinned collection is current whatever the windows say; pinning one unpins the other' })
+  @OptionalNotNull() @IsBoolean()
+  pinned?: boolean;
+}
+
+export class CreateCollectionDto extends CollectionFieldsDto {
+  @ApiProperty({ example: 'Summer picks' }) @IsString() @IsNotEmpty() @MaxLength(200) name: string;
+}
+
+export class UpdateCollectionDto extends CollectionFieldsDto {
+  @ApiPropertyOptional({ example: 'Summer picks' }) @OptionalNotNull() @IsString() @IsNotEmpty() @MaxLength(200) name?: string;
+}
+
+export class CollectionResponseDto {
+  @ApiProperty({ example: 1 }) id: number;
+  @ApiProperty({ example: 'Summer picks' }) name: string;
+  @ApiProperty({ example: 'summer-picks' }) slug: string;
+  @ApiProperty({ example: '' }) description: string;
+  @ApiProperty({ type: String, nullable: true }) startsAt: string | null;
+  @ApiProperty({ type: String, nullable: true }) endsAt: string | null;
+  @ApiProperty({ example: false }) pinned: boolean;
+  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
+  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
+}
+
+export function toCollectionResponse(c: CollectionEntity): CollectionResponseDto {
+  return {
+    id: c.id,
+    name: c.name,
+    slug: c.slug,
+    description: c.description,
+    startsAt: c.startsAt?.toISOString() ?? null,
+    endsAt: c.endsAt?.toISOString() ?? null,
+    pinned: c.pinned,
+    createdAt: c.createdAt.toISOString(),
+    updatedAt: c.updatedAt.toISOString(),
+  };
+}
+
+export class CollectionItemParamDto extends SiteIdParamDto {
+  @ApiProperty({ example: 5, description: 'The content id of the item' })
+  @Type(() => Number) @IsInt({ message: 'must be a positive integer' }) @Min(1) @Max(Number.MAX_SAFE_INTEGER)
+  itemId: number;
+}

@@ -1,0 +1,32 @@
+import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne } from 'typeorm';
+import { SiteEntity } from '../../account/entities/site.entity';
+import { ContentItemEntity } from '../../content/entities/content-item.entity';
+import { IdColumn, RefColumn } from '../../database/columns';
+import { CollectionEntity } from './collection.entity';
+
+/**
+ * One content item in a collection. `position` is a sort key: adding at a position moves the
+ * items at or after it down by one; removing leaves a gap, which changes no order.
+ */
+@Entity('collection_items')
+@Index('collection_items_collection_id_content_id_key', ['collectionId', 'contentId'], { unique: true })
+@Index('collection_items_collection_id_position_id_idx', ['collectionId', 'position', 'id'])
+// Deleting content cascades here; this index keeps that delete from scanning the table.
+@Index('collection_items_content_id_idx', ['contentId'])
+export class CollectionItemEntity {
+  @IdColumn() id: number;
+  @RefColumn() siteId: number;
+  @ManyToOne(() => SiteEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'site_id' })
+  site?: SiteEntity;
+  @RefColumn() collectionId: number;
+  @ManyToOne(() => CollectionEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'collection_id' })
+  collection?: CollectionEntity;
+  @RefColumn() contentId: number;
+  @ManyToOne(() => ContentItemEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'content_id' })
+  content?: ContentItemEntity;
+  @Column({ type: 'integer' }) position: number;
+  @CreateDateColumn({ type: 'timestamptz', precision: 3 }) addedAt: Date;
+}

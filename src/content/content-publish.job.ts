@@ -1,0 +1,38 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { SiteDirectory } from '../common/auth/principal';
+import { QueueService } from '../common/queue/queue.service';
+import { snapshotOf } from './content-snapshot';
+import { ContentWriter, PUBLISH_SCHEDULED_JOB, PublishScheduledJob, SCHEDULER } from './content-writer';
+import { ContentItemEntity } from './entities/content-item.entity';
+
+/**
+ * Publishes a scheduled item when its publishAt comes. Safe to run twice: it acts only while
+ * the item is still scheduled for exactly this time (a reschedule queues its own job).
+ */
+@Injectable()
+export class ContentPublishJob implements OnModuleInit {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly queue: QueueService,
+    private readonly writer: ContentWriter,
+    private readonly sites: SiteDirectory,
+  ) {}
+
+  onModuleInit(): void {
+    this.queue.register<PublishScheduledJob>(PUBLISH_SCHEDULED_JOB, (data) => this.run(data));
+  }
+
+  async run({ siteId, contentId, publishAt }: PublishScheduledJob): Promise<void> {
+    const site = await this.sites.findById(siteId);
+    if (!site) return;
+    await this.dataSource.transaction(async (em) => {
+      const item = await em.findOne(ContentItemEntity, { where: { id: contentId, siteId }, lock: { mode: 'pessimistic_write' } });
+      if (!item || item.status !== 'scheduled' || item.publishAt?.toISOString() !== publishAt) return;
+      const before = snapshotOf(item);
+      // The publication date is the scheduled time, not the moment the worker got to it.
+      Object.assign(item, { status: 'published', publishedAt: item.publishAt, publishAt: null });
+      await this.writer.commit(em, site, item, { action: 'published', actor: SCHEDULER, before });
+    });
+  }
+}

@@ -1,0 +1,116 @@
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import {
+  ApiCreatedResponse, ApiHeader, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags,
+} from '@nestjs/swagger';
+import type { Response } from 'express';
+import { ApiKeyAuth, CurrentPrincipal, CurrentSite, Public } from '../common/auth/decorators';
+import { Principal } from '../common/auth/principal';
+import { ApiProblems } from '../common/errors/api-problems.decorator';
+import { SiteIdParamDto } from '../common/http/params';
+import { mapPage, Page, PageDto } from '../common/pagination/page';
+import { SiteContext } from '../common/tenancy/site-context';
+import { setContentEtag } from './content-etag';
+import { ContentService } from './content.service';
+import { ContentResponseDto, ContentSummaryDto, toContentResponse, toContentSummary } from './dto/content-response.dto';
+import {
+  ContentQueryDto, CreateContentDto, IdOrSlugParamDto, PublishContentDto, UpdateContentDto,
+} from './dto/content.dto';
+import { ContentItemEntity } from './entities/content-item.entity';
+
+const ETAG_HEADER = { ETag: { description: 'Version of the item; send it back as If-Match', schema: { type: 'string' } } };
+
+/** Sets the ETag (API.md §6) and maps the item. */
+function withEtag(res: Response, item: ContentItemEntity): ContentResponseDto {
+  setContentEtag(res, item);
+  return toContentResponse(item);
+}
+
+@ApiTags('Content')
+@Controller('api/v2/sites/:siteName/content')
+export class ContentController {
+  constructor(private readonly content: ContentService) {}
+
+  @Get()
+  @Public()
+  @ApiOperation({ summary: 'List content', description: 'Newest first, keyset-paginated. Without a key only published items are listed.' })
+  @ApiOkResponse({ type: PageDto(ContentSummaryDto) })
+  @ApiProblems(400, 401, 404, 429)
+  async list(@CurrentSite() site: SiteContext, @CurrentPrincipal() principal: Principal, @Query() query: ContentQueryDto): Promise<Page<ContentSummaryDto>> {
+    return mapPage(await this.content.list(site, principal, query), toContentSummary);
+  }
+
+  @Post()
+  @ApiKeyAuth()
+  @ApiOperation({ summary: 'Create content', description: 'The slug is generated from the title when absent. Writes revision 1.' })
+  @ApiCreatedResponse({ type: ContentResponseDto, headers: ETAG_HEADER })
+  @ApiProblems(400, 401, 404, 409)
+  async create(
+    @CurrentSite() site: SiteContext, @CurrentPrincipal() principal: Principal, @Body() dto: CreateContentDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<ContentResponseDto> {
+    const item = await this.content.create(site, principal, dto);
+    res.location(`/api/v2/sites/${site.name}/content/${item.id}`);
+    return withEtag(res, item);
+  }
+
+  @Get(':idOrSlug')
+  @Public()
+  @ApiOperation({ summary: 'Get content by id or slug', description: 'All digits is an id. Without a key, drafts are not found.' })
+  @ApiOkResponse({ type: ContentResponseDto, headers: ETAG_HEADER })
+  @ApiProblems(400, 401, 404, 429)
+  async get(
+    @CurrentSite() site: SiteContext, @CurrentPrincipal() principal: Principal, @Param() { idOrSlug }: IdOrSlugParamDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<ContentResponseDto> {
+    return withEtag(res, await this.content.get(site, principal, idOrSlug));
+  }
+
+  @Patch(':id')
+  @ApiKeyAuth()
+  @ApiOperation({ summary: 'Update content', description: 'Partial update; writes a revision. With If-Match, a stale ETag is a 412.' })
+  @ApiHeader({ name: 'If-Match', required: false, description: 'ETag from the last read' })
+  @ApiOkResponse({ type: ContentResponseDto, headers: ETAG_HEADER })
+  @ApiProblems(400, 401, 404, 409, 412)
+  async update(
+    @CurrentSite() site: SiteContext, @CurrentPrincipal() principal: Principal, @Param() { id }: SiteIdParamDto,
+    @Body() dto: UpdateContentDto, @Headers('if-match') ifMatch: string | undefined, @Res({ passthrough: true }) res: Response,
+  ): Promise<ContentResponseDto> {
+    return withEtag(res, await this.content.update(site, principal, id, dto, { ifMatch }));
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiKeyAuth()
+  @ApiOperation({ summary: 'Delete content', description: 'Also removes its revisions and its places in collections.' })
+  @ApiNoContentResponse()
+  @ApiProblems(400, 401, 404)
+  async remove(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
+    await this.content.remove(site, id);
+  }
+
+  @Post(':id/publish')
+  @HttpCode(200)
+  @ApiKeyAuth()
+  @ApiOperation({ summary: 'Publish content', description: 'Now, or at a future publishAt (status scheduled until then).' })
+  @ApiOkResponse({ type: ContentResponseDto, headers: ETAG_HEADER })
+  @ApiProblems(400, 401, 404, 409)
+  async publish(
+    @CurrentSite() site: SiteContext, @CurrentPrincipal() principal: Principal, @Param() { id }: SiteIdParamDto,
+    @Body() dto: PublishContentDto, @Res({ passthrough: true }) res: Response,
+  ): Promise<ContentResponseDto> {
+    return withEtag(res, await this.content.publish(site, principal, id, dto.publishAt));
+  }
+
+  @Post(':id/unpublish')
+  @HttpCode(200)
+  @ApiKeyAuth()
+  @ApiOperation({ summary: 'Unpublish content', description: 'Back to draft; cancels a schedule.' })
+  @ApiOkResponse({ type: ContentResponseDto, headers: ETAG_HEADER })
+  @ApiProblems(400, 401, 404, 409)
+  async unpublish(
+    @CurrentSite() site: SiteContext, @CurrentPrincipal() principal: Principal, @Param() { id }: SiteIdParamDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<ContentResponseDto> {
+    return withEtag(res, await this.content.unpublish(site, principal, id));
+  }
+}

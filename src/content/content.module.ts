@@ -1,0 +1,22 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AccountModule } from '../account/account.module';
+import { MediaModule } from '../media/media.module';
+import { ContentDataOwner } from './content-data.owner';
+import { ContentPublishJob } from './content-publish.job';
+import { ContentWriter } from './content-writer';
+import { ContentController } from './content.controller';
+import { ContentRepository } from './content.repository';
+import { ContentService } from './content.service';
+import { ContentItemEntity } from './entities/content-item.entity';
+import { ContentRevisionEntity } from './entities/content-revision.entity';
+import { RevisionsController } from './revisions.controller';
+import { RevisionsService } from './revisions.service';
+
+@Module({
+  imports: [TypeOrmModule.forFeature([ContentItemEntity, ContentRevisionEntity]), AccountModule, MediaModule],
+  controllers: [ContentController, RevisionsController],
+  providers: [ContentService, RevisionsService, ContentRepository, ContentWriter, ContentPublishJob, ContentDataOwner],
+  exports: [ContentService],
+})
+export class ContentModule {}

@@ -1,0 +1,149 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { Principal } from '../common/auth/principal';
+import { NotFoundProblem, PreconditionFailedProblem } from '../common/errors/problems';
+import { recordEvent } from '../common/outbox/record-event';
+import { Page } from '../common/pagination/page';
+import { findInSiteOrFail, SiteContext } from '../common/tenancy/site-context';
+import { contentEtag, ifMatchAllows } from './content-etag';
+import { NEW_ITEM, nextLifecycle } from './content-lifecycle';
+import { snapshotOf } from './content-snapshot';
+import { actorOf, ContentWriter } from './content-writer';
+import { ContentRepository } from './content.repository';
+import { CONTENT_DELETED } from './content.events';
+import { ContentQueryDto, CreateContentDto, UpdateContentDto } from './dto/content.dto';
+import { ContentItemEntity } from './entities/content-item.entity';
+
+export interface UpdateOptions {
+  /** API.md §6: the write happens only if this still matches the item's ETag. */
+  ifMatch?: string;
+  /** v1 `replace_attachments: false`: add the given attachments to the current ones. */
+  appendAttachments?: boolean;
+}
+
+/** Only a secret key of the site sees drafts (API.md §2); anyone else sees what is published. */
+export function seesDrafts(principal: Principal): boolean {
+  return principal.kind === 'key';
+}
+
+@Injectable()
+export class ContentService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly writer: ContentWriter,
+    private readonly repository: ContentRepository,
+  ) {}
+
+  list(site: SiteContext, principal: Principal, query: ContentQueryDto): Promise<Page<ContentItemEntity>> {
+    return this.repository.list(site, query, seesDrafts(principal));
+  }
+
+  /** `idOrSlug`: all digits is an id (API.md §3). Drafts of anonymous callers are a 404. */
+  async get(site: SiteContext, principal: Principal, idOrSlug: string): Promise<ContentItemEntity> {
+    const found = await this.repository.findByIdOrSlug(site, idOrSlug, seesDrafts(principal));
+    if (!found) throw new NotFoundProblem('Content');
+    return found;
+  }
+
+  /** Another module's reference to an item (e.g. a collection item): 404 unless it is in the site. */
+  getForReference(em: EntityManager, site: SiteContext, id: number): Promise<ContentItemEntity> {
+    return findInSiteOrFail(em, ContentItemEntity, site, id, 'Content');
+  }
+
+  create(site: SiteContext, principal: Principal, dto: CreateContentDto): Promise<ContentItemEntity> {
+    return this.dataSource.transaction(async (em) => {
+      const type = dto.type ?? 'post';
+      const lifecycle = nextLifecycle(NEW_ITEM, dto, new Date());
+      const item = em.create(ContentItemEntity, {
+        siteId: site.id,
+        type,
+        title: dto.title,
+        slug: await this.writer.slugFor(em, site, { slug: dto.slug, prefix: dto.slugPrefix, title: dto.title, type }),
+        content: dto.content ?? '',
+        format: dto.format ?? 'html',
+        excerpt: dto.excerpt ?? '',
+        status: lifecycle.status,
+        publishAt: lifecycle.publishAt,
+        publishedAt: lifecycle.publishedAt,
+        tags: dto.tags ?? [],
+        categories: dto.categories ?? [],
+        authors: (dto.authors ?? []).map((a) => ({ id: a.id, name: a.name })),
+        template: dto.template ?? '',
+        thumbnail: dto.thumbnail ?? '',
+        description: dto.description ?? '',
+        customFields: dto.customFields ?? {},
+        attachmentIds: await this.writer.attachments(em, site, dto.attachmentIds ?? []),
+        version: 0,
+      });
+      return this.writer.commit(em, site, item, { action: 'created', actor: actorOf(principal), before: null });
+    });
+  }
+
+  update(site: SiteContext, principal: Principal, id: number, dto: UpdateContentDto, options: UpdateOptions = {}): Promise<ContentItemEntity> {
+    return this.dataSource.transaction(async (em) => {
+      const item = await this.lockForWrite(em, site, id, options.ifMatch);
+      const before = snapshotOf(item);
+      const lifecycle = nextLifecycle(item, dto, new Date());
+      if (dto.slug !== undefined || dto.slugPrefix !== undefined) {
+        item.slug = await this.writer.slugFor(em, site, {
+          slug: dto.slug, prefix: dto.slugPrefix, title: dto.title ?? item.title, type: dto.type ?? item.type,
+        }, item.id);
+      }
+      if (dto.attachmentIds !== undefined) {
+        const ids = options.appendAttachments ? [...new Set([...item.attachmentIds, ...dto.attachmentIds])] : dto.attachmentIds;
+        item.attachmentIds = await this.writer.attachments(em, site, ids);
+      }
+      Object.assign(item, definedFields(dto), {
+        status: lifecycle.status, publishAt: lifecycle.publishAt, publishedAt: lifecycle.publishedAt,
+      });
+      if (dto.authors) item.authors = dto.authors.map((a) => ({ id: a.id, name: a.name }));
+      return this.writer.commit(em, site, item, { action: lifecycle.action, actor: actorOf(principal), before });
+    });
+  }
+
+  /** Publish now, or schedule at a future `publishAt` (the job publishes it on time). */
+  publish(site: SiteContext, principal: Principal, id: number, publishAt?: Date): Promise<ContentItemEntity> {
+    return this.dataSource.transaction(async (em) => {
+      const item = await this.lockForWrite(em, site, id);
+      const before = snapshotOf(item);
+      const lifecycle = nextLifecycle(item, publishAt ? { status: 'scheduled', publishAt } : { status: 'published' }, new Date(), true);
+      Object.assign(item, { status: lifecycle.status, publishAt: lifecycle.publishAt, publishedAt: lifecycle.publishedAt });
+      return this.writer.commit(em, site, item, { action: lifecycle.action, actor: actorOf(principal), before });
+    });
+  }
+
+  /** Back to draft; also cancels a schedule. */
+  unpublish(site: SiteContext, principal: Principal, id: number): Promise<ContentItemEntity> {
+    return this.dataSource.transaction(async (em) => {
+      const item = await this.lockForWrite(em, site, id);
+      const before = snapshotOf(item);
+      const lifecycle = nextLifecycle(item, { status: 'draft' }, new Date(), true);
+      Object.assign(item, { status: lifecycle.status, publishAt: lifecycle.publishAt, publishedAt: lifecycle.publishedAt });
+      return this.writer.commit(em, site, item, { action: lifecycle.action, actor: actorOf(principal), before });
+    });
+  }
+
+  /** Deletes the item, its revisions and its places in collections (foreign keys cascade). */
+  remove(site: SiteContext, id: number): Promise<ContentItemEntity> {
+    return this.dataSource.transaction(async (em) => {
+      const item = await findInSiteOrFail(em, ContentItemEntity, site, id, 'Content', { lock: true });
+      await em.delete(ContentItemEntity, { id: item.id, siteId: site.id });
+      await recordEvent(em, site, CONTENT_DELETED, { id: item.id, type: item.type, slug: item.slug });
+      return item;
+    });
+  }
+
+  private async lockForWrite(em: EntityManager, site: SiteContext, id: number, ifMatch?: string): Promise<ContentItemEntity> {
+    const item = await findInSiteOrFail(em, ContentItemEntity, site, id, 'Content', { lock: true });
+    if (!ifMatchAllows(ifMatch, contentEtag(item.id, item.version))) throw new PreconditionFailedProblem();
+    return item;
+  }
+}
+
+/** The plain fields an update sets when present (slug, lifecycle and lists are handled apart). */
+function definedFields(dto: UpdateContentDto): Partial<ContentItemEntity> {
+  const keys = ['type', 'title', 'content', 'format', 'excerpt', 'tags', 'categories', 'template', 'thumbnail', 'description', 'customFields'] as const;
+  const out: Partial<Record<(typeof keys)[number], unknown>> = {};
+  for (const k of keys) if (dto[k] !== undefined) out[k] = dto[k];
+  return out as Partial<ContentItemEntity>;
+}

@@ -1,0 +1,127 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import {
+  ArrayMaxSize, ArrayUnique, IsArray, IsDate, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Matches, Max,
+  MaxDate, MaxLength, Min, ValidateIf, ValidateNested,
+} from 'class-validator';
+import { SiteIdParamDto, SiteNameParamDto } from '../../common/http/params';
+import { CursorQueryDto } from '../../common/pagination/page';
+import { SLUG_MAX_LENGTH, SLUG_PATTERN } from '../content-slug';
+import { CONTENT_STATUSES, ContentStatus } from '../content-status';
+import type { ContentFormat } from '../entities/content-item.entity';
+
+export const CONTENT_TYPE_PATTERN = /^[a-z][a-z0-9_-]{0,39}$/;
+export const SLUG_PREFIX_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const SLUG_MESSAGE = 'must be lower-case letters and digits in words joined by single dashes, and not only digits';
+const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value);
+const now = () => new Date();
+
+/** Like @IsOptional(), but null is validated (and rejected) instead of skipped: these fields have no null. */
+export const OptionalNotNull = () => ValidateIf((_object, value) => value !== undefined);
+
+export class AuthorDto {
+  @ApiProperty({ example: 7 }) @IsInt() @Min(1) @Max(Number.MAX_SAFE_INTEGER) id: number;
+  @ApiProperty({ example: 'Ada Lovelace' }) @IsString() @IsNotEmpty() @MaxLength(200) name: string;
+}
+
+/** Fields of create and update; create requires `title`. */
+class ContentFieldsDto {
+  @ApiPropertyOptional({ example: 'post', default: 'post', description: '`page`, `post` or a custom type of the site' })
+  @OptionalNotNull() @IsString() @Matches(CONTENT_TYPE_PATTERN, { message: 'must be 1-40 lower-case letters, digits, - or _, starting with a letter' })
+  type?: string;
+
+  @ApiPropertyOptional({ example: 'hello-world', description: 'Unique in the site; generated from the title when absent' })
+  @OptionalNotNull() @IsString() @MaxLength(SLUG_MAX_LENGTH) @Matches(SLUG_PATTERN, { message: SLUG_MESSAGE })
+  slug?: string;
+
+  @ApiPropertyOptional({ example: 'news', description: 'Put in front of the slug with a dash: `news-hello-world`' })
+  @OptionalNotNull() @IsString() @MaxLength(60) @Matches(SLUG_PREFIX_PATTERN, { message: 'must be lower-case letters and digits in words joined by single dashes' })
+  slugPrefix?: string;
+
+  @ApiPropertyOptional({ example: '<p>Hello</p>' }) @OptionalNotNull() @IsString() @MaxLength(1_000_000) content?: string;
+  @ApiPropertyOptional({ enum: ['html', 'markdown'], default: 'html' }) @OptionalNotNull() @IsIn(['html', 'markdown']) format?: ContentFormat;
+  @ApiPropertyOptional({ example: 'A short summary' }) @OptionalNotNull() @IsString() @MaxLength(5000) excerpt?: string;
+
+  @ApiPropertyOptional({ enum: CONTENT_STATUSES, description: 'Transitions per API.md §5; `scheduled` needs publishAt' })
+  @OptionalNotNull() @IsIn(CONTENT_STATUSES)
+  status?: ContentStatus;
+
+  @ApiPropertyOptional({ example: '2030-01-01T09:00:00.000Z', description: 'When a scheduled item goes live (future)' })
+  @OptionalNotNull() @Type(() => Date) @IsDate()
+  publishAt?: Date;
+
+  @ApiPropertyOptional({ example: '2024-01-01T09:00:00.000Z', description: 'Publication date (back-dating, imports); set on first publish when absent' })
+  @OptionalNotNull() @Type(() => Date) @IsDate() @MaxDate(now, { message: 'must not be in the future (schedule with publishAt)' })
+  publishedAt?: Date;
+
+  @ApiPropertyOptional({ type: [String], example: ['news'] })
+  @OptionalNotNull() @IsArray() @ArrayMaxSize(100) @ArrayUnique() @IsString({ each: true }) @IsNotEmpty({ each: true }) @MaxLength(100, { each: true })
+  tags?: string[];
+
+  @ApiPropertyOptional({ type: [String], example: ['guides'] })
+  @OptionalNotNull() @IsArray() @ArrayMaxSize(100) @ArrayUnique() @IsString({ each: true }) @IsNotEmpty({ each: true }) @MaxLength(100, { each: true })
+  categories?: string[];
+
+  @ApiPropertyOptional({ type: [AuthorDto] })
+  @OptionalNotNull() @IsArray() @ArrayMaxSize(20) @ValidateNested({ each: true }) @Type(() => AuthorDto)
+  authors?: AuthorDto[];
+
+  @ApiPropertyOptional({ example: 'default' }) @OptionalNotNull() @IsString() @MaxLength(200) template?: string;
+  @ApiPropertyOptional({ example: 'https://cdn.example.com/t.jpg' }) @OptionalNotNull() @IsString() @MaxLength(2048) thumbnail?: string;
+  @ApiPropertyOptional({ example: 'For search engines' }) @OptionalNotNull() @IsString() @MaxLength(5000) description?: string;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { featured: true } })
+  @OptionalNotNull() @IsObject()
+  customFields?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ type: [Number], example: [12], description: 'Media ids of this site' })
+  @OptionalNotNull() @IsArray() @ArrayMaxSize(100) @ArrayUnique()
+  @IsInt({ each: true }) @Min(1, { each: true }) @Max(Number.MAX_SAFE_INTEGER, { each: true })
+  attachmentIds?: number[];
+}
+
+export class CreateContentDto extends ContentFieldsDto {
+  @ApiProperty({ example: 'Hello world' }) @IsString() @IsNotEmpty() @MaxLength(500) title: string;
+}
+
+export class UpdateContentDto extends ContentFieldsDto {
+  @ApiPropertyOptional({ example: 'Hello again' }) @OptionalNotNull() @IsString() @IsNotEmpty() @MaxLength(500) title?: string;
+}
+
+export class PublishContentDto {
+  @ApiPropertyOptional({ example: '2030-01-01T09:00:00.000Z', description: 'Absent: publish now. Future: schedule.' })
+  @OptionalNotNull() @Type(() => Date) @IsDate()
+  publishAt?: Date;
+}
+
+export class ContentQueryDto extends CursorQueryDto {
+  @ApiPropertyOptional({ example: 'post' }) @IsOptional() @IsString() @Matches(CONTENT_TYPE_PATTERN, { message: 'is not a content type' }) type?: string;
+  @ApiPropertyOptional({ enum: CONTENT_STATUSES, description: 'Anonymous callers only ever see published items' })
+  @IsOptional() @IsIn(CONTENT_STATUSES)
+  status?: ContentStatus;
+  @ApiPropertyOptional({ example: 'news' }) @IsOptional() @IsString() @MaxLength(100) tag?: string;
+  @ApiPropertyOptional({ example: 'guides' }) @IsOptional() @IsString() @MaxLength(100) category?: string;
+  @ApiPropertyOptional({ example: 7, description: 'Author id' })
+  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(Number.MAX_SAFE_INTEGER)
+  author?: number;
+  @ApiPropertyOptional({ example: 'hello "exact phrase" -excluded', description: 'Full-text search of title, excerpt and body (web search syntax)' })
+  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(200)
+  q?: string;
+  @ApiPropertyOptional({ description: 'From this date, inclusive (publishedAt for a published-only list, else createdAt)' })
+  @IsOptional() @Type(() => Date) @IsDate()
+  from?: Date;
+  @ApiPropertyOptional({ description: 'Before this date, exclusive' })
+  @IsOptional() @Type(() => Date) @IsDate()
+  to?: Date;
+}
+
+/** `:idOrSlug` of GET: all digits is an id (API.md §3), anything else a slug. */
+export class IdOrSlugParamDto extends SiteNameParamDto {
+  @ApiProperty({ example: 'hello-world' })
+  @IsString() @MaxLength(SLUG_MAX_LENGTH)
+  idOrSlug: string;
+}
+
+export class RevisionParamDto extends SiteIdParamDto {
+  @ApiProperty({ example: 1 }) @Type(() => Number) @IsInt({ message: 'must be a positive integer' }) @Min(1) @Max(Number.MAX_SAFE_INTEGER) revisionId: number;
+}
