@@ -4,13 +4,7 @@ import { ApiKeyEntity } from '../../src/api-keys/entities/api-key.entity';
 import { OutboxEventEntity } from '../../src/common/outbox/outbox-event.entity';
 import { startApp, TestApp } from '../support/app';
 import { createTenant, Tenant, uniqueName } from '../support/tenant';
-import { expectExactProblem, ISO } from './helpers';
-
-/** lastUsedAt is written off the request path, so a key in use may show either. */
-const NULL_OR_ISO = {
-  asymmetricMatch: (v: unknown) => v === null || (typeof v === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(v)),
-  toAsymmetricMatcher: () => 'null or an ISO timestamp',
-};
+import { expectExactProblem, ISO, NULL_OR_ISO } from './helpers';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 

@@ -21,3 +21,9 @@ export function expectExactProblem(res: Response, status: number, code: string, 
 }
 
 export const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+
+/** For last_used_at, which is written off the request path: a key in use may show either. */
+export const NULL_OR_ISO = {
+  asymmetricMatch: (v: unknown) => v === null || (typeof v === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(v)),
+  toAsymmetricMatcher: () => 'null or an ISO timestamp',
+};

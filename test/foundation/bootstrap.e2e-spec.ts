@@ -1,0 +1,105 @@
+import { createHash } from 'node:crypto';
+import request from 'supertest';
+import { startApp, TestApp } from '../support/app';
+import { createFreshDatabase } from '../support/databases';
+import { ISO, NULL_OR_ISO } from './helpers';
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+interface Counts {
+  accounts: number;
+  sites: number;
+  api_keys: number;
+}
+
+async function counts(t: TestApp): Promise<Counts> {
+  const [row] = await t.db.query(
+    'SELECT (SELECT count(*) FROM accounts)::int AS accounts, (SELECT count(*) FROM sites)::int AS sites, (SELECT count(*) FROM api_keys)::int AS api_keys',
+  );
+  return row;
+}
+
+describe('first start on an empty database (BOOTSTRAP_ENABLED=true)', () => {
+  const started: TestApp[] = [];
+  const start = async (databaseUrl: string, env: Record<string, string> = {}) => {
+    const t = await startApp({ databaseUrl, env: { BOOTSTRAP_ENABLED: 'true', JOBS_ENABLED: 'false', ...env } });
+    started.push(t);
+    return t;
+  };
+  afterEach(async () => {
+    jest.restoreAllMocks();
+    await Promise.all(started.splice(0).map((t) => t.close()));
+  });
+
+  it('with BOOTSTRAP_API_KEY: that key, the site demo and one account; later starts create nothing', async () => {
+    const url = await createFreshDatabase('boota');
+    const key = `sb_live_${'Ab3'.repeat(13)}Z`;
+    expect(key).toMatch(/^sb_live_[A-Za-z0-9]{40}$/);
+    // Two instances starting together on the empty database still make one account.
+    const [one, two] = await Promise.all([start(url, { BOOTSTRAP_API_KEY: key }), start(url, { BOOTSTRAP_API_KEY: key })]);
+    expect(await counts(one)).toEqual({ accounts: 1, sites: 1, api_keys: 1 });
+
+    const keys = await request(two.server).get('/api/v2/api-keys').set('x-api-key', key);
+    expect(keys.status).toBe(200);
+    expect(keys.body).toEqual({
+      data: [{
+        id: expect.any(Number), name: 'Bootstrap key', prefix: key.slice(0, 12), last4: key.slice(-4), siteIds: null,
+        createdAt: ISO, lastUsedAt: NULL_OR_ISO, expiresAt: null,
+      }],
+      pagination: { limit: 20, nextCursor: null },
+    });
+    const [account] = await one.db.query('SELECT id, name, status FROM accounts');
+    expect(account).toEqual({ id: expect.any(String), name: 'Default account', status: 'active' });
+    const site = await request(one.server).get('/api/v2/sites/demo').set('authorization', `Bearer ${key}`);
+    expect(site.status).toBe(200);
+    expect(site.body).toEqual({
+      id: expect.any(Number), name: 'demo', title: 'Demo site', accountId: Number(account.id), createdAt: ISO, updatedAt: ISO,
+    });
+    expect(await one.db.query('SELECT key_hash, account_id FROM api_keys')).toEqual([{ key_hash: sha256(key), account_id: account.id }]);
+    expect(await one.db.query('SELECT name, account_id, site_id FROM outbox_events ORDER BY id')).toEqual([
+      { name: 'site.created', account_id: account.id, site_id: String(site.body.id) },
+      { name: 'api_key.created', account_id: account.id, site_id: null },
+    ]);
+
+    await Promise.all(started.splice(0).map((t) => t.close()));
+    const again = await start(url, { BOOTSTRAP_API_KEY: `sb_live_${'Q'.repeat(40)}` });
+    expect(await counts(again)).toEqual({ accounts: 1, sites: 1, api_keys: 1 });
+    expect((await request(again.server).get('/api/v2/api-keys').set('x-api-key', key)).status).toBe(200);
+    expect((await request(again.server).get('/api/v2/api-keys').set('x-api-key', `sb_live_${'Q'.repeat(40)}`)).status).toBe(401);
+  });
+
+  it('without BOOTSTRAP_API_KEY: a new key is printed once, and it works', async () => {
+    const url = await createFreshDatabase('bootb');
+    const write = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    const t = await start(url);
+    const printed = write.mock.calls.map(([chunk]) => String(chunk)).join('');
+    write.mockRestore();
+
+    const found = printed.match(/sb_live_[A-Za-z0-9]+/g) ?? [];
+    expect(found).toHaveLength(1);
+    const [key] = found;
+    expect(key).toMatch(/^sb_live_[A-Za-z0-9]{40}$/);
+    expect(printed).toContain('Site "demo" was created with this API key (shown once, keep it)');
+
+    const res = await request(t.server).get('/api/v2/api-keys').set('x-api-key', key);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual([expect.objectContaining({ name: 'Bootstrap key', prefix: key.slice(0, 12), last4: key.slice(-4) })]);
+    expect(await counts(t)).toEqual({ accounts: 1, sites: 1, api_keys: 1 });
+    expect(await t.db.query('SELECT key_hash FROM api_keys')).toEqual([{ key_hash: sha256(key) }]);
+
+    // A restart prints nothing and adds nothing.
+    await Promise.all(started.splice(0).map((x) => x.close()));
+    const spy = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    const again = await start(url);
+    const second = spy.mock.calls.map(([chunk]) => String(chunk)).join('');
+    spy.mockRestore();
+    expect(second).not.toMatch(/sb_live_/);
+    expect(await counts(again)).toEqual({ accounts: 1, sites: 1, api_keys: 1 });
+  });
+
+  it('with BOOTSTRAP_ENABLED=false an empty database stays empty', async () => {
+    const url = await createFreshDatabase('bootc');
+    const t = await start(url, { BOOTSTRAP_ENABLED: 'false' });
+    expect(await counts(t)).toEqual({ accounts: 0, sites: 0, api_keys: 0 });
+  });
+});
