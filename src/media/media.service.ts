@@ -73,7 +73,7 @@ export class MediaService {
   /** v1 lists page by offset (INTERFACE.md §4.1), newest first. */
   async listByOffset(site: SiteContext, limit: number, offset: number): Promise<{ data: MediaView[]; total: number }> {
     const [rows, total] = await this.query().where('m.site_id = :siteId', { siteId: site.id })
-      .orderBy('m.created_at', 'DESC').addOrderBy('m.id', 'DESC').skip(offset).take(limit).getManyAndCount();
+      .orderBy('m.created_at', 'DESC').addOrderBy('m.id', 'DESC').offset(offset).limit(limit).getManyAndCount();
     return { data: rows.map((r) => toMediaView(r, site.name, this.links.linkOf)), total };
   }
 

@@ -1,4 +1,7 @@
 import { Module } from '@nestjs/common';
+import { MediaModule } from '../media/media.module';
+import { V1MediaController } from './v1-media.controller';
+import { V1ProjectMediaController } from './v1-project-media.controller';
 
 /**
  * v1 legacy routes (INTERFACE.md §4.1): thin adapters over the v2 services, snake_case fields,
@@ -7,7 +10,7 @@ import { Module } from '@nestjs/common';
  * Each resource adds its controller here and imports the module whose service it adapts.
  */
 @Module({
-  imports: [],
-  controllers: [],
+  imports: [MediaModule],
+  controllers: [V1MediaController, V1ProjectMediaController],
 })
 export class V1Module {}
