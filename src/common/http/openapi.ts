@@ -30,8 +30,9 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     )
     .setVersion('2.0')
     .addApiKey({ type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Secret API key (sb_live_…)' }, 'apiKey')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Secret API key as a bearer token (v2)' }, 'bearer')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Site-user session token from verify-otp' }, 'session');
+    // bearerFormat is set because Swagger otherwise labels both schemes "JWT"; neither is one.
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'API key', description: 'Secret API key as a bearer token (v2)' }, 'bearer')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'opaque token', description: 'Site-user session token from verify-otp' }, 'session');
   for (const [name, description] of TAGS) builder.addTag(name, description);
   return SwaggerModule.createDocument(app, builder.build(), { extraModels: [ProblemDto] });
 }
