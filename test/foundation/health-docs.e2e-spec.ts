@@ -1,0 +1,154 @@
+import request from 'supertest';
+import { startApp, TestApp } from '../support/app';
+
+interface Operation {
+  summary?: string;
+  tags?: string[];
+  security?: Array<Record<string, string[]>>;
+  responses: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }>;
+}
+
+interface OpenApiDocument {
+  openapi: string;
+  info: { title: string; version: string };
+  tags: Array<{ name: string; description: string }>;
+  paths: Record<string, Record<string, Operation>>;
+  components: { securitySchemes: Record<string, unknown>; schemas: Record<string, unknown> };
+}
+
+const KEY_SECURITY = [{ apiKey: [] }, { bearer: [] }];
+
+/** The foundation's key-only routes: [method, path, summary, tag, documented problem statuses]. */
+const KEY_ROUTES: Array<[string, string, string, string, string[]]> = [
+  ['get', '/api/v2/api-keys', 'List API keys', 'API keys', ['400', '401', '403']],
+  ['post', '/api/v2/api-keys', 'Create an API key (admin)', 'API keys', ['400', '401', '403', '409']],
+  ['get', '/api/v2/api-keys/{id}', 'Get an API key by id', 'API keys', ['400', '401', '403', '404']],
+  ['delete', '/api/v2/api-keys/{id}', 'Revoke an API key by id', 'API keys', ['400', '401', '403', '404', '409']],
+  ['post', '/api/v2/sites', 'Create a site (admin)', 'Admin: sites', ['400', '401', '403', '409']],
+  ['get', '/api/v2/sites', 'List sites (admin)', 'Admin: sites', ['400', '401']],
+  ['get', '/api/v2/sites/{siteName}', 'Get a site (admin)', 'Admin: sites', ['401', '404']],
+  ['delete', '/api/v2/account', 'Delete the account', 'Account', ['401', '403']],
+  ['get', '/api/v2/account/deletion', 'Get deletion status', 'Account', ['401', '403', '404']],
+  ['delete', '/api/v2/account/deletion', 'Cancel a scheduled deletion (admin)', 'Account', ['401', '403', '404', '409']],
+  ['get', '/api/v2/account/deletion-preview', 'Get deletion preview', 'Account', ['401', '403']],
+];
+
+describe('health and API docs', () => {
+  let t: TestApp;
+  let doc: OpenApiDocument;
+
+  beforeAll(async () => {
+    t = await startApp();
+    const res = await request(t.server).get('/docs/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    doc = res.body;
+  });
+  afterAll(() => t.close());
+
+  describe('health', () => {
+    it('GET /health answers ok without a credential', async () => {
+      const res = await request(t.server).get('/health');
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ status: 'ok' });
+    });
+
+    it('GET /health/ready checks the database', async () => {
+      const res = await request(t.server).get('/health/ready');
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ status: 'ok', database: 'up' });
+    });
+
+    it('health checks are not rate limited', async () => {
+      const before: Array<{ n: number }> = await t.db.query('SELECT count(*)::int AS n FROM rate_limits');
+      for (let i = 0; i < 3; i++) expect((await request(t.server).get('/health')).status).toBe(200);
+      expect(await t.db.query('SELECT count(*)::int AS n FROM rate_limits')).toEqual(before);
+    });
+  });
+
+  describe('/docs', () => {
+    it('serves the Swagger UI page and its assets', async () => {
+      const res = await request(t.server).get('/docs');
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+      expect(res.text).toContain('<title>Sitebase API</title>');
+      expect(res.text).toContain('<div id="swagger-ui"></div>');
+      // The page's CSP (script-src 'self') allows no inline script: every script is a file.
+      expect(res.text).not.toMatch(/<script>(?!\s*<\/script>)|<script(?![^>]*\bsrc=)[^>]*>/);
+      for (const asset of ['swagger-ui-bundle.js', 'swagger-ui-init.js', 'swagger-ui.css']) {
+        expect(res.text).toContain(`./docs/${asset}`);
+        expect((await request(t.server).get(`/docs/${asset}`)).status).toBe(200);
+      }
+    });
+
+    it('describes the API and its two key schemes', () => {
+      expect(doc.openapi).toMatch(/^3\./);
+      expect(doc.info).toEqual(expect.objectContaining({ title: 'Sitebase API', version: '2.0' }));
+      expect(doc.components.securitySchemes).toEqual({
+        apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Secret API key (sb_live_…)' },
+        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'API key', description: 'Secret API key as a bearer token (v2)' },
+        session: { type: 'http', scheme: 'bearer', bearerFormat: 'opaque token', description: 'Site-user session token from verify-otp' },
+      });
+    });
+
+    it('lists the tags', () => {
+      expect(doc.tags.map((tag) => tag.name)).toEqual([
+        'API keys', 'Account', 'Admin: sites', 'Newsletter', 'Site users', 'Media', 'Content', 'Email', 'Collections',
+        'Orders', 'Categories', 'Products', 'Contacts', 'Webhooks', 'v1 legacy', 'Health',
+      ]);
+      for (const tag of doc.tags) expect(tag.description).toEqual(expect.any(String));
+      // Every operation uses a declared tag.
+      const declared = new Set(doc.tags.map((tag) => tag.name));
+      for (const [path, ops] of Object.entries(doc.paths)) {
+        for (const [method, op] of Object.entries(ops)) {
+          expect({ op: `${method} ${path}`, tags: (op.tags ?? []).filter((tag) => !declared.has(tag)) }).toEqual({ op: `${method} ${path}`, tags: [] });
+        }
+      }
+    });
+
+    it('has the ProblemDto schema', () => {
+      expect(doc.components.schemas.ProblemDto).toEqual({
+        type: 'object',
+        properties: {
+          type: { type: 'string', example: '/problems/validation-failed' },
+          title: { type: 'string', example: 'Validation failed' },
+          status: { type: 'number', example: 400 },
+          detail: { type: 'string', example: '1 field is invalid' },
+          code: { type: 'string', example: 'validation_failed' },
+          errors: { type: 'array', items: { $ref: '#/components/schemas/FieldErrorDto' } },
+          requestId: { type: 'string', example: 'b3f0c2a4-8d1e-4f1a-9c55-0d8b1c1f2e77' },
+        },
+        required: ['type', 'title', 'status', 'code'],
+      });
+      expect(doc.components.schemas.FieldErrorDto).toEqual({
+        type: 'object',
+        properties: { path: { type: 'string', example: 'email' }, message: { type: 'string', example: 'must be an email' } },
+        required: ['path', 'message'],
+      });
+    });
+
+    it.each(KEY_ROUTES)('%s %s: summary, tag, key security and problem responses', (method, path, summary, tag, problems) => {
+      const op = doc.paths[path]?.[method];
+      expect(op).toBeDefined();
+      expect({ summary: op.summary, tags: op.tags, security: op.security }).toEqual({ summary, tags: [tag], security: KEY_SECURITY });
+      const documented = Object.keys(op.responses).filter((status) => Number(status) >= 400).sort();
+      expect(documented).toEqual(problems);
+      for (const status of problems) {
+        expect(op.responses[status].content).toEqual({ 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDto' } } });
+      }
+    });
+
+    it('health routes are documented as public', () => {
+      expect(doc.paths['/health'].get).toEqual(expect.objectContaining({ summary: 'Liveness: the process answers', tags: ['Health'] }));
+      expect(doc.paths['/health/ready'].get).toEqual(expect.objectContaining({ summary: 'Readiness: the database answers', tags: ['Health'] }));
+      expect(doc.paths['/health'].get.security).toBeUndefined();
+      expect(doc.paths['/health/ready'].get.security).toBeUndefined();
+    });
+
+    it('every operation has a summary', () => {
+      const missing = Object.entries(doc.paths).flatMap(([path, ops]) =>
+        Object.entries(ops).filter(([, op]) => !op.summary).map(([method]) => `${method.toUpperCase()} ${path}`));
+      expect(missing).toEqual([]);
+    });
+  });
+});
