@@ -3,8 +3,14 @@ import {
   IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, Min, ValidateIf, validateSync,
 } from 'class-validator';
 
-const toBool = ({ value }: { value: unknown }) =>
-  typeof value === 'string' ? ['1', 'true', 'yes', 'on'].includes(value.toLowerCase()) : value;
+const TRUE_WORDS = ['1', 'true', 'yes', 'on'];
+const FALSE_WORDS = ['0', 'false', 'no', 'off'];
+/** Anything else is left as is, so @IsBoolean rejects it: a typo must not switch a feature off. */
+const toBool = ({ value }: { value: unknown }) => {
+  if (typeof value !== 'string') return value;
+  const word = value.trim().toLowerCase();
+  return TRUE_WORDS.includes(word) ? true : FALSE_WORDS.includes(word) ? false : value;
+};
 const toInt = ({ value }: { value: unknown }) =>
   typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
 /** "150,600,1200" -> [150, 600, 1200]; "none" -> []. */
