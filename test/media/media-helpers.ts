@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
 import sharp from 'sharp';
-import type { Response } from 'supertest';
+import type { Test } from 'supertest';
+
+type NodeParser = Exclude<Parameters<Test['parse']>[0], (str: string) => unknown>;
 
 export const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 
@@ -80,17 +82,13 @@ export function makePngHeader(width: number, height: number): Buffer {
 }
 
 /** supertest: read any body as bytes. */
-export function binary(res: NodeJS.ReadableStream & { setEncoding(e: string): void }, done: (err: Error | null, body: Buffer) => void): void {
+export const binary: NodeParser = (res, done) => {
   const chunks: Buffer[] = [];
   res.on('data', (c: Buffer) => chunks.push(c));
   res.on('end', () => done(null, Buffer.concat(chunks)));
-}
+};
 
 /** The path part of a link, for requests against the test server. */
 export function pathOf(link: string): string {
   return new URL(link).pathname;
-}
-
-export function bodyOf(res: Response): Buffer {
-  return res.body as Buffer;
 }

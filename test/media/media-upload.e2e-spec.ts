@@ -4,6 +4,7 @@ import sharp from 'sharp';
 import request from 'supertest';
 import { OutboxEventEntity } from '../../src/common/outbox/outbox-event.entity';
 import { MediaItemEntity } from '../../src/media/entities/media-item.entity';
+import { MediaService } from '../../src/media/media.service';
 import { startApp, TestApp } from '../support/app';
 import { expectProblem } from '../support/problem';
 import { createTenant, Tenant } from '../support/tenant';
@@ -72,7 +73,7 @@ describe('POST /api/v2/sites/:siteName/media (uploads)', () => {
     const small = await fetchFile(res.body.thumbnails[0].link);
     expect(await sharp(small.body as Buffer).metadata()).toEqual(expect.objectContaining({ format: 'png', width: 150, height: 84 }));
     // The thumbnail row points at its original (§2.2 attachment_id / original_url).
-    const [view] = await t.app.get((await import('../../src/media/media.service')).MediaService).viewsByIds(
+    const [view] = await t.app.get(MediaService).viewsByIds(
       { id: a.siteId, name: a.siteName, accountId: a.accountId }, [res.body.thumbnails[0].id],
     );
     expect(view).toEqual(expect.objectContaining({ attachmentId: id, originalUrl: link, isThumbnail: true, isOriginal: false }));
