@@ -75,7 +75,7 @@ describe('first start on an empty database (BOOTSTRAP_ENABLED=true)', () => {
     const printed = write.mock.calls.map(([chunk]) => String(chunk)).join('');
     write.mockRestore();
 
-    const found = printed.match(/sb_live_[A-Za-z0-9]+/g) ?? [];
+    const found: string[] = printed.match(/sb_live_[A-Za-z0-9]+/g) ?? [];
     expect(found).toHaveLength(1);
     const [key] = found;
     expect(key).toMatch(/^sb_live_[A-Za-z0-9]{40}$/);
