@@ -173,6 +173,18 @@ describe('/api/v2/account (deletion)', () => {
       expect((await deletions(x)).map((d) => d.status)).toEqual(['canceled', 'scheduled']);
     });
 
+    it('once the purge has started it is a 409 deletion_in_progress, and nothing changes', async () => {
+      const x = await createTenant(t);
+      const scheduled = await schedule(x);
+      await t.db.query("UPDATE account_deletions SET status = 'purging' WHERE id = $1", [scheduled.body.id]);
+      const before = await deletions(x);
+      const res = await x.api.delete('/api/v2/account/deletion');
+      expectExactProblem(res, 409, 'deletion_in_progress', 'Conflict', 'The purge has started and can no longer be canceled');
+      expect(await deletions(x)).toEqual(before);
+      expect(await accountStatus(x)).toBe('deletion_scheduled');
+      expect(await events(x, 'account.deletion_canceled')).toEqual([]);
+    });
+
     it('with nothing scheduled is a 404', async () => {
       const x = await createTenant(t);
       const res = await x.api.delete('/api/v2/account/deletion');

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import request from 'supertest';
 import { ApiKeyEntity } from '../../src/api-keys/entities/api-key.entity';
+import { idempotencyKeyHash } from '../../src/common/idempotency/sealed-response';
 import { OutboxEventEntity } from '../../src/common/outbox/outbox-event.entity';
 import { startApp, TestApp } from '../support/app';
 import { createTenant, Tenant, uniqueName } from '../support/tenant';
@@ -256,6 +257,30 @@ describe('/api/v2/api-keys', () => {
       expect(ry.headers['idempotent-replayed']).toBeUndefined();
       expect(ry.body.id).not.toBe(rx.body.id);
       expect(await keys().countBy({ accountId: y.accountId, name: 'shared' })).toBe(1);
+    });
+
+    it('a request still in progress with the same key is a 409 idempotency_request_in_progress', async () => {
+      const x = await createTenant(t);
+      const idem = uniqueName('idem');
+      const first = await x.api.post('/api/v2/api-keys').set('Idempotency-Key', idem).send({ name: 'slow' });
+      expect(first.status).toBe(201);
+      // As if the first request had not finished yet.
+      await t.db.query("UPDATE idempotency_keys SET state = 'processing', response_body = NULL WHERE scope = $1 AND key = $2",
+        [`account:${x.accountId}`, idempotencyKeyHash(`account:${x.accountId}`, idem)]);
+      const res = await x.api.post('/api/v2/api-keys').set('Idempotency-Key', idem).send({ name: 'slow' });
+      expectExactProblem(res, 409, 'idempotency_request_in_progress', 'Conflict', 'A request with this Idempotency-Key is still being processed');
+      expect(await keys().countBy({ accountId: x.accountId, name: 'slow' })).toBe(1);
+    });
+
+    it('a key older than IDEMPOTENCY_TTL_SECONDS is free again', async () => {
+      const x = await createTenant(t);
+      const idem = uniqueName('idem');
+      expect((await x.api.post('/api/v2/api-keys').set('Idempotency-Key', idem).send({ name: 'old' })).status).toBe(201);
+      await t.db.query("UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE scope = $1", [`account:${x.accountId}`]);
+      const res = await x.api.post('/api/v2/api-keys').set('Idempotency-Key', idem).send({ name: 'new' });
+      expect(res.status).toBe(201);
+      expect(res.headers['idempotent-replayed']).toBeUndefined();
+      expect(await keys().countBy({ accountId: x.accountId, name: 'new' })).toBe(1);
     });
 
     it('a 256-character key is a 400', async () => {
