@@ -8,6 +8,7 @@ import { ContentWriter } from './content-writer';
 import { ContentController } from './content.controller';
 import { ContentRepository } from './content.repository';
 import { ContentService } from './content.service';
+import { PagesService } from './pages.service';
 import { ContentItemEntity } from './entities/content-item.entity';
 import { ContentRevisionEntity } from './entities/content-revision.entity';
 import { RevisionsController } from './revisions.controller';
@@ -16,7 +17,7 @@ import { RevisionsService } from './revisions.service';
 @Module({
   imports: [TypeOrmModule.forFeature([ContentItemEntity, ContentRevisionEntity]), AccountModule, MediaModule],
   controllers: [ContentController, RevisionsController],
-  providers: [ContentService, RevisionsService, ContentRepository, ContentWriter, ContentPublishJob, ContentDataOwner],
-  exports: [ContentService],
+  providers: [ContentService, RevisionsService, PagesService, ContentRepository, ContentWriter, ContentPublishJob, ContentDataOwner],
+  exports: [ContentService, PagesService],
 })
 export class ContentModule {}

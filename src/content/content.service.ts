@@ -19,6 +19,8 @@ export interface UpdateOptions {
   ifMatch?: string;
   /** v1 `replace_attachments: false`: add the given attachments to the current ones. */
   appendAttachments?: boolean;
+  /** The body field named by a 400 about attachments (v1 says `attachment_ids`). */
+  attachmentsPath?: string;
 }
 
 /** Only a secret key of the site sees drafts (API.md §2); anyone else sees what is published. */
@@ -50,7 +52,7 @@ export class ContentService {
     return findInSiteOrFail(em, ContentItemEntity, site, id, 'Content');
   }
 
-  create(site: SiteContext, principal: Principal, dto: CreateContentDto): Promise<ContentItemEntity> {
+  create(site: SiteContext, principal: Principal, dto: CreateContentDto, options: Pick<UpdateOptions, 'attachmentsPath'> = {}): Promise<ContentItemEntity> {
     return this.dataSource.transaction(async (em) => {
       const type = dto.type ?? 'post';
       const lifecycle = nextLifecycle(NEW_ITEM, dto, new Date());
@@ -72,7 +74,7 @@ export class ContentService {
         thumbnail: dto.thumbnail ?? '',
         description: dto.description ?? '',
         customFields: dto.customFields ?? {},
-        attachmentIds: await this.writer.attachments(em, site, dto.attachmentIds ?? []),
+        attachmentIds: await this.writer.attachments(em, site, dto.attachmentIds ?? [], { field: options.attachmentsPath }),
         version: 0,
       });
       return this.writer.commit(em, site, item, { action: 'created', actor: actorOf(principal), before: null });
@@ -91,7 +93,7 @@ export class ContentService {
       }
       if (dto.attachmentIds !== undefined) {
         const ids = options.appendAttachments ? [...new Set([...item.attachmentIds, ...dto.attachmentIds])] : dto.attachmentIds;
-        item.attachmentIds = await this.writer.attachments(em, site, ids);
+        item.attachmentIds = await this.writer.attachments(em, site, ids, { field: options.attachmentsPath });
       }
       Object.assign(item, definedFields(dto), {
         status: lifecycle.status, publishAt: lifecycle.publishAt, publishedAt: lifecycle.publishedAt,

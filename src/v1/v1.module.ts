@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
+import { ContentModule } from '../content/content.module';
 import { MediaModule } from '../media/media.module';
 import { V1MediaController } from './v1-media.controller';
+import { V1PagesController } from './v1-pages.controller';
 import { V1ProjectMediaController } from './v1-project-media.controller';
 
 /**
@@ -10,7 +12,7 @@ import { V1ProjectMediaController } from './v1-project-media.controller';
  * Each resource adds its controller here and imports the module whose service it adapts.
  */
 @Module({
-  imports: [MediaModule],
-  controllers: [V1MediaController, V1ProjectMediaController],
+  imports: [MediaModule, ContentModule],
+  controllers: [V1MediaController, V1ProjectMediaController, V1PagesController],
 })
 export class V1Module {}

@@ -1,0 +1,206 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import {
+  ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsDate, IsIn, IsInt, IsNotEmpty, IsObject, IsString, Matches, Max, MaxLength,
+  Min, ValidateNested,
+} from 'class-validator';
+import { SITE_NAME_PATTERN } from '../../common/auth/principal';
+import { FieldError, ValidationProblem } from '../../common/errors/problems';
+import { slugPart } from '../../content/content-slug';
+import { CONTENT_STATUSES, ContentStatus } from '../../content/content-status';
+import { AuthorDto, CONTENT_TYPE_PATTERN, CreateContentDto, OptionalNotNull, UpdateContentDto } from '../../content/dto/content.dto';
+import type { PageView } from '../../content/pages.service';
+import { toV1MediaItem, V1MediaItemDto } from './v1-media.dto';
+
+const TYPE_MESSAGE = 'must be 1-40 lower-case letters, digits, - or _, starting with a letter';
+const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /^-?\d{1,16}$/.test(value) ? Number(value) : value);
+
+/** The body fields both forms share (INTERFACE.md §2.1), in both namings. */
+class V1PageFieldsDto {
+  @ApiPropertyOptional({ example: 'About us' }) @OptionalNotNull() @IsString() @IsNotEmpty() @MaxLength(500) title?: string;
+  @ApiPropertyOptional({ example: 'About us', description: 'Older name of title' }) @OptionalNotNull() @IsString() @IsNotEmpty() @MaxLength(500) post_title?: string;
+  @ApiPropertyOptional({ example: '<p>Hello</p>' }) @OptionalNotNull() @IsString() @MaxLength(1_000_000) content?: string;
+  @ApiPropertyOptional({ description: 'Older name of content' }) @OptionalNotNull() @IsString() @MaxLength(1_000_000) post_content?: string;
+  @ApiPropertyOptional({ example: 'A short summary' }) @OptionalNotNull() @IsString() @MaxLength(5000) excerpt?: string;
+  @ApiPropertyOptional({ description: 'Older name of excerpt' }) @OptionalNotNull() @IsString() @MaxLength(5000) post_excerpt?: string;
+  @ApiPropertyOptional({ example: 'post' }) @OptionalNotNull() @IsString() @Matches(CONTENT_TYPE_PATTERN, { message: TYPE_MESSAGE }) page_type?: string;
+  @ApiPropertyOptional({ description: 'Older name of page_type' }) @OptionalNotNull() @IsString() @Matches(CONTENT_TYPE_PATTERN, { message: TYPE_MESSAGE }) post_type?: string;
+  @ApiPropertyOptional({ enum: CONTENT_STATUSES, description: '`scheduled` needs a future date' }) @OptionalNotNull() @IsIn(CONTENT_STATUSES) page_status?: ContentStatus;
+  @ApiPropertyOptional({ enum: CONTENT_STATUSES, description: 'Older name of page_status' }) @OptionalNotNull() @IsIn(CONTENT_STATUSES) post_status?: ContentStatus;
+  @ApiPropertyOptional({ example: '2024-01-01T09:00:00.000Z', description: 'Publication date; future only with page_status scheduled' })
+  @OptionalNotNull() @Type(() => Date) @IsDate()
+  date?: Date;
+  @ApiPropertyOptional({ description: 'Older name of date' }) @OptionalNotNull() @Type(() => Date) @IsDate() post_date?: Date;
+
+  @ApiPropertyOptional({ example: 'news', description: 'Put in front of the slug with a dash' }) @OptionalNotNull() @IsString() @MaxLength(60) slug_prefix?: string;
+  @ApiPropertyOptional({ type: [String] })
+  @OptionalNotNull() @IsArray() @ArrayMaxSize(100) @ArrayUnique() @IsString({ each: true }) @IsNotEmpty({ each: true }) @MaxLength(100, { each: true })
+  tags?: string[];
+  @ApiPropertyOptional({ type: [String] })
+  @OptionalNotNull() @IsArray() @ArrayMaxSize(100) @ArrayUnique() @IsString({ each: true }) @IsNotEmpty({ each: true }) @MaxLength(100, { each: true })
+  categories?: string[];
+  @ApiPropertyOptional({ type: [AuthorDto] })
+  @OptionalNotNull() @IsArray() @ArrayMaxSize(20) @ValidateNested({ each: true }) @Type(() => AuthorDto)
+  author?: AuthorDto[];
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Custom fields' }) @OptionalNotNull() @IsObject() custom?: Record<string, unknown>;
+  @ApiPropertyOptional() @OptionalNotNull() @IsString() @MaxLength(200) template?: string;
+  @ApiPropertyOptional() @OptionalNotNull() @IsString() @MaxLength(2048) thumbnail?: string;
+  @ApiPropertyOptional() @OptionalNotNull() @IsString() @MaxLength(5000) description?: string;
+  @ApiPropertyOptional({ type: [Number], description: 'Media ids of the site' })
+  @OptionalNotNull() @IsArray() @ArrayMaxSize(100) @ArrayUnique()
+  @IsInt({ each: true }) @Min(1, { each: true }) @Max(Number.MAX_SAFE_INTEGER, { each: true })
+  attachment_ids?: number[];
+  @ApiPropertyOptional({ default: false, description: 'On edit: true replaces the attachments, false adds to them' })
+  @OptionalNotNull() @IsBoolean()
+  replace_attachments?: boolean;
+}
+
+/** Create body: title, content and page_type are required, in either naming. */
+export class V1CreatePageDto extends V1PageFieldsDto {
+  @ApiPropertyOptional({ example: 'about-us', description: 'Normalised to lower-case words; generated from the title when absent' })
+  @OptionalNotNull() @IsString() @MaxLength(200)
+  slug?: string;
+}
+
+/** Edit body: every field optional; the slug is not editable in v1 (INTERFACE.md §2.1). */
+export class V1UpdatePageDto extends V1PageFieldsDto {}
+
+export class V1PageResponseDto {
+  @ApiProperty({ example: 1 }) page_id: number;
+  @ApiProperty({ example: 'About us' }) title: string;
+  @ApiProperty({ example: '<p>Hello</p>' }) content: string;
+  @ApiProperty({ example: '' }) post_excerpt: string;
+  @ApiProperty({ example: 'about-us' }) slug: string;
+  @ApiProperty({ example: 'post' }) page_type: string;
+  @ApiProperty({ enum: CONTENT_STATUSES }) page_status: ContentStatus;
+  @ApiProperty({ example: '2026-01-01T00:00:00.000Z', description: 'Publication date (scheduled date; creation date for drafts)' }) date: string;
+  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) page_modified: string;
+  @ApiProperty({ type: [String] }) tags: string[];
+  @ApiProperty({ type: [String] }) categories: string[];
+  @ApiProperty({ type: [AuthorDto] }) author: AuthorDto[];
+  @ApiProperty({ example: '' }) template: string;
+  @ApiProperty({ example: '' }) thumbnail: string;
+  @ApiProperty({ example: '' }) description: string;
+  @ApiProperty({ type: [V1MediaItemDto] }) media: V1MediaItemDto[];
+}
+
+export class V1PageListDto {
+  @ApiProperty({ type: [V1PageResponseDto] }) data: V1PageResponseDto[];
+  @ApiProperty({ example: 57 }) total: number;
+  @ApiProperty({ example: 20 }) limit: number;
+  @ApiProperty({ example: 0 }) offset: number;
+}
+
+export class V1PageDeletedDto {
+  @ApiProperty({ example: true }) deleted: true;
+  @ApiProperty({ example: 1 }) page_id: number;
+}
+
+export class V1PageParamDto {
+  @ApiProperty({ example: 'demo' }) @IsString() @Matches(SITE_NAME_PATTERN, { message: 'is not a valid site name' }) site_name: string;
+  @ApiProperty({ example: 'about-us', description: 'A page id, a slug, or `all`' }) @IsString() @MaxLength(200) page: string;
+}
+
+export class V1PageIdParamDto {
+  @ApiProperty({ example: 'demo' }) @IsString() @Matches(SITE_NAME_PATTERN, { message: 'is not a valid site name' }) site_name: string;
+  @ApiProperty({ example: 1 }) @Type(() => Number) @IsInt({ message: 'must be a positive integer' }) @Min(1) @Max(Number.MAX_SAFE_INTEGER) page_id: number;
+}
+
+export class V1PageListParamsDto {
+  @ApiProperty({ example: 'demo' }) @IsString() @Matches(SITE_NAME_PATTERN, { message: 'is not a valid site name' }) site_name: string;
+  @ApiProperty({ minimum: 1, maximum: 100, example: 20 })
+  @Transform(toInt) @IsInt({ message: 'must be an integer from 1 to 100' }) @Min(1) @Max(100)
+  limit: number;
+  @ApiProperty({ minimum: 0, example: 0 })
+  @Transform(toInt) @IsInt({ message: 'must be a non-negative integer' }) @Min(0) @Max(Number.MAX_SAFE_INTEGER)
+  offset: number;
+}
+
+export function toV1Page({ item, media }: PageView): V1PageResponseDto {
+  return {
+    page_id: item.id,
+    title: item.title,
+    content: item.content,
+    post_excerpt: item.excerpt,
+    slug: item.slug,
+    page_type: item.type,
+    page_status: item.status,
+    date: (item.publishedAt ?? item.publishAt ?? item.createdAt).toISOString(),
+    page_modified: item.updatedAt.toISOString(),
+    tags: item.tags,
+    categories: item.categories,
+    author: item.authors.map((a) => ({ id: a.id, name: a.name })),
+    template: item.template,
+    thumbnail: item.thumbnail,
+    description: item.description,
+    media: media.map(toV1MediaItem),
+  };
+}
+
+/** The same field under its current and older name: either, or both when they agree. */
+function pick<T>(errors: FieldError[], body: object, current: string, older: string): T | undefined {
+  const b = body as Record<string, T | undefined>;
+  const [a, o] = [b[current], b[older]];
+  if (a !== undefined && o !== undefined && JSON.stringify(a) !== JSON.stringify(o)) {
+    errors.push({ path: older, message: `conflicts with ${current}` });
+  }
+  return a ?? o;
+}
+
+/**
+ * A v1 body as the content service's input (API.md §10): older names are aliases, `date` is the
+ * publication date (the schedule with page_status `scheduled`), `custom` the custom fields,
+ * `author` the authors. Slugs are normalised rather than refused.
+ */
+function toContentInput(body: V1PageFieldsDto & { slug?: string }, required: boolean, now: Date): CreateContentDto & UpdateContentDto {
+  const errors: FieldError[] = [];
+  const title = pick<string>(errors, body, 'title', 'post_title');
+  const content = pick<string>(errors, body, 'content', 'post_content');
+  const type = pick<string>(errors, body, 'page_type', 'post_type');
+  const excerpt = pick<string>(errors, body, 'excerpt', 'post_excerpt');
+  const status = pick<ContentStatus>(errors, body, 'page_status', 'post_status');
+  const date = pick<Date>(errors, body, 'date', 'post_date');
+  if (required) {
+    if (title === undefined) errors.push({ path: 'title', message: 'is required (or post_title)' });
+    if (content === undefined) errors.push({ path: 'content', message: 'is required (or post_content)' });
+    if (type === undefined) errors.push({ path: 'page_type', message: 'is required (or post_type)' });
+  }
+  const schedules = status === 'scheduled';
+  if (schedules && (date === undefined || date.getTime() <= now.getTime())) {
+    errors.push({ path: 'date', message: 'must be a future date to schedule' });
+  } else if (!schedules && date !== undefined && date.getTime() > now.getTime()) {
+    errors.push({ path: 'date', message: 'must not be in the future (use page_status scheduled)' });
+  }
+  const prefix = body.slug_prefix === undefined ? undefined : slugPart(body.slug_prefix, 60);
+  if (body.slug_prefix !== undefined && !prefix) errors.push({ path: 'slug_prefix', message: 'must contain letters or digits' });
+  if (errors.length) throw new ValidationProblem(errors);
+
+  const slug = body.slug === undefined ? undefined : slugPart(body.slug, 200) || undefined;
+  return {
+    title: title as string,
+    content,
+    type,
+    excerpt,
+    status,
+    ...(date ? (schedules ? { publishAt: date } : { publishedAt: date }) : {}),
+    slug,
+    // v1 edits have no slug: a prefix there means "make the slug again from the title, with it".
+    slugPrefix: prefix,
+    tags: body.tags,
+    categories: body.categories,
+    authors: body.author,
+    customFields: body.custom,
+    template: body.template,
+    thumbnail: body.thumbnail,
+    description: body.description,
+    attachmentIds: body.attachment_ids,
+  };
+}
+
+export function toCreateContentInput(body: V1CreatePageDto, now = new Date()): CreateContentDto {
+  return toContentInput(body, true, now);
+}
+
+export function toUpdateContentInput(body: V1UpdatePageDto, now = new Date()): UpdateContentDto {
+  return toContentInput(body, false, now);
+}
