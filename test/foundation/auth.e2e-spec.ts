@@ -98,6 +98,8 @@ describe('authentication and the AuthGuard', () => {
     it('a key of another account on a v1 path is a 404', async () => {
       const res = await request(t.server).get(`/v1/${a.siteName}/probe`).set('x-api-key', b.key);
       expectExactProblem(res, 404, 'site_not_found', 'Not found', SITE_NOT_FOUND);
+      const page = await request(t.server).get(`/v1/${a.siteName}/pages/1`).set('x-api-key', b.key);
+      expectExactProblem(page, 404, 'site_not_found', 'Not found', SITE_NOT_FOUND);
     });
 
     it('a project route resolves the site by organization_id (account) and project_id (site)', async () => {
