@@ -110,6 +110,10 @@ export class MediaService {
       if (changed.length === 0) return;
       // Term changes alone touch no column of the row, so updated_at is set here.
       await em.update(MediaItemEntity, { id }, { ...values, updatedAt: () => 'now()' });
+      // Thumbnails are variants of the same picture: they carry the original's text.
+      if (item.originalId === null && Object.keys(values).length) {
+        await em.update(MediaItemEntity, { siteId: site.id, originalId: id }, { ...values, updatedAt: () => 'now()' });
+      }
       await recordEvent(em, site, MEDIA_UPDATED, { id, fields: changed } satisfies MediaUpdatedPayload);
     });
     return this.get(site, id);

@@ -190,6 +190,10 @@ describe('media library (list, get, PATCH, DELETE, categories, tags)', () => {
         title: 'Harbour', caption: 'Early', description: 'Boats at dawn', altText: 'Boats',
       }));
       expect(await t.db.getRepository(MediaItemCategoryEntity).findBy({ mediaId: id })).toEqual([{ mediaId: id, categoryId: cat.id, siteId: a.siteId }]);
+      // The thumbnail carries the original's text.
+      expect(await t.db.getRepository(MediaItemEntity).findOneByOrFail({ originalId: id })).toEqual(expect.objectContaining({
+        title: 'Harbour', caption: 'Early', description: 'Boats at dawn', altText: 'Boats',
+      }));
       const events = await t.db.getRepository(OutboxEventEntity).findBy({ siteId: a.siteId, name: 'media.updated' });
       expect(events.map((e) => e.payload)).toContainEqual({ id, fields: ['title', 'caption', 'description', 'altText', 'categoryIds', 'tagIds'] });
 

@@ -1,11 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import request from 'supertest';
 import { OutboxEventEntity } from '../../src/common/outbox/outbox-event.entity';
 import { MediaItemEntity } from '../../src/media/entities/media-item.entity';
 import { MediaService } from '../../src/media/media.service';
-import { startApp, TestApp } from '../support/app';
+import { eventually, startApp, TestApp } from '../support/app';
 import { expectProblem } from '../support/problem';
 import { createTenant, Tenant } from '../support/tenant';
 import {
@@ -33,6 +35,11 @@ describe('POST /api/v2/sites/:siteName/media (uploads)', () => {
   const url = () => `/api/v2/sites/${a.siteName}/media`;
   const rows = (siteId: number) => t.db.getRepository(MediaItemEntity).find({ where: { siteId }, order: { id: 'ASC' } });
   const fetchFile = (link: string) => request(t.server).get(pathOf(link)).buffer(true).parse(binary);
+  /** Raw-socket tests need the server on a real port (supertest opens its own otherwise). */
+  const listeningPort = async () => {
+    if (!t.server.listening) await new Promise<void>((resolve) => t.server.listen(0, '127.0.0.1', resolve));
+    return (t.server.address() as AddressInfo).port;
+  };
   const spoolIsEmpty = () => expect(filesUnder(media.dir).filter((f) => f.startsWith('.tmp'))).toEqual([]);
 
   it('stores a PNG with its size and three thumbnails, served back byte for byte', async () => {
@@ -158,6 +165,40 @@ describe('POST /api/v2/sites/:siteName/media (uploads)', () => {
     expect(res.body.detail).toBe(`A file may be at most ${MAX_BYTES} bytes`);
     expect((await rows(a.siteId)).length).toBe(before);
     spoolIsEmpty();
+  });
+
+  it('a body declared far past the limit is refused before it is read, and the connection closed', async () => {
+    const port = await listeningPort();
+    const res = await new Promise<{ status: number; connection?: string; body: string }>((resolve, reject) => {
+      const req = httpRequest({
+        host: '127.0.0.1', port, method: 'POST', path: url(),
+        headers: { 'x-api-key': a.key, 'content-type': 'multipart/form-data; boundary=B', 'content-length': String(500 * 1024 * 1024) },
+      }, (r) => {
+        let body = '';
+        r.on('data', (c) => (body += c));
+        r.on('end', () => resolve({ status: r.statusCode ?? 0, connection: r.headers.connection, body }));
+      });
+      req.on('error', reject);
+      req.write('--B\r\nContent-Disposition: form-data; name="file"; filename="huge.pdf"\r\n\r\n%PDF-1.4\n');
+    });
+    expect([res.status, res.connection, JSON.parse(res.body).code]).toEqual([413, 'close', 'payload_too_large']);
+  });
+
+  it('a client that goes away mid-upload leaves nothing behind', async () => {
+    const port = await listeningPort();
+    const before = (await rows(a.siteId)).length;
+    await new Promise<void>((resolve) => {
+      const req = httpRequest({
+        host: '127.0.0.1', port, method: 'POST', path: url(),
+        headers: { 'x-api-key': a.key, 'content-type': 'multipart/form-data; boundary=B', 'content-length': '200000' },
+      });
+      req.on('error', () => resolve());
+      req.write(`--B\r\nContent-Disposition: form-data; name="file"; filename="cut.pdf"\r\n\r\n%PDF-1.4\n${'x'.repeat(50000)}`);
+      setTimeout(() => req.destroy(), 100);
+      setTimeout(resolve, 300);
+    });
+    await eventually(async () => (filesUnder(media.dir).some((f) => f.startsWith('.tmp')) ? undefined : true), 5000);
+    expect((await rows(a.siteId)).length).toBe(before);
   });
 
   it('a file named ../../etc/passwd is stored under a generated key inside the media folder', async () => {

@@ -31,12 +31,12 @@ export class LocalMediaStorage extends MediaStorage {
   }
 
   async read(key: string, range?: ByteRange): Promise<ObjectRead | null> {
-    const size = await this.stat(key);
+    const size = await this.sizeOf(key);
     if (size === null) return null;
     return { body: createReadStream(this.pathOf(key), range ? { start: range.start, end: range.end } : {}), size };
   }
 
-  async stat(key: string): Promise<number | null> {
+  private async sizeOf(key: string): Promise<number | null> {
     try {
       const s = await stat(this.pathOf(key));
       return s.isFile() ? s.size : null;

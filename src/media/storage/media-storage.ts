@@ -29,8 +29,6 @@ export abstract class MediaStorage {
   abstract putBuffer(key: string, data: Buffer, meta: ObjectMeta): Promise<void>;
   /** Opens an object for reading (a byte range of it when given); null when it does not exist. */
   abstract read(key: string, range?: ByteRange): Promise<ObjectRead | null>;
-  /** Size of the object, or null when it does not exist. */
-  abstract stat(key: string): Promise<number | null>;
   /** Removes objects; missing ones are not an error, so a retry is harmless. */
   abstract delete(keys: string[]): Promise<void>;
   /** Public URL of the object outside the app (a bucket or CDN), or null when the app serves it. */

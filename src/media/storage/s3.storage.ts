@@ -1,5 +1,5 @@
 import {
-  DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, NoSuchKey, NotFound, PutObjectCommand, S3Client, S3ServiceException,
+  DeleteObjectsCommand, GetObjectCommand, NoSuchKey, NotFound, PutObjectCommand, S3Client, S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
@@ -66,17 +66,6 @@ export class S3MediaStorage extends MediaStorage {
       }));
       const total = out.ContentRange ? Number(out.ContentRange.split('/')[1]) : Number(out.ContentLength ?? 0);
       return { body: out.Body as Readable, size: total };
-    } catch (err) {
-      if (isMissing(err)) return null;
-      throw err;
-    }
-  }
-
-  async stat(key: string): Promise<number | null> {
-    assertStorageKey(key);
-    try {
-      const out = await this.client.send(new HeadObjectCommand({ Bucket: this.options.bucket, Key: key }));
-      return Number(out.ContentLength ?? 0);
     } catch (err) {
       if (isMissing(err)) return null;
       throw err;

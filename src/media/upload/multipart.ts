@@ -53,7 +53,11 @@ export async function readMultipart(req: IncomingMessage, options: MultipartOpti
   // A declared length far past the limit is refused before reading it.
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > options.maxBytes * options.maxFiles + FRAMING_ALLOWANCE) {
-    throw tooLarge(options.maxBytes);
+    // Closing the connection spares reading a body that is refused anyway.
+    throw new Problem({
+      status: 413, code: 'payload_too_large', title: 'Payload too large', detail: `A file may be at most ${options.maxBytes} bytes`,
+      headers: { Connection: 'close' },
+    });
   }
   let parser: busboy.Busboy;
   try {
