@@ -2,6 +2,7 @@ import { DynamicModule, Logger, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
+import { withAdvisoryLock } from './advisory-lock';
 import { buildDataSourceOptions } from './data-source';
 
 /** Any constant works; it keeps two instances from migrating at once. */
@@ -9,16 +10,8 @@ const MIGRATION_LOCK = 7_312_000;
 
 /** Runs pending migrations under an advisory lock, so several instances can start together. */
 export async function runMigrationsLocked(ds: DataSource): Promise<string[]> {
-  const runner = ds.createQueryRunner();
-  await runner.connect();
-  try {
-    await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
-    const done = await ds.runMigrations({ transaction: 'each' });
-    return done.map((m) => m.name);
-  } finally {
-    await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
-    await runner.release();
-  }
+  const done = await withAdvisoryLock(ds, MIGRATION_LOCK, () => ds.runMigrations({ transaction: 'each' }));
+  return done.map((m) => m.name);
 }
 
 @Module({})

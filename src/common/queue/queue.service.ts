@@ -2,6 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy, OnModuleIn
 import PgBoss from 'pg-boss';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
+import { withAdvisoryLock } from '../../database/advisory-lock';
 
 export interface JobOptions {
   retryLimit?: number;
@@ -25,7 +26,10 @@ interface Registration {
   cron?: string;
 }
 
-/** Any constant works; it keeps instances from creating queues at the same time. */
+/**
+ * Any constant works. pg-boss creates a queue with an insert and DDL (a partition of its job
+ * table): two instances creating queues at once deadlock and one fails to start, so they take turns.
+ */
 const QUEUE_SETUP_LOCK = 7_312_002;
 
 const DEFAULTS: Required<JobOptions> = { retryLimit: 5, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 15 * 60 };
@@ -63,12 +67,12 @@ export class QueueService implements OnModuleInit, OnApplicationBootstrap, OnMod
     });
     this.boss.on('error', (err) => this.logger.error({ err }, 'Queue error'));
     const boss = this.boss;
-    await this.withSetupLock(() => boss.start());
+    await withAdvisoryLock(this.dataSource, QUEUE_SETUP_LOCK, () => boss.start());
   }
 
   async onApplicationBootstrap(): Promise<void> {
     const boss = this.requireBoss();
-    await this.withSetupLock(async () => {
+    await withAdvisoryLock(this.dataSource, QUEUE_SETUP_LOCK, async () => {
       for (const [name, reg] of this.registrations) {
         const o = { ...DEFAULTS, ...reg.options };
         await boss.createQueue(name, {
@@ -114,23 +118,6 @@ export class QueueService implements OnModuleInit, OnApplicationBootstrap, OnMod
     // Graceful: stop fetching, let running jobs finish (bounded), then close the pool.
     await this.boss?.stop({ graceful: true, wait: true, timeout: this.config.SHUTDOWN_TIMEOUT_MS });
     this.boss = undefined;
-  }
-
-  /**
-   * pg-boss creates a queue with DML and DDL (a partition of its job table); two instances
-   * creating queues at once deadlock, and one fails to start. A session advisory lock serialises
-   * them, as for migrations.
-   */
-  private async withSetupLock<T>(fn: () => Promise<T>): Promise<T> {
-    const runner = this.dataSource.createQueryRunner();
-    await runner.connect();
-    try {
-      await runner.query('SELECT pg_advisory_lock($1)', [QUEUE_SETUP_LOCK]);
-      return await fn();
-    } finally {
-      await runner.query('SELECT pg_advisory_unlock($1)', [QUEUE_SETUP_LOCK]).catch(() => undefined);
-      await runner.release();
-    }
   }
 
   private requireBoss(): PgBoss {
