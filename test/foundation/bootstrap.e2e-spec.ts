@@ -62,7 +62,8 @@ describe('first start on an empty database (BOOTSTRAP_ENABLED=true)', () => {
     ]);
 
     await Promise.all(started.splice(0).map((t) => t.close()));
-    const again = await start(url, { BOOTSTRAP_API_KEY: `sb_live_${'Q'.repeat(40)}` });
+    // A restart that also checks migrations (all applied already, under their lock).
+    const again = await start(url, { BOOTSTRAP_API_KEY: `sb_live_${'Q'.repeat(40)}`, MIGRATIONS_RUN: 'true' });
     expect(await counts(again)).toEqual({ accounts: 1, sites: 1, api_keys: 1 });
     expect((await request(again.server).get('/api/v2/api-keys').set('x-api-key', key)).status).toBe(200);
     expect((await request(again.server).get('/api/v2/api-keys').set('x-api-key', `sb_live_${'Q'.repeat(40)}`)).status).toBe(401);
