@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ApiKeyAuth, CurrentSite } from '../common/auth/decorators';
 import { ApiProblems } from '../common/errors/api-problems.decorator';
@@ -11,6 +11,7 @@ import { MediaTermsService } from './media-terms.service';
 
 @ApiTags('Media')
 @ApiKeyAuth()
+@ApiParam({ name: 'siteName', example: 'demo' })
 @Controller('api/v2/sites/:siteName/media/categories')
 export class MediaCategoriesController {
   constructor(private readonly terms: MediaTermsService) {}

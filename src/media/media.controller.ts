@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import {
-  ApiBody, ApiConsumes, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags,
+  ApiBody, ApiConsumes, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ApiKeyAuth, CurrentSite } from '../common/auth/decorators';
@@ -15,6 +15,7 @@ import { uploadFormSchema } from './upload/form-fields';
 
 @ApiTags('Media')
 @ApiKeyAuth()
+@ApiParam({ name: 'siteName', example: 'demo' })
 @Controller('api/v2/sites/:siteName/media')
 export class MediaController {
   constructor(private readonly media: MediaService, private readonly uploads: MediaUploadService) {}
