@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
@@ -18,6 +18,8 @@ import {
 } from './upload/images';
 import { AcceptedType, detectType } from './upload/media-types';
 import { readMultipart, removeSpooled, SpooledFile } from './upload/multipart';
+
+const SPOOL_MAX_AGE_MS = 6 * 3600 * 1000;
 
 /** Text a client may send along with a file (already validated by the route's parser). */
 export interface MediaTextInput {
@@ -70,6 +72,20 @@ export class MediaUploadService implements OnModuleInit {
 
   async onModuleInit(): Promise<void> {
     await mkdir(this.tmpDir, { recursive: true });
+    await this.sweepSpool();
+  }
+
+  /**
+   * Spool files normally go when their request ends; a crash can leave some. Old ones are
+   * removed at start (old enough that no instance sharing the folder is still writing them).
+   */
+  private async sweepSpool(): Promise<void> {
+    const cutoff = Date.now() - SPOOL_MAX_AGE_MS;
+    for (const name of await readdir(this.tmpDir)) {
+      const path = join(this.tmpDir, name);
+      const info = await stat(path).catch(() => null);
+      if (info?.isFile() && info.mtimeMs < cutoff) await rm(path, { force: true });
+    }
   }
 
   /** Stores every file of the form (all or none) and returns the new originals. */

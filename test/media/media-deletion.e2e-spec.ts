@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AccountDeletionEntity } from '../../src/account/entities/account-deletion.entity';
 import { MediaItemEntity } from '../../src/media/entities/media-item.entity';
@@ -13,7 +13,15 @@ describe('account deletion covers media rows and stored files', () => {
   let t: TestApp;
   const media = tempMediaDir('deletion');
 
+  const leftovers = { old: join(media.dir, '.tmp', 'crashed-upload'), fresh: join(media.dir, '.tmp', 'in-progress') };
+
   beforeAll(async () => {
+    // What a crashed instance leaves in the spool folder, and what another one is still writing.
+    mkdirSync(join(media.dir, '.tmp'));
+    writeFileSync(leftovers.old, 'x');
+    writeFileSync(leftovers.fresh, 'y');
+    const hoursAgo = (h: number) => new Date(Date.now() - h * 3600 * 1000);
+    utimesSync(leftovers.old, hoursAgo(7), hoursAgo(7));
     t = await startApp({ env: { MEDIA_LOCAL_DIR: media.dir, MEDIA_THUMBNAIL_WIDTHS: '16,32', ACCOUNT_DELETION_GRACE_SECONDS: '0' } });
   });
   afterAll(async () => {
@@ -60,6 +68,10 @@ describe('account deletion covers media rows and stored files', () => {
 
     expect(await t.db.getRepository(MediaItemEntity).countBy({ siteId: other.siteId })).toBe(4);
     for (const k of otherKeys) expect(existsSync(join(media.dir, k))).toBe(true);
+  });
+
+  it('spool files a crash left behind are removed at start; recent ones are left alone', () => {
+    expect([existsSync(leftovers.old), existsSync(leftovers.fresh)]).toEqual([false, true]);
   });
 
   it('the file job removes only keys no row holds, and can run twice', async () => {
