@@ -25,8 +25,11 @@ describe('account deletion covers media rows and stored files', () => {
     t = await startApp({ env: { MEDIA_LOCAL_DIR: media.dir, MEDIA_THUMBNAIL_WIDTHS: '16,32', ACCOUNT_DELETION_GRACE_SECONDS: '0' } });
   });
   afterAll(async () => {
-    await t.close();
-    media.remove();
+    try {
+      await t?.close();
+    } finally {
+      media.remove();
+    }
   });
 
   async function seed(x: Tenant): Promise<string[]> {

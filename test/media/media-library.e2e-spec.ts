@@ -32,8 +32,11 @@ describe('media library (list, get, PATCH, DELETE, categories, tags)', () => {
     ids.other = other.body.id;
   });
   afterAll(async () => {
-    await t.close();
-    media.remove();
+    try {
+      await t?.close();
+    } finally {
+      media.remove();
+    }
   });
 
   const titles = (res: request.Response) => res.body.data.map((m: { title: string; isThumbnail: boolean }) => (m.isThumbnail ? `${m.title} (thumb)` : m.title));

@@ -46,12 +46,15 @@ describe('media on S3-compatible storage', () => {
     a = await createTenant(t);
   });
   afterAll(async () => {
-    await direct?.close();
-    await t?.close();
-    client?.destroy();
-    await s3server?.close();
-    spool.remove();
-    objects.remove();
+    try {
+      await direct?.close();
+      await t?.close();
+      client?.destroy();
+      await s3server?.close();
+    } finally {
+      spool.remove();
+      objects.remove();
+    }
   });
 
   const getObject = async (key: string) => {

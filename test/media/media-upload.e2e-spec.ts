@@ -28,8 +28,11 @@ describe('POST /api/v2/sites/:siteName/media (uploads)', () => {
     [a, b] = await Promise.all([createTenant(t), createTenant(t)]);
   });
   afterAll(async () => {
-    await t.close();
-    media.remove();
+    try {
+      await t?.close();
+    } finally {
+      media.remove();
+    }
   });
 
   const url = () => `/api/v2/sites/${a.siteName}/media`;

@@ -19,8 +19,11 @@ describe('v1 media routes', () => {
     [a, b] = await Promise.all([createTenant(t), createTenant(t)]);
   });
   afterAll(async () => {
-    await t.close();
-    media.remove();
+    try {
+      await t?.close();
+    } finally {
+      media.remove();
+    }
   });
 
   describe('POST /v1/:site_name/media', () => {
