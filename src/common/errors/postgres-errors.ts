@@ -25,6 +25,8 @@ export function problemFromPostgres(err: unknown): Problem | undefined {
     case '22008': // datetime_field_overflow
     case '22023': // invalid_parameter_value
     case '2201B': // invalid_regular_expression
+    case '22021': // character_not_in_repertoire, e.g. a NUL character in a text value
+    case '22P05': // untranslatable_character
       return new BadRequestProblem('invalid_value', 'A value is out of range or malformed');
     default:
       return undefined;
