@@ -7,7 +7,7 @@ import { MediaItemCategoryEntity, MediaItemTagEntity, MediaCategoryEntity } from
 import { startApp, TestApp } from '../support/app';
 import { expectProblem } from '../support/problem';
 import { createTenant, Tenant } from '../support/tenant';
-import { ISO, makePdf, makePng, tempMediaDir } from './media-helpers';
+import { filesUnder, ISO, makePdf, makePng, tempMediaDir } from './media-helpers';
 
 describe('media library (list, get, PATCH, DELETE, categories, tags)', () => {
   let t: TestApp;
@@ -82,6 +82,15 @@ describe('media library (list, get, PATCH, DELETE, categories, tags)', () => {
         expect(res.body.errors.map((e: { path: string }) => e.path)).toEqual([path]);
       }
       expectProblem(await a.api.get(`${base()}?cursor=bm9wZQ`), 400, 'invalid_cursor');
+    });
+
+    it('a NUL character in a search or a name is a 400, not a 500', async () => {
+      expectProblem(await a.api.get(`${base()}?q=%00`), 400, 'invalid_value');
+      expectProblem(await a.api.post(`${base()}/tags`).send({ name: 'a\u0000b', slug: 'nul' }), 400, 'invalid_value');
+      // The row fails after the file was stored: the file goes again.
+      const files = filesUnder(media.dir);
+      expectProblem(await a.api.post(base()).field('title', 'a\u0000b').attach('file', makePdf(), 'nul.pdf'), 400, 'invalid_value');
+      expect(filesUnder(media.dir)).toEqual(files);
     });
 
     it('needs a key and a reachable site', async () => {
