@@ -9,8 +9,12 @@ import { flattenValidationErrors } from '../../common/errors/validation';
  */
 export function parseFormFields<T extends object>(cls: ClassConstructor<T>, raw: Record<string, string>): T {
   const dto = plainToInstance(cls, raw);
-  const errors = validateSync(dto, { whitelist: true, forbidNonWhitelisted: true, validationError: { target: false, value: false } });
-  if (errors.length) throw new ValidationProblem(flattenValidationErrors(errors));
+  const errors = flattenValidationErrors(validateSync(dto, { whitelist: true, forbidNonWhitelisted: true, validationError: { target: false, value: false } }));
+  // class-transformer silently drops names of Object methods (toString, constructor, ...).
+  for (const name of Object.keys(raw)) {
+    if (!Object.hasOwn(dto, name)) errors.push({ path: name, message: 'is not allowed' });
+  }
+  if (errors.length) throw new ValidationProblem(errors);
   return dto;
 }
 

@@ -74,7 +74,7 @@ export async function readMultipart(req: IncomingMessage, options: MultipartOpti
   }
 
   const files: SpooledFile[] = [];
-  const fields: Record<string, string> = {};
+  const fields = new Map<string, string>();
   const writes: Promise<unknown>[] = [];
   const open = new Set<Readable>();
   let problem: Problem | undefined;
@@ -89,7 +89,7 @@ export async function readMultipart(req: IncomingMessage, options: MultipartOpti
       req.unpipe(parser);
       if (problem) for (const s of open) s.destroy();
       await Promise.allSettled(writes);
-      if (!problem) return resolve({ files, fields });
+      if (!problem) return resolve({ files, fields: Object.fromEntries(fields) });
       await removeSpooled(files);
       // Drain what the client still sends, so the problem reaches it instead of a reset.
       req.resume();
@@ -115,8 +115,8 @@ export async function readMultipart(req: IncomingMessage, options: MultipartOpti
     parser.on('field', (name, value, info) => {
       if (options.fileFields.includes(name)) invalid([{ path: name, message: 'must be a file' }]);
       else if (info.valueTruncated) invalid([{ path: name, message: `must be at most ${MAX_FIELD_BYTES} bytes` }]);
-      else if (name in fields) invalid([{ path: name, message: 'is given more than once' }]);
-      else fields[name] = value;
+      else if (fields.has(name)) invalid([{ path: name, message: 'is given more than once' }]);
+      else fields.set(name, value);
     });
     parser.on('filesLimit', () => invalid([{ path: options.fileFields[0], message: `at most ${options.maxFiles} file(s) per request` }]));
     parser.on('fieldsLimit', () => fail(new BadRequestProblem('too_many_parts', 'The form has too many fields')));
