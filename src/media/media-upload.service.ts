@@ -94,13 +94,14 @@ export class MediaUploadService implements OnModuleInit {
       tmpDir: this.tmpDir, maxBytes: this.config.MEDIA_MAX_BYTES, maxFiles: options.maxFiles, fileFields: options.fileFields,
     });
     const stored: StoredFile[] = [];
+    let ids: number[];
     try {
       const text = options.parseFields(form.fields);
       if (form.files.length === 0) throw new ValidationProblem([{ path: options.fileFields[0], message: 'is required' }]);
       const prepared: PreparedFile[] = [];
       for (const file of form.files) prepared.push(await this.prepare(file));
       for (const file of prepared) await this.store(site, file, stored);
-      const ids = await this.dataSource.transaction(async (em) => {
+      ids = await this.dataSource.transaction(async (em) => {
         const out: number[] = [];
         for (const file of stored) {
           const original = await em.save(em.create(MediaItemEntity, {
@@ -112,7 +113,7 @@ export class MediaUploadService implements OnModuleInit {
           const thumbnailIds: number[] = [];
           for (const t of file.thumbnails) {
             const row = await em.save(em.create(MediaItemEntity, {
-              siteId: site.id, originalId: original.id, storageKey: t.key, fileName: file.fileName, contentType: t.contentType,
+              siteId: site.id, originalId: original.id, storageKey: t.key, fileName: variantName(file.fileName, t.width, t.ext), contentType: t.contentType,
               filesize: t.data.length, width: t.width, height: t.height, title: original.title, caption: original.caption,
               description: original.description, altText: original.altText,
             }));
@@ -125,7 +126,6 @@ export class MediaUploadService implements OnModuleInit {
         }
         return out;
       });
-      return await this.media.detailsByIds(site, ids);
     } catch (err) {
       const keys = stored.flatMap((f) => [f.key, ...f.thumbnails.map((t) => t.key)]);
       if (keys.length) await this.storage.delete(keys).catch((e) => this.logger.warn({ err: e, keys }, 'Could not remove files of a failed upload'));
@@ -133,6 +133,7 @@ export class MediaUploadService implements OnModuleInit {
     } finally {
       await removeSpooled(form.files);
     }
+    return this.media.detailsByIds(site, ids);
   }
 
   /** Checks one file before anything is stored: not empty, an accepted type, a sane image. */
@@ -185,4 +186,9 @@ export class MediaUploadService implements OnModuleInit {
       ? { contentType, contentDisposition: `attachment; filename="${fileName.replace(/[^\x20-\x7e]|["\\]/g, '_')}"` }
       : { contentType };
   }
+}
+
+/** `Harbour.JPG` -> `Harbour-150w.jpg`: a thumbnail's name says what it is. */
+function variantName(fileName: string, width: number, ext: string): string {
+  return `${defaultTitle(fileName)}-${width}w.${ext}`;
 }

@@ -71,6 +71,7 @@ describe('POST /api/v2/sites/:siteName/media (uploads)', () => {
       [null, 1600, 900, 'image/png'], [id, 150, 84, 'image/png'], [id, 600, 338, 'image/png'], [id, 1200, 675, 'image/png'],
     ]);
     expect(stored[1].storageKey).toBe(`${key.replace(/\.png$/, '-150w.png')}`);
+    expect(stored.map((r) => r.fileName)).toEqual(['Blue Square.png', 'Blue Square-150w.png', 'Blue Square-600w.png', 'Blue Square-1200w.png']);
 
     const file = await fetchFile(link);
     expect(file.status).toBe(200);

@@ -99,7 +99,7 @@ describe('v1 media routes', () => {
       expect(res.status).toBe(204);
       expect(res.text).toBe('');
       const created = await items().find({ where: { siteId: a.siteId }, order: { id: 'ASC' }, skip: before });
-      expect(created.map((r) => [r.fileName, r.originalId === null])).toEqual([['one.png', true], ['one.png', false], ['two.pdf', true], ['three.pdf', true]]);
+      expect(created.map((r) => [r.fileName, r.originalId === null])).toEqual([['one.png', true], ['one-16w.png', false], ['two.pdf', true], ['three.pdf', true]]);
       for (const r of created) expect(r.storageKey).toMatch(new RegExp(`^sites/${a.siteId}/[0-9a-f]{20}/`));
 
       // Keys of another project, or keys that do not exist, touch nothing.
