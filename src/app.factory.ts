@@ -31,7 +31,13 @@ export async function createApp({ config, extraModules = [] }: CreateAppOptions)
   app.use(
     helmet({
       // Swagger UI loads its own scripts and inline styles from /docs.
-      contentSecurityPolicy: { directives: { 'script-src': ["'self'"], 'style-src': ["'self'", "'unsafe-inline'", 'https:'], 'img-src': ["'self'", 'data:', 'https:'] } },
+      contentSecurityPolicy: {
+        directives: {
+          'script-src': ["'self'"], 'style-src': ["'self'", "'unsafe-inline'", 'https:'], 'img-src': ["'self'", 'data:', 'https:'],
+          // Self-hosted servers often speak plain HTTP on a LAN; upgrading would break /docs there.
+          'upgrade-insecure-requests': null,
+        },
+      },
       crossOriginResourcePolicy: { policy: 'cross-origin' },
     }),
   );

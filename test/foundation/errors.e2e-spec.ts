@@ -95,4 +95,24 @@ describe('RFC 9457 errors for everything a client can send', () => {
     const res = await tenant.api.post('/api/v2/sites').set('content-type', 'application/json; charset=klingon').send('{}');
     expectProblem(res, 415, 'unsupported_media_type');
   });
+
+  it('a /v1 path in any letter case needs x-api-key', async () => {
+    const res = await request(t.server).get(`/V1/${tenant.siteName}/pages/1`);
+    expectProblem(res, 401, 'missing_api_key');
+  });
+
+  it('an empty site restriction is refused rather than making a key that reaches nothing', async () => {
+    const res = await tenant.api.post('/api/v2/api-keys').send({ name: 'nowhere', siteIds: [] });
+    expectProblem(res, 400, 'validation_failed');
+    expect(res.body.errors).toEqual([{ path: 'siteIds', message: 'must name at least one site (omit it for all sites)' }]);
+  });
+
+  it('a key whose account is pending deletion still gets 404 for another account\'s site', async () => {
+    const leaving = await createTenant(t);
+    await leaving.api.delete('/api/v2/account').expect(202);
+    const res = await leaving.api.post(`/api/v2/sites/${tenant.siteName}/media/categories`).send({ name: 'x' });
+    expectProblem(res, 404, 'site_not_found');
+    const own = await leaving.api.post(`/api/v2/sites/${leaving.siteName}/media/categories`).send({ name: 'x' });
+    expectProblem(own, 403, 'account_pending_deletion');
+  });
 });

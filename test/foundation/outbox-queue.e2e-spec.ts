@@ -18,6 +18,8 @@ class QueueProbe implements OnModuleInit {
   readonly dispatched: OutboxEvent[] = [];
   /** Events whose first delivery attempt fails (the subscriber throws once). */
   readonly failFirstDelivery = new Set<string>();
+  /** Events whose every delivery attempt fails. */
+  readonly failAlways = new Set<string>();
   deliveryAttempts = new Map<string, number>();
 
   constructor(private readonly queue: QueueService, private readonly relay: OutboxRelay) {}
@@ -35,6 +37,7 @@ class QueueProbe implements OnModuleInit {
       const attempt = (this.deliveryAttempts.get(tag) ?? 0) + 1;
       this.deliveryAttempts.set(tag, attempt);
       if (attempt === 1 && this.failFirstDelivery.has(tag)) throw new Error('subscriber fails once');
+      if (this.failAlways.has(tag)) throw new Error('subscriber always fails');
       this.dispatched.push(event);
     });
   }
@@ -81,11 +84,12 @@ describe('the outbox and the job queue', () => {
       expect(row).toEqual({
         id: expect.any(Number), accountId: x.accountId, siteId: x.siteId, name: 'probe.happened', payload: { tag: kept },
         createdAt: expect.any(Date), dispatchedAt: expect.any(Date),
+        attempts: 0, nextAttemptAt: null, lastError: null, failedAt: null,
       });
       const delivered = probe.dispatched.filter((e) => e.payload.tag === kept);
       expect(delivered).toEqual([{
         id: row.id, accountId: x.accountId, siteId: x.siteId, name: 'probe.happened', payload: { tag: kept },
-        createdAt: row.createdAt, dispatchedAt: null,
+        createdAt: row.createdAt,
       }]);
       expect(await eventRows(lost)).toEqual([]);
       expect(probe.deliveryAttempts.has(lost)).toBe(false);
@@ -105,6 +109,25 @@ describe('the outbox and the job queue', () => {
       const row = await eventually(() => dispatchedRow(tag));
       expect(probe.deliveryAttempts.get(tag)).toBe(2);
       expect(probe.dispatched.filter((e) => e.payload.tag === tag)).toEqual([expect.objectContaining({ id: row.id })]);
+    });
+
+    it('an event whose subscriber keeps failing does not hold back the events after it', async () => {
+      const bad = uniqueName('bad');
+      const good = uniqueName('good');
+      probe.failAlways.add(bad);
+      await t.db.transaction(async (em) => {
+        await recordEvent(em, { accountId: x.accountId, id: x.siteId }, 'probe.happened', { tag: bad });
+        await recordEvent(em, { accountId: x.accountId, id: x.siteId }, 'probe.happened', { tag: good });
+      });
+      const delivered = await eventually(() => dispatchedRow(good));
+      expect(delivered.name).toBe('probe.happened');
+      const [failing] = await eventRows(bad);
+      expect(failing).toEqual(expect.objectContaining({
+        dispatchedAt: null, failedAt: null, attempts: expect.any(Number), lastError: 'subscriber always fails',
+      }));
+      expect(failing.attempts).toBeGreaterThanOrEqual(1);
+      expect(failing.nextAttemptAt!.getTime()).toBeGreaterThan(Date.now() - 1000);
+      expect(probe.dispatched.some((e) => e.payload.tag === bad)).toBe(false);
     });
 
     it('events nobody subscribes to are still marked dispatched', async () => {

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
-  ArrayMaxSize, ArrayUnique, IsArray, IsDate, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinDate, MinLength,
+  ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsDate, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinDate, MinLength,
 } from 'class-validator';
 import { ApiKeyEntity } from '../entities/api-key.entity';
 
@@ -11,7 +11,7 @@ export class CreateApiKeyDto {
   name: string;
 
   @ApiPropertyOptional({ type: [Number], example: [1], description: 'Restrict the key to these sites of the account (default: all)' })
-  @IsOptional() @IsArray() @ArrayMaxSize(100) @ArrayUnique()
+  @IsOptional() @IsArray() @ArrayMinSize(1, { message: 'must name at least one site (omit it for all sites)' }) @ArrayMaxSize(100) @ArrayUnique()
   @IsInt({ each: true }) @Min(1, { each: true }) @Max(Number.MAX_SAFE_INTEGER, { each: true })
   siteIds?: number[];
 

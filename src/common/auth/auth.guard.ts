@@ -36,9 +36,6 @@ export class AuthGuard implements CanActivate {
       if (flag(ACCOUNT_ADMIN) && principal.siteIds !== null) {
         throw new ForbiddenProblem('key_restricted', 'This key is restricted to some sites and cannot manage the account');
       }
-      if (principal.accountDeletionScheduled && !READ_METHODS.has(req.method) && !flag(ALLOWED_DURING_DELETION)) {
-        throw new ForbiddenProblem('account_pending_deletion', 'The account is scheduled for deletion: it can only read and cancel');
-      }
     }
 
     const site = await this.resolveSite((req.params ?? {}) as Record<string, string>);
@@ -49,6 +46,10 @@ export class AuthGuard implements CanActivate {
       if (!canReach(principal, site)) throw new NotFoundProblem('Site', 'site_not_found');
       req.site = site;
       req.principal = principal;
+    }
+    // After the site check, so another account's site still reads as a 404.
+    if (principal.kind === 'key' && principal.accountDeletionScheduled && !READ_METHODS.has(req.method) && !flag(ALLOWED_DURING_DELETION)) {
+      throw new ForbiddenProblem('account_pending_deletion', 'The account is scheduled for deletion: it can only read and cancel');
     }
     return true;
   }

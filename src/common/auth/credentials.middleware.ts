@@ -19,7 +19,8 @@ export class CredentialsMiddleware implements NestMiddleware {
   }
 
   private async resolve(req: Request): Promise<Principal> {
-    const isV1 = req.path === '/v1' || req.path.startsWith('/v1/');
+    // Routing is case-insensitive, so is this.
+    const isV1 = /^\/v1(\/|$)/i.test(req.path);
     const apiKey = req.header('x-api-key');
     if (apiKey !== undefined) return this.verifyKey(apiKey);
     if (isV1) throw new UnauthorizedProblem('missing_api_key', 'The x-api-key header is required');

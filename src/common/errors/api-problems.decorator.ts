@@ -27,6 +27,7 @@ const DESCRIPTIONS: Record<number, string> = {
   413: 'Body or upload too large',
   415: 'Media type not accepted',
   429: 'Rate limited; see Retry-After',
+  503: 'Not ready: a dependency (the database) does not answer',
 };
 
 /** Documents the problem statuses a route can answer. */

@@ -3,7 +3,7 @@ import { IdColumn, RefColumn } from '../../database/columns';
 
 /** A domain event, written in the same transaction as the change it describes (API.md §6). */
 @Entity('outbox_events')
-@Index('outbox_events_pending_idx', ['id'], { where: 'dispatched_at IS NULL' })
+@Index('outbox_events_pending_idx', ['id'], { where: 'dispatched_at IS NULL AND failed_at IS NULL' })
 @Index('outbox_events_site_id_id_idx', ['siteId', 'id'])
 export class OutboxEventEntity {
   @IdColumn() id: number;
@@ -13,4 +13,11 @@ export class OutboxEventEntity {
   @Column({ type: 'jsonb' }) payload: Record<string, unknown>;
   @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
   @Column({ type: 'timestamptz', nullable: true }) dispatchedAt: Date | null;
+  /** Failed deliveries to subscribers so far; the event is retried with backoff until it gives up. */
+  @Column({ type: 'int', default: 0 }) attempts: number;
+  @Column({ type: 'timestamptz', nullable: true }) nextAttemptAt: Date | null;
+  /** Internal only (operators); never sent to clients. */
+  @Column({ type: 'text', nullable: true }) lastError: string | null;
+  /** Set when the relay gave up after MAX_ATTEMPTS. */
+  @Column({ type: 'timestamptz', nullable: true }) failedAt: Date | null;
 }

@@ -16,6 +16,7 @@ export interface OutboxEvent {
 export type OutboxSubscriber = (em: EntityManager, event: OutboxEvent) => Promise<void>;
 
 const BATCH = 200;
+const MAX_ATTEMPTS = 10;
 
 /**
  * Publishes outbox events to in-process subscribers (webhook fan-out, mail triggers), at least
@@ -56,22 +57,48 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     this.timer = setTimeout(tick, this.config.OUTBOX_POLL_MS);
   }
 
-  /** Dispatches one batch; returns how many events it handled. */
+  /**
+   * Dispatches one batch; returns how many events it handled. Each event runs in a savepoint:
+   * a subscriber that throws rolls back only that event, which is retried with backoff
+   * (2^attempts s, at most an hour) and given up after MAX_ATTEMPTS, so it never holds back
+   * the others.
+   */
   dispatchBatch(): Promise<number> {
     return this.dataSource.transaction(async (em) => {
       const rows = await em
         .createQueryBuilder(OutboxEventEntity, 'e')
-        .where('e.dispatched_at IS NULL')
+        .where('e.dispatched_at IS NULL AND e.failed_at IS NULL')
+        .andWhere('(e.next_attempt_at IS NULL OR e.next_attempt_at <= now())')
         .orderBy('e.id', 'ASC')
         .limit(BATCH)
         .setLock('pessimistic_write')
         .setOnLocked('skip_locked')
         .getMany();
       if (rows.length === 0) return 0;
+      const done: number[] = [];
       for (const row of rows) {
-        for (const s of this.subscribers) if (s.pattern.test(row.name)) await s.fn(em, row);
+        await em.query('SAVEPOINT outbox_event');
+        try {
+          const event: OutboxEvent = {
+            id: row.id, accountId: row.accountId, siteId: row.siteId, name: row.name, payload: row.payload, createdAt: row.createdAt,
+          };
+          for (const s of this.subscribers) if (s.pattern.test(row.name)) await s.fn(em, event);
+          await em.query('RELEASE SAVEPOINT outbox_event');
+          done.push(row.id);
+        } catch (err) {
+          await em.query('ROLLBACK TO SAVEPOINT outbox_event');
+          const attempts = row.attempts + 1;
+          const giveUp = attempts >= MAX_ATTEMPTS;
+          this.logger.warn({ err, eventId: row.id, event: row.name, attempts, giveUp }, 'Outbox subscriber failed');
+          await em.query(
+            `UPDATE outbox_events SET attempts = $2, last_error = $3,
+               next_attempt_at = now() + make_interval(secs => $4), failed_at = CASE WHEN $5 THEN now() END
+             WHERE id = $1`,
+            [row.id, attempts, String((err as Error)?.message ?? err).slice(0, 500), Math.min(3600, 2 ** attempts), giveUp],
+          );
+        }
       }
-      await em.query('UPDATE outbox_events SET dispatched_at = now() WHERE id = ANY($1)', [rows.map((r) => r.id)]);
+      if (done.length) await em.query('UPDATE outbox_events SET dispatched_at = now() WHERE id = ANY($1)', [done]);
       return rows.length;
     });
   }
