@@ -2,7 +2,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import { OutboxEventEntity } from '../../src/common/outbox/outbox-event.entity';
+import { ValidationProblem } from '../../src/common/errors/problems';
 import { MediaItemEntity } from '../../src/media/entities/media-item.entity';
+import { MediaService } from '../../src/media/media.service';
 import { MediaItemCategoryEntity, MediaItemTagEntity, MediaCategoryEntity } from '../../src/media/entities/media-term.entity';
 import { startApp, TestApp } from '../support/app';
 import { expectProblem } from '../support/problem';
@@ -119,6 +121,27 @@ describe('media library (list, get, PATCH, DELETE, categories, tags)', () => {
       const bad = await a.api.get(`${base()}/abc`);
       expectProblem(bad, 400, 'validation_failed');
       expect(bad.body.errors).toEqual([{ path: 'id', message: 'must be a positive integer' }]);
+    });
+  });
+
+  describe('MediaService for other modules', () => {
+    const siteOf = (x: Tenant) => ({ id: x.siteId, name: x.siteName, accountId: x.accountId });
+
+    it('assertAttachable passes for the site\'s media and names each missing id', async () => {
+      const service = t.app.get(MediaService);
+      await expect(service.assertAttachable(t.db.manager, siteOf(a), [ids['menu.pdf'], ids['harbour.png'], ids['menu.pdf']])).resolves.toBeUndefined();
+      await expect(service.assertAttachable(t.db.manager, siteOf(a), [])).resolves.toBeUndefined();
+      const err = await service.assertAttachable(t.db.manager, siteOf(a), [ids['menu.pdf'], ids.other, 999999999], 'attachmentIds').catch((e) => e);
+      expect(err).toBeInstanceOf(ValidationProblem);
+      expect([err.getStatus(), err.errors]).toEqual([400, [
+        { path: 'attachmentIds', message: `media ${ids.other} does not exist in this site` },
+        { path: 'attachmentIds', message: 'media 999999999 does not exist in this site' },
+      ]]);
+    });
+
+    it('viewsByIds keeps the order asked, skipping ids of other sites', async () => {
+      const views = await t.app.get(MediaService).viewsByIds(siteOf(a), [ids['notes.pdf'], ids.other, ids['menu.pdf'], 424242424]);
+      expect(views.map((v) => [v.id, v.fileName, v.siteName])).toEqual([[ids['notes.pdf'], 'notes.pdf', a.siteName], [ids['menu.pdf'], 'menu.pdf', a.siteName]]);
     });
   });
 
