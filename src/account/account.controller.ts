@@ -1,6 +1,6 @@
 import { Controller, Delete, Get, HttpCode } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AccountAdmin, AllowedDuringDeletion, ApiKeyAuth, CurrentKey } from '../common/auth/decorators';
+import { AccountAdmin, AdminRoute, AllowedDuringDeletion, ApiKeyAuth, CurrentKey } from '../common/auth/decorators';
 import { KeyPrincipal } from '../common/auth/principal';
 import { ApiProblems } from '../common/errors/api-problems.decorator';
 import { AccountDeletionService } from './account-deletion.service';
@@ -35,6 +35,7 @@ export class AccountController {
   }
 
   @Delete('deletion')
+  @AdminRoute()
   @AllowedDuringDeletion()
   @ApiOperation({ summary: 'Cancel a scheduled deletion (admin)', description: 'Possible until the purge starts.' })
   @ApiOkResponse({ type: AccountDeletionResponseDto })

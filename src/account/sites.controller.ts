@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { AccountAdmin, ApiKeyAuth, CurrentKey } from '../common/auth/decorators';
+import { AccountAdmin, AdminRoute, ApiKeyAuth, CurrentKey } from '../common/auth/decorators';
 import { KeyPrincipal } from '../common/auth/principal';
 import { ApiProblems } from '../common/errors/api-problems.decorator';
 import { CursorQueryDto, mapPage, Page, PageDto } from '../common/pagination/page';
@@ -11,6 +11,7 @@ import { SitesService } from './sites.service';
 
 /** Admin routes outside the interface (API.md §2): create and list the account's sites. */
 @ApiTags('Admin: sites')
+@AdminRoute()
 @ApiKeyAuth()
 @Controller('api/v2/sites')
 export class SitesController {

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { AccountAdmin, ApiKeyAuth, CurrentKey } from '../common/auth/decorators';
+import { AccountAdmin, AdminRoute, ApiKeyAuth, CurrentKey } from '../common/auth/decorators';
 import { KeyPrincipal } from '../common/auth/principal';
 import { ApiProblems } from '../common/errors/api-problems.decorator';
 import { IdParamDto } from '../common/http/params';
@@ -28,6 +28,7 @@ export class ApiKeysController {
   }
 
   @Post()
+  @AdminRoute()
   @Idempotent()
   @ApiOperation({ summary: 'Create an API key (admin)', description: 'The plaintext key is in this response only.' })
   @ApiCreatedResponse({ type: CreatedApiKeyResponseDto })

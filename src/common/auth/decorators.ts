@@ -1,5 +1,5 @@
 import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
-import { ApiBearerAuth, ApiSecurity } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiExtension, ApiSecurity } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { NotFoundProblem, UnauthorizedProblem } from '../errors/problems';
 import type { SiteContext } from '../tenancy/site-context';
@@ -24,6 +24,12 @@ export const AccountAdmin = () => SetMetadata(ACCOUNT_ADMIN, true);
 
 /** Writes that stay possible while the account's deletion is scheduled (cancelling it). */
 export const AllowedDuringDeletion = () => SetMetadata(ALLOWED_DURING_DELETION, true);
+
+/**
+ * Marks an operator route that is not part of the interface (API.md §2: create keys, sites):
+ * `x-sitebase-admin: true` in the OpenAPI document, so client generators can leave it out.
+ */
+export const AdminRoute = () => ApiExtension('x-sitebase-admin', true);
 
 /** OpenAPI: the secret-key schemes of a route. */
 export const ApiKeyAuth = () => applyDecorators(ApiSecurity('apiKey'), ApiBearerAuth('bearer'));
