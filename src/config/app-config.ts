@@ -77,6 +77,10 @@ export class AppConfig {
   @Transform(toBool) @IsBoolean() S3_FORCE_PATH_STYLE = false;
   /** Public origin of the bucket (CDN); empty: files are streamed through MEDIA_PUBLIC_PATH. */
   @IsString() S3_PUBLIC_URL = '';
+
+  // Content (docs/content.md)
+  /** How long an instance serves anonymous content reads from memory; 0 turns the cache off. */
+  @Transform(toInt) @IsInt() @Min(0) @Max(3_600_000) CONTENT_CACHE_TTL_MS = 5000;
 }
 
 export const CONFIG_KEYS = Object.keys(new AppConfig()).concat('DATABASE_URL', 'BOOTSTRAP_API_KEY');

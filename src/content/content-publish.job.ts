@@ -5,6 +5,7 @@ import { QueueService } from '../common/queue/queue.service';
 import { snapshotOf } from './content-snapshot';
 import { ContentWriter, PUBLISH_SCHEDULED_JOB, PublishScheduledJob, SCHEDULER } from './content-writer';
 import { ContentItemEntity } from './entities/content-item.entity';
+import { PublicContentCache } from './public-content.cache';
 
 /**
  * Publishes a scheduled item when its publishAt comes. Safe to run twice: it acts only while
@@ -17,6 +18,7 @@ export class ContentPublishJob implements OnModuleInit {
     private readonly queue: QueueService,
     private readonly writer: ContentWriter,
     private readonly sites: SiteDirectory,
+    private readonly cache: PublicContentCache,
   ) {}
 
   onModuleInit(): void {
@@ -26,13 +28,13 @@ export class ContentPublishJob implements OnModuleInit {
   async run({ siteId, contentId, publishAt }: PublishScheduledJob): Promise<void> {
     const site = await this.sites.findById(siteId);
     if (!site) return;
-    await this.dataSource.transaction(async (em) => {
+    await this.cache.writing(siteId, () => this.dataSource.transaction(async (em) => {
       const item = await em.findOne(ContentItemEntity, { where: { id: contentId, siteId }, lock: { mode: 'pessimistic_write' } });
       if (!item || item.status !== 'scheduled' || item.publishAt?.toISOString() !== publishAt) return;
       const before = snapshotOf(item);
       // The publication date is the scheduled time, not the moment the worker got to it.
       Object.assign(item, { status: 'published', publishedAt: item.publishAt, publishAt: null });
       await this.writer.commit(em, site, item, { action: 'published', actor: SCHEDULER, before });
-    });
+    }));
   }
 }

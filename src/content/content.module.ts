@@ -9,6 +9,7 @@ import { ContentController } from './content.controller';
 import { ContentRepository } from './content.repository';
 import { ContentService } from './content.service';
 import { PagesService } from './pages.service';
+import { PublicContentCache } from './public-content.cache';
 import { ContentItemEntity } from './entities/content-item.entity';
 import { ContentRevisionEntity } from './entities/content-revision.entity';
 import { RevisionsController } from './revisions.controller';
@@ -17,7 +18,9 @@ import { RevisionsService } from './revisions.service';
 @Module({
   imports: [TypeOrmModule.forFeature([ContentItemEntity, ContentRevisionEntity]), AccountModule, MediaModule],
   controllers: [ContentController, RevisionsController],
-  providers: [ContentService, RevisionsService, PagesService, ContentRepository, ContentWriter, ContentPublishJob, ContentDataOwner],
+  providers: [
+    ContentService, RevisionsService, PagesService, ContentRepository, ContentWriter, ContentPublishJob, ContentDataOwner, PublicContentCache,
+  ],
   exports: [ContentService, PagesService],
 })
 export class ContentModule {}

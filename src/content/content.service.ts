@@ -10,6 +10,7 @@ import { NEW_ITEM, nextLifecycle } from './content-lifecycle';
 import { snapshotOf } from './content-snapshot';
 import { actorOf, ContentWriter } from './content-writer';
 import { ContentRepository } from './content.repository';
+import { approximateBytes, PublicContentCache } from './public-content.cache';
 import { CONTENT_DELETED } from './content.events';
 import { ContentQueryDto, CreateContentDto, UpdateContentDto } from './dto/content.dto';
 import { ContentItemEntity } from './entities/content-item.entity';
@@ -34,16 +35,31 @@ export class ContentService {
     private readonly dataSource: DataSource,
     private readonly writer: ContentWriter,
     private readonly repository: ContentRepository,
+    private readonly cache: PublicContentCache,
   ) {}
 
-  list(site: SiteContext, principal: Principal, query: ContentQueryDto): Promise<Page<ContentItemEntity>> {
-    return this.repository.list(site, query, seesDrafts(principal));
+  /** Anonymous lists come from the public cache when they can (docs/content.md). */
+  async list(site: SiteContext, principal: Principal, query: ContentQueryDto): Promise<Page<ContentItemEntity>> {
+    if (seesDrafts(principal)) return this.repository.list(site, query, true);
+    const key = `list:${listKey(query)}`;
+    const cached = this.cache.get(site.id, key) as Page<ContentItemEntity> | undefined;
+    if (cached) return cached;
+    const gen = this.cache.generation(site.id);
+    const page = await this.repository.list(site, query, false);
+    this.cache.set(site.id, key, gen, page, page.data.reduce((n, c) => n + approximateBytes(c), 256));
+    return page;
   }
 
   /** `idOrSlug`: all digits is an id (API.md §3). Drafts of anonymous callers are a 404. */
   async get(site: SiteContext, principal: Principal, idOrSlug: string): Promise<ContentItemEntity> {
-    const found = await this.repository.findByIdOrSlug(site, idOrSlug, seesDrafts(principal));
+    const withDrafts = seesDrafts(principal);
+    const key = `get:${idOrSlug}`;
+    const cached = withDrafts ? undefined : (this.cache.get(site.id, key) as ContentItemEntity | undefined);
+    if (cached) return cached;
+    const gen = this.cache.generation(site.id);
+    const found = await this.repository.findByIdOrSlug(site, idOrSlug, withDrafts);
     if (!found) throw new NotFoundProblem('Content');
+    if (!withDrafts) this.cache.set(site.id, key, gen, found, approximateBytes(found));
     return found;
   }
 
@@ -53,7 +69,7 @@ export class ContentService {
   }
 
   create(site: SiteContext, principal: Principal, dto: CreateContentDto, options: Pick<UpdateOptions, 'attachmentsPath'> = {}): Promise<ContentItemEntity> {
-    return this.dataSource.transaction(async (em) => {
+    return this.write(site, async (em) => {
       const type = dto.type ?? 'post';
       const lifecycle = nextLifecycle(NEW_ITEM, dto, new Date());
       const item = em.create(ContentItemEntity, {
@@ -82,7 +98,7 @@ export class ContentService {
   }
 
   update(site: SiteContext, principal: Principal, id: number, dto: UpdateContentDto, options: UpdateOptions = {}): Promise<ContentItemEntity> {
-    return this.dataSource.transaction(async (em) => {
+    return this.write(site, async (em) => {
       const item = await this.lockForWrite(em, site, id, options.ifMatch);
       const before = snapshotOf(item);
       const lifecycle = nextLifecycle(item, dto, new Date());
@@ -105,7 +121,7 @@ export class ContentService {
 
   /** Publish now, or schedule at a future `publishAt` (the job publishes it on time). */
   publish(site: SiteContext, principal: Principal, id: number, publishAt?: Date): Promise<ContentItemEntity> {
-    return this.dataSource.transaction(async (em) => {
+    return this.write(site, async (em) => {
       const item = await this.lockForWrite(em, site, id);
       const before = snapshotOf(item);
       const lifecycle = nextLifecycle(item, publishAt ? { status: 'scheduled', publishAt } : { status: 'published' }, new Date(), true);
@@ -116,7 +132,7 @@ export class ContentService {
 
   /** Back to draft; also cancels a schedule. */
   unpublish(site: SiteContext, principal: Principal, id: number): Promise<ContentItemEntity> {
-    return this.dataSource.transaction(async (em) => {
+    return this.write(site, async (em) => {
       const item = await this.lockForWrite(em, site, id);
       const before = snapshotOf(item);
       const lifecycle = nextLifecycle(item, { status: 'draft' }, new Date(), true);
@@ -127,7 +143,7 @@ export class ContentService {
 
   /** Deletes the item, its revisions and its places in collections (foreign keys cascade). */
   remove(site: SiteContext, id: number): Promise<ContentItemEntity> {
-    return this.dataSource.transaction(async (em) => {
+    return this.write(site, async (em) => {
       const item = await findInSiteOrFail(em, ContentItemEntity, site, id, 'Content', { lock: true });
       await em.delete(ContentItemEntity, { id: item.id, siteId: site.id });
       await recordEvent(em, site, CONTENT_DELETED, { id: item.id, type: item.type, slug: item.slug });
@@ -135,11 +151,21 @@ export class ContentService {
     });
   }
 
+  /** One transaction per write; the public cache of the site is dropped once it is over. */
+  private write<T>(site: SiteContext, work: (em: EntityManager) => Promise<T>): Promise<T> {
+    return this.cache.writing(site.id, () => this.dataSource.transaction(work));
+  }
+
   private async lockForWrite(em: EntityManager, site: SiteContext, id: number, ifMatch?: string): Promise<ContentItemEntity> {
     const item = await findInSiteOrFail(em, ContentItemEntity, site, id, 'Content', { lock: true });
     if (!ifMatchAllows(ifMatch, contentEtag(item.id, item.version))) throw new PreconditionFailedProblem();
     return item;
   }
+}
+
+/** The list query as a cache key (every filter, in a fixed order). */
+function listKey(q: ContentQueryDto): string {
+  return JSON.stringify([q.limit, q.cursor, q.type, q.status, q.tag, q.category, q.author, q.q, q.from?.toISOString(), q.to?.toISOString()]);
 }
 
 /** The plain fields an update sets when present (slug, lifecycle and lists are handled apart). */

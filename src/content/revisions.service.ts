@@ -9,6 +9,7 @@ import { RESTORED_FIELDS, snapshotOf } from './content-snapshot';
 import { actorOf, ContentWriter } from './content-writer';
 import { ContentItemEntity } from './entities/content-item.entity';
 import { ContentRevisionEntity } from './entities/content-revision.entity';
+import { PublicContentCache } from './public-content.cache';
 
 const SUMMARY_COLUMNS: Array<keyof ContentRevisionEntity> = [
   'id', 'siteId', 'contentId', 'number', 'action', 'actorType', 'actorId', 'restoredFrom', 'createdAt',
@@ -21,6 +22,7 @@ export class RevisionsService {
     private readonly dataSource: DataSource,
     @InjectRepository(ContentRevisionEntity) private readonly revisions: Repository<ContentRevisionEntity>,
     private readonly writer: ContentWriter,
+    private readonly cache: PublicContentCache,
   ) {}
 
   /** Newest first, without the snapshots. */
@@ -44,7 +46,7 @@ export class RevisionsService {
    * publishes or unpublishes) as a new revision. History is never rewritten.
    */
   restore(site: SiteContext, principal: Principal, contentId: number, revisionId: number): Promise<ContentItemEntity> {
-    return this.dataSource.transaction(async (em) => {
+    return this.cache.writing(site.id, () => this.dataSource.transaction(async (em) => {
       const item = await findInSiteOrFail(em, ContentItemEntity, site, contentId, 'Content', { lock: true });
       const revision = await em.findOneBy(ContentRevisionEntity, { id: revisionId, contentId: item.id, siteId: site.id });
       if (!revision) throw new NotFoundProblem('Revision');
@@ -56,6 +58,6 @@ export class RevisionsService {
       for (const field of RESTORED_FIELDS) (item as unknown as Record<string, unknown>)[field] = old[field];
       Object.assign(item, { slug, attachmentIds });
       return this.writer.commit(em, site, item, { action: 'restored', actor: actorOf(principal), before, restoredFrom: revision.number });
-    });
+    }));
   }
 }
