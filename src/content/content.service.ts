@@ -6,14 +6,14 @@ import { recordEvent } from '../common/outbox/record-event';
 import { Page } from '../common/pagination/page';
 import { findInSiteOrFail, SiteContext } from '../common/tenancy/site-context';
 import { contentEtag, ifMatchAllows } from './content-etag';
-import { NEW_ITEM, nextLifecycle } from './content-lifecycle';
+import { LifecycleRequest, NEW_ITEM, nextLifecycle } from './content-lifecycle';
 import { snapshotOf } from './content-snapshot';
 import { actorOf, ContentWriter } from './content-writer';
 import { ContentRepository } from './content.repository';
-import { approximateBytes, PublicContentCache } from './public-content.cache';
 import { CONTENT_DELETED } from './content.events';
 import { ContentQueryDto, CreateContentDto, UpdateContentDto } from './dto/content.dto';
 import { ContentItemEntity } from './entities/content-item.entity';
+import { approximateBytes, PublicContentCache } from './public-content.cache';
 
 export interface UpdateOptions {
   /** API.md §6: the write happens only if this still matches the item's ETag. */
@@ -121,24 +121,12 @@ export class ContentService {
 
   /** Publish now, or schedule at a future `publishAt` (the job publishes it on time). */
   publish(site: SiteContext, principal: Principal, id: number, publishAt?: Date): Promise<ContentItemEntity> {
-    return this.write(site, async (em) => {
-      const item = await this.lockForWrite(em, site, id);
-      const before = snapshotOf(item);
-      const lifecycle = nextLifecycle(item, publishAt ? { status: 'scheduled', publishAt } : { status: 'published' }, new Date(), true);
-      Object.assign(item, { status: lifecycle.status, publishAt: lifecycle.publishAt, publishedAt: lifecycle.publishedAt });
-      return this.writer.commit(em, site, item, { action: lifecycle.action, actor: actorOf(principal), before });
-    });
+    return this.transition(site, principal, id, publishAt ? { status: 'scheduled', publishAt } : { status: 'published' });
   }
 
   /** Back to draft; also cancels a schedule. */
   unpublish(site: SiteContext, principal: Principal, id: number): Promise<ContentItemEntity> {
-    return this.write(site, async (em) => {
-      const item = await this.lockForWrite(em, site, id);
-      const before = snapshotOf(item);
-      const lifecycle = nextLifecycle(item, { status: 'draft' }, new Date(), true);
-      Object.assign(item, { status: lifecycle.status, publishAt: lifecycle.publishAt, publishedAt: lifecycle.publishedAt });
-      return this.writer.commit(em, site, item, { action: lifecycle.action, actor: actorOf(principal), before });
-    });
+    return this.transition(site, principal, id, { status: 'draft' });
   }
 
   /** Deletes the item, its revisions and its places in collections (foreign keys cascade). */
@@ -156,6 +144,17 @@ export class ContentService {
     return this.cache.writing(site.id, () => this.dataSource.transaction(work));
   }
 
+  /** An explicit action: the transition is checked even when the status would stay (API.md §5). */
+  private transition(site: SiteContext, principal: Principal, id: number, request: LifecycleRequest): Promise<ContentItemEntity> {
+    return this.write(site, async (em) => {
+      const item = await this.lockForWrite(em, site, id);
+      const before = snapshotOf(item);
+      const { status, publishAt, publishedAt, action } = nextLifecycle(item, request, new Date(), true);
+      Object.assign(item, { status, publishAt, publishedAt });
+      return this.writer.commit(em, site, item, { action, actor: actorOf(principal), before });
+    });
+  }
+
   private async lockForWrite(em: EntityManager, site: SiteContext, id: number, ifMatch?: string): Promise<ContentItemEntity> {
     const item = await findInSiteOrFail(em, ContentItemEntity, site, id, 'Content', { lock: true });
     if (!ifMatchAllows(ifMatch, contentEtag(item.id, item.version))) throw new PreconditionFailedProblem();
@@ -168,7 +167,7 @@ function listKey(q: ContentQueryDto): string {
   return JSON.stringify([q.limit, q.cursor, q.type, q.status, q.tag, q.category, q.author, q.q, q.from?.toISOString(), q.to?.toISOString()]);
 }
 
-/** The plain fields an update sets when present (slug, lifecycle and lists are handled apart). */
+/** The plain fields an update sets when present (slug, lifecycle, authors and attachments are handled apart). */
 function definedFields(dto: UpdateContentDto): Partial<ContentItemEntity> {
   const keys = ['type', 'title', 'content', 'format', 'excerpt', 'tags', 'categories', 'template', 'thumbnail', 'description', 'customFields'] as const;
   const out: Partial<Record<(typeof keys)[number], unknown>> = {};
