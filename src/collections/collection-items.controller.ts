@@ -11,6 +11,7 @@ import { seesDrafts } from '../content/content.service';
 import { CollectionItemsService } from './collection-items.service';
 import { AddCollectionItemDto, CollectionItemResponseDto, toCollectionItemResponse } from './dto/collection-item.dto';
 import { CollectionItemParamDto } from './dto/collection.dto';
+import { OptionalKeyAuth } from '../content/optional-key-auth.decorator';
 
 @ApiTags('Collections')
 @Controller('api/v2/sites/:siteName/collections/:id/items')
@@ -19,6 +20,7 @@ export class CollectionItemsController {
 
   @Get()
   @Public()
+  @OptionalKeyAuth()
   @ApiOperation({ summary: 'List the items of a collection', description: 'In position order. Without a key only published content is listed.' })
   @ApiOkResponse({ type: PageDto(CollectionItemResponseDto) })
   @ApiProblems(400, 401, 404, 429)

@@ -8,6 +8,7 @@ import { CursorQueryDto, mapPage, Page, PageDto } from '../common/pagination/pag
 import { SiteContext } from '../common/tenancy/site-context';
 import { CollectionsService } from './collections.service';
 import { CollectionResponseDto, CreateCollectionDto, toCollectionResponse, UpdateCollectionDto } from './dto/collection.dto';
+import { OptionalKeyAuth } from '../content/optional-key-auth.decorator';
 
 @ApiTags('Collections')
 @Controller('api/v2/sites/:siteName/collections')
@@ -16,6 +17,7 @@ export class CollectionsController {
 
   @Get()
   @Public()
+  @OptionalKeyAuth()
   @ApiOperation({ summary: 'List collections', description: 'Newest first, keyset-paginated.' })
   @ApiOkResponse({ type: PageDto(CollectionResponseDto) })
   @ApiProblems(400, 401, 404, 429)
@@ -37,6 +39,7 @@ export class CollectionsController {
   // Declared before `:id`, so "current" is not read as an id.
   @Get('current')
   @Public()
+  @OptionalKeyAuth()
   @ApiOperation({ summary: 'Get the current collection', description: 'The pinned one; else the one whose window contains now and started last.' })
   @ApiOkResponse({ type: CollectionResponseDto })
   @ApiProblems(401, 404, 429)
@@ -46,6 +49,7 @@ export class CollectionsController {
 
   @Get(':id')
   @Public()
+  @OptionalKeyAuth()
   @ApiOperation({ summary: 'Get a collection' })
   @ApiOkResponse({ type: CollectionResponseDto })
   @ApiProblems(400, 401, 404, 429)

@@ -16,6 +16,7 @@ import {
   ContentQueryDto, CreateContentDto, IdOrSlugParamDto, PublishContentDto, UpdateContentDto,
 } from './dto/content.dto';
 import { ContentItemEntity } from './entities/content-item.entity';
+import { OptionalKeyAuth } from './optional-key-auth.decorator';
 
 const ETAG_HEADER = { ETag: { description: 'Version of the item; send it back as If-Match', schema: { type: 'string' } } };
 
@@ -32,6 +33,7 @@ export class ContentController {
 
   @Get()
   @Public()
+  @OptionalKeyAuth()
   @ApiOperation({ summary: 'List content', description: 'Newest first, keyset-paginated. Without a key only published items are listed.' })
   @ApiOkResponse({ type: PageDto(ContentSummaryDto) })
   @ApiProblems(400, 401, 404, 429)
@@ -55,6 +57,7 @@ export class ContentController {
 
   @Get(':idOrSlug')
   @Public()
+  @OptionalKeyAuth()
   @ApiOperation({ summary: 'Get content by id or slug', description: 'All digits is an id. Without a key, drafts are not found.' })
   @ApiOkResponse({ type: ContentResponseDto, headers: ETAG_HEADER })
   @ApiProblems(400, 401, 404, 429)
