@@ -11,8 +11,14 @@ import { SiteContext } from '../common/tenancy/site-context';
 import { CreateSiteDto } from './dto/site.dto';
 import { SiteEntity } from './entities/site.entity';
 
+const SITE_CACHE_MS = 30_000;
+const SITE_CACHE_MAX = 10_000;
+
 @Injectable()
 export class SitesService implements SiteDirectory, OnModuleInit {
+  private readonly byName = new Map<string, { site: SiteContext; until: number }>();
+  private readonly byId = new Map<number, { site: SiteContext; until: number }>();
+
   constructor(
     @InjectRepository(SiteEntity) private readonly sites: Repository<SiteEntity>,
     private readonly dataSource: DataSource,
@@ -24,18 +30,57 @@ export class SitesService implements SiteDirectory, OnModuleInit {
       name: 'sites',
       order: 900,
       preview: async (em, accountId) => [{ resource: 'sites', count: await em.count(SiteEntity, { where: { accountId } }), action: 'delete' }],
-      purge: async (em, accountId) => ({ sites: (await em.delete(SiteEntity, { accountId })).affected ?? 0 }),
+      purge: async (em, accountId) => {
+        const deleted = (await em.delete(SiteEntity, { accountId })).affected ?? 0;
+        this.forgetAccount(accountId);
+        return { sites: deleted };
+      },
     });
   }
 
+  /**
+   * The guard resolves a site on every site-scoped request. A site's name, id and account never
+   * change, and a site only goes away with its account, so found sites are cached for
+   * SITE_CACHE_MS; the purge forgets them at once here and other instances within that time
+   * (their keys are already dead: key checks always read the database). Misses are not cached,
+   * so a new site answers at once everywhere.
+   */
   async findByName(name: string): Promise<SiteContext | null> {
-    const site = await this.sites.findOne({ where: { name }, select: { id: true, name: true, accountId: true } });
-    return site ? { id: site.id, name: site.name, accountId: site.accountId } : null;
+    const cached = this.cached(this.byName.get(name));
+    if (cached) return cached;
+    return this.remember(await this.sites.findOne({ where: { name }, select: { id: true, name: true, accountId: true } }));
   }
 
   async findById(id: number): Promise<SiteContext | null> {
-    const site = await this.sites.findOne({ where: { id }, select: { id: true, name: true, accountId: true } });
-    return site ? { id: site.id, name: site.name, accountId: site.accountId } : null;
+    const cached = this.cached(this.byId.get(id));
+    if (cached) return cached;
+    return this.remember(await this.sites.findOne({ where: { id }, select: { id: true, name: true, accountId: true } }));
+  }
+
+  private cached(entry: { site: SiteContext; until: number } | undefined): SiteContext | null {
+    return entry && entry.until > Date.now() ? entry.site : null;
+  }
+
+  private remember(row: SiteEntity | null): SiteContext | null {
+    if (!row) return null;
+    const site: SiteContext = Object.freeze({ id: row.id, name: row.name, accountId: row.accountId });
+    if (this.byName.size >= SITE_CACHE_MAX) {
+      this.byName.clear();
+      this.byId.clear();
+    }
+    const entry = { site, until: Date.now() + SITE_CACHE_MS };
+    this.byName.set(site.name, entry);
+    this.byId.set(site.id, entry);
+    return site;
+  }
+
+  private forgetAccount(accountId: number): void {
+    for (const [name, { site }] of this.byName) {
+      if (site.accountId === accountId) {
+        this.byName.delete(name);
+        this.byId.delete(site.id);
+      }
+    }
   }
 
   /** Creates a site in the caller's account; names are unique across the installation. */

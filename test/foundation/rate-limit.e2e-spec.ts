@@ -1,6 +1,7 @@
 import { Controller, Get, Module } from '@nestjs/common';
 import request from 'supertest';
 import { Public } from '../../src/common/auth/decorators';
+import { PgThrottlerStorage } from '../../src/common/http/pg-throttler.storage';
 import { startApp, TestApp } from '../support/app';
 import { createTenant, Tenant } from '../support/tenant';
 import { expectExactProblem } from './helpers';
@@ -16,6 +17,12 @@ class RateLimitProbeController {
   @Public()
   @Get('other')
   other() {
+    return { ok: true };
+  }
+
+  @Public()
+  @Get('third')
+  third() {
     return { ok: true };
   }
 
@@ -89,8 +96,20 @@ describe('public rate limit (RATE_LIMIT_PUBLIC_MAX=3), shared by two instances',
   it('each public route has its own counter', async () => {
     const created = await newRows(async () => {
       for (const app of [one, two, one]) expect((await request(app.server).get('/rate-limit-probe/other')).status).toBe(200);
+      // Below half the limit an instance counts in memory and writes once a second; flush now.
+      await Promise.all([one, two].map((app) => app.app.get(PgThrottlerStorage).flush()));
     });
     expect(created).toEqual([{ key: expect.any(String), hits: 3, expires_at: expect.any(Date), blocked_until: null }]);
+  });
+
+  it('below half the limit, hits are counted in memory and written in one batch per instance', async () => {
+    const before = new Set((await rows()).map((r) => r.key));
+    for (const app of [one, two]) expect((await request(app.server).get('/rate-limit-probe/third')).status).toBe(200);
+    expect((await rows()).filter((r) => !before.has(r.key))).toEqual([]);
+    await Promise.all([one, two].map((app) => app.app.get(PgThrottlerStorage).flush()));
+    expect((await rows()).filter((r) => !before.has(r.key))).toEqual([
+      { key: expect.any(String), hits: 2, expires_at: expect.any(Date), blocked_until: null },
+    ]);
   });
 
   it('a key-only route is not limited', async () => {
