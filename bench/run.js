@@ -36,7 +36,7 @@ async function main() {
     const runs = { hello: [], full: [] };
     await load({ url: `http://127.0.0.1:${HELLO_PORT}/health`, duration: 3 }); // warm-up
     await load({ url: `http://127.0.0.1:${PORT}/health`, duration: 3 });
-    for (let round = 0; round < 2; round++) {
+    for (let round = 0; round < 3; round++) {
       runs.hello.push(await load({ url: `http://127.0.0.1:${HELLO_PORT}/health` }));
       runs.full.push(await load({ url: `http://127.0.0.1:${PORT}/health` }));
     }
@@ -54,7 +54,7 @@ Run: ${new Date().toISOString()}, Node ${process.version}, ${cpus().length} core
 
 **Start to ready** (\`node dist/src/main.js\` until \`GET /health/ready\` is 200, embedded PostgreSQL already initialised, migrations applied): ${readies.join(' ms, ')} ms; median **${readyMedian} ms** (target ≤ 5000 ms: ${readyMedian <= 5000 ? 'met' : 'NOT met'}).
 
-**GET /health**, autocannon, 50 connections, 10 s, best of 2 rounds each, both servers up at once:
+**GET /health**, autocannon, 50 connections, 10 s, best of 3 rounds each, both servers up at once:
 
 | server | req/s | p50 ms | p97.5 ms | p99 ms | errors |
 |---|---|---|---|---|---|

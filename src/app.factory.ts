@@ -1,12 +1,13 @@
 import { Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import helmet from 'helmet';
 import { AppModule } from './app.module';
 import { ProblemDetailsFilter } from './common/errors/problem-details.filter';
 import { createValidationPipe } from './common/errors/validation';
 import { createRootLogger, httpLogger, PinoNestLogger } from './common/http/logging';
 import { setupOpenApi } from './common/http/openapi';
+import { corsForBrowsers, securityHeaders } from './common/http/security-headers';
+import { credentials, CredentialsMiddleware } from './common/auth/credentials.middleware';
 import { bodyParserProblems, requestId } from './common/http/request-id';
 import { AppConfig } from './config/app-config';
 
@@ -28,22 +29,11 @@ export async function createApp({ config, extraModules = [] }: CreateAppOptions)
   app.set('trust proxy', parseTrustProxy(config.TRUST_PROXY));
   app.use(requestId);
   app.use(httpLogger(logger));
-  app.use(
-    helmet({
-      // Swagger UI loads its own scripts and inline styles from /docs.
-      contentSecurityPolicy: {
-        directives: {
-          'script-src': ["'self'"], 'style-src': ["'self'", "'unsafe-inline'", 'https:'], 'img-src': ["'self'", 'data:', 'https:'],
-          // Self-hosted servers often speak plain HTTP on a LAN; upgrading would break /docs there.
-          'upgrade-insecure-requests': null,
-        },
-      },
-      crossOriginResourcePolicy: { policy: 'cross-origin' },
-    }),
-  );
-  app.enableCors({ origin: true, exposedHeaders: ['Location', 'ETag', 'x-request-id', 'Retry-After', 'Idempotent-Replayed'] });
+  app.use(securityHeaders());
+  app.use(corsForBrowsers());
   app.useBodyParser('json', { limit: config.BODY_LIMIT, type: ['application/json', 'application/*+json'] });
   app.use(bodyParserProblems);
+  app.use(credentials(app.get(CredentialsMiddleware)));
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new ProblemDetailsFilter());
   if (config.DOCS_ENABLED) setupOpenApi(app);

@@ -1,4 +1,4 @@
-import { MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AccountModule } from '../../account/account.module';
 import { ApiKeysModule } from '../../api-keys/api-keys.module';
@@ -6,16 +6,14 @@ import { PublicThrottlerGuard } from '../http/public-throttler.guard';
 import { AuthGuard } from './auth.guard';
 import { CredentialsMiddleware } from './credentials.middleware';
 
-/** Credentials for every request, then one global guard (auth) and the public rate limit. */
+/** Credentials for every request (mounted in createApp), one global guard (auth) and the public rate limit. */
 @Module({
   imports: [AccountModule, ApiKeysModule],
   providers: [
     { provide: APP_GUARD, useClass: AuthGuard },
     { provide: APP_GUARD, useClass: PublicThrottlerGuard },
+    CredentialsMiddleware,
   ],
+  exports: [CredentialsMiddleware],
 })
-export class AuthModule implements NestModule {
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(CredentialsMiddleware).forRoutes({ path: '{*splat}', method: RequestMethod.ALL });
-  }
-}
+export class AuthModule {}

@@ -1,5 +1,5 @@
 import { Injectable, NestMiddleware } from '@nestjs/common';
-import type { NextFunction, Request, Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { UnauthorizedProblem } from '../errors/problems';
 import { ANONYMOUS, API_KEY_PATTERN, ApiKeyVerifier, AuthenticatedRequest, Principal } from './principal';
 import { SessionVerifiers } from './session-verifiers';
@@ -40,4 +40,20 @@ export class CredentialsMiddleware implements NestMiddleware {
     if (!principal) throw new UnauthorizedProblem('invalid_api_key', 'The API key is invalid or revoked');
     return principal;
   }
+}
+
+/**
+ * Mounted as a plain Express middleware (createApp) rather than through Nest's middleware
+ * consumer, which matched a catch-all route pattern on every request; errors go to next() and
+ * from there through the problem filter.
+ */
+export function credentials(middleware: CredentialsMiddleware): RequestHandler {
+  return (req, res, next) => {
+    // Most public traffic carries no credential: answer that without a promise.
+    if (req.headers['x-api-key'] === undefined && req.headers.authorization === undefined && !/^\/v1(\/|$)/i.test(req.path)) {
+      (req as Request & AuthenticatedRequest).principal = ANONYMOUS;
+      return next();
+    }
+    middleware.use(req, res, next).catch(next);
+  };
 }
