@@ -1,12 +1,35 @@
 'use strict';
 // Shared helpers for the bench scripts: start the real server, wait for it, run autocannon,
 // and write a section of docs/benchmarks.md between <!-- name:start --> and <!-- name:end -->.
-const { spawn } = require('node:child_process');
+const { execFileSync, spawn } = require('node:child_process');
+const os = require('node:os');
 const { existsSync, readFileSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 const autocannon = require('autocannon');
 
 const ROOT = join(__dirname, '..');
+
+/**
+ * On a multi-core machine the load generator and the servers get separate cores (taskset), so
+ * they do not steal each other's time and two runs can be compared. Without taskset, or on one
+ * core, everything shares.
+ */
+const PIN = (() => {
+  try {
+    if (os.cpus().length < 2) return null;
+    execFileSync('taskset', ['-cp', '0', String(process.pid)], { stdio: 'ignore' });
+    return { server: ['taskset', ['-c', '1']] };
+  } catch {
+    return null;
+  }
+})();
+
+/** Spawns `node args` on the server core when pinning works. */
+function spawnNode(args, options) {
+  if (!PIN) return spawn(process.execPath, args, options);
+  const [cmd, pre] = PIN.server;
+  return spawn(cmd, [...pre, process.execPath, ...args], options);
+}
 
 function sleep(ms) {
   return new Promise((r) => setTimeout(r, ms));
@@ -30,7 +53,7 @@ async function waitFor(url, timeoutMs = 60000) {
 async function startServer(env, { quiet = true } = {}) {
   if (!existsSync(join(ROOT, 'dist/src/main.js'))) throw new Error('Run `npm run build` first');
   const started = Date.now();
-  const child = spawn(process.execPath, ['dist/src/main.js'], {
+  const child = spawnNode(['dist/src/main.js'], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: quiet ? ['ignore', 'ignore', 'inherit'] : 'inherit',
@@ -82,4 +105,4 @@ function median(xs) {
   return s[Math.floor(s.length / 2)];
 }
 
-module.exports = { ROOT, sleep, waitFor, startServer, load, writeSection, median };
+module.exports = { ROOT, PIN, sleep, waitFor, spawnNode, startServer, load, writeSection, median };

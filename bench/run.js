@@ -2,11 +2,10 @@
 // Foundation benchmark (issue 2): start-to-ready with the embedded database, and GET /health
 // through the full middleware stack against a bare NestJS hello-world, in the same run.
 // Usage: npm run bench   (builds, then runs this; writes docs/benchmarks.md)
-const { spawn } = require('node:child_process');
 const { chmodSync, mkdtempSync, rmSync } = require('node:fs');
 const { tmpdir, cpus } = require('node:os');
 const { join } = require('node:path');
-const { ROOT, startServer, waitFor, load, writeSection, median } = require('./lib');
+const { ROOT, PIN, spawnNode, startServer, waitFor, load, writeSection, median } = require('./lib');
 
 const PORT = 3900;
 const HELLO_PORT = 3901;
@@ -30,7 +29,7 @@ async function main() {
     }
 
     const server = await startServer(env);
-    const hello = spawn(process.execPath, [join(__dirname, 'hello.js')], { cwd: ROOT, env: { ...process.env, PORT: String(HELLO_PORT) }, stdio: 'inherit' });
+    const hello = spawnNode([join(__dirname, 'hello.js')], { cwd: ROOT, env: { ...process.env, PORT: String(HELLO_PORT) }, stdio: 'inherit' });
     await waitFor(`http://127.0.0.1:${HELLO_PORT}/health`);
 
     const runs = { hello: [], full: [] };

@@ -37,6 +37,8 @@ export class MediaFilesMiddleware implements NestMiddleware {
     const etag = `"m${row.id}-${size}"`;
     res.setHeader('Content-Type', row.content_type);
     res.setHeader('X-Content-Type-Options', 'nosniff');
+    // Sites embed their media from their own origins.
+    res.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
     res.setHeader('Cache-Control', 'public, max-age=31536000, immutable'); // keys never change
     res.setHeader('ETag', etag);
     res.setHeader('Accept-Ranges', 'bytes');

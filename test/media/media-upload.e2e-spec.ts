@@ -77,6 +77,7 @@ describe('POST /api/v2/sites/:siteName/media (uploads)', () => {
     expect(file.status).toBe(200);
     expect(file.headers['content-type']).toBe('image/png');
     expect(file.headers['x-content-type-options']).toBe('nosniff');
+    expect(file.headers['cross-origin-resource-policy']).toBe('cross-origin');
     expect(file.headers['content-disposition']).toBe('inline; filename="Blue Square.png"');
     expect(Buffer.compare(file.body as Buffer, png)).toBe(0);
     expect(readFileSync(join(media.dir, key)).equals(png)).toBe(true);

@@ -7,8 +7,26 @@ import {
   ACCOUNT_ADMIN, ALLOWED_DURING_DELETION, PUBLIC_ROUTE, SESSION_ALLOWED,
 } from './decorators';
 import { ANONYMOUS, AuthenticatedRequest, Principal, SITE_NAME_PATTERN, SiteDirectory } from './principal';
+import { RouteFlagCache } from './route-flags';
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+interface RouteFlags {
+  isPublic: boolean;
+  sessionAllowed: boolean;
+  accountAdmin: boolean;
+  allowedDuringDeletion: boolean;
+}
+
+const ROUTE_FLAGS = new RouteFlagCache<RouteFlags>((reflector, targets) => {
+  const flag = (key: string) => reflector.getAllAndOverride<boolean>(key, targets) === true;
+  return {
+    isPublic: flag(PUBLIC_ROUTE),
+    sessionAllowed: flag(SESSION_ALLOWED),
+    accountAdmin: flag(ACCOUNT_ADMIN),
+    allowedDuringDeletion: flag(ALLOWED_DURING_DELETION),
+  };
+});
 
 /**
  * The one global guard (API.md §2). Reads route metadata, enforces who may call, and resolves
@@ -18,43 +36,47 @@ const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export class AuthGuard implements CanActivate {
   constructor(private readonly reflector: Reflector, private readonly sites: SiteDirectory) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  /** Synchronous unless the route names a site, so most checks cost no promise. */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     if (context.getType() !== 'http') return true;
     const req = context.switchToHttp().getRequest<Request & AuthenticatedRequest>();
-    const targets = [context.getHandler(), context.getClass()];
-    const flag = (key: string) => this.reflector.getAllAndOverride<boolean>(key, targets) === true;
-    const isPublic = flag(PUBLIC_ROUTE);
-    let principal: Principal = req.principal ?? ANONYMOUS;
+    const route = ROUTE_FLAGS.get(this.reflector, context);
+    const principal: Principal = req.principal ?? ANONYMOUS;
 
-    if (principal.kind === 'anonymous' && !isPublic) {
+    if (principal.kind === 'anonymous' && !route.isPublic) {
       throw new UnauthorizedProblem('missing_credential', 'An API key (x-api-key) is required');
     }
-    if (principal.kind === 'user' && !isPublic && !flag(SESSION_ALLOWED)) {
+    if (principal.kind === 'user' && !route.isPublic && !route.sessionAllowed) {
       throw new ForbiddenProblem('session_not_allowed', 'A site-user session may not call this route');
     }
-    if (principal.kind === 'key') {
-      if (flag(ACCOUNT_ADMIN) && principal.siteIds !== null) {
-        throw new ForbiddenProblem('key_restricted', 'This key is restricted to some sites and cannot manage the account');
-      }
+    if (principal.kind === 'key' && route.accountAdmin && principal.siteIds !== null) {
+      throw new ForbiddenProblem('key_restricted', 'This key is restricted to some sites and cannot manage the account');
     }
-
-    const site = await this.resolveSite((req.params ?? {}) as Record<string, string>);
-    if (site) {
+    const params = (req.params ?? {}) as Record<string, string>;
+    const namesSite = params.siteName !== undefined || params.site_name !== undefined
+      || (params.project_id !== undefined && params.organization_id !== undefined);
+    if (!namesSite) return this.checkDeletion(req, principal, route);
+    return this.resolveSite(params).then((site) => {
+      let caller = principal;
       // On a public route, a key or session that cannot reach the site reads like an anonymous
       // caller: attaching a credential never hides what anyone may read.
-      if (isPublic && !canReach(principal, site)) principal = ANONYMOUS;
-      if (!canReach(principal, site)) throw new NotFoundProblem('Site', 'site_not_found');
+      if (route.isPublic && !canReach(caller, site)) caller = ANONYMOUS;
+      if (!canReach(caller, site)) throw new NotFoundProblem('Site', 'site_not_found');
       req.site = site;
-      req.principal = principal;
-    }
-    // After the site check, so another account's site still reads as a 404.
-    if (principal.kind === 'key' && principal.accountDeletionScheduled && !READ_METHODS.has(req.method) && !flag(ALLOWED_DURING_DELETION)) {
+      req.principal = caller;
+      // After the site check, so another account's site still reads as a 404.
+      return this.checkDeletion(req, caller, route);
+    });
+  }
+
+  private checkDeletion(req: Request, principal: Principal, route: RouteFlags): true {
+    if (principal.kind === 'key' && principal.accountDeletionScheduled && !READ_METHODS.has(req.method) && !route.allowedDuringDeletion) {
       throw new ForbiddenProblem('account_pending_deletion', 'The account is scheduled for deletion: it can only read and cancel');
     }
     return true;
   }
 
-  private async resolveSite(params: Record<string, string>): Promise<SiteContext | null | undefined> {
+  private async resolveSite(params: Record<string, string>): Promise<SiteContext> {
     const name = params.siteName ?? params.site_name;
     if (name !== undefined) {
       const site = SITE_NAME_PATTERN.test(name) ? await this.sites.findByName(name) : null;
@@ -69,7 +91,7 @@ export class AuthGuard implements CanActivate {
       if (!site || String(site.accountId) !== params.organization_id) throw new NotFoundProblem('Site', 'site_not_found');
       return site;
     }
-    return undefined;
+    throw new NotFoundProblem('Site', 'site_not_found');
   }
 }
 

@@ -9,6 +9,9 @@ import { SessionVerifiers } from './session-verifiers';
  * but invalid is a 401 everywhere. Every /v1 path, matched or not, needs an `x-api-key`
  * (INTERFACE.md §5), so an unknown v1 route cannot be probed without one.
  */
+/** Every /v1 path (routing is case-insensitive, so is this), on the raw URL. */
+const V1_PATH = /^\/v1(?:[/?#]|$)/i;
+
 @Injectable()
 export class CredentialsMiddleware implements NestMiddleware {
   constructor(private readonly keys: ApiKeyVerifier, private readonly sessions: SessionVerifiers) {}
@@ -19,8 +22,7 @@ export class CredentialsMiddleware implements NestMiddleware {
   }
 
   private async resolve(req: Request): Promise<Principal> {
-    // Routing is case-insensitive, so is this.
-    const isV1 = /^\/v1(\/|$)/i.test(req.path);
+    const isV1 = V1_PATH.test(req.url);
     const apiKey = req.header('x-api-key');
     if (apiKey !== undefined) return this.verifyKey(apiKey);
     if (isV1) throw new UnauthorizedProblem('missing_api_key', 'The x-api-key header is required');
@@ -50,7 +52,7 @@ export class CredentialsMiddleware implements NestMiddleware {
 export function credentials(middleware: CredentialsMiddleware): RequestHandler {
   return (req, res, next) => {
     // Most public traffic carries no credential: answer that without a promise.
-    if (req.headers['x-api-key'] === undefined && req.headers.authorization === undefined && !/^\/v1(\/|$)/i.test(req.path)) {
+    if (req.headers['x-api-key'] === undefined && req.headers.authorization === undefined && !V1_PATH.test(req.url)) {
       (req as Request & AuthenticatedRequest).principal = ANONYMOUS;
       return next();
     }

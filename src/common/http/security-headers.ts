@@ -3,10 +3,9 @@ import cors from 'cors';
 import helmet from 'helmet';
 
 /**
- * helmet with two policies: Swagger UI (/docs) is an HTML page and gets the browser set; every
- * other response is JSON or a stored file and gets the short set OWASP recommends for APIs
- * (nothing may run or frame it, no sniffing, no referrer, HSTS on HTTPS), which also keeps each
- * response some 600 bytes lighter.
+ * Two policies: Swagger UI (/docs) is an HTML page and gets helmet's browser set; every other
+ * response is JSON or a stored file and gets the short set OWASP recommends for APIs (nothing
+ * may run or frame it, no sniffing, HSTS on HTTPS), some 700 bytes lighter per response.
  */
 export function securityHeaders(): RequestHandler {
   const docs = helmet({
@@ -18,26 +17,18 @@ export function securityHeaders(): RequestHandler {
       },
     },
   });
-  const api = helmet({
-    contentSecurityPolicy: { useDefaults: false, directives: { 'default-src': ["'none'"], 'frame-ancestors': ["'none'"] } },
-    // Media files are embedded by the sites' own pages, on other origins.
-    crossOriginResourcePolicy: { policy: 'cross-origin' },
-    crossOriginOpenerPolicy: false,
-    originAgentCluster: false,
-    referrerPolicy: { policy: 'no-referrer' },
-    xFrameOptions: { action: 'deny' },
-    xDnsPrefetchControl: false,
-    xDownloadOptions: false,
-    xPermittedCrossDomainPolicies: false,
-    xXssProtection: false,
-    // Browsers ignore HSTS over plain HTTP (RFC 6797 §8.1); it is sent on secure requests below.
-    strictTransportSecurity: false,
-  });
+  // The OWASP set for APIs: CSP (nothing runs, nothing frames it) and nosniff. CSP
+  // frame-ancestors supersedes X-Frame-Options and a JSON body has no referrer to leak; stored
+  // files set their own Cross-Origin-Resource-Policy (media-files.middleware.ts). Two headers
+  // need no middleware chain.
+  const apiCsp = "default-src 'none';frame-ancestors 'none'";
   const hsts = 'max-age=31536000; includeSubDomains';
   return (req, res, next) => {
-    if (req.path.startsWith('/docs')) return docs(req, res, next);
+    if (req.url.startsWith('/docs')) return docs(req, res, next);
+    res.setHeader('Content-Security-Policy', apiCsp);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
     if (req.secure) res.setHeader('Strict-Transport-Security', hsts);
-    return api(req, res, next);
+    next();
   };
 }
 
@@ -52,7 +43,8 @@ export function corsForBrowsers(): RequestHandler {
     maxAge: 600,
   });
   return (req, res, next) => {
-    res.vary('Origin');
+    // First to touch Vary (cors appends to it when it runs).
+    res.setHeader('Vary', 'Origin');
     return req.headers.origin === undefined ? next() : handle(req, res, next);
   };
 }
