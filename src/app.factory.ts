@@ -1,6 +1,7 @@
 import { Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
+import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
 import { ProblemDetailsFilter } from './common/errors/problem-details.filter';
 import { createValidationPipe } from './common/errors/validation';
@@ -15,11 +16,13 @@ export interface CreateAppOptions {
   config: AppConfig;
   /** Extra modules (tests mount probe controllers this way). */
   extraModules?: Type[];
+  /** Where log lines go instead of stdout (tests read them). */
+  logDestination?: DestinationStream;
 }
 
 /** Builds the whole HTTP app, initialised but not listening. The server and the tests share it. */
-export async function createApp({ config, extraModules = [] }: CreateAppOptions): Promise<NestExpressApplication> {
-  const logger = createRootLogger(config);
+export async function createApp({ config, extraModules = [], logDestination }: CreateAppOptions): Promise<NestExpressApplication> {
+  const logger = createRootLogger(config, logDestination);
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, extraModules), {
     logger: new PinoNestLogger(logger),
     bodyParser: false,

@@ -20,6 +20,8 @@ export interface StartAppOptions {
   extraModules?: Type[];
   /** Another database than this worker's (e.g. a fresh one from createFreshDatabase). */
   databaseUrl?: string;
+  /** Collects log lines (set LOG_LEVEL in env to see them). */
+  logDestination?: { write(line: string): void };
 }
 
 /** The real app (createApp) on this worker's database; migrations ran once in global-setup. */
@@ -34,7 +36,7 @@ export async function startApp(options: StartAppOptions = {}): Promise<TestApp> 
     DATABASE_URL: options.databaseUrl ?? workerDatabaseUrl(),
     ...options.env,
   });
-  const app = await createApp({ config, extraModules: options.extraModules });
+  const app = await createApp({ config, extraModules: options.extraModules, logDestination: options.logDestination });
   return {
     app,
     server: app.getHttpServer() as Server,

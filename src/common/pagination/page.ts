@@ -76,7 +76,19 @@ export function keysetPage<E>(rows: E[], limit: number, cursorOf: (row: E) => Cu
   return { data, pagination: { limit, nextCursor: hasMore && last !== undefined ? encodeCursor(cursorOf(last)) : null } };
 }
 
-/** Maps the rows of a page to response DTOs (controllers call it with a pure mapper). */
+const mapped = new WeakMap<object, Map<Function, Page<unknown>>>();
+
+/**
+ * Maps the rows of a page to response DTOs (controllers call it with a pure mapper). A page a
+ * service serves again from a cache (the same object) is mapped once: mappers are pure and
+ * cached pages are never mutated.
+ */
 export function mapPage<E, R>(page: Page<E>, map: (row: E) => R): Page<R> {
-  return { data: page.data.map(map), pagination: page.pagination };
+  let byMapper = mapped.get(page);
+  const known = byMapper?.get(map);
+  if (known) return known as Page<R>;
+  const result: Page<R> = { data: page.data.map(map), pagination: page.pagination };
+  if (!byMapper) mapped.set(page, (byMapper = new Map()));
+  byMapper.set(map, result);
+  return result;
 }
