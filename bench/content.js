@@ -11,7 +11,7 @@ const { chmodSync, mkdtempSync, rmSync } = require('node:fs');
 const { tmpdir, cpus } = require('node:os');
 const { join } = require('node:path');
 const { Client } = require('pg');
-const { startServer, load, writeSection, median } = require('./lib');
+const { startServer, load, writeSection, median, benchDatabase } = require('./lib');
 
 const PORT = 3920;
 const KEY = 'sb_live_contentbenchcontentbenchcontent123';
@@ -47,23 +47,6 @@ function pickWord(random) {
 
 function sentence(random, n) {
   return Array.from({ length: n }, () => pickWord(random)).join(' ');
-}
-
-async function database(dataDir) {
-  const admin = process.env.DATABASE_URL;
-  if (!admin) {
-    return { env: { DATABASE_URL: '', EMBEDDED_PG_DIR: join(dataDir, 'pg'), EMBEDDED_PG_PORT: '54393' }, drop: async () => undefined, label: 'embedded PostgreSQL' };
-  }
-  const name = `sb_bench_content_${Date.now().toString(36)}`;
-  const run = async (sql) => {
-    const c = new Client({ connectionString: admin });
-    await c.connect();
-    try { await c.query(sql); } finally { await c.end(); }
-  };
-  await run(`CREATE DATABASE "${name}"`);
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
-  return { env: { DATABASE_URL: url.toString() }, drop: () => run(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`), label: 'PostgreSQL at DATABASE_URL (fresh database)', url: url.toString() };
 }
 
 /** 100,000 items in site `demo`, 90 % published over two years, in multi-row INSERTs of 1,000. */
@@ -146,7 +129,7 @@ async function timedPairs(urls, concurrency, headers) {
 async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'sitebase-bench-content-'));
   chmodSync(dataDir, 0o755); // as root, embedded PostgreSQL runs as its own user
-  const db = await database(dataDir);
+  const db = await benchDatabase('content', dataDir, 54393);
   const base = `http://127.0.0.1:${PORT}`;
   // Public reads are rate limited per client address; this run is one address.
   const env = { ...db.env, PORT: String(PORT), BOOTSTRAP_API_KEY: KEY, BOOTSTRAP_SITE: 'demo', RATE_LIMIT_PUBLIC_MAX: '100000000' };

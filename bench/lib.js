@@ -24,11 +24,12 @@ const PIN = (() => {
   }
 })();
 
-/** Spawns `node args` on the server core when pinning works. */
-function spawnNode(args, options) {
+/** Spawns `node args`, on the server core when `pin` is asked for and pinning works. */
+function spawnNode(args, options, pin = true) {
   if (!PIN) return spawn(process.execPath, args, options);
-  const [cmd, pre] = PIN.server;
-  return spawn(cmd, [...pre, process.execPath, ...args], options);
+  // Children inherit this process's core; an unpinned server is given all of them back.
+  const cores = pin ? PIN.server[1] : ['-c', `0-${os.cpus().length - 1}`];
+  return spawn('taskset', [...cores, process.execPath, ...args], options);
 }
 
 function sleep(ms) {
@@ -49,15 +50,18 @@ async function waitFor(url, timeoutMs = 60000) {
   }
 }
 
-/** Starts `node dist/src/main.js` with env; resolves when /health/ready answers 200. */
-async function startServer(env, { quiet = true } = {}) {
+/**
+ * Starts `node dist/src/main.js` with env; resolves when /health/ready answers 200. `pin` puts
+ * it on its own core (for request-rate comparisons; not for work that wants every core).
+ */
+async function startServer(env, { quiet = true, pin = true } = {}) {
   if (!existsSync(join(ROOT, 'dist/src/main.js'))) throw new Error('Run `npm run build` first');
   const started = Date.now();
   const child = spawnNode(['dist/src/main.js'], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: quiet ? ['ignore', 'ignore', 'inherit'] : 'inherit',
-  });
+  }, pin);
   const exited = new Promise((resolve) => child.on('exit', resolve));
   await Promise.race([
     waitFor(`http://127.0.0.1:${env.PORT}/health/ready`),
@@ -100,9 +104,34 @@ function writeSection(name, markdown) {
   writeFileSync(file, text);
 }
 
+/**
+ * The database a bench run uses: a throwaway database beside DATABASE_URL's when it is set
+ * (dropped by `drop()`), else an embedded PostgreSQL in `dataDir` on `embeddedPort`.
+ */
+async function benchDatabase(tag, dataDir, embeddedPort) {
+  const admin = process.env.DATABASE_URL;
+  if (!admin) {
+    return { env: { DATABASE_URL: '', EMBEDDED_PG_DIR: join(dataDir, 'pg'), EMBEDDED_PG_PORT: String(embeddedPort) }, drop: async () => undefined, label: 'embedded PostgreSQL' };
+  }
+  const { Client } = require('pg');
+  const name = `sb_bench_${tag}_${Date.now().toString(36)}`;
+  const run = async (sql) => {
+    const c = new Client({ connectionString: admin });
+    await c.connect();
+    try { await c.query(sql); } finally { await c.end(); }
+  };
+  await run(`CREATE DATABASE "${name}"`);
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return {
+    env: { DATABASE_URL: url.toString() }, url: url.toString(), label: 'PostgreSQL at DATABASE_URL (fresh database)',
+    drop: () => run(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
+  };
+}
+
 function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)];
 }
 
-module.exports = { ROOT, PIN, sleep, waitFor, spawnNode, startServer, load, writeSection, median };
+module.exports = { ROOT, PIN, sleep, waitFor, spawnNode, startServer, load, writeSection, median, benchDatabase };

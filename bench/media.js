@@ -8,9 +8,8 @@
 const { chmodSync, mkdtempSync, readFileSync, rmSync } = require('node:fs');
 const { tmpdir, cpus } = require('node:os');
 const { join } = require('node:path');
-const { Client } = require('pg');
 const sharp = require('sharp');
-const { startServer, writeSection, median } = require('./lib');
+const { startServer, writeSection, median, benchDatabase } = require('./lib');
 
 const PORT = 3910;
 const KEY = 'sb_live_mediabenchmediabenchmediabench1234';
@@ -68,25 +67,10 @@ function stats(latencies, wallMs) {
   };
 }
 
-async function database(dataDir) {
-  const admin = process.env.DATABASE_URL;
-  if (!admin) return { env: { DATABASE_URL: '', EMBEDDED_PG_DIR: join(dataDir, 'pg'), EMBEDDED_PG_PORT: '54392' }, drop: async () => undefined, label: 'embedded PostgreSQL' };
-  const name = `sb_bench_media_${Date.now().toString(36)}`;
-  const run = async (sql) => {
-    const c = new Client({ connectionString: admin });
-    await c.connect();
-    try { await c.query(sql); } finally { await c.end(); }
-  };
-  await run(`CREATE DATABASE "${name}"`);
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
-  return { env: { DATABASE_URL: url.toString() }, drop: () => run(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`), label: 'PostgreSQL at DATABASE_URL (fresh database)' };
-}
-
 async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'sitebase-bench-media-'));
   chmodSync(dataDir, 0o755); // as root, embedded PostgreSQL runs as its own user
-  const db = await database(dataDir);
+  const db = await benchDatabase('media', dataDir, 54392);
   const jpeg = await makeJpeg();
   const env = {
     ...db.env, PORT: String(PORT), BOOTSTRAP_API_KEY: KEY, BOOTSTRAP_SITE: 'demo', MEDIA_STORAGE: 'local',
@@ -94,7 +78,7 @@ async function main() {
   };
   let server;
   try {
-    server = await startServer(env);
+    server = await startServer(env, { pin: false }); // image work wants every core
     const pid = server.child.pid;
     await upload(jpeg, 0); // warm-up: first decode loads libvips code paths
     const idleRss = rssMb(pid);
