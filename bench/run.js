@@ -53,7 +53,7 @@ async function main() {
     const readyMedian = median(readies);
     const md = `## Foundation (issue 2)
 
-Run: ${new Date().toISOString()}, Node ${process.version}, ${cpus().length} cores. \`npm run bench\`.
+Run: ${new Date().toISOString()}, Node ${process.version}, ${cpus().length} cores${PIN ? ' (servers on core 1, autocannon on core 0)' : ''}. \`npm run bench\`.
 
 **Start to ready** (\`node dist/src/main.js\` until \`GET /health/ready\` is 200, embedded PostgreSQL already initialised, migrations applied): ${readies.join(' ms, ')} ms; median **${readyMedian} ms** (target ≤ 5000 ms: ${readyMedian <= 5000 ? 'met' : 'NOT met'}).
 
