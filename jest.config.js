@@ -12,6 +12,7 @@ module.exports = {
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.jest.json' }] },
   globalSetup: '<rootDir>/test/global-setup.ts',
   globalTeardown: '<rootDir>/test/global-teardown.ts',
+  reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   maxWorkers: Number(process.env.JEST_WORKERS ?? 3),
   testTimeout: 30000,
   // pg-boss and the outbox keep timers; the app is closed in afterAll, so this only guards leaks.
