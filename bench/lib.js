@@ -54,10 +54,10 @@ async function waitFor(url, timeoutMs = 60000) {
  * Starts `node dist/src/main.js` with env; resolves when /health/ready answers 200. `pin` puts
  * it on its own core (for request-rate comparisons; not for work that wants every core).
  */
-async function startServer(env, { quiet = true, pin = true } = {}) {
+async function startServer(env, { quiet = true, pin = true, nodeArgs = [] } = {}) {
   if (!existsSync(join(ROOT, 'dist/src/main.js'))) throw new Error('Run `npm run build` first');
   const started = Date.now();
-  const child = spawnNode(['dist/src/main.js'], {
+  const child = spawnNode([...nodeArgs, 'dist/src/main.js'], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: quiet ? ['ignore', 'ignore', 'inherit'] : 'inherit',

@@ -1,0 +1,63 @@
+'use strict';
+// What bench/run.js and bench/profile.js share: an embedded PostgreSQL pinned beside the servers,
+// and 1,000 published items of about 1 KB in site `demo`.
+const { execFileSync } = require('node:child_process');
+const { readFileSync } = require('node:fs');
+const { join } = require('node:path');
+const { Client } = require('pg');
+const { ROOT, PIN } = require('./lib');
+
+const KEY = 'sb_live_hotpathbenchhotpathbenchhotpath1234';
+const ITEMS = 1000;
+const PG_PORT = 54392;
+
+async function startDatabase(dir) {
+  const { startEmbeddedPostgres } = require(join(ROOT, 'dist/src/database/embedded'));
+  const db = await startEmbeddedPostgres({ dir, port: PG_PORT, database: 'sitebase', persistent: false });
+  // Backends fork from the postmaster and inherit its core: pin it (and what it has started).
+  let pinned = false;
+  if (PIN) {
+    const pid = readFileSync(join(dir, 'postmaster.pid'), 'utf8').split('\n')[0].trim();
+    const pids = execFileSync('ps', ['-o', 'pid=', '--ppid', pid]).toString().split(/\s+/).filter(Boolean);
+    for (const p of [pid, ...pids]) execFileSync('taskset', ['-a', '-cp', PIN.server[1][1], p], { stdio: 'ignore' });
+    pinned = true;
+  }
+  return { ...db, pinned };
+}
+
+/** 1,000 published items of about 1 KB in site `demo`, one a minute apart. */
+async function seed(url) {
+  const db = new Client({ connectionString: url });
+  await db.connect();
+  try {
+    const [{ id: siteId }] = (await db.query("SELECT id FROM sites WHERE name = 'demo'")).rows;
+    const body = `<p>${'Lorem ipsum dolor sit amet, consectetur adipiscing elit. '.repeat(13)}</p>`;
+    const start = Date.parse('2026-01-01T00:00:00.000Z');
+    await db.query(
+      `INSERT INTO content_items (site_id, type, title, slug, content, excerpt, status, published_at, tags, categories, authors, created_at, updated_at, version)
+       SELECT $1, 'post', 'Post number ' || i, 'post-' || i, $2, 'An excerpt of post ' || i, 'published',
+              to_timestamp($3::float8 / 1000 + i * 60), ARRAY['news','guides'], ARRAY['blog'],
+              '[{"id": 7, "name": "Ada Lovelace"}]'::jsonb, to_timestamp($3::float8 / 1000 + i * 60),
+              to_timestamp($3::float8 / 1000 + i * 60), 1
+         FROM generate_series(1, $4::int) AS i`,
+      [siteId, body, start, ITEMS],
+    );
+    await db.query('VACUUM ANALYZE content_items');
+    return Number(siteId);
+  } finally {
+    await db.end();
+  }
+}
+
+async function statements(url) {
+  const db = new Client({ connectionString: url });
+  await db.connect();
+  try {
+    const { rows } = await db.query('SELECT xact_commit + xact_rollback AS n, tup_inserted + tup_updated AS w FROM pg_stat_database WHERE datname = current_database()');
+    return { xacts: Number(rows[0].n), writes: Number(rows[0].w) };
+  } finally {
+    await db.end();
+  }
+}
+
+module.exports = { KEY, ITEMS, startDatabase, seed, statements };

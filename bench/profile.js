@@ -1,0 +1,87 @@
+'use strict';
+// CPU profiles of the hot-path routes (`npm run bench:profile`): for each route, a server under
+// `node --cpu-prof` takes wrk's load (pinned as in bench/run.js), then the profile's self time is
+// summed by function and by package. Profiles stay in bench/profiles/ (open them in Chrome's
+// DevTools or speedscope); the summary is printed.
+const { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } = require('node:fs');
+const { tmpdir } = require('node:os');
+const { join, relative } = require('node:path');
+const { ROOT, startServer } = require('./lib');
+const { measure } = require('./wrk');
+const { KEY, startDatabase, seed } = require('./fixture');
+
+const PORT = 3940;
+const OUT = join(__dirname, 'profiles');
+const LIST = '/api/v2/sites/demo/content?limit=20';
+const ROUTES = [
+  { name: 'health', path: '/health' },
+  { name: 'list-cached', path: LIST },
+  { name: 'list-nocache', path: LIST, env: { CONTENT_CACHE_TTL_MS: '0' } },
+  { name: 'list-key', path: LIST, env: { CONTENT_CACHE_TTL_MS: '0' }, headers: { 'x-api-key': KEY } },
+  { name: 'slug-cached', path: '/api/v2/sites/demo/content/post-500' },
+  { name: 'v1-pages', path: '/v1/demo/pages/20/0', headers: { 'x-api-key': KEY } },
+  { name: 'flood-429', path: LIST, env: { RATE_LIMIT_PUBLIC_MAX: '120' } },
+].filter((r) => !process.env.ROUTES || process.env.ROUTES.split(',').includes(r.name));
+
+function where(url) {
+  if (!url) return '(native)';
+  const nm = url.lastIndexOf('node_modules/');
+  if (nm >= 0) {
+    const rest = url.slice(nm + 13).split('/');
+    return rest[0].startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0];
+  }
+  if (url.startsWith('node:')) return url;
+  if (url.includes('/dist/')) return relative(join(ROOT, 'dist'), url.replace('file://', ''));
+  return url;
+}
+
+function summarize(file) {
+  const prof = JSON.parse(readFileSync(file, 'utf8'));
+  const self = new Map();
+  const dt = prof.timeDeltas;
+  prof.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (dt[i] ?? 0)));
+  let total = 0;
+  const byFn = new Map();
+  const byPkg = new Map();
+  for (const node of prof.nodes) {
+    const t = self.get(node.id) ?? 0;
+    if (node.callFrame.functionName === '(idle)' || node.callFrame.functionName === '(program)') continue;
+    total += t;
+    const pkg = where(node.callFrame.url).split('/').slice(0, 2).join('/');
+    const fn = `${node.callFrame.functionName || '(anonymous)'} ${where(node.callFrame.url)}:${node.callFrame.lineNumber + 1}`;
+    byFn.set(fn, (byFn.get(fn) ?? 0) + t);
+    byPkg.set(pkg, (byPkg.get(pkg) ?? 0) + t);
+  }
+  const top = (m, n) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => `  ${((v / total) * 100).toFixed(1).padStart(5)} %  ${k}`).join('\n');
+  return `by package or folder:\n${top(byPkg, 15)}\nby function (self time):\n${top(byFn, 25)}`;
+}
+
+async function main() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'sitebase-profile-'));
+  chmodSync(dataDir, 0o755);
+  mkdirSync(OUT, { recursive: true });
+  let db;
+  try {
+    db = await startDatabase(join(dataDir, 'pg'));
+    const base = { DATABASE_URL: db.url, BOOTSTRAP_API_KEY: KEY, BOOTSTRAP_SITE: 'demo', LOG_LEVEL: 'warn', PORT: String(PORT), RATE_LIMIT_PUBLIC_MAX: '1000000000' };
+    await (await startServer(base)).stop();
+    await seed(db.url);
+    for (const route of ROUTES) {
+      const dir = join(OUT, route.name);
+      rmSync(dir, { recursive: true, force: true });
+      const server = await startServer({ ...base, ...route.env }, { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`] });
+      const r = await measure(`http://127.0.0.1:${PORT}${route.path}`, { seconds: 8, warmup: 2, headers: route.headers });
+      await server.stop();
+      const file = join(dir, readdirSync(dir)[0]);
+      console.log(`\n### ${route.name}: ${r.rps} req/s, p99 ${r.p99} ms, non-2xx ${r.non2xx}\n${summarize(file)}`);
+    }
+  } finally {
+    if (db) await db.stop().catch(() => undefined);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
