@@ -1,10 +1,8 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
-import { ThrottlerModule } from '@nestjs/throttler';
 import { AccountModule } from './account/account.module';
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { AuthModule } from './common/auth/auth.module';
 import { CommonModule } from './common/common.module';
-import { PgThrottlerStorage } from './common/http/pg-throttler.storage';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
@@ -26,13 +24,6 @@ export class AppModule {
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(config),
         CommonModule,
-        ThrottlerModule.forRootAsync({
-          inject: [PgThrottlerStorage],
-          useFactory: (storage: PgThrottlerStorage) => ({
-            throttlers: [{ name: 'default', ttl: config.RATE_LIMIT_TTL_MS, limit: config.RATE_LIMIT_PUBLIC_MAX }],
-            storage,
-          }),
-        }),
         AuthModule,
         HealthModule,
         ...FEATURE_MODULES,

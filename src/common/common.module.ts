@@ -2,7 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { SessionVerifiers } from './auth/session-verifiers';
 import { AccountDataRegistry } from './deletion/account-data.registry';
-import { PgThrottlerStorage } from './http/pg-throttler.storage';
+import { RateLimitStore } from './http/rate-limit.store';
 import { IdempotencyKeyEntity } from './idempotency/idempotency-key.entity';
 import { MaintenanceService } from './maintenance.service';
 import { OutboxEventEntity } from './outbox/outbox-event.entity';
@@ -14,8 +14,8 @@ import { QueueService } from './queue/queue.service';
 @Module({
   imports: [TypeOrmModule.forFeature([OutboxEventEntity, IdempotencyKeyEntity])],
   providers: [
-    QueueService, OutboxRelay, AccountDataRegistry, SessionVerifiers, PgThrottlerStorage, MaintenanceService,
+    QueueService, OutboxRelay, AccountDataRegistry, SessionVerifiers, RateLimitStore, MaintenanceService,
   ],
-  exports: [QueueService, OutboxRelay, AccountDataRegistry, SessionVerifiers, PgThrottlerStorage],
+  exports: [QueueService, OutboxRelay, AccountDataRegistry, SessionVerifiers, RateLimitStore],
 })
 export class CommonModule {}

@@ -1,8 +1,8 @@
 import { Controller, Get, HttpCode } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
-import { SkipThrottle } from '@nestjs/throttler';
 import { DataSource } from 'typeorm';
 import { Public } from '../common/auth/decorators';
+import { SkipRateLimit } from '../common/http/rate-limit.guard';
 import { ApiProblems } from '../common/errors/api-problems.decorator';
 import { Problem } from '../common/errors/problems';
 
@@ -16,7 +16,7 @@ class ReadinessDto extends HealthDto {
 
 @ApiTags('Health')
 @Public()
-@SkipThrottle()
+@SkipRateLimit()
 @Controller('health')
 export class HealthController {
   constructor(private readonly dataSource: DataSource) {}

@@ -1,7 +1,9 @@
 import { Controller, Get, Module } from '@nestjs/common';
+import { Client } from 'pg';
 import request from 'supertest';
 import { Public } from '../../src/common/auth/decorators';
-import { PgThrottlerStorage } from '../../src/common/http/pg-throttler.storage';
+import { SessionVerifiers } from '../../src/common/auth/session-verifiers';
+import { RateLimitStore } from '../../src/common/http/rate-limit.store';
 import { startApp, TestApp } from '../support/app';
 import { createTenant, Tenant } from '../support/tenant';
 import { expectExactProblem } from './helpers';
@@ -17,6 +19,12 @@ class RateLimitProbeController {
   @Public()
   @Get('other')
   other() {
+    return { ok: true };
+  }
+
+  @Public()
+  @Get('flood')
+  flood() {
     return { ok: true };
   }
 
@@ -80,16 +88,29 @@ describe('public rate limit (RATE_LIMIT_PUBLIC_MAX=3), shared by two instances',
     expect(row.blocked_until!.getTime()).toBeGreaterThan(Date.now());
     expect(row.expires_at.getTime() - Date.now()).toBeLessThanOrEqual(60_000);
 
-    // Still blocked on either instance.
-    const again = await request(one.server).get('/rate-limit-probe');
-    expectExactProblem(again, 429, 'rate_limited', 'Too many requests', `Retry after ${Number(again.headers['retry-after'])} s`);
+    // Still blocked on either instance. Instance one learns of the block from its next exact
+    // upsert; from then on both answer from memory and write the hits in their next batch.
+    for (const app of [one, two, one]) {
+      const again = await request(app.server).get('/rate-limit-probe');
+      expectExactProblem(again, 429, 'rate_limited', 'Too many requests', `Retry after ${Number(again.headers['retry-after'])} s`);
+    }
     expect((await rows()).find((r) => r.key === row.key)?.hits).toBe(5);
+    await Promise.all([one, two].map((app) => app.app.get(RateLimitStore).flush()));
+    expect((await rows()).find((r) => r.key === row.key)?.hits).toBe(7);
 
     // Once the window and the block are over, the counter starts again.
+    // A minute passes, for the shared row and for what each instance remembers.
     await one.db.query("UPDATE rate_limits SET expires_at = now() - interval '1 second', blocked_until = now() - interval '1 second' WHERE key = $1", [row.key]);
-    const after = await request(two.server).get('/rate-limit-probe');
-    expect(after.status).toBe(200);
-    expect(after.body).toEqual({ ok: true });
+    const later = Date.now() + 61_000;
+    const clock = jest.spyOn(Date, 'now').mockImplementation(() => later);
+    try {
+      const after = await request(two.server).get('/rate-limit-probe');
+      expect(after.status).toBe(200);
+      expect(after.body).toEqual({ ok: true });
+      await two.app.get(RateLimitStore).flush();
+    } finally {
+      clock.mockRestore();
+    }
     expect((await rows()).find((r) => r.key === row.key)).toEqual({ ...row, hits: 1, expires_at: expect.any(Date), blocked_until: null });
   });
 
@@ -97,7 +118,7 @@ describe('public rate limit (RATE_LIMIT_PUBLIC_MAX=3), shared by two instances',
     const created = await newRows(async () => {
       for (const app of [one, two, one]) expect((await request(app.server).get('/rate-limit-probe/other')).status).toBe(200);
       // Below half the limit an instance counts in memory and writes once a second; flush now.
-      await Promise.all([one, two].map((app) => app.app.get(PgThrottlerStorage).flush()));
+      await Promise.all([one, two].map((app) => app.app.get(RateLimitStore).flush()));
     });
     expect(created).toEqual([{ key: expect.any(String), hits: 3, expires_at: expect.any(Date), blocked_until: null }]);
   });
@@ -106,7 +127,7 @@ describe('public rate limit (RATE_LIMIT_PUBLIC_MAX=3), shared by two instances',
     const before = new Set((await rows()).map((r) => r.key));
     for (const app of [one, two]) expect((await request(app.server).get('/rate-limit-probe/third')).status).toBe(200);
     expect((await rows()).filter((r) => !before.has(r.key))).toEqual([]);
-    await Promise.all([one, two].map((app) => app.app.get(PgThrottlerStorage).flush()));
+    await Promise.all([one, two].map((app) => app.app.get(RateLimitStore).flush()));
     expect((await rows()).filter((r) => !before.has(r.key))).toEqual([
       { key: expect.any(String), hits: 2, expires_at: expect.any(Date), blocked_until: null },
     ]);
@@ -121,5 +142,104 @@ describe('public rate limit (RATE_LIMIT_PUBLIC_MAX=3), shared by two instances',
       }
     });
     expect(created).toEqual([]);
+  });
+  it('a valid key is never limited by IP on a public route, and writes no counter', async () => {
+    const created = await newRows(async () => {
+      for (let i = 0; i < 8; i++) {
+        const res = await request((i % 2 ? two : one).server).get('/rate-limit-probe').set('x-api-key', tenant.key);
+        expect(res.status).toBe(200);
+        expect(res.body).toEqual({ ok: true });
+      }
+      await Promise.all([one, two].map((app) => app.app.get(RateLimitStore).flush()));
+    });
+    expect(created).toEqual([]);
+  });
+
+  it('a site-user session is never limited by IP on a public route', async () => {
+    // The users module registers the real verifier; this one stands in for a signed-in user.
+    const session = { kind: 'user' as const, accountId: tenant.accountId, siteId: tenant.siteId, userId: 1, sessionId: 1 };
+    for (const app of [one, two]) app.app.get(SessionVerifiers).register(async (token) => (token === 'probe-session-token' ? session : null));
+    const created = await newRows(async () => {
+      for (let i = 0; i < 8; i++) {
+        const res = await request((i % 2 ? two : one).server).get('/rate-limit-probe/other').set('authorization', 'Bearer probe-session-token');
+        expect(res.status).toBe(200);
+      }
+      await Promise.all([one, two].map((app) => app.app.get(RateLimitStore).flush()));
+    });
+    expect(created).toEqual([]);
+  });
+
+  it('a blocked client is answered from memory: no statement reaches PostgreSQL per refused request', async () => {
+    const path = '/rate-limit-probe/flood';
+    // Block the client on both instances (each learns of the block from one exact upsert).
+    for (let i = 0; i < 6; i++) await request((i % 2 ? two : one).server).get(path);
+    for (const app of [one, two]) expect((await request(app.server).get(path)).status).toBe(429);
+    await Promise.all([one, two].map((app) => app.app.get(RateLimitStore).flush()));
+
+    const statements: string[] = [];
+    const original = Client.prototype.query;
+    const spy = jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client, ...args: unknown[]) {
+      const text = args[0];
+      statements.push(typeof text === 'string' ? text : ((text as { text?: string } | undefined)?.text ?? ''));
+      return (original as (...a: unknown[]) => unknown).apply(this, args);
+    } as never);
+    let refused = 0;
+    try {
+      for (let i = 0; i < 60; i++) {
+        const res = await request((i % 2 ? two : one).server).get(path);
+        expect(res.headers['retry-after']).toMatch(/^\d+$/);
+        if (res.status === 429) refused++;
+      }
+    } finally {
+      spy.mockRestore();
+    }
+    expect(refused).toBe(60);
+    // At most the once-a-second batch of each instance, never a statement per request.
+    expect(statements.filter((sql) => !/unnest/.test(sql))).toEqual([]);
+    expect(statements.length).toBeLessThanOrEqual(4);
+    await Promise.all([one, two].map((app) => app.app.get(RateLimitStore).flush()));
+    const [row] = (await rows()).filter((r) => r.hits >= 60 + 8);
+    expect(row).toEqual({ key: expect.stringContaining('flood'), hits: 68, expires_at: expect.any(Date), blocked_until: expect.any(Date) });
+  });
+});
+
+describe('shared anonymous limit with two instances: within the documented slack', () => {
+  let one: TestApp;
+  let two: TestApp;
+  const LIMIT = 10;
+
+  beforeAll(async () => {
+    const options = { env: { RATE_LIMIT_PUBLIC_MAX: String(LIMIT), JOBS_ENABLED: 'false' }, extraModules: [RateLimitProbeModule] };
+    [one, two] = await Promise.all([startApp(options), startApp(options)]);
+  });
+  afterAll(() => Promise.all([one.close(), two.close()]));
+
+  it('concurrent clients on both instances get at least the limit and at most limit + N × limit/2', async () => {
+    const results = await Promise.all(Array.from({ length: 60 }, (_, i) => request((i % 2 ? two : one).server).get('/rate-limit-probe/third')));
+    const served = results.filter((r) => r.status === 200).length;
+    expect(results.every((r) => r.status === 200 || r.status === 429)).toBe(true);
+    expect(served).toBeGreaterThanOrEqual(LIMIT);
+    expect(served).toBeLessThanOrEqual(LIMIT + 2 * (LIMIT / 2));
+  });
+});
+
+describe('per-key limit (RATE_LIMIT_KEY_MAX=4)', () => {
+  let app: TestApp;
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    app = await startApp({ env: { RATE_LIMIT_PUBLIC_MAX: '2', RATE_LIMIT_KEY_MAX: '4', JOBS_ENABLED: 'false' }, extraModules: [RateLimitProbeModule] });
+    tenant = await createTenant(app);
+  });
+  afterAll(() => app.close());
+
+  it('a key gets its own counter on every route, far from the anonymous one', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await request(app.server).get(i % 2 ? '/rate-limit-probe/key' : '/rate-limit-probe/other').set('x-api-key', tenant.key)).status);
+    expect(statuses).toEqual([200, 200, 200, 200]);
+    const limited = await request(app.server).get('/rate-limit-probe/key').set('x-api-key', tenant.key);
+    expectExactProblem(limited, 429, 'rate_limited', 'Too many requests', `Retry after ${Number(limited.headers['retry-after'])} s`);
+    const [row] = await app.db.query("SELECT key, hits FROM rate_limits WHERE key LIKE 'key:%'");
+    expect(row).toEqual({ key: expect.stringMatching(/^key:\d+$/), hits: 5 });
   });
 });

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AccountModule } from '../../account/account.module';
 import { ApiKeysModule } from '../../api-keys/api-keys.module';
-import { PublicThrottlerGuard } from '../http/public-throttler.guard';
+import { RateLimitGuard } from '../http/rate-limit.guard';
 import { AuthGuard } from './auth.guard';
 import { CredentialsMiddleware } from './credentials.middleware';
 
@@ -11,7 +11,7 @@ import { CredentialsMiddleware } from './credentials.middleware';
   imports: [AccountModule, ApiKeysModule],
   providers: [
     { provide: APP_GUARD, useClass: AuthGuard },
-    { provide: APP_GUARD, useClass: PublicThrottlerGuard },
+    { provide: APP_GUARD, useClass: RateLimitGuard },
     CredentialsMiddleware,
   ],
   exports: [CredentialsMiddleware],

@@ -1,12 +1,11 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { ThrottlerStorage } from '@nestjs/throttler';
 import { DataSource } from 'typeorm';
 
-interface ThrottlerStorageRecord {
-  totalHits: number;
-  timeToExpire: number;
-  isBlocked: boolean;
-  timeToBlockExpire: number;
+/** What the guard needs to know of one hit. */
+export interface RateDecision {
+  blocked: boolean;
+  /** Seconds until the block ends (when blocked). */
+  retryAfter: number;
 }
 
 /** What this instance knows of one counter. */
@@ -29,62 +28,70 @@ interface CounterRow {
 
 const FLUSH_MS = 1000;
 const MAX_COUNTERS = 100_000;
+const PASS: RateDecision = Object.freeze({ blocked: false, retryAfter: 0 });
 
 /**
  * Rate-limit counters shared by every instance through PostgreSQL (an UNLOGGED table), without
- * a database write on every public request. While a counter is below half its limit, hits are
- * counted in memory and written in one batched upsert a second; from half the limit on, and
- * while blocked, every hit is an exact upsert, so the block itself is decided on shared counts.
- * With N instances a client can get at most N × limit/2 extra hits in a window before every
- * instance sees the shared count: a bounded, documented slack (docs/foundation.md).
+ * a database round trip on most requests (docs/foundation.md, "Rate limiting"):
+ * - below half its limit, a counter is kept in memory and written in one batched upsert a
+ *   second, which also brings back what the other instances counted;
+ * - from half the limit on, a hit is an exact shared upsert, so the block is decided on the
+ *   counts of every instance;
+ * - once this instance knows a counter is blocked, every further hit is answered from memory
+ *   (and counted for the next batch): refusing a flood costs no database work per request.
+ * With N instances a client gets at most about N × limit/2 extra hits in one window.
+ * `hit` answers synchronously when it can: the guard then costs no promise.
  */
 @Injectable()
-export class PgThrottlerStorage implements ThrottlerStorage, OnModuleDestroy {
+export class RateLimitStore implements OnModuleDestroy {
   private readonly logger = new Logger('RateLimit');
   private readonly counters = new Map<string, Counter>();
   private timer?: NodeJS.Timeout;
 
   constructor(private readonly dataSource: DataSource) {}
 
-  async increment(key: string, ttl: number, limit: number, blockDuration: number, throttlerName: string): Promise<ThrottlerStorageRecord> {
-    const id = `${throttlerName}:${key}`;
+  hit(key: string, ttl: number, limit: number, blockDuration: number): RateDecision | Promise<RateDecision> {
     const now = Date.now();
-    let c = this.counters.get(id);
+    let c = this.counters.get(key);
     if (c && c.expiresAt <= now && c.blockedUntil <= now && c.pending === 0) {
-      this.counters.delete(id);
+      this.counters.delete(key);
       c = undefined;
     }
     if (!c) {
-      if (this.counters.size >= MAX_COUNTERS) await this.flush();
+      if (this.counters.size >= MAX_COUNTERS) void this.flush();
       c = { shared: 0, pending: 0, expiresAt: now + ttl, blockedUntil: 0, ttl };
-      this.counters.set(id, c);
+      this.counters.set(key, c);
     }
-    const estimate = c.shared + c.pending + 1;
-    if (estimate * 2 <= limit && c.blockedUntil <= now) {
+    if (c.blockedUntil > now) {
       c.pending++;
       this.scheduleFlush();
-      return { totalHits: estimate, timeToExpire: Math.ceil((c.expiresAt - now) / 1000), isBlocked: false, timeToBlockExpire: 0 };
+      return { blocked: true, retryAfter: Math.max(1, Math.ceil((c.blockedUntil - now) / 1000)) };
     }
+    if ((c.shared + c.pending + 1) * 2 <= limit) {
+      c.pending++;
+      this.scheduleFlush();
+      return PASS;
+    }
+    return this.exact(key, c, ttl, limit, blockDuration, now);
+  }
+
+  private async exact(key: string, c: Counter, ttl: number, limit: number, blockDuration: number, now: number): Promise<RateDecision> {
     const add = c.pending + 1;
     c.pending = 0;
     let row: CounterRow;
     try {
-      [row] = await this.dataSource.query(EXACT_SQL, [id, add, ttl, limit, blockDuration]);
+      [row] = await this.dataSource.query(EXACT_SQL, [key, add, ttl, limit, blockDuration]);
     } catch (err) {
       c.pending += add - 1; // keep what was counted; this request's hit fails with the error
       throw err;
     }
     this.remember(c, row, now);
-    return {
-      totalHits: Number(row.hits),
-      timeToExpire: Math.ceil(row.expires_in_ms / 1000),
-      isBlocked: c.blockedUntil > now,
-      timeToBlockExpire: Math.ceil(row.blocked_in_ms / 1000),
-    };
+    return c.blockedUntil > now ? { blocked: true, retryAfter: Math.max(1, Math.ceil(row.blocked_in_ms / 1000)) } : PASS;
   }
 
   /** Writes every pending count in one statement and refreshes what other instances counted. */
   async flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     const batch = [...this.counters].filter(([, c]) => c.pending > 0);
     const now = Date.now();
@@ -148,10 +155,11 @@ const EXACT_SQL = `INSERT INTO rate_limits AS r (key, hits, expires_at, blocked_
       ELSE NULL END
   ${RETURNING}`;
 
-/** $1 keys, $2 hits to add, $3 ttl ms: counts only; blocks are decided by EXACT_SQL. */
+/** $1 keys, $2 hits to add, $3 ttl ms: counts only; blocks are decided by EXACT_SQL and kept. */
 const BATCH_SQL = `INSERT INTO rate_limits AS r (key, hits, expires_at, blocked_until)
   SELECT k, h, now() + make_interval(secs => t / 1000.0), NULL FROM unnest($1::text[], $2::int[], $3::float8[]) AS u(k, h, t)
   ON CONFLICT (key) DO UPDATE SET
     hits = CASE WHEN ${RESTART} THEN EXCLUDED.hits ELSE r.hits + EXCLUDED.hits END,
-    expires_at = CASE WHEN r.expires_at <= now() THEN EXCLUDED.expires_at ELSE r.expires_at END
+    expires_at = CASE WHEN r.expires_at <= now() THEN EXCLUDED.expires_at ELSE r.expires_at END,
+    blocked_until = CASE WHEN ${RESTART} THEN NULL ELSE r.blocked_until END
   ${RETURNING}`;
