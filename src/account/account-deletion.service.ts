@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DataSource, In } from 'typeorm';
+import { ChangeNotifications } from '../database/change-notifications';
 import { AppConfig } from '../config/app-config';
 import { KeyPrincipal } from '../common/auth/principal';
 import { AccountDataRegistry, DeletionImpact } from '../common/deletion/account-data.registry';
@@ -30,6 +31,7 @@ export class AccountDeletionService implements OnModuleInit {
     private readonly registry: AccountDataRegistry,
     private readonly queue: QueueService,
     private readonly config: AppConfig,
+    private readonly notifications: ChangeNotifications,
   ) {}
 
   onModuleInit(): void {
@@ -50,8 +52,8 @@ export class AccountDeletionService implements OnModuleInit {
   }
 
   /** Schedules the deletion; asking again while one is scheduled returns that one. */
-  schedule(key: KeyPrincipal): Promise<AccountDeletionEntity> {
-    return this.dataSource.transaction(async (em) => {
+  async schedule(key: KeyPrincipal): Promise<AccountDeletionEntity> {
+    const deletion = await this.dataSource.transaction(async (em) => {
       await em.findOneOrFail(AccountEntity, { where: { id: key.accountId }, lock: { mode: 'pessimistic_write' } });
       const pending = await em.findOne(AccountDeletionEntity, { where: { accountId: key.accountId, status: In(['scheduled', 'purging']) } });
       if (pending) return pending;
@@ -67,10 +69,13 @@ export class AccountDeletionService implements OnModuleInit {
       await this.queue.send(ACCOUNT_PURGE_JOB, { deletionId: deletion.id }, { startAfter: purgeAfter, em });
       return deletion;
     });
+    // Keys of the account may only read from now on, on this instance's next request too.
+    this.notifications.changed('sitebase_credentials');
+    return deletion;
   }
 
-  cancel(key: KeyPrincipal): Promise<AccountDeletionEntity> {
-    return this.dataSource.transaction(async (em) => {
+  async cancel(key: KeyPrincipal): Promise<AccountDeletionEntity> {
+    const canceled = await this.dataSource.transaction(async (em) => {
       await em.findOneOrFail(AccountEntity, { where: { id: key.accountId }, lock: { mode: 'pessimistic_write' } });
       const pending = await em.findOne(AccountDeletionEntity, { where: { accountId: key.accountId }, order: { id: 'DESC' } });
       if (pending?.status === 'purging') throw new ConflictProblem('deletion_in_progress', 'The purge has started and can no longer be canceled');
@@ -82,6 +87,8 @@ export class AccountDeletionService implements OnModuleInit {
       await recordEvent(em, { accountId: key.accountId }, 'account.deletion_canceled', { id: pending.id });
       return pending;
     });
+    this.notifications.changed('sitebase_credentials');
+    return canceled;
   }
 
   /** The latest deletion request of the account. */

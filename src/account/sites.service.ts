@@ -2,6 +2,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, Repository } from 'typeorm';
 import { KeyPrincipal, SiteDirectory } from '../common/auth/principal';
+import { ChangeNotifications } from '../database/change-notifications';
 import { AccountDataRegistry } from '../common/deletion/account-data.registry';
 import { ConflictProblem, ForbiddenProblem, NotFoundProblem } from '../common/errors/problems';
 import { isUniqueViolation } from '../common/errors/postgres-errors';
@@ -23,7 +24,14 @@ export class SitesService implements SiteDirectory, OnModuleInit {
     @InjectRepository(SiteEntity) private readonly sites: Repository<SiteEntity>,
     private readonly dataSource: DataSource,
     private readonly registry: AccountDataRegistry,
-  ) {}
+    notifications: ChangeNotifications,
+  ) {
+    // A site renamed or deleted anywhere (only a purge deletes sites) is forgotten here at commit.
+    notifications.subscribe('sitebase_sites', () => {
+      this.byName.clear();
+      this.byId.clear();
+    });
+  }
 
   onModuleInit(): void {
     this.registry.register({

@@ -7,6 +7,9 @@ import { AccountDataRegistry } from '../common/deletion/account-data.registry';
 import { ConflictProblem, NotFoundProblem } from '../common/errors/problems';
 import { recordEvent } from '../common/outbox/record-event';
 import { applyKeyset, CursorQueryDto, keysetPage, Page } from '../common/pagination/page';
+import { AppConfig } from '../config/app-config';
+import { ChangeNotifications } from '../database/change-notifications';
+import { ApiKeyCache } from './api-key-cache';
 import { describeApiKey, generateApiKey, hashApiKey } from './api-key-secret';
 import { CreateApiKeyDto } from './dto/api-key.dto';
 import { ApiKeyEntity } from './entities/api-key.entity';
@@ -22,13 +25,19 @@ export interface CreatedApiKey {
 @Injectable()
 export class ApiKeysService implements ApiKeyVerifier, OnModuleInit {
   private readonly logger = new Logger('ApiKeys');
+  private readonly cache: ApiKeyCache;
 
   constructor(
     @InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>,
     private readonly dataSource: DataSource,
     private readonly sites: SitesService,
     private readonly registry: AccountDataRegistry,
-  ) {}
+    private readonly notifications: ChangeNotifications,
+    config: AppConfig,
+  ) {
+    this.cache = new ApiKeyCache(config.API_KEY_CACHE_TTL_MS, () => notifications.live);
+    notifications.subscribe('sitebase_credentials', () => this.cache.reset());
+  }
 
   onModuleInit(): void {
     this.registry.register({
@@ -39,29 +48,55 @@ export class ApiKeysService implements ApiKeyVerifier, OnModuleInit {
     });
   }
 
-  /** One indexed lookup by hash; revoked and expired keys do not verify. */
+  /**
+   * One indexed lookup by hash; revoked and expired keys do not verify. Answers from memory
+   * when it can (API_KEY_CACHE_TTL_MS): a revocation, an expiry change or an account's deletion
+   * reaches every instance's cache at commit, through a trigger's NOTIFY (docs/foundation.md).
+   */
   async verify(plaintext: string): Promise<KeyPrincipal | null> {
-    const rows: Array<{ id: string; account_id: string; site_ids: string[] | null; last_used_at: Date | null; status: string }> =
+    const hash = hashApiKey(plaintext);
+    const now = Date.now();
+    const hit = this.cache.get(hash, now);
+    if (hit) {
+      if (hit.principal && now - hit.lastUsedAt > LAST_USED_RESOLUTION_MS) {
+        hit.lastUsedAt = now;
+        this.touch(hit.principal.keyId);
+      }
+      return hit.principal;
+    }
+    const gen = this.cache.generation;
+    const rows: Array<{ id: string; account_id: string; site_ids: string[] | null; last_used_at: Date | null; expires_at: Date | null; status: string }> =
       await this.dataSource.query(
-        `SELECT k.id, k.account_id, k.site_ids, k.last_used_at, a.status
+        `SELECT k.id, k.account_id, k.site_ids, k.last_used_at, k.expires_at, a.status
            FROM api_keys k JOIN accounts a ON a.id = k.account_id
           WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())`,
-        [hashApiKey(plaintext)],
+        [hash],
       );
     const row = rows[0];
-    if (!row) return null;
-    const id = Number(row.id);
-    if (!row.last_used_at || Date.now() - row.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
-      this.keys.update({ id }, { lastUsedAt: new Date() })
-        .catch((err) => this.logger.warn({ err, keyId: id }, 'Could not record last use'));
+    if (!row) {
+      this.cache.set(hash, gen, null, 0, null, now);
+      return null;
     }
-    return {
+    const id = Number(row.id);
+    let lastUsedAt = row.last_used_at?.getTime() ?? 0;
+    if (now - lastUsedAt > LAST_USED_RESOLUTION_MS) {
+      lastUsedAt = now;
+      this.touch(id);
+    }
+    const principal: KeyPrincipal = Object.freeze({
       kind: 'key',
       keyId: id,
       accountId: Number(row.account_id),
-      siteIds: row.site_ids ? row.site_ids.map(Number) : null,
+      siteIds: row.site_ids ? Object.freeze(row.site_ids.map(Number)) as number[] : null,
       accountDeletionScheduled: row.status === 'deletion_scheduled',
-    };
+    });
+    this.cache.set(hash, gen, principal, lastUsedAt, row.expires_at?.getTime() ?? null, now);
+    return principal;
+  }
+
+  /** Records a key's last use, off the request path. */
+  private touch(id: number): void {
+    this.keys.update({ id }, { lastUsedAt: new Date() }).catch((err) => this.logger.warn({ err, keyId: id }, 'Could not record last use'));
   }
 
   create(key: KeyPrincipal, dto: CreateApiKeyDto): Promise<CreatedApiKey> {
@@ -103,8 +138,8 @@ export class ApiKeysService implements ApiKeyVerifier, OnModuleInit {
    * Revokes a key at once. The account's last unrestricted key cannot go, so an account
    * never locks itself out (create another first).
    */
-  revoke(key: KeyPrincipal, id: number): Promise<void> {
-    return this.dataSource.transaction(async (em) => {
+  async revoke(key: KeyPrincipal, id: number): Promise<void> {
+    await this.dataSource.transaction(async (em) => {
       // Serialises revocations within the account, so two at once cannot remove the last key.
       await em.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [key.accountId]);
       const target = await em.findOne(ApiKeyEntity, {
@@ -123,5 +158,6 @@ export class ApiKeysService implements ApiKeyVerifier, OnModuleInit {
       await em.update(ApiKeyEntity, { id }, { revokedAt: new Date() });
       await recordEvent(em, { accountId: key.accountId }, 'api_key.revoked', { id });
     });
+    this.notifications.changed('sitebase_credentials');
   }
 }

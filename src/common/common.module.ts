@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { ChangeNotifications } from '../database/change-notifications';
 import { SessionVerifiers } from './auth/session-verifiers';
 import { AccountDataRegistry } from './deletion/account-data.registry';
 import { RateLimitStore } from './http/rate-limit.store';
@@ -14,8 +15,8 @@ import { QueueService } from './queue/queue.service';
 @Module({
   imports: [TypeOrmModule.forFeature([OutboxEventEntity, IdempotencyKeyEntity])],
   providers: [
-    QueueService, OutboxRelay, AccountDataRegistry, SessionVerifiers, RateLimitStore, MaintenanceService,
+    QueueService, OutboxRelay, AccountDataRegistry, SessionVerifiers, RateLimitStore, MaintenanceService, ChangeNotifications,
   ],
-  exports: [QueueService, OutboxRelay, AccountDataRegistry, SessionVerifiers, RateLimitStore],
+  exports: [QueueService, OutboxRelay, AccountDataRegistry, SessionVerifiers, RateLimitStore, ChangeNotifications],
 })
 export class CommonModule {}

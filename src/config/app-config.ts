@@ -48,6 +48,8 @@ export class AppConfig {
   @Transform(toInt) @IsInt() @Min(1) RATE_LIMIT_PUBLIC_MAX = 120;
   /** Per API key or site-user session, every route; 0: not limited (docs/foundation.md). */
   @Transform(toInt) @IsInt() @Min(0) RATE_LIMIT_KEY_MAX = 0;
+  /** How long a verified key is trusted from memory; changes reach every instance at commit. 0: off. */
+  @Transform(toInt) @IsInt() @Min(0) API_KEY_CACHE_TTL_MS = 60_000;
 
   @Transform(toInt) @IsInt() @Min(0) ACCOUNT_DELETION_GRACE_SECONDS = 7 * 24 * 3600;
   @Transform(toInt) @IsInt() @Min(60) IDEMPOTENCY_TTL_SECONDS = 24 * 3600;

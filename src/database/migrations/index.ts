@@ -2,10 +2,14 @@ import { Foundation1795287131613 } from './1795287131613-foundation';
 import { Media1795287489049 } from './1795287489049-media';
 import { Content1795287510654 } from './1795287510654-content';
 import { OutboxRetries1795288516896 } from './1795288516896-outbox-retries';
+import { ChangeNotifications1795290000000 } from './1795290000000-change-notifications';
 
 /**
  * Every migration, oldest first. Listed rather than globbed so that the server, the CLI and the
  * test set-up (which runs outside ts-node) load the same classes. `npm run migration:generate`
  * writes a new file here; add its class to this list.
  */
-export const MIGRATIONS = [Foundation1795287131613, Media1795287489049, Content1795287510654, OutboxRetries1795288516896];
+export const MIGRATIONS = [
+  Foundation1795287131613, Media1795287489049, Content1795287510654, OutboxRetries1795288516896,
+  ChangeNotifications1795290000000,
+];

@@ -1,0 +1,118 @@
+import { Controller, Get, Module } from '@nestjs/common';
+import { Client } from 'pg';
+import request from 'supertest';
+import { ChangeNotifications } from '../../src/database/change-notifications';
+import { startApp, TestApp } from '../support/app';
+import { createTenant, Tenant } from '../support/tenant';
+import { expectExactProblem } from './helpers';
+
+@Controller('key-cache-probe')
+class KeyCacheProbeController {
+  @Get()
+  keyOnly() {
+    return { ok: true };
+  }
+}
+
+@Module({ controllers: [KeyCacheProbeController] })
+class KeyCacheProbeModule {}
+
+/** The statements this process sends to PostgreSQL while `action` runs. */
+async function statementsDuring(action: () => Promise<void>): Promise<string[]> {
+  const seen: string[] = [];
+  const original = Client.prototype.query;
+  const spy = jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client, ...args: unknown[]) {
+    const text = args[0];
+    seen.push(typeof text === 'string' ? text : ((text as { text?: string } | undefined)?.text ?? ''));
+    return (original as (...a: unknown[]) => unknown).apply(this, args);
+  } as never);
+  try {
+    await action();
+  } finally {
+    spy.mockRestore();
+  }
+  return seen;
+}
+
+describe('verified keys are cached per instance and dropped everywhere at commit', () => {
+  let one: TestApp;
+  let two: TestApp;
+  let t: Tenant;
+
+  beforeAll(async () => {
+    const options = { env: { JOBS_ENABLED: 'false' }, extraModules: [KeyCacheProbeModule] };
+    [one, two] = await Promise.all([startApp(options), startApp(options)]);
+    t = await createTenant(one);
+  });
+  afterAll(() => Promise.all([one.close(), two.close()]));
+
+  const probe = (app: TestApp, key: string) => request(app.server).get('/key-cache-probe').set('x-api-key', key);
+
+  async function newKey(): Promise<{ id: number; key: string }> {
+    const res = await t.api.post('/api/v2/api-keys').send({ name: 'cached' });
+    expect(res.status).toBe(201);
+    return { id: res.body.id, key: res.body.key };
+  }
+
+  it('a second request with the same key sends no statement to the database', async () => {
+    const { key } = await newKey();
+    expect((await probe(two, key)).status).toBe(200);
+    const statements = await statementsDuring(async () => {
+      const res = await probe(two, key);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ ok: true });
+    });
+    expect(statements).toEqual([]);
+  });
+
+  it('a key revoked on one instance fails on the other as soon as the revocation commits', async () => {
+    const { id, key } = await newKey();
+    expect((await probe(one, key)).status).toBe(200);
+    expect((await probe(two, key)).status).toBe(200);
+    expect((await t.api.delete(`/api/v2/api-keys/${id}`)).status).toBe(204);
+    // The revoking instance: at once.
+    expectExactProblem(await probe(one, key), 401, 'invalid_api_key', 'Unauthorized', 'The API key is invalid or revoked');
+    // The other: when the trigger's NOTIFY arrives, a few milliseconds after the commit.
+    const started = Date.now();
+    let status = 200;
+    while (status === 200 && Date.now() - started < 2000) status = (await probe(two, key)).status;
+    expect(status).toBe(401);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('a revocation by an operator in SQL reaches every instance too', async () => {
+    const { id, key } = await newKey();
+    for (const app of [one, two]) expect((await probe(app, key)).status).toBe(200);
+    await one.db.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [id]);
+    for (const app of [one, two]) {
+      const started = Date.now();
+      let status = 200;
+      while (status === 200 && Date.now() - started < 2000) status = (await probe(app, key)).status;
+      expect(status).toBe(401);
+    }
+  });
+
+  it('an unknown key is remembered as unknown, and a new key works at once', async () => {
+    const statements = await statementsDuring(async () => {
+      for (let i = 0; i < 5; i++) expect((await probe(one, 'sb_live_unknownunknownunknownunknownunknown1')).status).toBe(401);
+    });
+    expect(statements.filter((s) => /api_keys/.test(s))).toHaveLength(1);
+    const { key } = await newKey();
+    expect((await probe(two, key)).status).toBe(200);
+  });
+
+  it('while notifications are down the cache is bypassed: every request reads the database', async () => {
+    const { key } = await newKey();
+    expect((await probe(one, key)).status).toBe(200);
+    const notifications = one.app.get(ChangeNotifications);
+    notifications.live = false;
+    try {
+      const statements = await statementsDuring(async () => {
+        expect((await probe(one, key)).status).toBe(200);
+      });
+      expect(statements.filter((s) => /api_keys/.test(s))).toHaveLength(1);
+    } finally {
+      notifications.live = true;
+    }
+  });
+});
