@@ -6,6 +6,7 @@ import { AppModule } from './app.module';
 import { ProblemDetailsFilter } from './common/errors/problem-details.filter';
 import { createValidationPipe } from './common/errors/validation';
 import { createRootLogger, httpLogger, PinoNestLogger } from './common/http/logging';
+import { MemoizedInputPipe } from './common/http/memoized-input.pipe';
 import { setupOpenApi } from './common/http/openapi';
 import { corsForBrowsers, securityHeaders } from './common/http/security-headers';
 import { credentials, CredentialsMiddleware } from './common/auth/credentials.middleware';
@@ -37,7 +38,7 @@ export async function createApp({ config, extraModules = [], logDestination }: C
   app.useBodyParser('json', { limit: config.BODY_LIMIT, type: ['application/json', 'application/*+json'] });
   app.use(bodyParserProblems);
   app.use(credentials(app.get(CredentialsMiddleware)));
-  app.useGlobalPipes(createValidationPipe());
+  app.useGlobalPipes(new MemoizedInputPipe(createValidationPipe()));
   app.useGlobalFilters(new ProblemDetailsFilter());
   if (config.DOCS_ENABLED) setupOpenApi(app);
   await app.init();

@@ -1,0 +1,50 @@
+import { ArgumentMetadata } from '@nestjs/common';
+import { Type } from 'class-transformer';
+import { IsInt, Max, Min } from 'class-validator';
+import { createValidationPipe } from '../errors/validation';
+import { ValidationProblem } from '../errors/problems';
+import { MemoizedInputPipe } from './memoized-input.pipe';
+
+class LimitQuery {
+  @Type(() => Number) @IsInt() @Min(1) @Max(100)
+  limit: number;
+}
+
+const query: ArgumentMetadata = { type: 'query', metatype: LimitQuery };
+
+describe('MemoizedInputPipe', () => {
+  it('validates a query once and answers the same frozen result for the same input', async () => {
+    const inner = createValidationPipe();
+    const spy = jest.spyOn(inner, 'transform');
+    const pipe = new MemoizedInputPipe(inner);
+    const first = await pipe.transform({ limit: '20' }, query);
+    const second = await pipe.transform({ limit: '20' }, query);
+    expect(first).toBeInstanceOf(LimitQuery);
+    expect(first).toEqual({ limit: 20 });
+    expect(second).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(spy).toHaveBeenCalledTimes(1);
+    expect(await pipe.transform({ limit: '21' }, query)).toEqual({ limit: 21 });
+    expect(spy).toHaveBeenCalledTimes(2);
+  });
+
+  it('keeps no errors: a bad input is refused every time', async () => {
+    const inner = createValidationPipe();
+    const spy = jest.spyOn(inner, 'transform');
+    const pipe = new MemoizedInputPipe(inner);
+    for (let i = 0; i < 2; i++) await expect(pipe.transform({ limit: '1000' }, query)).rejects.toBeInstanceOf(ValidationProblem);
+    expect(spy).toHaveBeenCalledTimes(2);
+  });
+
+  it('never memoises bodies', async () => {
+    const inner = createValidationPipe();
+    const spy = jest.spyOn(inner, 'transform');
+    const pipe = new MemoizedInputPipe(inner);
+    const body: ArgumentMetadata = { type: 'body', metatype: LimitQuery };
+    const a = await pipe.transform({ limit: 5 }, body);
+    const b = await pipe.transform({ limit: 5 }, body);
+    expect(a).not.toBe(b);
+    expect(Object.isFrozen(a)).toBe(false);
+    expect(spy).toHaveBeenCalledTimes(2);
+  });
+});
