@@ -3,7 +3,8 @@
 // `node --cpu-prof` takes wrk's load (pinned as in bench/run.js), then the profile's self time is
 // summed by function and by package. Profiles stay in bench/profiles/ (open them in Chrome's
 // DevTools or speedscope); the summary is printed.
-const { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } = require('node:fs');
+const { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
+const { Client } = require('pg');
 const { tmpdir } = require('node:os');
 const { join, relative } = require('node:path');
 const { ROOT, startServer } = require('./lib');
@@ -56,6 +57,26 @@ function summarize(file) {
   return `by package or folder:\n${top(byPkg, 15)}\nby function (self time):\n${top(byFn, 25)}`;
 }
 
+/** EXPLAIN (ANALYZE, BUFFERS) of each statement a route sent (reads only; writes are listed). */
+async function explainAll(url, sqlFile) {
+  const statements = readFileSync(sqlFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  if (statements.length === 0) return 'statements: none';
+  const db = new Client({ connectionString: url });
+  await db.connect();
+  const out = [`statements: ${statements.length}`];
+  try {
+    for (const { text, params } of statements) {
+      out.push(`  SQL: ${text.replace(/\s+/g, ' ').slice(0, 400)}`);
+      if (!/^\s*(SELECT|WITH)/i.test(text)) continue;
+      const { rows } = await db.query(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, params);
+      out.push(...rows.map((r) => `    ${r['QUERY PLAN']}`));
+    }
+  } finally {
+    await db.end();
+  }
+  return out.join('\n');
+}
+
 async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'sitebase-profile-'));
   chmodSync(dataDir, 0o755);
@@ -69,11 +90,16 @@ async function main() {
     for (const route of ROUTES) {
       const dir = join(OUT, route.name);
       rmSync(dir, { recursive: true, force: true });
-      const server = await startServer({ ...base, ...route.env }, { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`] });
+      const sqlFile = join(dataDir, `${route.name}.sql.jsonl`);
+      const server = await startServer({ ...base, ...route.env, SQL_CAPTURE_FILE: sqlFile }, {
+        nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--require', join(__dirname, 'capture-sql.js')],
+      });
+      writeFileSync(sqlFile, ''); // what start-up sent is not the route's
       const r = await measure(`http://127.0.0.1:${PORT}${route.path}`, { seconds: 8, warmup: 2, headers: route.headers });
       await server.stop();
-      const file = join(dir, readdirSync(dir)[0]);
+      const file = join(dir, readdirSync(dir).find((f) => f.endsWith('.cpuprofile')));
       console.log(`\n### ${route.name}: ${r.rps} req/s, p99 ${r.p99} ms, non-2xx ${r.non2xx}\n${summarize(file)}`);
+      console.log(await explainAll(db.url, sqlFile));
     }
   } finally {
     if (db) await db.stop().catch(() => undefined);

@@ -30,6 +30,9 @@ export async function createApp({ config, extraModules = [], logDestination }: C
     abortOnError: false,
   });
   app.disable('x-powered-by');
+  // No body-hash ETag on every response (a SHA-1 of each list page): resources that can be
+  // edited carry their own version ETag (content), and stored files theirs. docs/performance.md.
+  app.set('etag', false);
   app.set('trust proxy', parseTrustProxy(config.TRUST_PROXY));
   app.use(requestId);
   app.use(httpLogger(logger));

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { FindOptionsWhere, Repository } from 'typeorm';
-import { applyKeyset, keysetPage, Page } from '../common/pagination/page';
+import { Repository } from 'typeorm';
+import { ShapedReads } from '../database/fast-read';
+import { applyKeyset, KeysetColumn, keysetPage, keysetParameters, Page } from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
 import { ContentQueryDto } from './dto/content.dto';
 import { ContentItemEntity } from './entities/content-item.entity';
@@ -15,6 +16,10 @@ const SUMMARY_COLUMNS: Array<keyof ContentItemEntity> = [
 /** The content queries that outgrow a method: the filtered keyset list and the v1 offset list. */
 @Injectable()
 export class ContentRepository {
+  private readonly reads = new ShapedReads<ContentItemEntity>();
+  /** v1 offsets are literals in the SQL, so each is a shape: kept apart from the list's shapes. */
+  private readonly offsetReads = new ShapedReads<ContentItemEntity>();
+
   constructor(@InjectRepository(ContentItemEntity) private readonly items: Repository<ContentItemEntity>) {}
 
   /**
@@ -27,45 +32,65 @@ export class ContentRepository {
     if (!withDrafts && query.status !== undefined && query.status !== 'published') return keysetPage([], query.limit, () => []);
     const byPublished = status === 'published';
     const dateColumn = byPublished ? 'c.published_at' : 'c.created_at';
-    const qb = this.items.createQueryBuilder('c')
-      .select(SUMMARY_COLUMNS.map((col) => `c.${col}`))
-      .where('c.site_id = :siteId', { siteId: site.id });
-    if (status) qb.andWhere('c.status = :status', { status });
-    if (query.type) qb.andWhere('c.type = :type', { type: query.type });
-    if (query.tag) qb.andWhere('c.tags @> ARRAY[:tag]::text[]', { tag: query.tag });
-    if (query.category) qb.andWhere('c.categories @> ARRAY[:category]::text[]', { category: query.category });
-    if (query.author) qb.andWhere('c.authors @> CAST(:author AS jsonb)', { author: JSON.stringify([{ id: query.author }]) });
-    if (query.q) qb.andWhere("c.search @@ websearch_to_tsquery('simple', :q)", { q: query.q });
-    if (query.from) qb.andWhere(`${dateColumn} >= :from`, { from: query.from });
-    if (query.to) qb.andWhere(`${dateColumn} < :to`, { to: query.to });
-    const rows = await applyKeyset(qb, [{ expr: dateColumn, type: 'timestamp' }, { expr: 'c.id', type: 'number' }], query).getMany();
-    return keysetPage(rows, query.limit, (c) => [(byPublished ? c.publishedAt! : c.createdAt).toISOString(), c.id]);
+    const keyset: KeysetColumn[] = [{ expr: dateColumn, type: 'timestamp' }, { expr: 'c.id', type: 'number' }];
+    const params = {
+      siteId: site.id, status, type: query.type, tag: query.tag, category: query.category,
+      author: query.author === undefined ? undefined : JSON.stringify([{ id: query.author }]),
+      q: query.q, from: query.from, to: query.to, ...keysetParameters(keyset, query),
+    };
+    // Which filters are present, the order and the limit: everything else is a parameter.
+    const shape = [status, query.type, query.tag, query.category, query.author, query.q, query.from, query.to, query.cursor]
+      .map((v) => (v === undefined ? 0 : 1)).join('') + (byPublished ? 'p' : 'c') + query.limit;
+    const { entities } = await this.reads.read(shape, params, () => {
+      const qb = this.items.createQueryBuilder('c')
+        .select(SUMMARY_COLUMNS.map((col) => `c.${col}`))
+        .where('c.site_id = :siteId', { siteId: params.siteId });
+      if (status) qb.andWhere('c.status = :status', { status });
+      if (query.type) qb.andWhere('c.type = :type', params);
+      if (query.tag) qb.andWhere('c.tags @> ARRAY[:tag]::text[]', params);
+      if (query.category) qb.andWhere('c.categories @> ARRAY[:category]::text[]', params);
+      if (query.author) qb.andWhere('c.authors @> CAST(:author AS jsonb)', params);
+      if (query.q) qb.andWhere("c.search @@ websearch_to_tsquery('simple', :q)", params);
+      if (query.from) qb.andWhere(`${dateColumn} >= :from`, params);
+      if (query.to) qb.andWhere(`${dateColumn} < :to`, params);
+      return applyKeyset(qb, keyset, query);
+    });
+    return keysetPage(entities, query.limit, (c) => [(byPublished ? c.publishedAt! : c.createdAt).toISOString(), c.id]);
   }
 
   /** All digits is an id (API.md §3), anything else a slug. */
-  findByIdOrSlug(site: SiteContext, idOrSlug: string, withDrafts: boolean): Promise<ContentItemEntity | null> {
-    const where: FindOptionsWhere<ContentItemEntity> = { siteId: site.id };
-    if (/^\d+$/.test(idOrSlug)) {
-      const id = Number(idOrSlug);
-      if (!Number.isSafeInteger(id)) return Promise.resolve(null);
-      where.id = id;
-    } else {
-      where.slug = idOrSlug;
-    }
-    if (!withDrafts) where.status = 'published';
-    return this.items.findOne({ where });
+  async findByIdOrSlug(site: SiteContext, idOrSlug: string, withDrafts: boolean): Promise<ContentItemEntity | null> {
+    const byId = /^\d+$/.test(idOrSlug);
+    const id = byId ? Number(idOrSlug) : undefined;
+    if (byId && !Number.isSafeInteger(id)) return null;
+    const { entities } = await this.reads.read(`one:${byId ? 'id' : 'slug'}:${withDrafts ? 'all' : 'published'}`, { siteId: site.id, id, slug: idOrSlug }, () => {
+      const qb = this.items.createQueryBuilder('c').where('c.site_id = :siteId').limit(1);
+      qb.andWhere(byId ? 'c.id = :id' : 'c.slug = :slug');
+      if (!withDrafts) qb.andWhere("c.status = 'published'");
+      return qb;
+    });
+    return entities[0] ?? null;
   }
 
-  /** v1 `pages/{limit}/{offset}` (API.md §3 keeps offsets for v1): newest first, with the total. */
+  /**
+   * v1 `pages/{limit}/{offset}` (API.md §3 keeps offsets for v1): newest first, with the total,
+   * in one statement (the count is an index-only scan, run once).
+   */
   async offsetPage(site: SiteContext, limit: number, offset: number): Promise<{ rows: ContentItemEntity[]; total: number }> {
-    const [rows, total] = await this.items.findAndCount({
-      where: { siteId: site.id }, order: { createdAt: 'DESC', id: 'DESC' }, take: limit, skip: offset,
-    });
-    return { rows, total };
+    const { entities, extra } = await this.offsetReads.read(`${limit}:${offset}`, { siteId: site.id }, () => this.items.createQueryBuilder('c')
+      .addSelect('(SELECT count(*) FROM content_items t WHERE t.site_id = :siteId)', 'total')
+      .where('c.site_id = :siteId')
+      .orderBy('c.created_at', 'DESC').addOrderBy('c.id', 'DESC')
+      .limit(limit).offset(offset));
+    if (entities.length > 0) return { rows: entities, total: Number(extra(0, 'total')) };
+    // Past the last page: no row to carry the total.
+    return { rows: [], total: await this.items.countBy({ siteId: site.id }) };
   }
 
   /** v1 `pages/all`: every item of the site, newest first. */
-  all(site: SiteContext): Promise<ContentItemEntity[]> {
-    return this.items.find({ where: { siteId: site.id }, order: { createdAt: 'DESC', id: 'DESC' } });
+  async all(site: SiteContext): Promise<ContentItemEntity[]> {
+    const { entities } = await this.reads.read('all', { siteId: site.id }, () => this.items.createQueryBuilder('c')
+      .where('c.site_id = :siteId').orderBy('c.created_at', 'DESC').addOrderBy('c.id', 'DESC'));
+    return entities;
   }
 }

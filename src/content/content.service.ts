@@ -46,7 +46,7 @@ export class ContentService {
     if (cached) return cached;
     const gen = this.cache.generation(site.id);
     const page = await this.repository.list(site, query, false);
-    this.cache.set(site.id, key, gen, page, page.data.reduce((n, c) => n + approximateBytes(c), 256));
+    if (this.cache.enabled) this.cache.set(site.id, key, gen, page, page.data.reduce((n, c) => n + approximateBytes(c), 256));
     return page;
   }
 
@@ -59,7 +59,7 @@ export class ContentService {
     const gen = this.cache.generation(site.id);
     const found = await this.repository.findByIdOrSlug(site, idOrSlug, withDrafts);
     if (!found) throw new NotFoundProblem('Content');
-    if (!withDrafts) this.cache.set(site.id, key, gen, found, approximateBytes(found));
+    if (!withDrafts && this.cache.enabled) this.cache.set(site.id, key, gen, found, approximateBytes(found));
     return found;
   }
 

@@ -57,15 +57,21 @@ export function applyKeyset<T extends ObjectLiteral>(
   qb: SelectQueryBuilder<T>, columns: KeysetColumn[], query: CursorQueryDto, direction: 'ASC' | 'DESC' = 'DESC',
 ): SelectQueryBuilder<T> {
   if (query.cursor) {
-    const values = decodeCursor(query.cursor, columns.map((c) => (c.type === 'number' ? 'number' : 'string')));
-    const params: Record<string, CursorValue> = {};
-    values.forEach((v, i) => (params[`keyset_${i}`] = v));
+    const params = keysetParameters(columns, query);
     const left = columns.map((c) => c.expr).join(', ');
     const right = columns.map((c, i) => (c.type === 'timestamp' ? `CAST(:keyset_${i} AS timestamptz)` : `:keyset_${i}`)).join(', ');
     qb.andWhere(`(${left}) ${direction === 'DESC' ? '<' : '>'} (${right})`, params);
   }
   columns.forEach((c, i) => (i === 0 ? qb.orderBy(c.expr, direction) : qb.addOrderBy(c.expr, direction)));
   return qb.limit(query.limit + 1);
+}
+
+/** The parameters applyKeyset binds for the cursor (`keyset_0`, …): none without a cursor. */
+export function keysetParameters(columns: KeysetColumn[], query: CursorQueryDto): Record<string, CursorValue> {
+  const params: Record<string, CursorValue> = {};
+  if (!query.cursor) return params;
+  decodeCursor(query.cursor, columns.map((c) => (c.type === 'number' ? 'number' : 'string'))).forEach((v, i) => (params[`keyset_${i}`] = v));
+  return params;
 }
 
 /** Cuts the extra row fetched by applyKeyset and builds the list envelope. */
