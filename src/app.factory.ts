@@ -6,6 +6,7 @@ import { AppModule } from './app.module';
 import { ProblemDetailsFilter } from './common/errors/problem-details.filter';
 import { createValidationPipe } from './common/errors/validation';
 import { createRootLogger, httpLogger, PinoNestLogger } from './common/http/logging';
+import { BlockedClients, refuseBlocked } from './common/http/blocked-clients';
 import { MemoizedInputPipe } from './common/http/memoized-input.pipe';
 import { setupOpenApi } from './common/http/openapi';
 import { corsForBrowsers, securityHeaders } from './common/http/security-headers';
@@ -35,9 +36,11 @@ export async function createApp({ config, extraModules = [], logDestination }: C
   app.set('etag', false);
   app.set('trust proxy', parseTrustProxy(config.TRUST_PROXY));
   app.use(requestId);
-  app.use(httpLogger(logger));
   app.use(securityHeaders());
   app.use(corsForBrowsers());
+  // A blocked client's flood is refused before the access log: the block itself is logged once.
+  app.use(refuseBlocked(app.get(BlockedClients)));
+  app.use(httpLogger(logger));
   app.useBodyParser('json', { limit: config.BODY_LIMIT, type: ['application/json', 'application/*+json'] });
   app.use(bodyParserProblems);
   app.use(credentials(app.get(CredentialsMiddleware)));

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { ChangeNotifications } from '../database/change-notifications';
 import { SessionVerifiers } from './auth/session-verifiers';
 import { AccountDataRegistry } from './deletion/account-data.registry';
+import { BlockedClients } from './http/blocked-clients';
 import { RateLimitStore } from './http/rate-limit.store';
 import { IdempotencyKeyEntity } from './idempotency/idempotency-key.entity';
 import { MaintenanceService } from './maintenance.service';
@@ -15,8 +16,8 @@ import { QueueService } from './queue/queue.service';
 @Module({
   imports: [TypeOrmModule.forFeature([OutboxEventEntity, IdempotencyKeyEntity])],
   providers: [
-    QueueService, OutboxRelay, AccountDataRegistry, SessionVerifiers, RateLimitStore, MaintenanceService, ChangeNotifications,
+    QueueService, OutboxRelay, AccountDataRegistry, SessionVerifiers, RateLimitStore, BlockedClients, MaintenanceService, ChangeNotifications,
   ],
-  exports: [QueueService, OutboxRelay, AccountDataRegistry, SessionVerifiers, RateLimitStore, ChangeNotifications],
+  exports: [QueueService, OutboxRelay, AccountDataRegistry, SessionVerifiers, RateLimitStore, BlockedClients, ChangeNotifications],
 })
 export class CommonModule {}

@@ -243,3 +243,24 @@ describe('per-key limit (RATE_LIMIT_KEY_MAX=4)', () => {
     expect(row).toEqual({ key: expect.stringMatching(/^key:\d+$/), hits: 5 });
   });
 });
+
+describe('a key on a public route of a site it cannot reach', () => {
+  let app: TestApp;
+  let owner: Tenant;
+  let stranger: Tenant;
+
+  beforeAll(async () => {
+    app = await startApp({ env: { RATE_LIMIT_PUBLIC_MAX: '3', JOBS_ENABLED: 'false' } });
+    [owner, stranger] = await Promise.all([createTenant(app), createTenant(app)]);
+  });
+  afterAll(() => app.close());
+
+  it('reads as anonymous and is limited by IP like one, while the owner\'s key is not', async () => {
+    const path = `/api/v2/sites/${owner.siteName}/content`;
+    const strangers: number[] = [];
+    for (let i = 0; i < 4; i++) strangers.push((await request(app.server).get(path).set('x-api-key', stranger.key)).status);
+    expect(strangers).toEqual([200, 200, 200, 429]);
+    for (let i = 0; i < 5; i++) expect((await request(app.server).get(path).set('x-api-key', owner.key)).status).toBe(200);
+  });
+});
+

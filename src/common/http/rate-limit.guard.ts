@@ -3,9 +3,10 @@ import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { AppConfig } from '../../config/app-config';
 import { PUBLIC_ROUTE } from '../auth/decorators';
-import { ANONYMOUS, AuthenticatedRequest } from '../auth/principal';
+import { ANONYMOUS, AuthenticatedRequest, Principal } from '../auth/principal';
 import { RouteFlagCache } from '../auth/route-flags';
 import { TooManyRequestsProblem } from '../errors/problems';
+import { BlockedClients } from './blocked-clients';
 import { RateDecision, RateLimitStore } from './rate-limit.store';
 
 const SKIP_RATE_LIMIT = 'sitebase:skip-rate-limit';
@@ -30,12 +31,20 @@ const ROUTES = new RouteFlagCache<RouteLimit>((reflector, [handler, cls]) => {
   };
 });
 
+interface Counted {
+  rateLimitCounted?: boolean;
+}
+
 /**
  * API.md §2: anonymous callers of public routes are limited per client IP and route
  * (RATE_LIMIT_PUBLIC_MAX); a valid key or session is never limited by IP, only by its own
- * counter when RATE_LIMIT_KEY_MAX is set (every route, per key or session). Runs after the
- * AuthGuard, so a key that cannot reach the site of a public route counts as anonymous, as it
- * reads. Synchronous while the store answers from memory.
+ * counter when RATE_LIMIT_KEY_MAX is set (every route, per key or session). Synchronous while
+ * the store answers from memory.
+ *
+ * Runs before the AuthGuard, so a blocked anonymous client is refused before any site lookup:
+ * refusing must cost less than serving. A key presented on a public route of a site it cannot
+ * reach reads as anonymous there; RateLimitAfterAuthGuard counts that request by IP once the
+ * AuthGuard has decided so.
  */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
@@ -43,7 +52,12 @@ export class RateLimitGuard implements CanActivate {
   private readonly publicMax: number;
   private readonly keyMax: number;
 
-  constructor(private readonly reflector: Reflector, private readonly store: RateLimitStore, config: AppConfig) {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly store: RateLimitStore,
+    private readonly blocked: BlockedClients,
+    config: AppConfig,
+  ) {
     this.ttl = config.RATE_LIMIT_TTL_MS;
     this.publicMax = config.RATE_LIMIT_PUBLIC_MAX;
     this.keyMax = config.RATE_LIMIT_KEY_MAX;
@@ -53,25 +67,47 @@ export class RateLimitGuard implements CanActivate {
     if (context.getType() !== 'http') return true;
     const route = ROUTES.get(this.reflector, context);
     if (route.skip) return true;
-    const req = context.switchToHttp().getRequest<Request & AuthenticatedRequest>();
-    const principal = req.principal ?? ANONYMOUS;
+    const req = context.switchToHttp().getRequest<Request & AuthenticatedRequest & Counted>();
+    return this.count(req, route, req.principal ?? ANONYMOUS);
+  }
+
+  protected count(req: Request & AuthenticatedRequest & Counted, route: RouteLimit, principal: Principal): boolean | Promise<boolean> {
     let key: string;
     let limit: number;
     if (principal.kind === 'anonymous') {
       if (!route.anonymous) return true;
       key = `ip:${req.ip}:${route.name}`;
       limit = this.publicMax;
+      req.rateLimitCounted = true;
     } else {
       if (this.keyMax === 0) return true;
       key = principal.kind === 'key' ? `key:${principal.keyId}` : `session:${principal.sessionId}`;
       limit = this.keyMax;
     }
     const decision = this.store.hit(key, this.ttl, limit, this.ttl);
+    const allow = (d: RateDecision): true => {
+      if (!d.blocked) return true;
+      // The next requests of this anonymous client are refused before routing.
+      if (principal.kind === 'anonymous') this.blocked.block(req, key, d.until);
+      throw new TooManyRequestsProblem(d.retryAfter);
+    };
     return decision instanceof Promise ? decision.then(allow) : allow(decision);
+  }
+
+  protected route(context: ExecutionContext): RouteLimit {
+    return ROUTES.get(this.reflector, context);
   }
 }
 
-function allow(decision: RateDecision): true {
-  if (decision.blocked) throw new TooManyRequestsProblem(decision.retryAfter);
-  return true;
+/** After the AuthGuard: a credential that reads as anonymous on this public route counts by IP. */
+@Injectable()
+export class RateLimitAfterAuthGuard extends RateLimitGuard {
+  override canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+    if (context.getType() !== 'http') return true;
+    const req = context.switchToHttp().getRequest<Request & AuthenticatedRequest & Counted>();
+    if (req.principal !== ANONYMOUS || req.rateLimitCounted) return true;
+    const route = this.route(context);
+    return route.skip ? true : this.count(req, route, ANONYMOUS);
+  }
 }
+

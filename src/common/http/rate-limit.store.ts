@@ -6,6 +6,8 @@ export interface RateDecision {
   blocked: boolean;
   /** Seconds until the block ends (when blocked). */
   retryAfter: number;
+  /** When the block ends (epoch ms; 0 when not blocked). */
+  until: number;
 }
 
 /** What this instance knows of one counter. */
@@ -28,7 +30,7 @@ interface CounterRow {
 
 const FLUSH_MS = 1000;
 const MAX_COUNTERS = 100_000;
-const PASS: RateDecision = Object.freeze({ blocked: false, retryAfter: 0 });
+const PASS: RateDecision = Object.freeze({ blocked: false, retryAfter: 0, until: 0 });
 
 /**
  * Rate-limit counters shared by every instance through PostgreSQL (an UNLOGGED table), without
@@ -65,7 +67,7 @@ export class RateLimitStore implements OnModuleDestroy {
     if (c.blockedUntil > now) {
       c.pending++;
       this.scheduleFlush();
-      return { blocked: true, retryAfter: Math.max(1, Math.ceil((c.blockedUntil - now) / 1000)) };
+      return { blocked: true, retryAfter: Math.max(1, Math.ceil((c.blockedUntil - now) / 1000)), until: c.blockedUntil };
     }
     if ((c.shared + c.pending + 1) * 2 <= limit) {
       c.pending++;
@@ -73,6 +75,14 @@ export class RateLimitStore implements OnModuleDestroy {
       return PASS;
     }
     return this.exact(key, c, ttl, limit, blockDuration, now);
+  }
+
+  /** A hit refused before routing (BlockedClients): counted for the next batch, nothing else. */
+  countRefused(key: string): void {
+    const c = this.counters.get(key);
+    if (!c) return;
+    c.pending++;
+    this.scheduleFlush();
   }
 
   private async exact(key: string, c: Counter, ttl: number, limit: number, blockDuration: number, now: number): Promise<RateDecision> {
@@ -86,7 +96,7 @@ export class RateLimitStore implements OnModuleDestroy {
       throw err;
     }
     this.remember(c, row, now);
-    return c.blockedUntil > now ? { blocked: true, retryAfter: Math.max(1, Math.ceil(row.blocked_in_ms / 1000)) } : PASS;
+    return c.blockedUntil > now ? { blocked: true, retryAfter: Math.max(1, Math.ceil(row.blocked_in_ms / 1000)), until: c.blockedUntil } : PASS;
   }
 
   /** Writes every pending count in one statement and refreshes what other instances counted. */
