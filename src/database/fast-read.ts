@@ -16,10 +16,10 @@ export interface FastRead<E> {
 }
 
 interface Built {
-  /** SQL with TypeORM's `:name` parameters, escaped to `$n` per run. */
-  sql: string;
+  /** The SQL with `$n` placeholders, and which named parameter each `$n` takes. */
+  text: string;
+  names: string[];
   pool: Pool;
-  driver: PostgresDriver;
   metadata: EntityMetadata;
   alias: string;
   name?: string;
@@ -40,9 +40,9 @@ let statements = 0;
  * entities through a mapper compiled once, instead of TypeORM's general hydration. On a 20-row
  * list, building and hydrating cost more than the query itself.
  *
- * Rules: reads outside a transaction, of one entity without relations; `build` must set every
- * parameter by name (`:name`) from `params` and nothing else may vary within a shape (limits
- * and offsets are literals in TypeORM's SQL: put them in the shape). Column transformers (ids)
+ * Rules: reads outside a transaction, of one entity without relations; `build` must take every
+ * value by name (`:name`, not `:...spread`) from `params`, and nothing else may vary within a
+ * shape (limits and offsets are literals in TypeORM's SQL: put them in the shape). Column transformers (ids)
  * are applied; errors are QueryFailedErrors, mapped to problems like any other.
  */
 export class ShapedReads<E extends ObjectLiteral> {
@@ -55,13 +55,21 @@ export class ShapedReads<E extends ObjectLiteral> {
       const mainAlias = qb.expressionMap.mainAlias!;
       const driver = qb.connection.driver as PostgresDriver;
       const keep = this.shapes.size < MAX_SHAPES;
+      // TypeORM numbers the parameters; which name each number takes is read once, from markers.
+      const markers = Object.fromEntries(Object.keys(params).map((k) => [k, new ParamMarker(k)]));
+      const [text, marked] = driver.escapeQueryWithParameters(qb.getQuery(), markers, {});
+      const names = marked.map((m: unknown) => {
+        if (!(m instanceof ParamMarker)) throw new Error(`ShapedReads: parameter ${String(m)} of shape ${shape} is not taken from params`);
+        return m.name;
+      });
       built = {
-        sql: qb.getQuery(), pool: driver.master as Pool, driver, metadata: mainAlias.metadata, alias: mainAlias.name,
+        text, names, pool: driver.master as Pool, metadata: mainAlias.metadata, alias: mainAlias.name,
         name: keep && statements < MAX_STATEMENTS ? `sb_read_${statements++}` : undefined,
       };
       if (keep) this.shapes.set(shape, built);
     }
-    const [text, values] = built.driver.escapeQueryWithParameters(built.sql, params, {});
+    const text = built.text;
+    const values = built.names.map((n) => params[n]);
     let result: QueryArrayResult;
     try {
       result = await built.pool.query({ name: built.name, text, values, rowMode: 'array' });
@@ -79,6 +87,10 @@ export class ShapedReads<E extends ObjectLiteral> {
     });
     return { entities, extra: (row, name) => result.rows[row]?.[rowShape.extras.get(name) ?? -1] };
   }
+}
+
+class ParamMarker {
+  constructor(readonly name: string) {}
 }
 
 /** Raw columns are `<alias>_<column>`, as TypeORM's query builder names its selections. */
