@@ -7,6 +7,7 @@ import { ProblemDetailsFilter } from './common/errors/problem-details.filter';
 import { createValidationPipe } from './common/errors/validation';
 import { createRootLogger, httpLogger, PinoNestLogger } from './common/http/logging';
 import { BlockedClients, refuseBlocked } from './common/http/blocked-clients';
+import { PUBLIC_URLS_LOCAL, PublicUrls } from './common/http/public-urls';
 import { MemoizedInputPipe } from './common/http/memoized-input.pipe';
 import { setupOpenApi } from './common/http/openapi';
 import { corsForBrowsers, securityHeaders } from './common/http/security-headers';
@@ -34,6 +35,7 @@ export async function createApp({ config, extraModules = [], logDestination }: C
   // No body-hash ETag on every response (a SHA-1 of each list page): resources that can be
   // edited carry their own version ETag (content), and stored files theirs. docs/performance.md.
   app.set('etag', false);
+  (app.getHttpAdapter().getInstance() as { locals: Record<string, unknown> }).locals[PUBLIC_URLS_LOCAL] = app.get(PublicUrls);
   app.set('trust proxy', parseTrustProxy(config.TRUST_PROXY));
   app.use(requestId);
   app.use(securityHeaders());

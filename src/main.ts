@@ -2,15 +2,33 @@ import 'reflect-metadata';
 import 'dotenv/config';
 import { createApp } from './app.factory';
 import { loadConfig } from './config/app-config';
+import { EmbeddedDatabase } from './database/embedded';
 import { resolveDatabase } from './database/resolve-database';
+import { assertPortFree, databaseError, describeStartupError, embeddedDatabaseError, portError } from './startup-errors';
 
 async function main(): Promise<void> {
   const started = Date.now();
   const config = loadConfig();
-  const db = await resolveDatabase(config);
+  // Before anything is created or printed: a start that cannot serve must say so first.
+  await assertPortFree(config.PORT, config.HOST);
+  const external = Boolean(config.DATABASE_URL);
+  let db: EmbeddedDatabase;
+  try {
+    db = await resolveDatabase(config);
+  } catch (err) {
+    throw external ? databaseError(err, config.DATABASE_URL!) : embeddedDatabaseError(err, config);
+  }
   config.DATABASE_URL = db.url;
-  const app = await createApp({ config });
-  await app.listen(config.PORT, config.HOST);
+  let app: Awaited<ReturnType<typeof createApp>>;
+  try {
+    app = await createApp({ config });
+    await app.listen(config.PORT, config.HOST).catch((err: NodeJS.ErrnoException) => {
+      throw portError(err, config.PORT, config.HOST);
+    });
+  } catch (err) {
+    await db.stop().catch(() => undefined);
+    throw external ? databaseError(err, config.DATABASE_URL) : err;
+  }
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -33,10 +51,10 @@ async function main(): Promise<void> {
   process.removeAllListeners('SIGINT');
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.stdout.write(`Sitebase listening on http://${config.HOST}:${config.PORT} (ready in ${Date.now() - started} ms; API docs at /docs)\n`);
+  process.stdout.write(`Sitebase listening on http://${config.HOST}:${config.PORT} (ready in ${Date.now() - started} ms; API docs at ${config.PUBLIC_BASE_URL.replace(/\/+$/, '')}/docs)\n`);
 }
 
 main().catch((err) => {
-  console.error(err instanceof Error ? err.stack ?? err.message : err);
+  process.stderr.write(`${describeStartupError(err)}\n`);
   process.exit(1);
 });

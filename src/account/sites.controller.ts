@@ -8,6 +8,7 @@ import { CursorQueryDto, mapPage, Page, PageDto } from '../common/pagination/pag
 import { SiteNameParamDto } from '../common/http/params';
 import { CreateSiteDto, SiteResponseDto, toSiteResponse } from './dto/site.dto';
 import { SitesService } from './sites.service';
+import { created } from '../common/http/public-urls';
 
 /** Admin routes outside the interface (API.md §2): create and list the account's sites. */
 @ApiTags('Admin: sites')
@@ -24,7 +25,7 @@ export class SitesController {
   @ApiProblems(400, 401, 403, 409)
   async create(@CurrentKey() key: KeyPrincipal, @Body() dto: CreateSiteDto, @Res({ passthrough: true }) res: Response): Promise<SiteResponseDto> {
     const site = await this.sites.create(key, dto);
-    res.location(`/api/v2/sites/${site.name}`);
+    created(res, `/api/v2/sites/${site.name}`);
     return toSiteResponse(site);
   }
 

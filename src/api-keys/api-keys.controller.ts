@@ -11,6 +11,7 @@ import { ApiKeysService } from './api-keys.service';
 import {
   ApiKeyResponseDto, CreateApiKeyDto, CreatedApiKeyResponseDto, toApiKeyResponse, toCreatedApiKeyResponse,
 } from './dto/api-key.dto';
+import { created } from '../common/http/public-urls';
 
 @ApiTags('API keys')
 @ApiKeyAuth()
@@ -34,9 +35,9 @@ export class ApiKeysController {
   @ApiCreatedResponse({ type: CreatedApiKeyResponseDto })
   @ApiProblems(400, 401, 403, 409)
   async create(@CurrentKey() key: KeyPrincipal, @Body() dto: CreateApiKeyDto, @Res({ passthrough: true }) res: Response): Promise<CreatedApiKeyResponseDto> {
-    const created = await this.keys.create(key, dto);
-    res.location(`/api/v2/api-keys/${created.entity.id}`);
-    return toCreatedApiKeyResponse(created);
+    const made = await this.keys.create(key, dto);
+    created(res, `/api/v2/api-keys/${made.entity.id}`);
+    return toCreatedApiKeyResponse(made);
   }
 
   @Get(':id')

@@ -12,6 +12,7 @@ import { CollectionItemsService } from './collection-items.service';
 import { AddCollectionItemDto, CollectionItemResponseDto, toCollectionItemResponse } from './dto/collection-item.dto';
 import { CollectionItemParamDto } from './dto/collection.dto';
 import { OptionalKeyAuth } from '../content/optional-key-auth.decorator';
+import { created } from '../common/http/public-urls';
 
 @ApiTags('Collections')
 @Controller('api/v2/sites/:siteName/collections/:id/items')
@@ -39,7 +40,7 @@ export class CollectionItemsController {
     @CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto, @Body() dto: AddCollectionItemDto, @Res({ passthrough: true }) res: Response,
   ): Promise<CollectionItemResponseDto> {
     const item = await this.items.add(site, id, dto);
-    res.location(`/api/v2/sites/${site.name}/collections/${id}/items/${item.contentId}`);
+    created(res, `/api/v2/sites/${site.name}/collections/${id}/items/${item.contentId}`);
     return toCollectionItemResponse(item);
   }
 

@@ -9,6 +9,7 @@ import { SiteContext } from '../common/tenancy/site-context';
 import { CollectionsService } from './collections.service';
 import { CollectionResponseDto, CreateCollectionDto, toCollectionResponse, UpdateCollectionDto } from './dto/collection.dto';
 import { OptionalKeyAuth } from '../content/optional-key-auth.decorator';
+import { created } from '../common/http/public-urls';
 
 @ApiTags('Collections')
 @Controller('api/v2/sites/:siteName/collections')
@@ -32,7 +33,7 @@ export class CollectionsController {
   @ApiProblems(400, 401, 404, 409)
   async create(@CurrentSite() site: SiteContext, @Body() dto: CreateCollectionDto, @Res({ passthrough: true }) res: Response): Promise<CollectionResponseDto> {
     const collection = await this.collections.create(site, dto);
-    res.location(`/api/v2/sites/${site.name}/collections/${collection.id}`);
+    created(res, `/api/v2/sites/${site.name}/collections/${collection.id}`);
     return toCollectionResponse(collection);
   }
 

@@ -4,6 +4,7 @@ import { ChangeNotifications } from '../database/change-notifications';
 import { SessionVerifiers } from './auth/session-verifiers';
 import { AccountDataRegistry } from './deletion/account-data.registry';
 import { BlockedClients } from './http/blocked-clients';
+import { PublicUrls } from './http/public-urls';
 import { RateLimitStore } from './http/rate-limit.store';
 import { IdempotencyKeyEntity } from './idempotency/idempotency-key.entity';
 import { MaintenanceService } from './maintenance.service';
@@ -16,8 +17,8 @@ import { QueueService } from './queue/queue.service';
 @Module({
   imports: [TypeOrmModule.forFeature([OutboxEventEntity, IdempotencyKeyEntity])],
   providers: [
-    QueueService, OutboxRelay, AccountDataRegistry, SessionVerifiers, RateLimitStore, BlockedClients, MaintenanceService, ChangeNotifications,
+    QueueService, OutboxRelay, AccountDataRegistry, SessionVerifiers, RateLimitStore, BlockedClients, MaintenanceService, ChangeNotifications, PublicUrls,
   ],
-  exports: [QueueService, OutboxRelay, AccountDataRegistry, SessionVerifiers, RateLimitStore, BlockedClients, ChangeNotifications],
+  exports: [QueueService, OutboxRelay, AccountDataRegistry, SessionVerifiers, RateLimitStore, BlockedClients, ChangeNotifications, PublicUrls],
 })
 export class CommonModule {}

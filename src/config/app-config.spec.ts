@@ -13,7 +13,7 @@ function loadError(env: Record<string, string>): string | null {
 describe('loadConfig', () => {
   it('gives the documented defaults when nothing is set', () => {
     const config = loadConfig({});
-    expect(config).toEqual(new AppConfig());
+    expect(config).toEqual({ ...new AppConfig(), PUBLIC_BASE_URL: 'http://localhost:3000' });
     expect(config).toEqual(expect.objectContaining({
       NODE_ENV: 'development', PORT: 3000, HOST: '0.0.0.0', BOOTSTRAP_ENABLED: true, BOOTSTRAP_SITE: 'demo',
       MIGRATIONS_RUN: true, DOCS_ENABLED: true, JOBS_ENABLED: true, RATE_LIMIT_TTL_MS: 60_000, RATE_LIMIT_PUBLIC_MAX: 120,
@@ -28,6 +28,12 @@ describe('loadConfig', () => {
     expect(config.PORT).toBe(3000);
     expect(config.DATABASE_URL).toBeUndefined();
     expect(config).not.toHaveProperty('PATH');
+  });
+
+  it('PUBLIC_BASE_URL follows PORT unless it is set, without a trailing slash', () => {
+    expect(loadConfig({ PORT: '3501' }).PUBLIC_BASE_URL).toBe('http://localhost:3501');
+    expect(loadConfig({ PORT: '3501', PUBLIC_BASE_URL: 'https://api.example.com/' }).PUBLIC_BASE_URL).toBe('https://api.example.com');
+    expect(loadError({ PUBLIC_BASE_URL: 'api.example.com' })).toContain('PUBLIC_BASE_URL must be an http(s) URL');
   });
 
   it('parses integers', () => {

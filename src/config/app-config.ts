@@ -25,8 +25,13 @@ export class AppConfig {
   @IsIn(['development', 'production', 'test']) NODE_ENV = 'development';
   @Transform(toInt) @IsInt() @Min(0) @Max(65535) PORT = 3000;
   @IsString() HOST = '0.0.0.0';
-  /** Public origin used to build absolute URLs (Location headers, media links). */
-  @IsString() PUBLIC_BASE_URL = 'http://localhost:3000';
+  /**
+   * Public origin of every absolute URL the server writes (Location headers, media links, and
+   * the confirmation, unsubscribe and tracking links of mail), through PublicUrls. Unset: it
+   * follows PORT, http://localhost:<PORT>.
+   */
+  @ValidateIf((c: AppConfig) => c.PUBLIC_BASE_URL !== '') @Matches(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, { message: 'PUBLIC_BASE_URL must be an http(s) URL such as https://api.example.com' })
+  PUBLIC_BASE_URL = '';
 
   @IsOptional() @IsString() DATABASE_URL?: string;
   @IsString() EMBEDDED_PG_DIR = '.data/postgres';
@@ -102,5 +107,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const lines = errors.map((e) => `${e.property}: ${Object.values(e.constraints ?? {}).join(', ')}`);
     throw new Error(`Invalid configuration:\n  ${lines.join('\n  ')}`);
   }
+  if (!config.PUBLIC_BASE_URL) config.PUBLIC_BASE_URL = `http://localhost:${config.PORT}`;
+  config.PUBLIC_BASE_URL = config.PUBLIC_BASE_URL.replace(/\/+$/, '');
   return config;
 }

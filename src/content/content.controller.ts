@@ -17,6 +17,7 @@ import {
 } from './dto/content.dto';
 import { ContentItemEntity } from './entities/content-item.entity';
 import { OptionalKeyAuth } from './optional-key-auth.decorator';
+import { created } from '../common/http/public-urls';
 
 const ETAG_HEADER = { ETag: { description: 'Version of the item; send it back as If-Match', schema: { type: 'string' } } };
 
@@ -51,7 +52,7 @@ export class ContentController {
     @Res({ passthrough: true }) res: Response,
   ): Promise<ContentResponseDto> {
     const item = await this.content.create(site, principal, dto);
-    res.location(`/api/v2/sites/${site.name}/content/${item.id}`);
+    created(res, `/api/v2/sites/${site.name}/content/${item.id}`);
     return withEtag(res, item);
   }
 

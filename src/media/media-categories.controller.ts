@@ -8,6 +8,7 @@ import { CursorQueryDto, mapPage, Page, PageDto } from '../common/pagination/pag
 import { SiteContext } from '../common/tenancy/site-context';
 import { CreateMediaTermDto, MediaCategoryResponseDto, toMediaTermResponse, UpdateMediaTermDto } from './dto/media-term.dto';
 import { MediaTermsService } from './media-terms.service';
+import { created } from '../common/http/public-urls';
 
 @ApiTags('Media')
 @ApiKeyAuth()
@@ -30,7 +31,7 @@ export class MediaCategoriesController {
   @ApiProblems(400, 401, 404, 409)
   async create(@CurrentSite() site: SiteContext, @Body() dto: CreateMediaTermDto, @Res({ passthrough: true }) res: Response): Promise<MediaCategoryResponseDto> {
     const term = await this.terms.create('category', site, dto);
-    res.location(`/api/v2/sites/${site.name}/media/categories/${term.id}`);
+    created(res, `/api/v2/sites/${site.name}/media/categories/${term.id}`);
     return toMediaTermResponse(term);
   }
 

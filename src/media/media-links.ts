@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { PublicUrls } from '../common/http/public-urls';
 import { AppConfig } from '../config/app-config';
 import { MediaStorage } from './storage/media-storage';
 
@@ -7,8 +8,8 @@ import { MediaStorage } from './storage/media-storage';
 export class MediaLinks {
   private readonly appBase: string;
 
-  constructor(config: AppConfig, private readonly storage: MediaStorage) {
-    this.appBase = `${config.PUBLIC_BASE_URL.replace(/\/+$/, '')}${config.MEDIA_PUBLIC_PATH}`;
+  constructor(config: AppConfig, urls: PublicUrls, private readonly storage: MediaStorage) {
+    this.appBase = urls.absolute(config.MEDIA_PUBLIC_PATH);
   }
 
   readonly linkOf = (storageKey: string): string => this.storage.directUrl(storageKey) ?? `${this.appBase}/${storageKey}`;

@@ -12,6 +12,7 @@ import { MediaQueryDto, MediaResponseDto, toMediaResponse, UpdateMediaDto, V2_UP
 import { MediaUploadService } from './media-upload.service';
 import { MediaService } from './media.service';
 import { uploadFormSchema } from './upload/form-fields';
+import { created } from '../common/http/public-urls';
 
 @ApiTags('Media')
 @ApiKeyAuth()
@@ -39,7 +40,7 @@ export class MediaController {
   @ApiProblems(400, 401, 404, 413, 415)
   async upload(@CurrentSite() site: SiteContext, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<MediaResponseDto> {
     const [item] = await this.uploads.upload(site, req, V2_UPLOAD_FORM);
-    res.location(`/api/v2/sites/${site.name}/media/${item.id}`);
+    created(res, `/api/v2/sites/${site.name}/media/${item.id}`);
     return toMediaResponse(item);
   }
 

@@ -38,7 +38,7 @@ describe('collections (v2)', () => {
         id: expect.any(Number), name: 'Summer Picks', slug: 'summer-picks', description: 'Best of summer',
         startsAt: '2026-06-01T00:00:00.000Z', endsAt: '2026-09-01T00:00:00.000Z', pinned: false, createdAt: ISO, updatedAt: ISO,
       });
-      expect(res.headers.location).toBe(`/api/v2/sites/${a.siteName}/collections/${res.body.id}`);
+      expect(res.headers.location).toBe(`${t.config.PUBLIC_BASE_URL}/api/v2/sites/${a.siteName}/collections/${res.body.id}`);
       expect(await row(res.body.id)).toMatchObject({ siteId: a.siteId, slug: 'summer-picks' });
       expect(await eventsOf(t, a, since)).toEqual([{ name: 'collection.created', payload: { id: res.body.id, slug: 'summer-picks' } }]);
       expect((await make(a, { name: 'Summer Picks' })).slug).toBe('summer-picks-2');

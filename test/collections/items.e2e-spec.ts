@@ -34,7 +34,7 @@ describe('collection items (v2)', () => {
       const since = await lastEventId(t);
       const first = await a.api.post(url(a, `/${cid}/items`)).send({ contentId: x.id });
       expect(first.status).toBe(201);
-      expect(first.headers.location).toBe(`/api/v2/sites/${a.siteName}/collections/${cid}/items/${x.id}`);
+      expect(first.headers.location).toBe(`${t.config.PUBLIC_BASE_URL}/api/v2/sites/${a.siteName}/collections/${cid}/items/${x.id}`);
       expect(first.body).toEqual({
         contentId: x.id, position: 0, addedAt: expect.any(String),
         content: { id: x.id, type: 'post', title: 'X', slug: x.slug, excerpt: 'About X', status: 'published', publishedAt: x.publishedAt, thumbnail: '' },

@@ -36,7 +36,7 @@ describe('content (v2)', () => {
         authors: [{ id: 7, name: 'Ada' }], template: 'wide', thumbnail: 'https://cdn.example.com/a.png', description: 'About the company',
         customFields: { hero: { color: 'red' } }, attachmentIds: [], version: 1, createdAt: ISO, updatedAt: ISO,
       });
-      expect(res.headers.location).toBe(`/api/v2/sites/${a.siteName}/content/${res.body.id}`);
+      expect(res.headers.location).toBe(`${t.config.PUBLIC_BASE_URL}/api/v2/sites/${a.siteName}/content/${res.body.id}`);
       expect(res.headers.etag).toBe(`"${res.body.id}-1"`);
       expect(await row(res.body.id)).toMatchObject({ siteId: a.siteId, slug: 'about-us', status: 'draft', version: 1 });
       const [rev] = await t.db.query('SELECT number, action, actor_type, actor_id FROM content_revisions WHERE content_id = $1', [res.body.id]);

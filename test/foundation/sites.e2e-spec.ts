@@ -27,7 +27,7 @@ describe('/api/v2/sites (admin)', () => {
       const res = await a.api.post('/api/v2/sites').send({ name, title: 'My blog' });
       expect(res.status).toBe(201);
       expect(res.body).toEqual({ id: expect.any(Number), name, title: 'My blog', accountId: a.accountId, createdAt: ISO, updatedAt: ISO });
-      expect(res.headers.location).toBe(`/api/v2/sites/${name}`);
+      expect(res.headers.location).toBe(`${t.config.PUBLIC_BASE_URL}/api/v2/sites/${name}`);
 
       const row = await sites().findOneByOrFail({ name });
       expect(row).toEqual({
@@ -39,7 +39,7 @@ describe('/api/v2/sites (admin)', () => {
       expect(events).toEqual([expect.objectContaining({ accountId: a.accountId, siteId: res.body.id, name: 'site.created', payload: { id: res.body.id, name } })]);
 
       // The new site is reachable at its Location.
-      const get = await a.api.get(res.headers.location);
+      const get = await a.api.get(new URL(res.headers.location).pathname);
       expect(get.status).toBe(200);
       expect(get.body).toEqual(res.body);
     });

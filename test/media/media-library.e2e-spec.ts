@@ -152,7 +152,7 @@ describe('media library (list, get, PATCH, DELETE, categories, tags)', () => {
       const res = await a.api.post(cats()).send({ name: 'Travel Photos', description: 'Trips' });
       expect(res.status).toBe(201);
       expect(res.body).toEqual({ id: expect.any(Number), name: 'Travel Photos', slug: 'travel-photos', description: 'Trips', createdAt: ISO, updatedAt: ISO });
-      expect(res.headers.location).toBe(`${cats()}/${res.body.id}`);
+      expect(res.headers.location).toBe(`${t.config.PUBLIC_BASE_URL}${cats()}/${res.body.id}`);
       const row = await t.db.getRepository(MediaCategoryEntity).findOneByOrFail({ id: res.body.id });
       expect(row).toEqual(expect.objectContaining({ siteId: a.siteId, slug: 'travel-photos' }));
 

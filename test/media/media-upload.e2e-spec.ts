@@ -51,7 +51,7 @@ describe('POST /api/v2/sites/:siteName/media (uploads)', () => {
 
     expect(res.status).toBe(201);
     const id = res.body.id as number;
-    expect(res.headers.location).toBe(`/api/v2/sites/${a.siteName}/media/${id}`);
+    expect(res.headers.location).toBe(`${BASE}/api/v2/sites/${a.siteName}/media/${id}`);
     const key = res.body.key as string;
     expect(key).toMatch(new RegExp(`^sites/${a.siteId}/[0-9a-f]{20}/blue-square\\.png$`));
     const link = `${BASE}/files/${key}`;

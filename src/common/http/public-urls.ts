@@ -1,0 +1,32 @@
+import { Injectable } from '@nestjs/common';
+import type { Response } from 'express';
+import { AppConfig } from '../../config/app-config';
+
+/**
+ * The one place absolute URLs come from (API.md §9): `Location` headers, media links, and the
+ * confirmation, unsubscribe and tracking links modules put in mail. The base is the site's own
+ * base URL when it has one, else PUBLIC_BASE_URL, whose default follows PORT.
+ */
+@Injectable()
+export class PublicUrls {
+  readonly base: string;
+
+  constructor(config: AppConfig) {
+    this.base = config.PUBLIC_BASE_URL.replace(/\/+$/, '');
+  }
+
+  /** `path` (absolute, from the server's root) as a URL a client or a mail reader can open. */
+  absolute(path: string, siteBase?: string | null): string {
+    const base = siteBase ? siteBase.replace(/\/+$/, '') : this.base;
+    return `${base}${path.startsWith('/') ? path : `/${path}`}`;
+  }
+}
+
+/** Where createApp leaves the PublicUrls for `created()` (Express app.locals). */
+export const PUBLIC_URLS_LOCAL = 'sitebasePublicUrls';
+
+/** A create's `Location` header (API.md §3): the new resource's absolute URL. */
+export function created(res: Response, path: string): void {
+  const urls = res.app.locals[PUBLIC_URLS_LOCAL] as PublicUrls | undefined;
+  res.location(urls ? urls.absolute(path) : path);
+}
