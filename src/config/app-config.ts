@@ -45,6 +45,8 @@ export class AppConfig {
   @Matches(/^[a-z0-9][a-z0-9-]{0,62}$/) BOOTSTRAP_SITE = 'demo';
 
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) LOG_LEVEL = 'info';
+  /** auto: readable lines when stdout is a terminal, JSON lines otherwise. */
+  @IsIn(['auto', 'json', 'pretty']) LOG_FORMAT = 'auto';
   @IsString() BODY_LIMIT = '1mb';
   @IsString() TRUST_PROXY = 'false';
   @Transform(toBool) @IsBoolean() DOCS_ENABLED = true;

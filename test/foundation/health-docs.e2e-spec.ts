@@ -81,6 +81,16 @@ describe('health and API docs', () => {
       }
     });
 
+    it('/docs/ (trailing slash) redirects to /docs, where the page\'s relative assets resolve', async () => {
+      const res = await request(t.server).get('/docs/');
+      expect(res.status).toBe(301);
+      expect(res.headers.location).toBe('/docs');
+      const page = await request(t.server).get(res.headers.location);
+      const assets = [...page.text.matchAll(/(?:src|href)="(\.\/docs\/[^"]+)"/g)].map((m) => m[1]);
+      expect(assets.length).toBeGreaterThanOrEqual(3);
+      for (const asset of assets) expect((await request(t.server).get(new URL(asset, 'http://x/docs').pathname)).status).toBe(200);
+    });
+
     it('describes the API and its two key schemes', () => {
       expect(doc.openapi).toMatch(/^3\./);
       expect(doc.info).toEqual(expect.objectContaining({ title: 'Sitebase API', version: '2.0' }));

@@ -3,16 +3,32 @@ import type { RequestHandler } from 'express';
 import pino, { Logger as Pino } from 'pino';
 import { AppConfig } from '../../config/app-config';
 
-/** The process logger: JSON lines on stdout (or `destination`, for tests). */
+/**
+ * The process logger: JSON lines on stdout (or `destination`, for tests), or readable lines for
+ * a person at a terminal (LOG_FORMAT=auto|pretty, pino-pretty, written synchronously).
+ */
 export function createRootLogger(config: AppConfig, destination?: pino.DestinationStream): Pino {
-  return pino({
+  const pretty = !destination && (config.LOG_FORMAT === 'pretty' || (config.LOG_FORMAT === 'auto' && process.stdout.isTTY === true));
+  const options: pino.LoggerOptions = {
     level: config.LOG_LEVEL,
     redact: {
       paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie'],
       censor: '[redacted]',
     },
-  }, destination);
+  };
+  if (pretty) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const pinoPretty = require('pino-pretty') as (o: object) => pino.DestinationStream;
+    return pino(options, pinoPretty({ sync: true, colorize: process.stdout.isTTY === true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }));
+  }
+  return pino(options, destination);
 }
+
+/**
+ * Nest's start-up chatter (one line per module and per route, about 150 lines) is for
+ * debugging: at info, a start prints a handful of lines and the API-key banner stands out.
+ */
+const STARTUP_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory', 'NestApplication']);
 
 /**
  * One access-log line per request, at info (warn for 4xx, error for 5xx), with the request id
@@ -45,7 +61,8 @@ export class PinoNestLogger implements LoggerService {
   constructor(private readonly logger: Pino) {}
 
   log(message: unknown, ...params: unknown[]): void {
-    this.write('info', message, params);
+    const context = params[params.length - 1];
+    this.write(typeof context === 'string' && STARTUP_CONTEXTS.has(context) ? 'debug' : 'info', message, params);
   }
   error(message: unknown, ...params: unknown[]): void {
     this.write('error', message, params);

@@ -40,6 +40,13 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
 /** Swagger UI at /docs, the document at /docs/openapi.json. */
 export function setupOpenApi(app: INestApplication): void {
   const document = buildOpenApiDocument(app);
+  // Swagger UI's page names its assets relative to /docs: at /docs/ they would resolve to
+  // /docs/docs/… and the page would stay blank.
+  app.use((req: { path: string; url: string }, res: { redirect(status: number, url: string): void }, next: () => void) => {
+    if (req.path !== '/docs/') return next();
+    const q = req.url.indexOf('?');
+    res.redirect(301, `/docs${q < 0 ? '' : req.url.slice(q)}`);
+  });
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'docs/openapi.json',
     yamlDocumentUrl: 'docs/openapi.yaml',
