@@ -19,7 +19,7 @@ export class AccountController {
   @HttpCode(202)
   // Asking again while scheduled answers the same deletion rather than 403.
   @AllowedDuringDeletion()
-  @ApiOperation({ summary: 'Delete the account', description: 'Schedules the purge of every site, key and stored file after the grace period (API.md §8). Until then the account can only read and cancel.' })
+  @ApiOperation({ summary: 'Delete the account', description: 'Schedules the purge of every site, key and stored file after the grace period (ACCOUNT_DELETION_GRACE_SECONDS). Until then the account can only read and cancel.' })
   @ApiAcceptedResponse({ type: AccountDeletionResponseDto })
   @ApiProblems(401, 403)
   async remove(@CurrentKey() key: KeyPrincipal): Promise<AccountDeletionResponseDto> {

@@ -42,7 +42,7 @@ class ContentFieldsDto {
   @ApiPropertyOptional({ enum: ['html', 'markdown'], default: 'html' }) @OptionalNotNull() @IsIn(['html', 'markdown']) format?: ContentFormat;
   @ApiPropertyOptional({ example: 'A short summary' }) @OptionalNotNull() @IsString() @MaxLength(5000) excerpt?: string;
 
-  @ApiPropertyOptional({ enum: CONTENT_STATUSES, description: 'Transitions per API.md §5; `scheduled` needs publishAt' })
+  @ApiPropertyOptional({ enum: CONTENT_STATUSES, description: 'draft → published → draft, draft → scheduled → published, any → archived; `scheduled` needs publishAt' })
   @OptionalNotNull() @IsIn(CONTENT_STATUSES)
   status?: ContentStatus;
 
