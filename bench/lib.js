@@ -50,14 +50,21 @@ async function waitFor(url, timeoutMs = 60000) {
   }
 }
 
+/** The node flags `npm start` runs the server with (package.json `start:prod`), so the bench runs it the same way. */
+const SERVER_NODE_FLAGS = (() => {
+  const script = require(join(ROOT, 'package.json')).scripts['start:prod'] ?? '';
+  const m = /\bnode\s+(.*?)\s*dist\/src\/main\.js/.exec(script);
+  return m ? m[1].split(/\s+/).filter(Boolean) : [];
+})();
+
 /**
- * Starts `node dist/src/main.js` with env; resolves when /health/ready answers 200. `pin` puts
+ * Starts `node dist/src/main.js` with env (and the flags of `npm start`); resolves when /health/ready answers 200. `pin` puts
  * it on its own core (for request-rate comparisons; not for work that wants every core).
  */
 async function startServer(env, { quiet = true, pin = true, nodeArgs = [] } = {}) {
   if (!existsSync(join(ROOT, 'dist/src/main.js'))) throw new Error('Run `npm run build` first');
   const started = Date.now();
-  const child = spawnNode([...nodeArgs, 'dist/src/main.js'], {
+  const child = spawnNode([...SERVER_NODE_FLAGS, ...nodeArgs, 'dist/src/main.js'], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: quiet ? ['ignore', 'ignore', 'inherit'] : 'inherit',
