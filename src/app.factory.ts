@@ -9,7 +9,8 @@ import { createRootLogger, httpLogger, PinoNestLogger } from './common/http/logg
 import { setupOpenApi } from './common/http/openapi';
 import { corsForBrowsers, securityHeaders } from './common/http/security-headers';
 import { credentials, CredentialsMiddleware } from './common/auth/credentials.middleware';
-import { bodyParserProblems, requestId } from './common/http/request-id';
+import { refuseContentEncoding } from './common/input/request-body';
+import { requestId } from './common/http/request-id';
 import { AppConfig } from './config/app-config';
 
 export interface CreateAppOptions {
@@ -34,8 +35,8 @@ export async function createApp({ config, extraModules = [], logDestination }: C
   app.use(httpLogger(logger));
   app.use(securityHeaders());
   app.use(corsForBrowsers());
-  app.useBodyParser('json', { limit: config.BODY_LIMIT, type: ['application/json', 'application/*+json'] });
-  app.use(bodyParserProblems);
+  // Bodies are read after the guards (RequestBodyGuard), not here: credentials come first.
+  app.use(refuseContentEncoding);
   app.use(credentials(app.get(CredentialsMiddleware)));
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new ProblemDetailsFilter());

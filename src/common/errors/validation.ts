@@ -1,4 +1,5 @@
-import { ValidationError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
+import { FORBIDDEN_KEYS } from '../input/json-body';
 import { FieldError, ValidationProblem } from './problems';
 
 /**
@@ -32,9 +33,24 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
   return out;
 }
 
+/**
+ * Query keys that name Object.prototype members (`constructor`, `toString`, `__proto__`) are
+ * dropped by class-transformer before the whitelist sees them; refuse them like any unknown
+ * field. (Bodies are checked, at every depth, when they are read: RequestBodyGuard.)
+ */
+class InputValidationPipe extends ValidationPipe {
+  override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'query' && value !== null && typeof value === 'object') {
+      const forbidden = Object.keys(value).filter((key) => FORBIDDEN_KEYS.has(key));
+      if (forbidden.length) throw new ValidationProblem(forbidden.map((path) => ({ path, message: 'is not allowed' })));
+    }
+    return super.transform(value, metadata);
+  }
+}
+
 /** The global pipe: whitelist, reject unknown fields, transform types, problem+json errors. */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new InputValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,
