@@ -12,7 +12,8 @@ import { MemoizedInputPipe } from './common/http/memoized-input.pipe';
 import { setupOpenApi } from './common/http/openapi';
 import { corsForBrowsers, securityHeaders } from './common/http/security-headers';
 import { credentials, CredentialsMiddleware } from './common/auth/credentials.middleware';
-import { bodyParserProblems, requestId } from './common/http/request-id';
+import { refuseContentEncoding } from './common/input/request-body';
+import { requestId } from './common/http/request-id';
 import { AppConfig } from './config/app-config';
 
 export interface CreateAppOptions {
@@ -43,8 +44,8 @@ export async function createApp({ config, extraModules = [], logDestination }: C
   // A blocked client's flood is refused before the access log: the block itself is logged once.
   app.use(refuseBlocked(app.get(BlockedClients)));
   app.use(httpLogger(logger));
-  app.useBodyParser('json', { limit: config.BODY_LIMIT, type: ['application/json', 'application/*+json'] });
-  app.use(bodyParserProblems);
+  // Bodies are read after the guards (RequestBodyGuard), not here: credentials come first.
+  app.use(refuseContentEncoding);
   app.use(credentials(app.get(CredentialsMiddleware)));
   app.useGlobalPipes(new MemoizedInputPipe(createValidationPipe()));
   app.useGlobalFilters(new ProblemDetailsFilter());

@@ -7,6 +7,7 @@ import { ApiKeyAuth, CurrentPrincipal, CurrentSite, Public } from '../common/aut
 import { Principal } from '../common/auth/principal';
 import { ApiProblems } from '../common/errors/api-problems.decorator';
 import { SiteIdParamDto } from '../common/http/params';
+import { OptionalBody } from '../common/input/request-body';
 import { mapPage, Page, PageDto } from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
 import { setContentEtag } from './content-etag';
@@ -96,6 +97,7 @@ export class ContentController {
   @HttpCode(200)
   @ApiKeyAuth()
   @ApiOperation({ summary: 'Publish content', description: 'Now, or at a future publishAt (status scheduled until then).' })
+  @OptionalBody(PublishContentDto)
   @ApiOkResponse({ type: ContentResponseDto, headers: ETAG_HEADER })
   @ApiProblems(400, 401, 404, 409)
   async publish(

@@ -111,11 +111,21 @@ describe('authentication and the AuthGuard', () => {
     it.each([
       ['another account as organization', (x: Tenant, y: Tenant) => `/v1/project/${y.accountId}/${x.siteId}/probe`],
       ['the site of another account', (x: Tenant, y: Tenant) => `/v1/project/${y.accountId}/${y.siteId}/probe`],
-      ['a project id that is not a number', (x: Tenant) => `/v1/project/${x.accountId}/abc/probe`],
       ['a project id that does not exist', (x: Tenant) => `/v1/project/${x.accountId}/999999999999/probe`],
     ])('a project route with %s is a 404', async (_label, url) => {
       const res = await request(t.server).get(url(a, b)).set('x-api-key', a.key);
       expectExactProblem(res, 404, 'site_not_found', 'Not found', SITE_NOT_FOUND);
+    });
+
+    // Ids are canonical digits on every route (docs/foundation.md, "Input rules"); the answer
+    // depends on the text alone, so it tells nothing about which projects exist.
+    it.each([
+      ['not a number', 'abc', 'project_id'],
+      ['in hex', '0x1', 'project_id'],
+      ['with a leading zero', '01', 'project_id'],
+    ])('a project id %s is a 400 naming it', async (_label, projectId, path) => {
+      const res = await request(t.server).get(`/v1/project/${a.accountId}/${projectId}/probe`).set('x-api-key', a.key);
+      expectExactProblem(res, 400, 'validation_failed', 'Validation failed', '1 field is invalid', [{ path, message: 'must be a positive integer' }]);
     });
 
     it('a project route without a key is a 401 missing_api_key', async () => {

@@ -36,7 +36,7 @@ describe('security headers and CORS', () => {
   });
 
   it('Swagger UI gets the browser policy that lets its own scripts run, without forcing https', async () => {
-    const res = await request(t.server).get('/docs/').expect(200);
+    const res = await request(t.server).get('/docs').expect(200);
     const csp = res.headers['content-security-policy'];
     expect(csp).toContain("script-src 'self'");
     expect(csp).not.toContain('upgrade-insecure-requests');

@@ -126,6 +126,7 @@ describe('health and API docs', () => {
           detail: { type: 'string', example: '1 field is invalid' },
           code: { type: 'string', example: 'validation_failed' },
           errors: { type: 'array', items: { $ref: '#/components/schemas/FieldErrorDto' } },
+          totalErrors: { type: 'number', example: 120, description: 'How many fields were invalid, present only when `errors` lists the first 50 of them' },
           requestId: { type: 'string', example: 'b3f0c2a4-8d1e-4f1a-9c55-0d8b1c1f2e77' },
         },
         required: ['type', 'title', 'status', 'code'],

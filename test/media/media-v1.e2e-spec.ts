@@ -122,7 +122,8 @@ describe('v1 media routes', () => {
       expectProblem(await b.api.delete(project(a)).send({ keys: ['x'] }), 404, 'site_not_found');
       expectProblem(await a.api.post(`/v1/project/${b.accountId}/${a.siteId}/media`).attach('file', file, 'x.pdf'), 404, 'site_not_found');
       expectProblem(await a.api.post(`/v1/project/${a.accountId}/999999999/media`).attach('file', file, 'x.pdf'), 404, 'site_not_found');
-      expectProblem(await a.api.post(`/v1/project/${a.accountId}/abc/media`).attach('file', file, 'x.pdf'), 404, 'site_not_found');
+      // A malformed id is a 400 naming it, as on every route (docs/foundation.md, "Input rules").
+      expectProblem(await a.api.post(`/v1/project/${a.accountId}/abc/media`).attach('file', file, 'x.pdf'), 400, 'validation_failed');
       expectProblem(await request(t.server).delete(project(a)).send({ keys: ['x'] }), 401, 'missing_api_key');
     });
 

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsString, Matches, MaxLength } from 'class-validator';
 import { SITE_NAME_PATTERN } from '../../common/auth/principal';
+import { OptionalNotNull } from '../../common/input/dto-rules';
 import { SiteEntity } from '../entities/site.entity';
 
 export class CreateSiteDto {
@@ -9,7 +10,7 @@ export class CreateSiteDto {
   name: string;
 
   @ApiPropertyOptional({ example: 'My blog' })
-  @IsOptional() @IsString() @MaxLength(200)
+  @OptionalNotNull() @IsString() @MaxLength(200)
   title?: string;
 }
 

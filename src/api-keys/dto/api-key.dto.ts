@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import {
-  ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsDate, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinDate, MinLength,
+  ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinDate, MinLength,
 } from 'class-validator';
+import { IsTimestamp } from '../../common/input/dto-rules';
 import { ApiKeyEntity } from '../entities/api-key.entity';
 
 export class CreateApiKeyDto {
@@ -10,13 +10,13 @@ export class CreateApiKeyDto {
   @IsString() @MinLength(1) @MaxLength(100)
   name: string;
 
-  @ApiPropertyOptional({ type: [Number], example: [1], description: 'Restrict the key to these sites of the account (default: all)' })
+  @ApiPropertyOptional({ type: [Number], nullable: true, example: [1], description: 'Restrict the key to these sites of the account (absent or null: all)' })
   @IsOptional() @IsArray() @ArrayMinSize(1, { message: 'must name at least one site (omit it for all sites)' }) @ArrayMaxSize(100) @ArrayUnique()
   @IsInt({ each: true }) @Min(1, { each: true }) @Max(Number.MAX_SAFE_INTEGER, { each: true })
   siteIds?: number[];
 
-  @ApiPropertyOptional({ example: '2027-01-01T00:00:00.000Z', description: 'The key stops working at this time' })
-  @IsOptional() @Type(() => Date) @IsDate() @MinDate(() => new Date(), { message: 'must be in the future' })
+  @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true, example: '2027-01-01T00:00:00.000Z', description: 'The key stops working at this time (absent or null: never)' })
+  @IsOptional() @IsTimestamp() @MinDate(() => new Date(), { message: 'must be in the future' })
   expiresAt?: Date;
 }
 

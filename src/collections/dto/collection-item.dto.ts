@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, Max, Min } from 'class-validator';
 import { CONTENT_STATUSES, ContentStatus } from '../../content/content-status';
-import { OptionalNotNull } from '../../content/dto/content.dto';
+import { OptionalNotNull } from '../../common/input/dto-rules';
 import type { CollectionItemRow } from '../collection-items.service';
 
 export class AddCollectionItemDto {

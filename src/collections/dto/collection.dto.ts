@@ -1,9 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsBoolean, IsDate, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsBoolean, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { SiteIdParamDto } from '../../common/http/params';
+import { IsIdParam, IsTimestamp, MAX_ID, OptionalNotNull } from '../../common/input/dto-rules';
 import { SLUG_MAX_LENGTH, SLUG_PATTERN } from '../../content/content-slug';
-import { OptionalNotNull } from '../../content/dto/content.dto';
 import { CollectionEntity } from '../entities/collection.entity';
 
 const SLUG_MESSAGE = 'must be lower-case letters and digits in words joined by single dashes, and not only digits';
@@ -17,12 +16,12 @@ class CollectionFieldsDto {
   @OptionalNotNull() @IsString() @MaxLength(5000)
   description?: string;
 
-  @ApiPropertyOptional({ type: String, nullable: true, example: '2026-06-01T00:00:00.000Z', description: 'Start of the window in which it is current; null clears it' })
-  @IsOptional() @Type(() => Date) @IsDate()
+  @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true, example: '2026-06-01T00:00:00.000Z', description: 'Start of the window in which it is current; null clears it' })
+  @IsOptional() @IsTimestamp()
   startsAt?: Date | null;
 
-  @ApiPropertyOptional({ type: String, nullable: true, example: '2026-09-01T00:00:00.000Z', description: 'End of the window (exclusive); needs startsAt' })
-  @IsOptional() @Type(() => Date) @IsDate()
+  @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true, example: '2026-09-01T00:00:00.000Z', description: 'End of the window (exclusive); needs startsAt; null clears it' })
+  @IsOptional() @IsTimestamp()
   endsAt?: Date | null;
 
   @ApiPropertyOptional({ example: false, description: 'The pinned collection is current whatever the windows say; pinning one unpins the other' })
@@ -65,7 +64,7 @@ export function toCollectionResponse(c: CollectionEntity): CollectionResponseDto
 }
 
 export class CollectionItemParamDto extends SiteIdParamDto {
-  @ApiProperty({ example: 5, description: 'The content id of the item' })
-  @Type(() => Number) @IsInt({ message: 'must be a positive integer' }) @Min(1) @Max(Number.MAX_SAFE_INTEGER)
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 5, description: 'The content id of the item' })
+  @IsIdParam()
   itemId: number;
 }

@@ -1,7 +1,8 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { ForbiddenProblem, NotFoundProblem, UnauthorizedProblem } from '../errors/problems';
+import { ForbiddenProblem, NotFoundProblem, UnauthorizedProblem, ValidationProblem } from '../errors/problems';
+import { parseId } from '../input/dto-rules';
 import type { SiteContext } from '../tenancy/site-context';
 import {
   ACCOUNT_ADMIN, ALLOWED_DURING_DELETION, PUBLIC_ROUTE, SESSION_ALLOWED,
@@ -85,10 +86,13 @@ export class AuthGuard implements CanActivate {
     }
     // v1 project routes: organization = account id, project = site id (API.md §1).
     if (params.project_id !== undefined && params.organization_id !== undefined) {
-      const projectId = /^\d{1,15}$/.test(params.project_id) ? Number(params.project_id) : NaN;
-      const site = Number.isNaN(projectId) ? null : await this.sites.findById(projectId);
+      const [organizationId, projectId] = [parseId(params.organization_id), parseId(params.project_id)];
+      // Ids are canonical digits everywhere (docs/foundation.md, "Input rules"): `0x1` is a 400, not another project.
+      const malformed = [['organization_id', organizationId], ['project_id', projectId]].filter(([, id]) => id === null);
+      if (malformed.length) throw new ValidationProblem(malformed.map(([path]) => ({ path: String(path), message: 'must be a positive integer' })));
+      const site = await this.sites.findById(projectId!);
       // The same 404 as an unreachable site below, so (organization, project) pairs cannot be probed.
-      if (!site || String(site.accountId) !== params.organization_id) throw new NotFoundProblem('Site', 'site_not_found');
+      if (!site || site.accountId !== organizationId) throw new NotFoundProblem('Site', 'site_not_found');
       return site;
     }
     throw new NotFoundProblem('Site', 'site_not_found');

@@ -3,18 +3,23 @@ import { APP_GUARD } from '@nestjs/core';
 import { AccountModule } from '../../account/account.module';
 import { ApiKeysModule } from '../../api-keys/api-keys.module';
 import { RateLimitAfterAuthGuard, RateLimitGuard } from '../http/rate-limit.guard';
+import { RequestBodyGuard } from '../input/request-body';
 import { AuthGuard } from './auth.guard';
 import { CredentialsMiddleware } from './credentials.middleware';
 
-/** Credentials for every request (mounted in createApp), one global guard (auth) and the public rate limit. */
+/**
+ * Credentials for every request (mounted in createApp) and the global guards, which run in the
+ * order listed: the rate limit, auth, the rate limit of a credential that reads as anonymous,
+ * then the body reader, so no body is read for a caller the guards before it refuse.
+ */
 @Module({
   imports: [AccountModule, ApiKeysModule],
   providers: [
-    // In this order: refuse a blocked anonymous client before any site lookup, then auth, then
-    // count a credential that reads as anonymous on a public route (rate-limit.guard.ts).
+    // A blocked anonymous client is refused before any site lookup (rate-limit.guard.ts).
     { provide: APP_GUARD, useClass: RateLimitGuard },
     { provide: APP_GUARD, useClass: AuthGuard },
     { provide: APP_GUARD, useClass: RateLimitAfterAuthGuard },
+    { provide: APP_GUARD, useClass: RequestBodyGuard },
     CredentialsMiddleware,
   ],
   exports: [CredentialsMiddleware],

@@ -14,6 +14,8 @@ export class ProblemDto {
   @ApiPropertyOptional({ example: '1 field is invalid' }) detail?: string;
   @ApiProperty({ example: 'validation_failed' }) code: string;
   @ApiPropertyOptional({ type: [FieldErrorDto] }) errors?: FieldErrorDto[];
+  @ApiPropertyOptional({ example: 120, description: 'How many fields were invalid, present only when `errors` lists the first 50 of them' })
+  totalErrors?: number;
   @ApiPropertyOptional({ example: 'b3f0c2a4-8d1e-4f1a-9c55-0d8b1c1f2e77' }) requestId?: string;
 }
 
@@ -25,7 +27,7 @@ const DESCRIPTIONS: Record<number, string> = {
   409: 'Duplicate, forbidden state transition, or an idempotency key reused with another body',
   412: 'If-Match no longer matches the ETag',
   413: 'Body or upload too large',
-  415: 'Media type not accepted',
+  415: 'Media type or Content-Encoding of the body not accepted',
   429: 'Rate limited; see Retry-After',
   503: 'Not ready: a dependency (the database) does not answer',
 };

@@ -12,6 +12,7 @@ export interface ProblemBody {
   detail?: string;
   code: string;
   errors?: FieldError[];
+  totalErrors?: number;
   requestId?: string;
 }
 
@@ -33,8 +34,11 @@ const TITLES: Record<number, [string, string]> = {
 /** Turns any thrown value into the problem a client may see. Never leaks internals. */
 export function toProblem(exception: unknown, path: string): { problem: ProblemInitLike; internal: boolean } {
   if (exception instanceof Problem) {
-    const { code, title, detail, errors, headers } = exception;
-    return { problem: { status: exception.getStatus(), code, title, detail, errors, headers }, internal: false };
+    const { code, title, detail, errors, totalErrors, headers } = exception;
+    return {
+      problem: { status: exception.getStatus(), code, title, detail, errors, ...(totalErrors !== undefined ? { totalErrors } : {}), headers },
+      internal: false,
+    };
   }
   const pg = problemFromPostgres(exception);
   if (pg) return toProblem(pg, path);
@@ -61,6 +65,7 @@ interface ProblemInitLike {
   title: string;
   detail?: string;
   errors?: FieldError[];
+  totalErrors?: number;
   headers?: Record<string, string>;
 }
 
@@ -82,6 +87,7 @@ export function problemBody(p: ProblemInitLike, requestId?: string): ProblemBody
     ...(p.detail ? { detail: p.detail } : {}),
     code: p.code,
     ...(p.errors ? { errors: p.errors } : {}),
+    ...(p.totalErrors !== undefined ? { totalErrors: p.totalErrors } : {}),
     ...(requestId ? { requestId } : {}),
   };
 }

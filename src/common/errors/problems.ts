@@ -11,6 +11,8 @@ export interface ProblemInit {
   title: string;
   detail?: string;
   errors?: FieldError[];
+  /** How many errors there were, when `errors` lists only the first MAX_LISTED_ERRORS. */
+  totalErrors?: number;
   /** Extra response headers, e.g. Retry-After. */
   headers?: Record<string, string>;
 }
@@ -24,6 +26,7 @@ export class Problem extends HttpException {
   readonly title: string;
   readonly detail?: string;
   readonly errors?: FieldError[];
+  readonly totalErrors?: number;
   readonly headers?: Record<string, string>;
 
   constructor(init: ProblemInit) {
@@ -32,6 +35,7 @@ export class Problem extends HttpException {
     this.title = init.title;
     this.detail = init.detail;
     this.errors = init.errors;
+    this.totalErrors = init.totalErrors;
     this.headers = init.headers;
   }
 }
@@ -42,12 +46,18 @@ export class BadRequestProblem extends Problem {
   }
 }
 
+/** A problem lists at most this many field errors (a 200 kB body can hold 100,000 bad items). */
+export const MAX_LISTED_ERRORS = 50;
+
 export class ValidationProblem extends Problem {
   constructor(errors: FieldError[]) {
     const n = errors.length;
+    const cut = n > MAX_LISTED_ERRORS;
     super({
       status: 400, code: 'validation_failed', title: 'Validation failed',
-      detail: n === 1 ? '1 field is invalid' : `${n} fields are invalid`, errors,
+      detail: n === 1 ? '1 field is invalid' : `${n} fields are invalid${cut ? `; the first ${MAX_LISTED_ERRORS} are listed` : ''}`,
+      errors: cut ? errors.slice(0, MAX_LISTED_ERRORS) : errors,
+      ...(cut ? { totalErrors: n } : {}),
     });
   }
 }

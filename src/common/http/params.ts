@@ -1,14 +1,12 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { IsString, Matches } from 'class-validator';
 import { SITE_NAME_PATTERN } from '../auth/principal';
+import { IsIdParam, MAX_ID } from '../input/dto-rules';
 
-const MAX_ID = Number.MAX_SAFE_INTEGER;
-
-/** `:id` path parameter: a positive integer (anything else is a 400, not a 500). */
+/** `:id` path parameter: canonical digits, 1..2^53-1 (`0x1`, `1e0`, `+1`, `01` are a 400). */
 export class IdParamDto {
-  @ApiProperty({ example: 1 })
-  @Type(() => Number) @IsInt({ message: 'must be a positive integer' }) @Min(1) @Max(MAX_ID)
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1 })
+  @IsIdParam()
   id: number;
 }
 

@@ -3,6 +3,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import { toInteger } from '../input/dto-rules';
 import { CursorValue, decodeCursor, encodeCursor } from './cursor';
 
 export const DEFAULT_LIMIT = 20;
@@ -12,7 +13,7 @@ export const MAX_LIMIT = 100;
 export class CursorQueryDto {
   @ApiPropertyOptional({ minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT })
   @IsOptional()
-  @Transform(({ value }) => (typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value))
+  @Transform(toInteger)
   @IsInt() @Min(1) @Max(MAX_LIMIT)
   limit: number = DEFAULT_LIMIT;
 

@@ -1,10 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
 import {
-  ArrayMaxSize, ArrayUnique, IsArray, IsDate, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Matches, Max,
-  MaxDate, MaxLength, Min, ValidateIf, ValidateNested,
+  ArrayMaxSize, ArrayUnique, IsArray, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Matches, Max,
+  MaxDate, MaxLength, Min,
 } from 'class-validator';
 import { SiteIdParamDto, SiteNameParamDto } from '../../common/http/params';
+import {
+  IsIdOrSlug, IsIdParam, IsTimestamp, MAX_ID, NestedArray, OptionalNotNull,
+} from '../../common/input/dto-rules';
 import { CursorQueryDto } from '../../common/pagination/page';
 import { SLUG_MAX_LENGTH, SLUG_PATTERN } from '../content-slug';
 import { CONTENT_STATUSES, ContentStatus } from '../content-status';
@@ -13,11 +15,7 @@ import type { ContentFormat } from '../entities/content-item.entity';
 export const CONTENT_TYPE_PATTERN = /^[a-z][a-z0-9_-]{0,39}$/;
 export const SLUG_PREFIX_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const SLUG_MESSAGE = 'must be lower-case letters and digits in words joined by single dashes, and not only digits';
-const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value);
 const now = () => new Date();
-
-/** Like @IsOptional(), but null is validated (and rejected) instead of skipped: these fields have no null. */
-export const OptionalNotNull = () => ValidateIf((_object, value) => value !== undefined);
 
 export class AuthorDto {
   @ApiProperty({ example: 7 }) @IsInt() @Min(1) @Max(Number.MAX_SAFE_INTEGER) id: number;
@@ -47,11 +45,11 @@ class ContentFieldsDto {
   status?: ContentStatus;
 
   @ApiPropertyOptional({ example: '2030-01-01T09:00:00.000Z', description: 'When a scheduled item goes live (future)' })
-  @OptionalNotNull() @Type(() => Date) @IsDate()
+  @OptionalNotNull() @IsTimestamp()
   publishAt?: Date;
 
   @ApiPropertyOptional({ example: '2024-01-01T09:00:00.000Z', description: 'Publication date (back-dating, imports); set on first publish when absent' })
-  @OptionalNotNull() @Type(() => Date) @IsDate() @MaxDate(now, { message: 'must not be in the future (schedule with publishAt)' })
+  @OptionalNotNull() @IsTimestamp() @MaxDate(now, { message: 'must not be in the future (schedule with publishAt)' })
   publishedAt?: Date;
 
   @ApiPropertyOptional({ type: [String], example: ['news'] })
@@ -63,7 +61,7 @@ class ContentFieldsDto {
   categories?: string[];
 
   @ApiPropertyOptional({ type: [AuthorDto] })
-  @OptionalNotNull() @IsArray() @ArrayMaxSize(20) @ValidateNested({ each: true }) @Type(() => AuthorDto)
+  @OptionalNotNull() @NestedArray(() => AuthorDto, 20)
   authors?: AuthorDto[];
 
   @ApiPropertyOptional({ example: 'default' }) @OptionalNotNull() @IsString() @MaxLength(200) template?: string;
@@ -90,7 +88,7 @@ export class UpdateContentDto extends ContentFieldsDto {
 
 export class PublishContentDto {
   @ApiPropertyOptional({ example: '2030-01-01T09:00:00.000Z', description: 'Absent: publish now. Future: schedule.' })
-  @OptionalNotNull() @Type(() => Date) @IsDate()
+  @OptionalNotNull() @IsTimestamp()
   publishAt?: Date;
 }
 
@@ -101,27 +99,27 @@ export class ContentQueryDto extends CursorQueryDto {
   status?: ContentStatus;
   @ApiPropertyOptional({ example: 'news' }) @IsOptional() @IsString() @MaxLength(100) tag?: string;
   @ApiPropertyOptional({ example: 'guides' }) @IsOptional() @IsString() @MaxLength(100) category?: string;
-  @ApiPropertyOptional({ example: 7, description: 'Author id' })
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(Number.MAX_SAFE_INTEGER)
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 7, description: 'Author id' })
+  @IsOptional() @IsIdParam()
   author?: number;
   @ApiPropertyOptional({ example: 'hello "exact phrase" -excluded', description: 'Full-text search of title, excerpt and body (web search syntax)' })
   @IsOptional() @IsString() @IsNotEmpty() @MaxLength(200)
   q?: string;
-  @ApiPropertyOptional({ description: 'From this date, inclusive (publishedAt for a published-only list, else createdAt)' })
-  @IsOptional() @Type(() => Date) @IsDate()
+  @ApiPropertyOptional({ description: 'From this date-time (RFC 3339), inclusive (publishedAt for a published-only list, else createdAt)' })
+  @IsOptional() @IsTimestamp()
   from?: Date;
-  @ApiPropertyOptional({ description: 'Before this date, exclusive' })
-  @IsOptional() @Type(() => Date) @IsDate()
+  @ApiPropertyOptional({ description: 'Before this date-time (RFC 3339), exclusive' })
+  @IsOptional() @IsTimestamp()
   to?: Date;
 }
 
 /** `:idOrSlug` of GET: all digits is an id (API.md §3), anything else a slug. */
 export class IdOrSlugParamDto extends SiteNameParamDto {
-  @ApiProperty({ example: 'hello-world' })
-  @IsString() @MaxLength(SLUG_MAX_LENGTH)
+  @ApiProperty({ example: 'hello-world', description: 'All digits: an id (no leading zeros); else a slug' })
+  @IsString() @MaxLength(SLUG_MAX_LENGTH) @IsIdOrSlug()
   idOrSlug: string;
 }
 
 export class RevisionParamDto extends SiteIdParamDto {
-  @ApiProperty({ example: 1 }) @Type(() => Number) @IsInt({ message: 'must be a positive integer' }) @Min(1) @Max(Number.MAX_SAFE_INTEGER) revisionId: number;
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1 }) @IsIdParam() revisionId: number;
 }

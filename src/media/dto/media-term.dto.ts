@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { OptionalNotNull } from '../../common/input/dto-rules';
 import { MediaCategoryEntity, MediaTagEntity } from '../entities/media-term.entity';
 
 export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -10,25 +11,25 @@ export class CreateMediaTermDto {
   name: string;
 
   @ApiPropertyOptional({ example: 'travel', description: 'Unique in the site; default: made from the name' })
-  @IsOptional() @IsString() @MaxLength(200) @Matches(SLUG_PATTERN, { message: 'must be lower-case letters and digits separated by dashes' })
+  @OptionalNotNull() @IsString() @MaxLength(200) @Matches(SLUG_PATTERN, { message: 'must be lower-case letters and digits separated by dashes' })
   slug?: string;
 
   @ApiPropertyOptional({ example: 'Photos from trips' })
-  @IsOptional() @IsString() @MaxLength(2000)
+  @OptionalNotNull() @IsString() @MaxLength(2000)
   description?: string;
 }
 
 export class UpdateMediaTermDto {
   @ApiPropertyOptional({ example: 'Travel' })
-  @IsOptional() @IsString() @MinLength(1) @MaxLength(200)
+  @OptionalNotNull() @IsString() @MinLength(1) @MaxLength(200)
   name?: string;
 
   @ApiPropertyOptional({ example: 'travel' })
-  @IsOptional() @IsString() @MaxLength(200) @Matches(SLUG_PATTERN, { message: 'must be lower-case letters and digits separated by dashes' })
+  @OptionalNotNull() @IsString() @MaxLength(200) @Matches(SLUG_PATTERN, { message: 'must be lower-case letters and digits separated by dashes' })
   slug?: string;
 
   @ApiPropertyOptional()
-  @IsOptional() @IsString() @MaxLength(2000)
+  @OptionalNotNull() @IsString() @MaxLength(2000)
   description?: string;
 }
 

@@ -3,6 +3,7 @@ import { Transform } from 'class-transformer';
 import {
   ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min,
 } from 'class-validator';
+import { OptionalNotNull } from '../../common/input/dto-rules';
 import { CursorQueryDto } from '../../common/pagination/page';
 import { MediaDetail, MediaTermRef, MediaView } from '../media-view';
 import { parseFormFields } from '../upload/form-fields';
@@ -14,35 +15,36 @@ const toBoolean = ({ value }: { value: unknown }) => (value === 'true' ? true : 
 /** Text fields of an upload (v2 form fields) and of PATCH. */
 export class MediaTextDto {
   @ApiPropertyOptional({ example: 'Harbour at dawn', description: 'Default: the file name without extension' })
-  @IsOptional() @IsString() @MaxLength(TEXT_LIMITS.title)
+  @OptionalNotNull() @IsString() @MaxLength(TEXT_LIMITS.title)
   title?: string;
 
   @ApiPropertyOptional({ example: 'Photo: A. Smith' })
-  @IsOptional() @IsString() @MaxLength(TEXT_LIMITS.caption)
+  @OptionalNotNull() @IsString() @MaxLength(TEXT_LIMITS.caption)
   caption?: string;
 
   @ApiPropertyOptional()
-  @IsOptional() @IsString() @MaxLength(TEXT_LIMITS.description)
+  @OptionalNotNull() @IsString() @MaxLength(TEXT_LIMITS.description)
   description?: string;
 
   @ApiPropertyOptional({ example: 'Fishing boats in a harbour at sunrise' })
-  @IsOptional() @IsString() @MaxLength(TEXT_LIMITS.altText)
+  @OptionalNotNull() @IsString() @MaxLength(TEXT_LIMITS.altText)
   altText?: string;
 }
 
 export class UpdateMediaDto extends MediaTextDto {
   @ApiPropertyOptional({ type: [Number], example: [1], description: 'Replaces the categories of the item' })
-  @IsOptional() @IsArray() @ArrayMaxSize(100) @ArrayUnique()
+  @OptionalNotNull() @IsArray() @ArrayMaxSize(100) @ArrayUnique()
   @IsInt({ each: true }) @Min(1, { each: true }) @Max(Number.MAX_SAFE_INTEGER, { each: true })
   categoryIds?: number[];
 
   @ApiPropertyOptional({ type: [Number], example: [2, 3], description: 'Replaces the tags of the item' })
-  @IsOptional() @IsArray() @ArrayMaxSize(100) @ArrayUnique()
+  @OptionalNotNull() @IsArray() @ArrayMaxSize(100) @ArrayUnique()
   @IsInt({ each: true }) @Min(1, { each: true }) @Max(Number.MAX_SAFE_INTEGER, { each: true })
   tagIds?: number[];
 }
 
-const TERM_REF = /^(\d{1,15}|[a-z0-9]+(?:-[a-z0-9]+)*)$/;
+/** A term id (all digits is an id, written without leading zeros) or a slug. */
+const TERM_REF = /^(?:[1-9][0-9]{0,14}|(?![0-9]+$)[a-z0-9]+(?:-[a-z0-9]+)*)$/;
 
 export class MediaQueryDto extends CursorQueryDto {
   @ApiPropertyOptional({ description: 'Category id or slug' })

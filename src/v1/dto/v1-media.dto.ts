@@ -1,9 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import {
   ArrayMaxSize, ArrayMinSize, IsArray, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength,
 } from 'class-validator';
 import { SITE_NAME_PATTERN } from '../../common/auth/principal';
+import { IsIdParam, MAX_ID, toInteger } from '../../common/input/dto-rules';
 import { TEXT_LIMITS } from '../../media/dto/media.dto';
 import type { MediaTextInput, UploadOptions } from '../../media/media-upload.service';
 import { MediaView } from '../../media/media-view';
@@ -59,8 +60,6 @@ export class V1MediaListDto {
   @ApiProperty({ example: 0 }) offset: number;
 }
 
-const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /^-?\d{1,16}$/.test(value) ? Number(value) : value);
-
 /** `/v1/{site_name}/media/{limit}/{offset}`: limit 1..100, offset from 0. */
 export class V1MediaListParamsDto {
   @ApiProperty({ example: 'demo' })
@@ -68,11 +67,11 @@ export class V1MediaListParamsDto {
   site_name: string;
 
   @ApiProperty({ minimum: 1, maximum: 100, example: 20 })
-  @Transform(toInt) @IsInt({ message: 'must be an integer from 1 to 100' }) @Min(1) @Max(100)
+  @Transform(toInteger) @IsInt({ message: 'must be an integer from 1 to 100' }) @Min(1) @Max(100)
   limit: number;
 
   @ApiProperty({ minimum: 0, example: 0 })
-  @Transform(toInt) @IsInt({ message: 'must be a non-negative integer' }) @Min(0) @Max(Number.MAX_SAFE_INTEGER)
+  @Transform(toInteger) @IsInt({ message: 'must be a non-negative integer' }) @Min(0) @Max(Number.MAX_SAFE_INTEGER)
   offset: number;
 }
 
@@ -109,11 +108,11 @@ export class V1ProjectMediaDeleteDto {
 
 /** `/v1/project/{organization_id}/{project_id}/media`. */
 export class V1ProjectParamsDto {
-  @ApiProperty({ example: 1, description: 'Account id' })
-  @Type(() => Number) @IsInt({ message: 'must be a positive integer' }) @Min(1) @Max(Number.MAX_SAFE_INTEGER)
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1, description: 'Account id' })
+  @IsIdParam()
   organization_id: number;
 
-  @ApiProperty({ example: 1, description: 'Site id' })
-  @Type(() => Number) @IsInt({ message: 'must be a positive integer' }) @Min(1) @Max(Number.MAX_SAFE_INTEGER)
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1, description: 'Site id' })
+  @IsIdParam()
   project_id: number;
 }

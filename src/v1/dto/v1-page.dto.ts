@@ -1,19 +1,20 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import {
-  ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsDate, IsIn, IsInt, IsNotEmpty, IsObject, IsString, Matches, Max, MaxLength,
-  Min, ValidateNested,
+  ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsObject, IsString, Matches, Max, MaxLength, Min,
 } from 'class-validator';
 import { SITE_NAME_PATTERN } from '../../common/auth/principal';
 import { FieldError, ValidationProblem } from '../../common/errors/problems';
+import {
+  IsIdOrSlug, IsIdParam, IsTimestamp, MAX_ID, NestedArray, OptionalNotNull, toInteger,
+} from '../../common/input/dto-rules';
 import { slugPart } from '../../content/content-slug';
 import { CONTENT_STATUSES, ContentStatus } from '../../content/content-status';
-import { AuthorDto, CONTENT_TYPE_PATTERN, CreateContentDto, OptionalNotNull, UpdateContentDto } from '../../content/dto/content.dto';
+import { AuthorDto, CONTENT_TYPE_PATTERN, CreateContentDto, UpdateContentDto } from '../../content/dto/content.dto';
 import type { PageView } from '../../content/pages.service';
 import { toV1MediaItem, V1MediaItemDto } from './v1-media.dto';
 
 const TYPE_MESSAGE = 'must be 1-40 lower-case letters, digits, - or _, starting with a letter';
-const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /^-?\d{1,16}$/.test(value) ? Number(value) : value);
 
 /** The body fields both forms share (INTERFACE.md §2.1), in both namings. */
 class V1PageFieldsDto {
@@ -28,9 +29,9 @@ class V1PageFieldsDto {
   @ApiPropertyOptional({ enum: CONTENT_STATUSES, description: '`scheduled` needs a future date' }) @OptionalNotNull() @IsIn(CONTENT_STATUSES) page_status?: ContentStatus;
   @ApiPropertyOptional({ enum: CONTENT_STATUSES, description: 'Older name of page_status' }) @OptionalNotNull() @IsIn(CONTENT_STATUSES) post_status?: ContentStatus;
   @ApiPropertyOptional({ example: '2024-01-01T09:00:00.000Z', description: 'Publication date; future only with page_status scheduled' })
-  @OptionalNotNull() @Type(() => Date) @IsDate()
+  @OptionalNotNull() @IsTimestamp()
   date?: Date;
-  @ApiPropertyOptional({ description: 'Older name of date' }) @OptionalNotNull() @Type(() => Date) @IsDate() post_date?: Date;
+  @ApiPropertyOptional({ description: 'Older name of date' }) @OptionalNotNull() @IsTimestamp() post_date?: Date;
 
   @ApiPropertyOptional({ example: 'news', description: 'Put in front of the slug with a dash' }) @OptionalNotNull() @IsString() @MaxLength(60) slug_prefix?: string;
   @ApiPropertyOptional({ type: [String] })
@@ -40,7 +41,7 @@ class V1PageFieldsDto {
   @OptionalNotNull() @IsArray() @ArrayMaxSize(100) @ArrayUnique() @IsString({ each: true }) @IsNotEmpty({ each: true }) @MaxLength(100, { each: true })
   categories?: string[];
   @ApiPropertyOptional({ type: [AuthorDto] })
-  @OptionalNotNull() @IsArray() @ArrayMaxSize(20) @ValidateNested({ each: true }) @Type(() => AuthorDto)
+  @OptionalNotNull() @NestedArray(() => AuthorDto, 20)
   author?: AuthorDto[];
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Custom fields' }) @OptionalNotNull() @IsObject() custom?: Record<string, unknown>;
   @ApiPropertyOptional() @OptionalNotNull() @IsString() @MaxLength(200) template?: string;
@@ -98,21 +99,23 @@ export class V1PageDeletedDto {
 
 export class V1PageParamDto {
   @ApiProperty({ example: 'demo' }) @IsString() @Matches(SITE_NAME_PATTERN, { message: 'is not a valid site name' }) site_name: string;
-  @ApiProperty({ example: 'about-us', description: 'A page id, a slug, or `all`' }) @IsString() @MaxLength(200) page: string;
+  @ApiProperty({ example: 'about-us', description: 'A page id (digits, no leading zeros), a slug, or `all`' })
+  @IsString() @MaxLength(200) @IsIdOrSlug()
+  page: string;
 }
 
 export class V1PageIdParamDto {
   @ApiProperty({ example: 'demo' }) @IsString() @Matches(SITE_NAME_PATTERN, { message: 'is not a valid site name' }) site_name: string;
-  @ApiProperty({ example: 1 }) @Type(() => Number) @IsInt({ message: 'must be a positive integer' }) @Min(1) @Max(Number.MAX_SAFE_INTEGER) page_id: number;
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1 }) @IsIdParam() page_id: number;
 }
 
 export class V1PageListParamsDto {
   @ApiProperty({ example: 'demo' }) @IsString() @Matches(SITE_NAME_PATTERN, { message: 'is not a valid site name' }) site_name: string;
   @ApiProperty({ minimum: 1, maximum: 100, example: 20 })
-  @Transform(toInt) @IsInt({ message: 'must be an integer from 1 to 100' }) @Min(1) @Max(100)
+  @Transform(toInteger) @IsInt({ message: 'must be an integer from 1 to 100' }) @Min(1) @Max(100)
   limit: number;
   @ApiProperty({ minimum: 0, example: 0 })
-  @Transform(toInt) @IsInt({ message: 'must be a non-negative integer' }) @Min(0) @Max(Number.MAX_SAFE_INTEGER)
+  @Transform(toInteger) @IsInt({ message: 'must be a non-negative integer' }) @Min(0) @Max(Number.MAX_SAFE_INTEGER)
   offset: number;
 }
 

@@ -1,0 +1,141 @@
+import { applyDecorators, CanActivate, ExecutionContext, Injectable, SetMetadata, Type } from '@nestjs/common';
+import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
+import { Reflector } from '@nestjs/core';
+import { ApiBody } from '@nestjs/swagger';
+import type { NextFunction, Request, Response } from 'express';
+import getRawBody from 'raw-body';
+import { AppConfig } from '../../config/app-config';
+import { RouteFlagCache } from '../auth/route-flags';
+import { BadRequestProblem, Problem, UnsupportedMediaTypeProblem, ValidationProblem } from '../errors/problems';
+import { forbiddenKeyErrors, jsonDepthExceeds, MAX_JSON_DEPTH } from './json-body';
+
+const OPTIONAL_BODY = 'sitebase:optional-body';
+/** What @ApiConsumes() records (@nestjs/swagger's API_CONSUMES, not exported by the package). */
+const API_CONSUMES = 'swagger/apiConsumes';
+
+/** A JSON body that may be left out (an empty body reads as `{}`), e.g. publish "now". */
+export const OptionalBody = (type: Type) => applyDecorators(SetMetadata(OPTIONAL_BODY, true), ApiBody({ type, required: false }));
+
+/**
+ * What a route reads: a JSON body (it has a @Body() parameter), a stream its handler reads itself
+ * (it declares @ApiConsumes('multipart/form-data'), so the OpenAPI document and this agree), or
+ * nothing.
+ */
+type BodyKind = 'json' | 'stream' | 'none';
+
+interface BodyRoute {
+  kind: BodyKind;
+  optional: boolean;
+}
+
+const BODY_ROUTES = new RouteFlagCache<BodyRoute>((reflector, [handler, cls]) => {
+  const consumes = reflector.getAllAndOverride<string[] | undefined>(API_CONSUMES, [handler, cls]) ?? [];
+  const args: Record<string, unknown> = Reflect.getMetadata(ROUTE_ARGS_METADATA, cls, handler.name) ?? {};
+  const json = Object.keys(args).some((key) => key.startsWith(`${RouteParamtypes.BODY}:`));
+  const kind: BodyKind = consumes.includes('multipart/form-data') ? 'stream' : json ? 'json' : 'none';
+  return { kind, optional: reflector.getAllAndOverride<boolean>(OPTIONAL_BODY, [handler, cls]) === true };
+});
+
+/** A request carries a body when it says so: chunked, or a Content-Length other than 0. */
+export function hasBody(req: Request): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+const JSON_TYPE = /^application\/(?:[a-z0-9!#$&^_.-]+\+)?json\s*(?:;|$)/i;
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
+
+const missingBody = () => new BadRequestProblem('missing_body', 'This route takes a JSON body');
+const malformedJson = (detail = 'The request body is not valid JSON') =>
+  new Problem({ status: 400, code: 'malformed_json', title: 'Malformed JSON', detail });
+
+/**
+ * Reads request bodies after the guards before it (AuthGuard, then the public rate limit), so an
+ * anonymous caller never gets a body parsed for a route that needs a key, and a limited one is
+ * refused first. Registered as the last global guard (AuthModule); interceptors (idempotency)
+ * and pipes (validation) see the parsed body. Requests without a body cost no promise.
+ */
+@Injectable()
+export class RequestBodyGuard implements CanActivate {
+  private readonly limit: string;
+
+  constructor(private readonly reflector: Reflector, config: AppConfig) {
+    this.limit = config.BODY_LIMIT;
+  }
+
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+    if (context.getType() !== 'http') return true;
+    const req = context.switchToHttp().getRequest<Request>();
+    const route = BODY_ROUTES.get(this.reflector, context);
+    if (!hasBody(req)) {
+      if (route.kind !== 'json') return true;
+      if (!route.optional) throw missingBody();
+      req.body = {};
+      return true;
+    }
+    if (route.kind === 'stream') return true; // the handler streams it (uploads)
+    if (route.kind === 'none') throw new UnsupportedMediaTypeProblem('This route takes no request body');
+    return this.readJson(req, route.optional).then(() => true);
+  }
+
+  private async readJson(req: Request, optional: boolean): Promise<void> {
+    const type = req.headers['content-type'];
+    if (type === undefined || !JSON_TYPE.test(type)) throw new UnsupportedMediaTypeProblem('This route takes application/json');
+    const charset = CHARSET.exec(type)?.[1].toLowerCase();
+    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+      throw new UnsupportedMediaTypeProblem('JSON bodies are read as UTF-8; the charset is not supported');
+    }
+    let text: string;
+    try {
+      text = (await getRawBody(req, { length: req.headers['content-length'], limit: this.limit })).toString('utf8');
+    } catch (err) {
+      throw readProblem(err);
+    }
+    if (text.trim() === '') {
+      if (!optional) throw missingBody();
+      req.body = {};
+      return;
+    }
+    if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
+      throw new BadRequestProblem('json_too_deep', `The JSON body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels`);
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw malformedJson();
+    }
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw malformedJson('The request body must be a JSON object');
+    const forbidden = forbiddenKeyErrors(body);
+    if (forbidden.length) throw new ValidationProblem(forbidden);
+    req.body = body;
+  }
+}
+
+/** raw-body failures as problems; anything unexpected stays a 500. */
+function readProblem(err: unknown): unknown {
+  switch ((err as { type?: string })?.type) {
+    case 'entity.too.large':
+      return new Problem({ status: 413, code: 'payload_too_large', title: 'Payload too large', detail: 'The request body is too large' });
+    case 'request.aborted':
+    case 'request.size.invalid':
+      return new BadRequestProblem('bad_request', 'The request body could not be read');
+    default:
+      return err;
+  }
+}
+
+/**
+ * Only `identity` bodies are accepted: the server inflates nothing (a lying `gzip` used to reach
+ * zlib and answer 500). A header check, so it runs before credentials and costs nothing to
+ * requests without a body.
+ */
+export function refuseContentEncoding(req: Request, _res: Response, next: NextFunction): void {
+  const encoding = req.headers['content-encoding'];
+  if (encoding === undefined || !hasBody(req) || /^\s*identity\s*$/i.test(encoding)) return next();
+  next(new Problem({
+    status: 415, code: 'unsupported_content_encoding', title: 'Unsupported content encoding',
+    detail: 'Request bodies are accepted without a Content-Encoding (identity) only', headers: { 'Accept-Encoding': 'identity' },
+  }));
+}
