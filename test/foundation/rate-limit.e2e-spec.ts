@@ -60,7 +60,11 @@ describe('public rate limit (RATE_LIMIT_PUBLIC_MAX=3), shared by two instances',
     [one, two] = await Promise.all([startApp(options), startApp(options)]);
     tenant = await createTenant(one);
   });
-  afterAll(() => Promise.all([one.close(), two.close()]));
+  // Blocks live in the worker's database, which later test files share: leave none behind.
+  afterAll(async () => {
+    await one.db.query('DELETE FROM rate_limits');
+    await Promise.all([one.close(), two.close()]);
+  });
 
   const rows = (): Promise<RateRow[]> => one.db.query('SELECT key, hits, expires_at, blocked_until FROM rate_limits');
   /** The rows `action` created: this probe's counters (routes of other files have other keys). */
@@ -212,7 +216,11 @@ describe('shared anonymous limit with two instances: within the documented slack
     const options = { env: { RATE_LIMIT_PUBLIC_MAX: String(LIMIT), JOBS_ENABLED: 'false' }, extraModules: [RateLimitProbeModule] };
     [one, two] = await Promise.all([startApp(options), startApp(options)]);
   });
-  afterAll(() => Promise.all([one.close(), two.close()]));
+  // Blocks live in the worker's database, which later test files share: leave none behind.
+  afterAll(async () => {
+    await one.db.query('DELETE FROM rate_limits');
+    await Promise.all([one.close(), two.close()]);
+  });
 
   it('concurrent clients on both instances get at least the limit and at most limit + N × limit/2', async () => {
     const results = await Promise.all(Array.from({ length: 60 }, (_, i) => request((i % 2 ? two : one).server).get('/rate-limit-probe/third')));
@@ -231,7 +239,10 @@ describe('per-key limit (RATE_LIMIT_KEY_MAX=4)', () => {
     app = await startApp({ env: { RATE_LIMIT_PUBLIC_MAX: '2', RATE_LIMIT_KEY_MAX: '4', JOBS_ENABLED: 'false' }, extraModules: [RateLimitProbeModule] });
     tenant = await createTenant(app);
   });
-  afterAll(() => app.close());
+  afterAll(async () => {
+    await app.db.query('DELETE FROM rate_limits');
+    await app.close();
+  });
 
   it('a key gets its own counter on every route, far from the anonymous one', async () => {
     const statuses: number[] = [];
@@ -253,7 +264,10 @@ describe('a key on a public route of a site it cannot reach', () => {
     app = await startApp({ env: { RATE_LIMIT_PUBLIC_MAX: '3', JOBS_ENABLED: 'false' } });
     [owner, stranger] = await Promise.all([createTenant(app), createTenant(app)]);
   });
-  afterAll(() => app.close());
+  afterAll(async () => {
+    await app.db.query('DELETE FROM rate_limits');
+    await app.close();
+  });
 
   it('reads as anonymous and is limited by IP like one, while the owner\'s key is not', async () => {
     const path = `/api/v2/sites/${owner.siteName}/content`;

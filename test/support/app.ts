@@ -33,6 +33,9 @@ export async function startApp(options: StartAppOptions = {}): Promise<TestApp> 
     BOOTSTRAP_ENABLED: 'false',
     JOBS_POLL_SECONDS: '1',
     OUTBOX_POLL_MS: '200',
+    // Counters are shared through the worker's database by every file it runs: only the rate-limit
+    // tests, which set their own, should ever meet the limit.
+    RATE_LIMIT_PUBLIC_MAX: '1000000',
     DATABASE_URL: options.databaseUrl ?? workerDatabaseUrl(),
     ...options.env,
   });
