@@ -1,8 +1,8 @@
 import { Controller, Get, Module } from '@nestjs/common';
-import { Client } from 'pg';
 import request from 'supertest';
 import { ChangeNotifications } from '../../src/database/change-notifications';
 import { startApp, TestApp } from '../support/app';
+import { statementsDuring } from '../support/statements';
 import { createTenant, Tenant } from '../support/tenant';
 import { expectExactProblem } from './helpers';
 
@@ -16,23 +16,6 @@ class KeyCacheProbeController {
 
 @Module({ controllers: [KeyCacheProbeController] })
 class KeyCacheProbeModule {}
-
-/** The statements this process sends to PostgreSQL while `action` runs. */
-async function statementsDuring(action: () => Promise<void>): Promise<string[]> {
-  const seen: string[] = [];
-  const original = Client.prototype.query;
-  const spy = jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client, ...args: unknown[]) {
-    const text = args[0];
-    seen.push(typeof text === 'string' ? text : ((text as { text?: string } | undefined)?.text ?? ''));
-    return (original as (...a: unknown[]) => unknown).apply(this, args);
-  } as never);
-  try {
-    await action();
-  } finally {
-    spy.mockRestore();
-  }
-  return seen;
-}
 
 describe('verified keys are cached per instance and dropped everywhere at commit', () => {
   let one: TestApp;

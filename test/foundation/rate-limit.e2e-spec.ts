@@ -1,10 +1,10 @@
 import { Controller, Get, Module } from '@nestjs/common';
-import { Client } from 'pg';
 import request from 'supertest';
 import { Public } from '../../src/common/auth/decorators';
 import { SessionVerifiers } from '../../src/common/auth/session-verifiers';
 import { RateLimitStore } from '../../src/common/http/rate-limit.store';
 import { startApp, TestApp } from '../support/app';
+import { statementsDuring } from '../support/statements';
 import { createTenant, Tenant } from '../support/tenant';
 import { expectExactProblem } from './helpers';
 
@@ -180,23 +180,14 @@ describe('public rate limit (RATE_LIMIT_PUBLIC_MAX=3), shared by two instances',
     for (const app of [one, two]) expect((await request(app.server).get(path)).status).toBe(429);
     await Promise.all([one, two].map((app) => app.app.get(RateLimitStore).flush()));
 
-    const statements: string[] = [];
-    const original = Client.prototype.query;
-    const spy = jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client, ...args: unknown[]) {
-      const text = args[0];
-      statements.push(typeof text === 'string' ? text : ((text as { text?: string } | undefined)?.text ?? ''));
-      return (original as (...a: unknown[]) => unknown).apply(this, args);
-    } as never);
     let refused = 0;
-    try {
+    const statements = await statementsDuring(async () => {
       for (let i = 0; i < 60; i++) {
         const res = await request((i % 2 ? two : one).server).get(path);
         expect(res.headers['retry-after']).toMatch(/^\d+$/);
         if (res.status === 429) refused++;
       }
-    } finally {
-      spy.mockRestore();
-    }
+    });
     expect(refused).toBe(60);
     // At most the once-a-second batch of each instance, never a statement per request.
     expect(statements.filter((sql) => !/unnest/.test(sql))).toEqual([]);
