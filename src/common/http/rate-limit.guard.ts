@@ -53,7 +53,7 @@ export class RateLimitGuard implements CanActivate {
   private readonly keyMax: number;
 
   constructor(
-    private readonly reflector: Reflector,
+    protected readonly reflector: Reflector,
     private readonly store: RateLimitStore,
     private readonly blocked: BlockedClients,
     config: AppConfig,
@@ -85,17 +85,15 @@ export class RateLimitGuard implements CanActivate {
       limit = this.keyMax;
     }
     const decision = this.store.hit(key, this.ttl, limit, this.ttl);
-    const allow = (d: RateDecision): true => {
-      if (!d.blocked) return true;
-      // The next requests of this anonymous client are refused before routing.
-      if (principal.kind === 'anonymous') this.blocked.block(req, key, d.until);
-      throw new TooManyRequestsProblem(d.retryAfter);
-    };
-    return decision instanceof Promise ? decision.then(allow) : allow(decision);
+    const anonymous = principal.kind === 'anonymous';
+    return decision instanceof Promise ? decision.then((d) => this.allow(d, req, key, anonymous)) : this.allow(decision, req, key, anonymous);
   }
 
-  protected route(context: ExecutionContext): RouteLimit {
-    return ROUTES.get(this.reflector, context);
+  private allow(d: RateDecision, req: Request, key: string, anonymous: boolean): true {
+    if (!d.blocked) return true;
+    // The next requests of this anonymous client are refused before routing.
+    if (anonymous) this.blocked.block(req, key, d.until);
+    throw new TooManyRequestsProblem(d.retryAfter);
   }
 }
 
@@ -106,7 +104,7 @@ export class RateLimitAfterAuthGuard extends RateLimitGuard {
     if (context.getType() !== 'http') return true;
     const req = context.switchToHttp().getRequest<Request & AuthenticatedRequest & Counted>();
     if (req.principal !== ANONYMOUS || req.rateLimitCounted) return true;
-    const route = this.route(context);
+    const route = ROUTES.get(this.reflector, context);
     return route.skip ? true : this.count(req, route, ANONYMOUS);
   }
 }
