@@ -67,11 +67,18 @@ async function seed(url) {
         const createdAt = new Date(start + Math.floor((i / ITEMS) * span));
         const title = `${sentence(random, 4)} ${i}`;
         const row = [
-          siteId, random() < 0.8 ? 'post' : 'page', title, `item-${i}`,
-          `<p>${sentence(random, 60)}</p><p>${sentence(random, 60)}</p>`, sentence(random, 15),
-          published ? 'published' : 'draft', published ? new Date(createdAt.getTime() + 3600_000) : null,
-          [pickWord(random), pickWord(random)], [pickWord(random)],
-          JSON.stringify([{ id: 1 + Math.floor(random() * 20), name: 'Author' }]), createdAt,
+          siteId,
+          random() < 0.8 ? 'post' : 'page',
+          title,
+          `item-${i}`,
+          `<p>${sentence(random, 60)}</p><p>${sentence(random, 60)}</p>`,
+          sentence(random, 15),
+          published ? 'published' : 'draft',
+          published ? new Date(createdAt.getTime() + 3600_000) : null,
+          [pickWord(random), pickWord(random)],
+          [pickWord(random)],
+          JSON.stringify([{ id: 1 + Math.floor(random() * 20), name: 'Author' }]),
+          createdAt,
         ];
         const base = params.length;
         values.push(`(${row.map((_, k) => `$${base + k + 1}`).join(', ')}, $${base + 12}, 1)`);
@@ -94,16 +101,18 @@ async function seed(url) {
 async function timed(urls, concurrency, headers = {}) {
   const latencies = [];
   let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < urls.length) {
-      const url = urls[next++];
-      const t0 = performance.now();
-      const res = await fetch(url, { headers });
-      await res.arrayBuffer();
-      latencies.push(performance.now() - t0);
-      if (res.status !== 200) throw new Error(`${url}: ${res.status}`);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < urls.length) {
+        const url = urls[next++];
+        const t0 = performance.now();
+        const res = await fetch(url, { headers });
+        await res.arrayBuffer();
+        latencies.push(performance.now() - t0);
+        if (res.status !== 200) throw new Error(`${url}: ${res.status}`);
+      }
+    }),
+  );
   const sorted = latencies.sort((a, b) => a - b);
   const at = (p) => sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * p) - 1)];
   return { n: sorted.length, p50: at(0.5), p95: at(0.95), max: sorted[sorted.length - 1] };
@@ -113,16 +122,18 @@ async function timed(urls, concurrency, headers = {}) {
 async function timedPairs(urls, concurrency, headers) {
   const times = [[], []];
   let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < urls.length) {
-      const i = next++;
-      const t0 = performance.now();
-      const res = await fetch(urls[i], { headers });
-      await res.arrayBuffer();
-      if (res.status !== 200) throw new Error(`${urls[i]}: ${res.status}`);
-      times[i % 2].push(performance.now() - t0);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < urls.length) {
+        const i = next++;
+        const t0 = performance.now();
+        const res = await fetch(urls[i], { headers });
+        await res.arrayBuffer();
+        if (res.status !== 200) throw new Error(`${urls[i]}: ${res.status}`);
+        times[i % 2].push(performance.now() - t0);
+      }
+    }),
+  );
   return { first: median(times[0]), deep: median(times[1]) };
 }
 
@@ -132,7 +143,13 @@ async function main() {
   const db = await benchDatabase('content', dataDir, 54393);
   const base = `http://127.0.0.1:${PORT}`;
   // Public reads are rate limited per client address; this run is one address.
-  const env = { ...db.env, PORT: String(PORT), BOOTSTRAP_API_KEY: KEY, BOOTSTRAP_SITE: 'demo', RATE_LIMIT_PUBLIC_MAX: '100000000' };
+  const env = {
+    ...db.env,
+    PORT: String(PORT),
+    BOOTSTRAP_API_KEY: KEY,
+    BOOTSTRAP_SITE: 'demo',
+    RATE_LIMIT_PUBLIC_MAX: '100000000',
+  };
   let server;
   try {
     server = await startServer(env);
@@ -141,22 +158,39 @@ async function main() {
 
     const sql = new Client({ connectionString: dbUrl });
     await sql.connect();
-    const slugs = (await sql.query("SELECT slug FROM content_items WHERE status = 'published' ORDER BY random() LIMIT 2000")).rows.map((r) => r.slug);
+    const slugs = (
+      await sql.query("SELECT slug FROM content_items WHERE status = 'published' ORDER BY random() LIMIT 2000")
+    ).rows.map((r) => r.slug);
     // The cursor of page 5,000 of the key holder's list (newest created first): the sort key of
     // the last row of page 4,999, in the documented cursor form.
-    const [last] = (await sql.query(
-      'SELECT created_at, id FROM content_items WHERE site_id = $1 ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 1',
-      [seeded.siteId, (DEEP_PAGE - 1) * PAGE - 1],
-    )).rows;
+    const [last] = (
+      await sql.query(
+        'SELECT created_at, id FROM content_items WHERE site_id = $1 ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 1',
+        [seeded.siteId, (DEEP_PAGE - 1) * PAGE - 1],
+      )
+    ).rows;
     await sql.end();
-    const deepCursor = Buffer.from(JSON.stringify([last.created_at.toISOString(), Number(last.id)])).toString('base64url');
+    const deepCursor = Buffer.from(JSON.stringify([last.created_at.toISOString(), Number(last.id)])).toString(
+      'base64url',
+    );
     const keyHeaders = { 'x-api-key': KEY };
-    const deep = await (await fetch(`${base}/api/v2/sites/demo/content?limit=${PAGE}&cursor=${deepCursor}`, { headers: keyHeaders })).json();
-    if (deep.data.length !== PAGE || deep.pagination.nextCursor !== null) throw new Error('page 5,000 is not the last full page');
+    const deep = await (
+      await fetch(`${base}/api/v2/sites/demo/content?limit=${PAGE}&cursor=${deepCursor}`, { headers: keyHeaders })
+    ).json();
+    if (deep.data.length !== PAGE || deep.pagination.nextCursor !== null)
+      throw new Error('page 5,000 is not the last full page');
 
     const listUrl = `${base}/api/v2/sites/demo/content?limit=${PAGE}`;
     let s = 0;
-    const bySlug = { url: base, requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/api/v2/sites/demo/content/${slugs[s++ % slugs.length]}` }) }] };
+    const bySlug = {
+      url: base,
+      requests: [
+        {
+          method: 'GET',
+          setupRequest: (req) => ({ ...req, path: `/api/v2/sites/demo/content/${slugs[s++ % slugs.length]}` }),
+        },
+      ],
+    };
     // Warm-up of every route measured.
     await load({ url: `${base}/health`, duration: 3 });
     await load({ url: listUrl, duration: 3 });

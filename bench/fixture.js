@@ -53,7 +53,9 @@ async function statements(url) {
   const db = new Client({ connectionString: url });
   await db.connect();
   try {
-    const { rows } = await db.query('SELECT xact_commit + xact_rollback AS n, tup_inserted + tup_updated AS w FROM pg_stat_database WHERE datname = current_database()');
+    const { rows } = await db.query(
+      'SELECT xact_commit + xact_rollback AS n, tup_inserted + tup_updated AS w FROM pg_stat_database WHERE datname = current_database()',
+    );
     return { xacts: Number(rows[0].n), writes: Number(rows[0].w) };
   } finally {
     await db.end();

@@ -12,13 +12,21 @@ const query = {
   values: [process.env.SITE_ID],
 };
 
-http.createServer((req, res) => {
-  pool.query(query).then((r) => {
-    const body = JSON.stringify(r.rows);
-    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
-    res.end(body);
-  }, () => {
-    res.writeHead(500);
-    res.end();
-  });
-}).listen(Number(process.env.PORT), '127.0.0.1');
+http
+  .createServer((req, res) => {
+    pool.query(query).then(
+      (r) => {
+        const body = JSON.stringify(r.rows);
+        res.writeHead(200, {
+          'content-type': 'application/json; charset=utf-8',
+          'content-length': Buffer.byteLength(body),
+        });
+        res.end(body);
+      },
+      () => {
+        res.writeHead(500);
+        res.end();
+      },
+    );
+  })
+  .listen(Number(process.env.PORT), '127.0.0.1');

@@ -64,15 +64,21 @@ const SERVER_NODE_FLAGS = (() => {
 async function startServer(env, { quiet = true, pin = true, nodeArgs = [] } = {}) {
   if (!existsSync(join(ROOT, 'dist/src/main.js'))) throw new Error('Run `npm run build` first');
   const started = Date.now();
-  const child = spawnNode([...SERVER_NODE_FLAGS, ...nodeArgs, 'dist/src/main.js'], {
-    cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
-    stdio: quiet ? ['ignore', 'ignore', 'inherit'] : 'inherit',
-  }, pin);
+  const child = spawnNode(
+    [...SERVER_NODE_FLAGS, ...nodeArgs, 'dist/src/main.js'],
+    {
+      cwd: ROOT,
+      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+      stdio: quiet ? ['ignore', 'ignore', 'inherit'] : 'inherit',
+    },
+    pin,
+  );
   const exited = new Promise((resolve) => child.on('exit', resolve));
   await Promise.race([
     waitFor(`http://127.0.0.1:${env.PORT}/health/ready`),
-    exited.then((code) => { throw new Error(`server exited with ${code}`); }),
+    exited.then((code) => {
+      throw new Error(`server exited with ${code}`);
+    }),
   ]);
   return {
     child,
@@ -118,20 +124,30 @@ function writeSection(name, markdown) {
 async function benchDatabase(tag, dataDir, embeddedPort) {
   const admin = process.env.DATABASE_URL;
   if (!admin) {
-    return { env: { DATABASE_URL: '', EMBEDDED_PG_DIR: join(dataDir, 'pg'), EMBEDDED_PG_PORT: String(embeddedPort) }, drop: async () => undefined, label: 'embedded PostgreSQL' };
+    return {
+      env: { DATABASE_URL: '', EMBEDDED_PG_DIR: join(dataDir, 'pg'), EMBEDDED_PG_PORT: String(embeddedPort) },
+      drop: async () => undefined,
+      label: 'embedded PostgreSQL',
+    };
   }
   const { Client } = require('pg');
   const name = `sb_bench_${tag}_${Date.now().toString(36)}`;
   const run = async (sql) => {
     const c = new Client({ connectionString: admin });
     await c.connect();
-    try { await c.query(sql); } finally { await c.end(); }
+    try {
+      await c.query(sql);
+    } finally {
+      await c.end();
+    }
   };
   await run(`CREATE DATABASE "${name}"`);
   const url = new URL(admin);
   url.pathname = `/${name}`;
   return {
-    env: { DATABASE_URL: url.toString() }, url: url.toString(), label: 'PostgreSQL at DATABASE_URL (fresh database)',
+    env: { DATABASE_URL: url.toString() },
+    url: url.toString(),
+    label: 'PostgreSQL at DATABASE_URL (fresh database)',
     drop: () => run(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
   };
 }

@@ -32,7 +32,9 @@ async function makeJpeg() {
     const base = (x * 255) / width + (y * 128) / height + (i % 3) * 40;
     raw[i] = Math.max(0, Math.min(255, (base | 0) + ((seed >> 16) % 62) - 31));
   }
-  return sharp(raw, { raw: { width, height, channels: 3 } }).jpeg({ quality: 92 }).toBuffer();
+  return sharp(raw, { raw: { width, height, channels: 3 } })
+    .jpeg({ quality: 92 })
+    .toBuffer();
 }
 
 function rssMb(pid, field = 'VmRSS') {
@@ -45,7 +47,11 @@ async function upload(jpeg, i) {
   const form = new FormData();
   form.append('file', new Blob([jpeg], { type: 'image/jpeg' }), `bench-${i}.jpg`);
   const started = performance.now();
-  const res = await fetch(`http://127.0.0.1:${PORT}/api/v2/sites/demo/media`, { method: 'POST', headers: { 'x-api-key': KEY }, body: form });
+  const res = await fetch(`http://127.0.0.1:${PORT}/api/v2/sites/demo/media`, {
+    method: 'POST',
+    headers: { 'x-api-key': KEY },
+    body: form,
+  });
   const body = await res.json();
   const ms = performance.now() - started;
   if (res.status !== 201 || body.thumbnails.length !== 3 || body.size !== '4000x3000') {
@@ -73,8 +79,14 @@ async function main() {
   const db = await benchDatabase('media', dataDir, 54392);
   const jpeg = await makeJpeg();
   const env = {
-    ...db.env, PORT: String(PORT), BOOTSTRAP_API_KEY: KEY, BOOTSTRAP_SITE: 'demo', MEDIA_STORAGE: 'local',
-    MEDIA_LOCAL_DIR: join(dataDir, 'media'), MEDIA_THUMBNAIL_WIDTHS: '150,600,1200', PUBLIC_BASE_URL: `http://127.0.0.1:${PORT}`,
+    ...db.env,
+    PORT: String(PORT),
+    BOOTSTRAP_API_KEY: KEY,
+    BOOTSTRAP_SITE: 'demo',
+    MEDIA_STORAGE: 'local',
+    MEDIA_LOCAL_DIR: join(dataDir, 'media'),
+    MEDIA_THUMBNAIL_WIDTHS: '150,600,1200',
+    PUBLIC_BASE_URL: `http://127.0.0.1:${PORT}`,
   };
   let server;
   try {
@@ -89,16 +101,20 @@ async function main() {
     const seqStats = stats(seq, performance.now() - seqStart);
 
     let peak = rssMb(pid);
-    const sampler = setInterval(() => { peak = Math.max(peak, rssMb(pid)); }, 10);
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, rssMb(pid));
+    }, 10);
     const conc = [];
     let next = 0;
     const concStart = performance.now();
-    await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-      while (next < CONCURRENT_TOTAL) {
-        const i = next++;
-        conc.push(await upload(jpeg, 100 + i));
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < CONCURRENT_TOTAL) {
+          const i = next++;
+          conc.push(await upload(jpeg, 100 + i));
+        }
+      }),
+    );
     const concWall = performance.now() - concStart;
     clearInterval(sampler);
     const concStats = stats(conc, concWall);
@@ -107,7 +123,8 @@ async function main() {
     seqStats.mbPerSecond = (Number(seqStats.perSecond) * sizeMb).toFixed(1);
     concStats.mbPerSecond = (Number(concStats.perSecond) * sizeMb).toFixed(1);
 
-    const row = (label, s) => `| ${label} | ${s.n} | ${s.median} | ${s.p95} | ${s.max} | ${s.perSecond} | ${s.mbPerSecond} |`;
+    const row = (label, s) =>
+      `| ${label} | ${s.n} | ${s.median} | ${s.p95} | ${s.max} | ${s.perSecond} | ${s.mbPerSecond} |`;
     const md = `## Media uploads (issue 3)
 
 Run: ${new Date().toISOString()}, Node ${process.version}, ${cpus().length} cores, ${db.label}, local storage. \`npm run build && node bench/media.js\`.

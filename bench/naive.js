@@ -36,7 +36,11 @@ class ItemsController {
     this.repo = repo;
   }
   list() {
-    return this.repo.find({ where: { siteId: SITE_ID, status: 'published' }, order: { publishedAt: 'DESC', id: 'DESC' }, take: 20 });
+    return this.repo.find({
+      where: { siteId: SITE_ID, status: 'published' },
+      order: { publishedAt: 'DESC', id: 'DESC' },
+      take: 20,
+    });
   }
 }
 InjectRepository(Item)(ItemsController, undefined, 0);
@@ -46,7 +50,10 @@ Controller('items')(ItemsController);
 
 class NaiveModule {}
 Module({
-  imports: [TypeOrmModule.forRoot({ type: 'postgres', url: process.env.DATABASE_URL, entities: [Item] }), TypeOrmModule.forFeature([Item])],
+  imports: [
+    TypeOrmModule.forRoot({ type: 'postgres', url: process.env.DATABASE_URL, entities: [Item] }),
+    TypeOrmModule.forFeature([Item]),
+  ],
   controllers: [ItemsController],
 })(NaiveModule);
 

@@ -53,13 +53,21 @@ function summarize(file) {
     byFn.set(fn, (byFn.get(fn) ?? 0) + t);
     byPkg.set(pkg, (byPkg.get(pkg) ?? 0) + t);
   }
-  const top = (m, n) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => `  ${((v / total) * 100).toFixed(1).padStart(5)} %  ${k}`).join('\n');
+  const top = (m, n) =>
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([k, v]) => `  ${((v / total) * 100).toFixed(1).padStart(5)} %  ${k}`)
+      .join('\n');
   return `by package or folder:\n${top(byPkg, 15)}\nby function (self time):\n${top(byFn, 25)}`;
 }
 
 /** EXPLAIN (ANALYZE, BUFFERS) of each statement a route sent (reads only; writes are listed). */
 async function explainAll(url, sqlFile) {
-  const statements = readFileSync(sqlFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const statements = readFileSync(sqlFile, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
   if (statements.length === 0) return 'statements: none';
   const db = new Client({ connectionString: url });
   await db.connect();
@@ -84,20 +92,37 @@ async function main() {
   let db;
   try {
     db = await startDatabase(join(dataDir, 'pg'));
-    const base = { DATABASE_URL: db.url, BOOTSTRAP_API_KEY: KEY, BOOTSTRAP_SITE: 'demo', LOG_LEVEL: 'warn', PORT: String(PORT), RATE_LIMIT_PUBLIC_MAX: '1000000000' };
+    const base = {
+      DATABASE_URL: db.url,
+      BOOTSTRAP_API_KEY: KEY,
+      BOOTSTRAP_SITE: 'demo',
+      LOG_LEVEL: 'warn',
+      PORT: String(PORT),
+      RATE_LIMIT_PUBLIC_MAX: '1000000000',
+    };
     await (await startServer(base)).stop();
     await seed(db.url);
     for (const route of ROUTES) {
       const dir = join(OUT, route.name);
       rmSync(dir, { recursive: true, force: true });
       const sqlFile = join(dataDir, `${route.name}.sql.jsonl`);
-      const server = await startServer({ ...base, ...route.env, SQL_CAPTURE_FILE: sqlFile }, {
-        nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--require', join(__dirname, 'capture-sql.js')],
-      });
+      const server = await startServer(
+        { ...base, ...route.env, SQL_CAPTURE_FILE: sqlFile },
+        {
+          nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--require', join(__dirname, 'capture-sql.js')],
+        },
+      );
       writeFileSync(sqlFile, ''); // what start-up sent is not the route's
-      const r = await measure(`http://127.0.0.1:${PORT}${route.path}`, { seconds: 8, warmup: 2, headers: route.headers });
+      const r = await measure(`http://127.0.0.1:${PORT}${route.path}`, {
+        seconds: 8,
+        warmup: 2,
+        headers: route.headers,
+      });
       await server.stop();
-      const file = join(dir, readdirSync(dir).find((f) => f.endsWith('.cpuprofile')));
+      const file = join(
+        dir,
+        readdirSync(dir).find((f) => f.endsWith('.cpuprofile')),
+      );
       console.log(`\n### ${route.name}: ${r.rps} req/s, p99 ${r.p99} ms, non-2xx ${r.non2xx}\n${summarize(file)}`);
       console.log(await explainAll(db.url, sqlFile));
     }

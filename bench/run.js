@@ -43,7 +43,11 @@ async function main() {
     };
     Object.values(servers).forEach((s) => children.push(s));
     const baseline = (file, port) => {
-      const child = spawnNode([join(__dirname, file)], { cwd: ROOT, env: { ...process.env, PORT: String(port), DATABASE_URL: db.url, SITE_ID: String(siteId) }, stdio: ['ignore', 'ignore', 'inherit'] });
+      const child = spawnNode([join(__dirname, file)], {
+        cwd: ROOT,
+        env: { ...process.env, PORT: String(port), DATABASE_URL: db.url, SITE_ID: String(siteId) },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
       children.push({ stop: async () => child.kill('SIGTERM') });
     };
     baseline('hello.js', PORTS.hello);
@@ -62,14 +66,62 @@ async function main() {
       { id: 'hello', name: 'bare NestJS hello-world', url: url(PORTS.hello, '/health') },
       { id: 'health', name: 'Sitebase GET /health', url: url(PORTS.sitebase, '/health'), ref: 'hello', target: 0.8 },
       { id: 'floor', name: 'bare Node http + pg, one prepared SELECT', url: url(PORTS.floor, '/'), ref: 'hello' },
-      { id: 'naive', name: 'naive NestJS + TypeORM handler (find, take 20)', url: url(PORTS.naive, '/items'), ref: 'hello' },
-      { id: 'cached', name: 'content list, anonymous, read cache on', url: url(PORTS.sitebase, `${list}?limit=20`), ref: 'hello', target: 0.5 },
-      { id: 'uncached', name: 'content list, anonymous, cache off', url: url(PORTS.nocache, `${list}?limit=20`), ref: 'naive', target: 1.5 },
-      { id: 'key', name: 'content list with an API key', url: url(PORTS.nocache, `${list}?limit=20`), headers: keyed, ref: 'naive', target: 1.5 },
-      { id: 'slug', name: 'get by slug, anonymous, read cache on', url: url(PORTS.sitebase, `${list}/post-500`), ref: 'hello' },
-      { id: 'slugNoCache', name: 'get by slug, anonymous, cache off', url: url(PORTS.nocache, `${list}/post-500`), ref: 'naive' },
-      { id: 'v1', name: 'GET /v1/demo/pages/20/0 with a key', url: url(PORTS.nocache, '/v1/demo/pages/20/0'), headers: keyed, ref: 'naive', target: 1 },
-      { id: 'flood', name: 'anonymous flood, blocked: 429s', url: url(PORTS.limited, `${list}?limit=20`), ref: 'health', target: 1, refused: true },
+      {
+        id: 'naive',
+        name: 'naive NestJS + TypeORM handler (find, take 20)',
+        url: url(PORTS.naive, '/items'),
+        ref: 'hello',
+      },
+      {
+        id: 'cached',
+        name: 'content list, anonymous, read cache on',
+        url: url(PORTS.sitebase, `${list}?limit=20`),
+        ref: 'hello',
+        target: 0.5,
+      },
+      {
+        id: 'uncached',
+        name: 'content list, anonymous, cache off',
+        url: url(PORTS.nocache, `${list}?limit=20`),
+        ref: 'naive',
+        target: 1.5,
+      },
+      {
+        id: 'key',
+        name: 'content list with an API key',
+        url: url(PORTS.nocache, `${list}?limit=20`),
+        headers: keyed,
+        ref: 'naive',
+        target: 1.5,
+      },
+      {
+        id: 'slug',
+        name: 'get by slug, anonymous, read cache on',
+        url: url(PORTS.sitebase, `${list}/post-500`),
+        ref: 'hello',
+      },
+      {
+        id: 'slugNoCache',
+        name: 'get by slug, anonymous, cache off',
+        url: url(PORTS.nocache, `${list}/post-500`),
+        ref: 'naive',
+      },
+      {
+        id: 'v1',
+        name: 'GET /v1/demo/pages/20/0 with a key',
+        url: url(PORTS.nocache, '/v1/demo/pages/20/0'),
+        headers: keyed,
+        ref: 'naive',
+        target: 1,
+      },
+      {
+        id: 'flood',
+        name: 'anonymous flood, blocked: 429s',
+        url: url(PORTS.limited, `${list}?limit=20`),
+        ref: 'health',
+        target: 1,
+        refused: true,
+      },
     ];
     const rounds = [];
     let floodCost;
@@ -80,12 +132,18 @@ async function main() {
         const m = await measure(r.url, { seconds: SECONDS, warmup: round === 0 ? WARMUP : 2, headers: r.headers });
         if (r.refused) {
           const after = await statements(db.url);
-          floodCost = { requests: m.requests, xacts: after.xacts - before.xacts - 1, writes: after.writes - before.writes };
+          floodCost = {
+            requests: m.requests,
+            xacts: after.xacts - before.xacts - 1,
+            writes: after.writes - before.writes,
+          };
         }
         // A refused flood must be all 429s (apart from the first requests of a window); any other row all 2xx.
         const valid = m.socketErrors === 0 && (r.refused ? m.non2xx >= m.requests - 200 : m.non2xx === 0);
         results[r.id] = { ...r, ...m, valid };
-        console.log(`round ${round + 1} ${r.name.padEnd(48)} ${String(m.rps).padStart(6)} req/s  p50 ${m.p50} ms  p99 ${m.p99} ms  non-2xx ${m.non2xx}  load core ${(m.loadCpu * 100).toFixed(0)} %`);
+        console.log(
+          `round ${round + 1} ${r.name.padEnd(48)} ${String(m.rps).padStart(6)} req/s  p50 ${m.p50} ms  p99 ${m.p99} ms  non-2xx ${m.non2xx}  load core ${(m.loadCpu * 100).toFixed(0)} %`,
+        );
       }
       rounds.push(results);
     }
@@ -101,7 +159,13 @@ async function main() {
         ? `${f2(mid)} of ${r.ref} (rounds ${ratios.map(f2).join(', ')})${r.target ? `; target ≥ ${r.target}: ${verdict(allValid && mid >= r.target)}` : ''}`
         : '1';
       const errors = r.refused ? `${m.requests - m.non2xx} 2xx` : String(m.non2xx + m.socketErrors);
-      return { r, m, mid, allValid, line: `| ${r.name} | ${m.rps} | ${m.p50} | ${m.p99} | ${errors} | ${(m.loadCpu * 100).toFixed(0)} % | ${ratioText} |` };
+      return {
+        r,
+        m,
+        mid,
+        allValid,
+        line: `| ${r.name} | ${m.rps} | ${m.p50} | ${m.p99} | ${errors} | ${(m.loadCpu * 100).toFixed(0)} % | ${ratioText} |`,
+      };
     });
     const healthRatios = rounds.map((res) => ratioOf(res, 'health'));
     const p99s = rounds.flatMap((res) => ROWS.filter((r) => !r.refused && r.id !== 'hello').map((r) => res[r.id].p99));

@@ -60,8 +60,12 @@ async function run(url, seconds, connections, headers) {
     const r = await autocannon({ url, connections, duration: seconds, headers });
     const used = process.cpuUsage(started);
     return {
-      rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99,
-      non2xx: r.non2xx, socketErrors: r.errors + r.timeouts, requests: r.requests.total,
+      rps: Math.round(r.requests.average),
+      p50: r.latency.p50,
+      p99: r.latency.p99,
+      non2xx: r.non2xx,
+      socketErrors: r.errors + r.timeouts,
+      requests: r.requests.total,
       loadCpu: (used.user + used.system) / 1e6 / seconds,
     };
   }

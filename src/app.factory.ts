@@ -25,7 +25,11 @@ export interface CreateAppOptions {
 }
 
 /** Builds the whole HTTP app, initialised but not listening. The server and the tests share it. */
-export async function createApp({ config, extraModules = [], logDestination }: CreateAppOptions): Promise<NestExpressApplication> {
+export async function createApp({
+  config,
+  extraModules = [],
+  logDestination,
+}: CreateAppOptions): Promise<NestExpressApplication> {
   const logger = createRootLogger(config, logDestination);
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, extraModules), {
     logger: new PinoNestLogger(logger),
@@ -36,7 +40,8 @@ export async function createApp({ config, extraModules = [], logDestination }: C
   // No body-hash ETag on every response (a SHA-1 of each list page): resources that can be
   // edited carry their own version ETag (content), and stored files theirs. docs/performance.md.
   app.set('etag', false);
-  (app.getHttpAdapter().getInstance() as { locals: Record<string, unknown> }).locals[PUBLIC_URLS_LOCAL] = app.get(PublicUrls);
+  (app.getHttpAdapter().getInstance() as { locals: Record<string, unknown> }).locals[PUBLIC_URLS_LOCAL] =
+    app.get(PublicUrls);
   app.set('trust proxy', parseTrustProxy(config.TRUST_PROXY));
   app.use(requestId);
   app.use(securityHeaders());

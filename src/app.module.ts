@@ -13,7 +13,14 @@ import { ContentModule } from './content/content.module';
 import { CollectionsModule } from './collections/collections.module';
 
 /** Feature modules, one per resource group. A new module is added here. */
-export const FEATURE_MODULES: Type[] = [AccountModule, ApiKeysModule, V1Module, MediaModule, ContentModule, CollectionsModule];
+export const FEATURE_MODULES: Type[] = [
+  AccountModule,
+  ApiKeysModule,
+  V1Module,
+  MediaModule,
+  ContentModule,
+  CollectionsModule,
+];
 
 @Module({})
 export class AppModule {

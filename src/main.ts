@@ -4,7 +4,13 @@ import { createApp } from './app.factory';
 import { loadConfig } from './config/app-config';
 import { EmbeddedDatabase } from './database/embedded';
 import { resolveDatabase } from './database/resolve-database';
-import { assertPortFree, databaseError, describeStartupError, embeddedDatabaseError, portError } from './startup-errors';
+import {
+  assertPortFree,
+  databaseError,
+  describeStartupError,
+  embeddedDatabaseError,
+  portError,
+} from './startup-errors';
 
 async function main(): Promise<void> {
   const started = Date.now();
@@ -51,7 +57,9 @@ async function main(): Promise<void> {
   process.removeAllListeners('SIGINT');
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.stdout.write(`Sitebase listening on http://${config.HOST}:${config.PORT} (ready in ${Date.now() - started} ms; API docs at ${config.PUBLIC_BASE_URL.replace(/\/+$/, '')}/docs)\n`);
+  process.stdout.write(
+    `Sitebase listening on http://${config.HOST}:${config.PORT} (ready in ${Date.now() - started} ms; API docs at ${config.PUBLIC_BASE_URL.replace(/\/+$/, '')}/docs)\n`,
+  );
 }
 
 main().catch((err) => {

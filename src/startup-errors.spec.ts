@@ -2,7 +2,13 @@ import { createServer, Server } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { assertPortFree, databaseError, describeStartupError, embeddedDatabaseError, StartupError } from './startup-errors';
+import {
+  assertPortFree,
+  databaseError,
+  describeStartupError,
+  embeddedDatabaseError,
+  StartupError,
+} from './startup-errors';
 
 describe('start-up failures say what is wrong and what to do', () => {
   let busy: Server;
@@ -18,7 +24,9 @@ describe('start-up failures say what is wrong and what to do', () => {
   it('a busy HTTP port, before anything starts', async () => {
     const err = await assertPortFree(port, '127.0.0.1').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(StartupError);
-    expect(describeStartupError(err)).toBe(`Sitebase could not start: Port ${port} on 127.0.0.1 is already in use: another Sitebase (or another program) is listening there. Stop it, or start this one with another PORT (e.g. PORT=3001 npm start).`);
+    expect(describeStartupError(err)).toBe(
+      `Sitebase could not start: Port ${port} on 127.0.0.1 is already in use: another Sitebase (or another program) is listening there. Stop it, or start this one with another PORT (e.g. PORT=3001 npm start).`,
+    );
   });
 
   it('a free port passes', async () => {
@@ -29,8 +37,12 @@ describe('start-up failures say what is wrong and what to do', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sb-pg-'));
     try {
       writeFileSync(join(dir, 'postmaster.pid'), `${process.pid}\n${dir}\n`);
-      const message = describeStartupError(embeddedDatabaseError(undefined, { EMBEDDED_PG_DIR: dir, EMBEDDED_PG_PORT: 54329 }));
-      expect(message).toBe(`Sitebase could not start: The embedded PostgreSQL in ${dir} (port 54329) did not start (it exited at once). Process ${process.pid} is already running a PostgreSQL in that folder: probably another Sitebase. Stop the other instance, or give this one its own EMBEDDED_PG_DIR and EMBEDDED_PG_PORT, or use an external database with DATABASE_URL.`);
+      const message = describeStartupError(
+        embeddedDatabaseError(undefined, { EMBEDDED_PG_DIR: dir, EMBEDDED_PG_PORT: 54329 }),
+      );
+      expect(message).toBe(
+        `Sitebase could not start: The embedded PostgreSQL in ${dir} (port 54329) did not start (it exited at once). Process ${process.pid} is already running a PostgreSQL in that folder: probably another Sitebase. Stop the other instance, or give this one its own EMBEDDED_PG_DIR and EMBEDDED_PG_PORT, or use an external database with DATABASE_URL.`,
+      );
       expect(message).not.toContain('undefined');
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -39,9 +51,15 @@ describe('start-up failures say what is wrong and what to do', () => {
 
   it('an external database that is down or refuses the credentials, without printing them', () => {
     const url = 'postgres://app:s3cret@db.internal:5433/sitebase';
-    const refused = describeStartupError(databaseError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }), url));
-    expect(refused).toBe('Sitebase could not start: Cannot reach PostgreSQL at db.internal:5433/sitebase (DATABASE_URL): ECONNREFUSED. Start it, fix DATABASE_URL, or unset DATABASE_URL to use the embedded PostgreSQL.');
-    const auth = describeStartupError(databaseError(Object.assign(new Error('password authentication failed'), { code: '28P01' }), url));
+    const refused = describeStartupError(
+      databaseError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }), url),
+    );
+    expect(refused).toBe(
+      'Sitebase could not start: Cannot reach PostgreSQL at db.internal:5433/sitebase (DATABASE_URL): ECONNREFUSED. Start it, fix DATABASE_URL, or unset DATABASE_URL to use the embedded PostgreSQL.',
+    );
+    const auth = describeStartupError(
+      databaseError(Object.assign(new Error('password authentication failed'), { code: '28P01' }), url),
+    );
     expect(auth).toContain('refused the credentials');
     expect(refused + auth).not.toContain('s3cret');
   });

@@ -18,29 +18,39 @@ export function assertPortFree(port: number, host: string): Promise<void> {
 
 export function portError(err: NodeJS.ErrnoException, port: number, host: string): Error {
   if (err.code === 'EADDRINUSE') {
-    return new StartupError(`Port ${port} on ${host} is already in use: another Sitebase (or another program) is listening there. Stop it, or start this one with another PORT (e.g. PORT=3001 npm start).`);
+    return new StartupError(
+      `Port ${port} on ${host} is already in use: another Sitebase (or another program) is listening there. Stop it, or start this one with another PORT (e.g. PORT=3001 npm start).`,
+    );
   }
   if (err.code === 'EACCES') {
-    return new StartupError(`Port ${port} on ${host} needs more privileges than this process has. Use a port above 1023 (set PORT).`);
+    return new StartupError(
+      `Port ${port} on ${host} needs more privileges than this process has. Use a port above 1023 (set PORT).`,
+    );
   }
   if (err.code === 'EADDRNOTAVAIL') {
-    return new StartupError(`HOST=${host} is not an address of this machine. Set HOST to one of its addresses, or 0.0.0.0 for all.`);
+    return new StartupError(
+      `HOST=${host} is not an address of this machine. Set HOST to one of its addresses, or 0.0.0.0 for all.`,
+    );
   }
   return err;
 }
 
 /** The embedded PostgreSQL did not start: usually another instance holds its folder or port. */
-export function embeddedDatabaseError(err: unknown, config: Pick<AppConfig, 'EMBEDDED_PG_DIR' | 'EMBEDDED_PG_PORT'>): StartupError {
+export function embeddedDatabaseError(
+  err: unknown,
+  config: Pick<AppConfig, 'EMBEDDED_PG_DIR' | 'EMBEDDED_PG_PORT'>,
+): StartupError {
   const dir = resolve(config.EMBEDDED_PG_DIR);
   const reason = err instanceof Error ? err.message : err === undefined ? 'it exited at once' : String(err);
   const pidFile = join(dir, 'postmaster.pid');
   const holder = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').split('\n')[0]) : NaN;
-  const held = Number.isInteger(holder) && holder > 0 && isRunning(holder)
-    ? ` Process ${holder} is already running a PostgreSQL in that folder: probably another Sitebase.`
-    : '';
+  const held =
+    Number.isInteger(holder) && holder > 0 && isRunning(holder)
+      ? ` Process ${holder} is already running a PostgreSQL in that folder: probably another Sitebase.`
+      : '';
   return new StartupError(
-    `The embedded PostgreSQL in ${dir} (port ${config.EMBEDDED_PG_PORT}) did not start (${reason}).${held} `
-    + 'Stop the other instance, or give this one its own EMBEDDED_PG_DIR and EMBEDDED_PG_PORT, or use an external database with DATABASE_URL.',
+    `The embedded PostgreSQL in ${dir} (port ${config.EMBEDDED_PG_PORT}) did not start (${reason}).${held} ` +
+      'Stop the other instance, or give this one its own EMBEDDED_PG_DIR and EMBEDDED_PG_PORT, or use an external database with DATABASE_URL.',
   );
 }
 
@@ -53,14 +63,22 @@ export function databaseError(err: unknown, url: string): Error {
     case 'ENOTFOUND':
     case 'ETIMEDOUT':
     case 'EHOSTUNREACH':
-      return new StartupError(`Cannot reach PostgreSQL at ${where} (DATABASE_URL): ${e.code}. Start it, fix DATABASE_URL, or unset DATABASE_URL to use the embedded PostgreSQL.`);
+      return new StartupError(
+        `Cannot reach PostgreSQL at ${where} (DATABASE_URL): ${e.code}. Start it, fix DATABASE_URL, or unset DATABASE_URL to use the embedded PostgreSQL.`,
+      );
     case '28P01':
     case '28000':
-      return new StartupError(`PostgreSQL at ${where} refused the credentials in DATABASE_URL. Fix the user or password.`);
+      return new StartupError(
+        `PostgreSQL at ${where} refused the credentials in DATABASE_URL. Fix the user or password.`,
+      );
     case '3D000':
-      return new StartupError(`The database named in DATABASE_URL does not exist on ${where}. Create it (createdb) or fix DATABASE_URL.`);
+      return new StartupError(
+        `The database named in DATABASE_URL does not exist on ${where}. Create it (createdb) or fix DATABASE_URL.`,
+      );
     default:
-      return err instanceof Error ? err : new StartupError(`Could not connect to PostgreSQL at ${where}: ${String(err)}`);
+      return err instanceof Error
+        ? err
+        : new StartupError(`Could not connect to PostgreSQL at ${where}: ${String(err)}`);
   }
 }
 

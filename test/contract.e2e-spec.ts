@@ -11,16 +11,24 @@ interface InterfaceRoute {
 }
 
 const fixtures = join(__dirname, 'fixtures');
-const ROUTES: InterfaceRoute[] = readFileSync(join(fixtures, 'routes.tsv'), 'utf8').trim().split('\n').slice(1)
+const ROUTES: InterfaceRoute[] = readFileSync(join(fixtures, 'routes.tsv'), 'utf8')
+  .trim()
+  .split('\n')
+  .slice(1)
   .map((line) => {
     const [version, method, path, group] = line.split('\t');
     return { version, method, path, group };
   });
-const PENDING = new Set(readFileSync(join(fixtures, 'pending-routes.txt'), 'utf8').split('\n')
-  .map((l) => l.trim()).filter((l) => l && !l.startsWith('#')));
+const PENDING = new Set(
+  readFileSync(join(fixtures, 'pending-routes.txt'), 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#')),
+);
 
 /** `/a/{x}/b` and `/a/:y/b` both become `/a/:/b`: two interface routes of one shape share a handler. */
-const shape = (method: string, path: string) => `${method.toUpperCase()} ${path.replace(/\{[^}]+\}|:[A-Za-z_]+/g, ':')}`;
+const shape = (method: string, path: string) =>
+  `${method.toUpperCase()} ${path.replace(/\{[^}]+\}|:[A-Za-z_]+/g, ':')}`;
 
 interface RouterLayer {
   route?: { path: string; methods: Record<string, boolean> };
@@ -34,10 +42,17 @@ describe('the interface contract (routes.tsv)', () => {
   beforeAll(async () => {
     t = await startApp();
     const express = t.app.getHttpAdapter().getInstance() as { router: { stack: RouterLayer[] } };
-    registered = new Set(express.router.stack.flatMap((layer) =>
-      layer.route ? Object.keys(layer.route.methods).map((m) => shape(m, layer.route!.path)) : []));
-    const doc = (await request(t.server).get('/docs/openapi.json').expect(200)).body as { paths: Record<string, Record<string, unknown>> };
-    documented = new Set(Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => shape(m, path))));
+    registered = new Set(
+      express.router.stack.flatMap((layer) =>
+        layer.route ? Object.keys(layer.route.methods).map((m) => shape(m, layer.route!.path)) : [],
+      ),
+    );
+    const doc = (await request(t.server).get('/docs/openapi.json').expect(200)).body as {
+      paths: Record<string, Record<string, unknown>>;
+    };
+    documented = new Set(
+      Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => shape(m, path))),
+    );
   });
   afterAll(() => t.close());
 
@@ -55,9 +70,14 @@ describe('the interface contract (routes.tsv)', () => {
 
   // A pending route that is built must leave the list, so the list only ever shrinks to zero.
   const pending = ROUTES.filter((r) => PENDING.has(`${r.method} ${r.path}`));
-  it.each(pending.map((r) => [`${r.method} ${r.path}`, r] as const))('%s is still pending (not registered)', (_name, r) => {
-    expect(registered.has(shape(r.method, r.path)) ? 'registered: remove it from pending-routes.txt' : 'pending').toBe('pending');
-  });
+  it.each(pending.map((r) => [`${r.method} ${r.path}`, r] as const))(
+    '%s is still pending (not registered)',
+    (_name, r) => {
+      expect(
+        registered.has(shape(r.method, r.path)) ? 'registered: remove it from pending-routes.txt' : 'pending',
+      ).toBe('pending');
+    },
+  );
 
   it('reports how many routes are pending', () => {
     // eslint-disable-next-line no-console

@@ -19,7 +19,12 @@ export default async function globalSetup(config: JestGlobalConfig): Promise<voi
   let adminUrl = process.env.DATABASE_URL;
   if (!adminUrl) {
     const port = await freePort();
-    const db = await startEmbeddedPostgres({ dir: join(tmpdir(), `sitebase-test-${process.pid}-${port}`), port, database: 'postgres', persistent: false });
+    const db = await startEmbeddedPostgres({
+      dir: join(tmpdir(), `sitebase-test-${process.pid}-${port}`),
+      port,
+      database: 'postgres',
+      persistent: false,
+    });
     (globalThis as Record<string, unknown>).__SITEBASE_TEST_DB__ = db;
     adminUrl = db.url;
   }
@@ -34,7 +39,13 @@ export default async function globalSetup(config: JestGlobalConfig): Promise<voi
   await ds.runMigrations({ transaction: 'each' });
   await ds.destroy();
   // pg-boss creates its own schema on first start; do it once here rather than in every clone.
-  const boss = new PgBoss({ connectionString: templateUrl, schema: 'pgboss', supervise: false, schedule: false, max: 1 });
+  const boss = new PgBoss({
+    connectionString: templateUrl,
+    schema: 'pgboss',
+    supervise: false,
+    schedule: false,
+    max: 1,
+  });
   await boss.start();
   await boss.stop({ graceful: false, wait: true, close: true });
 

@@ -3,7 +3,8 @@ import { adminQuery, TEST_ADMIN_URL_ENV, TEST_DB_PREFIX_ENV } from './support/da
 export default async function globalTeardown(): Promise<void> {
   const adminUrl = process.env[TEST_ADMIN_URL_ENV];
   const prefix = process.env[TEST_DB_PREFIX_ENV];
-  const embedded = (globalThis as Record<string, unknown>).__SITEBASE_TEST_DB__ as { stop(): Promise<void> } | undefined;
+  const embedded = (globalThis as Record<string, unknown>).__SITEBASE_TEST_DB__ as
+    { stop(): Promise<void> } | undefined;
   if (embedded) {
     await embedded.stop(); // a throwaway cluster: nothing to drop
     return;

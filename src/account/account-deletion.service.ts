@@ -55,16 +55,26 @@ export class AccountDeletionService implements OnModuleInit {
   async schedule(key: KeyPrincipal): Promise<AccountDeletionEntity> {
     const deletion = await this.dataSource.transaction(async (em) => {
       await em.findOneOrFail(AccountEntity, { where: { id: key.accountId }, lock: { mode: 'pessimistic_write' } });
-      const pending = await em.findOne(AccountDeletionEntity, { where: { accountId: key.accountId, status: In(['scheduled', 'purging']) } });
+      const pending = await em.findOne(AccountDeletionEntity, {
+        where: { accountId: key.accountId, status: In(['scheduled', 'purging']) },
+      });
       if (pending) return pending;
       const purgeAfter = new Date(Date.now() + this.config.ACCOUNT_DELETION_GRACE_SECONDS * 1000);
-      const deletion = await em.save(em.create(AccountDeletionEntity, {
-        accountId: key.accountId, status: 'scheduled', purgeAfter, requestedByKeyId: key.keyId,
-        canceledAt: null, completedAt: null, summary: null,
-      }));
+      const deletion = await em.save(
+        em.create(AccountDeletionEntity, {
+          accountId: key.accountId,
+          status: 'scheduled',
+          purgeAfter,
+          requestedByKeyId: key.keyId,
+          canceledAt: null,
+          completedAt: null,
+          summary: null,
+        }),
+      );
       await em.update(AccountEntity, { id: key.accountId }, { status: 'deletion_scheduled' });
       await recordEvent(em, { accountId: key.accountId }, 'account.deletion_scheduled', {
-        id: deletion.id, purgeAfter: purgeAfter.toISOString(),
+        id: deletion.id,
+        purgeAfter: purgeAfter.toISOString(),
       });
       await this.queue.send(ACCOUNT_PURGE_JOB, { deletionId: deletion.id }, { startAfter: purgeAfter, em });
       return deletion;
@@ -77,8 +87,12 @@ export class AccountDeletionService implements OnModuleInit {
   async cancel(key: KeyPrincipal): Promise<AccountDeletionEntity> {
     const canceled = await this.dataSource.transaction(async (em) => {
       await em.findOneOrFail(AccountEntity, { where: { id: key.accountId }, lock: { mode: 'pessimistic_write' } });
-      const pending = await em.findOne(AccountDeletionEntity, { where: { accountId: key.accountId }, order: { id: 'DESC' } });
-      if (pending?.status === 'purging') throw new ConflictProblem('deletion_in_progress', 'The purge has started and can no longer be canceled');
+      const pending = await em.findOne(AccountDeletionEntity, {
+        where: { accountId: key.accountId },
+        order: { id: 'DESC' },
+      });
+      if (pending?.status === 'purging')
+        throw new ConflictProblem('deletion_in_progress', 'The purge has started and can no longer be canceled');
       if (pending?.status !== 'scheduled') throw new NotFoundProblem('Scheduled deletion', 'deletion_not_found');
       pending.status = 'canceled';
       pending.canceledAt = new Date();
@@ -94,7 +108,8 @@ export class AccountDeletionService implements OnModuleInit {
   /** The latest deletion request of the account. */
   async latest(key: KeyPrincipal): Promise<AccountDeletionEntity> {
     const found = await this.dataSource.getRepository(AccountDeletionEntity).findOne({
-      where: { accountId: key.accountId }, order: { id: 'DESC' },
+      where: { accountId: key.accountId },
+      order: { id: 'DESC' },
     });
     if (!found) throw new NotFoundProblem('Deletion request', 'deletion_not_found');
     return found;
@@ -126,7 +141,11 @@ export class AccountDeletionService implements OnModuleInit {
     }
     await this.dataSource.transaction(async (em) => {
       await em.delete(AccountEntity, { id: accountId });
-      await em.update(AccountDeletionEntity, { id: deletionId }, { status: 'completed', completedAt: new Date(), summary });
+      await em.update(
+        AccountDeletionEntity,
+        { id: deletionId },
+        { status: 'completed', completedAt: new Date(), summary },
+      );
     });
     this.logger.log({ accountId, summary }, 'Account purged');
   }

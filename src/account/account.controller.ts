@@ -5,7 +5,10 @@ import { KeyPrincipal } from '../common/auth/principal';
 import { ApiProblems } from '../common/errors/api-problems.decorator';
 import { AccountDeletionService } from './account-deletion.service';
 import {
-  AccountDeletionResponseDto, DeletionPreviewResponseDto, toDeletionResponse, toPreviewResponse,
+  AccountDeletionResponseDto,
+  DeletionPreviewResponseDto,
+  toDeletionResponse,
+  toPreviewResponse,
 } from './dto/deletion.dto';
 
 @ApiTags('Account')
@@ -19,7 +22,11 @@ export class AccountController {
   @HttpCode(202)
   // Asking again while scheduled answers the same deletion rather than 403.
   @AllowedDuringDeletion()
-  @ApiOperation({ summary: 'Delete the account', description: 'Schedules the purge of every site, key and stored file after the grace period (ACCOUNT_DELETION_GRACE_SECONDS). Until then the account can only read and cancel.' })
+  @ApiOperation({
+    summary: 'Delete the account',
+    description:
+      'Schedules the purge of every site, key and stored file after the grace period (ACCOUNT_DELETION_GRACE_SECONDS). Until then the account can only read and cancel.',
+  })
   @ApiAcceptedResponse({ type: AccountDeletionResponseDto })
   @ApiProblems(401, 403)
   async remove(@CurrentKey() key: KeyPrincipal): Promise<AccountDeletionResponseDto> {
@@ -45,7 +52,10 @@ export class AccountController {
   }
 
   @Get('deletion-preview')
-  @ApiOperation({ summary: 'Get deletion preview', description: 'Counts, per resource, what deleting the account would remove, cancel, forfeit or anonymise.' })
+  @ApiOperation({
+    summary: 'Get deletion preview',
+    description: 'Counts, per resource, what deleting the account would remove, cancel, forfeit or anonymise.',
+  })
   @ApiOkResponse({ type: DeletionPreviewResponseDto })
   @ApiProblems(401, 403)
   async preview(@CurrentKey() key: KeyPrincipal): Promise<DeletionPreviewResponseDto> {

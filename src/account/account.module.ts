@@ -13,7 +13,12 @@ import { SitesService } from './sites.service';
 @Module({
   imports: [TypeOrmModule.forFeature([AccountEntity, SiteEntity, AccountDeletionEntity])],
   controllers: [AccountController, SitesController],
-  providers: [AccountsService, SitesService, AccountDeletionService, { provide: SiteDirectory, useExisting: SitesService }],
+  providers: [
+    AccountsService,
+    SitesService,
+    AccountDeletionService,
+    { provide: SiteDirectory, useExisting: SitesService },
+  ],
   exports: [AccountsService, SitesService, SiteDirectory],
 })
 export class AccountModule {}

@@ -23,14 +23,21 @@ export class SitesController {
   @ApiOperation({ summary: 'Create a site (admin)' })
   @ApiCreatedResponse({ type: SiteResponseDto })
   @ApiProblems(400, 401, 403, 409)
-  async create(@CurrentKey() key: KeyPrincipal, @Body() dto: CreateSiteDto, @Res({ passthrough: true }) res: Response): Promise<SiteResponseDto> {
+  async create(
+    @CurrentKey() key: KeyPrincipal,
+    @Body() dto: CreateSiteDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<SiteResponseDto> {
     const site = await this.sites.create(key, dto);
     created(res, `/api/v2/sites/${site.name}`);
     return toSiteResponse(site);
   }
 
   @Get()
-  @ApiOperation({ summary: 'List sites (admin)', description: 'The sites of the account that this key may reach, oldest first.' })
+  @ApiOperation({
+    summary: 'List sites (admin)',
+    description: 'The sites of the account that this key may reach, oldest first.',
+  })
   @ApiOkResponse({ type: PageDto(SiteResponseDto) })
   @ApiProblems(400, 401)
   async list(@CurrentKey() key: KeyPrincipal, @Query() query: CursorQueryDto): Promise<Page<SiteResponseDto>> {

@@ -37,7 +37,9 @@ export class SitesService implements SiteDirectory, OnModuleInit {
     this.registry.register({
       name: 'sites',
       order: 900,
-      preview: async (em, accountId) => [{ resource: 'sites', count: await em.count(SiteEntity, { where: { accountId } }), action: 'delete' }],
+      preview: async (em, accountId) => [
+        { resource: 'sites', count: await em.count(SiteEntity, { where: { accountId } }), action: 'delete' },
+      ],
       purge: async (em, accountId) => {
         const deleted = (await em.delete(SiteEntity, { accountId })).affected ?? 0;
         this.forgetAccount(accountId);
@@ -56,13 +58,17 @@ export class SitesService implements SiteDirectory, OnModuleInit {
   async findByName(name: string): Promise<SiteContext | null> {
     const cached = this.cached(this.byName.get(name));
     if (cached) return cached;
-    return this.remember(await this.sites.findOne({ where: { name }, select: { id: true, name: true, accountId: true } }));
+    return this.remember(
+      await this.sites.findOne({ where: { name }, select: { id: true, name: true, accountId: true } }),
+    );
   }
 
   async findById(id: number): Promise<SiteContext | null> {
     const cached = this.cached(this.byId.get(id));
     if (cached) return cached;
-    return this.remember(await this.sites.findOne({ where: { id }, select: { id: true, name: true, accountId: true } }));
+    return this.remember(
+      await this.sites.findOne({ where: { id }, select: { id: true, name: true, accountId: true } }),
+    );
   }
 
   private cached(entry: { site: SiteContext; until: number } | undefined): SiteContext | null {
@@ -102,7 +108,8 @@ export class SitesService implements SiteDirectory, OnModuleInit {
       await recordEvent(em, site, 'site.created', { id: site.id, name: site.name });
       return site;
     } catch (err) {
-      if (isUniqueViolation(err, 'sites_name_key')) throw new ConflictProblem('duplicate_site_name', `A site named "${dto.name}" already exists`);
+      if (isUniqueViolation(err, 'sites_name_key'))
+        throw new ConflictProblem('duplicate_site_name', `A site named "${dto.name}" already exists`);
       throw err;
     }
   }
@@ -116,7 +123,8 @@ export class SitesService implements SiteDirectory, OnModuleInit {
 
   async get(key: KeyPrincipal, name: string): Promise<SiteEntity> {
     const site = await this.sites.findOne({ where: { name, accountId: key.accountId } });
-    if (!site || (key.siteIds !== null && !key.siteIds.includes(site.id))) throw new NotFoundProblem('Site', 'site_not_found');
+    if (!site || (key.siteIds !== null && !key.siteIds.includes(site.id)))
+      throw new NotFoundProblem('Site', 'site_not_found');
     return site;
   }
 
@@ -124,6 +132,7 @@ export class SitesService implements SiteDirectory, OnModuleInit {
   async assertOwned(accountId: number, ids: number[]): Promise<void> {
     if (ids.length === 0) return;
     const found = await this.sites.count({ where: { accountId, id: In(ids) } });
-    if (found !== new Set(ids).size) throw new ForbiddenProblem('site_not_in_account', 'Every site id must be a site of this account');
+    if (found !== new Set(ids).size)
+      throw new ForbiddenProblem('site_not_in_account', 'Every site id must be a site of this account');
   }
 }

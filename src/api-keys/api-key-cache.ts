@@ -18,7 +18,10 @@ export class ApiKeyCache {
   private readonly entries = new Map<string, Entry>();
   private gen = 0;
 
-  constructor(private readonly ttlMs: number, private readonly live: () => boolean) {}
+  constructor(
+    private readonly ttlMs: number,
+    private readonly live: () => boolean,
+  ) {}
 
   get generation(): number {
     return this.gen;
@@ -35,7 +38,14 @@ export class ApiKeyCache {
   }
 
   /** `expiresAt`: the key's own expiry, which ends the entry early. */
-  set(hash: string, gen: number, principal: KeyPrincipal | null, lastUsedAt: number, expiresAt: number | null, now = Date.now()): void {
+  set(
+    hash: string,
+    gen: number,
+    principal: KeyPrincipal | null,
+    lastUsedAt: number,
+    expiresAt: number | null,
+    now = Date.now(),
+  ): void {
     if (this.ttlMs === 0 || gen !== this.gen || !this.live()) return;
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
     this.entries.set(hash, { principal, lastUsedAt, until: Math.min(now + this.ttlMs, expiresAt ?? Infinity) });

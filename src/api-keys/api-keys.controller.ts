@@ -9,7 +9,11 @@ import { Idempotent } from '../common/idempotency/idempotent.decorator';
 import { CursorQueryDto, mapPage, Page, PageDto } from '../common/pagination/page';
 import { ApiKeysService } from './api-keys.service';
 import {
-  ApiKeyResponseDto, CreateApiKeyDto, CreatedApiKeyResponseDto, toApiKeyResponse, toCreatedApiKeyResponse,
+  ApiKeyResponseDto,
+  CreateApiKeyDto,
+  CreatedApiKeyResponseDto,
+  toApiKeyResponse,
+  toCreatedApiKeyResponse,
 } from './dto/api-key.dto';
 import { created } from '../common/http/public-urls';
 
@@ -21,7 +25,10 @@ export class ApiKeysController {
   constructor(private readonly keys: ApiKeysService) {}
 
   @Get()
-  @ApiOperation({ summary: 'List API keys', description: 'Active keys of the account, newest first. The keys themselves are never shown again.' })
+  @ApiOperation({
+    summary: 'List API keys',
+    description: 'Active keys of the account, newest first. The keys themselves are never shown again.',
+  })
   @ApiOkResponse({ type: PageDto(ApiKeyResponseDto) })
   @ApiProblems(400, 401, 403)
   async list(@CurrentKey() key: KeyPrincipal, @Query() query: CursorQueryDto): Promise<Page<ApiKeyResponseDto>> {
@@ -34,7 +41,11 @@ export class ApiKeysController {
   @ApiOperation({ summary: 'Create an API key (admin)', description: 'The plaintext key is in this response only.' })
   @ApiCreatedResponse({ type: CreatedApiKeyResponseDto })
   @ApiProblems(400, 401, 403, 409)
-  async create(@CurrentKey() key: KeyPrincipal, @Body() dto: CreateApiKeyDto, @Res({ passthrough: true }) res: Response): Promise<CreatedApiKeyResponseDto> {
+  async create(
+    @CurrentKey() key: KeyPrincipal,
+    @Body() dto: CreateApiKeyDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<CreatedApiKeyResponseDto> {
     const made = await this.keys.create(key, dto);
     created(res, `/api/v2/api-keys/${made.entity.id}`);
     return toCreatedApiKeyResponse(made);

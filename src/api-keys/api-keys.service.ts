@@ -43,7 +43,9 @@ export class ApiKeysService implements ApiKeyVerifier, OnModuleInit {
     this.registry.register({
       name: 'api_keys',
       order: 800,
-      preview: async (em, accountId) => [{ resource: 'api_keys', count: await em.count(ApiKeyEntity, { where: { accountId } }), action: 'delete' }],
+      preview: async (em, accountId) => [
+        { resource: 'api_keys', count: await em.count(ApiKeyEntity, { where: { accountId } }), action: 'delete' },
+      ],
       purge: async (em, accountId) => ({ api_keys: (await em.delete(ApiKeyEntity, { accountId })).affected ?? 0 }),
     });
   }
@@ -65,13 +67,19 @@ export class ApiKeysService implements ApiKeyVerifier, OnModuleInit {
       return hit.principal;
     }
     const gen = this.cache.generation;
-    const rows: Array<{ id: string; account_id: string; site_ids: string[] | null; last_used_at: Date | null; expires_at: Date | null; status: string }> =
-      await this.dataSource.query(
-        `SELECT k.id, k.account_id, k.site_ids, k.last_used_at, k.expires_at, a.status
+    const rows: Array<{
+      id: string;
+      account_id: string;
+      site_ids: string[] | null;
+      last_used_at: Date | null;
+      expires_at: Date | null;
+      status: string;
+    }> = await this.dataSource.query(
+      `SELECT k.id, k.account_id, k.site_ids, k.last_used_at, k.expires_at, a.status
            FROM api_keys k JOIN accounts a ON a.id = k.account_id
           WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())`,
-        [hash],
-      );
+      [hash],
+    );
     const row = rows[0];
     if (!row) {
       this.cache.set(hash, gen, null, 0, null, now);
@@ -87,7 +95,7 @@ export class ApiKeysService implements ApiKeyVerifier, OnModuleInit {
       kind: 'key',
       keyId: id,
       accountId: Number(row.account_id),
-      siteIds: row.site_ids ? Object.freeze(row.site_ids.map(Number)) as number[] : null,
+      siteIds: row.site_ids ? (Object.freeze(row.site_ids.map(Number)) as number[]) : null,
       accountDeletionScheduled: row.status === 'deletion_scheduled',
     });
     this.cache.set(hash, gen, principal, lastUsedAt, row.expires_at?.getTime() ?? null, now);
@@ -96,7 +104,9 @@ export class ApiKeysService implements ApiKeyVerifier, OnModuleInit {
 
   /** Records a key's last use, off the request path. */
   private touch(id: number): void {
-    this.keys.update({ id }, { lastUsedAt: new Date() }).catch((err) => this.logger.warn({ err, keyId: id }, 'Could not record last use'));
+    this.keys
+      .update({ id }, { lastUsedAt: new Date() })
+      .catch((err) => this.logger.warn({ err, keyId: id }, 'Could not record last use'));
   }
 
   create(key: KeyPrincipal, dto: CreateApiKeyDto): Promise<CreatedApiKey> {
@@ -109,20 +119,30 @@ export class ApiKeysService implements ApiKeyVerifier, OnModuleInit {
 
   /** Also used by the first-start bootstrap, which may bring its own plaintext. */
   async createInAccount(
-    em: EntityManager, accountId: number,
+    em: EntityManager,
+    accountId: number,
     input: { name: string; siteIds: number[] | null; expiresAt: Date | null; plaintext?: string },
   ): Promise<CreatedApiKey> {
     const plaintext = input.plaintext ?? generateApiKey();
-    const entity = await em.save(em.create(ApiKeyEntity, {
-      accountId, name: input.name, keyHash: hashApiKey(plaintext), ...describeApiKey(plaintext),
-      siteIds: input.siteIds, expiresAt: input.expiresAt, lastUsedAt: null, revokedAt: null,
-    }));
+    const entity = await em.save(
+      em.create(ApiKeyEntity, {
+        accountId,
+        name: input.name,
+        keyHash: hashApiKey(plaintext),
+        ...describeApiKey(plaintext),
+        siteIds: input.siteIds,
+        expiresAt: input.expiresAt,
+        lastUsedAt: null,
+        revokedAt: null,
+      }),
+    );
     await recordEvent(em, { accountId }, 'api_key.created', { id: entity.id, name: entity.name });
     return { entity, plaintext };
   }
 
   async list(key: KeyPrincipal, query: CursorQueryDto): Promise<Page<ApiKeyEntity>> {
-    const qb = this.keys.createQueryBuilder('k')
+    const qb = this.keys
+      .createQueryBuilder('k')
       .where('k.account_id = :accountId AND k.revoked_at IS NULL', { accountId: key.accountId });
     const rows = await applyKeyset(qb, [{ expr: 'k.id', type: 'number' }], query, 'DESC').getMany();
     return keysetPage(rows, query.limit, (k) => [k.id]);
@@ -143,7 +163,8 @@ export class ApiKeysService implements ApiKeyVerifier, OnModuleInit {
       // Serialises revocations within the account, so two at once cannot remove the last key.
       await em.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [key.accountId]);
       const target = await em.findOne(ApiKeyEntity, {
-        where: { id, accountId: key.accountId, revokedAt: IsNull() }, lock: { mode: 'pessimistic_write' },
+        where: { id, accountId: key.accountId, revokedAt: IsNull() },
+        lock: { mode: 'pessimistic_write' },
       });
       if (!target) throw new NotFoundProblem('API key');
       if (target.siteIds === null) {
@@ -153,7 +174,11 @@ export class ApiKeysService implements ApiKeyVerifier, OnModuleInit {
               AND (expires_at IS NULL OR expires_at > now())`,
           [key.accountId, id],
         );
-        if (others[0].n === 0) throw new ConflictProblem('last_key', 'This is the account\'s last unrestricted key; create another before revoking it');
+        if (others[0].n === 0)
+          throw new ConflictProblem(
+            'last_key',
+            "This is the account's last unrestricted key; create another before revoking it",
+          );
       }
       await em.update(ApiKeyEntity, { id }, { revokedAt: new Date() });
       await recordEvent(em, { accountId: key.accountId }, 'api_key.revoked', { id });

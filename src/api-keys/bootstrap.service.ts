@@ -34,9 +34,15 @@ export class BootstrapService implements OnApplicationBootstrap {
       await em.query('SELECT pg_advisory_xact_lock($1)', [BOOTSTRAP_LOCK]);
       if (!(await this.accounts.isEmpty(em))) return null;
       const account = await this.accounts.createAccount(em, 'Default account');
-      const site = await this.sites.createInAccount(em, account.id, { name: this.config.BOOTSTRAP_SITE, title: 'Demo site' });
+      const site = await this.sites.createInAccount(em, account.id, {
+        name: this.config.BOOTSTRAP_SITE,
+        title: 'Demo site',
+      });
       const { plaintext } = await this.keys.createInAccount(em, account.id, {
-        name: 'Bootstrap key', siteIds: null, expiresAt: null, plaintext: this.config.BOOTSTRAP_API_KEY,
+        name: 'Bootstrap key',
+        siteIds: null,
+        expiresAt: null,
+        plaintext: this.config.BOOTSTRAP_API_KEY,
       });
       if (this.config.BOOTSTRAP_API_KEY) {
         this.logger.log(`Created account ${account.id}, site "${site.name}" and the API key from BOOTSTRAP_API_KEY`);

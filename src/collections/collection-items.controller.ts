@@ -22,22 +22,34 @@ export class CollectionItemsController {
   @Get()
   @Public()
   @OptionalKeyAuth()
-  @ApiOperation({ summary: 'List the items of a collection', description: 'In position order. Without a key only published content is listed.' })
+  @ApiOperation({
+    summary: 'List the items of a collection',
+    description: 'In position order. Without a key only published content is listed.',
+  })
   @ApiOkResponse({ type: PageDto(CollectionItemResponseDto) })
   @ApiProblems(400, 401, 404, 429)
   async list(
-    @CurrentSite() site: SiteContext, @CurrentPrincipal() principal: Principal, @Param() { id }: SiteIdParamDto, @Query() query: CursorQueryDto,
+    @CurrentSite() site: SiteContext,
+    @CurrentPrincipal() principal: Principal,
+    @Param() { id }: SiteIdParamDto,
+    @Query() query: CursorQueryDto,
   ): Promise<Page<CollectionItemResponseDto>> {
     return mapPage(await this.items.list(site, id, query, seesDrafts(principal)), toCollectionItemResponse);
   }
 
   @Post()
   @ApiKeyAuth()
-  @ApiOperation({ summary: 'Add an item', description: 'At a position (default last); the same content twice is a 409.' })
+  @ApiOperation({
+    summary: 'Add an item',
+    description: 'At a position (default last); the same content twice is a 409.',
+  })
   @ApiCreatedResponse({ type: CollectionItemResponseDto })
   @ApiProblems(400, 401, 404, 409)
   async add(
-    @CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto, @Body() dto: AddCollectionItemDto, @Res({ passthrough: true }) res: Response,
+    @CurrentSite() site: SiteContext,
+    @Param() { id }: SiteIdParamDto,
+    @Body() dto: AddCollectionItemDto,
+    @Res({ passthrough: true }) res: Response,
   ): Promise<CollectionItemResponseDto> {
     const item = await this.items.add(site, id, dto);
     created(res, `/api/v2/sites/${site.name}/collections/${id}/items/${item.contentId}`);

@@ -25,14 +25,28 @@ export class CollectionItemsService {
   ) {}
 
   /** In position order; without drafts unless the caller may see them. */
-  async list(site: SiteContext, collectionId: number, query: CursorQueryDto, withDrafts: boolean): Promise<Page<CollectionItemRow>> {
+  async list(
+    site: SiteContext,
+    collectionId: number,
+    query: CursorQueryDto,
+    withDrafts: boolean,
+  ): Promise<Page<CollectionItemRow>> {
     await findInSiteOrFail(this.dataSource.manager, CollectionEntity, site, collectionId, 'Collection');
-    const qb = this.items.createQueryBuilder('i')
+    const qb = this.items
+      .createQueryBuilder('i')
       .innerJoin('i.content', 'c')
       .addSelect(CONTENT_COLUMNS.map((col) => `c.${col}`))
       .where('i.collection_id = :collectionId AND i.site_id = :siteId', { collectionId, siteId: site.id });
     if (!withDrafts) qb.andWhere("c.status = 'published'");
-    const rows = await applyKeyset(qb, [{ expr: 'i.position', type: 'number' }, { expr: 'i.id', type: 'number' }], query, 'ASC').getMany();
+    const rows = await applyKeyset(
+      qb,
+      [
+        { expr: 'i.position', type: 'number' },
+        { expr: 'i.id', type: 'number' },
+      ],
+      query,
+      'ASC',
+    ).getMany();
     return keysetPage(rows as CollectionItemRow[], query.limit, (i) => [i.position, i.id]);
   }
 
@@ -49,14 +63,29 @@ export class CollectionItemsService {
         throw new ConflictProblem('duplicate_item', 'This content is already in the collection');
       }
       const [{ next }]: Array<{ next: number }> = await em.query(
-        'SELECT COALESCE(MAX(position) + 1, 0)::int AS next FROM collection_items WHERE collection_id = $1', [collection.id],
+        'SELECT COALESCE(MAX(position) + 1, 0)::int AS next FROM collection_items WHERE collection_id = $1',
+        [collection.id],
       );
       const position = dto.position === undefined ? next : Math.min(dto.position, next);
       if (position < next) {
-        await em.query('UPDATE collection_items SET position = position + 1 WHERE collection_id = $1 AND position >= $2', [collection.id, position]);
+        await em.query(
+          'UPDATE collection_items SET position = position + 1 WHERE collection_id = $1 AND position >= $2',
+          [collection.id, position],
+        );
       }
-      const item = await em.save(em.create(CollectionItemEntity, { siteId: site.id, collectionId: collection.id, contentId: content.id, position }));
-      await recordEvent(em, site, 'collection.item_added', { collectionId: collection.id, contentId: content.id, position });
+      const item = await em.save(
+        em.create(CollectionItemEntity, {
+          siteId: site.id,
+          collectionId: collection.id,
+          contentId: content.id,
+          position,
+        }),
+      );
+      await recordEvent(em, site, 'collection.item_added', {
+        collectionId: collection.id,
+        contentId: content.id,
+        position,
+      });
       return Object.assign(item, { content }) as CollectionItemRow;
     });
   }

@@ -7,13 +7,23 @@ describe('collection windows', () => {
   it('accepts no window, an open-ended one and a proper one', () => {
     expect(() => assertWindow({ startsAt: null, endsAt: null })).not.toThrow();
     expect(() => assertWindow({ startsAt: d('2026-01-01T00:00:00Z'), endsAt: null })).not.toThrow();
-    expect(() => assertWindow({ startsAt: d('2026-01-01T00:00:00Z'), endsAt: d('2026-02-01T00:00:00Z') })).not.toThrow();
+    expect(() =>
+      assertWindow({ startsAt: d('2026-01-01T00:00:00Z'), endsAt: d('2026-02-01T00:00:00Z') }),
+    ).not.toThrow();
   });
 
   it.each([
     ['an end without a start', { startsAt: null, endsAt: d('2026-02-01T00:00:00Z') }, 'needs startsAt'],
-    ['an end before the start', { startsAt: d('2026-02-01T00:00:00Z'), endsAt: d('2026-01-01T00:00:00Z') }, 'must be after startsAt'],
-    ['an empty window', { startsAt: d('2026-02-01T00:00:00Z'), endsAt: d('2026-02-01T00:00:00Z') }, 'must be after startsAt'],
+    [
+      'an end before the start',
+      { startsAt: d('2026-02-01T00:00:00Z'), endsAt: d('2026-01-01T00:00:00Z') },
+      'must be after startsAt',
+    ],
+    [
+      'an empty window',
+      { startsAt: d('2026-02-01T00:00:00Z'), endsAt: d('2026-02-01T00:00:00Z') },
+      'must be after startsAt',
+    ],
   ])('rejects %s with a 400 on endsAt', (_label, window, message) => {
     try {
       assertWindow(window);

@@ -9,6 +9,6 @@ export interface CollectionWindow {
 export function assertWindow({ startsAt, endsAt }: CollectionWindow): void {
   if (endsAt === null) return;
   if (startsAt === null) throw new ValidationProblem([{ path: 'endsAt', message: 'needs startsAt' }]);
-  if (endsAt.getTime() <= startsAt.getTime()) throw new ValidationProblem([{ path: 'endsAt', message: 'must be after startsAt' }]);
+  if (endsAt.getTime() <= startsAt.getTime())
+    throw new ValidationProblem([{ path: 'endsAt', message: 'must be after startsAt' }]);
 }
-

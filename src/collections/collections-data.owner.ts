@@ -21,14 +21,28 @@ export class CollectionsDataOwner implements OnModuleInit {
         { resource: 'collection_items', count: await count(em, CollectionItemEntity, accountId), action: 'delete' },
       ],
       purge: async (em, accountId) => {
-        const items = await em.createQueryBuilder().delete().from(CollectionItemEntity).where(OF_ACCOUNT, { accountId }).execute();
-        const collections = await em.createQueryBuilder().delete().from(CollectionEntity).where(OF_ACCOUNT, { accountId }).execute();
+        const items = await em
+          .createQueryBuilder()
+          .delete()
+          .from(CollectionItemEntity)
+          .where(OF_ACCOUNT, { accountId })
+          .execute();
+        const collections = await em
+          .createQueryBuilder()
+          .delete()
+          .from(CollectionEntity)
+          .where(OF_ACCOUNT, { accountId })
+          .execute();
         return { collections: collections.affected ?? 0, collection_items: items.affected ?? 0 };
       },
     });
   }
 }
 
-function count(em: EntityManager, entity: typeof CollectionEntity | typeof CollectionItemEntity, accountId: number): Promise<number> {
+function count(
+  em: EntityManager,
+  entity: typeof CollectionEntity | typeof CollectionItemEntity,
+  accountId: number,
+): Promise<number> {
   return em.createQueryBuilder(entity, 'x').where(`x.${OF_ACCOUNT}`, { accountId }).getCount();
 }

@@ -7,7 +7,12 @@ import { SiteIdParamDto } from '../common/http/params';
 import { CursorQueryDto, mapPage, Page, PageDto } from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
 import { CollectionsService } from './collections.service';
-import { CollectionResponseDto, CreateCollectionDto, toCollectionResponse, UpdateCollectionDto } from './dto/collection.dto';
+import {
+  CollectionResponseDto,
+  CreateCollectionDto,
+  toCollectionResponse,
+  UpdateCollectionDto,
+} from './dto/collection.dto';
 import { OptionalKeyAuth } from '../content/optional-key-auth.decorator';
 import { created } from '../common/http/public-urls';
 
@@ -31,7 +36,11 @@ export class CollectionsController {
   @ApiOperation({ summary: 'Create a collection', description: 'The slug is generated from the name when absent.' })
   @ApiCreatedResponse({ type: CollectionResponseDto })
   @ApiProblems(400, 401, 404, 409)
-  async create(@CurrentSite() site: SiteContext, @Body() dto: CreateCollectionDto, @Res({ passthrough: true }) res: Response): Promise<CollectionResponseDto> {
+  async create(
+    @CurrentSite() site: SiteContext,
+    @Body() dto: CreateCollectionDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<CollectionResponseDto> {
     const collection = await this.collections.create(site, dto);
     created(res, `/api/v2/sites/${site.name}/collections/${collection.id}`);
     return toCollectionResponse(collection);
@@ -41,7 +50,10 @@ export class CollectionsController {
   @Get('current')
   @Public()
   @OptionalKeyAuth()
-  @ApiOperation({ summary: 'Get the current collection', description: 'The pinned one; else the one whose window contains now and started last.' })
+  @ApiOperation({
+    summary: 'Get the current collection',
+    description: 'The pinned one; else the one whose window contains now and started last.',
+  })
   @ApiOkResponse({ type: CollectionResponseDto })
   @ApiProblems(401, 404, 429)
   async current(@CurrentSite() site: SiteContext): Promise<CollectionResponseDto> {
@@ -63,7 +75,11 @@ export class CollectionsController {
   @ApiOperation({ summary: 'Update a collection' })
   @ApiOkResponse({ type: CollectionResponseDto })
   @ApiProblems(400, 401, 404, 409)
-  async update(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto, @Body() dto: UpdateCollectionDto): Promise<CollectionResponseDto> {
+  async update(
+    @CurrentSite() site: SiteContext,
+    @Param() { id }: SiteIdParamDto,
+    @Body() dto: UpdateCollectionDto,
+  ): Promise<CollectionResponseDto> {
     return toCollectionResponse(await this.collections.update(site, id, dto));
   }
 

@@ -23,7 +23,14 @@ export class CollectionsService {
 
   async list(site: SiteContext, query: CursorQueryDto): Promise<Page<CollectionEntity>> {
     const qb = this.collections.createQueryBuilder('c').where('c.site_id = :siteId', { siteId: site.id });
-    const rows = await applyKeyset(qb, [{ expr: 'c.created_at', type: 'timestamp' }, { expr: 'c.id', type: 'number' }], query).getMany();
+    const rows = await applyKeyset(
+      qb,
+      [
+        { expr: 'c.created_at', type: 'timestamp' },
+        { expr: 'c.id', type: 'number' },
+      ],
+      query,
+    ).getMany();
     return keysetPage(rows, query.limit, (c) => [c.createdAt.toISOString(), c.id]);
   }
 
@@ -33,10 +40,13 @@ export class CollectionsService {
 
   /** The pinned collection; else the one whose window contains now and that started last. */
   async current(site: SiteContext): Promise<CollectionEntity> {
-    const found = await this.collections.createQueryBuilder('c')
+    const found = await this.collections
+      .createQueryBuilder('c')
       .where('c.site_id = :siteId', { siteId: site.id })
       .andWhere('(c.pinned OR (c.starts_at <= now() AND (c.ends_at IS NULL OR c.ends_at > now())))')
-      .orderBy('c.pinned', 'DESC').addOrderBy('c.starts_at', 'DESC').addOrderBy('c.id', 'DESC')
+      .orderBy('c.pinned', 'DESC')
+      .addOrderBy('c.starts_at', 'DESC')
+      .addOrderBy('c.id', 'DESC')
       .getOne();
     if (!found) throw new NotFoundProblem('Current collection');
     return found;
@@ -47,7 +57,11 @@ export class CollectionsService {
       const window = { startsAt: dto.startsAt ?? null, endsAt: dto.endsAt ?? null };
       assertWindow(window);
       const collection = em.create(CollectionEntity, {
-        siteId: site.id, name: dto.name, description: dto.description ?? '', pinned: dto.pinned ?? false, ...window,
+        siteId: site.id,
+        name: dto.name,
+        description: dto.description ?? '',
+        pinned: dto.pinned ?? false,
+        ...window,
         slug: await this.slugFor(em, site, dto.slug, dto.name),
       });
       const saved = await this.save(em, site, collection);
@@ -59,7 +73,8 @@ export class CollectionsService {
   update(site: SiteContext, id: number, dto: UpdateCollectionDto): Promise<CollectionEntity> {
     return this.dataSource.transaction(async (em) => {
       const collection = await findInSiteOrFail(em, CollectionEntity, site, id, 'Collection', { lock: true });
-      if (dto.slug !== undefined && dto.slug !== collection.slug) collection.slug = await this.slugFor(em, site, dto.slug, collection.name);
+      if (dto.slug !== undefined && dto.slug !== collection.slug)
+        collection.slug = await this.slugFor(em, site, dto.slug, collection.name);
       if (dto.name !== undefined) collection.name = dto.name;
       if (dto.description !== undefined) collection.description = dto.description;
       if (dto.pinned !== undefined) collection.pinned = dto.pinned;
@@ -84,17 +99,21 @@ export class CollectionsService {
   /** Pinning one collection unpins the site's other one (one pinned per site). */
   private async save(em: EntityManager, site: SiteContext, collection: CollectionEntity): Promise<CollectionEntity> {
     if (collection.pinned) {
-      const unpinned: Array<{ id: string; slug: string }> = await em.query(
-        `UPDATE collections SET pinned = false, updated_at = now() WHERE site_id = $1 AND pinned AND id IS DISTINCT FROM $2 RETURNING id, slug`,
-        [site.id, collection.id ?? null],
-      ).then(([rows]: [Array<{ id: string; slug: string }>]) => rows);
-      for (const row of unpinned) await recordEvent(em, site, 'collection.updated', { id: Number(row.id), slug: row.slug });
+      const unpinned: Array<{ id: string; slug: string }> = await em
+        .query(
+          `UPDATE collections SET pinned = false, updated_at = now() WHERE site_id = $1 AND pinned AND id IS DISTINCT FROM $2 RETURNING id, slug`,
+          [site.id, collection.id ?? null],
+        )
+        .then(([rows]: [Array<{ id: string; slug: string }>]) => rows);
+      for (const row of unpinned)
+        await recordEvent(em, site, 'collection.updated', { id: Number(row.id), slug: row.slug });
     }
     try {
       return await em.save(collection);
     } catch (err) {
       if (isUniqueViolation(err, SLUG_KEY)) throw duplicateSlug(collection.slug);
-      if (isUniqueViolation(err, PINNED_KEY)) throw new ConflictProblem('pinned_conflict', 'Another collection was pinned at the same time; try again');
+      if (isUniqueViolation(err, PINNED_KEY))
+        throw new ConflictProblem('pinned_conflict', 'Another collection was pinned at the same time; try again');
       throw err;
     }
   }

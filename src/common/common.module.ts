@@ -17,8 +17,25 @@ import { QueueService } from './queue/queue.service';
 @Module({
   imports: [TypeOrmModule.forFeature([OutboxEventEntity, IdempotencyKeyEntity])],
   providers: [
-    QueueService, OutboxRelay, AccountDataRegistry, SessionVerifiers, RateLimitStore, BlockedClients, MaintenanceService, ChangeNotifications, PublicUrls,
+    QueueService,
+    OutboxRelay,
+    AccountDataRegistry,
+    SessionVerifiers,
+    RateLimitStore,
+    BlockedClients,
+    MaintenanceService,
+    ChangeNotifications,
+    PublicUrls,
   ],
-  exports: [QueueService, OutboxRelay, AccountDataRegistry, SessionVerifiers, RateLimitStore, BlockedClients, ChangeNotifications, PublicUrls],
+  exports: [
+    QueueService,
+    OutboxRelay,
+    AccountDataRegistry,
+    SessionVerifiers,
+    RateLimitStore,
+    BlockedClients,
+    ChangeNotifications,
+    PublicUrls,
+  ],
 })
 export class CommonModule {}

@@ -8,7 +8,11 @@ export const MAINTENANCE_JOB = 'maintenance.cleanup';
 /** Hourly clean-up of expired idempotency keys, rate-limit windows and old published events. */
 @Injectable()
 export class MaintenanceService implements OnModuleInit {
-  constructor(private readonly queue: QueueService, private readonly dataSource: DataSource, private readonly config: AppConfig) {}
+  constructor(
+    private readonly queue: QueueService,
+    private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+  ) {}
 
   onModuleInit(): void {
     this.queue.register(MAINTENANCE_JOB, () => this.cleanup(), { cron: '17 * * * *', retryLimit: 1 });
@@ -18,7 +22,9 @@ export class MaintenanceService implements OnModuleInit {
     await this.dataSource.query('DELETE FROM idempotency_keys WHERE created_at < now() - make_interval(secs => $1)', [
       this.config.IDEMPOTENCY_TTL_SECONDS,
     ]);
-    await this.dataSource.query('DELETE FROM rate_limits WHERE expires_at < now() AND (blocked_until IS NULL OR blocked_until < now())');
+    await this.dataSource.query(
+      'DELETE FROM rate_limits WHERE expires_at < now() AND (blocked_until IS NULL OR blocked_until < now())',
+    );
     await this.dataSource.query("DELETE FROM outbox_events WHERE dispatched_at < now() - interval '30 days'");
   }
 }

@@ -14,11 +14,22 @@ describe('loadConfig', () => {
   it('gives the documented defaults when nothing is set', () => {
     const config = loadConfig({});
     expect(config).toEqual({ ...new AppConfig(), PUBLIC_BASE_URL: 'http://localhost:3000' });
-    expect(config).toEqual(expect.objectContaining({
-      NODE_ENV: 'development', PORT: 3000, HOST: '0.0.0.0', BOOTSTRAP_ENABLED: true, BOOTSTRAP_SITE: 'demo',
-      MIGRATIONS_RUN: true, DOCS_ENABLED: true, JOBS_ENABLED: true, RATE_LIMIT_TTL_MS: 60_000, RATE_LIMIT_PUBLIC_MAX: 120,
-      ACCOUNT_DELETION_GRACE_SECONDS: 604_800, IDEMPOTENCY_TTL_SECONDS: 86_400,
-    }));
+    expect(config).toEqual(
+      expect.objectContaining({
+        NODE_ENV: 'development',
+        PORT: 3000,
+        HOST: '0.0.0.0',
+        BOOTSTRAP_ENABLED: true,
+        BOOTSTRAP_SITE: 'demo',
+        MIGRATIONS_RUN: true,
+        DOCS_ENABLED: true,
+        JOBS_ENABLED: true,
+        RATE_LIMIT_TTL_MS: 60_000,
+        RATE_LIMIT_PUBLIC_MAX: 120,
+        ACCOUNT_DELETION_GRACE_SECONDS: 604_800,
+        IDEMPOTENCY_TTL_SECONDS: 86_400,
+      }),
+    );
     expect(config.DATABASE_URL).toBeUndefined();
     expect(config.BOOTSTRAP_API_KEY).toBeUndefined();
   });
@@ -32,7 +43,9 @@ describe('loadConfig', () => {
 
   it('PUBLIC_BASE_URL follows PORT unless it is set, without a trailing slash', () => {
     expect(loadConfig({ PORT: '3501' }).PUBLIC_BASE_URL).toBe('http://localhost:3501');
-    expect(loadConfig({ PORT: '3501', PUBLIC_BASE_URL: 'https://api.example.com/' }).PUBLIC_BASE_URL).toBe('https://api.example.com');
+    expect(loadConfig({ PORT: '3501', PUBLIC_BASE_URL: 'https://api.example.com/' }).PUBLIC_BASE_URL).toBe(
+      'https://api.example.com',
+    );
     expect(loadError({ PUBLIC_BASE_URL: 'api.example.com' })).toContain('PUBLIC_BASE_URL must be an http(s) URL');
   });
 
@@ -42,8 +55,16 @@ describe('loadConfig', () => {
   });
 
   it.each([
-    ['1', true], ['true', true], ['TRUE', true], ['yes', true], ['on', true],
-    ['0', false], ['false', false], ['False', false], ['no', false], ['off', false],
+    ['1', true],
+    ['true', true],
+    ['TRUE', true],
+    ['yes', true],
+    ['on', true],
+    ['0', false],
+    ['false', false],
+    ['False', false],
+    ['no', false],
+    ['off', false],
   ])('parses the boolean %p as %p', (value, expected) => {
     expect(loadConfig({ DOCS_ENABLED: value }).DOCS_ENABLED).toBe(expected);
     expect(loadConfig({ BOOTSTRAP_ENABLED: value }).BOOTSTRAP_ENABLED).toBe(expected);
@@ -53,11 +74,23 @@ describe('loadConfig', () => {
     ['a port that is not a number', { PORT: 'eighty' }, 'PORT must be an integer number'],
     ['a port out of range', { PORT: '70000' }, 'PORT must not be greater than 65535'],
     ['a fractional count', { RATE_LIMIT_PUBLIC_MAX: '2.5' }, 'RATE_LIMIT_PUBLIC_MAX must be an integer number'],
-    ['a negative grace period', { ACCOUNT_DELETION_GRACE_SECONDS: '-1' }, 'ACCOUNT_DELETION_GRACE_SECONDS must not be less than 0'],
+    [
+      'a negative grace period',
+      { ACCOUNT_DELETION_GRACE_SECONDS: '-1' },
+      'ACCOUNT_DELETION_GRACE_SECONDS must not be less than 0',
+    ],
     ['a rate-limit window under a second', { RATE_LIMIT_TTL_MS: '10' }, 'RATE_LIMIT_TTL_MS must not be less than 1000'],
-    ['an unknown NODE_ENV', { NODE_ENV: 'staging' }, 'NODE_ENV must be one of the following values: development, production, test'],
+    [
+      'an unknown NODE_ENV',
+      { NODE_ENV: 'staging' },
+      'NODE_ENV must be one of the following values: development, production, test',
+    ],
     ['an unknown log level', { LOG_LEVEL: 'verbose' }, 'LOG_LEVEL must be one of the following values'],
-    ['a malformed bootstrap key', { BOOTSTRAP_API_KEY: 'sb_live_short' }, 'BOOTSTRAP_API_KEY must look like sb_live_<32+ base62>'],
+    [
+      'a malformed bootstrap key',
+      { BOOTSTRAP_API_KEY: 'sb_live_short' },
+      'BOOTSTRAP_API_KEY must look like sb_live_<32+ base62>',
+    ],
     ['a bootstrap site that is not a site name', { BOOTSTRAP_SITE: 'Demo Site' }, 'BOOTSTRAP_SITE must match'],
     // A typo must not silently switch a feature off.
     ['a boolean typo', { BOOTSTRAP_ENABLED: 'ture' }, 'BOOTSTRAP_ENABLED must be a boolean value'],
@@ -71,7 +104,13 @@ describe('loadConfig', () => {
 
   it('lists every bad setting at once, one per line', () => {
     const error = loadError({ PORT: 'x', NODE_ENV: 'staging', DOCS_ENABLED: 'maybe' });
-    expect(error?.split('\n').slice(1).map((line) => line.trim().split(':')[0]).sort()).toEqual(['DOCS_ENABLED', 'NODE_ENV', 'PORT']);
+    expect(
+      error
+        ?.split('\n')
+        .slice(1)
+        .map((line) => line.trim().split(':')[0])
+        .sort(),
+    ).toEqual(['DOCS_ENABLED', 'NODE_ENV', 'PORT']);
   });
 
   it('accepts a well-formed bootstrap key', () => {

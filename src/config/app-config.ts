@@ -1,6 +1,17 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import {
-  IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, Min, ValidateIf, validateSync,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  ValidateIf,
+  validateSync,
 } from 'class-validator';
 
 const TRUE_WORDS = ['1', 'true', 'yes', 'on'];
@@ -15,7 +26,11 @@ const toInt = ({ value }: { value: unknown }) =>
   typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
 /** "150,600,1200" -> [150, 600, 1200]; "none" -> []. */
 const toIntList = ({ value }: { value: unknown }) =>
-  typeof value !== 'string' ? value : value.trim() === 'none' ? [] : value.split(',').map((v) => (/^\s*\d+\s*$/.test(v) ? Number(v) : v));
+  typeof value !== 'string'
+    ? value
+    : value.trim() === 'none'
+      ? []
+      : value.split(',').map((v) => (/^\s*\d+\s*$/.test(v) ? Number(v) : v));
 
 /**
  * Every setting the server reads, with its default. `.env.example` documents the same list;
@@ -30,7 +45,10 @@ export class AppConfig {
    * the confirmation, unsubscribe and tracking links of mail), through PublicUrls. Unset: it
    * follows PORT, http://localhost:<PORT>.
    */
-  @ValidateIf((c: AppConfig) => c.PUBLIC_BASE_URL !== '') @Matches(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, { message: 'PUBLIC_BASE_URL must be an http(s) URL such as https://api.example.com' })
+  @ValidateIf((c: AppConfig) => c.PUBLIC_BASE_URL !== '')
+  @Matches(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, {
+    message: 'PUBLIC_BASE_URL must be an http(s) URL such as https://api.example.com',
+  })
   PUBLIC_BASE_URL = '';
 
   @IsOptional() @IsString() DATABASE_URL?: string;
@@ -40,7 +58,8 @@ export class AppConfig {
   @Transform(toBool) @IsBoolean() MIGRATIONS_RUN = true;
 
   @Transform(toBool) @IsBoolean() BOOTSTRAP_ENABLED = true;
-  @IsOptional() @Matches(/^sb_(live|test)_[A-Za-z0-9]{32,}$/, { message: 'BOOTSTRAP_API_KEY must look like sb_live_<32+ base62>' })
+  @IsOptional()
+  @Matches(/^sb_(live|test)_[A-Za-z0-9]{32,}$/, { message: 'BOOTSTRAP_API_KEY must look like sb_live_<32+ base62>' })
   BOOTSTRAP_API_KEY?: string;
   @Matches(/^[a-z0-9][a-z0-9-]{0,62}$/) BOOTSTRAP_SITE = 'demo';
 
@@ -74,11 +93,17 @@ export class AppConfig {
   @IsString() MEDIA_TMP_DIR = '';
   @Transform(toInt) @IsInt() @Min(1) MEDIA_MAX_BYTES = 25 * 1024 * 1024;
   @Transform(toInt) @IsInt() @Min(1) @Max(100) MEDIA_MAX_FILES = 10;
-  @Transform(toIntList) @IsArray() @IsInt({ each: true }) @Min(16, { each: true }) @Max(8192, { each: true })
+  @Transform(toIntList)
+  @IsArray()
+  @IsInt({ each: true })
+  @Min(16, { each: true })
+  @Max(8192, { each: true })
   MEDIA_THUMBNAIL_WIDTHS: number[] = [150, 600, 1200];
   @Transform(toInt) @IsInt() @Min(1) MEDIA_MAX_PIXELS = 50_000_000;
   @Transform(toInt) @IsInt() @Min(1) @Max(64) MEDIA_PROCESSING_CONCURRENCY = 2;
-  @ValidateIf((c: AppConfig) => c.MEDIA_STORAGE === 's3') @IsString() @IsNotEmpty({ message: 'S3_BUCKET is required when MEDIA_STORAGE=s3' })
+  @ValidateIf((c: AppConfig) => c.MEDIA_STORAGE === 's3')
+  @IsString()
+  @IsNotEmpty({ message: 'S3_BUCKET is required when MEDIA_STORAGE=s3' })
   S3_BUCKET = '';
   @IsString() S3_REGION = 'us-east-1';
   /** Empty: AWS itself; set for MinIO, R2 and other S3-compatible servers. */

@@ -21,14 +21,28 @@ export class ContentDataOwner implements OnModuleInit {
         { resource: 'content_revisions', count: await count(em, ContentRevisionEntity, accountId), action: 'delete' },
       ],
       purge: async (em, accountId) => {
-        const revisions = await em.createQueryBuilder().delete().from(ContentRevisionEntity).where(OF_ACCOUNT, { accountId }).execute();
-        const items = await em.createQueryBuilder().delete().from(ContentItemEntity).where(OF_ACCOUNT, { accountId }).execute();
+        const revisions = await em
+          .createQueryBuilder()
+          .delete()
+          .from(ContentRevisionEntity)
+          .where(OF_ACCOUNT, { accountId })
+          .execute();
+        const items = await em
+          .createQueryBuilder()
+          .delete()
+          .from(ContentItemEntity)
+          .where(OF_ACCOUNT, { accountId })
+          .execute();
         return { content_items: items.affected ?? 0, content_revisions: revisions.affected ?? 0 };
       },
     });
   }
 }
 
-function count(em: EntityManager, entity: typeof ContentItemEntity | typeof ContentRevisionEntity, accountId: number): Promise<number> {
+function count(
+  em: EntityManager,
+  entity: typeof ContentItemEntity | typeof ContentRevisionEntity,
+  accountId: number,
+): Promise<number> {
   return em.createQueryBuilder(entity, 'x').where(`x.${OF_ACCOUNT}`, { accountId }).getCount();
 }

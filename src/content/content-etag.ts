@@ -12,7 +12,10 @@ export function contentEtag(id: number, version: number): string {
  */
 export function ifMatchAllows(header: string | undefined, etag: string): boolean {
   if (header === undefined) return true;
-  const tags = header.split(',').map((t) => t.trim()).filter(Boolean);
+  const tags = header
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
   return tags.some((t) => t === '*' || t === etag);
 }
 

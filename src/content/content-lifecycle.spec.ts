@@ -18,8 +18,18 @@ function problemOf(fn: () => unknown): { status: number; code: string; errors?: 
 
 describe('content lifecycle', () => {
   it('creates drafts by default and publishes now, or at a given past date', () => {
-    expect(nextLifecycle(NEW_ITEM, {}, now)).toEqual({ status: 'draft', publishAt: null, publishedAt: null, action: 'updated' });
-    expect(nextLifecycle(NEW_ITEM, { status: 'published' }, now)).toEqual({ status: 'published', publishAt: null, publishedAt: now, action: 'published' });
+    expect(nextLifecycle(NEW_ITEM, {}, now)).toEqual({
+      status: 'draft',
+      publishAt: null,
+      publishedAt: null,
+      action: 'updated',
+    });
+    expect(nextLifecycle(NEW_ITEM, { status: 'published' }, now)).toEqual({
+      status: 'published',
+      publishAt: null,
+      publishedAt: now,
+      action: 'published',
+    });
     expect(nextLifecycle(NEW_ITEM, { status: 'published', publishedAt: past }, now).publishedAt).toBe(past);
   });
 
@@ -30,17 +40,35 @@ describe('content lifecycle', () => {
   });
 
   it('rejects a schedule without a future publishAt, and a publishAt for another status', () => {
-    expect(problemOf(() => nextLifecycle(NEW_ITEM, { status: 'scheduled' }, now)))
-      .toEqual({ status: 400, code: 'validation_failed', errors: [{ path: 'publishAt', message: 'is required to schedule' }] });
-    expect(problemOf(() => nextLifecycle(NEW_ITEM, { publishAt: past }, now)))
-      .toEqual({ status: 400, code: 'validation_failed', errors: [{ path: 'publishAt', message: 'must be in the future' }] });
-    expect(problemOf(() => nextLifecycle(NEW_ITEM, { status: 'published', publishAt: future }, now)).code).toBe('validation_failed');
+    expect(problemOf(() => nextLifecycle(NEW_ITEM, { status: 'scheduled' }, now))).toEqual({
+      status: 400,
+      code: 'validation_failed',
+      errors: [{ path: 'publishAt', message: 'is required to schedule' }],
+    });
+    expect(problemOf(() => nextLifecycle(NEW_ITEM, { publishAt: past }, now))).toEqual({
+      status: 400,
+      code: 'validation_failed',
+      errors: [{ path: 'publishAt', message: 'must be in the future' }],
+    });
+    expect(problemOf(() => nextLifecycle(NEW_ITEM, { status: 'published', publishAt: future }, now)).code).toBe(
+      'validation_failed',
+    );
   });
 
   it('reschedules and cancels a schedule', () => {
     const scheduled: Lifecycle = { status: 'scheduled', publishAt: future, publishedAt: null };
-    expect(nextLifecycle(scheduled, { publishAt: later }, now)).toEqual({ status: 'scheduled', publishAt: later, publishedAt: null, action: 'scheduled' });
-    expect(nextLifecycle(scheduled, { status: 'draft' }, now)).toEqual({ status: 'draft', publishAt: null, publishedAt: null, action: 'unpublished' });
+    expect(nextLifecycle(scheduled, { publishAt: later }, now)).toEqual({
+      status: 'scheduled',
+      publishAt: later,
+      publishedAt: null,
+      action: 'scheduled',
+    });
+    expect(nextLifecycle(scheduled, { status: 'draft' }, now)).toEqual({
+      status: 'draft',
+      publishAt: null,
+      publishedAt: null,
+      action: 'unpublished',
+    });
     // Editing a scheduled item keeps its schedule.
     expect(nextLifecycle(scheduled, { status: 'scheduled' }, now)).toEqual({ ...scheduled, action: 'updated' });
   });
@@ -55,8 +83,11 @@ describe('content lifecycle', () => {
   it('treats the same status as no change, unless the action is explicit', () => {
     const published: Lifecycle = { status: 'published', publishAt: null, publishedAt: past };
     expect(nextLifecycle(published, { status: 'published' }, now).action).toBe('updated');
-    expect(problemOf(() => nextLifecycle(published, { status: 'published' }, now, true)))
-      .toEqual({ status: 409, code: 'transition_forbidden', errors: undefined });
+    expect(problemOf(() => nextLifecycle(published, { status: 'published' }, now, true))).toEqual({
+      status: 409,
+      code: 'transition_forbidden',
+      errors: undefined,
+    });
   });
 
   it('archives from any status and never leaves archived', () => {
@@ -64,6 +95,8 @@ describe('content lifecycle', () => {
     const archived = nextLifecycle(published, { status: 'archived' }, now);
     expect(archived).toEqual({ status: 'archived', publishAt: null, publishedAt: past, action: 'archived' });
     expect(problemOf(() => nextLifecycle(archived, { status: 'draft' }, now)).code).toBe('transition_forbidden');
-    expect(problemOf(() => nextLifecycle(archived, { status: 'published' }, now, true)).code).toBe('transition_forbidden');
+    expect(problemOf(() => nextLifecycle(archived, { status: 'published' }, now, true)).code).toBe(
+      'transition_forbidden',
+    );
   });
 });

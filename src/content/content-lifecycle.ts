@@ -35,7 +35,8 @@ export function nextLifecycle(current: Lifecycle, req: LifecycleRequest, now: Da
   if (req.publishAt !== undefined && target !== 'scheduled') {
     throw new ValidationProblem([{ path: 'publishAt', message: 'applies only when scheduling (status scheduled)' }]);
   }
-  const reschedules = target === 'scheduled' && req.publishAt !== undefined && req.publishAt.getTime() !== current.publishAt?.getTime();
+  const reschedules =
+    target === 'scheduled' && req.publishAt !== undefined && req.publishAt.getTime() !== current.publishAt?.getTime();
   const moves = explicit || target !== current.status || reschedules;
   const publishedAt = req.publishedAt ?? current.publishedAt;
   if (!moves) return { ...current, publishedAt, action: 'updated' };
@@ -45,7 +46,8 @@ export function nextLifecycle(current: Lifecycle, req: LifecycleRequest, now: Da
     case 'scheduled': {
       const publishAt = req.publishAt ?? current.publishAt;
       if (!publishAt) throw new ValidationProblem([{ path: 'publishAt', message: 'is required to schedule' }]);
-      if (publishAt.getTime() <= now.getTime()) throw new ValidationProblem([{ path: 'publishAt', message: 'must be in the future' }]);
+      if (publishAt.getTime() <= now.getTime())
+        throw new ValidationProblem([{ path: 'publishAt', message: 'must be in the future' }]);
       return { status: 'scheduled', publishAt, publishedAt, action: 'scheduled' };
     }
     case 'published':

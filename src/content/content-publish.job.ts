@@ -28,13 +28,18 @@ export class ContentPublishJob implements OnModuleInit {
   async run({ siteId, contentId, publishAt }: PublishScheduledJob): Promise<void> {
     const site = await this.sites.findById(siteId);
     if (!site) return;
-    await this.cache.writing(siteId, () => this.dataSource.transaction(async (em) => {
-      const item = await em.findOne(ContentItemEntity, { where: { id: contentId, siteId }, lock: { mode: 'pessimistic_write' } });
-      if (!item || item.status !== 'scheduled' || item.publishAt?.toISOString() !== publishAt) return;
-      const before = snapshotOf(item);
-      // The publication date is the scheduled time, not the moment the worker got to it.
-      Object.assign(item, { status: 'published', publishedAt: item.publishAt, publishAt: null });
-      await this.writer.commit(em, site, item, { action: 'published', actor: SCHEDULER, before });
-    }));
+    await this.cache.writing(siteId, () =>
+      this.dataSource.transaction(async (em) => {
+        const item = await em.findOne(ContentItemEntity, {
+          where: { id: contentId, siteId },
+          lock: { mode: 'pessimistic_write' },
+        });
+        if (!item || item.status !== 'scheduled' || item.publishAt?.toISOString() !== publishAt) return;
+        const before = snapshotOf(item);
+        // The publication date is the scheduled time, not the moment the worker got to it.
+        Object.assign(item, { status: 'published', publishedAt: item.publishAt, publishAt: null });
+        await this.writer.commit(em, site, item, { action: 'published', actor: SCHEDULER, before });
+      }),
+    );
   }
 }

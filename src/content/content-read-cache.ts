@@ -13,7 +13,11 @@ export class ReadCache<V> {
   private readonly generations = new Map<number, number>();
   private bytes = 0;
 
-  constructor(private readonly ttlMs: number, private readonly maxBytes: number, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly ttlMs: number,
+    private readonly maxBytes: number,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   get enabled(): boolean {
     return this.ttlMs > 0;

@@ -25,8 +25,20 @@ export interface ContentSnapshot {
 
 /** What a restore brings back: the edited fields, not the lifecycle (status and dates stay). */
 export const RESTORED_FIELDS = [
-  'type', 'title', 'slug', 'content', 'format', 'excerpt', 'tags', 'categories', 'authors',
-  'template', 'thumbnail', 'description', 'customFields', 'attachmentIds',
+  'type',
+  'title',
+  'slug',
+  'content',
+  'format',
+  'excerpt',
+  'tags',
+  'categories',
+  'authors',
+  'template',
+  'thumbnail',
+  'description',
+  'customFields',
+  'attachmentIds',
 ] as const;
 
 export function snapshotOf(item: ContentItemEntity): ContentSnapshot {

@@ -3,19 +3,31 @@ import { assertTransition, canTransition, CONTENT_STATUSES, ContentStatus } from
 
 describe('content status transitions', () => {
   const allowed: Array<[ContentStatus, ContentStatus]> = [
-    ['draft', 'published'], ['published', 'draft'], ['draft', 'scheduled'], ['scheduled', 'published'],
-    ['scheduled', 'draft'], ['scheduled', 'scheduled'],
-    ['draft', 'archived'], ['scheduled', 'archived'], ['published', 'archived'],
+    ['draft', 'published'],
+    ['published', 'draft'],
+    ['draft', 'scheduled'],
+    ['scheduled', 'published'],
+    ['scheduled', 'draft'],
+    ['scheduled', 'scheduled'],
+    ['draft', 'archived'],
+    ['scheduled', 'archived'],
+    ['published', 'archived'],
   ];
 
   it('allows exactly the listed transitions', () => {
-    const actual = CONTENT_STATUSES.flatMap((from) => CONTENT_STATUSES.filter((to) => canTransition(from, to)).map((to) => [from, to]));
+    const actual = CONTENT_STATUSES.flatMap((from) =>
+      CONTENT_STATUSES.filter((to) => canTransition(from, to)).map((to) => [from, to]),
+    );
     expect(actual.sort()).toEqual([...allowed].sort());
   });
 
   it.each([
-    ['published', 'published'], ['published', 'scheduled'], ['draft', 'draft'],
-    ['archived', 'draft'], ['archived', 'published'], ['archived', 'archived'],
+    ['published', 'published'],
+    ['published', 'scheduled'],
+    ['draft', 'draft'],
+    ['archived', 'draft'],
+    ['archived', 'published'],
+    ['archived', 'archived'],
   ] as Array<[ContentStatus, ContentStatus]>)('%s -> %s is a 409 transition_forbidden', (from, to) => {
     try {
       assertTransition(from, to);

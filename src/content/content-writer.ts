@@ -57,14 +57,20 @@ const SLUG_KEY = 'content_items_site_id_slug_key';
  */
 @Injectable()
 export class ContentWriter {
-  constructor(private readonly queue: QueueService, private readonly media: MediaService) {}
+  constructor(
+    private readonly queue: QueueService,
+    private readonly media: MediaService,
+  ) {}
 
   /**
    * The slug of an item: an explicit slug (with its prefix) must be free, else 409
    * `duplicate_slug`; a slug made from the title gets the next free `-N` suffix.
    */
   async slugFor(
-    em: EntityManager, site: SiteContext, input: { slug?: string; prefix?: string; title: string; type: string }, exceptId?: number,
+    em: EntityManager,
+    site: SiteContext,
+    input: { slug?: string; prefix?: string; title: string; type: string },
+    exceptId?: number,
   ): Promise<string> {
     const base = baseSlug({ slug: input.slug, title: input.title, prefix: input.prefix, fallback: input.type });
     // The column is C-collated, so `base-…` is the byte range [base-, base.) of the index.
@@ -85,7 +91,12 @@ export class ContentWriter {
    * Attachments are media of the site: another id is a 400 on `field`. With `dropMissing`
    * (a restore), media deleted since are left out instead.
    */
-  async attachments(em: EntityManager, site: SiteContext, ids: number[], options: { dropMissing?: boolean; field?: string } = {}): Promise<number[]> {
+  async attachments(
+    em: EntityManager,
+    site: SiteContext,
+    ids: number[],
+    options: { dropMissing?: boolean; field?: string } = {},
+  ): Promise<number[]> {
     if (options.dropMissing) {
       const present = new Set((await this.media.viewsByIds(site, ids)).map((v) => v.id));
       return ids.filter((id) => present.has(id));
@@ -98,7 +109,12 @@ export class ContentWriter {
    * Saves a change: bumps the version, appends a revision, records the events, and queues the
    * publish job when a schedule was set. An update that changes nothing writes nothing.
    */
-  async commit(em: EntityManager, site: SiteContext, item: ContentItemEntity, change: Change): Promise<ContentItemEntity> {
+  async commit(
+    em: EntityManager,
+    site: SiteContext,
+    item: ContentItemEntity,
+    change: Change,
+  ): Promise<ContentItemEntity> {
     const after = snapshotOf(item);
     if (change.action === 'updated' && change.before && sameSnapshot(change.before, after)) return item;
     item.version = (item.version ?? 0) + 1;
@@ -110,15 +126,31 @@ export class ContentWriter {
       throw err;
     }
     await em.insert(ContentRevisionEntity, {
-      siteId: site.id, contentId: saved.id, number: saved.version, action: change.action, snapshot: after,
-      actorType: change.actor.type, actorId: change.actor.id, restoredFrom: change.restoredFrom ?? null,
+      siteId: site.id,
+      contentId: saved.id,
+      number: saved.version,
+      action: change.action,
+      snapshot: after,
+      actorType: change.actor.type,
+      actorId: change.actor.id,
+      restoredFrom: change.restoredFrom ?? null,
     } as QueryDeepPartialEntity<ContentRevisionEntity>);
-    const payload: ContentEventPayload = { id: saved.id, type: saved.type, slug: saved.slug, status: saved.status, version: saved.version };
+    const payload: ContentEventPayload = {
+      id: saved.id,
+      type: saved.type,
+      slug: saved.slug,
+      status: saved.status,
+      version: saved.version,
+    };
     for (const name of eventsOf(change.action, change.before?.status ?? null, saved.status)) {
       await recordEvent(em, site, name, { ...payload });
     }
     if (saved.status === 'scheduled' && saved.publishAt && after.publishAt !== change.before?.publishAt) {
-      const job: PublishScheduledJob = { siteId: site.id, contentId: saved.id, publishAt: saved.publishAt.toISOString() };
+      const job: PublishScheduledJob = {
+        siteId: site.id,
+        contentId: saved.id,
+        publishAt: saved.publishAt.toISOString(),
+      };
       await this.queue.send(PUBLISH_SCHEDULED_JOB, job, { startAfter: saved.publishAt, em });
     }
     return saved;

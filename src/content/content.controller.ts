@@ -1,6 +1,11 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import {
-  ApiCreatedResponse, ApiHeader, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags,
+  ApiCreatedResponse,
+  ApiHeader,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ApiKeyAuth, CurrentPrincipal, CurrentSite, Public } from '../common/auth/decorators';
@@ -14,13 +19,19 @@ import { setContentEtag } from './content-etag';
 import { ContentService } from './content.service';
 import { ContentResponseDto, ContentSummaryDto, toContentResponse, toContentSummary } from './dto/content-response.dto';
 import {
-  ContentQueryDto, CreateContentDto, IdOrSlugParamDto, PublishContentDto, UpdateContentDto,
+  ContentQueryDto,
+  CreateContentDto,
+  IdOrSlugParamDto,
+  PublishContentDto,
+  UpdateContentDto,
 } from './dto/content.dto';
 import { ContentItemEntity } from './entities/content-item.entity';
 import { OptionalKeyAuth } from './optional-key-auth.decorator';
 import { created } from '../common/http/public-urls';
 
-const ETAG_HEADER = { ETag: { description: 'Version of the item; send it back as If-Match', schema: { type: 'string' } } };
+const ETAG_HEADER = {
+  ETag: { description: 'Version of the item; send it back as If-Match', schema: { type: 'string' } },
+};
 
 /** Sets the ETag (API.md §6) and maps the item. */
 function withEtag(res: Response, item: ContentItemEntity): ContentResponseDto {
@@ -36,20 +47,32 @@ export class ContentController {
   @Get()
   @Public()
   @OptionalKeyAuth()
-  @ApiOperation({ summary: 'List content', description: 'Newest first, keyset-paginated. Without a key only published items are listed.' })
+  @ApiOperation({
+    summary: 'List content',
+    description: 'Newest first, keyset-paginated. Without a key only published items are listed.',
+  })
   @ApiOkResponse({ type: PageDto(ContentSummaryDto) })
   @ApiProblems(400, 401, 404, 429)
-  async list(@CurrentSite() site: SiteContext, @CurrentPrincipal() principal: Principal, @Query() query: ContentQueryDto): Promise<Page<ContentSummaryDto>> {
+  async list(
+    @CurrentSite() site: SiteContext,
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: ContentQueryDto,
+  ): Promise<Page<ContentSummaryDto>> {
     return mapPage(await this.content.list(site, principal, query), toContentSummary);
   }
 
   @Post()
   @ApiKeyAuth()
-  @ApiOperation({ summary: 'Create content', description: 'The slug is generated from the title when absent. Writes revision 1.' })
+  @ApiOperation({
+    summary: 'Create content',
+    description: 'The slug is generated from the title when absent. Writes revision 1.',
+  })
   @ApiCreatedResponse({ type: ContentResponseDto, headers: ETAG_HEADER })
   @ApiProblems(400, 401, 404, 409)
   async create(
-    @CurrentSite() site: SiteContext, @CurrentPrincipal() principal: Principal, @Body() dto: CreateContentDto,
+    @CurrentSite() site: SiteContext,
+    @CurrentPrincipal() principal: Principal,
+    @Body() dto: CreateContentDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<ContentResponseDto> {
     const item = await this.content.create(site, principal, dto);
@@ -60,11 +83,16 @@ export class ContentController {
   @Get(':idOrSlug')
   @Public()
   @OptionalKeyAuth()
-  @ApiOperation({ summary: 'Get content by id or slug', description: 'All digits is an id. Without a key, drafts are not found.' })
+  @ApiOperation({
+    summary: 'Get content by id or slug',
+    description: 'All digits is an id. Without a key, drafts are not found.',
+  })
   @ApiOkResponse({ type: ContentResponseDto, headers: ETAG_HEADER })
   @ApiProblems(400, 401, 404, 429)
   async get(
-    @CurrentSite() site: SiteContext, @CurrentPrincipal() principal: Principal, @Param() { idOrSlug }: IdOrSlugParamDto,
+    @CurrentSite() site: SiteContext,
+    @CurrentPrincipal() principal: Principal,
+    @Param() { idOrSlug }: IdOrSlugParamDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<ContentResponseDto> {
     return withEtag(res, await this.content.get(site, principal, idOrSlug));
@@ -72,13 +100,20 @@ export class ContentController {
 
   @Patch(':id')
   @ApiKeyAuth()
-  @ApiOperation({ summary: 'Update content', description: 'Partial update; writes a revision. With If-Match, a stale ETag is a 412.' })
+  @ApiOperation({
+    summary: 'Update content',
+    description: 'Partial update; writes a revision. With If-Match, a stale ETag is a 412.',
+  })
   @ApiHeader({ name: 'If-Match', required: false, description: 'ETag from the last read' })
   @ApiOkResponse({ type: ContentResponseDto, headers: ETAG_HEADER })
   @ApiProblems(400, 401, 404, 409, 412)
   async update(
-    @CurrentSite() site: SiteContext, @CurrentPrincipal() principal: Principal, @Param() { id }: SiteIdParamDto,
-    @Body() dto: UpdateContentDto, @Headers('if-match') ifMatch: string | undefined, @Res({ passthrough: true }) res: Response,
+    @CurrentSite() site: SiteContext,
+    @CurrentPrincipal() principal: Principal,
+    @Param() { id }: SiteIdParamDto,
+    @Body() dto: UpdateContentDto,
+    @Headers('if-match') ifMatch: string | undefined,
+    @Res({ passthrough: true }) res: Response,
   ): Promise<ContentResponseDto> {
     return withEtag(res, await this.content.update(site, principal, id, dto, { ifMatch }));
   }
@@ -96,13 +131,19 @@ export class ContentController {
   @Post(':id/publish')
   @HttpCode(200)
   @ApiKeyAuth()
-  @ApiOperation({ summary: 'Publish content', description: 'Now, or at a future publishAt (status scheduled until then).' })
+  @ApiOperation({
+    summary: 'Publish content',
+    description: 'Now, or at a future publishAt (status scheduled until then).',
+  })
   @OptionalBody(PublishContentDto)
   @ApiOkResponse({ type: ContentResponseDto, headers: ETAG_HEADER })
   @ApiProblems(400, 401, 404, 409)
   async publish(
-    @CurrentSite() site: SiteContext, @CurrentPrincipal() principal: Principal, @Param() { id }: SiteIdParamDto,
-    @Body() dto: PublishContentDto, @Res({ passthrough: true }) res: Response,
+    @CurrentSite() site: SiteContext,
+    @CurrentPrincipal() principal: Principal,
+    @Param() { id }: SiteIdParamDto,
+    @Body() dto: PublishContentDto,
+    @Res({ passthrough: true }) res: Response,
   ): Promise<ContentResponseDto> {
     return withEtag(res, await this.content.publish(site, principal, id, dto.publishAt));
   }
@@ -114,7 +155,9 @@ export class ContentController {
   @ApiOkResponse({ type: ContentResponseDto, headers: ETAG_HEADER })
   @ApiProblems(400, 401, 404, 409)
   async unpublish(
-    @CurrentSite() site: SiteContext, @CurrentPrincipal() principal: Principal, @Param() { id }: SiteIdParamDto,
+    @CurrentSite() site: SiteContext,
+    @CurrentPrincipal() principal: Principal,
+    @Param() { id }: SiteIdParamDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<ContentResponseDto> {
     return withEtag(res, await this.content.unpublish(site, principal, id));

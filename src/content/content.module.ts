@@ -19,7 +19,14 @@ import { RevisionsService } from './revisions.service';
   imports: [TypeOrmModule.forFeature([ContentItemEntity, ContentRevisionEntity]), AccountModule, MediaModule],
   controllers: [ContentController, RevisionsController],
   providers: [
-    ContentService, RevisionsService, PagesService, ContentRepository, ContentWriter, ContentPublishJob, ContentDataOwner, PublicContentCache,
+    ContentService,
+    RevisionsService,
+    PagesService,
+    ContentRepository,
+    ContentWriter,
+    ContentPublishJob,
+    ContentDataOwner,
+    PublicContentCache,
   ],
   exports: [ContentService, PagesService],
 })

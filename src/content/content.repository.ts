@@ -9,8 +9,27 @@ import { ContentItemEntity } from './entities/content-item.entity';
 
 /** Every column but the body: what a list shows. */
 const SUMMARY_COLUMNS: Array<keyof ContentItemEntity> = [
-  'id', 'siteId', 'type', 'title', 'slug', 'format', 'excerpt', 'status', 'publishAt', 'publishedAt', 'tags', 'categories',
-  'authors', 'template', 'thumbnail', 'description', 'customFields', 'attachmentIds', 'version', 'createdAt', 'updatedAt',
+  'id',
+  'siteId',
+  'type',
+  'title',
+  'slug',
+  'format',
+  'excerpt',
+  'status',
+  'publishAt',
+  'publishedAt',
+  'tags',
+  'categories',
+  'authors',
+  'template',
+  'thumbnail',
+  'description',
+  'customFields',
+  'attachmentIds',
+  'version',
+  'createdAt',
+  'updatedAt',
 ];
 
 /** The content queries that outgrow a method: the filtered keyset list and the v1 offset list. */
@@ -29,20 +48,36 @@ export class ContentRepository {
    */
   async list(site: SiteContext, query: ContentQueryDto, withDrafts: boolean): Promise<Page<ContentItemEntity>> {
     const status = withDrafts ? query.status : 'published';
-    if (!withDrafts && query.status !== undefined && query.status !== 'published') return keysetPage([], query.limit, () => []);
+    if (!withDrafts && query.status !== undefined && query.status !== 'published')
+      return keysetPage([], query.limit, () => []);
     const byPublished = status === 'published';
     const dateColumn = byPublished ? 'c.published_at' : 'c.created_at';
-    const keyset: KeysetColumn[] = [{ expr: dateColumn, type: 'timestamp' }, { expr: 'c.id', type: 'number' }];
+    const keyset: KeysetColumn[] = [
+      { expr: dateColumn, type: 'timestamp' },
+      { expr: 'c.id', type: 'number' },
+    ];
     const params = {
-      siteId: site.id, status, type: query.type, tag: query.tag, category: query.category,
+      siteId: site.id,
+      status,
+      type: query.type,
+      tag: query.tag,
+      category: query.category,
       author: query.author === undefined ? undefined : JSON.stringify([{ id: query.author }]),
-      q: query.q, from: query.from, to: query.to, ...keysetParameters(keyset, query),
+      q: query.q,
+      from: query.from,
+      to: query.to,
+      ...keysetParameters(keyset, query),
     };
     // Which filters are present, the order and the limit: everything else is a parameter.
-    const shape = [status, query.type, query.tag, query.category, query.author, query.q, query.from, query.to, query.cursor]
-      .map((v) => (v === undefined ? 0 : 1)).join('') + (byPublished ? 'p' : 'c') + query.limit;
+    const shape =
+      [status, query.type, query.tag, query.category, query.author, query.q, query.from, query.to, query.cursor]
+        .map((v) => (v === undefined ? 0 : 1))
+        .join('') +
+      (byPublished ? 'p' : 'c') +
+      query.limit;
     const { entities } = await this.reads.read(shape, params, () => {
-      const qb = this.items.createQueryBuilder('c')
+      const qb = this.items
+        .createQueryBuilder('c')
         .select(SUMMARY_COLUMNS.map((col) => `c.${col}`))
         .where('c.site_id = :siteId', { siteId: params.siteId });
       if (status) qb.andWhere('c.status = :status', { status });
@@ -63,12 +98,16 @@ export class ContentRepository {
     const byId = /^\d+$/.test(idOrSlug);
     const id = byId ? Number(idOrSlug) : undefined;
     if (byId && !Number.isSafeInteger(id)) return null;
-    const { entities } = await this.reads.read(`one:${byId ? 'id' : 'slug'}:${withDrafts ? 'all' : 'published'}`, { siteId: site.id, id, slug: idOrSlug }, () => {
-      const qb = this.items.createQueryBuilder('c').where('c.site_id = :siteId').limit(1);
-      qb.andWhere(byId ? 'c.id = :id' : 'c.slug = :slug');
-      if (!withDrafts) qb.andWhere("c.status = 'published'");
-      return qb;
-    });
+    const { entities } = await this.reads.read(
+      `one:${byId ? 'id' : 'slug'}:${withDrafts ? 'all' : 'published'}`,
+      { siteId: site.id, id, slug: idOrSlug },
+      () => {
+        const qb = this.items.createQueryBuilder('c').where('c.site_id = :siteId').limit(1);
+        qb.andWhere(byId ? 'c.id = :id' : 'c.slug = :slug');
+        if (!withDrafts) qb.andWhere("c.status = 'published'");
+        return qb;
+      },
+    );
     return entities[0] ?? null;
   }
 
@@ -76,12 +115,21 @@ export class ContentRepository {
    * v1 `pages/{limit}/{offset}` (API.md §3 keeps offsets for v1): newest first, with the total,
    * in one statement (the count is an index-only scan, run once).
    */
-  async offsetPage(site: SiteContext, limit: number, offset: number): Promise<{ rows: ContentItemEntity[]; total: number }> {
-    const { entities, extra } = await this.offsetReads.read(`${limit}:${offset}`, { siteId: site.id }, () => this.items.createQueryBuilder('c')
-      .addSelect('(SELECT count(*) FROM content_items t WHERE t.site_id = :siteId)', 'total')
-      .where('c.site_id = :siteId')
-      .orderBy('c.created_at', 'DESC').addOrderBy('c.id', 'DESC')
-      .limit(limit).offset(offset));
+  async offsetPage(
+    site: SiteContext,
+    limit: number,
+    offset: number,
+  ): Promise<{ rows: ContentItemEntity[]; total: number }> {
+    const { entities, extra } = await this.offsetReads.read(`${limit}:${offset}`, { siteId: site.id }, () =>
+      this.items
+        .createQueryBuilder('c')
+        .addSelect('(SELECT count(*) FROM content_items t WHERE t.site_id = :siteId)', 'total')
+        .where('c.site_id = :siteId')
+        .orderBy('c.created_at', 'DESC')
+        .addOrderBy('c.id', 'DESC')
+        .limit(limit)
+        .offset(offset),
+    );
     if (entities.length > 0) return { rows: entities, total: Number(extra(0, 'total')) };
     // Past the last page: no row to carry the total.
     return { rows: [], total: await this.items.countBy({ siteId: site.id }) };
@@ -89,8 +137,13 @@ export class ContentRepository {
 
   /** v1 `pages/all`: every item of the site, newest first. */
   async all(site: SiteContext): Promise<ContentItemEntity[]> {
-    const { entities } = await this.reads.read('all', { siteId: site.id }, () => this.items.createQueryBuilder('c')
-      .where('c.site_id = :siteId').orderBy('c.created_at', 'DESC').addOrderBy('c.id', 'DESC'));
+    const { entities } = await this.reads.read('all', { siteId: site.id }, () =>
+      this.items
+        .createQueryBuilder('c')
+        .where('c.site_id = :siteId')
+        .orderBy('c.created_at', 'DESC')
+        .addOrderBy('c.id', 'DESC'),
+    );
     return entities;
   }
 }

@@ -46,7 +46,14 @@ export class ContentService {
     if (cached) return cached;
     const gen = this.cache.generation(site.id);
     const page = await this.repository.list(site, query, false);
-    if (this.cache.enabled) this.cache.set(site.id, key, gen, page, page.data.reduce((n, c) => n + approximateBytes(c), 256));
+    if (this.cache.enabled)
+      this.cache.set(
+        site.id,
+        key,
+        gen,
+        page,
+        page.data.reduce((n, c) => n + approximateBytes(c), 256),
+      );
     return page;
   }
 
@@ -68,7 +75,12 @@ export class ContentService {
     return findInSiteOrFail(em, ContentItemEntity, site, id, 'Content');
   }
 
-  create(site: SiteContext, principal: Principal, dto: CreateContentDto, options: Pick<UpdateOptions, 'attachmentsPath'> = {}): Promise<ContentItemEntity> {
+  create(
+    site: SiteContext,
+    principal: Principal,
+    dto: CreateContentDto,
+    options: Pick<UpdateOptions, 'attachmentsPath'> = {},
+  ): Promise<ContentItemEntity> {
     return this.write(site, async (em) => {
       const type = dto.type ?? 'post';
       const lifecycle = nextLifecycle(NEW_ITEM, dto, new Date());
@@ -90,29 +102,49 @@ export class ContentService {
         thumbnail: dto.thumbnail ?? '',
         description: dto.description ?? '',
         customFields: dto.customFields ?? {},
-        attachmentIds: await this.writer.attachments(em, site, dto.attachmentIds ?? [], { field: options.attachmentsPath }),
+        attachmentIds: await this.writer.attachments(em, site, dto.attachmentIds ?? [], {
+          field: options.attachmentsPath,
+        }),
         version: 0,
       });
       return this.writer.commit(em, site, item, { action: 'created', actor: actorOf(principal), before: null });
     });
   }
 
-  update(site: SiteContext, principal: Principal, id: number, dto: UpdateContentDto, options: UpdateOptions = {}): Promise<ContentItemEntity> {
+  update(
+    site: SiteContext,
+    principal: Principal,
+    id: number,
+    dto: UpdateContentDto,
+    options: UpdateOptions = {},
+  ): Promise<ContentItemEntity> {
     return this.write(site, async (em) => {
       const item = await this.lockForWrite(em, site, id, options.ifMatch);
       const before = snapshotOf(item);
       const lifecycle = nextLifecycle(item, dto, new Date());
       if (dto.slug !== undefined || dto.slugPrefix !== undefined) {
-        item.slug = await this.writer.slugFor(em, site, {
-          slug: dto.slug, prefix: dto.slugPrefix, title: dto.title ?? item.title, type: dto.type ?? item.type,
-        }, item.id);
+        item.slug = await this.writer.slugFor(
+          em,
+          site,
+          {
+            slug: dto.slug,
+            prefix: dto.slugPrefix,
+            title: dto.title ?? item.title,
+            type: dto.type ?? item.type,
+          },
+          item.id,
+        );
       }
       if (dto.attachmentIds !== undefined) {
-        const ids = options.appendAttachments ? [...new Set([...item.attachmentIds, ...dto.attachmentIds])] : dto.attachmentIds;
+        const ids = options.appendAttachments
+          ? [...new Set([...item.attachmentIds, ...dto.attachmentIds])]
+          : dto.attachmentIds;
         item.attachmentIds = await this.writer.attachments(em, site, ids, { field: options.attachmentsPath });
       }
       Object.assign(item, definedFields(dto), {
-        status: lifecycle.status, publishAt: lifecycle.publishAt, publishedAt: lifecycle.publishedAt,
+        status: lifecycle.status,
+        publishAt: lifecycle.publishAt,
+        publishedAt: lifecycle.publishedAt,
       });
       if (dto.authors) item.authors = dto.authors.map((a) => ({ id: a.id, name: a.name }));
       return this.writer.commit(em, site, item, { action: lifecycle.action, actor: actorOf(principal), before });
@@ -121,7 +153,12 @@ export class ContentService {
 
   /** Publish now, or schedule at a future `publishAt` (the job publishes it on time). */
   publish(site: SiteContext, principal: Principal, id: number, publishAt?: Date): Promise<ContentItemEntity> {
-    return this.transition(site, principal, id, publishAt ? { status: 'scheduled', publishAt } : { status: 'published' });
+    return this.transition(
+      site,
+      principal,
+      id,
+      publishAt ? { status: 'scheduled', publishAt } : { status: 'published' },
+    );
   }
 
   /** Back to draft; also cancels a schedule. */
@@ -145,7 +182,12 @@ export class ContentService {
   }
 
   /** An explicit action: the transition is checked even when the status would stay (API.md §5). */
-  private transition(site: SiteContext, principal: Principal, id: number, request: LifecycleRequest): Promise<ContentItemEntity> {
+  private transition(
+    site: SiteContext,
+    principal: Principal,
+    id: number,
+    request: LifecycleRequest,
+  ): Promise<ContentItemEntity> {
     return this.write(site, async (em) => {
       const item = await this.lockForWrite(em, site, id);
       const before = snapshotOf(item);
@@ -155,7 +197,12 @@ export class ContentService {
     });
   }
 
-  private async lockForWrite(em: EntityManager, site: SiteContext, id: number, ifMatch?: string): Promise<ContentItemEntity> {
+  private async lockForWrite(
+    em: EntityManager,
+    site: SiteContext,
+    id: number,
+    ifMatch?: string,
+  ): Promise<ContentItemEntity> {
     const item = await findInSiteOrFail(em, ContentItemEntity, site, id, 'Content', { lock: true });
     if (!ifMatchAllows(ifMatch, contentEtag(item.id, item.version))) throw new PreconditionFailedProblem();
     return item;
@@ -164,12 +211,35 @@ export class ContentService {
 
 /** The list query as a cache key (every filter, in a fixed order). */
 function listKey(q: ContentQueryDto): string {
-  return JSON.stringify([q.limit, q.cursor, q.type, q.status, q.tag, q.category, q.author, q.q, q.from?.toISOString(), q.to?.toISOString()]);
+  return JSON.stringify([
+    q.limit,
+    q.cursor,
+    q.type,
+    q.status,
+    q.tag,
+    q.category,
+    q.author,
+    q.q,
+    q.from?.toISOString(),
+    q.to?.toISOString(),
+  ]);
 }
 
 /** The plain fields an update sets when present (slug, lifecycle, authors and attachments are handled apart). */
 function definedFields(dto: UpdateContentDto): Partial<ContentItemEntity> {
-  const keys = ['type', 'title', 'content', 'format', 'excerpt', 'tags', 'categories', 'template', 'thumbnail', 'description', 'customFields'] as const;
+  const keys = [
+    'type',
+    'title',
+    'content',
+    'format',
+    'excerpt',
+    'tags',
+    'categories',
+    'template',
+    'thumbnail',
+    'description',
+    'customFields',
+  ] as const;
   const out: Partial<Record<(typeof keys)[number], unknown>> = {};
   for (const k of keys) if (dto[k] !== undefined) out[k] = dto[k];
   return out as Partial<ContentItemEntity>;

@@ -31,8 +31,17 @@ export class PagesService {
     return (await this.withMedia(site, [item]))[0];
   }
 
-  async update(site: SiteContext, principal: Principal, id: number, input: UpdateContentDto, options: UpdateOptions): Promise<PageView> {
-    const item = await this.content.update(site, principal, id, input, { ...options, attachmentsPath: 'attachment_ids' });
+  async update(
+    site: SiteContext,
+    principal: Principal,
+    id: number,
+    input: UpdateContentDto,
+    options: UpdateOptions,
+  ): Promise<PageView> {
+    const item = await this.content.update(site, principal, id, input, {
+      ...options,
+      attachmentsPath: 'attachment_ids',
+    });
     return (await this.withMedia(site, [item]))[0];
   }
 

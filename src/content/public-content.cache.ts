@@ -29,7 +29,17 @@ export class PublicContentCache extends ReadCache<Page<ContentItemEntity> | Cont
 
 /** A rough size of an item in memory, for the byte budget. */
 export function approximateBytes(c: ContentItemEntity): number {
-  return 512 + (c.content?.length ?? 0) + c.title.length + c.slug.length + c.excerpt.length + c.description.length
-    + c.template.length + c.thumbnail.length + JSON.stringify(c.customFields).length + JSON.stringify(c.authors).length
-    + 32 * (c.tags.length + c.categories.length + c.attachmentIds.length);
+  return (
+    512 +
+    (c.content?.length ?? 0) +
+    c.title.length +
+    c.slug.length +
+    c.excerpt.length +
+    c.description.length +
+    c.template.length +
+    c.thumbnail.length +
+    JSON.stringify(c.customFields).length +
+    JSON.stringify(c.authors).length +
+    32 * (c.tags.length + c.categories.length + c.attachmentIds.length)
+  );
 }

@@ -23,7 +23,11 @@ export class RevisionsController {
   @ApiOperation({ summary: 'List revisions', description: 'Newest first, without the snapshots.' })
   @ApiOkResponse({ type: PageDto(RevisionSummaryDto) })
   @ApiProblems(400, 401, 404)
-  async list(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto, @Query() query: CursorQueryDto): Promise<Page<RevisionSummaryDto>> {
+  async list(
+    @CurrentSite() site: SiteContext,
+    @Param() { id }: SiteIdParamDto,
+    @Query() query: CursorQueryDto,
+  ): Promise<Page<RevisionSummaryDto>> {
     return mapPage(await this.revisions.list(site, id, query), toRevisionSummary);
   }
 
@@ -31,17 +35,25 @@ export class RevisionsController {
   @ApiOperation({ summary: 'Get a revision', description: 'With the full snapshot of the item after that change.' })
   @ApiOkResponse({ type: RevisionResponseDto })
   @ApiProblems(400, 401, 404)
-  async get(@CurrentSite() site: SiteContext, @Param() { id, revisionId }: RevisionParamDto): Promise<RevisionResponseDto> {
+  async get(
+    @CurrentSite() site: SiteContext,
+    @Param() { id, revisionId }: RevisionParamDto,
+  ): Promise<RevisionResponseDto> {
     return toRevisionResponse(await this.revisions.get(site, id, revisionId));
   }
 
   @Post(':revisionId/restore')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Restore a revision', description: 'Brings back its fields (not the status) as a new revision.' })
+  @ApiOperation({
+    summary: 'Restore a revision',
+    description: 'Brings back its fields (not the status) as a new revision.',
+  })
   @ApiOkResponse({ type: ContentResponseDto })
   @ApiProblems(400, 401, 404, 409)
   async restore(
-    @CurrentSite() site: SiteContext, @CurrentPrincipal() principal: Principal, @Param() { id, revisionId }: RevisionParamDto,
+    @CurrentSite() site: SiteContext,
+    @CurrentPrincipal() principal: Principal,
+    @Param() { id, revisionId }: RevisionParamDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<ContentResponseDto> {
     const item = await this.revisions.restore(site, principal, id, revisionId);

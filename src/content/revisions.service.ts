@@ -12,7 +12,15 @@ import { ContentRevisionEntity } from './entities/content-revision.entity';
 import { PublicContentCache } from './public-content.cache';
 
 const SUMMARY_COLUMNS: Array<keyof ContentRevisionEntity> = [
-  'id', 'siteId', 'contentId', 'number', 'action', 'actorType', 'actorId', 'restoredFrom', 'createdAt',
+  'id',
+  'siteId',
+  'contentId',
+  'number',
+  'action',
+  'actorType',
+  'actorId',
+  'restoredFrom',
+  'createdAt',
 ];
 
 /** The history of an item: append-only; a restore is one more revision. */
@@ -28,7 +36,8 @@ export class RevisionsService {
   /** Newest first, without the snapshots. */
   async list(site: SiteContext, contentId: number, query: CursorQueryDto): Promise<Page<ContentRevisionEntity>> {
     await findInSiteOrFail(this.dataSource.manager, ContentItemEntity, site, contentId, 'Content');
-    const qb = this.revisions.createQueryBuilder('r')
+    const qb = this.revisions
+      .createQueryBuilder('r')
       .select(SUMMARY_COLUMNS.map((c) => `r.${c}`))
       .where('r.content_id = :contentId AND r.site_id = :siteId', { contentId, siteId: site.id });
     const rows = await applyKeyset(qb, [{ expr: 'r.number', type: 'number' }], query).getMany();
@@ -46,18 +55,32 @@ export class RevisionsService {
    * publishes or unpublishes) as a new revision. History is never rewritten.
    */
   restore(site: SiteContext, principal: Principal, contentId: number, revisionId: number): Promise<ContentItemEntity> {
-    return this.cache.writing(site.id, () => this.dataSource.transaction(async (em) => {
-      const item = await findInSiteOrFail(em, ContentItemEntity, site, contentId, 'Content', { lock: true });
-      const revision = await em.findOneBy(ContentRevisionEntity, { id: revisionId, contentId: item.id, siteId: site.id });
-      if (!revision) throw new NotFoundProblem('Revision');
-      const before = snapshotOf(item);
-      const old = revision.snapshot;
-      const slug = old.slug === item.slug ? old.slug : await this.writer.slugFor(em, site, { slug: old.slug, title: old.title, type: old.type }, item.id);
-      // Media deleted since then cannot come back; the rest of the attachments do.
-      const attachmentIds = await this.writer.attachments(em, site, old.attachmentIds, { dropMissing: true });
-      for (const field of RESTORED_FIELDS) (item as unknown as Record<string, unknown>)[field] = old[field];
-      Object.assign(item, { slug, attachmentIds });
-      return this.writer.commit(em, site, item, { action: 'restored', actor: actorOf(principal), before, restoredFrom: revision.number });
-    }));
+    return this.cache.writing(site.id, () =>
+      this.dataSource.transaction(async (em) => {
+        const item = await findInSiteOrFail(em, ContentItemEntity, site, contentId, 'Content', { lock: true });
+        const revision = await em.findOneBy(ContentRevisionEntity, {
+          id: revisionId,
+          contentId: item.id,
+          siteId: site.id,
+        });
+        if (!revision) throw new NotFoundProblem('Revision');
+        const before = snapshotOf(item);
+        const old = revision.snapshot;
+        const slug =
+          old.slug === item.slug
+            ? old.slug
+            : await this.writer.slugFor(em, site, { slug: old.slug, title: old.title, type: old.type }, item.id);
+        // Media deleted since then cannot come back; the rest of the attachments do.
+        const attachmentIds = await this.writer.attachments(em, site, old.attachmentIds, { dropMissing: true });
+        for (const field of RESTORED_FIELDS) (item as unknown as Record<string, unknown>)[field] = old[field];
+        Object.assign(item, { slug, attachmentIds });
+        return this.writer.commit(em, site, item, {
+          action: 'restored',
+          actor: actorOf(principal),
+          before,
+          restoredFrom: revision.number,
+        });
+      }),
+    );
   }
 }

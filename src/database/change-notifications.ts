@@ -52,7 +52,10 @@ export class ChangeNotifications implements OnModuleInit, OnApplicationShutdown 
   }
 
   private async connect(): Promise<void> {
-    const client = new Client({ connectionString: this.config.DATABASE_URL, application_name: 'sitebase-notifications' });
+    const client = new Client({
+      connectionString: this.config.DATABASE_URL,
+      application_name: 'sitebase-notifications',
+    });
     const lost = (err?: Error) => {
       if (this.client !== client) return;
       this.client = undefined;

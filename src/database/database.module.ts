@@ -17,8 +17,12 @@ export async function runMigrationsLocked(ds: DataSource): Promise<string[]> {
 @Module({})
 export class DatabaseModule {
   static forRoot(config: AppConfig): DynamicModule {
-    if (!config.DATABASE_URL) throw new Error('DATABASE_URL must be resolved (embedded or external) before the app starts');
-    const options = { ...buildDataSourceOptions({ url: config.DATABASE_URL, poolSize: config.DB_POOL_SIZE }), autoLoadEntities: true };
+    if (!config.DATABASE_URL)
+      throw new Error('DATABASE_URL must be resolved (embedded or external) before the app starts');
+    const options = {
+      ...buildDataSourceOptions({ url: config.DATABASE_URL, poolSize: config.DB_POOL_SIZE }),
+      autoLoadEntities: true,
+    };
     return {
       module: DatabaseModule,
       imports: [

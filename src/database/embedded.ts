@@ -41,7 +41,13 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
   if (fresh) await pg.initialise();
   await pg.start();
   const database = opts.database ?? 'sitebase';
-  const admin = new Client({ host: '127.0.0.1', port: opts.port, user: 'postgres', password: 'postgres', database: 'postgres' });
+  const admin = new Client({
+    host: '127.0.0.1',
+    port: opts.port,
+    user: 'postgres',
+    password: 'postgres',
+    database: 'postgres',
+  });
   await admin.connect();
   try {
     const found = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);

@@ -59,11 +59,16 @@ export class ShapedReads<E extends ObjectLiteral> {
       const markers = Object.fromEntries(Object.keys(params).map((k) => [k, new ParamMarker(k)]));
       const [text, marked] = driver.escapeQueryWithParameters(qb.getQuery(), markers, {});
       const names = marked.map((m: unknown) => {
-        if (!(m instanceof ParamMarker)) throw new Error(`ShapedReads: parameter ${String(m)} of shape ${shape} is not taken from params`);
+        if (!(m instanceof ParamMarker))
+          throw new Error(`ShapedReads: parameter ${String(m)} of shape ${shape} is not taken from params`);
         return m.name;
       });
       built = {
-        text, names, pool: driver.master as Pool, metadata: mainAlias.metadata, alias: mainAlias.name,
+        text,
+        names,
+        pool: driver.master as Pool,
+        metadata: mainAlias.metadata,
+        alias: mainAlias.name,
         name: keep && statements < MAX_STATEMENTS ? `sb_read_${statements++}` : undefined,
       };
       if (keep) this.shapes.set(shape, built);
@@ -76,7 +81,11 @@ export class ShapedReads<E extends ObjectLiteral> {
     } catch (err) {
       throw new QueryFailedError(text, values, err as Error);
     }
-    const rowShape = (built.shape ??= compileShape(built.metadata, built.alias, result.fields.map((f) => f.name)));
+    const rowShape = (built.shape ??= compileShape(
+      built.metadata,
+      built.alias,
+      result.fields.map((f) => f.name),
+    ));
     const entities = result.rows.map((row) => {
       const entity = Object.create(rowShape.proto) as Record<string, unknown>;
       for (const c of rowShape.columns) {
@@ -96,7 +105,11 @@ class ParamMarker {
 /** Raw columns are `<alias>_<column>`, as TypeORM's query builder names its selections. */
 function compileShape(metadata: EntityMetadata, alias: string, fields: string[]): RowShape {
   const byKey = new Map(metadata.columns.map((c) => [`${alias}_${c.databaseName}`, c]));
-  const shape: RowShape = { proto: (metadata.target as { prototype: object }).prototype, columns: [], extras: new Map() };
+  const shape: RowShape = {
+    proto: (metadata.target as { prototype: object }).prototype,
+    columns: [],
+    extras: new Map(),
+  };
   fields.forEach((field, index) => {
     const c = byKey.get(field);
     if (!c) {
@@ -104,7 +117,11 @@ function compileShape(metadata: EntityMetadata, alias: string, fields: string[])
       return;
     }
     const t = c.transformer;
-    const from = Array.isArray(t) ? (v: unknown) => t.reduceRight((acc, x) => x.from(acc), v) : t ? (v: unknown) => t.from(v) : undefined;
+    const from = Array.isArray(t)
+      ? (v: unknown) => t.reduceRight((acc, x) => x.from(acc), v)
+      : t
+        ? (v: unknown) => t.from(v)
+        : undefined;
     shape.columns.push({ index, prop: c.propertyName, from });
   });
   return shape;

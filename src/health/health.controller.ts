@@ -37,7 +37,12 @@ export class HealthController {
     try {
       await this.dataSource.query('SELECT 1');
     } catch {
-      throw new Problem({ status: 503, code: 'not_ready', title: 'Service unavailable', detail: 'The database does not answer' });
+      throw new Problem({
+        status: 503,
+        code: 'not_ready',
+        title: 'Service unavailable',
+        detail: 'The database does not answer',
+      });
     }
     return { status: 'ok', database: 'up' };
   }

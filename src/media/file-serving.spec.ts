@@ -20,6 +20,8 @@ describe('file serving', () => {
 
   it('writes Content-Disposition with an ASCII fallback and the UTF-8 name', () => {
     expect(contentDisposition('inline', 'photo.png')).toBe('inline; filename="photo.png"');
-    expect(contentDisposition('attachment', 'Straße "1".svg')).toBe(`attachment; filename="Stra_e _1_.svg"; filename*=UTF-8''Stra%C3%9Fe%20%221%22.svg`);
+    expect(contentDisposition('attachment', 'Straße "1".svg')).toBe(
+      `attachment; filename="Stra_e _1_.svg"; filename*=UTF-8''Stra%C3%9Fe%20%221%22.svg`,
+    );
   });
 });

@@ -22,6 +22,11 @@ export function parseRange(header: string | undefined, size: number): ByteRange 
 /** RFC 6266: an ASCII fallback plus the UTF-8 name. */
 export function contentDisposition(type: 'inline' | 'attachment', fileName: string): string {
   const ascii = fileName.replace(/[^\x20-\x7e]|["\\%]/g, '_');
-  const encoded = encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  return ascii === fileName ? `${type}; filename="${ascii}"` : `${type}; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+  const encoded = encodeURIComponent(fileName).replace(
+    /['()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+  return ascii === fileName
+    ? `${type}; filename="${ascii}"`
+    : `${type}; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }

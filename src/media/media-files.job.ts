@@ -71,7 +71,8 @@ export class MediaFilesJob implements OnModuleInit {
   async removeUnheld(keys: string[]): Promise<void> {
     if (keys.length === 0) return;
     const held: Array<{ storage_key: string }> = await this.dataSource.query(
-      'SELECT storage_key FROM media_items WHERE storage_key = ANY($1)', [keys],
+      'SELECT storage_key FROM media_items WHERE storage_key = ANY($1)',
+      [keys],
     );
     const keep = new Set(held.map((r) => r.storage_key));
     await this.storage.delete(keys.filter((k) => !keep.has(k)));
@@ -79,11 +80,26 @@ export class MediaFilesJob implements OnModuleInit {
 
   private async purgeAccount(em: EntityManager, accountId: number): Promise<Record<string, number>> {
     const sites = '(SELECT id FROM sites WHERE account_id = $1)';
-    const rows: Array<{ storage_key: string }> = await em.query(`SELECT storage_key FROM media_items WHERE site_id IN ${sites}`, [accountId]);
-    const [, items] = await em.query(`DELETE FROM media_items WHERE site_id IN ${sites}`, [accountId]) as [unknown, number];
-    const [, categories] = await em.query(`DELETE FROM media_categories WHERE site_id IN ${sites}`, [accountId]) as [unknown, number];
-    const [, tags] = await em.query(`DELETE FROM media_tags WHERE site_id IN ${sites}`, [accountId]) as [unknown, number];
-    await this.enqueue(em, rows.map((r) => r.storage_key));
+    const rows: Array<{ storage_key: string }> = await em.query(
+      `SELECT storage_key FROM media_items WHERE site_id IN ${sites}`,
+      [accountId],
+    );
+    const [, items] = (await em.query(`DELETE FROM media_items WHERE site_id IN ${sites}`, [accountId])) as [
+      unknown,
+      number,
+    ];
+    const [, categories] = (await em.query(`DELETE FROM media_categories WHERE site_id IN ${sites}`, [accountId])) as [
+      unknown,
+      number,
+    ];
+    const [, tags] = (await em.query(`DELETE FROM media_tags WHERE site_id IN ${sites}`, [accountId])) as [
+      unknown,
+      number,
+    ];
+    await this.enqueue(
+      em,
+      rows.map((r) => r.storage_key),
+    );
     return { media_files: items, media_categories: categories, media_tags: tags };
   }
 }

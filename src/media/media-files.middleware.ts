@@ -17,7 +17,11 @@ import { MediaStorage } from './storage/media-storage';
 export class MediaFilesMiddleware implements NestMiddleware {
   private readonly prefix: string;
 
-  constructor(config: AppConfig, private readonly storage: MediaStorage, private readonly dataSource: DataSource) {
+  constructor(
+    config: AppConfig,
+    private readonly storage: MediaStorage,
+    private readonly dataSource: DataSource,
+  ) {
     this.prefix = `${config.MEDIA_PUBLIC_PATH}/`;
   }
 
@@ -27,9 +31,11 @@ export class MediaFilesMiddleware implements NestMiddleware {
     if (!path.startsWith(this.prefix)) return next();
     const key = safeDecode(path.slice(this.prefix.length));
     if (key === null || !isStorageKey(key)) throw new NotFoundProblem('File');
-    const [row]: Array<{ id: string; content_type: string; file_name: string; filesize: string }> = await this.dataSource.query(
-      'SELECT id, content_type, file_name, filesize FROM media_items WHERE storage_key = $1', [key],
-    );
+    const [row]: Array<{ id: string; content_type: string; file_name: string; filesize: string }> =
+      await this.dataSource.query(
+        'SELECT id, content_type, file_name, filesize FROM media_items WHERE storage_key = $1',
+        [key],
+      );
     if (!row) throw new NotFoundProblem('File');
 
     const size = Number(row.filesize);
@@ -51,7 +57,12 @@ export class MediaFilesMiddleware implements NestMiddleware {
     const range = parseRange(req.headers.range, size);
     if (range === 'unsatisfiable') {
       res.setHeader('Content-Range', `bytes */${size}`);
-      throw new Problem({ status: 416, code: 'range_not_satisfiable', title: 'Range not satisfiable', detail: 'The range is outside the file' });
+      throw new Problem({
+        status: 416,
+        code: 'range_not_satisfiable',
+        title: 'Range not satisfiable',
+        detail: 'The range is outside the file',
+      });
     }
     const object = await this.storage.read(key, range ?? undefined);
     if (!object) throw new NotFoundProblem('File');

@@ -24,7 +24,10 @@ export function assertStorageKey(key: string): void {
 export function safeFileName(clientName: string | undefined, ext: string): string {
   const base = (clientName ?? '').split(/[\\/]/).pop() ?? '';
   // eslint-disable-next-line no-control-regex
-  const clean = base.replace(/[\u0000-\u001f\u007f"]/g, '').trim().slice(0, MAX_FILE_NAME);
+  const clean = base
+    .replace(/[\u0000-\u001f\u007f"]/g, '')
+    .trim()
+    .slice(0, MAX_FILE_NAME);
   return clean === '' || clean === '.' || clean === '..' ? `file.${ext}` : clean;
 }
 

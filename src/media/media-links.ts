@@ -8,9 +8,14 @@ import { MediaStorage } from './storage/media-storage';
 export class MediaLinks {
   private readonly appBase: string;
 
-  constructor(config: AppConfig, urls: PublicUrls, private readonly storage: MediaStorage) {
+  constructor(
+    config: AppConfig,
+    urls: PublicUrls,
+    private readonly storage: MediaStorage,
+  ) {
     this.appBase = urls.absolute(config.MEDIA_PUBLIC_PATH);
   }
 
-  readonly linkOf = (storageKey: string): string => this.storage.directUrl(storageKey) ?? `${this.appBase}/${storageKey}`;
+  readonly linkOf = (storageKey: string): string =>
+    this.storage.directUrl(storageKey) ?? `${this.appBase}/${storageKey}`;
 }

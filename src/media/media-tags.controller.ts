@@ -1,5 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ApiKeyAuth, CurrentSite } from '../common/auth/decorators';
 import { ApiProblems } from '../common/errors/api-problems.decorator';
@@ -26,10 +33,17 @@ export class MediaTagsController {
   }
 
   @Post()
-  @ApiOperation({ summary: 'Create tag', description: 'The slug defaults to one made from the name; it is unique in the site.' })
+  @ApiOperation({
+    summary: 'Create tag',
+    description: 'The slug defaults to one made from the name; it is unique in the site.',
+  })
   @ApiCreatedResponse({ type: MediaTagResponseDto })
   @ApiProblems(400, 401, 404, 409)
-  async create(@CurrentSite() site: SiteContext, @Body() dto: CreateMediaTermDto, @Res({ passthrough: true }) res: Response): Promise<MediaTagResponseDto> {
+  async create(
+    @CurrentSite() site: SiteContext,
+    @Body() dto: CreateMediaTermDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<MediaTagResponseDto> {
     const term = await this.terms.create('tag', site, dto);
     created(res, `/api/v2/sites/${site.name}/media/tags/${term.id}`);
     return toMediaTermResponse(term);
@@ -47,7 +61,11 @@ export class MediaTagsController {
   @ApiOperation({ summary: 'Update tag' })
   @ApiOkResponse({ type: MediaTagResponseDto })
   @ApiProblems(400, 401, 404, 409)
-  async update(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto, @Body() dto: UpdateMediaTermDto): Promise<MediaTagResponseDto> {
+  async update(
+    @CurrentSite() site: SiteContext,
+    @Param() { id }: SiteIdParamDto,
+    @Body() dto: UpdateMediaTermDto,
+  ): Promise<MediaTagResponseDto> {
     return toMediaTermResponse(await this.terms.update('tag', site, id, dto));
   }
 

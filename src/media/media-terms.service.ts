@@ -24,7 +24,10 @@ export class MediaTermsService {
   constructor(private readonly dataSource: DataSource) {}
 
   async list(kind: MediaTermKind, site: SiteContext, query: CursorQueryDto): Promise<Page<TermEntity>> {
-    const qb = this.dataSource.getRepository<TermEntity>(ENTITY[kind]).createQueryBuilder('t').where('t.site_id = :siteId', { siteId: site.id });
+    const qb = this.dataSource
+      .getRepository<TermEntity>(ENTITY[kind])
+      .createQueryBuilder('t')
+      .where('t.site_id = :siteId', { siteId: site.id });
     const rows = await applyKeyset(qb, [{ expr: 't.id', type: 'number' }], query, 'ASC').getMany();
     return keysetPage(rows, query.limit, (t) => [t.id]);
   }
@@ -36,7 +39,9 @@ export class MediaTermsService {
   create(kind: MediaTermKind, site: SiteContext, dto: CreateMediaTermDto): Promise<TermEntity> {
     return this.dataSource.transaction(async (em) => {
       const slug = dto.slug ?? slugFromName(dto.name);
-      const term = em.getRepository<TermEntity>(ENTITY[kind]).create({ siteId: site.id, name: dto.name, slug, description: dto.description ?? '' });
+      const term = em
+        .getRepository<TermEntity>(ENTITY[kind])
+        .create({ siteId: site.id, name: dto.name, slug, description: dto.description ?? '' });
       return this.saving(kind, slug, () => em.save(term));
     });
   }
@@ -62,7 +67,8 @@ export class MediaTermsService {
     try {
       return await save();
     } catch (err) {
-      if (isUniqueViolation(err, SLUG_KEY[kind])) throw new ConflictProblem('duplicate_slug', `A ${kind} with the slug "${slug}" already exists in this site`);
+      if (isUniqueViolation(err, SLUG_KEY[kind]))
+        throw new ConflictProblem('duplicate_slug', `A ${kind} with the slug "${slug}" already exists in this site`);
       throw err;
     }
   }

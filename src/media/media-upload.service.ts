@@ -14,7 +14,13 @@ import { MEDIA_CREATED, MediaCreatedPayload } from './media.events';
 import { MediaService } from './media.service';
 import { MediaStorage, ObjectMeta } from './storage/media-storage';
 import {
-  ImageInfo, probeImage, probeSvg, renderThumbnail, RenderedThumbnail, Semaphore, thumbnailWidths,
+  ImageInfo,
+  probeImage,
+  probeSvg,
+  renderThumbnail,
+  RenderedThumbnail,
+  Semaphore,
+  thumbnailWidths,
 } from './upload/images';
 import { AcceptedType, detectType } from './upload/media-types';
 import { readMultipart, removeSpooled, SpooledFile } from './upload/multipart';
@@ -91,36 +97,65 @@ export class MediaUploadService implements OnModuleInit {
   /** Stores every file of the form (all or none) and returns the new originals. */
   async upload(site: SiteContext, req: IncomingMessage, options: UploadOptions): Promise<MediaDetail[]> {
     const form = await readMultipart(req, {
-      tmpDir: this.tmpDir, maxBytes: this.config.MEDIA_MAX_BYTES, maxFiles: options.maxFiles, fileFields: options.fileFields,
+      tmpDir: this.tmpDir,
+      maxBytes: this.config.MEDIA_MAX_BYTES,
+      maxFiles: options.maxFiles,
+      fileFields: options.fileFields,
     });
     const stored: StoredFile[] = [];
     let ids: number[];
     try {
       const text = options.parseFields(form.fields);
-      if (form.files.length === 0) throw new ValidationProblem([{ path: options.fileFields[0], message: 'is required' }]);
+      if (form.files.length === 0)
+        throw new ValidationProblem([{ path: options.fileFields[0], message: 'is required' }]);
       const prepared: PreparedFile[] = [];
       for (const file of form.files) prepared.push(await this.prepare(file));
       for (const file of prepared) await this.store(site, file, stored);
       ids = await this.dataSource.transaction(async (em) => {
         const out: number[] = [];
         for (const file of stored) {
-          const original = await em.save(em.create(MediaItemEntity, {
-            siteId: site.id, originalId: null, storageKey: file.key, fileName: file.fileName, contentType: file.type.contentType,
-            filesize: file.spooled.size, width: file.image?.width ?? null, height: file.image?.height ?? null,
-            title: text.title ?? defaultTitle(file.fileName), caption: text.caption ?? '', description: text.description ?? '',
-            altText: text.altText ?? '',
-          }));
+          const original = await em.save(
+            em.create(MediaItemEntity, {
+              siteId: site.id,
+              originalId: null,
+              storageKey: file.key,
+              fileName: file.fileName,
+              contentType: file.type.contentType,
+              filesize: file.spooled.size,
+              width: file.image?.width ?? null,
+              height: file.image?.height ?? null,
+              title: text.title ?? defaultTitle(file.fileName),
+              caption: text.caption ?? '',
+              description: text.description ?? '',
+              altText: text.altText ?? '',
+            }),
+          );
           const thumbnailIds: number[] = [];
           for (const t of file.thumbnails) {
-            const row = await em.save(em.create(MediaItemEntity, {
-              siteId: site.id, originalId: original.id, storageKey: t.key, fileName: variantName(file.fileName, t.width, t.ext), contentType: t.contentType,
-              filesize: t.data.length, width: t.width, height: t.height, title: original.title, caption: original.caption,
-              description: original.description, altText: original.altText,
-            }));
+            const row = await em.save(
+              em.create(MediaItemEntity, {
+                siteId: site.id,
+                originalId: original.id,
+                storageKey: t.key,
+                fileName: variantName(file.fileName, t.width, t.ext),
+                contentType: t.contentType,
+                filesize: t.data.length,
+                width: t.width,
+                height: t.height,
+                title: original.title,
+                caption: original.caption,
+                description: original.description,
+                altText: original.altText,
+              }),
+            );
             thumbnailIds.push(row.id);
           }
           await recordEvent(em, site, MEDIA_CREATED, {
-            id: original.id, fileName: original.fileName, contentType: original.contentType, filesize: original.filesize, thumbnailIds,
+            id: original.id,
+            fileName: original.fileName,
+            contentType: original.contentType,
+            filesize: original.filesize,
+            thumbnailIds,
           } satisfies MediaCreatedPayload);
           out.push(original.id);
         }
@@ -128,7 +163,10 @@ export class MediaUploadService implements OnModuleInit {
       });
     } catch (err) {
       const keys = stored.flatMap((f) => [f.key, ...f.thumbnails.map((t) => t.key)]);
-      if (keys.length) await this.storage.delete(keys).catch((e) => this.logger.warn({ err: e, keys }, 'Could not remove files of a failed upload'));
+      if (keys.length)
+        await this.storage
+          .delete(keys)
+          .catch((e) => this.logger.warn({ err: e, keys }, 'Could not remove files of a failed upload'));
       throw err;
     } finally {
       await removeSpooled(form.files);
@@ -141,11 +179,16 @@ export class MediaUploadService implements OnModuleInit {
     if (spooled.size === 0) throw new ValidationProblem([{ path: spooled.field, message: 'must not be empty' }]);
     const type = await detectType(spooled.path, spooled.clientName);
     if (!type) {
-      throw new UnsupportedMediaTypeProblem('This file type is not accepted: images, PDF, audio, video and office documents are (docs/media.md)');
+      throw new UnsupportedMediaTypeProblem(
+        'This file type is not accepted: images, PDF, audio, video and office documents are (docs/media.md)',
+      );
     }
-    const image = type.kind === 'image' ? await probeImage(spooled.path, this.config.MEDIA_MAX_PIXELS)
-      : type.kind === 'svg' ? await probeSvg(spooled.path)
-        : null;
+    const image =
+      type.kind === 'image'
+        ? await probeImage(spooled.path, this.config.MEDIA_MAX_PIXELS)
+        : type.kind === 'svg'
+          ? await probeSvg(spooled.path)
+          : null;
     return { spooled, type, image, fileName: safeFileName(spooled.clientName, type.ext) };
   }
 
@@ -153,12 +196,20 @@ export class MediaUploadService implements OnModuleInit {
   private async store(site: SiteContext, file: PreparedFile, into: StoredFile[]): Promise<void> {
     const key = newStorageKey(site.id, file.spooled.clientName, file.type.ext);
     // Thumbnails first: storing the original may move the spool file away.
-    const rendered = file.type.kind === 'image' && file.image
-      ? await this.decoding.run(() => this.renderThumbnails(file.spooled.path, file.type.contentType, file.image!.width))
-      : [];
+    const rendered =
+      file.type.kind === 'image' && file.image
+        ? await this.decoding.run(() =>
+            this.renderThumbnails(file.spooled.path, file.type.contentType, file.image!.width),
+          )
+        : [];
     const result: StoredFile = { ...file, key, thumbnails: [] };
     into.push(result);
-    await this.storage.putFile(key, file.spooled.path, file.spooled.size, this.metaOf(file.type.contentType, file.fileName));
+    await this.storage.putFile(
+      key,
+      file.spooled.path,
+      file.spooled.size,
+      this.metaOf(file.type.contentType, file.fileName),
+    );
     for (const t of rendered) {
       const thumbnail = { ...t, key: thumbnailKey(key, t.width, t.ext) };
       result.thumbnails.push(thumbnail);

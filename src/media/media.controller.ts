@@ -1,6 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import {
-  ApiBody, ApiConsumes, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags,
+  ApiBody,
+  ApiConsumes,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ApiKeyAuth, CurrentSite } from '../common/auth/decorators';
@@ -19,10 +26,16 @@ import { created } from '../common/http/public-urls';
 @ApiParam({ name: 'siteName', example: 'demo' })
 @Controller('api/v2/sites/:siteName/media')
 export class MediaController {
-  constructor(private readonly media: MediaService, private readonly uploads: MediaUploadService) {}
+  constructor(
+    private readonly media: MediaService,
+    private readonly uploads: MediaUploadService,
+  ) {}
 
   @Get()
-  @ApiOperation({ summary: 'List media', description: 'Newest first; originals and thumbnails unless `original` says which.' })
+  @ApiOperation({
+    summary: 'List media',
+    description: 'Newest first; originals and thumbnails unless `original` says which.',
+  })
   @ApiOkResponse({ type: PageDto(MediaResponseDto) })
   @ApiProblems(400, 401, 404)
   async list(@CurrentSite() site: SiteContext, @Query() query: MediaQueryDto): Promise<Page<MediaResponseDto>> {
@@ -38,7 +51,11 @@ export class MediaController {
   @ApiBody({ schema: uploadFormSchema('file', ['title', 'caption', 'description', 'altText']) })
   @ApiCreatedResponse({ type: MediaResponseDto })
   @ApiProblems(400, 401, 404, 413, 415)
-  async upload(@CurrentSite() site: SiteContext, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<MediaResponseDto> {
+  async upload(
+    @CurrentSite() site: SiteContext,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<MediaResponseDto> {
     const [item] = await this.uploads.upload(site, req, V2_UPLOAD_FORM);
     created(res, `/api/v2/sites/${site.name}/media/${item.id}`);
     return toMediaResponse(item);
@@ -53,10 +70,17 @@ export class MediaController {
   }
 
   @Patch(':id')
-  @ApiOperation({ summary: 'Update media', description: 'Text fields; `categoryIds` and `tagIds` replace the assignments.' })
+  @ApiOperation({
+    summary: 'Update media',
+    description: 'Text fields; `categoryIds` and `tagIds` replace the assignments.',
+  })
   @ApiOkResponse({ type: MediaResponseDto })
   @ApiProblems(400, 401, 404)
-  async update(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto, @Body() dto: UpdateMediaDto): Promise<MediaResponseDto> {
+  async update(
+    @CurrentSite() site: SiteContext,
+    @Param() { id }: SiteIdParamDto,
+    @Body() dto: UpdateMediaDto,
+  ): Promise<MediaResponseDto> {
     return toMediaResponse(await this.media.update(site, id, dto));
   }
 

@@ -3,7 +3,10 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config/app-config';
 import { MediaItemEntity } from './entities/media-item.entity';
 import {
-  MediaCategoryEntity, MediaItemCategoryEntity, MediaItemTagEntity, MediaTagEntity,
+  MediaCategoryEntity,
+  MediaItemCategoryEntity,
+  MediaItemTagEntity,
+  MediaTagEntity,
 } from './entities/media-term.entity';
 import { MediaCategoriesController } from './media-categories.controller';
 import { MediaFilesJob } from './media-files.job';
@@ -17,7 +20,15 @@ import { MediaService } from './media.service';
 import { mediaStorageProvider } from './storage/storage.provider';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([MediaItemEntity, MediaCategoryEntity, MediaTagEntity, MediaItemCategoryEntity, MediaItemTagEntity])],
+  imports: [
+    TypeOrmModule.forFeature([
+      MediaItemEntity,
+      MediaCategoryEntity,
+      MediaTagEntity,
+      MediaItemCategoryEntity,
+      MediaItemTagEntity,
+    ]),
+  ],
   // Categories and tags first: `media/categories` must not be taken for `media/:id`.
   controllers: [MediaCategoriesController, MediaTagsController, MediaController],
   providers: [mediaStorageProvider, MediaLinks, MediaFilesJob, MediaService, MediaUploadService, MediaTermsService],
@@ -27,6 +38,8 @@ export class MediaModule implements NestModule {
   constructor(private readonly config: AppConfig) {}
 
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(MediaFilesMiddleware).forRoutes({ path: `${this.config.MEDIA_PUBLIC_PATH}/*path`, method: RequestMethod.ALL });
+    consumer
+      .apply(MediaFilesMiddleware)
+      .forRoutes({ path: `${this.config.MEDIA_PUBLIC_PATH}/*path`, method: RequestMethod.ALL });
   }
 }

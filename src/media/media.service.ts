@@ -8,7 +8,10 @@ import { findInSiteOrFail, SiteContext } from '../common/tenancy/site-context';
 import { MediaQueryDto, UpdateMediaDto } from './dto/media.dto';
 import { MediaItemEntity } from './entities/media-item.entity';
 import {
-  MediaCategoryEntity, MediaItemCategoryEntity, MediaItemTagEntity, MediaTagEntity,
+  MediaCategoryEntity,
+  MediaItemCategoryEntity,
+  MediaItemTagEntity,
+  MediaTagEntity,
 } from './entities/media-term.entity';
 import { MediaFilesJob } from './media-files.job';
 import { MediaLinks } from './media-links';
@@ -34,46 +37,69 @@ export class MediaService {
     const unique = [...new Set(ids)];
     if (unique.length === 0) return;
     const found: Array<{ id: string }> = await em.query(
-      'SELECT id FROM media_items WHERE site_id = $1 AND id = ANY($2::bigint[])', [site.id, unique],
+      'SELECT id FROM media_items WHERE site_id = $1 AND id = ANY($2::bigint[])',
+      [site.id, unique],
     );
     const present = new Set(found.map((r) => Number(r.id)));
     const missing = unique.filter((id) => !present.has(id));
-    if (missing.length) throw new ValidationProblem(missing.map((id) => ({ path: field, message: `media ${id} does not exist in this site` })));
+    if (missing.length)
+      throw new ValidationProblem(
+        missing.map((id) => ({ path: field, message: `media ${id} does not exist in this site` })),
+      );
   }
 
   /** Views in the order of `ids`; ids that are not media of the site are skipped. */
   async viewsByIds(site: SiteContext, ids: number[]): Promise<MediaView[]> {
     if (ids.length === 0) return [];
-    const rows = await this.query().where('m.site_id = :siteId AND m.id IN (:...ids)', { siteId: site.id, ids: [...new Set(ids)] }).getMany();
+    const rows = await this.query()
+      .where('m.site_id = :siteId AND m.id IN (:...ids)', { siteId: site.id, ids: [...new Set(ids)] })
+      .getMany();
     const byId = new Map(rows.map((r) => [r.id, toMediaView(r, site.name, this.links.linkOf)]));
     return ids.flatMap((id) => byId.get(id) ?? []);
   }
 
   async detailsByIds(site: SiteContext, ids: number[]): Promise<MediaDetail[]> {
     if (ids.length === 0) return [];
-    const rows = await this.query().where('m.site_id = :siteId AND m.id IN (:...ids)', { siteId: site.id, ids }).getMany();
+    const rows = await this.query()
+      .where('m.site_id = :siteId AND m.id IN (:...ids)', { siteId: site.id, ids })
+      .getMany();
     const byId = new Map((await this.details(site, rows)).map((d) => [d.id, d]));
     return ids.flatMap((id) => byId.get(id) ?? []);
   }
 
   async list(site: SiteContext, query: MediaQueryDto): Promise<Page<MediaDetail>> {
     const qb = this.query().where('m.site_id = :siteId', { siteId: site.id });
-    if (query.original !== undefined) qb.andWhere(query.original ? 'm.original_id IS NULL' : 'm.original_id IS NOT NULL');
-    if (query.contentType?.endsWith('/*')) qb.andWhere('m.content_type LIKE :family', { family: `${query.contentType.slice(0, -1)}%` });
+    if (query.original !== undefined)
+      qb.andWhere(query.original ? 'm.original_id IS NULL' : 'm.original_id IS NOT NULL');
+    if (query.contentType?.endsWith('/*'))
+      qb.andWhere('m.content_type LIKE :family', { family: `${query.contentType.slice(0, -1)}%` });
     else if (query.contentType) qb.andWhere('m.content_type = :contentType', { contentType: query.contentType });
     // Same expression as media_items_search_trgm_idx.
     if (query.q) qb.andWhere(`(m.title || ' ' || m.file_name) ILIKE :q`, { q: `%${escapeLike(query.q)}%` });
-    if (query.category) this.whereTerm(qb, 'media_item_categories', 'category_id', 'media_categories', 'category', query.category);
+    if (query.category)
+      this.whereTerm(qb, 'media_item_categories', 'category_id', 'media_categories', 'category', query.category);
     if (query.tag) this.whereTerm(qb, 'media_item_tags', 'tag_id', 'media_tags', 'tag', query.tag);
-    const rows = await applyKeyset(qb, [{ expr: 'm.created_at', type: 'timestamp' }, { expr: 'm.id', type: 'number' }], query).getMany();
+    const rows = await applyKeyset(
+      qb,
+      [
+        { expr: 'm.created_at', type: 'timestamp' },
+        { expr: 'm.id', type: 'number' },
+      ],
+      query,
+    ).getMany();
     const page = keysetPage(rows, query.limit, (r) => [r.createdAt.toISOString(), r.id]);
     return { data: await this.details(site, page.data), pagination: page.pagination };
   }
 
   /** v1 lists page by offset (INTERFACE.md §4.1), newest first. */
   async listByOffset(site: SiteContext, limit: number, offset: number): Promise<{ data: MediaView[]; total: number }> {
-    const [rows, total] = await this.query().where('m.site_id = :siteId', { siteId: site.id })
-      .orderBy('m.created_at', 'DESC').addOrderBy('m.id', 'DESC').offset(offset).limit(limit).getManyAndCount();
+    const [rows, total] = await this.query()
+      .where('m.site_id = :siteId', { siteId: site.id })
+      .orderBy('m.created_at', 'DESC')
+      .addOrderBy('m.id', 'DESC')
+      .offset(offset)
+      .limit(limit)
+      .getManyAndCount();
     return { data: rows.map((r) => toMediaView(r, site.name, this.links.linkOf)), total };
   }
 
@@ -98,13 +124,21 @@ export class MediaService {
       if (dto.categoryIds) {
         await this.assertTerms(em, MediaCategoryEntity, site, dto.categoryIds, 'categoryIds', 'category');
         await em.delete(MediaItemCategoryEntity, { mediaId: id });
-        if (dto.categoryIds.length) await em.insert(MediaItemCategoryEntity, dto.categoryIds.map((categoryId) => ({ mediaId: id, categoryId, siteId: site.id })));
+        if (dto.categoryIds.length)
+          await em.insert(
+            MediaItemCategoryEntity,
+            dto.categoryIds.map((categoryId) => ({ mediaId: id, categoryId, siteId: site.id })),
+          );
         changed.push('categoryIds');
       }
       if (dto.tagIds) {
         await this.assertTerms(em, MediaTagEntity, site, dto.tagIds, 'tagIds', 'tag');
         await em.delete(MediaItemTagEntity, { mediaId: id });
-        if (dto.tagIds.length) await em.insert(MediaItemTagEntity, dto.tagIds.map((tagId) => ({ mediaId: id, tagId, siteId: site.id })));
+        if (dto.tagIds.length)
+          await em.insert(
+            MediaItemTagEntity,
+            dto.tagIds.map((tagId) => ({ mediaId: id, tagId, siteId: site.id })),
+          );
         changed.push('tagIds');
       }
       if (changed.length === 0) return;
@@ -135,7 +169,11 @@ export class MediaService {
   }
 
   /** Deletes rows (thumbnails follow their original), records events, queues the files. */
-  private async deleteRows(em: EntityManager, site: SiteContext, by: { ids?: number[]; keys?: string[] }): Promise<string[]> {
+  private async deleteRows(
+    em: EntityManager,
+    site: SiteContext,
+    by: { ids?: number[]; keys?: string[] },
+  ): Promise<string[]> {
     const where = by.ids ? { siteId: site.id, id: In(by.ids) } : { siteId: site.id, storageKey: In(by.keys ?? []) };
     const targets = await em.find(MediaItemEntity, { where, lock: { mode: 'pessimistic_write' } });
     if (targets.length === 0) return [];
@@ -155,7 +193,14 @@ export class MediaService {
     return this.items.createQueryBuilder('m').leftJoin('m.original', 'o').addSelect(['o.id', 'o.storageKey']);
   }
 
-  private whereTerm(qb: SelectQueryBuilder<MediaItemEntity>, link: string, column: string, terms: string, param: string, ref: string): void {
+  private whereTerm(
+    qb: SelectQueryBuilder<MediaItemEntity>,
+    link: string,
+    column: string,
+    terms: string,
+    param: string,
+    ref: string,
+  ): void {
     const byId = /^\d+$/.test(ref);
     qb.andWhere(
       `EXISTS (SELECT 1 FROM ${link} l JOIN ${terms} t ON t.id = l.${column}
@@ -165,13 +210,21 @@ export class MediaService {
   }
 
   private async assertTerms(
-    em: EntityManager, entity: typeof MediaCategoryEntity | typeof MediaTagEntity, site: SiteContext, ids: number[], path: string, what: string,
+    em: EntityManager,
+    entity: typeof MediaCategoryEntity | typeof MediaTagEntity,
+    site: SiteContext,
+    ids: number[],
+    path: string,
+    what: string,
   ): Promise<void> {
     if (ids.length === 0) return;
     const found = await em.find(entity, { where: { siteId: site.id, id: In(ids) }, select: { id: true } });
     const present = new Set(found.map((t) => t.id));
     const missing = ids.filter((id) => !present.has(id));
-    if (missing.length) throw new ValidationProblem(missing.map((id) => ({ path, message: `${what} ${id} does not exist in this site` })));
+    if (missing.length)
+      throw new ValidationProblem(
+        missing.map((id) => ({ path, message: `${what} ${id} does not exist in this site` })),
+      );
   }
 
   /** Adds terms and thumbnails to rows, in three queries for the whole page. */
@@ -181,8 +234,11 @@ export class MediaService {
     const originalIds = rows.filter((r) => r.originalId === null).map((r) => r.id);
     const [thumbs, categories, tags] = await Promise.all([
       originalIds.length
-        ? this.query().where('m.site_id = :siteId AND m.original_id IN (:...ids)', { siteId: site.id, ids: originalIds })
-          .orderBy('m.width', 'ASC').addOrderBy('m.id', 'ASC').getMany()
+        ? this.query()
+            .where('m.site_id = :siteId AND m.original_id IN (:...ids)', { siteId: site.id, ids: originalIds })
+            .orderBy('m.width', 'ASC')
+            .addOrderBy('m.id', 'ASC')
+            .getMany()
         : Promise.resolve([]),
       this.termsOf('media_item_categories', 'category_id', 'media_categories', ids),
       this.termsOf('media_item_tags', 'tag_id', 'media_tags', ids),
@@ -193,11 +249,18 @@ export class MediaService {
       updatedAt: row.updatedAt,
       categories: categories.get(row.id) ?? [],
       tags: tags.get(row.id) ?? [],
-      thumbnails: thumbs.filter((t) => t.originalId === row.id).map((t) => toMediaView(t, site.name, this.links.linkOf)),
+      thumbnails: thumbs
+        .filter((t) => t.originalId === row.id)
+        .map((t) => toMediaView(t, site.name, this.links.linkOf)),
     }));
   }
 
-  private async termsOf(link: string, column: string, terms: string, mediaIds: number[]): Promise<Map<number, MediaTermRef[]>> {
+  private async termsOf(
+    link: string,
+    column: string,
+    terms: string,
+    mediaIds: number[],
+  ): Promise<Map<number, MediaTermRef[]>> {
     const rows: Array<{ media_id: string; id: string; name: string; slug: string }> = await this.dataSource.query(
       `SELECT l.media_id, t.id, t.name, t.slug FROM ${link} l JOIN ${terms} t ON t.id = l.${column}
         WHERE l.media_id = ANY($1::bigint[]) ORDER BY t.name, t.id`,

@@ -19,28 +19,44 @@ import { V1_TEXT_FIELDS, v1ProjectUploadForm, V1ProjectMediaDeleteDto, V1Project
 @ApiSecurity('apiKey')
 @Controller('v1/project/:organization_id/:project_id/media')
 export class V1ProjectMediaController {
-  constructor(private readonly media: MediaService, private readonly uploads: MediaUploadService, private readonly config: AppConfig) {}
+  constructor(
+    private readonly media: MediaService,
+    private readonly uploads: MediaUploadService,
+    private readonly config: AppConfig,
+  ) {}
 
   @Post()
   @HttpCode(204)
   @ApiOperation({
     summary: 'Upload project media (v1)',
-    description: 'multipart/form-data with one or several `file` parts. Keys are generated; they appear in v2 media responses (`key`) and in each file\'s URL.',
+    description:
+      "multipart/form-data with one or several `file` parts. Keys are generated; they appear in v2 media responses (`key`) and in each file's URL.",
   })
   @ApiConsumes('multipart/form-data')
   @ApiBody({ schema: uploadFormSchema('file', V1_TEXT_FIELDS, true) })
   @ApiNoContentResponse({ description: 'Stored' })
   @ApiProblems(400, 401, 404, 413, 415)
-  async upload(@CurrentSite() site: SiteContext, @Param() _params: V1ProjectParamsDto, @Req() req: Request): Promise<void> {
+  async upload(
+    @CurrentSite() site: SiteContext,
+    @Param() _params: V1ProjectParamsDto,
+    @Req() req: Request,
+  ): Promise<void> {
     await this.uploads.upload(site, req, v1ProjectUploadForm(this.config.MEDIA_MAX_FILES));
   }
 
   @Delete()
   @HttpCode(204)
-  @ApiOperation({ summary: 'Delete project media (v1)', description: 'Deletes the project\'s media stored under these keys (with thumbnails); unknown keys are ignored.' })
+  @ApiOperation({
+    summary: 'Delete project media (v1)',
+    description: "Deletes the project's media stored under these keys (with thumbnails); unknown keys are ignored.",
+  })
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblems(400, 401, 404)
-  async remove(@CurrentSite() site: SiteContext, @Param() _params: V1ProjectParamsDto, @Body() dto: V1ProjectMediaDeleteDto): Promise<void> {
+  async remove(
+    @CurrentSite() site: SiteContext,
+    @Param() _params: V1ProjectParamsDto,
+    @Body() dto: V1ProjectMediaDeleteDto,
+  ): Promise<void> {
     await this.media.removeByKeys(site, dto.keys);
   }
 }

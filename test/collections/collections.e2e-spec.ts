@@ -31,16 +31,30 @@ describe('collections (v2)', () => {
     it('creates a collection with a generated slug, a Location and an event', async () => {
       const since = await lastEventId(t);
       const res = await a.api.post(url(a)).send({
-        name: 'Summer Picks', description: 'Best of summer', startsAt: '2026-06-01T00:00:00.000Z', endsAt: '2026-09-01T00:00:00.000Z',
+        name: 'Summer Picks',
+        description: 'Best of summer',
+        startsAt: '2026-06-01T00:00:00.000Z',
+        endsAt: '2026-09-01T00:00:00.000Z',
       });
       expect(res.status).toBe(201);
       expect(res.body).toEqual({
-        id: expect.any(Number), name: 'Summer Picks', slug: 'summer-picks', description: 'Best of summer',
-        startsAt: '2026-06-01T00:00:00.000Z', endsAt: '2026-09-01T00:00:00.000Z', pinned: false, createdAt: ISO, updatedAt: ISO,
+        id: expect.any(Number),
+        name: 'Summer Picks',
+        slug: 'summer-picks',
+        description: 'Best of summer',
+        startsAt: '2026-06-01T00:00:00.000Z',
+        endsAt: '2026-09-01T00:00:00.000Z',
+        pinned: false,
+        createdAt: ISO,
+        updatedAt: ISO,
       });
-      expect(res.headers.location).toBe(`${t.config.PUBLIC_BASE_URL}/api/v2/sites/${a.siteName}/collections/${res.body.id}`);
+      expect(res.headers.location).toBe(
+        `${t.config.PUBLIC_BASE_URL}/api/v2/sites/${a.siteName}/collections/${res.body.id}`,
+      );
       expect(await row(res.body.id)).toMatchObject({ siteId: a.siteId, slug: 'summer-picks' });
-      expect(await eventsOf(t, a, since)).toEqual([{ name: 'collection.created', payload: { id: res.body.id, slug: 'summer-picks' } }]);
+      expect(await eventsOf(t, a, since)).toEqual([
+        { name: 'collection.created', payload: { id: res.body.id, slug: 'summer-picks' } },
+      ]);
       expect((await make(a, { name: 'Summer Picks' })).slug).toBe('summer-picks-2');
     });
 
@@ -53,7 +67,11 @@ describe('collections (v2)', () => {
     it.each([
       ['no name', {}, ['name']],
       ['an end without a start', { name: 'x', endsAt: '2026-01-01T00:00:00Z' }, ['endsAt']],
-      ['an end before the start', { name: 'x', startsAt: '2026-02-01T00:00:00Z', endsAt: '2026-01-01T00:00:00Z' }, ['endsAt']],
+      [
+        'an end before the start',
+        { name: 'x', startsAt: '2026-02-01T00:00:00Z', endsAt: '2026-01-01T00:00:00Z' },
+        ['endsAt'],
+      ],
       ['a bad slug', { name: 'x', slug: 'Bad Slug' }, ['slug']],
       ['a non-boolean pinned', { name: 'x', pinned: 'yes' }, ['pinned']],
       ['an unknown field', { name: 'x', items: [] }, ['items']],
@@ -71,12 +89,19 @@ describe('collections (v2)', () => {
   describe('GET /api/v2/sites/:siteName/collections and /:id', () => {
     it('lists newest first in keyset pages, anonymously too', async () => {
       const site = await createTenant(t);
-      const made = [await make(site, { name: 'One' }), await make(site, { name: 'Two' }), await make(site, { name: 'Three' })];
+      const made = [
+        await make(site, { name: 'One' }),
+        await make(site, { name: 'Two' }),
+        await make(site, { name: 'Three' }),
+      ];
       const first = await request(t.server).get(url(site, '?limit=2'));
       expect(first.status).toBe(200);
       expect(first.body.data.map((c: { slug: string }) => c.slug)).toEqual(['three', 'two']);
       const second = await request(t.server).get(url(site, `?limit=2&cursor=${first.body.pagination.nextCursor}`));
-      expect(second.body).toEqual({ data: [expect.objectContaining({ id: made[0].id, slug: 'one' })], pagination: { limit: 2, nextCursor: null } });
+      expect(second.body).toEqual({
+        data: [expect.objectContaining({ id: made[0].id, slug: 'one' })],
+        pagination: { limit: 2, nextCursor: null },
+      });
     });
 
     it("gets one by id; another site's id is a 404", async () => {
@@ -121,20 +146,36 @@ describe('collections (v2)', () => {
       expect(await row(first.id)).toMatchObject({ pinned: false });
       expect((await request(t.server).get(url(site, '/current'))).body.id).toBe(second.id);
       expect((await eventsOf(t, site, since)).map((e) => [e.name, e.payload.id])).toEqual([
-        ['collection.updated', first.id], ['collection.updated', second.id],
+        ['collection.updated', first.id],
+        ['collection.updated', second.id],
       ]);
     });
   });
 
   describe('PATCH /api/v2/sites/:siteName/collections/:id', () => {
     it('updates fields, clears the window with null, and records an event', async () => {
-      const c = await make(a, { name: 'Editable', startsAt: '2026-01-01T00:00:00.000Z', endsAt: '2026-02-01T00:00:00.000Z' });
+      const c = await make(a, {
+        name: 'Editable',
+        startsAt: '2026-01-01T00:00:00.000Z',
+        endsAt: '2026-02-01T00:00:00.000Z',
+      });
       const since = await lastEventId(t);
-      const res = await a.api.patch(url(a, `/${c.id}`)).send({ name: 'Edited', description: 'Now with text', startsAt: null, endsAt: null });
+      const res = await a.api
+        .patch(url(a, `/${c.id}`))
+        .send({ name: 'Edited', description: 'Now with text', startsAt: null, endsAt: null });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ ...c, name: 'Edited', description: 'Now with text', startsAt: null, endsAt: null, updatedAt: ISO });
+      expect(res.body).toEqual({
+        ...c,
+        name: 'Edited',
+        description: 'Now with text',
+        startsAt: null,
+        endsAt: null,
+        updatedAt: ISO,
+      });
       expect(await row(c.id)).toMatchObject({ name: 'Edited', startsAt: null, endsAt: null, slug: 'editable' });
-      expect(await eventsOf(t, a, since)).toEqual([{ name: 'collection.updated', payload: { id: c.id, slug: 'editable' } }]);
+      expect(await eventsOf(t, a, since)).toEqual([
+        { name: 'collection.updated', payload: { id: c.id, slug: 'editable' } },
+      ]);
     });
 
     it('answers 400 for a window that would end before it starts, leaving the row', async () => {
@@ -152,7 +193,13 @@ describe('collections (v2)', () => {
       const c = await make(a, { name: 'Mover' });
       expectProblem(await a.api.patch(url(a, `/${c.id}`)).send({ slug: taken.slug }), 409, 'duplicate_slug');
       expectProblem(await b.api.patch(url(b, `/${c.id}`)).send({ name: 'x' }), 404, 'not_found');
-      expectProblem(await request(t.server).patch(url(a, `/${c.id}`)).send({ name: 'x' }), 401, 'missing_credential');
+      expectProblem(
+        await request(t.server)
+          .patch(url(a, `/${c.id}`))
+          .send({ name: 'x' }),
+        401,
+        'missing_credential',
+      );
       expect(await row(c.id)).toMatchObject({ name: 'Mover', slug: 'mover' });
     });
   });
@@ -166,7 +213,9 @@ describe('collections (v2)', () => {
       const res = await a.api.delete(url(a, `/${c.id}`));
       expect(res.status).toBe(204);
       expect(await row(c.id)).toBeNull();
-      expect(await eventsOf(t, a, since)).toEqual([{ name: 'collection.deleted', payload: { id: c.id, slug: 'short-lived' } }]);
+      expect(await eventsOf(t, a, since)).toEqual([
+        { name: 'collection.deleted', payload: { id: c.id, slug: 'short-lived' } },
+      ]);
       expectProblem(await a.api.delete(url(a, `/${c.id}`)), 404, 'not_found');
     });
   });

@@ -29,9 +29,17 @@ describe('account deletion of content and collections', () => {
   async function fill(tenant: Tenant) {
     const one = await makeContent(tenant, { title: 'One' });
     const two = await makeContent(tenant, { title: 'Two', status: 'published' });
-    await tenant.api.patch(contentUrl(tenant, `/${one.id}`)).send({ title: 'One edited' }).expect(200);
-    const cid = (await tenant.api.post(`/api/v2/sites/${tenant.siteName}/collections`).send({ name: 'Box' }).expect(201)).body.id;
-    await tenant.api.post(`/api/v2/sites/${tenant.siteName}/collections/${cid}/items`).send({ contentId: two.id }).expect(201);
+    await tenant.api
+      .patch(contentUrl(tenant, `/${one.id}`))
+      .send({ title: 'One edited' })
+      .expect(200);
+    const cid = (
+      await tenant.api.post(`/api/v2/sites/${tenant.siteName}/collections`).send({ name: 'Box' }).expect(201)
+    ).body.id;
+    await tenant.api
+      .post(`/api/v2/sites/${tenant.siteName}/collections/${cid}/items`)
+      .send({ contentId: two.id })
+      .expect(201);
   }
 
   it('previews the counts, then the purge removes them and leaves other accounts alone', async () => {
@@ -39,12 +47,14 @@ describe('account deletion of content and collections', () => {
     await fill(other);
     const preview = await x.api.get('/api/v2/account/deletion-preview');
     expect(preview.status).toBe(200);
-    expect(preview.body.resources).toEqual(expect.arrayContaining([
-      { resource: 'content_items', count: 2, action: 'delete' },
-      { resource: 'content_revisions', count: 3, action: 'delete' },
-      { resource: 'collections', count: 1, action: 'delete' },
-      { resource: 'collection_items', count: 1, action: 'delete' },
-    ]));
+    expect(preview.body.resources).toEqual(
+      expect.arrayContaining([
+        { resource: 'content_items', count: 2, action: 'delete' },
+        { resource: 'content_revisions', count: 3, action: 'delete' },
+        { resource: 'collections', count: 1, action: 'delete' },
+        { resource: 'collection_items', count: 1, action: 'delete' },
+      ]),
+    );
 
     const res = await x.api.delete('/api/v2/account');
     expect(res.status).toBe(202);

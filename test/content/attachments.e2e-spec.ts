@@ -43,18 +43,27 @@ describe('content attachments (media of the site)', () => {
     const theirs = await upload(b, 'theirs.png');
     const res = await a.api.post(contentUrl(a)).send({ title: 'Borrowing', attachmentIds: [theirs] });
     expectProblem(res, 400, 'validation_failed');
-    expect(res.body.errors).toEqual([{ path: 'attachmentIds', message: `media ${theirs} does not exist in this site` }]);
+    expect(res.body.errors).toEqual([
+      { path: 'attachmentIds', message: `media ${theirs} does not exist in this site` },
+    ]);
     expect(await t.db.getRepository(ContentItemEntity).countBy({ title: 'Borrowing' })).toBe(0);
 
     const item = await makeContent(a, { title: 'Kept as is' });
-    expectProblem(await a.api.patch(contentUrl(a, `/${item.id}`)).send({ attachmentIds: [987654321] }), 400, 'validation_failed');
+    expectProblem(
+      await a.api.patch(contentUrl(a, `/${item.id}`)).send({ attachmentIds: [987654321] }),
+      400,
+      'validation_failed',
+    );
     expect(await row(item.id)).toMatchObject({ attachmentIds: [], version: 1 });
   });
 
   it('restores attachments, leaving out media deleted since', async () => {
     const [kept, dropped] = [await upload(a, 'kept.png'), await upload(a, 'dropped.png')];
     const item = await makeContent(a, { title: 'Gallery', attachmentIds: [kept, dropped] });
-    await a.api.patch(contentUrl(a, `/${item.id}`)).send({ attachmentIds: [] }).expect(200);
+    await a.api
+      .patch(contentUrl(a, `/${item.id}`))
+      .send({ attachmentIds: [] })
+      .expect(200);
     await a.api.delete(`/api/v2/sites/${a.siteName}/media/${dropped}`).expect(204);
     const [, first] = (await a.api.get(contentUrl(a, `/${item.id}/revisions`))).body.data;
     const res = await a.api.post(contentUrl(a, `/${item.id}/revisions/${first.id}/restore`));

@@ -25,24 +25,58 @@ describe('content (v2)', () => {
     it('creates a draft with every field, a Location, an ETag, revision 1 and an event', async () => {
       const since = await lastEventId(t);
       const res = await a.api.post(contentUrl(a)).send({
-        type: 'page', title: 'About us', content: '# About', format: 'markdown', excerpt: 'Who we are',
-        tags: ['team', 'company'], categories: ['info'], authors: [{ id: 7, name: 'Ada' }], template: 'wide',
-        thumbnail: 'https://cdn.example.com/a.png', description: 'About the company', customFields: { hero: { color: 'red' } },
+        type: 'page',
+        title: 'About us',
+        content: '# About',
+        format: 'markdown',
+        excerpt: 'Who we are',
+        tags: ['team', 'company'],
+        categories: ['info'],
+        authors: [{ id: 7, name: 'Ada' }],
+        template: 'wide',
+        thumbnail: 'https://cdn.example.com/a.png',
+        description: 'About the company',
+        customFields: { hero: { color: 'red' } },
       });
       expect(res.status).toBe(201);
       expect(res.body).toEqual({
-        id: expect.any(Number), type: 'page', title: 'About us', slug: 'about-us', content: '# About', format: 'markdown',
-        excerpt: 'Who we are', status: 'draft', publishAt: null, publishedAt: null, tags: ['team', 'company'], categories: ['info'],
-        authors: [{ id: 7, name: 'Ada' }], template: 'wide', thumbnail: 'https://cdn.example.com/a.png', description: 'About the company',
-        customFields: { hero: { color: 'red' } }, attachmentIds: [], version: 1, createdAt: ISO, updatedAt: ISO,
+        id: expect.any(Number),
+        type: 'page',
+        title: 'About us',
+        slug: 'about-us',
+        content: '# About',
+        format: 'markdown',
+        excerpt: 'Who we are',
+        status: 'draft',
+        publishAt: null,
+        publishedAt: null,
+        tags: ['team', 'company'],
+        categories: ['info'],
+        authors: [{ id: 7, name: 'Ada' }],
+        template: 'wide',
+        thumbnail: 'https://cdn.example.com/a.png',
+        description: 'About the company',
+        customFields: { hero: { color: 'red' } },
+        attachmentIds: [],
+        version: 1,
+        createdAt: ISO,
+        updatedAt: ISO,
       });
-      expect(res.headers.location).toBe(`${t.config.PUBLIC_BASE_URL}/api/v2/sites/${a.siteName}/content/${res.body.id}`);
+      expect(res.headers.location).toBe(
+        `${t.config.PUBLIC_BASE_URL}/api/v2/sites/${a.siteName}/content/${res.body.id}`,
+      );
       expect(res.headers.etag).toBe(`"${res.body.id}-1"`);
       expect(await row(res.body.id)).toMatchObject({ siteId: a.siteId, slug: 'about-us', status: 'draft', version: 1 });
-      const [rev] = await t.db.query('SELECT number, action, actor_type, actor_id FROM content_revisions WHERE content_id = $1', [res.body.id]);
+      const [rev] = await t.db.query(
+        'SELECT number, action, actor_type, actor_id FROM content_revisions WHERE content_id = $1',
+        [res.body.id],
+      );
       expect(rev).toEqual({ number: 1, action: 'created', actor_type: 'key', actor_id: String(a.keyId) });
       expect(await eventsOf(t, a, since)).toEqual([
-        { name: 'content.created', payload: { id: res.body.id, type: 'page', slug: 'about-us', status: 'draft', version: 1 } },
+        {
+          name: 'content.created',
+          payload: { id: res.body.id, type: 'page', slug: 'about-us', status: 'draft', version: 1 },
+        },
       ]);
     });
 
@@ -62,7 +96,12 @@ describe('content (v2)', () => {
       const prefixed = await makeContent(a, { title: 'Same Title', slugPrefix: 'news' });
       const digits = await makeContent(a, { title: '2026', type: 'post' });
       const japanese = await makeContent(a, { title: '日本語のページ', type: 'page' });
-      expect([first.slug, second.slug, prefixed.slug, digits.slug]).toEqual(['same-title', 'same-title-2', 'news-same-title', 'post-2026']);
+      expect([first.slug, second.slug, prefixed.slug, digits.slug]).toEqual([
+        'same-title',
+        'same-title-2',
+        'news-same-title',
+        'post-2026',
+      ]);
       expect(japanese.slug).toMatch(/^page(-\d+)?$/);
     });
 
@@ -93,7 +132,11 @@ describe('content (v2)', () => {
       ['custom fields that are not an object', { title: 'x', customFields: [1] }, ['customFields']],
       ['a schedule without publishAt', { title: 'x', status: 'scheduled' }, ['publishAt']],
       ['a publishAt in the past', { title: 'x', publishAt: '2020-01-01T00:00:00Z' }, ['publishAt']],
-      ['a future publishedAt', { title: 'x', status: 'published', publishedAt: '2099-01-01T00:00:00Z' }, ['publishedAt']],
+      [
+        'a future publishedAt',
+        { title: 'x', status: 'published', publishedAt: '2099-01-01T00:00:00Z' },
+        ['publishedAt'],
+      ],
       ['a bad type', { title: 'x', type: 'Blog Post' }, ['type']],
     ])('rejects %s with a 400 naming the field', async (_label, body, paths) => {
       const res = await a.api.post(contentUrl(a)).send(body);
@@ -143,24 +186,48 @@ describe('content (v2)', () => {
     it('updates the given fields, bumps the version and ETag, and writes a revision and an event', async () => {
       const item = await makeContent(a, { title: 'Before', tags: ['a'] });
       const since = await lastEventId(t);
-      const res = await a.api.patch(contentUrl(a, `/${item.id}`)).set('If-Match', `"${item.id}-1"`)
+      const res = await a.api
+        .patch(contentUrl(a, `/${item.id}`))
+        .set('If-Match', `"${item.id}-1"`)
         .send({ title: 'After', tags: ['b', 'c'], customFields: { n: 1 } });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ ...item, title: 'After', tags: ['b', 'c'], customFields: { n: 1 }, version: 2, updatedAt: ISO });
+      expect(res.body).toEqual({
+        ...item,
+        title: 'After',
+        tags: ['b', 'c'],
+        customFields: { n: 1 },
+        version: 2,
+        updatedAt: ISO,
+      });
       expect(res.body.slug).toBe(item.slug); // slugs stay when the title changes
       expect(res.headers.etag).toBe(`"${item.id}-2"`);
       expect(await row(item.id)).toMatchObject({ title: 'After', tags: ['b', 'c'], version: 2 });
-      const revs = await t.db.query('SELECT number, action FROM content_revisions WHERE content_id = $1 ORDER BY number', [item.id]);
-      expect(revs).toEqual([{ number: 1, action: 'created' }, { number: 2, action: 'updated' }]);
+      const revs = await t.db.query(
+        'SELECT number, action FROM content_revisions WHERE content_id = $1 ORDER BY number',
+        [item.id],
+      );
+      expect(revs).toEqual([
+        { number: 1, action: 'created' },
+        { number: 2, action: 'updated' },
+      ]);
       expect(await eventsOf(t, a, since)).toEqual([
-        { name: 'content.updated', payload: { id: item.id, type: 'post', slug: item.slug, status: 'draft', version: 2 } },
+        {
+          name: 'content.updated',
+          payload: { id: item.id, type: 'post', slug: item.slug, status: 'draft', version: 2 },
+        },
       ]);
     });
 
     it('answers 412 for a stale If-Match and changes nothing', async () => {
       const item = await makeContent(a, { title: 'Contested' });
-      await a.api.patch(contentUrl(a, `/${item.id}`)).send({ title: 'First editor' }).expect(200);
-      const res = await a.api.patch(contentUrl(a, `/${item.id}`)).set('If-Match', `"${item.id}-1"`).send({ title: 'Second editor' });
+      await a.api
+        .patch(contentUrl(a, `/${item.id}`))
+        .send({ title: 'First editor' })
+        .expect(200);
+      const res = await a.api
+        .patch(contentUrl(a, `/${item.id}`))
+        .set('If-Match', `"${item.id}-1"`)
+        .send({ title: 'Second editor' });
       expectProblem(res, 412, 'precondition_failed');
       expect(await row(item.id)).toMatchObject({ title: 'First editor', version: 2 });
     });
@@ -170,7 +237,9 @@ describe('content (v2)', () => {
       const res = await a.api.patch(contentUrl(a, `/${item.id}`)).send({ title: 'Stable', status: 'draft' });
       expect(res.status).toBe(200);
       expect(res.body.version).toBe(1);
-      expect(await t.db.query('SELECT count(*)::int AS n FROM content_revisions WHERE content_id = $1', [item.id])).toEqual([{ n: 1 }]);
+      expect(
+        await t.db.query('SELECT count(*)::int AS n FROM content_revisions WHERE content_id = $1', [item.id]),
+      ).toEqual([{ n: 1 }]);
     });
 
     it('changes the slug, refusing one the site already has', async () => {
@@ -198,7 +267,13 @@ describe('content (v2)', () => {
       const bad = await a.api.patch(contentUrl(a, `/${item.id}`)).send({ title: '', tags: 'x' });
       expectProblem(bad, 400, 'validation_failed');
       expect(bad.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['tags', 'title']);
-      expectProblem(await request(t.server).patch(contentUrl(a, `/${item.id}`)).send({ title: 'x' }), 401, 'missing_credential');
+      expectProblem(
+        await request(t.server)
+          .patch(contentUrl(a, `/${item.id}`))
+          .send({ title: 'x' }),
+        401,
+        'missing_credential',
+      );
       expectProblem(await b.api.patch(contentUrl(b, `/${item.id}`)).send({ title: 'x' }), 404, 'not_found');
       expectProblem(await a.api.patch(contentUrl(a, '/abc')).send({ title: 'x' }), 400, 'validation_failed');
       expect(await row(item.id)).toMatchObject({ title: 'Guarded', version: 1 });
@@ -213,8 +288,12 @@ describe('content (v2)', () => {
       expect(res.status).toBe(204);
       expect(res.text).toBe('');
       expect(await row(item.id)).toBeNull();
-      expect(await t.db.query('SELECT count(*)::int AS n FROM content_revisions WHERE content_id = $1', [item.id])).toEqual([{ n: 0 }]);
-      expect(await eventsOf(t, a, since)).toEqual([{ name: 'content.deleted', payload: { id: item.id, type: 'post', slug: 'doomed' } }]);
+      expect(
+        await t.db.query('SELECT count(*)::int AS n FROM content_revisions WHERE content_id = $1', [item.id]),
+      ).toEqual([{ n: 0 }]);
+      expect(await eventsOf(t, a, since)).toEqual([
+        { name: 'content.deleted', payload: { id: item.id, type: 'post', slug: 'doomed' } },
+      ]);
       expectProblem(await a.api.delete(contentUrl(a, `/${item.id}`)), 404, 'not_found');
     });
 

@@ -16,12 +16,46 @@ describe('GET /api/v2/sites/:siteName/content', () => {
     t = await startContentApp();
     a = await createTenant(t);
     b = await createTenant(t);
-    const make = async (key: string, body: Record<string, unknown>) => (items[key] = (await makeContent(a, body)) as unknown as Item);
+    const make = async (key: string, body: Record<string, unknown>) =>
+      (items[key] = (await makeContent(a, body)) as unknown as Item);
     // Published in date order p1 (oldest) .. p4 (newest), created in another order.
-    await make('p3', { title: 'Gardening in spring', type: 'post', status: 'published', publishedAt: '2025-03-01T00:00:00.000Z', tags: ['garden'], categories: ['home'], authors: [{ id: 1, name: 'Ann' }], content: '<p>Tulips and roses</p>' });
-    await make('p1', { title: 'Welcome', type: 'page', status: 'published', publishedAt: '2025-01-01T00:00:00.000Z', authors: [{ id: 2, name: 'Bob' }] });
-    await make('p4', { title: 'Roses for beginners', type: 'post', status: 'published', publishedAt: '2025-04-01T00:00:00.000Z', tags: ['garden', 'roses'], authors: [{ id: 1, name: 'Ann' }, { id: 2, name: 'Bob' }], excerpt: 'Pruning and feeding' });
-    await make('p2', { title: 'Cooking pasta', type: 'post', status: 'published', publishedAt: '2025-02-01T00:00:00.000Z', tags: ['food'], categories: ['home', 'kitchen'] });
+    await make('p3', {
+      title: 'Gardening in spring',
+      type: 'post',
+      status: 'published',
+      publishedAt: '2025-03-01T00:00:00.000Z',
+      tags: ['garden'],
+      categories: ['home'],
+      authors: [{ id: 1, name: 'Ann' }],
+      content: '<p>Tulips and roses</p>',
+    });
+    await make('p1', {
+      title: 'Welcome',
+      type: 'page',
+      status: 'published',
+      publishedAt: '2025-01-01T00:00:00.000Z',
+      authors: [{ id: 2, name: 'Bob' }],
+    });
+    await make('p4', {
+      title: 'Roses for beginners',
+      type: 'post',
+      status: 'published',
+      publishedAt: '2025-04-01T00:00:00.000Z',
+      tags: ['garden', 'roses'],
+      authors: [
+        { id: 1, name: 'Ann' },
+        { id: 2, name: 'Bob' },
+      ],
+      excerpt: 'Pruning and feeding',
+    });
+    await make('p2', {
+      title: 'Cooking pasta',
+      type: 'post',
+      status: 'published',
+      publishedAt: '2025-02-01T00:00:00.000Z',
+      tags: ['food'],
+      categories: ['home', 'kitchen'],
+    });
     await make('d1', { title: 'Roses draft', type: 'post', tags: ['garden'] });
     await make('s1', { title: 'Roses later', type: 'post', publishAt: new Date(Date.now() + 3600_000).toISOString() });
     await make('a1', { title: 'Archived roses', type: 'post', status: 'archived', tags: ['garden'] });
@@ -39,10 +73,29 @@ describe('GET /api/v2/sites/:siteName/content', () => {
     expect(slugsOf(res)).toEqual([items.p4.slug, items.p3.slug, items.p2.slug, items.p1.slug]);
     expect(res.body.pagination).toEqual({ limit: 20, nextCursor: null });
     expect(res.body.data[0]).toEqual({
-      id: items.p4.id, type: 'post', title: 'Roses for beginners', slug: 'roses-for-beginners', format: 'html', excerpt: 'Pruning and feeding',
-      status: 'published', publishAt: null, publishedAt: '2025-04-01T00:00:00.000Z', tags: ['garden', 'roses'], categories: [],
-      authors: [{ id: 1, name: 'Ann' }, { id: 2, name: 'Bob' }], template: '', thumbnail: '', description: '', customFields: {},
-      attachmentIds: [], version: 1, createdAt: expect.any(String), updatedAt: expect.any(String),
+      id: items.p4.id,
+      type: 'post',
+      title: 'Roses for beginners',
+      slug: 'roses-for-beginners',
+      format: 'html',
+      excerpt: 'Pruning and feeding',
+      status: 'published',
+      publishAt: null,
+      publishedAt: '2025-04-01T00:00:00.000Z',
+      tags: ['garden', 'roses'],
+      categories: [],
+      authors: [
+        { id: 1, name: 'Ann' },
+        { id: 2, name: 'Bob' },
+      ],
+      template: '',
+      thumbnail: '',
+      description: '',
+      customFields: {},
+      attachmentIds: [],
+      version: 1,
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
     });
   });
 
@@ -99,7 +152,14 @@ describe('GET /api/v2/sites/:siteName/content', () => {
   });
 
   it('answers 400 naming the parameter for bad queries', async () => {
-    for (const [query, path] of [['?limit=0', 'limit'], ['?status=live', 'status'], ['?author=x', 'author'], ['?from=yesterday', 'from'], ['?sort=title', 'sort'], ['?type=Bad Type', 'type']]) {
+    for (const [query, path] of [
+      ['?limit=0', 'limit'],
+      ['?status=live', 'status'],
+      ['?author=x', 'author'],
+      ['?from=yesterday', 'from'],
+      ['?sort=title', 'sort'],
+      ['?type=Bad Type', 'type'],
+    ]) {
       const res = await anon(query);
       expectProblem(res, 400, 'validation_failed');
       expect(res.body.errors.map((e: { path: string }) => e.path)).toEqual([path]);

@@ -1,7 +1,12 @@
 import request from 'supertest';
 import { startApp, TestApp } from '../support/app';
 
-type Op = { summary?: string; tags?: string[]; security?: Array<Record<string, string[]>>; responses: Record<string, unknown> };
+type Op = {
+  summary?: string;
+  tags?: string[];
+  security?: Array<Record<string, string[]>>;
+  responses: Record<string, unknown>;
+};
 
 const KEY = [{ apiKey: [] }, { bearer: [] }];
 const OPTIONAL = [...KEY, {}];
@@ -46,18 +51,23 @@ describe('OpenAPI of content, collections and v1 pages', () => {
   });
   afterAll(() => t.close());
 
-  it.each(ROUTES)('%s %s: summary, tag, security, success and problem responses', (method, path, tag, security, success) => {
-    const op = paths[path]?.[method];
-    expect(op).toBeDefined();
-    expect(op.summary).toEqual(expect.any(String));
-    expect({ tags: op.tags, security: op.security }).toEqual({ tags: [tag], security });
-    expect(Object.keys(op.responses)).toContain(success);
-    const problems = Object.keys(op.responses).filter((s) => Number(s) >= 400);
-    expect(problems).toEqual(expect.arrayContaining(['401', '404']));
-    for (const status of problems) {
-      expect(op.responses[status]).toEqual(expect.objectContaining({
-        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDto' } } },
-      }));
-    }
-  });
+  it.each(ROUTES)(
+    '%s %s: summary, tag, security, success and problem responses',
+    (method, path, tag, security, success) => {
+      const op = paths[path]?.[method];
+      expect(op).toBeDefined();
+      expect(op.summary).toEqual(expect.any(String));
+      expect({ tags: op.tags, security: op.security }).toEqual({ tags: [tag], security });
+      expect(Object.keys(op.responses)).toContain(success);
+      const problems = Object.keys(op.responses).filter((s) => Number(s) >= 400);
+      expect(problems).toEqual(expect.arrayContaining(['401', '404']));
+      for (const status of problems) {
+        expect(op.responses[status]).toEqual(
+          expect.objectContaining({
+            content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDto' } } },
+          }),
+        );
+      }
+    },
+  );
 });

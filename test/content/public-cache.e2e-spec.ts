@@ -17,7 +17,8 @@ describe('public content cache', () => {
   });
   afterAll(() => t.close());
 
-  const anonList = async () => (await request(t.server).get(contentUrl(a)).expect(200)).body.data.map((c: { title: string }) => c.title);
+  const anonList = async () =>
+    (await request(t.server).get(contentUrl(a)).expect(200)).body.data.map((c: { title: string }) => c.title);
   const anonGet = (slug: string) => request(t.server).get(contentUrl(a, `/${slug}`));
 
   it('serves anonymous reads from memory: a change behind its back stays unseen, keys read through', async () => {
@@ -39,7 +40,10 @@ describe('public content cache', () => {
     await makeContent(a, { title: 'Second', status: 'published' });
     expect((await anonList()).slice(0, 2)).toEqual(['Second', 'First']);
 
-    await a.api.patch(contentUrl(a, `/${first.id}`)).send({ title: 'First, edited' }).expect(200);
+    await a.api
+      .patch(contentUrl(a, `/${first.id}`))
+      .send({ title: 'First, edited' })
+      .expect(200);
     expect((await anonGet(first.slug)).body.title).toBe('First, edited');
 
     const [, rev1] = (await a.api.get(contentUrl(a, `/${first.id}/revisions`))).body.data;
@@ -56,8 +60,15 @@ describe('public content cache', () => {
 
   it('shows an item the scheduler publishes', async () => {
     const item = await makeContent(a, { title: 'Scheduled for the cache' });
-    await a.api.post(contentUrl(a, `/${item.id}/publish`)).send({ publishAt: new Date(Date.now() + 1500).toISOString() }).expect(200);
+    await a.api
+      .post(contentUrl(a, `/${item.id}/publish`))
+      .send({ publishAt: new Date(Date.now() + 1500).toISOString() })
+      .expect(200);
     expect(await anonList()).not.toContain('Scheduled for the cache');
-    await eventually(async () => ((await anonList()).includes('Scheduled for the cache') ? true : undefined), 15000, 250);
+    await eventually(
+      async () => ((await anonList()).includes('Scheduled for the cache') ? true : undefined),
+      15000,
+      250,
+    );
   });
 });

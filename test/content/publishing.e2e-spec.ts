@@ -28,15 +28,25 @@ describe('publishing content (v2)', () => {
       const before = Date.now();
       const res = await a.api.post(contentUrl(a, `/${item.id}/publish`)).send({});
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ ...item, status: 'published', publishedAt: expect.any(String), version: 2, updatedAt: expect.any(String) });
+      expect(res.body).toEqual({
+        ...item,
+        status: 'published',
+        publishedAt: expect.any(String),
+        version: 2,
+        updatedAt: expect.any(String),
+      });
       expect(Date.parse(res.body.publishedAt)).toBeGreaterThanOrEqual(before - 5);
       expect(res.headers.etag).toBe(`"${item.id}-2"`);
       expect(await row(item.id)).toMatchObject({ status: 'published', version: 2 });
       expect(await revisions(item.id)).toEqual([
-        { number: 1, action: 'created', actor_type: 'key' }, { number: 2, action: 'published', actor_type: 'key' },
+        { number: 1, action: 'created', actor_type: 'key' },
+        { number: 2, action: 'published', actor_type: 'key' },
       ]);
       expect(await eventsOf(t, a, since)).toEqual([
-        { name: 'content.published', payload: { id: item.id, type: 'post', slug: 'fresh', status: 'published', version: 2 } },
+        {
+          name: 'content.published',
+          payload: { id: item.id, type: 'post', slug: 'fresh', status: 'published', version: 2 },
+        },
       ]);
       expect((await request(t.server).get(contentUrl(a, '/fresh'))).status).toBe(200);
     });
@@ -51,7 +61,11 @@ describe('publishing content (v2)', () => {
     });
 
     it('keeps the first publication date when published again', async () => {
-      const item = await makeContent(a, { title: 'Back again', status: 'published', publishedAt: '2024-05-01T10:00:00.000Z' });
+      const item = await makeContent(a, {
+        title: 'Back again',
+        status: 'published',
+        publishedAt: '2024-05-01T10:00:00.000Z',
+      });
       await a.api.post(contentUrl(a, `/${item.id}/unpublish`)).expect(200);
       const res = await a.api.post(contentUrl(a, `/${item.id}/publish`)).send({});
       expect(res.body.publishedAt).toBe('2024-05-01T10:00:00.000Z');
@@ -64,13 +78,22 @@ describe('publishing content (v2)', () => {
       const since = await lastEventId(t);
       const res = await a.api.post(contentUrl(a, `/${item.id}/publish`)).send({ publishAt: publishAt.toISOString() });
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ status: 'scheduled', publishAt: publishAt.toISOString(), publishedAt: null, version: 2 });
+      expect(res.body).toMatchObject({
+        status: 'scheduled',
+        publishAt: publishAt.toISOString(),
+        publishedAt: null,
+        version: 2,
+      });
       expectProblem(await request(t.server).get(contentUrl(a, `/${item.id}`)), 404, 'not_found');
 
-      const published = await eventually(async () => {
-        const r = await row(item.id);
-        return r.status === 'published' ? r : undefined;
-      }, 15000, 200);
+      const published = await eventually(
+        async () => {
+          const r = await row(item.id);
+          return r.status === 'published' ? r : undefined;
+        },
+        15000,
+        200,
+      );
       expect(Date.now()).toBeGreaterThanOrEqual(publishAt.getTime());
       expect(published).toMatchObject({ publishAt: null, publishedAt: publishAt, version: 3 });
       expect((await request(t.server).get(contentUrl(a, `/${item.id}`))).body.status).toBe('published');
@@ -85,15 +108,23 @@ describe('publishing content (v2)', () => {
     it('a cancelled schedule stays a draft when its job runs', async () => {
       const item = await makeContent(a, { title: 'Called off' });
       const publishAt = new Date(Date.now() + 1500).toISOString();
-      await a.api.post(contentUrl(a, `/${item.id}/publish`)).send({ publishAt }).expect(200);
+      await a.api
+        .post(contentUrl(a, `/${item.id}/publish`))
+        .send({ publishAt })
+        .expect(200);
       const cancelled = await a.api.post(contentUrl(a, `/${item.id}/unpublish`));
       expect(cancelled.body).toMatchObject({ status: 'draft', publishAt: null, version: 3 });
-      await eventually(async () => {
-        const [job] = await t.db.query(
-          "SELECT state FROM pgboss.job WHERE name = 'content.publish-scheduled' AND data->>'contentId' = $1", [String(item.id)],
-        );
-        return job?.state === 'completed' ? job : undefined;
-      }, 15000, 200);
+      await eventually(
+        async () => {
+          const [job] = await t.db.query(
+            "SELECT state FROM pgboss.job WHERE name = 'content.publish-scheduled' AND data->>'contentId' = $1",
+            [String(item.id)],
+          );
+          return job?.state === 'completed' ? job : undefined;
+        },
+        15000,
+        200,
+      );
       expect(await row(item.id)).toMatchObject({ status: 'draft', version: 3 });
     });
 
@@ -105,7 +136,13 @@ describe('publishing content (v2)', () => {
       const bad = await a.api.post(contentUrl(a, `/${item.id}/publish`)).send({ publishAt: 'tomorrow' });
       expectProblem(bad, 400, 'validation_failed');
       expect(bad.body.errors).toEqual([{ path: 'publishAt', message: expect.any(String) }]);
-      expectProblem(await request(t.server).post(contentUrl(a, `/${item.id}/publish`)).send({}), 401, 'missing_credential');
+      expectProblem(
+        await request(t.server)
+          .post(contentUrl(a, `/${item.id}/publish`))
+          .send({}),
+        401,
+        'missing_credential',
+      );
       expectProblem(await b.api.post(contentUrl(b, `/${item.id}/publish`)).send({}), 404, 'not_found');
       expect(await row(item.id)).toMatchObject({ status: 'draft', version: 1 });
     });
@@ -120,7 +157,10 @@ describe('publishing content (v2)', () => {
       expect(res.body).toEqual({ ...item, status: 'draft', version: 2, updatedAt: expect.any(String) });
       expect(await row(item.id)).toMatchObject({ status: 'draft', version: 2 });
       expect(await eventsOf(t, a, since)).toEqual([
-        { name: 'content.unpublished', payload: { id: item.id, type: 'post', slug: 'retracted', status: 'draft', version: 2 } },
+        {
+          name: 'content.unpublished',
+          payload: { id: item.id, type: 'post', slug: 'retracted', status: 'draft', version: 2 },
+        },
       ]);
       expectProblem(await request(t.server).get(contentUrl(a, `/${item.id}`)), 404, 'not_found');
     });

@@ -23,8 +23,14 @@ describe('content revisions (v2)', () => {
   /** An item with three revisions: created, updated (title), published. */
   async function historyItem(title: string) {
     const item = await makeContent(a, { title, content: 'v1 body', tags: ['one'], customFields: { v: 1 } });
-    await a.api.patch(contentUrl(a, `/${item.id}`)).send({ title: `${title} (edited)`, content: 'v2 body', tags: ['two'], customFields: { v: 2 } }).expect(200);
-    await a.api.post(contentUrl(a, `/${item.id}/publish`)).send({}).expect(200);
+    await a.api
+      .patch(contentUrl(a, `/${item.id}`))
+      .send({ title: `${title} (edited)`, content: 'v2 body', tags: ['two'], customFields: { v: 2 } })
+      .expect(200);
+    await a.api
+      .post(contentUrl(a, `/${item.id}/publish`))
+      .send({})
+      .expect(200);
     return item;
   }
 
@@ -35,12 +41,30 @@ describe('content revisions (v2)', () => {
       expect(first.status).toBe(200);
       expect(first.body).toEqual({
         data: [
-          { id: expect.any(Number), contentId: item.id, number: 3, action: 'published', actor: { type: 'key', id: a.keyId }, restoredFrom: null, createdAt: expect.any(String) },
-          { id: expect.any(Number), contentId: item.id, number: 2, action: 'updated', actor: { type: 'key', id: a.keyId }, restoredFrom: null, createdAt: expect.any(String) },
+          {
+            id: expect.any(Number),
+            contentId: item.id,
+            number: 3,
+            action: 'published',
+            actor: { type: 'key', id: a.keyId },
+            restoredFrom: null,
+            createdAt: expect.any(String),
+          },
+          {
+            id: expect.any(Number),
+            contentId: item.id,
+            number: 2,
+            action: 'updated',
+            actor: { type: 'key', id: a.keyId },
+            restoredFrom: null,
+            createdAt: expect.any(String),
+          },
         ],
         pagination: { limit: 2, nextCursor: expect.any(String) },
       });
-      const second = await a.api.get(contentUrl(a, `/${item.id}/revisions?limit=2&cursor=${first.body.pagination.nextCursor}`));
+      const second = await a.api.get(
+        contentUrl(a, `/${item.id}/revisions?limit=2&cursor=${first.body.pagination.nextCursor}`),
+      );
       expect(second.body.data.map((r: { number: number }) => r.number)).toEqual([1]);
       expect(second.body.pagination.nextCursor).toBeNull();
     });
@@ -63,14 +87,28 @@ describe('content revisions (v2)', () => {
       expect(res.body).toEqual({
         ...firstRev,
         snapshot: {
-          type: 'post', title: 'Snapshotted', slug: 'snapshotted', content: 'v1 body', format: 'html', excerpt: '', status: 'draft',
-          publishAt: null, publishedAt: null, tags: ['one'], categories: [], authors: [], template: '', thumbnail: '', description: '',
-          customFields: { v: 1 }, attachmentIds: [],
+          type: 'post',
+          title: 'Snapshotted',
+          slug: 'snapshotted',
+          content: 'v1 body',
+          format: 'html',
+          excerpt: '',
+          status: 'draft',
+          publishAt: null,
+          publishedAt: null,
+          tags: ['one'],
+          categories: [],
+          authors: [],
+          template: '',
+          thumbnail: '',
+          description: '',
+          customFields: { v: 1 },
+          attachmentIds: [],
         },
       });
     });
 
-    it("answers 404 for a revision of another item or site, 400 for a bad id", async () => {
+    it('answers 404 for a revision of another item or site, 400 for a bad id', async () => {
       const one = await historyItem('One');
       const other = await makeContent(a, { title: 'Other' });
       const [rev] = (await a.api.get(contentUrl(a, `/${one.id}/revisions`))).body.data;
@@ -91,17 +129,39 @@ describe('content revisions (v2)', () => {
       const res = await a.api.post(contentUrl(a, `/${item.id}/revisions/${firstRev.id}/restore`));
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({
-        title: 'Restorable', content: 'v1 body', tags: ['one'], customFields: { v: 1 }, slug: 'restorable', status: 'published', version: 4,
+        title: 'Restorable',
+        content: 'v1 body',
+        tags: ['one'],
+        customFields: { v: 1 },
+        slug: 'restorable',
+        status: 'published',
+        version: 4,
       });
       expect(res.headers.etag).toBe(`"${item.id}-4"`);
       expect(await t.db.getRepository(ContentItemEntity).findOneBy({ id: item.id })).toMatchObject({
-        title: 'Restorable', content: 'v1 body', status: 'published', version: 4,
+        title: 'Restorable',
+        content: 'v1 body',
+        status: 'published',
+        version: 4,
       });
       const list = await a.api.get(contentUrl(a, `/${item.id}/revisions`));
-      expect(list.body.data.map((r: { number: number; action: string; restoredFrom: number | null }) => [r.number, r.action, r.restoredFrom]))
-        .toEqual([[4, 'restored', 1], [3, 'published', null], [2, 'updated', null], [1, 'created', null]]);
+      expect(
+        list.body.data.map((r: { number: number; action: string; restoredFrom: number | null }) => [
+          r.number,
+          r.action,
+          r.restoredFrom,
+        ]),
+      ).toEqual([
+        [4, 'restored', 1],
+        [3, 'published', null],
+        [2, 'updated', null],
+        [1, 'created', null],
+      ]);
       expect(await eventsOf(t, a, since)).toEqual([
-        { name: 'content.updated', payload: { id: item.id, type: 'post', slug: 'restorable', status: 'published', version: 4 } },
+        {
+          name: 'content.updated',
+          payload: { id: item.id, type: 'post', slug: 'restorable', status: 'published', version: 4 },
+        },
       ]);
       // The edited text is still in history and can be restored in turn.
       const [, , edited] = list.body.data;
@@ -111,11 +171,21 @@ describe('content revisions (v2)', () => {
 
     it('answers 409 duplicate_slug when another item took the old slug (row unchanged)', async () => {
       const item = await makeContent(a, { title: 'Slug owner', slug: 'first-slug' });
-      await a.api.patch(contentUrl(a, `/${item.id}`)).send({ slug: 'second-slug' }).expect(200);
+      await a.api
+        .patch(contentUrl(a, `/${item.id}`))
+        .send({ slug: 'second-slug' })
+        .expect(200);
       await makeContent(a, { title: 'Squatter', slug: 'first-slug' });
       const [, firstRev] = (await a.api.get(contentUrl(a, `/${item.id}/revisions`))).body.data;
-      expectProblem(await a.api.post(contentUrl(a, `/${item.id}/revisions/${firstRev.id}/restore`)), 409, 'duplicate_slug');
-      expect(await t.db.getRepository(ContentItemEntity).findOneBy({ id: item.id })).toMatchObject({ slug: 'second-slug', version: 2 });
+      expectProblem(
+        await a.api.post(contentUrl(a, `/${item.id}/revisions/${firstRev.id}/restore`)),
+        409,
+        'duplicate_slug',
+      );
+      expect(await t.db.getRepository(ContentItemEntity).findOneBy({ id: item.id })).toMatchObject({
+        slug: 'second-slug',
+        version: 2,
+      });
       expect(await revisionCount(item.id)).toBe(2);
     });
 
@@ -124,7 +194,11 @@ describe('content revisions (v2)', () => {
       const [rev] = (await a.api.get(contentUrl(a, `/${item.id}/revisions`))).body.data;
       expectProblem(await b.api.post(contentUrl(b, `/${item.id}/revisions/${rev.id}/restore`)), 404, 'not_found');
       expectProblem(await a.api.post(contentUrl(a, `/${item.id}/revisions/999999999/restore`)), 404, 'not_found');
-      expectProblem(await request(t.server).post(contentUrl(a, `/${item.id}/revisions/${rev.id}/restore`)), 401, 'missing_credential');
+      expectProblem(
+        await request(t.server).post(contentUrl(a, `/${item.id}/revisions/${rev.id}/restore`)),
+        401,
+        'missing_credential',
+      );
       expect(await revisionCount(item.id)).toBe(3);
     });
   });

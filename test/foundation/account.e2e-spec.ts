@@ -17,11 +17,19 @@ describe('/api/v2/account (deletion)', () => {
   });
   afterAll(() => t.close());
 
-  const accountStatus = async (x: Tenant) => (await t.db.getRepository(AccountEntity).findOneByOrFail({ id: x.accountId })).status;
-  const deletions = (x: Tenant) => t.db.getRepository(AccountDeletionEntity).find({ where: { accountId: x.accountId }, order: { id: 'ASC' } });
-  const events = (x: Tenant, name: string) => t.db.getRepository(OutboxEventEntity).findBy({ accountId: x.accountId, name });
+  const accountStatus = async (x: Tenant) =>
+    (await t.db.getRepository(AccountEntity).findOneByOrFail({ id: x.accountId })).status;
+  const deletions = (x: Tenant) =>
+    t.db.getRepository(AccountDeletionEntity).find({ where: { accountId: x.accountId }, order: { id: 'ASC' } });
+  const events = (x: Tenant, name: string) =>
+    t.db.getRepository(OutboxEventEntity).findBy({ accountId: x.accountId, name });
   const scheduledBody = (id: number) => ({
-    id, status: 'scheduled', requestedAt: ISO, purgeAfter: ISO, canceledAt: null, completedAt: null,
+    id,
+    status: 'scheduled',
+    requestedAt: ISO,
+    purgeAfter: ISO,
+    canceledAt: null,
+    completedAt: null,
   });
 
   async function schedule(x: Tenant) {
@@ -46,19 +54,29 @@ describe('/api/v2/account (deletion)', () => {
         { resource: 'events', count: 2, action: 'delete' },
       ]);
       for (const r of res.body.resources.filter((r: { resource: string }) => !known.includes(r.resource))) {
-        expect(r).toEqual({ resource: r.resource, count: 0, action: expect.stringMatching(/^(delete|anonymise|cancel|forfeit)$/) });
+        expect(r).toEqual({
+          resource: r.resource,
+          count: 0,
+          action: expect.stringMatching(/^(delete|anonymise|cancel|forfeit)$/),
+        });
       }
       expect(await deletions(x)).toEqual([]);
     });
 
-    it('follows the account\'s data', async () => {
+    it("follows the account's data", async () => {
       const x = await createTenant(t);
       expect((await x.api.post('/api/v2/sites').send({ name: uniqueName() })).status).toBe(201);
       expect((await x.api.post('/api/v2/api-keys').send({ name: 'more' })).status).toBe(201);
       const res = await x.api.get('/api/v2/account/deletion-preview');
       expect(res.status).toBe(200);
-      const counts = Object.fromEntries(res.body.resources.map((r: { resource: string; count: number }) => [r.resource, r.count]));
-      expect({ api_keys: counts.api_keys, sites: counts.sites, events: counts.events }).toEqual({ api_keys: 2, sites: 2, events: 4 });
+      const counts = Object.fromEntries(
+        res.body.resources.map((r: { resource: string; count: number }) => [r.resource, r.count]),
+      );
+      expect({ api_keys: counts.api_keys, sites: counts.sites, events: counts.events }).toEqual({
+        api_keys: 2,
+        sites: 2,
+        events: 4,
+      });
     });
   });
 
@@ -74,16 +92,27 @@ describe('/api/v2/account (deletion)', () => {
       expect(purgeAfter).toBeGreaterThanOrEqual(before + WEEK * 1000);
       expect(purgeAfter).toBeLessThanOrEqual(Date.now() + WEEK * 1000);
 
-      expect(await deletions(x)).toEqual([{
-        id: res.body.id, accountId: x.accountId, status: 'scheduled', requestedAt: new Date(res.body.requestedAt),
-        purgeAfter: new Date(res.body.purgeAfter), canceledAt: null, completedAt: null, requestedByKeyId: x.keyId, summary: null,
-      }]);
+      expect(await deletions(x)).toEqual([
+        {
+          id: res.body.id,
+          accountId: x.accountId,
+          status: 'scheduled',
+          requestedAt: new Date(res.body.requestedAt),
+          purgeAfter: new Date(res.body.purgeAfter),
+          canceledAt: null,
+          completedAt: null,
+          requestedByKeyId: x.keyId,
+          summary: null,
+        },
+      ]);
       expect(await accountStatus(x)).toBe('deletion_scheduled');
       expect(await events(x, 'account.deletion_scheduled')).toEqual([
         expect.objectContaining({ siteId: null, payload: { id: res.body.id, purgeAfter: res.body.purgeAfter } }),
       ]);
       const jobs: Array<{ start_after: Date; state: string }> = await t.db.query(
-        "SELECT start_after, state FROM pgboss.job WHERE name = 'account.purge' AND data->>'deletionId' = $1", [String(res.body.id)]);
+        "SELECT start_after, state FROM pgboss.job WHERE name = 'account.purge' AND data->>'deletionId' = $1",
+        [String(res.body.id)],
+      );
       expect(jobs).toEqual([{ start_after: new Date(res.body.purgeAfter), state: 'created' }]);
     });
 
@@ -104,9 +133,27 @@ describe('/api/v2/account (deletion)', () => {
       const detail = 'The account is scheduled for deletion: it can only read and cancel';
 
       const name = uniqueName();
-      expectExactProblem(await x.api.post('/api/v2/sites').send({ name }), 403, 'account_pending_deletion', 'Forbidden', detail);
-      expectExactProblem(await x.api.post('/api/v2/api-keys').send({ name: 'k' }), 403, 'account_pending_deletion', 'Forbidden', detail);
-      expectExactProblem(await x.api.delete(`/api/v2/api-keys/${extra.body.id}`), 403, 'account_pending_deletion', 'Forbidden', detail);
+      expectExactProblem(
+        await x.api.post('/api/v2/sites').send({ name }),
+        403,
+        'account_pending_deletion',
+        'Forbidden',
+        detail,
+      );
+      expectExactProblem(
+        await x.api.post('/api/v2/api-keys').send({ name: 'k' }),
+        403,
+        'account_pending_deletion',
+        'Forbidden',
+        detail,
+      );
+      expectExactProblem(
+        await x.api.delete(`/api/v2/api-keys/${extra.body.id}`),
+        403,
+        'account_pending_deletion',
+        'Forbidden',
+        detail,
+      );
       expect(await t.db.getRepository(SiteEntity).countBy({ name })).toBe(0);
       expect((await x.api.get(`/api/v2/api-keys/${extra.body.id}`)).status).toBe(200);
 
@@ -153,7 +200,14 @@ describe('/api/v2/account (deletion)', () => {
       expect(res.body).toEqual({ ...scheduled.body, status: 'canceled', canceledAt: ISO });
 
       const [row] = await deletions(x);
-      expect(row).toEqual(expect.objectContaining({ id: scheduled.body.id, status: 'canceled', canceledAt: new Date(res.body.canceledAt), completedAt: null }));
+      expect(row).toEqual(
+        expect.objectContaining({
+          id: scheduled.body.id,
+          status: 'canceled',
+          canceledAt: new Date(res.body.canceledAt),
+          completedAt: null,
+        }),
+      );
       expect(await accountStatus(x)).toBe('active');
       expect(await events(x, 'account.deletion_canceled')).toEqual([
         expect.objectContaining({ siteId: null, payload: { id: scheduled.body.id } }),
@@ -179,7 +233,13 @@ describe('/api/v2/account (deletion)', () => {
       await t.db.query("UPDATE account_deletions SET status = 'purging' WHERE id = $1", [scheduled.body.id]);
       const before = await deletions(x);
       const res = await x.api.delete('/api/v2/account/deletion');
-      expectExactProblem(res, 409, 'deletion_in_progress', 'Conflict', 'The purge has started and can no longer be canceled');
+      expectExactProblem(
+        res,
+        409,
+        'deletion_in_progress',
+        'Conflict',
+        'The purge has started and can no longer be canceled',
+      );
       expect(await deletions(x)).toEqual(before);
       expect(await accountStatus(x)).toBe('deletion_scheduled');
       expect(await events(x, 'account.deletion_canceled')).toEqual([]);
@@ -200,11 +260,14 @@ describe('/api/v2/account (deletion)', () => {
 
   it('a key restricted to some sites may not touch the account (403 key_restricted)', async () => {
     const x = await createTenant(t);
-    const key = (await x.api.post('/api/v2/api-keys').send({ name: 'one site', siteIds: [x.siteId] })).body.key as string;
+    const key = (await x.api.post('/api/v2/api-keys').send({ name: 'one site', siteIds: [x.siteId] })).body
+      .key as string;
     const detail = 'This key is restricted to some sites and cannot manage the account';
     for (const [method, url] of [
-      ['delete', '/api/v2/account'], ['get', '/api/v2/account/deletion'],
-      ['delete', '/api/v2/account/deletion'], ['get', '/api/v2/account/deletion-preview'],
+      ['delete', '/api/v2/account'],
+      ['get', '/api/v2/account/deletion'],
+      ['delete', '/api/v2/account/deletion'],
+      ['get', '/api/v2/account/deletion-preview'],
     ] as const) {
       const res = await request(t.server)[method](url).set('x-api-key', key);
       expectExactProblem(res, 403, 'key_restricted', 'Forbidden', detail);

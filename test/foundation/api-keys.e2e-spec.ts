@@ -26,36 +26,58 @@ describe('/api/v2/api-keys', () => {
 
   /** Tables (public schema) whose rows contain `text` anywhere. */
   async function tablesContaining(text: string): Promise<string[]> {
-    const tables: Array<{ tablename: string }> = await t.db.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public'");
+    const tables: Array<{ tablename: string }> = await t.db.query(
+      "SELECT tablename FROM pg_tables WHERE schemaname = 'public'",
+    );
     const found: string[] = [];
     for (const { tablename } of tables) {
-      const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM "${tablename}" x WHERE strpos(x::text, $1) > 0`, [text]);
+      const [{ n }] = await t.db.query(
+        `SELECT count(*)::int AS n FROM "${tablename}" x WHERE strpos(x::text, $1) > 0`,
+        [text],
+      );
       if (n > 0) found.push(tablename);
     }
     return found;
   }
 
   describe('GET /api/v2/api-keys', () => {
-    it('lists the account\'s active keys newest first, one page at a time, without secrets', async () => {
+    it("lists the account's active keys newest first, one page at a time, without secrets", async () => {
       const x = await createTenant(t);
       const second = await x.api.post('/api/v2/api-keys').send({ name: 'second' });
       const third = await x.api.post('/api/v2/api-keys').send({ name: 'third', siteIds: [x.siteId] });
       expect([second.status, third.status]).toEqual([201, 201]);
-      const row = (k: { id: number; name: string; key: string }, siteIds: number[] | null, lastUsedAt: unknown = null) => ({
-        id: k.id, name: k.name, prefix: k.key.slice(0, 12), last4: k.key.slice(-4), siteIds,
-        createdAt: ISO, lastUsedAt, expiresAt: null,
+      const row = (
+        k: { id: number; name: string; key: string },
+        siteIds: number[] | null,
+        lastUsedAt: unknown = null,
+      ) => ({
+        id: k.id,
+        name: k.name,
+        prefix: k.key.slice(0, 12),
+        last4: k.key.slice(-4),
+        siteIds,
+        createdAt: ISO,
+        lastUsedAt,
+        expiresAt: null,
       });
 
       const page1 = await x.api.get('/api/v2/api-keys?limit=1');
       expect(page1.status).toBe(200);
-      expect(page1.body).toEqual({ data: [row(third.body, [x.siteId])], pagination: { limit: 1, nextCursor: expect.any(String) } });
+      expect(page1.body).toEqual({
+        data: [row(third.body, [x.siteId])],
+        pagination: { limit: 1, nextCursor: expect.any(String) },
+      });
       const page2 = await x.api.get(`/api/v2/api-keys?limit=1&cursor=${page1.body.pagination.nextCursor}`);
       expect(page2.status).toBe(200);
-      expect(page2.body).toEqual({ data: [row(second.body, null)], pagination: { limit: 1, nextCursor: expect.any(String) } });
+      expect(page2.body).toEqual({
+        data: [row(second.body, null)],
+        pagination: { limit: 1, nextCursor: expect.any(String) },
+      });
       const page3 = await x.api.get(`/api/v2/api-keys?limit=1&cursor=${page2.body.pagination.nextCursor}`);
       expect(page3.status).toBe(200);
       expect(page3.body).toEqual({
-        data: [row({ id: x.keyId, name: 'test key', key: x.key }, null, NULL_OR_ISO)], pagination: { limit: 1, nextCursor: null },
+        data: [row({ id: x.keyId, name: 'test key', key: x.key }, null, NULL_OR_ISO)],
+        pagination: { limit: 1, nextCursor: null },
       });
 
       const all = await x.api.get('/api/v2/api-keys');
@@ -79,11 +101,13 @@ describe('/api/v2/api-keys', () => {
       expect(res.body.data.map((k: { id: number }) => k.id)).toEqual([x.keyId]);
     });
 
-    it('shows only the caller\'s account', async () => {
+    it("shows only the caller's account", async () => {
       const res = await b.api.get('/api/v2/api-keys');
       expect(res.status).toBe(200);
       expect(res.body.data.every((k: { id: number }) => k.id !== a.keyId)).toBe(true);
-      const ids = (await keys().findBy({ accountId: b.accountId })).filter((k) => k.revokedAt === null).map((k) => k.id);
+      const ids = (await keys().findBy({ accountId: b.accountId }))
+        .filter((k) => k.revokedAt === null)
+        .map((k) => k.id);
       expect(res.body.data.map((k: { id: number }) => k.id).sort()).toEqual(ids.sort());
     });
   });
@@ -93,8 +117,14 @@ describe('/api/v2/api-keys', () => {
       const res = await a.api.get(`/api/v2/api-keys/${a.keyId}`);
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
-        id: a.keyId, name: 'test key', prefix: a.key.slice(0, 12), last4: a.key.slice(-4), siteIds: null,
-        createdAt: ISO, lastUsedAt: NULL_OR_ISO, expiresAt: null,
+        id: a.keyId,
+        name: 'test key',
+        prefix: a.key.slice(0, 12),
+        last4: a.key.slice(-4),
+        siteIds: null,
+        createdAt: ISO,
+        lastUsedAt: NULL_OR_ISO,
+        expiresAt: null,
       });
     });
 
@@ -117,22 +147,39 @@ describe('/api/v2/api-keys', () => {
       const res = await a.api.post('/api/v2/api-keys').send({ name: 'CI deploys', siteIds: [a.siteId], expiresAt });
       expect(res.status).toBe(201);
       expect(res.body).toEqual({
-        id: expect.any(Number), name: 'CI deploys', prefix: res.body.key.slice(0, 12), last4: res.body.key.slice(-4),
-        siteIds: [a.siteId], createdAt: ISO, lastUsedAt: null, expiresAt, key: expect.stringMatching(/^sb_live_[A-Za-z0-9]{40}$/),
+        id: expect.any(Number),
+        name: 'CI deploys',
+        prefix: res.body.key.slice(0, 12),
+        last4: res.body.key.slice(-4),
+        siteIds: [a.siteId],
+        createdAt: ISO,
+        lastUsedAt: null,
+        expiresAt,
+        key: expect.stringMatching(/^sb_live_[A-Za-z0-9]{40}$/),
       });
       expect(res.body.prefix).toMatch(/^sb_live_[A-Za-z0-9]{4}$/);
       expect(res.headers.location).toBe(`${t.config.PUBLIC_BASE_URL}/api/v2/api-keys/${res.body.id}`);
 
       const [row] = await t.db.query('SELECT * FROM api_keys WHERE id = $1', [res.body.id]);
       expect(row).toEqual({
-        id: String(res.body.id), account_id: String(a.accountId), name: 'CI deploys', prefix: res.body.prefix, last4: res.body.last4,
-        key_hash: sha256(res.body.key), site_ids: [String(a.siteId)], created_at: expect.any(Date), last_used_at: null,
-        expires_at: new Date(expiresAt), revoked_at: null,
+        id: String(res.body.id),
+        account_id: String(a.accountId),
+        name: 'CI deploys',
+        prefix: res.body.prefix,
+        last4: res.body.last4,
+        key_hash: sha256(res.body.key),
+        site_ids: [String(a.siteId)],
+        created_at: expect.any(Date),
+        last_used_at: null,
+        expires_at: new Date(expiresAt),
+        revoked_at: null,
       });
       expect(await tablesContaining(res.body.key)).toEqual([]);
-      expect(await events(a.accountId, 'api_key.created')).toEqual(expect.arrayContaining([
-        expect.objectContaining({ siteId: null, payload: { id: res.body.id, name: 'CI deploys' } }),
-      ]));
+      expect(await events(a.accountId, 'api_key.created')).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ siteId: null, payload: { id: res.body.id, name: 'CI deploys' } }),
+        ]),
+      );
 
       // The key works, and the GET never shows it again.
       const get = await request(t.server).get(`/api/v2/sites/${a.siteName}`).set('x-api-key', res.body.key);
@@ -154,7 +201,11 @@ describe('/api/v2/api-keys', () => {
       ['an empty name', { name: '' }, [{ path: 'name', message: 'must be longer than or equal to 1 characters' }]],
       ['an unknown field', { name: 'k', scopes: ['all'] }, [{ path: 'scopes', message: 'is not allowed' }]],
       ['siteIds not an array', { name: 'k', siteIds: 3 }, [{ path: 'siteIds', message: 'must be an array' }]],
-      ['a bad expiresAt', { name: 'k', expiresAt: 'tomorrow' }, [{ path: 'expiresAt', message: 'must be a Date instance' }]],
+      [
+        'a bad expiresAt',
+        { name: 'k', expiresAt: 'tomorrow' },
+        [{ path: 'expiresAt', message: 'must be a Date instance' }],
+      ],
     ])('a bad body (%s) is a 400 naming the field', async (_label, body, errors) => {
       const before = await keys().countBy({ accountId: a.accountId });
       const res = await a.api.post('/api/v2/api-keys').send(body);
@@ -164,7 +215,9 @@ describe('/api/v2/api-keys', () => {
 
     it('an expiresAt in the past is a 400', async () => {
       const before = await keys().countBy({ accountId: a.accountId });
-      const res = await a.api.post('/api/v2/api-keys').send({ name: 'k', expiresAt: new Date(Date.now() - 60_000).toISOString() });
+      const res = await a.api
+        .post('/api/v2/api-keys')
+        .send({ name: 'k', expiresAt: new Date(Date.now() - 60_000).toISOString() });
       expectExactProblem(res, 400, 'validation_failed', 'Validation failed', '1 field is invalid', [
         { path: 'expiresAt', message: 'must be in the future' },
       ]);
@@ -182,9 +235,9 @@ describe('/api/v2/api-keys', () => {
       expectExactProblem(after, 401, 'invalid_api_key', 'Unauthorized', 'The API key is invalid or revoked');
       const row = await keys().findOneByOrFail({ id: created.body.id });
       expect(row.revokedAt).toBeInstanceOf(Date);
-      expect(await events(a.accountId, 'api_key.revoked')).toEqual(expect.arrayContaining([
-        expect.objectContaining({ siteId: null, payload: { id: created.body.id } }),
-      ]));
+      expect(await events(a.accountId, 'api_key.revoked')).toEqual(
+        expect.arrayContaining([expect.objectContaining({ siteId: null, payload: { id: created.body.id } })]),
+      );
     });
 
     it('a key of another account is a 404 and stays active', async () => {
@@ -199,7 +252,13 @@ describe('/api/v2/api-keys', () => {
       expect(restricted.status).toBe(201);
       const before = await keys().findOneByOrFail({ id: x.keyId });
       const res = await x.api.delete(`/api/v2/api-keys/${x.keyId}`);
-      expectExactProblem(res, 409, 'last_key', 'Conflict', 'This is the account\'s last unrestricted key; create another before revoking it');
+      expectExactProblem(
+        res,
+        409,
+        'last_key',
+        'Conflict',
+        "This is the account's last unrestricted key; create another before revoking it",
+      );
       // Unchanged but for last_used_at, which the calls themselves update.
       const after = await keys().findOneByOrFail({ id: x.keyId });
       expect({ ...after, lastUsedAt: null }).toEqual({ ...before, lastUsedAt: null });
@@ -208,7 +267,9 @@ describe('/api/v2/api-keys', () => {
 
       // With a second unrestricted key, the first can go.
       const spare = await x.api.post('/api/v2/api-keys').send({ name: 'spare' });
-      expect((await request(t.server).delete(`/api/v2/api-keys/${x.keyId}`).set('x-api-key', spare.body.key)).status).toBe(204);
+      expect(
+        (await request(t.server).delete(`/api/v2/api-keys/${x.keyId}`).set('x-api-key', spare.body.key)).status,
+      ).toBe(204);
     });
 
     it('a non-numeric id is a 400', async () => {
@@ -223,11 +284,17 @@ describe('/api/v2/api-keys', () => {
     it('the same key and body replay the first response and create one key', async () => {
       const x = await createTenant(t);
       const idem = uniqueName('idem');
-      const first = await x.api.post('/api/v2/api-keys').set('Idempotency-Key', idem).send({ name: 'once', siteIds: [x.siteId] });
+      const first = await x.api
+        .post('/api/v2/api-keys')
+        .set('Idempotency-Key', idem)
+        .send({ name: 'once', siteIds: [x.siteId] });
       expect(first.status).toBe(201);
       expect(first.headers['idempotent-replayed']).toBeUndefined();
       // Same body with its keys in another order.
-      const second = await x.api.post('/api/v2/api-keys').set('Idempotency-Key', idem).send({ siteIds: [x.siteId], name: 'once' });
+      const second = await x.api
+        .post('/api/v2/api-keys')
+        .set('Idempotency-Key', idem)
+        .send({ siteIds: [x.siteId], name: 'once' });
       expect(second.status).toBe(201);
       expect(second.headers['idempotent-replayed']).toBe('true');
       expect(second.headers.location).toBe(first.headers.location);
@@ -242,9 +309,17 @@ describe('/api/v2/api-keys', () => {
     it('the same key with another body is a 409 idempotency_key_reused', async () => {
       const x = await createTenant(t);
       const idem = uniqueName('idem');
-      expect((await x.api.post('/api/v2/api-keys').set('Idempotency-Key', idem).send({ name: 'one' })).status).toBe(201);
+      expect((await x.api.post('/api/v2/api-keys').set('Idempotency-Key', idem).send({ name: 'one' })).status).toBe(
+        201,
+      );
       const res = await x.api.post('/api/v2/api-keys').set('Idempotency-Key', idem).send({ name: 'two' });
-      expectExactProblem(res, 409, 'idempotency_key_reused', 'Conflict', 'This Idempotency-Key was used with another request');
+      expectExactProblem(
+        res,
+        409,
+        'idempotency_key_reused',
+        'Conflict',
+        'This Idempotency-Key was used with another request',
+      );
       expect(await keys().countBy({ accountId: x.accountId, name: 'two' })).toBe(0);
     });
 
@@ -265,18 +340,30 @@ describe('/api/v2/api-keys', () => {
       const first = await x.api.post('/api/v2/api-keys').set('Idempotency-Key', idem).send({ name: 'slow' });
       expect(first.status).toBe(201);
       // As if the first request had not finished yet.
-      await t.db.query("UPDATE idempotency_keys SET state = 'processing', response_body = NULL WHERE scope = $1 AND key = $2",
-        [`account:${x.accountId}`, idempotencyKeyHash(`account:${x.accountId}`, idem)]);
+      await t.db.query(
+        "UPDATE idempotency_keys SET state = 'processing', response_body = NULL WHERE scope = $1 AND key = $2",
+        [`account:${x.accountId}`, idempotencyKeyHash(`account:${x.accountId}`, idem)],
+      );
       const res = await x.api.post('/api/v2/api-keys').set('Idempotency-Key', idem).send({ name: 'slow' });
-      expectExactProblem(res, 409, 'idempotency_request_in_progress', 'Conflict', 'A request with this Idempotency-Key is still being processed');
+      expectExactProblem(
+        res,
+        409,
+        'idempotency_request_in_progress',
+        'Conflict',
+        'A request with this Idempotency-Key is still being processed',
+      );
       expect(await keys().countBy({ accountId: x.accountId, name: 'slow' })).toBe(1);
     });
 
     it('a key older than IDEMPOTENCY_TTL_SECONDS is free again', async () => {
       const x = await createTenant(t);
       const idem = uniqueName('idem');
-      expect((await x.api.post('/api/v2/api-keys').set('Idempotency-Key', idem).send({ name: 'old' })).status).toBe(201);
-      await t.db.query("UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE scope = $1", [`account:${x.accountId}`]);
+      expect((await x.api.post('/api/v2/api-keys').set('Idempotency-Key', idem).send({ name: 'old' })).status).toBe(
+        201,
+      );
+      await t.db.query("UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE scope = $1", [
+        `account:${x.accountId}`,
+      ]);
       const res = await x.api.post('/api/v2/api-keys').set('Idempotency-Key', idem).send({ name: 'new' });
       expect(res.status).toBe(201);
       expect(res.headers['idempotent-replayed']).toBeUndefined();
@@ -285,12 +372,23 @@ describe('/api/v2/api-keys', () => {
 
     it('a 256-character key is a 400', async () => {
       const before = await keys().countBy({ accountId: a.accountId });
-      const res = await a.api.post('/api/v2/api-keys').set('Idempotency-Key', 'k'.repeat(256)).send({ name: 'too long' });
-      expectExactProblem(res, 400, 'invalid_idempotency_key', 'Bad request', 'Idempotency-Key must be 1 to 255 characters', [
-        { path: 'Idempotency-Key', message: 'must be 1 to 255 characters' },
-      ]);
+      const res = await a.api
+        .post('/api/v2/api-keys')
+        .set('Idempotency-Key', 'k'.repeat(256))
+        .send({ name: 'too long' });
+      expectExactProblem(
+        res,
+        400,
+        'invalid_idempotency_key',
+        'Bad request',
+        'Idempotency-Key must be 1 to 255 characters',
+        [{ path: 'Idempotency-Key', message: 'must be 1 to 255 characters' }],
+      );
       expect(await keys().countBy({ accountId: a.accountId })).toBe(before);
-      const ok = await a.api.post('/api/v2/api-keys').set('Idempotency-Key', 'k'.repeat(255)).send({ name: 'max length' });
+      const ok = await a.api
+        .post('/api/v2/api-keys')
+        .set('Idempotency-Key', 'k'.repeat(255))
+        .send({ name: 'max length' });
       expect(ok.status).toBe(201);
     });
 
@@ -299,7 +397,10 @@ describe('/api/v2/api-keys', () => {
       const idem = uniqueName('idem');
       const bad = await x.api.post('/api/v2/api-keys').set('Idempotency-Key', idem).send({ name: '' });
       expect(bad.status).toBe(400);
-      const forbidden = await x.api.post('/api/v2/api-keys').set('Idempotency-Key', idem).send({ name: 'fixed', siteIds: [b.siteId] });
+      const forbidden = await x.api
+        .post('/api/v2/api-keys')
+        .set('Idempotency-Key', idem)
+        .send({ name: 'fixed', siteIds: [b.siteId] });
       expect(forbidden.status).toBe(403);
       const fixed = await x.api.post('/api/v2/api-keys').set('Idempotency-Key', idem).send({ name: 'fixed' });
       expect(fixed.status).toBe(201);

@@ -125,7 +125,9 @@ describe('authentication and the AuthGuard', () => {
       ['with a leading zero', '01', 'project_id'],
     ])('a project id %s is a 400 naming it', async (_label, projectId, path) => {
       const res = await request(t.server).get(`/v1/project/${a.accountId}/${projectId}/probe`).set('x-api-key', a.key);
-      expectExactProblem(res, 400, 'validation_failed', 'Validation failed', '1 field is invalid', [{ path, message: 'must be a positive integer' }]);
+      expectExactProblem(res, 400, 'validation_failed', 'Validation failed', '1 field is invalid', [
+        { path, message: 'must be a positive integer' },
+      ]);
     });
 
     it('a project route without a key is a 401 missing_api_key', async () => {
@@ -140,13 +142,16 @@ describe('authentication and the AuthGuard', () => {
       const res = await request(t.server).get(`/api/v2/sites/${a.siteName}/probe`).set('x-api-key', k.key);
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ site: ctx(a), principal: 'key' });
-      const used = await eventually(async () =>
-        (await t.db.getRepository(ApiKeyEntity).findOneByOrFail({ id: k.id })).lastUsedAt ?? undefined);
+      const used = await eventually(
+        async () => (await t.db.getRepository(ApiKeyEntity).findOneByOrFail({ id: k.id })).lastUsedAt ?? undefined,
+      );
       expect(Date.now() - used.getTime()).toBeLessThan(60_000);
     });
 
     it('accepts the key as Authorization: Bearer', async () => {
-      const res = await request(t.server).get(`/api/v2/sites/${a.siteName}/probe`).set('authorization', `Bearer ${a.key}`);
+      const res = await request(t.server)
+        .get(`/api/v2/sites/${a.siteName}/probe`)
+        .set('authorization', `Bearer ${a.key}`);
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ site: ctx(a), principal: 'key' });
     });
@@ -162,17 +167,23 @@ describe('authentication and the AuthGuard', () => {
     });
 
     it('a bearer key that does not verify is a 401 invalid_api_key', async () => {
-      const res = await request(t.server).get(`/api/v2/sites/${a.siteName}/probe`).set('authorization', `Bearer sb_live_${'z'.repeat(40)}`);
+      const res = await request(t.server)
+        .get(`/api/v2/sites/${a.siteName}/probe`)
+        .set('authorization', `Bearer sb_live_${'z'.repeat(40)}`);
       expectExactProblem(res, 401, 'invalid_api_key', UNAUTHORIZED, INVALID_KEY);
     });
 
     it('a bearer token that is not a key, with no session verifier registered, is a 401 invalid_session', async () => {
-      const res = await request(t.server).get(`/api/v2/sites/${a.siteName}/probe`).set('authorization', 'Bearer opaque-session-token');
+      const res = await request(t.server)
+        .get(`/api/v2/sites/${a.siteName}/probe`)
+        .set('authorization', 'Bearer opaque-session-token');
       expectExactProblem(res, 401, 'invalid_session', UNAUTHORIZED, 'The session token is invalid, expired or revoked');
     });
 
     it('an invalid key is a 401 even on a public route', async () => {
-      const res = await request(t.server).get(`/api/v2/sites/${a.siteName}/probe/public`).set('x-api-key', 'sb_live_short');
+      const res = await request(t.server)
+        .get(`/api/v2/sites/${a.siteName}/probe/public`)
+        .set('x-api-key', 'sb_live_short');
       expectExactProblem(res, 401, 'invalid_api_key', UNAUTHORIZED, INVALID_KEY);
     });
 
@@ -204,7 +215,12 @@ describe('authentication and the AuthGuard', () => {
     });
 
     it('anonymous on a key-only route is a 401 missing_credential', async () => {
-      for (const url of [`/api/v2/sites/${a.siteName}/probe`, '/api/v2/api-keys', `/api/v2/sites/${a.siteName}`, '/api/v2/sites']) {
+      for (const url of [
+        `/api/v2/sites/${a.siteName}/probe`,
+        '/api/v2/api-keys',
+        `/api/v2/sites/${a.siteName}`,
+        '/api/v2/sites',
+      ]) {
         const res = await request(t.server).get(url);
         expectExactProblem(res, 401, 'missing_credential', UNAUTHORIZED, 'An API key (x-api-key) is required');
       }
@@ -246,7 +262,9 @@ describe('authentication and the AuthGuard', () => {
     it('cannot reach another site of the same account (404)', async () => {
       const res = await request(t.server).get(`/api/v2/sites/${otherSite}`).set('x-api-key', restricted);
       expectExactProblem(res, 404, 'site_not_found', 'Not found', SITE_NOT_FOUND);
-      const probe = await request(t.server).get(`/api/v2/sites/${otherSite}/probe`).set('authorization', `Bearer ${restricted}`);
+      const probe = await request(t.server)
+        .get(`/api/v2/sites/${otherSite}/probe`)
+        .set('authorization', `Bearer ${restricted}`);
       expectExactProblem(probe, 404, 'site_not_found', 'Not found', SITE_NOT_FOUND);
     });
 
@@ -254,7 +272,10 @@ describe('authentication and the AuthGuard', () => {
       const detail = 'This key is restricted to some sites and cannot manage the account';
       const list = await request(t.server).get('/api/v2/api-keys').set('x-api-key', restricted);
       expectExactProblem(list, 403, 'key_restricted', 'Forbidden', detail);
-      const create = await request(t.server).post('/api/v2/api-keys').set('x-api-key', restricted).send({ name: 'escalate' });
+      const create = await request(t.server)
+        .post('/api/v2/api-keys')
+        .set('x-api-key', restricted)
+        .send({ name: 'escalate' });
       expectExactProblem(create, 403, 'key_restricted', 'Forbidden', detail);
       const name = uniqueName();
       const site = await request(t.server).post('/api/v2/sites').set('x-api-key', restricted).send({ name });
@@ -312,7 +333,13 @@ describe('authentication and the AuthGuard', () => {
 
     it('a session on a key-only route is a 403 session_not_allowed', async () => {
       const detail = 'A site-user session may not call this route';
-      expectExactProblem(await withSession(`/api/v2/sites/${a.siteName}/probe`), 403, 'session_not_allowed', 'Forbidden', detail);
+      expectExactProblem(
+        await withSession(`/api/v2/sites/${a.siteName}/probe`),
+        403,
+        'session_not_allowed',
+        'Forbidden',
+        detail,
+      );
       expectExactProblem(await withSession('/api/v2/api-keys'), 403, 'session_not_allowed', 'Forbidden', detail);
     });
 
@@ -334,7 +361,9 @@ describe('authentication and the AuthGuard', () => {
     });
 
     it('a token the verifier refuses is a 401 invalid_session', async () => {
-      const res = await request(t.server).get(`/api/v2/sites/${a.siteName}/probe/session`).set('authorization', `Bearer ${token}x`);
+      const res = await request(t.server)
+        .get(`/api/v2/sites/${a.siteName}/probe/session`)
+        .set('authorization', `Bearer ${token}x`);
       expectExactProblem(res, 401, 'invalid_session', UNAUTHORIZED, 'The session token is invalid, expired or revoked');
     });
 
@@ -343,5 +372,4 @@ describe('authentication and the AuthGuard', () => {
       expectExactProblem(res, 401, 'missing_api_key', UNAUTHORIZED, 'The x-api-key header is required');
     });
   });
-
 });

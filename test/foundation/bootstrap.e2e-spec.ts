@@ -36,16 +36,27 @@ describe('first start on an empty database (BOOTSTRAP_ENABLED=true)', () => {
     const key = `sb_live_${'Ab3'.repeat(13)}Z`;
     expect(key).toMatch(/^sb_live_[A-Za-z0-9]{40}$/);
     // Two instances starting together on the empty database still make one account.
-    const [one, two] = await Promise.all([start(url, { BOOTSTRAP_API_KEY: key }), start(url, { BOOTSTRAP_API_KEY: key })]);
+    const [one, two] = await Promise.all([
+      start(url, { BOOTSTRAP_API_KEY: key }),
+      start(url, { BOOTSTRAP_API_KEY: key }),
+    ]);
     expect(await counts(one)).toEqual({ accounts: 1, sites: 1, api_keys: 1 });
 
     const keys = await request(two.server).get('/api/v2/api-keys').set('x-api-key', key);
     expect(keys.status).toBe(200);
     expect(keys.body).toEqual({
-      data: [{
-        id: expect.any(Number), name: 'Bootstrap key', prefix: key.slice(0, 12), last4: key.slice(-4), siteIds: null,
-        createdAt: ISO, lastUsedAt: NULL_OR_ISO, expiresAt: null,
-      }],
+      data: [
+        {
+          id: expect.any(Number),
+          name: 'Bootstrap key',
+          prefix: key.slice(0, 12),
+          last4: key.slice(-4),
+          siteIds: null,
+          createdAt: ISO,
+          lastUsedAt: NULL_OR_ISO,
+          expiresAt: null,
+        },
+      ],
       pagination: { limit: 20, nextCursor: null },
     });
     const [account] = await one.db.query('SELECT id, name, status FROM accounts');
@@ -53,9 +64,16 @@ describe('first start on an empty database (BOOTSTRAP_ENABLED=true)', () => {
     const site = await request(one.server).get('/api/v2/sites/demo').set('authorization', `Bearer ${key}`);
     expect(site.status).toBe(200);
     expect(site.body).toEqual({
-      id: expect.any(Number), name: 'demo', title: 'Demo site', accountId: Number(account.id), createdAt: ISO, updatedAt: ISO,
+      id: expect.any(Number),
+      name: 'demo',
+      title: 'Demo site',
+      accountId: Number(account.id),
+      createdAt: ISO,
+      updatedAt: ISO,
     });
-    expect(await one.db.query('SELECT key_hash, account_id FROM api_keys')).toEqual([{ key_hash: sha256(key), account_id: account.id }]);
+    expect(await one.db.query('SELECT key_hash, account_id FROM api_keys')).toEqual([
+      { key_hash: sha256(key), account_id: account.id },
+    ]);
     expect(await one.db.query('SELECT name, account_id, site_id FROM outbox_events ORDER BY id')).toEqual([
       { name: 'site.created', account_id: account.id, site_id: String(site.body.id) },
       { name: 'api_key.created', account_id: account.id, site_id: null },
@@ -66,7 +84,13 @@ describe('first start on an empty database (BOOTSTRAP_ENABLED=true)', () => {
     const again = await start(url, { BOOTSTRAP_API_KEY: `sb_live_${'Q'.repeat(40)}`, MIGRATIONS_RUN: 'true' });
     expect(await counts(again)).toEqual({ accounts: 1, sites: 1, api_keys: 1 });
     expect((await request(again.server).get('/api/v2/api-keys').set('x-api-key', key)).status).toBe(200);
-    expect((await request(again.server).get('/api/v2/api-keys').set('x-api-key', `sb_live_${'Q'.repeat(40)}`)).status).toBe(401);
+    expect(
+      (
+        await request(again.server)
+          .get('/api/v2/api-keys')
+          .set('x-api-key', `sb_live_${'Q'.repeat(40)}`)
+      ).status,
+    ).toBe(401);
   });
 
   it('without BOOTSTRAP_API_KEY: a new key is printed once, and it works', async () => {
@@ -84,7 +108,9 @@ describe('first start on an empty database (BOOTSTRAP_ENABLED=true)', () => {
 
     const res = await request(t.server).get('/api/v2/api-keys').set('x-api-key', key);
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual([expect.objectContaining({ name: 'Bootstrap key', prefix: key.slice(0, 12), last4: key.slice(-4) })]);
+    expect(res.body.data).toEqual([
+      expect.objectContaining({ name: 'Bootstrap key', prefix: key.slice(0, 12), last4: key.slice(-4) }),
+    ]);
     expect(await counts(t)).toEqual({ accounts: 1, sites: 1, api_keys: 1 });
     expect(await t.db.query('SELECT key_hash FROM api_keys')).toEqual([{ key_hash: sha256(key) }]);
 

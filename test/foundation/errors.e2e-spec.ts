@@ -34,10 +34,12 @@ describe('RFC 9457 errors for everything a client can send', () => {
   it('an invalid field is a 400 with its path and message', async () => {
     const res = await tenant.api.post('/api/v2/sites').send({ name: 'Not A Valid Name!', title: 5 });
     expectProblem(res, 400, 'validation_failed');
-    expect(res.body.errors).toEqual(expect.arrayContaining([
-      { path: 'name', message: expect.stringContaining('lower-case') },
-      { path: 'title', message: 'must be a string' },
-    ]));
+    expect(res.body.errors).toEqual(
+      expect.arrayContaining([
+        { path: 'name', message: expect.stringContaining('lower-case') },
+        { path: 'title', message: 'must be a string' },
+      ]),
+    );
     expect(res.body.detail).toBe('2 fields are invalid');
   });
 
@@ -95,7 +97,10 @@ describe('RFC 9457 errors for everything a client can send', () => {
   });
 
   it('an unsupported charset is a 415', async () => {
-    const res = await tenant.api.post('/api/v2/sites').set('content-type', 'application/json; charset=klingon').send('{}');
+    const res = await tenant.api
+      .post('/api/v2/sites')
+      .set('content-type', 'application/json; charset=klingon')
+      .send('{}');
     expectProblem(res, 415, 'unsupported_media_type');
   });
 
@@ -107,10 +112,12 @@ describe('RFC 9457 errors for everything a client can send', () => {
   it('an empty site restriction is refused rather than making a key that reaches nothing', async () => {
     const res = await tenant.api.post('/api/v2/api-keys').send({ name: 'nowhere', siteIds: [] });
     expectProblem(res, 400, 'validation_failed');
-    expect(res.body.errors).toEqual([{ path: 'siteIds', message: 'must name at least one site (omit it for all sites)' }]);
+    expect(res.body.errors).toEqual([
+      { path: 'siteIds', message: 'must name at least one site (omit it for all sites)' },
+    ]);
   });
 
-  it('a key whose account is pending deletion still gets 404 for another account\'s site', async () => {
+  it("a key whose account is pending deletion still gets 404 for another account's site", async () => {
     const leaving = await createTenant(t);
     await leaving.api.delete('/api/v2/account').expect(202);
     const res = await leaving.api.post(`/api/v2/sites/${tenant.siteName}/media/categories`).send({ name: 'x' });

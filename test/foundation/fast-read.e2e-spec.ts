@@ -12,11 +12,19 @@ describe('ShapedReads (the hot-path read)', () => {
     t = await startApp();
     a = await createTenant(t);
     const bodies = [
-      { title: 'Full', content: '<p>x</p>', tags: ['a', 'b'], categories: ['c'], authors: [{ id: 7, name: 'Ada' }], customFields: { n: 1, s: 'x' } },
+      {
+        title: 'Full',
+        content: '<p>x</p>',
+        tags: ['a', 'b'],
+        categories: ['c'],
+        authors: [{ id: 7, name: 'Ada' }],
+        customFields: { n: 1, s: 'x' },
+      },
       { title: 'Bare' },
       { title: 'Published', status: 'published' },
     ];
-    for (const body of bodies) expect((await a.api.post(`/api/v2/sites/${a.siteName}/content`).send(body)).status).toBe(201);
+    for (const body of bodies)
+      expect((await a.api.post(`/api/v2/sites/${a.siteName}/content`).send(body)).status).toBe(201);
   });
   afterAll(() => t.close());
 
@@ -35,7 +43,7 @@ describe('ShapedReads (the hot-path read)', () => {
     expect(entities[2].publishedAt).toBeInstanceOf(Date);
   });
 
-  it('keeps the SQL of a shape and binds each call\'s own parameters', async () => {
+  it("keeps the SQL of a shape and binds each call's own parameters", async () => {
     const b = await createTenant(t);
     expect((await b.api.post(`/api/v2/sites/${b.siteName}/content`).send({ title: 'Other site' })).status).toBe(201);
     const reads = new ShapedReads<ContentItemEntity>();
@@ -49,8 +57,13 @@ describe('ShapedReads (the hot-path read)', () => {
 
   it('gives extra selected values by name, and maps database errors like any query', async () => {
     const reads = new ShapedReads<ContentItemEntity>();
-    const withTotal = await reads.read('total', { siteId: a.siteId }, () => build().addSelect('count(*) OVER ()', 'total'));
+    const withTotal = await reads.read('total', { siteId: a.siteId }, () =>
+      build().addSelect('count(*) OVER ()', 'total'),
+    );
     expect(Number(withTotal.extra(0, 'total'))).toBe(3);
-    await expect(reads.read('bad', { siteId: 'not a number' }, build)).rejects.toMatchObject({ name: 'QueryFailedError', driverError: expect.objectContaining({ code: '22P02' }) });
+    await expect(reads.read('bad', { siteId: 'not a number' }, build)).rejects.toMatchObject({
+      name: 'QueryFailedError',
+      driverError: expect.objectContaining({ code: '22P02' }),
+    });
   });
 });

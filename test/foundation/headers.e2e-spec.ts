@@ -16,12 +16,20 @@ describe('security headers and CORS', () => {
 
   it('API responses get the short API set: nothing may run or frame them, no sniffing', async () => {
     const res = await tenant.api.get('/api/v2/api-keys').expect(200);
-    expect(res.headers).toEqual(expect.objectContaining({
-      'content-security-policy': "default-src 'none';frame-ancestors 'none'",
-      'x-content-type-options': 'nosniff',
-      vary: expect.stringContaining('Origin'),
-    }));
-    for (const pageOnly of ['x-frame-options', 'referrer-policy', 'cross-origin-opener-policy', 'origin-agent-cluster', 'x-xss-protection']) {
+    expect(res.headers).toEqual(
+      expect.objectContaining({
+        'content-security-policy': "default-src 'none';frame-ancestors 'none'",
+        'x-content-type-options': 'nosniff',
+        vary: expect.stringContaining('Origin'),
+      }),
+    );
+    for (const pageOnly of [
+      'x-frame-options',
+      'referrer-policy',
+      'cross-origin-opener-policy',
+      'origin-agent-cluster',
+      'x-xss-protection',
+    ]) {
       expect(res.headers[pageOnly]).toBeUndefined();
     }
     expect(res.headers['x-powered-by']).toBeUndefined();
@@ -43,14 +51,18 @@ describe('security headers and CORS', () => {
   });
 
   it('answers a CORS preflight from any origin and exposes Location and the request id', async () => {
-    const pre = await request(t.server).options('/api/v2/api-keys')
-      .set('Origin', 'https://www.example.org').set('Access-Control-Request-Method', 'POST')
+    const pre = await request(t.server)
+      .options('/api/v2/api-keys')
+      .set('Origin', 'https://www.example.org')
+      .set('Access-Control-Request-Method', 'POST')
       .set('Access-Control-Request-Headers', 'x-api-key, content-type');
     expect(pre.status).toBe(204);
     expect(pre.headers['access-control-allow-origin']).toBe('https://www.example.org');
     expect(pre.headers['access-control-allow-headers']).toBe('x-api-key, content-type');
     const res = await tenant.api.get('/api/v2/api-keys').set('Origin', 'https://www.example.org').expect(200);
     expect(res.headers['access-control-allow-origin']).toBe('https://www.example.org');
-    expect(res.headers['access-control-expose-headers']).toBe('Location,ETag,x-request-id,Retry-After,Idempotent-Replayed');
+    expect(res.headers['access-control-expose-headers']).toBe(
+      'Location,ETag,x-request-id,Retry-After,Idempotent-Replayed',
+    );
   });
 });

@@ -29,7 +29,13 @@ const KEY_ROUTES: Array<[string, string, string, string, string[]]> = [
   ['get', '/api/v2/sites/{siteName}', 'Get a site (admin)', 'Admin: sites', ['401', '404']],
   ['delete', '/api/v2/account', 'Delete the account', 'Account', ['401', '403']],
   ['get', '/api/v2/account/deletion', 'Get deletion status', 'Account', ['401', '403', '404']],
-  ['delete', '/api/v2/account/deletion', 'Cancel a scheduled deletion (admin)', 'Account', ['401', '403', '404', '409']],
+  [
+    'delete',
+    '/api/v2/account/deletion',
+    'Cancel a scheduled deletion (admin)',
+    'Account',
+    ['401', '403', '404', '409'],
+  ],
   ['get', '/api/v2/account/deletion-preview', 'Get deletion preview', 'Account', ['401', '403']],
 ];
 
@@ -81,14 +87,15 @@ describe('health and API docs', () => {
       }
     });
 
-    it('/docs/ (trailing slash) redirects to /docs, where the page\'s relative assets resolve', async () => {
+    it("/docs/ (trailing slash) redirects to /docs, where the page's relative assets resolve", async () => {
       const res = await request(t.server).get('/docs/');
       expect(res.status).toBe(301);
       expect(res.headers.location).toBe('/docs');
       const page = await request(t.server).get(res.headers.location);
       const assets = [...page.text.matchAll(/(?:src|href)="(\.\/docs\/[^"]+)"/g)].map((m) => m[1]);
       expect(assets.length).toBeGreaterThanOrEqual(3);
-      for (const asset of assets) expect((await request(t.server).get(new URL(asset, 'http://x/docs').pathname)).status).toBe(200);
+      for (const asset of assets)
+        expect((await request(t.server).get(new URL(asset, 'http://x/docs').pathname)).status).toBe(200);
     });
 
     it('describes the API and its two key schemes', () => {
@@ -96,22 +103,49 @@ describe('health and API docs', () => {
       expect(doc.info).toEqual(expect.objectContaining({ title: 'Sitebase API', version: '2.0' }));
       expect(doc.components.securitySchemes).toEqual({
         apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Secret API key (sb_live_…)' },
-        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'API key', description: 'Secret API key as a bearer token (v2)' },
-        session: { type: 'http', scheme: 'bearer', bearerFormat: 'opaque token', description: 'Site-user session token from verify-otp' },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'API key',
+          description: 'Secret API key as a bearer token (v2)',
+        },
+        session: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'opaque token',
+          description: 'Site-user session token from verify-otp',
+        },
       });
     });
 
     it('lists the tags', () => {
       expect(doc.tags.map((tag) => tag.name)).toEqual([
-        'API keys', 'Account', 'Admin: sites', 'Newsletter', 'Site users', 'Media', 'Content', 'Email', 'Collections',
-        'Orders', 'Categories', 'Products', 'Contacts', 'Webhooks', 'v1 legacy', 'Health',
+        'API keys',
+        'Account',
+        'Admin: sites',
+        'Newsletter',
+        'Site users',
+        'Media',
+        'Content',
+        'Email',
+        'Collections',
+        'Orders',
+        'Categories',
+        'Products',
+        'Contacts',
+        'Webhooks',
+        'v1 legacy',
+        'Health',
       ]);
       for (const tag of doc.tags) expect(tag.description).toEqual(expect.any(String));
       // Every operation uses a declared tag.
       const declared = new Set(doc.tags.map((tag) => tag.name));
       for (const [path, ops] of Object.entries(doc.paths)) {
         for (const [method, op] of Object.entries(ops)) {
-          expect({ op: `${method} ${path}`, tags: (op.tags ?? []).filter((tag) => !declared.has(tag)) }).toEqual({ op: `${method} ${path}`, tags: [] });
+          expect({ op: `${method} ${path}`, tags: (op.tags ?? []).filter((tag) => !declared.has(tag)) }).toEqual({
+            op: `${method} ${path}`,
+            tags: [],
+          });
         }
       }
     });
@@ -126,46 +160,77 @@ describe('health and API docs', () => {
           detail: { type: 'string', example: '1 field is invalid' },
           code: { type: 'string', example: 'validation_failed' },
           errors: { type: 'array', items: { $ref: '#/components/schemas/FieldErrorDto' } },
-          totalErrors: { type: 'number', example: 120, description: 'How many fields were invalid, present only when `errors` lists the first 50 of them' },
+          totalErrors: {
+            type: 'number',
+            example: 120,
+            description: 'How many fields were invalid, present only when `errors` lists the first 50 of them',
+          },
           requestId: { type: 'string', example: 'b3f0c2a4-8d1e-4f1a-9c55-0d8b1c1f2e77' },
         },
         required: ['type', 'title', 'status', 'code'],
       });
       expect(doc.components.schemas.FieldErrorDto).toEqual({
         type: 'object',
-        properties: { path: { type: 'string', example: 'email' }, message: { type: 'string', example: 'must be an email' } },
+        properties: {
+          path: { type: 'string', example: 'email' },
+          message: { type: 'string', example: 'must be an email' },
+        },
         required: ['path', 'message'],
       });
     });
 
-    it.each(KEY_ROUTES)('%s %s: summary, tag, key security and problem responses', (method, path, summary, tag, problems) => {
-      const op = doc.paths[path]?.[method];
-      expect(op).toBeDefined();
-      expect({ summary: op.summary, tags: op.tags, security: op.security }).toEqual({ summary, tags: [tag], security: KEY_SECURITY });
-      const documented = Object.keys(op.responses).filter((status) => Number(status) >= 400).sort();
-      expect(documented).toEqual(problems);
-      for (const status of problems) {
-        expect(op.responses[status].content).toEqual({ 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDto' } } });
-      }
-    });
+    it.each(KEY_ROUTES)(
+      '%s %s: summary, tag, key security and problem responses',
+      (method, path, summary, tag, problems) => {
+        const op = doc.paths[path]?.[method];
+        expect(op).toBeDefined();
+        expect({ summary: op.summary, tags: op.tags, security: op.security }).toEqual({
+          summary,
+          tags: [tag],
+          security: KEY_SECURITY,
+        });
+        const documented = Object.keys(op.responses)
+          .filter((status) => Number(status) >= 400)
+          .sort();
+        expect(documented).toEqual(problems);
+        for (const status of problems) {
+          expect(op.responses[status].content).toEqual({
+            'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDto' } },
+          });
+        }
+      },
+    );
 
     it('marks exactly the operator routes outside the interface with x-sitebase-admin', () => {
-      const admin = KEY_ROUTES.filter(([method, path]) => (doc.paths[path][method] as unknown as Record<string, unknown>)['x-sitebase-admin'] === true)
-        .map(([method, path]) => `${method} ${path}`);
-      expect(admin.sort()).toEqual(KEY_ROUTES.filter(([, , summary]) => summary.endsWith('(admin)')).map(([m, p]) => `${m} ${p}`).sort());
+      const admin = KEY_ROUTES.filter(
+        ([method, path]) =>
+          (doc.paths[path][method] as unknown as Record<string, unknown>)['x-sitebase-admin'] === true,
+      ).map(([method, path]) => `${method} ${path}`);
+      expect(admin.sort()).toEqual(
+        KEY_ROUTES.filter(([, , summary]) => summary.endsWith('(admin)'))
+          .map(([m, p]) => `${m} ${p}`)
+          .sort(),
+      );
       expect(admin).toHaveLength(5);
     });
 
     it('health routes are documented as public', () => {
-      expect(doc.paths['/health'].get).toEqual(expect.objectContaining({ summary: 'Liveness: the process answers', tags: ['Health'] }));
-      expect(doc.paths['/health/ready'].get).toEqual(expect.objectContaining({ summary: 'Readiness: the database answers', tags: ['Health'] }));
+      expect(doc.paths['/health'].get).toEqual(
+        expect.objectContaining({ summary: 'Liveness: the process answers', tags: ['Health'] }),
+      );
+      expect(doc.paths['/health/ready'].get).toEqual(
+        expect.objectContaining({ summary: 'Readiness: the database answers', tags: ['Health'] }),
+      );
       expect(doc.paths['/health'].get.security).toBeUndefined();
       expect(doc.paths['/health/ready'].get.security).toBeUndefined();
     });
 
     it('every operation has a summary', () => {
       const missing = Object.entries(doc.paths).flatMap(([path, ops]) =>
-        Object.entries(ops).filter(([, op]) => !op.summary).map(([method]) => `${method.toUpperCase()} ${path}`));
+        Object.entries(ops)
+          .filter(([, op]) => !op.summary)
+          .map(([method]) => `${method.toUpperCase()} ${path}`),
+      );
       expect(missing).toEqual([]);
     });
   });

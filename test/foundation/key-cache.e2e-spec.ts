@@ -54,7 +54,13 @@ describe('verified keys are cached per instance and dropped everywhere at commit
     expect((await probe(two, key)).status).toBe(200);
     expect((await t.api.delete(`/api/v2/api-keys/${id}`)).status).toBe(204);
     // The revoking instance: at once.
-    expectExactProblem(await probe(one, key), 401, 'invalid_api_key', 'Unauthorized', 'The API key is invalid or revoked');
+    expectExactProblem(
+      await probe(one, key),
+      401,
+      'invalid_api_key',
+      'Unauthorized',
+      'The API key is invalid or revoked',
+    );
     // The other: when the trigger's NOTIFY arrives, a few milliseconds after the commit.
     const started = Date.now();
     let status = 200;
@@ -77,7 +83,8 @@ describe('verified keys are cached per instance and dropped everywhere at commit
 
   it('an unknown key is remembered as unknown, and a new key works at once', async () => {
     const statements = await statementsDuring(async () => {
-      for (let i = 0; i < 5; i++) expect((await probe(one, 'sb_live_unknownunknownunknownunknownunknown1')).status).toBe(401);
+      for (let i = 0; i < 5; i++)
+        expect((await probe(one, 'sb_live_unknownunknownunknownunknownunknown1')).status).toBe(401);
     });
     expect(statements.filter((s) => /FROM api_keys/.test(s))).toHaveLength(1);
     const { key } = await newKey();

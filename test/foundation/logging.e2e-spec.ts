@@ -19,7 +19,10 @@ describe('structured access logs', () => {
   const lines: LogLine[] = [];
 
   beforeAll(async () => {
-    t = await startApp({ env: { LOG_LEVEL: 'info', JOBS_ENABLED: 'false' }, logDestination: { write: (l: string) => lines.push(JSON.parse(l)) } });
+    t = await startApp({
+      env: { LOG_LEVEL: 'info', JOBS_ENABLED: 'false' },
+      logDestination: { write: (l: string) => lines.push(JSON.parse(l)) },
+    });
     tenant = await createTenant(t);
   });
   afterAll(() => t.close());
@@ -30,9 +33,16 @@ describe('structured access logs', () => {
     const res = await tenant.api.get('/api/v2/api-keys?limit=5').set('x-request-id', 'log-test-1').expect(200);
     expect(res.headers['x-request-id']).toBe('log-test-1');
     const line = accessLine('log-test-1');
-    expect(line).toEqual(expect.objectContaining({
-      level: 30, reqId: 'log-test-1', method: 'GET', url: '/api/v2/api-keys?limit=5', status: 200, ms: expect.any(Number),
-    }));
+    expect(line).toEqual(
+      expect.objectContaining({
+        level: 30,
+        reqId: 'log-test-1',
+        method: 'GET',
+        url: '/api/v2/api-keys?limit=5',
+        status: 200,
+        ms: expect.any(Number),
+      }),
+    );
     expect(JSON.stringify(lines)).not.toContain(tenant.key);
   });
 

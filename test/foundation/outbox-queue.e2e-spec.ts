@@ -22,16 +22,23 @@ class QueueProbe implements OnModuleInit {
   readonly failAlways = new Set<string>();
   deliveryAttempts = new Map<string, number>();
 
-  constructor(private readonly queue: QueueService, private readonly relay: OutboxRelay) {}
+  constructor(
+    private readonly queue: QueueService,
+    private readonly relay: OutboxRelay,
+  ) {}
 
   onModuleInit(): void {
     this.queue.register<{ tag: string }>('probe.simple', async ({ tag }, job) => {
       this.runs.push({ tag, retryCount: job.retryCount });
     });
-    this.queue.register<{ tag: string }>('probe.flaky', async ({ tag }, job) => {
-      this.runs.push({ tag, retryCount: job.retryCount });
-      if (job.retryCount === 0) throw new Error('first attempt fails');
-    }, { retryLimit: 3, retryDelaySeconds: 1, retryBackoff: false });
+    this.queue.register<{ tag: string }>(
+      'probe.flaky',
+      async ({ tag }, job) => {
+        this.runs.push({ tag, retryCount: job.retryCount });
+        if (job.retryCount === 0) throw new Error('first attempt fails');
+      },
+      { retryLimit: 3, retryDelaySeconds: 1, retryBackoff: false },
+    );
     this.relay.subscribe('probe.*', async (_em, event) => {
       const tag = String(event.payload.tag);
       const attempt = (this.deliveryAttempts.get(tag) ?? 0) + 1;
@@ -74,23 +81,41 @@ describe('the outbox and the job queue', () => {
     it('in a rolled-back transaction leaves no event; a committed one reaches the subscriber once', async () => {
       const lost = uniqueName('lost');
       const kept = uniqueName('kept');
-      await expect(t.db.transaction(async (em) => {
-        await recordEvent(em, { accountId: x.accountId, id: x.siteId }, 'probe.happened', { tag: lost });
-        throw rollback;
-      })).rejects.toBe(rollback);
-      await t.db.transaction((em) => recordEvent(em, { accountId: x.accountId, id: x.siteId }, 'probe.happened', { tag: kept }));
+      await expect(
+        t.db.transaction(async (em) => {
+          await recordEvent(em, { accountId: x.accountId, id: x.siteId }, 'probe.happened', { tag: lost });
+          throw rollback;
+        }),
+      ).rejects.toBe(rollback);
+      await t.db.transaction((em) =>
+        recordEvent(em, { accountId: x.accountId, id: x.siteId }, 'probe.happened', { tag: kept }),
+      );
 
       const row = await eventually(() => dispatchedRow(kept));
       expect(row).toEqual({
-        id: expect.any(Number), accountId: x.accountId, siteId: x.siteId, name: 'probe.happened', payload: { tag: kept },
-        createdAt: expect.any(Date), dispatchedAt: expect.any(Date),
-        attempts: 0, nextAttemptAt: null, lastError: null, failedAt: null,
+        id: expect.any(Number),
+        accountId: x.accountId,
+        siteId: x.siteId,
+        name: 'probe.happened',
+        payload: { tag: kept },
+        createdAt: expect.any(Date),
+        dispatchedAt: expect.any(Date),
+        attempts: 0,
+        nextAttemptAt: null,
+        lastError: null,
+        failedAt: null,
       });
       const delivered = probe.dispatched.filter((e) => e.payload.tag === kept);
-      expect(delivered).toEqual([{
-        id: row.id, accountId: x.accountId, siteId: x.siteId, name: 'probe.happened', payload: { tag: kept },
-        createdAt: row.createdAt,
-      }]);
+      expect(delivered).toEqual([
+        {
+          id: row.id,
+          accountId: x.accountId,
+          siteId: x.siteId,
+          name: 'probe.happened',
+          payload: { tag: kept },
+          createdAt: row.createdAt,
+        },
+      ]);
       expect(await eventRows(lost)).toEqual([]);
       expect(probe.deliveryAttempts.has(lost)).toBe(false);
     });
@@ -99,13 +124,17 @@ describe('the outbox and the job queue', () => {
       const tag = uniqueName('acct');
       await t.db.transaction((em) => recordEvent(em, { accountId: x.accountId }, 'probe.account_level', { tag }));
       const row = await eventually(() => dispatchedRow(tag));
-      expect(row).toEqual(expect.objectContaining({ accountId: x.accountId, siteId: null, name: 'probe.account_level' }));
+      expect(row).toEqual(
+        expect.objectContaining({ accountId: x.accountId, siteId: null, name: 'probe.account_level' }),
+      );
     });
 
     it('a subscriber that fails is retried: the event is delivered at least once', async () => {
       const tag = uniqueName('retry');
       probe.failFirstDelivery.add(tag);
-      await t.db.transaction((em) => recordEvent(em, { accountId: x.accountId, id: x.siteId }, 'probe.happened', { tag }));
+      await t.db.transaction((em) =>
+        recordEvent(em, { accountId: x.accountId, id: x.siteId }, 'probe.happened', { tag }),
+      );
       const row = await eventually(() => dispatchedRow(tag));
       expect(probe.deliveryAttempts.get(tag)).toBe(2);
       expect(probe.dispatched.filter((e) => e.payload.tag === tag)).toEqual([expect.objectContaining({ id: row.id })]);
@@ -122,9 +151,14 @@ describe('the outbox and the job queue', () => {
       const delivered = await eventually(() => dispatchedRow(good));
       expect(delivered.name).toBe('probe.happened');
       const [failing] = await eventRows(bad);
-      expect(failing).toEqual(expect.objectContaining({
-        dispatchedAt: null, failedAt: null, attempts: expect.any(Number), lastError: 'subscriber always fails',
-      }));
+      expect(failing).toEqual(
+        expect.objectContaining({
+          dispatchedAt: null,
+          failedAt: null,
+          attempts: expect.any(Number),
+          lastError: 'subscriber always fails',
+        }),
+      );
       expect(failing.attempts).toBeGreaterThanOrEqual(1);
       expect(failing.nextAttemptAt!.getTime()).toBeGreaterThan(Date.now() - 1000);
       expect(probe.dispatched.some((e) => e.payload.tag === bad)).toBe(false);
@@ -132,7 +166,9 @@ describe('the outbox and the job queue', () => {
 
     it('events nobody subscribes to are still marked dispatched', async () => {
       const tag = uniqueName('nobody');
-      await t.db.transaction((em) => recordEvent(em, { accountId: x.accountId, id: x.siteId }, 'unheard.event', { tag }));
+      await t.db.transaction((em) =>
+        recordEvent(em, { accountId: x.accountId, id: x.siteId }, 'unheard.event', { tag }),
+      );
       await eventually(() => dispatchedRow(tag));
       expect(probe.deliveryAttempts.has(tag)).toBe(false);
     });
@@ -143,14 +179,18 @@ describe('the outbox and the job queue', () => {
       expect(queue.isRunning).toBe(true);
       const lost = uniqueName('lost');
       const kept = uniqueName('kept');
-      await expect(t.db.transaction(async (em) => {
-        await queue.send('probe.simple', { tag: lost }, { em });
-        throw rollback;
-      })).rejects.toBe(rollback);
+      await expect(
+        t.db.transaction(async (em) => {
+          await queue.send('probe.simple', { tag: lost }, { em });
+          throw rollback;
+        }),
+      ).rejects.toBe(rollback);
       const id = await t.db.transaction((em) => queue.send('probe.simple', { tag: kept }, { em }));
       expect(id).toEqual(expect.any(String));
 
-      await eventually(async () => ((await jobRows('probe.simple', kept))[0]?.state === 'completed' ? true : undefined));
+      await eventually(async () =>
+        (await jobRows('probe.simple', kept))[0]?.state === 'completed' ? true : undefined,
+      );
       expect(probe.runs.filter((r) => r.tag === kept)).toEqual([{ tag: kept, retryCount: 0 }]);
       expect(await jobRows('probe.simple', lost)).toEqual([]);
       expect(probe.runs.some((r) => r.tag === lost)).toBe(false);
@@ -168,12 +208,17 @@ describe('the outbox and the job queue', () => {
       const tag = uniqueName('flaky');
       await queue.send('probe.flaky', { tag });
       await eventually(async () => ((await jobRows('probe.flaky', tag))[0]?.state === 'completed' ? true : undefined));
-      expect(probe.runs.filter((r) => r.tag === tag)).toEqual([{ tag, retryCount: 0 }, { tag, retryCount: 1 }]);
+      expect(probe.runs.filter((r) => r.tag === tag)).toEqual([
+        { tag, retryCount: 0 },
+        { tag, retryCount: 1 },
+      ]);
       expect(await jobRows('probe.flaky', tag)).toEqual([{ state: 'completed', retry_count: 1 }]);
     });
 
     it('refuses to send a job nobody handles', async () => {
-      await expect(queue.send('probe.unknown', { tag: 'x' })).rejects.toThrow('Job probe.unknown has no registered handler');
+      await expect(queue.send('probe.unknown', { tag: 'x' })).rejects.toThrow(
+        'Job probe.unknown has no registered handler',
+      );
     });
   });
 });

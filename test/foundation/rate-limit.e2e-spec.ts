@@ -56,7 +56,10 @@ describe('public rate limit (RATE_LIMIT_PUBLIC_MAX=3), shared by two instances',
   let tenant: Tenant;
 
   beforeAll(async () => {
-    const options = { env: { RATE_LIMIT_PUBLIC_MAX: '3', JOBS_ENABLED: 'false' }, extraModules: [RateLimitProbeModule] };
+    const options = {
+      env: { RATE_LIMIT_PUBLIC_MAX: '3', JOBS_ENABLED: 'false' },
+      extraModules: [RateLimitProbeModule],
+    };
     [one, two] = await Promise.all([startApp(options), startApp(options)]);
     tenant = await createTenant(one);
   });
@@ -87,7 +90,9 @@ describe('public rate limit (RATE_LIMIT_PUBLIC_MAX=3), shared by two instances',
     expect(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60).toBe(true);
     expectExactProblem(res, 429, 'rate_limited', 'Too many requests', `Retry after ${retryAfter} s`);
 
-    expect(created).toEqual([{ key: expect.any(String), hits: 4, expires_at: expect.any(Date), blocked_until: expect.any(Date) }]);
+    expect(created).toEqual([
+      { key: expect.any(String), hits: 4, expires_at: expect.any(Date), blocked_until: expect.any(Date) },
+    ]);
     const [row] = created;
     expect(row.blocked_until!.getTime()).toBeGreaterThan(Date.now());
     expect(row.expires_at.getTime() - Date.now()).toBeLessThanOrEqual(60_000);
@@ -96,7 +101,13 @@ describe('public rate limit (RATE_LIMIT_PUBLIC_MAX=3), shared by two instances',
     // upsert; from then on both answer from memory and write the hits in their next batch.
     for (const app of [one, two, one]) {
       const again = await request(app.server).get('/rate-limit-probe');
-      expectExactProblem(again, 429, 'rate_limited', 'Too many requests', `Retry after ${Number(again.headers['retry-after'])} s`);
+      expectExactProblem(
+        again,
+        429,
+        'rate_limited',
+        'Too many requests',
+        `Retry after ${Number(again.headers['retry-after'])} s`,
+      );
     }
     expect((await rows()).find((r) => r.key === row.key)?.hits).toBe(5);
     await Promise.all([one, two].map((app) => app.app.get(RateLimitStore).flush()));
@@ -104,7 +115,10 @@ describe('public rate limit (RATE_LIMIT_PUBLIC_MAX=3), shared by two instances',
 
     // Once the window and the block are over, the counter starts again.
     // A minute passes, for the shared row and for what each instance remembers.
-    await one.db.query("UPDATE rate_limits SET expires_at = now() - interval '1 second', blocked_until = now() - interval '1 second' WHERE key = $1", [row.key]);
+    await one.db.query(
+      "UPDATE rate_limits SET expires_at = now() - interval '1 second', blocked_until = now() - interval '1 second' WHERE key = $1",
+      [row.key],
+    );
     const later = Date.now() + 61_000;
     const clock = jest.spyOn(Date, 'now').mockImplementation(() => later);
     try {
@@ -115,12 +129,18 @@ describe('public rate limit (RATE_LIMIT_PUBLIC_MAX=3), shared by two instances',
     } finally {
       clock.mockRestore();
     }
-    expect((await rows()).find((r) => r.key === row.key)).toEqual({ ...row, hits: 1, expires_at: expect.any(Date), blocked_until: null });
+    expect((await rows()).find((r) => r.key === row.key)).toEqual({
+      ...row,
+      hits: 1,
+      expires_at: expect.any(Date),
+      blocked_until: null,
+    });
   });
 
   it('each public route has its own counter', async () => {
     const created = await newRows(async () => {
-      for (const app of [one, two, one]) expect((await request(app.server).get('/rate-limit-probe/other')).status).toBe(200);
+      for (const app of [one, two, one])
+        expect((await request(app.server).get('/rate-limit-probe/other')).status).toBe(200);
       // Below half the limit an instance counts in memory and writes once a second; flush now.
       await Promise.all([one, two].map((app) => app.app.get(RateLimitStore).flush()));
     });
@@ -140,7 +160,9 @@ describe('public rate limit (RATE_LIMIT_PUBLIC_MAX=3), shared by two instances',
   it('a key-only route is not limited', async () => {
     const created = await newRows(async () => {
       for (let i = 0; i < 6; i++) {
-        const res = await request((i % 2 ? two : one).server).get('/rate-limit-probe/key').set('x-api-key', tenant.key);
+        const res = await request((i % 2 ? two : one).server)
+          .get('/rate-limit-probe/key')
+          .set('x-api-key', tenant.key);
         expect(res.status).toBe(200);
         expect(res.body).toEqual({ ok: true });
       }
@@ -150,7 +172,9 @@ describe('public rate limit (RATE_LIMIT_PUBLIC_MAX=3), shared by two instances',
   it('a valid key is never limited by IP on a public route, and writes no counter', async () => {
     const created = await newRows(async () => {
       for (let i = 0; i < 8; i++) {
-        const res = await request((i % 2 ? two : one).server).get('/rate-limit-probe').set('x-api-key', tenant.key);
+        const res = await request((i % 2 ? two : one).server)
+          .get('/rate-limit-probe')
+          .set('x-api-key', tenant.key);
         expect(res.status).toBe(200);
         expect(res.body).toEqual({ ok: true });
       }
@@ -161,11 +185,20 @@ describe('public rate limit (RATE_LIMIT_PUBLIC_MAX=3), shared by two instances',
 
   it('a site-user session is never limited by IP on a public route', async () => {
     // The users module registers the real verifier; this one stands in for a signed-in user.
-    const session = { kind: 'user' as const, accountId: tenant.accountId, siteId: tenant.siteId, userId: 1, sessionId: 1 };
-    for (const app of [one, two]) app.app.get(SessionVerifiers).register(async (token) => (token === 'probe-session-token' ? session : null));
+    const session = {
+      kind: 'user' as const,
+      accountId: tenant.accountId,
+      siteId: tenant.siteId,
+      userId: 1,
+      sessionId: 1,
+    };
+    for (const app of [one, two])
+      app.app.get(SessionVerifiers).register(async (token) => (token === 'probe-session-token' ? session : null));
     const created = await newRows(async () => {
       for (let i = 0; i < 8; i++) {
-        const res = await request((i % 2 ? two : one).server).get('/rate-limit-probe/other').set('authorization', 'Bearer probe-session-token');
+        const res = await request((i % 2 ? two : one).server)
+          .get('/rate-limit-probe/other')
+          .set('authorization', 'Bearer probe-session-token');
         expect(res.status).toBe(200);
       }
       await Promise.all([one, two].map((app) => app.app.get(RateLimitStore).flush()));
@@ -194,7 +227,12 @@ describe('public rate limit (RATE_LIMIT_PUBLIC_MAX=3), shared by two instances',
     expect(statements.length).toBeLessThanOrEqual(4);
     await Promise.all([one, two].map((app) => app.app.get(RateLimitStore).flush()));
     const [row] = (await rows()).filter((r) => r.hits >= 60 + 8);
-    expect(row).toEqual({ key: expect.stringContaining('flood'), hits: 68, expires_at: expect.any(Date), blocked_until: expect.any(Date) });
+    expect(row).toEqual({
+      key: expect.stringContaining('flood'),
+      hits: 68,
+      expires_at: expect.any(Date),
+      blocked_until: expect.any(Date),
+    });
   });
 });
 
@@ -204,7 +242,10 @@ describe('shared anonymous limit with two instances: within the documented slack
   const LIMIT = 10;
 
   beforeAll(async () => {
-    const options = { env: { RATE_LIMIT_PUBLIC_MAX: String(LIMIT), JOBS_ENABLED: 'false' }, extraModules: [RateLimitProbeModule] };
+    const options = {
+      env: { RATE_LIMIT_PUBLIC_MAX: String(LIMIT), JOBS_ENABLED: 'false' },
+      extraModules: [RateLimitProbeModule],
+    };
     [one, two] = await Promise.all([startApp(options), startApp(options)]);
   });
   // Blocks live in the worker's database, which later test files share: leave none behind.
@@ -214,7 +255,9 @@ describe('shared anonymous limit with two instances: within the documented slack
   });
 
   it('concurrent clients on both instances get at least the limit and at most limit + N × limit/2', async () => {
-    const results = await Promise.all(Array.from({ length: 60 }, (_, i) => request((i % 2 ? two : one).server).get('/rate-limit-probe/third')));
+    const results = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => request((i % 2 ? two : one).server).get('/rate-limit-probe/third')),
+    );
     const served = results.filter((r) => r.status === 200).length;
     expect(results.every((r) => r.status === 200 || r.status === 429)).toBe(true);
     expect(served).toBeGreaterThanOrEqual(LIMIT);
@@ -227,7 +270,10 @@ describe('per-key limit (RATE_LIMIT_KEY_MAX=4)', () => {
   let tenant: Tenant;
 
   beforeAll(async () => {
-    app = await startApp({ env: { RATE_LIMIT_PUBLIC_MAX: '2', RATE_LIMIT_KEY_MAX: '4', JOBS_ENABLED: 'false' }, extraModules: [RateLimitProbeModule] });
+    app = await startApp({
+      env: { RATE_LIMIT_PUBLIC_MAX: '2', RATE_LIMIT_KEY_MAX: '4', JOBS_ENABLED: 'false' },
+      extraModules: [RateLimitProbeModule],
+    });
     tenant = await createTenant(app);
   });
   afterAll(async () => {
@@ -237,10 +283,23 @@ describe('per-key limit (RATE_LIMIT_KEY_MAX=4)', () => {
 
   it('a key gets its own counter on every route, far from the anonymous one', async () => {
     const statuses: number[] = [];
-    for (let i = 0; i < 4; i++) statuses.push((await request(app.server).get(i % 2 ? '/rate-limit-probe/key' : '/rate-limit-probe/other').set('x-api-key', tenant.key)).status);
+    for (let i = 0; i < 4; i++)
+      statuses.push(
+        (
+          await request(app.server)
+            .get(i % 2 ? '/rate-limit-probe/key' : '/rate-limit-probe/other')
+            .set('x-api-key', tenant.key)
+        ).status,
+      );
     expect(statuses).toEqual([200, 200, 200, 200]);
     const limited = await request(app.server).get('/rate-limit-probe/key').set('x-api-key', tenant.key);
-    expectExactProblem(limited, 429, 'rate_limited', 'Too many requests', `Retry after ${Number(limited.headers['retry-after'])} s`);
+    expectExactProblem(
+      limited,
+      429,
+      'rate_limited',
+      'Too many requests',
+      `Retry after ${Number(limited.headers['retry-after'])} s`,
+    );
     const [row] = await app.db.query("SELECT key, hits FROM rate_limits WHERE key LIKE 'key:%'");
     expect(row).toEqual({ key: expect.stringMatching(/^key:\d+$/), hits: 5 });
   });
@@ -260,14 +319,15 @@ describe('a key on a public route of a site it cannot reach', () => {
     await app.close();
   });
 
-  it('reads as anonymous and is limited by IP like one, while the owner\'s key is not', async () => {
+  it("reads as anonymous and is limited by IP like one, while the owner's key is not", async () => {
     const path = `/api/v2/sites/${owner.siteName}/content`;
     // Counters are per address and route, shared through the worker's database: start this one afresh.
     await app.db.query("DELETE FROM rate_limits WHERE key LIKE '%ContentController.list'");
     const strangers: number[] = [];
-    for (let i = 0; i < 4; i++) strangers.push((await request(app.server).get(path).set('x-api-key', stranger.key)).status);
+    for (let i = 0; i < 4; i++)
+      strangers.push((await request(app.server).get(path).set('x-api-key', stranger.key)).status);
     expect(strangers).toEqual([200, 200, 200, 429]);
-    for (let i = 0; i < 5; i++) expect((await request(app.server).get(path).set('x-api-key', owner.key)).status).toBe(200);
+    for (let i = 0; i < 5; i++)
+      expect((await request(app.server).get(path).set('x-api-key', owner.key)).status).toBe(200);
   });
 });
-

@@ -88,7 +88,11 @@ describe('request bodies: read after the guards, JSON only where a route takes i
   describe('credentials come before the body', () => {
     it('malformed JSON without a key on a key-only route is a 401, not a 400', async () => {
       expectProblem(await json(request(t.server).post('/api/v2/probe/key'), '{"name":'), 401, 'missing_credential');
-      expectProblem(await json(request(t.server).post(`/api/v2/sites/${tenant.siteName}/content`), '{"title":'), 401, 'missing_credential');
+      expectProblem(
+        await json(request(t.server).post(`/api/v2/sites/${tenant.siteName}/content`), '{"title":'),
+        401,
+        'missing_credential',
+      );
     });
 
     it('a bad charset without a key is a 401; with one, a 415', async () => {
@@ -98,12 +102,17 @@ describe('request bodies: read after the guards, JSON only where a route takes i
     });
 
     it('an invalid key with malformed JSON is a 401 invalid_api_key', async () => {
-      expectProblem(await json(request(t.server).post('/api/v2/probe/key').set('x-api-key', 'sb_live_nope'), '{'), 401, 'invalid_api_key');
+      expectProblem(
+        await json(request(t.server).post('/api/v2/probe/key').set('x-api-key', 'sb_live_nope'), '{'),
+        401,
+        'invalid_api_key',
+      );
     });
 
     it('an anonymous caller is answered before the server reads a body that never arrives', async () => {
       const port = await listen(t);
-      const head = 'POST /api/v2/probe/key HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"name":';
+      const head =
+        'POST /api/v2/probe/key HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"name":';
       const answer = await rawRequest(port, head);
       expect(answer).toMatch(/^HTTP\/1\.1 401 /);
       expect(answer).toContain('"code":"missing_credential"');
@@ -118,22 +127,27 @@ describe('request bodies: read after the guards, JSON only where a route takes i
   });
 
   describe('Content-Encoding', () => {
-    it.each(['gzip', 'deflate', 'br', 'x-unknown', 'gzip, identity'])('%s is a 415 on any path, with or without a key', async (encoding) => {
-      for (const r of [
-        request(t.server).get('/health/ready'),
-        request(t.server).post('/api/v2/no-such-route'),
-        request(t.server).post('/api/v2/probe/key'),
-        tenant.api.post('/api/v2/probe/key'),
-        request(t.server).post(`/v1/${tenant.siteName}/pages`),
-      ]) {
-        const res = await json(r.set('content-encoding', encoding), '{"name":"x"}');
-        expectProblem(res, 415, 'unsupported_content_encoding');
-        expect(res.headers['accept-encoding']).toBe('identity');
-      }
-    });
+    it.each(['gzip', 'deflate', 'br', 'x-unknown', 'gzip, identity'])(
+      '%s is a 415 on any path, with or without a key',
+      async (encoding) => {
+        for (const r of [
+          request(t.server).get('/health/ready'),
+          request(t.server).post('/api/v2/no-such-route'),
+          request(t.server).post('/api/v2/probe/key'),
+          tenant.api.post('/api/v2/probe/key'),
+          request(t.server).post(`/v1/${tenant.siteName}/pages`),
+        ]) {
+          const res = await json(r.set('content-encoding', encoding), '{"name":"x"}');
+          expectProblem(res, 415, 'unsupported_content_encoding');
+          expect(res.headers['accept-encoding']).toBe('identity');
+        }
+      },
+    );
 
     it('identity, or no body at all, is fine', async () => {
-      expect((await json(tenant.api.post('/api/v2/probe/key').set('content-encoding', 'identity'), '{"name":"x"}')).status).toBe(200);
+      expect(
+        (await json(tenant.api.post('/api/v2/probe/key').set('content-encoding', 'identity'), '{"name":"x"}')).status,
+      ).toBe(200);
       expect((await request(t.server).get('/health/ready').set('content-encoding', 'gzip')).status).toBe(200);
     });
   });
@@ -146,7 +160,11 @@ describe('request bodies: read after the guards, JSON only where a route takes i
       ['multipart/form-data; boundary=b', '--b--\r\n'],
       ['application/jsonx', '{"name":"x"}'],
     ])('a JSON route refuses %s with a 415', async (type, body) => {
-      expectProblem(await tenant.api.post('/api/v2/probe/key').set('content-type', type).send(body), 415, 'unsupported_media_type');
+      expectProblem(
+        await tenant.api.post('/api/v2/probe/key').set('content-type', type).send(body),
+        415,
+        'unsupported_media_type',
+      );
     });
 
     it('a body without a Content-Type is a 415', async () => {
@@ -156,7 +174,10 @@ describe('request bodies: read after the guards, JSON only where a route takes i
     });
 
     it('application/*+json with a UTF-8 charset is JSON', async () => {
-      const res = await tenant.api.post('/api/v2/probe/key').set('content-type', 'application/merge-patch+json; charset=UTF-8').send('{"name":"x"}');
+      const res = await tenant.api
+        .post('/api/v2/probe/key')
+        .set('content-type', 'application/merge-patch+json; charset=UTF-8')
+        .send('{"name":"x"}');
       expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: { name: 'x' } });
     });
 
@@ -169,8 +190,14 @@ describe('request bodies: read after the guards, JSON only where a route takes i
     it('a route whose body is optional reads none as {}', async () => {
       expect((await request(t.server).post('/api/v2/probe/optional')).body).toEqual({});
       expect((await json(request(t.server).post('/api/v2/probe/optional'), '')).body).toEqual({});
-      expect((await json(request(t.server).post('/api/v2/probe/optional'), '{"name":"x"}')).body).toEqual({ name: 'x' });
-      expectProblem(await request(t.server).post('/api/v2/probe/optional').set('content-type', 'text/plain').send('x'), 415, 'unsupported_media_type');
+      expect((await json(request(t.server).post('/api/v2/probe/optional'), '{"name":"x"}')).body).toEqual({
+        name: 'x',
+      });
+      expectProblem(
+        await request(t.server).post('/api/v2/probe/optional').set('content-type', 'text/plain').send('x'),
+        415,
+        'unsupported_media_type',
+      );
     });
 
     it('a route that takes no body refuses one', async () => {
@@ -189,14 +216,20 @@ describe('request bodies: read after the guards, JSON only where a route takes i
       expectProblem(await json(tenant.api.post('/api/v2/probe/key'), nested(1500)), 400, 'json_too_deep');
     });
 
-    it.each(['[]', '[{"name":"x"}]', 'null', '"x"', '1', 'true'])('a body of %s is not a JSON object: 400 malformed_json', async (body) => {
-      const res = await json(tenant.api.post('/api/v2/probe/key'), body);
-      expectProblem(res, 400, 'malformed_json');
-      expect(res.body.detail).toBe('The request body must be a JSON object');
-    });
+    it.each(['[]', '[{"name":"x"}]', 'null', '"x"', '1', 'true'])(
+      'a body of %s is not a JSON object: 400 malformed_json',
+      async (body) => {
+        const res = await json(tenant.api.post('/api/v2/probe/key'), body);
+        expectProblem(res, 400, 'malformed_json');
+        expect(res.body.detail).toBe('The request body must be a JSON object');
+      },
+    );
 
     it('prototype keys are refused at any depth like unknown fields', async () => {
-      const res = await json(tenant.api.post('/api/v2/probe/key'), '{"name":"x","__proto__":{"a":1},"data":{"list":[{"constructor":1},{"prototype":2}]}}');
+      const res = await json(
+        tenant.api.post('/api/v2/probe/key'),
+        '{"name":"x","__proto__":{"a":1},"data":{"list":[{"constructor":1},{"prototype":2}]}}',
+      );
       expectProblem(res, 400, 'validation_failed');
       expect(res.body.errors).toEqual([
         { path: '__proto__', message: 'is not allowed' },
@@ -208,7 +241,10 @@ describe('request bodies: read after the guards, JSON only where a route takes i
     it('prototype keys in a query are refused too', async () => {
       const res = await tenant.api.get('/api/v2/api-keys?constructor=1&toString=2');
       expectProblem(res, 400, 'validation_failed');
-      expect(res.body.errors).toEqual([{ path: 'constructor', message: 'is not allowed' }, { path: 'toString', message: 'is not allowed' }]);
+      expect(res.body.errors).toEqual([
+        { path: 'constructor', message: 'is not allowed' },
+        { path: 'toString', message: 'is not allowed' },
+      ]);
     });
 
     it('the body limit still answers 413', async () => {

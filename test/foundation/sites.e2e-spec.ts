@@ -18,7 +18,12 @@ describe('/api/v2/sites (admin)', () => {
 
   const sites = () => t.db.getRepository(SiteEntity);
   const siteBody = (s: { id: number; name: string; accountId: number }, title = '') => ({
-    id: s.id, name: s.name, title, accountId: s.accountId, createdAt: ISO, updatedAt: ISO,
+    id: s.id,
+    name: s.name,
+    title,
+    accountId: s.accountId,
+    createdAt: ISO,
+    updatedAt: ISO,
   });
 
   describe('POST /api/v2/sites', () => {
@@ -26,17 +31,35 @@ describe('/api/v2/sites (admin)', () => {
       const name = uniqueName('blog');
       const res = await a.api.post('/api/v2/sites').send({ name, title: 'My blog' });
       expect(res.status).toBe(201);
-      expect(res.body).toEqual({ id: expect.any(Number), name, title: 'My blog', accountId: a.accountId, createdAt: ISO, updatedAt: ISO });
+      expect(res.body).toEqual({
+        id: expect.any(Number),
+        name,
+        title: 'My blog',
+        accountId: a.accountId,
+        createdAt: ISO,
+        updatedAt: ISO,
+      });
       expect(res.headers.location).toBe(`${t.config.PUBLIC_BASE_URL}/api/v2/sites/${name}`);
 
       const row = await sites().findOneByOrFail({ name });
       expect(row).toEqual({
-        id: res.body.id, accountId: a.accountId, name, title: 'My blog',
-        createdAt: new Date(res.body.createdAt), updatedAt: new Date(res.body.updatedAt),
+        id: res.body.id,
+        accountId: a.accountId,
+        name,
+        title: 'My blog',
+        createdAt: new Date(res.body.createdAt),
+        updatedAt: new Date(res.body.updatedAt),
       });
       const events = await t.db.getRepository(OutboxEventEntity).findBy({ siteId: res.body.id });
       // id, createdAt and dispatchedAt (the relay may have published it already) are left open.
-      expect(events).toEqual([expect.objectContaining({ accountId: a.accountId, siteId: res.body.id, name: 'site.created', payload: { id: res.body.id, name } })]);
+      expect(events).toEqual([
+        expect.objectContaining({
+          accountId: a.accountId,
+          siteId: res.body.id,
+          name: 'site.created',
+          payload: { id: res.body.id, name },
+        }),
+      ]);
 
       // The new site is reachable at its Location.
       const get = await a.api.get(new URL(res.headers.location).pathname);
@@ -58,7 +81,9 @@ describe('/api/v2/sites (admin)', () => {
       expectExactProblem(same, 409, 'duplicate_site_name', 'Conflict', detail);
       const other = await b.api.post('/api/v2/sites').send({ name: a.siteName, title: 'squat' });
       expectExactProblem(other, 409, 'duplicate_site_name', 'Conflict', detail);
-      expect(await sites().findBy({ name: a.siteName })).toEqual([expect.objectContaining({ accountId: a.accountId, title: '' })]);
+      expect(await sites().findBy({ name: a.siteName })).toEqual([
+        expect.objectContaining({ accountId: a.accountId, title: '' }),
+      ]);
       expect(await sites().countBy({ accountId: b.accountId })).toBe(1);
     });
 
@@ -74,16 +99,20 @@ describe('/api/v2/sites (admin)', () => {
     ])('an invalid name (%s) is a 400 and creates nothing', async (_label, name) => {
       const before = await sites().countBy({ accountId: a.accountId });
       const res = await a.api.post('/api/v2/sites').send({ name });
-      expectExactProblem(res, 400, 'validation_failed', 'Validation failed', '1 field is invalid', [{ path: 'name', message: NAME_RULE }]);
+      expectExactProblem(res, 400, 'validation_failed', 'Validation failed', '1 field is invalid', [
+        { path: 'name', message: NAME_RULE },
+      ]);
       expect(await sites().countBy({ accountId: a.accountId })).toBe(before);
     });
 
     it.each([
       ['no name', {}, [{ path: 'name', message: 'must be a string' }]],
       ['a name that is not a string', { name: 42 }, [{ path: 'name', message: 'must be a string' }]],
-      ['a title over 200 characters', { name: 'okname', title: 't'.repeat(201) }, [
-        { path: 'title', message: 'must be shorter than or equal to 200 characters' },
-      ]],
+      [
+        'a title over 200 characters',
+        { name: 'okname', title: 't'.repeat(201) },
+        [{ path: 'title', message: 'must be shorter than or equal to 200 characters' }],
+      ],
       ['an unknown field', { name: 'okname', accountId: 1 }, [{ path: 'accountId', message: 'is not allowed' }]],
     ])('a bad body (%s) is a 400 naming the field', async (_label, body, errors) => {
       const before = await sites().countBy({ accountId: a.accountId });
@@ -94,9 +123,11 @@ describe('/api/v2/sites (admin)', () => {
   });
 
   describe('GET /api/v2/sites', () => {
-    it('lists only the account\'s sites, oldest first, with keyset pagination', async () => {
+    it("lists only the account's sites, oldest first, with keyset pagination", async () => {
       const x = await createTenant(t);
-      const made: Array<{ id: number; name: string; accountId: number }> = [{ id: x.siteId, name: x.siteName, accountId: x.accountId }];
+      const made: Array<{ id: number; name: string; accountId: number }> = [
+        { id: x.siteId, name: x.siteName, accountId: x.accountId },
+      ];
       for (let i = 0; i < 2; i++) {
         const res = await x.api.post('/api/v2/sites').send({ name: uniqueName('more') });
         expect(res.status).toBe(201);
@@ -104,7 +135,10 @@ describe('/api/v2/sites (admin)', () => {
       }
       const page1 = await x.api.get('/api/v2/sites?limit=2');
       expect(page1.status).toBe(200);
-      expect(page1.body).toEqual({ data: made.slice(0, 2).map((s) => siteBody(s)), pagination: { limit: 2, nextCursor: expect.any(String) } });
+      expect(page1.body).toEqual({
+        data: made.slice(0, 2).map((s) => siteBody(s)),
+        pagination: { limit: 2, nextCursor: expect.any(String) },
+      });
       const page2 = await x.api.get(`/api/v2/sites?limit=2&cursor=${page1.body.pagination.nextCursor}`);
       expect(page2.status).toBe(200);
       expect(page2.body).toEqual({ data: [siteBody(made[2])], pagination: { limit: 2, nextCursor: null } });
@@ -130,15 +164,22 @@ describe('/api/v2/sites (admin)', () => {
       });
       const page = await request(t.server).get('/api/v2/sites?limit=1').set('x-api-key', key.body.key);
       expect(page.body.data.map((s: { id: number }) => s.id)).toEqual([x.siteId]);
-      const next = await request(t.server).get(`/api/v2/sites?limit=1&cursor=${page.body.pagination.nextCursor}`).set('x-api-key', key.body.key);
+      const next = await request(t.server)
+        .get(`/api/v2/sites?limit=1&cursor=${page.body.pagination.nextCursor}`)
+        .set('x-api-key', key.body.key);
       expect(next.body).toEqual({ data: [siteBody(third.body)], pagination: { limit: 1, nextCursor: null } });
     });
 
     it('a forged cursor is a 400 invalid_cursor', async () => {
       const res = await a.api.get(`/api/v2/sites?cursor=${Buffer.from('["x"]').toString('base64url')}`);
-      expectExactProblem(res, 400, 'invalid_cursor', 'Bad request', 'The cursor is malformed or belongs to another list', [
-        { path: 'cursor', message: 'is not a valid cursor' },
-      ]);
+      expectExactProblem(
+        res,
+        400,
+        'invalid_cursor',
+        'Bad request',
+        'The cursor is malformed or belongs to another list',
+        [{ path: 'cursor', message: 'is not a valid cursor' }],
+      );
     });
   });
 

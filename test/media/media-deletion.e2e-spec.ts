@@ -22,7 +22,9 @@ describe('account deletion covers media rows and stored files', () => {
     writeFileSync(leftovers.fresh, 'y');
     const hoursAgo = (h: number) => new Date(Date.now() - h * 3600 * 1000);
     utimesSync(leftovers.old, hoursAgo(7), hoursAgo(7));
-    t = await startApp({ env: { MEDIA_LOCAL_DIR: media.dir, MEDIA_THUMBNAIL_WIDTHS: '16,32', ACCOUNT_DELETION_GRACE_SECONDS: '0' } });
+    t = await startApp({
+      env: { MEDIA_LOCAL_DIR: media.dir, MEDIA_THUMBNAIL_WIDTHS: '16,32', ACCOUNT_DELETION_GRACE_SECONDS: '0' },
+    });
   });
   afterAll(async () => {
     try {

@@ -17,7 +17,14 @@ export function tempMediaDir(tag: string): { dir: string; remove(): void } {
 
 /** Every file under `dir` (relative paths), spool folder included. */
 export function filesUnder(dir: string): string[] {
-  return (readdirSync(dir, { recursive: true, withFileTypes: true }) as Array<{ isFile(): boolean; name: string; parentPath?: string; path?: string }>)
+  return (
+    readdirSync(dir, { recursive: true, withFileTypes: true }) as Array<{
+      isFile(): boolean;
+      name: string;
+      parentPath?: string;
+      path?: string;
+    }>
+  )
     .filter((e) => e.isFile())
     .map((e) => join(e.parentPath ?? e.path ?? '', e.name).slice(dir.length + 1))
     .sort();
@@ -26,14 +33,23 @@ export function filesUnder(dir: string): string[] {
 /** A PNG with some structure (a gradient), so thumbnails are real work. */
 export function makePng(width: number, height: number): Promise<Buffer> {
   return sharp({ create: { width, height, channels: 3, background: { r: 30, g: 90, b: 160 } } })
-    .composite([{ input: Buffer.from(`<svg width="${width}" height="${height}"><rect x="0" y="0" width="${Math.ceil(width / 2)}" height="${height}" fill="#e33"/></svg>`) }])
-    .png().toBuffer();
+    .composite([
+      {
+        input: Buffer.from(
+          `<svg width="${width}" height="${height}"><rect x="0" y="0" width="${Math.ceil(width / 2)}" height="${height}" fill="#e33"/></svg>`,
+        ),
+      },
+    ])
+    .png()
+    .toBuffer();
 }
 
 /** A JPEG stored sideways with EXIF orientation `orientation` (6 = rotate 90° clockwise to display). */
 export function makeJpeg(width: number, height: number, orientation = 1): Promise<Buffer> {
   return sharp({ create: { width, height, channels: 3, background: { r: 200, g: 180, b: 20 } } })
-    .jpeg({ quality: 90 }).withMetadata({ orientation }).toBuffer();
+    .jpeg({ quality: 90 })
+    .withMetadata({ orientation })
+    .toBuffer();
 }
 
 /** A small valid PDF, written by hand. */

@@ -11,7 +11,11 @@ export function withDatabase(url: string, database: string): string {
   return u.toString();
 }
 
-export async function adminQuery(adminUrl: string, sql: string, params: unknown[] = []): Promise<Array<Record<string, unknown>>> {
+export async function adminQuery(
+  adminUrl: string,
+  sql: string,
+  params: unknown[] = [],
+): Promise<Array<Record<string, unknown>>> {
   const client = new Client({ connectionString: adminUrl });
   await client.connect();
   try {

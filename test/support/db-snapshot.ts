@@ -1,7 +1,14 @@
 import { DataSource } from 'typeorm';
 
 /** Columns the server writes in the background: the outbox relay, the key's last use. */
-const VOLATILE_COLUMNS = new Set(['dispatched_at', 'attempts', 'next_attempt_at', 'last_error', 'failed_at', 'last_used_at']);
+const VOLATILE_COLUMNS = new Set([
+  'dispatched_at',
+  'attempts',
+  'next_attempt_at',
+  'last_error',
+  'failed_at',
+  'last_used_at',
+]);
 /** Tables that are not data: migrations, and the rate-limit counters every public hit writes. */
 const SKIPPED_TABLES = new Set(['typeorm_migrations', 'typeorm_metadata', 'rate_limits']);
 
@@ -22,7 +29,9 @@ export async function snapshotDatabase(db: DataSource): Promise<Record<string, s
   const snapshot: Record<string, string> = {};
   for (const [table, cols] of byTable) {
     const row = `ROW(${cols.map((c) => `t."${c}"`).join(', ')})::text`;
-    const [{ n, sum }] = await db.query(`SELECT count(*)::int AS n, md5(coalesce(string_agg(${row}, '|' ORDER BY ${row}), '')) AS sum FROM "${table}" t`);
+    const [{ n, sum }] = await db.query(
+      `SELECT count(*)::int AS n, md5(coalesce(string_agg(${row}, '|' ORDER BY ${row}), '')) AS sum FROM "${table}" t`,
+    );
     snapshot[table] = `${n}:${sum}`;
   }
   return snapshot;

@@ -62,7 +62,9 @@ export async function loadOperations(server: Server): Promise<{ doc: OpenApiDocu
         path,
         label: `${method.toUpperCase()} ${path}`,
         pathParams: [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]),
-        queryParams: (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => ({ name: p.name, schema: resolve(doc, p.schema ?? {}) })),
+        queryParams: (op.parameters ?? [])
+          .filter((p) => p.in === 'query')
+          .map((p) => ({ name: p.name, schema: resolve(doc, p.schema ?? {}) })),
         body: json ? 'json' : content['multipart/form-data'] ? 'multipart' : 'none',
         bodyRequired: op.requestBody?.required !== false,
         schema: json ? resolve(doc, json) : undefined,
@@ -86,7 +88,9 @@ export function exampleBody(schema: Schema): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   for (const name of schema.required ?? []) {
     const p = schema.properties?.[name] ?? {};
-    body[name] = p.example ?? (p.type === 'number' || p.type === 'integer' ? 1 : p.type === 'array' ? [] : p.type === 'boolean' ? false : 'x');
+    body[name] =
+      p.example ??
+      (p.type === 'number' || p.type === 'integer' ? 1 : p.type === 'array' ? [] : p.type === 'boolean' ? false : 'x');
   }
   return body;
 }
@@ -94,7 +98,9 @@ export function exampleBody(schema: Schema): Record<string, unknown> {
 /** `JSON.stringify(base)` with extra members written as raw JSON text (so `__proto__` keys survive). */
 export function jsonWith(base: Record<string, unknown>, extras: Array<[string, string]>): string {
   const members = [
-    ...Object.entries(base).filter(([k]) => !extras.some(([e]) => e === k)).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`),
+    ...Object.entries(base)
+      .filter(([k]) => !extras.some(([e]) => e === k))
+      .map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`),
     ...extras.map(([k, raw]) => `${JSON.stringify(k)}:${raw}`),
   ];
   return `{${members.join(',')}}`;

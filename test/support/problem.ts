@@ -4,9 +4,15 @@ import type { Response } from 'supertest';
 export function expectProblem(res: Response, status: number, code: string): void {
   expect({ status: res.status, code: res.body?.code }).toEqual({ status, code });
   expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-  expect(res.body).toEqual(expect.objectContaining({
-    type: `/problems/${code.replace(/_/g, '-')}`, title: expect.any(String), status, code, requestId: expect.any(String),
-  }));
+  expect(res.body).toEqual(
+    expect.objectContaining({
+      type: `/problems/${code.replace(/_/g, '-')}`,
+      title: expect.any(String),
+      status,
+      code,
+      requestId: expect.any(String),
+    }),
+  );
   expect(res.headers['x-request-id']).toBe(res.body.requestId);
   const text = JSON.stringify(res.body);
   expect(text).not.toMatch(/\bat .+\.(ts|js):\d+|node_modules|\/work\/|SELECT |INSERT |QueryFailedError/);

@@ -39,9 +39,18 @@ export async function createTenant(t: TestApp, options: { siteName?: string } = 
   return t.db.transaction(async (em) => {
     const account = await accounts.createAccount(em, 'Test account');
     const site = await sites.createInAccount(em, account.id, { name: options.siteName ?? uniqueName() });
-    const { entity, plaintext } = await keys.createInAccount(em, account.id, { name: 'test key', siteIds: null, expiresAt: null });
+    const { entity, plaintext } = await keys.createInAccount(em, account.id, {
+      name: 'test key',
+      siteIds: null,
+      expiresAt: null,
+    });
     return {
-      accountId: account.id, siteId: site.id, siteName: site.name, keyId: entity.id, key: plaintext, api: agent(t, plaintext),
+      accountId: account.id,
+      siteId: site.id,
+      siteName: site.name,
+      keyId: entity.id,
+      key: plaintext,
+      api: agent(t, plaintext),
     };
   });
 }

@@ -32,7 +32,9 @@ describe('v1 pages', () => {
     return res.body as { page_id: number; slug: string } & Record<string, unknown>;
   };
   const upload = async (tenant: Tenant, name: string): Promise<number> => {
-    const res = await tenant.api.post(`/api/v2/sites/${tenant.siteName}/media`).attach('file', await makePng(20, 10), name);
+    const res = await tenant.api
+      .post(`/api/v2/sites/${tenant.siteName}/media`)
+      .attach('file', await makePng(20, 10), name);
     expect(res.status).toBe(201);
     return res.body.id;
   };
@@ -42,26 +44,67 @@ describe('v1 pages', () => {
       const mediaId = await upload(a, 'cover.png');
       const since = await lastEventId(t);
       const res = await a.api.post(pages(a)).send({
-        title: 'About Us', content: '<p>We</p>', excerpt: 'Short', page_type: 'page', page_status: 'published',
-        date: '2024-02-03T04:05:06.000Z', tags: ['team'], categories: ['company'], author: [{ id: 3, name: 'Cy' }],
-        custom: { hero: true }, template: 'wide', thumbnail: 'https://cdn.example.com/t.png', description: 'Meta',
-        slug_prefix: 'info', attachment_ids: [mediaId],
+        title: 'About Us',
+        content: '<p>We</p>',
+        excerpt: 'Short',
+        page_type: 'page',
+        page_status: 'published',
+        date: '2024-02-03T04:05:06.000Z',
+        tags: ['team'],
+        categories: ['company'],
+        author: [{ id: 3, name: 'Cy' }],
+        custom: { hero: true },
+        template: 'wide',
+        thumbnail: 'https://cdn.example.com/t.png',
+        description: 'Meta',
+        slug_prefix: 'info',
+        attachment_ids: [mediaId],
       });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
-        page_id: expect.any(Number), title: 'About Us', content: '<p>We</p>', post_excerpt: 'Short', slug: 'info-about-us',
-        page_type: 'page', page_status: 'published', date: '2024-02-03T04:05:06.000Z', page_modified: ISO, tags: ['team'],
-        categories: ['company'], author: [{ id: 3, name: 'Cy' }], template: 'wide', thumbnail: 'https://cdn.example.com/t.png',
+        page_id: expect.any(Number),
+        title: 'About Us',
+        content: '<p>We</p>',
+        post_excerpt: 'Short',
+        slug: 'info-about-us',
+        page_type: 'page',
+        page_status: 'published',
+        date: '2024-02-03T04:05:06.000Z',
+        page_modified: ISO,
+        tags: ['team'],
+        categories: ['company'],
+        author: [{ id: 3, name: 'Cy' }],
+        template: 'wide',
+        thumbnail: 'https://cdn.example.com/t.png',
         description: 'Meta',
-        media: [{
-          media_id: mediaId, attachment_id: mediaId, site_name: a.siteName, title: expect.any(String), caption: '', description: '',
-          file_name: 'cover.png', content_type: 'image/png', link: expect.stringMatching(/^http:\/\/media\.test\/files\//),
-          original_url: expect.stringMatching(/^http:\/\/media\.test\/files\//), size: '20x10', width: 20, height: 10,
-          filesize: expect.any(Number), media_date: ISO, is_original: true, is_thumbnail: false,
-        }],
+        media: [
+          {
+            media_id: mediaId,
+            attachment_id: mediaId,
+            site_name: a.siteName,
+            title: expect.any(String),
+            caption: '',
+            description: '',
+            file_name: 'cover.png',
+            content_type: 'image/png',
+            link: expect.stringMatching(/^http:\/\/media\.test\/files\//),
+            original_url: expect.stringMatching(/^http:\/\/media\.test\/files\//),
+            size: '20x10',
+            width: 20,
+            height: 10,
+            filesize: expect.any(Number),
+            media_date: ISO,
+            is_original: true,
+            is_thumbnail: false,
+          },
+        ],
       });
       expect(await row(res.body.page_id)).toMatchObject({
-        siteId: a.siteId, type: 'page', status: 'published', customFields: { hero: true }, attachmentIds: [mediaId],
+        siteId: a.siteId,
+        type: 'page',
+        status: 'published',
+        customFields: { hero: true },
+        attachmentIds: [mediaId],
         publishedAt: new Date('2024-02-03T04:05:06.000Z'),
       });
       expect((await eventsOf(t, a, since)).map((e) => e.name)).toEqual(['content.created', 'content.published']);
@@ -69,15 +112,35 @@ describe('v1 pages', () => {
 
     it('creates with the older naming (post_title, post_content, post_type, post_excerpt, post_status, post_date)', async () => {
       const res = await a.api.post(pages(a)).send({
-        post_title: 'Old School', post_content: 'Body', post_type: 'post', post_excerpt: 'Ex', post_status: 'draft',
-        post_date: '2023-01-01T00:00:00.000Z', tags: ['legacy'], slug: 'Old School Slug',
+        post_title: 'Old School',
+        post_content: 'Body',
+        post_type: 'post',
+        post_excerpt: 'Ex',
+        post_status: 'draft',
+        post_date: '2023-01-01T00:00:00.000Z',
+        tags: ['legacy'],
+        slug: 'Old School Slug',
       });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual(expect.objectContaining({
-        title: 'Old School', content: 'Body', post_excerpt: 'Ex', slug: 'old-school-slug', page_type: 'post', page_status: 'draft',
-        date: '2023-01-01T00:00:00.000Z', tags: ['legacy'], media: [],
-      }));
-      expect(await row(res.body.page_id)).toMatchObject({ title: 'Old School', type: 'post', status: 'draft', excerpt: 'Ex' });
+      expect(res.body).toEqual(
+        expect.objectContaining({
+          title: 'Old School',
+          content: 'Body',
+          post_excerpt: 'Ex',
+          slug: 'old-school-slug',
+          page_type: 'post',
+          page_status: 'draft',
+          date: '2023-01-01T00:00:00.000Z',
+          tags: ['legacy'],
+          media: [],
+        }),
+      );
+      expect(await row(res.body.page_id)).toMatchObject({
+        title: 'Old School',
+        type: 'post',
+        status: 'draft',
+        excerpt: 'Ex',
+      });
     });
 
     it('defaults to a draft dated by its creation, and takes a minimal body', async () => {
@@ -89,7 +152,9 @@ describe('v1 pages', () => {
 
     it('schedules with page_status scheduled and a future date', async () => {
       const date = new Date(Date.now() + 3600_000).toISOString();
-      const res = await a.api.post(pages(a)).send({ title: 'Later', content: 'x', page_type: 'post', page_status: 'scheduled', date });
+      const res = await a.api
+        .post(pages(a))
+        .send({ title: 'Later', content: 'x', page_type: 'post', page_status: 'scheduled', date });
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ page_status: 'scheduled', date });
       expect(await row(res.body.page_id)).toMatchObject({ status: 'scheduled', publishAt: new Date(date) });
@@ -100,9 +165,21 @@ describe('v1 pages', () => {
       ['conflicting names', { title: 'A', post_title: 'B', content: 'x', page_type: 'post' }, ['post_title']],
       ['an unknown field', { title: 'A', content: 'x', page_type: 'post', colour: 1 }, ['colour']],
       ['a bad status', { title: 'A', content: 'x', page_type: 'post', page_status: 'live' }, ['page_status']],
-      ['a future date without scheduling', { title: 'A', content: 'x', page_type: 'post', date: '2099-01-01T00:00:00Z' }, ['date']],
-      ['a schedule without a date', { title: 'A', content: 'x', page_type: 'post', page_status: 'scheduled' }, ['date']],
-      ['bad attachment ids', { title: 'A', content: 'x', page_type: 'post', attachment_ids: ['x'] }, ['attachment_ids']],
+      [
+        'a future date without scheduling',
+        { title: 'A', content: 'x', page_type: 'post', date: '2099-01-01T00:00:00Z' },
+        ['date'],
+      ],
+      [
+        'a schedule without a date',
+        { title: 'A', content: 'x', page_type: 'post', page_status: 'scheduled' },
+        ['date'],
+      ],
+      [
+        'bad attachment ids',
+        { title: 'A', content: 'x', page_type: 'post', attachment_ids: ['x'] },
+        ['attachment_ids'],
+      ],
     ])('answers 400 for %s, naming the v1 fields', async (_label, body, paths) => {
       const res = await a.api.post(pages(a)).send(body);
       expectProblem(res, 400, 'validation_failed');
@@ -112,14 +189,26 @@ describe('v1 pages', () => {
 
     it("answers 400 on attachment_ids for another site's media", async () => {
       const theirs = await upload(b, 'theirs.png');
-      const res = await a.api.post(pages(a)).send({ title: 'Borrow', content: 'x', page_type: 'post', attachment_ids: [theirs] });
+      const res = await a.api
+        .post(pages(a))
+        .send({ title: 'Borrow', content: 'x', page_type: 'post', attachment_ids: [theirs] });
       expectProblem(res, 400, 'validation_failed');
-      expect(res.body.errors).toEqual([{ path: 'attachment_ids', message: `media ${theirs} does not exist in this site` }]);
+      expect(res.body.errors).toEqual([
+        { path: 'attachment_ids', message: `media ${theirs} does not exist in this site` },
+      ]);
     });
 
     it('answers 401 without a key and 404 for a site of another account', async () => {
-      expectProblem(await request(t.server).post(pages(a)).send({ title: 'x', content: 'x', page_type: 'post' }), 401, 'missing_api_key');
-      expectProblem(await b.api.post(pages(a)).send({ title: 'x', content: 'x', page_type: 'post' }), 404, 'site_not_found');
+      expectProblem(
+        await request(t.server).post(pages(a)).send({ title: 'x', content: 'x', page_type: 'post' }),
+        401,
+        'missing_api_key',
+      );
+      expectProblem(
+        await b.api.post(pages(a)).send({ title: 'x', content: 'x', page_type: 'post' }),
+        404,
+        'site_not_found',
+      );
     });
   });
 
@@ -162,7 +251,12 @@ describe('v1 pages', () => {
       expect((await site.api.get(pages(site, '/10/5'))).body).toEqual({ data: [], total: 3, limit: 10, offset: 5 });
     });
 
-    it.each([['/0/0', 'limit'], ['/101/0', 'limit'], ['/10/-1', 'offset'], ['/x/0', 'limit']])('answers 400 for %s', async (path, field) => {
+    it.each([
+      ['/0/0', 'limit'],
+      ['/101/0', 'limit'],
+      ['/10/-1', 'offset'],
+      ['/x/0', 'limit'],
+    ])('answers 400 for %s', async (path, field) => {
       const res = await a.api.get(pages(a, path));
       expectProblem(res, 400, 'validation_failed');
       expect(res.body.errors.map((e: { path: string }) => e.path)).toEqual([field]);
@@ -172,12 +266,24 @@ describe('v1 pages', () => {
   describe('PUT /v1/:site_name/pages/:page_id', () => {
     it('edits with either naming and answers the page object', async () => {
       const page = await create(a, { title: 'Editable', tags: ['x'] });
-      const res = await a.api.put(pages(a, `/${page.page_id}`)).send({ post_title: 'Edited', excerpt: 'New excerpt', page_status: 'published' });
+      const res = await a.api
+        .put(pages(a, `/${page.page_id}`))
+        .send({ post_title: 'Edited', excerpt: 'New excerpt', page_status: 'published' });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
-        ...page, title: 'Edited', post_excerpt: 'New excerpt', page_status: 'published', date: ISO, page_modified: ISO,
+        ...page,
+        title: 'Edited',
+        post_excerpt: 'New excerpt',
+        page_status: 'published',
+        date: ISO,
+        page_modified: ISO,
       });
-      expect(await row(page.page_id)).toMatchObject({ title: 'Edited', excerpt: 'New excerpt', status: 'published', version: 2 });
+      expect(await row(page.page_id)).toMatchObject({
+        title: 'Edited',
+        excerpt: 'New excerpt',
+        status: 'published',
+        version: 2,
+      });
     });
 
     it('adds attachments by default and replaces them with replace_attachments', async () => {
@@ -185,7 +291,9 @@ describe('v1 pages', () => {
       const page = await create(a, { title: 'With media', attachment_ids: [m1] });
       const added = await a.api.put(pages(a, `/${page.page_id}`)).send({ attachment_ids: [m2] });
       expect(added.body.media.map((m: { media_id: number }) => m.media_id)).toEqual([m1, m2]);
-      const replaced = await a.api.put(pages(a, `/${page.page_id}`)).send({ attachment_ids: [m3], replace_attachments: true });
+      const replaced = await a.api
+        .put(pages(a, `/${page.page_id}`))
+        .send({ attachment_ids: [m3], replace_attachments: true });
       expect(replaced.body.media.map((m: { media_id: number }) => m.media_id)).toEqual([m3]);
       expect((await row(page.page_id))!.attachmentIds).toEqual([m3]);
     });
@@ -201,10 +309,20 @@ describe('v1 pages', () => {
 
     it('answers 409 for a forbidden transition (row unchanged), 404 for another site, 401 without a key', async () => {
       const page = await create(a, { title: 'Archived page', page_status: 'archived' });
-      expectProblem(await a.api.put(pages(a, `/${page.page_id}`)).send({ page_status: 'published', title: 'Back' }), 409, 'transition_forbidden');
+      expectProblem(
+        await a.api.put(pages(a, `/${page.page_id}`)).send({ page_status: 'published', title: 'Back' }),
+        409,
+        'transition_forbidden',
+      );
       expect(await row(page.page_id)).toMatchObject({ status: 'archived', title: 'Archived page', version: 1 });
       expectProblem(await b.api.put(pages(b, `/${page.page_id}`)).send({ title: 'x' }), 404, 'not_found');
-      expectProblem(await request(t.server).put(pages(a, `/${page.page_id}`)).send({ title: 'x' }), 401, 'missing_api_key');
+      expectProblem(
+        await request(t.server)
+          .put(pages(a, `/${page.page_id}`))
+          .send({ title: 'x' }),
+        401,
+        'missing_api_key',
+      );
     });
   });
 

@@ -6,7 +6,8 @@ export class AccountDeletionResponseDto {
   @ApiProperty({ example: 3 }) id: number;
   @ApiProperty({ enum: ['scheduled', 'canceled', 'purging', 'completed'] }) status: DeletionStatus;
   @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) requestedAt: string;
-  @ApiProperty({ example: '2026-01-08T00:00:00.000Z', description: 'When the purge runs unless canceled first' }) purgeAfter: string;
+  @ApiProperty({ example: '2026-01-08T00:00:00.000Z', description: 'When the purge runs unless canceled first' })
+  purgeAfter: string;
   @ApiProperty({ type: String, nullable: true }) canceledAt: string | null;
   @ApiProperty({ type: String, nullable: true }) completedAt: string | null;
 }
@@ -30,10 +31,14 @@ export class DeletionImpactDto {
 }
 
 export class DeletionPreviewResponseDto {
-  @ApiProperty({ example: 604800, description: 'Seconds between the request and the purge' }) gracePeriodSeconds: number;
+  @ApiProperty({ example: 604800, description: 'Seconds between the request and the purge' })
+  gracePeriodSeconds: number;
   @ApiProperty({ type: [DeletionImpactDto] }) resources: DeletionImpactDto[];
 }
 
 export function toPreviewResponse(gracePeriodSeconds: number, impacts: DeletionImpact[]): DeletionPreviewResponseDto {
-  return { gracePeriodSeconds, resources: impacts.map((i) => ({ resource: i.resource, count: i.count, action: i.action })) };
+  return {
+    gracePeriodSeconds,
+    resources: impacts.map((i) => ({ resource: i.resource, count: i.count, action: i.action })),
+  };
 }

@@ -5,12 +5,21 @@ import { OptionalNotNull } from '../../common/input/dto-rules';
 import { SiteEntity } from '../entities/site.entity';
 
 export class CreateSiteDto {
-  @ApiProperty({ example: 'my-blog', pattern: SITE_NAME_PATTERN.source, description: 'Unique across the installation; used in paths' })
-  @IsString() @Matches(SITE_NAME_PATTERN, { message: 'must be lower-case letters, digits and dashes, starting with a letter or digit (at most 63)' })
+  @ApiProperty({
+    example: 'my-blog',
+    pattern: SITE_NAME_PATTERN.source,
+    description: 'Unique across the installation; used in paths',
+  })
+  @IsString()
+  @Matches(SITE_NAME_PATTERN, {
+    message: 'must be lower-case letters, digits and dashes, starting with a letter or digit (at most 63)',
+  })
   name: string;
 
   @ApiPropertyOptional({ example: 'My blog' })
-  @OptionalNotNull() @IsString() @MaxLength(200)
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(200)
   title?: string;
 }
 

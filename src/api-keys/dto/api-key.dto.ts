@@ -1,22 +1,54 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
-  ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinDate, MinLength,
+  ArrayMaxSize,
+  ArrayMinSize,
+  ArrayUnique,
+  IsArray,
+  IsInt,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+  MinDate,
+  MinLength,
 } from 'class-validator';
 import { IsTimestamp } from '../../common/input/dto-rules';
 import { ApiKeyEntity } from '../entities/api-key.entity';
 
 export class CreateApiKeyDto {
   @ApiProperty({ example: 'CI deploys' })
-  @IsString() @MinLength(1) @MaxLength(100)
+  @IsString()
+  @MinLength(1)
+  @MaxLength(100)
   name: string;
 
-  @ApiPropertyOptional({ type: [Number], nullable: true, example: [1], description: 'Restrict the key to these sites of the account (absent or null: all)' })
-  @IsOptional() @IsArray() @ArrayMinSize(1, { message: 'must name at least one site (omit it for all sites)' }) @ArrayMaxSize(100) @ArrayUnique()
-  @IsInt({ each: true }) @Min(1, { each: true }) @Max(Number.MAX_SAFE_INTEGER, { each: true })
+  @ApiPropertyOptional({
+    type: [Number],
+    nullable: true,
+    example: [1],
+    description: 'Restrict the key to these sites of the account (absent or null: all)',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1, { message: 'must name at least one site (omit it for all sites)' })
+  @ArrayMaxSize(100)
+  @ArrayUnique()
+  @IsInt({ each: true })
+  @Min(1, { each: true })
+  @Max(Number.MAX_SAFE_INTEGER, { each: true })
   siteIds?: number[];
 
-  @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true, example: '2027-01-01T00:00:00.000Z', description: 'The key stops working at this time (absent or null: never)' })
-  @IsOptional() @IsTimestamp() @MinDate(() => new Date(), { message: 'must be in the future' })
+  @ApiPropertyOptional({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    example: '2027-01-01T00:00:00.000Z',
+    description: 'The key stops working at this time (absent or null: never)',
+  })
+  @IsOptional()
+  @IsTimestamp()
+  @MinDate(() => new Date(), { message: 'must be in the future' })
   expiresAt?: Date;
 }
 
@@ -25,7 +57,8 @@ export class ApiKeyResponseDto {
   @ApiProperty({ example: 'CI deploys' }) name: string;
   @ApiProperty({ example: 'sb_live_Ab3d', description: 'First 12 characters of the key' }) prefix: string;
   @ApiProperty({ example: 'x9Zq' }) last4: string;
-  @ApiProperty({ type: [Number], nullable: true, description: 'null: every site of the account' }) siteIds: number[] | null;
+  @ApiProperty({ type: [Number], nullable: true, description: 'null: every site of the account' }) siteIds:
+    number[] | null;
   @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
   @ApiProperty({ type: String, nullable: true }) lastUsedAt: string | null;
   @ApiProperty({ type: String, nullable: true }) expiresAt: string | null;
@@ -49,6 +82,12 @@ export function toApiKeyResponse(k: ApiKeyEntity): ApiKeyResponseDto {
   };
 }
 
-export function toCreatedApiKeyResponse({ entity, plaintext }: { entity: ApiKeyEntity; plaintext: string }): CreatedApiKeyResponseDto {
+export function toCreatedApiKeyResponse({
+  entity,
+  plaintext,
+}: {
+  entity: ApiKeyEntity;
+  plaintext: string;
+}): CreatedApiKeyResponseDto {
   return { ...toApiKeyResponse(entity), key: plaintext };
 }

@@ -7,8 +7,14 @@ import type { CollectionItemRow } from '../collection-items.service';
 export class AddCollectionItemDto {
   @ApiProperty({ example: 5 }) @IsInt() @Min(1) @Max(Number.MAX_SAFE_INTEGER) contentId: number;
 
-  @ApiPropertyOptional({ example: 0, description: 'Insert here (0 is first); items at or after it move down. Default: last' })
-  @OptionalNotNull() @IsInt() @Min(0) @Max(1_000_000)
+  @ApiPropertyOptional({
+    example: 0,
+    description: 'Insert here (0 is first); items at or after it move down. Default: last',
+  })
+  @OptionalNotNull()
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000)
   position?: number;
 }
 

@@ -8,24 +8,50 @@ import { CollectionEntity } from '../entities/collection.entity';
 const SLUG_MESSAGE = 'must be lower-case letters and digits in words joined by single dashes, and not only digits';
 
 class CollectionFieldsDto {
-  @ApiPropertyOptional({ example: 'summer-picks', description: 'Unique in the site; generated from the name when absent' })
-  @OptionalNotNull() @IsString() @MaxLength(SLUG_MAX_LENGTH) @Matches(SLUG_PATTERN, { message: SLUG_MESSAGE })
+  @ApiPropertyOptional({
+    example: 'summer-picks',
+    description: 'Unique in the site; generated from the name when absent',
+  })
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(SLUG_MAX_LENGTH)
+  @Matches(SLUG_PATTERN, { message: SLUG_MESSAGE })
   slug?: string;
 
   @ApiPropertyOptional({ example: 'What we read this summer' })
-  @OptionalNotNull() @IsString() @MaxLength(5000)
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(5000)
   description?: string;
 
-  @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true, example: '2026-06-01T00:00:00.000Z', description: 'Start of the window in which it is current; null clears it' })
-  @IsOptional() @IsTimestamp()
+  @ApiPropertyOptional({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    example: '2026-06-01T00:00:00.000Z',
+    description: 'Start of the window in which it is current; null clears it',
+  })
+  @IsOptional()
+  @IsTimestamp()
   startsAt?: Date | null;
 
-  @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true, example: '2026-09-01T00:00:00.000Z', description: 'End of the window (exclusive); needs startsAt; null clears it' })
-  @IsOptional() @IsTimestamp()
+  @ApiPropertyOptional({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    example: '2026-09-01T00:00:00.000Z',
+    description: 'End of the window (exclusive); needs startsAt; null clears it',
+  })
+  @IsOptional()
+  @IsTimestamp()
   endsAt?: Date | null;
 
-  @ApiPropertyOptional({ example: false, description: 'The pinned collection is current whatever the windows say; pinning one unpins the other' })
-  @OptionalNotNull() @IsBoolean()
+  @ApiPropertyOptional({
+    example: false,
+    description: 'The pinned collection is current whatever the windows say; pinning one unpins the other',
+  })
+  @OptionalNotNull()
+  @IsBoolean()
   pinned?: boolean;
 }
 
@@ -34,7 +60,12 @@ export class CreateCollectionDto extends CollectionFieldsDto {
 }
 
 export class UpdateCollectionDto extends CollectionFieldsDto {
-  @ApiPropertyOptional({ example: 'Summer picks' }) @OptionalNotNull() @IsString() @IsNotEmpty() @MaxLength(200) name?: string;
+  @ApiPropertyOptional({ example: 'Summer picks' })
+  @OptionalNotNull()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  name?: string;
 }
 
 export class CollectionResponseDto {

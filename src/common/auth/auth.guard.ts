@@ -4,9 +4,7 @@ import type { Request } from 'express';
 import { ForbiddenProblem, NotFoundProblem, UnauthorizedProblem, ValidationProblem } from '../errors/problems';
 import { parseId } from '../input/dto-rules';
 import type { SiteContext } from '../tenancy/site-context';
-import {
-  ACCOUNT_ADMIN, ALLOWED_DURING_DELETION, PUBLIC_ROUTE, SESSION_ALLOWED,
-} from './decorators';
+import { ACCOUNT_ADMIN, ALLOWED_DURING_DELETION, PUBLIC_ROUTE, SESSION_ALLOWED } from './decorators';
 import { ANONYMOUS, AuthenticatedRequest, Principal, SITE_NAME_PATTERN, SiteDirectory } from './principal';
 import { RouteFlagCache } from './route-flags';
 
@@ -35,7 +33,10 @@ const ROUTE_FLAGS = new RouteFlagCache<RouteFlags>((reflector, targets) => {
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
-  constructor(private readonly reflector: Reflector, private readonly sites: SiteDirectory) {}
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly sites: SiteDirectory,
+  ) {}
 
   /** Synchronous unless the route names a site, so most checks cost no promise. */
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
@@ -51,11 +52,16 @@ export class AuthGuard implements CanActivate {
       throw new ForbiddenProblem('session_not_allowed', 'A site-user session may not call this route');
     }
     if (principal.kind === 'key' && route.accountAdmin && principal.siteIds !== null) {
-      throw new ForbiddenProblem('key_restricted', 'This key is restricted to some sites and cannot manage the account');
+      throw new ForbiddenProblem(
+        'key_restricted',
+        'This key is restricted to some sites and cannot manage the account',
+      );
     }
     const params = (req.params ?? {}) as Record<string, string>;
-    const namesSite = params.siteName !== undefined || params.site_name !== undefined
-      || (params.project_id !== undefined && params.organization_id !== undefined);
+    const namesSite =
+      params.siteName !== undefined ||
+      params.site_name !== undefined ||
+      (params.project_id !== undefined && params.organization_id !== undefined);
     if (!namesSite) return this.checkDeletion(req, principal, route);
     return this.resolveSite(params).then((site) => {
       let caller = principal;
@@ -71,8 +77,16 @@ export class AuthGuard implements CanActivate {
   }
 
   private checkDeletion(req: Request, principal: Principal, route: RouteFlags): true {
-    if (principal.kind === 'key' && principal.accountDeletionScheduled && !READ_METHODS.has(req.method) && !route.allowedDuringDeletion) {
-      throw new ForbiddenProblem('account_pending_deletion', 'The account is scheduled for deletion: it can only read and cancel');
+    if (
+      principal.kind === 'key' &&
+      principal.accountDeletionScheduled &&
+      !READ_METHODS.has(req.method) &&
+      !route.allowedDuringDeletion
+    ) {
+      throw new ForbiddenProblem(
+        'account_pending_deletion',
+        'The account is scheduled for deletion: it can only read and cancel',
+      );
     }
     return true;
   }
@@ -88,8 +102,14 @@ export class AuthGuard implements CanActivate {
     if (params.project_id !== undefined && params.organization_id !== undefined) {
       const [organizationId, projectId] = [parseId(params.organization_id), parseId(params.project_id)];
       // Ids are canonical digits everywhere (docs/foundation.md, "Input rules"): `0x1` is a 400, not another project.
-      const malformed = [['organization_id', organizationId], ['project_id', projectId]].filter(([, id]) => id === null);
-      if (malformed.length) throw new ValidationProblem(malformed.map(([path]) => ({ path: String(path), message: 'must be a positive integer' })));
+      const malformed = [
+        ['organization_id', organizationId],
+        ['project_id', projectId],
+      ].filter(([, id]) => id === null);
+      if (malformed.length)
+        throw new ValidationProblem(
+          malformed.map(([path]) => ({ path: String(path), message: 'must be a positive integer' })),
+        );
       const site = await this.sites.findById(projectId!);
       // The same 404 as an unreachable site below, so (organization, project) pairs cannot be probed.
       if (!site || site.accountId !== organizationId) throw new NotFoundProblem('Site', 'site_not_found');
@@ -102,7 +122,9 @@ export class AuthGuard implements CanActivate {
 function canReach(principal: Principal, site: SiteContext): boolean {
   switch (principal.kind) {
     case 'key':
-      return principal.accountId === site.accountId && (principal.siteIds === null || principal.siteIds.includes(site.id));
+      return (
+        principal.accountId === site.accountId && (principal.siteIds === null || principal.siteIds.includes(site.id))
+      );
     case 'user':
       return principal.siteId === site.id;
     default:

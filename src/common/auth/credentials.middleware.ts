@@ -14,7 +14,10 @@ const V1_PATH = /^\/v1(?:[/?#]|$)/i;
 
 @Injectable()
 export class CredentialsMiddleware implements NestMiddleware {
-  constructor(private readonly keys: ApiKeyVerifier, private readonly sessions: SessionVerifiers) {}
+  constructor(
+    private readonly keys: ApiKeyVerifier,
+    private readonly sessions: SessionVerifiers,
+  ) {}
 
   async use(req: Request & AuthenticatedRequest, _res: Response, next: NextFunction): Promise<void> {
     req.principal = await this.resolve(req);

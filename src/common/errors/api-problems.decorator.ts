@@ -14,7 +14,10 @@ export class ProblemDto {
   @ApiPropertyOptional({ example: '1 field is invalid' }) detail?: string;
   @ApiProperty({ example: 'validation_failed' }) code: string;
   @ApiPropertyOptional({ type: [FieldErrorDto] }) errors?: FieldErrorDto[];
-  @ApiPropertyOptional({ example: 120, description: 'How many fields were invalid, present only when `errors` lists the first 50 of them' })
+  @ApiPropertyOptional({
+    example: 120,
+    description: 'How many fields were invalid, present only when `errors` lists the first 50 of them',
+  })
   totalErrors?: number;
   @ApiPropertyOptional({ example: 'b3f0c2a4-8d1e-4f1a-9c55-0d8b1c1f2e77' }) requestId?: string;
 }

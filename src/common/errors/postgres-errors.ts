@@ -17,7 +17,10 @@ export function problemFromPostgres(err: unknown): Problem | undefined {
     case '23505':
       return new ConflictProblem('duplicate', 'A resource with the same unique value already exists');
     case '23503':
-      return new ConflictProblem('reference_conflict', 'The resource is referenced by, or refers to, another one that does not allow this');
+      return new ConflictProblem(
+        'reference_conflict',
+        'The resource is referenced by, or refers to, another one that does not allow this',
+      );
     case '22P02': // invalid_text_representation
     case '22003': // numeric_value_out_of_range
     case '22001': // string_data_right_truncation

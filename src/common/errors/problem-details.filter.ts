@@ -36,7 +36,15 @@ export function toProblem(exception: unknown, path: string): { problem: ProblemI
   if (exception instanceof Problem) {
     const { code, title, detail, errors, totalErrors, headers } = exception;
     return {
-      problem: { status: exception.getStatus(), code, title, detail, errors, ...(totalErrors !== undefined ? { totalErrors } : {}), headers },
+      problem: {
+        status: exception.getStatus(),
+        code,
+        title,
+        detail,
+        errors,
+        ...(totalErrors !== undefined ? { totalErrors } : {}),
+        headers,
+      },
       internal: false,
     };
   }
@@ -49,7 +57,8 @@ export function toProblem(exception: unknown, path: string): { problem: ProblemI
     const routeMissing = status === 404 && /^Cannot [A-Z]+ /.test(exception.message);
     return {
       problem: {
-        status, title,
+        status,
+        title,
         code: routeMissing ? 'route_not_found' : code,
         detail: routeMissing ? `No route ${exception.message.replace(/^Cannot /, '')}` : safeDetail(exception, path),
       },
@@ -70,7 +79,12 @@ interface ProblemInitLike {
 }
 
 function internalProblem(): ProblemInitLike {
-  return { status: 500, code: 'internal_error', title: 'Internal server error', detail: 'An unexpected error occurred; it has been logged' };
+  return {
+    status: 500,
+    code: 'internal_error',
+    title: 'Internal server error',
+    detail: 'An unexpected error occurred; it has been logged',
+  };
 }
 
 function safeDetail(e: HttpException, _path: string): string | undefined {
@@ -108,6 +122,9 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     }
     if (res.headersSent) return;
     for (const [name, value] of Object.entries(problem.headers ?? {})) res.setHeader(name, value);
-    res.status(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problemBody(problem, requestId)));
+    res
+      .status(problem.status)
+      .type(PROBLEM_CONTENT_TYPE)
+      .send(JSON.stringify(problemBody(problem, requestId)));
   }
 }

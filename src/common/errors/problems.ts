@@ -54,8 +54,13 @@ export class ValidationProblem extends Problem {
     const n = errors.length;
     const cut = n > MAX_LISTED_ERRORS;
     super({
-      status: 400, code: 'validation_failed', title: 'Validation failed',
-      detail: n === 1 ? '1 field is invalid' : `${n} fields are invalid${cut ? `; the first ${MAX_LISTED_ERRORS} are listed` : ''}`,
+      status: 400,
+      code: 'validation_failed',
+      title: 'Validation failed',
+      detail:
+        n === 1
+          ? '1 field is invalid'
+          : `${n} fields are invalid${cut ? `; the first ${MAX_LISTED_ERRORS} are listed` : ''}`,
       errors: cut ? errors.slice(0, MAX_LISTED_ERRORS) : errors,
       ...(cut ? { totalErrors: n } : {}),
     });
@@ -107,8 +112,11 @@ export class UnsupportedMediaTypeProblem extends Problem {
 export class TooManyRequestsProblem extends Problem {
   constructor(retryAfterSeconds: number) {
     super({
-      status: 429, code: 'rate_limited', title: 'Too many requests',
-      detail: `Retry after ${retryAfterSeconds} s`, headers: { 'Retry-After': String(retryAfterSeconds) },
+      status: 429,
+      code: 'rate_limited',
+      title: 'Too many requests',
+      detail: `Retry after ${retryAfterSeconds} s`,
+      headers: { 'Retry-After': String(retryAfterSeconds) },
     });
   }
 }

@@ -9,8 +9,20 @@ import { FieldError, ValidationProblem } from './problems';
  * so "first" would be arbitrary).
  */
 const PRIORITY = [
-  'whitelistValidation', 'isDefined', 'isNotEmpty', 'isString', 'isInt', 'isNumber', 'isBoolean', 'isArray', 'isDate',
-  'isDateString', 'isObject', 'isEnum', 'isIn', 'nestedValidation',
+  'whitelistValidation',
+  'isDefined',
+  'isNotEmpty',
+  'isString',
+  'isInt',
+  'isNumber',
+  'isBoolean',
+  'isArray',
+  'isDate',
+  'isDateString',
+  'isObject',
+  'isEnum',
+  'isIn',
+  'nestedValidation',
 ];
 
 function bestMessage(property: string, constraints: Record<string, string>): string {
@@ -18,7 +30,8 @@ function bestMessage(property: string, constraints: Record<string, string>): str
   const message = constraints[key];
   if (key === 'whitelistValidation') return 'is not allowed';
   // class-validator starts messages with the property name; the path already says it.
-  if (message.startsWith(`each value in ${property} `)) return `each value ${message.slice(`each value in ${property} `.length)}`;
+  if (message.startsWith(`each value in ${property} `))
+    return `each value ${message.slice(`each value in ${property} `.length)}`;
   if (message.startsWith(`${property} `)) return message.slice(property.length + 1);
   return message;
 }
@@ -28,7 +41,8 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
   const out: FieldError[] = [];
   for (const e of errors) {
     const path = parent ? `${parent}.${e.property}` : e.property;
-    if (e.constraints && Object.keys(e.constraints).length > 0) out.push({ path, message: bestMessage(e.property, e.constraints) });
+    if (e.constraints && Object.keys(e.constraints).length > 0)
+      out.push({ path, message: bestMessage(e.property, e.constraints) });
     if (e.children?.length) out.push(...flattenValidationErrors(e.children, path));
   }
   return out;
@@ -40,7 +54,8 @@ const arrayLimits = new WeakMap<Function, Array<[string, number]>>();
 function arrayLimitsOf(dto: Function): Array<[string, number]> {
   let limits = arrayLimits.get(dto);
   if (!limits) {
-    limits = getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false)
+    limits = getMetadataStorage()
+      .getTargetValidationMetadatas(dto, '', true, false)
       .filter((m) => m.name === 'arrayMaxSize' && !m.each)
       .map((m) => [m.propertyName, Number(m.constraints[0])]);
     arrayLimits.set(dto, limits);
@@ -61,7 +76,8 @@ class InputValidationPipe extends ValidationPipe {
     if (value !== null && typeof value === 'object') {
       if (metadata.type === 'query') {
         const forbidden = Object.keys(value).filter((key) => FORBIDDEN_KEYS.has(key));
-        if (forbidden.length) throw new ValidationProblem(forbidden.map((path) => ({ path, message: 'is not allowed' })));
+        if (forbidden.length)
+          throw new ValidationProblem(forbidden.map((path) => ({ path, message: 'is not allowed' })));
       }
       if (metadata.type === 'body' && metadata.metatype) {
         const body = value as Record<string, unknown>;

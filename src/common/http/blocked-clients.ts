@@ -29,7 +29,11 @@ export class BlockedClients {
   block(req: Request, counter: string, until: number): void {
     if (this.blocks.size >= MAX_BLOCKS) this.blocks.clear();
     const key = keyOf(req);
-    if (!this.blocks.has(key)) this.logger.warn({ ip: req.ip, method: req.method, path: req.path, until: new Date(until).toISOString() }, 'Client blocked');
+    if (!this.blocks.has(key))
+      this.logger.warn(
+        { ip: req.ip, method: req.method, path: req.path, until: new Date(until).toISOString() },
+        'Client blocked',
+      );
     this.blocks.set(key, { until, counter });
   }
 

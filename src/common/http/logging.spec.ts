@@ -3,12 +3,14 @@ import { createRootLogger, PinoNestLogger } from './logging';
 
 function capture(level: string) {
   const lines: Array<Record<string, unknown>> = [];
-  const logger = createRootLogger(loadConfig({ LOG_LEVEL: level }), { write: (l: string) => void lines.push(JSON.parse(l)) });
+  const logger = createRootLogger(loadConfig({ LOG_LEVEL: level }), {
+    write: (l: string) => void lines.push(JSON.parse(l)),
+  });
   return { nest: new PinoNestLogger(logger), lines };
 }
 
 describe('PinoNestLogger', () => {
-  it('puts Nest\'s start-up chatter (module and route mapping) at debug, so info shows what matters', () => {
+  it("puts Nest's start-up chatter (module and route mapping) at debug, so info shows what matters", () => {
     const info = capture('info');
     info.nest.log('Mapped {/api/v2/sites, GET} route', 'RouterExplorer');
     info.nest.log('ContentController {/api/v2/sites/:siteName/content}:', 'RoutesResolver');

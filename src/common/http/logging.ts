@@ -8,7 +8,8 @@ import { AppConfig } from '../../config/app-config';
  * a person at a terminal (LOG_FORMAT=auto|pretty, pino-pretty, written synchronously).
  */
 export function createRootLogger(config: AppConfig, destination?: pino.DestinationStream): Pino {
-  const pretty = !destination && (config.LOG_FORMAT === 'pretty' || (config.LOG_FORMAT === 'auto' && process.stdout.isTTY === true));
+  const pretty =
+    !destination && (config.LOG_FORMAT === 'pretty' || (config.LOG_FORMAT === 'auto' && process.stdout.isTTY === true));
   const options: pino.LoggerOptions = {
     level: config.LOG_LEVEL,
     redact: {
@@ -19,7 +20,15 @@ export function createRootLogger(config: AppConfig, destination?: pino.Destinati
   if (pretty) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const pinoPretty = require('pino-pretty') as (o: object) => pino.DestinationStream;
-    return pino(options, pinoPretty({ sync: true, colorize: process.stdout.isTTY === true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }));
+    return pino(
+      options,
+      pinoPretty({
+        sync: true,
+        colorize: process.stdout.isTTY === true,
+        translateTime: 'SYS:HH:MM:ss.l',
+        ignore: 'pid,hostname',
+      }),
+    );
   }
   return pino(options, destination);
 }
@@ -28,7 +37,13 @@ export function createRootLogger(config: AppConfig, destination?: pino.Destinati
  * Nest's start-up chatter (one line per module and per route, about 150 lines) is for
  * debugging: at info, a start prints a handful of lines and the API-key banner stands out.
  */
-const STARTUP_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory', 'NestApplication']);
+const STARTUP_CONTEXTS = new Set([
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'NestFactory',
+  'NestApplication',
+]);
 
 /**
  * One access-log line per request, at info (warn for 4xx, error for 5xx), with the request id
@@ -48,7 +63,16 @@ export function httpLogger(logger: Pino): RequestHandler {
       const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
       if (!logger.isLevelEnabled(level)) return;
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      logger[level]({ reqId: (req as { id?: string }).id, method: req.method, url: req.originalUrl, status, ms: Math.round(ms * 10) / 10 }, 'request completed');
+      logger[level](
+        {
+          reqId: (req as { id?: string }).id,
+          method: req.method,
+          url: req.originalUrl,
+          status,
+          ms: Math.round(ms * 10) / 10,
+        },
+        'request completed',
+      );
     };
     res.on('finish', done);
     res.on('close', done);

@@ -6,7 +6,10 @@ import { ValidationProblem } from '../errors/problems';
 import { MemoizedInputPipe } from './memoized-input.pipe';
 
 class LimitQuery {
-  @Type(() => Number) @IsInt() @Min(1) @Max(100)
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
   limit: number;
 }
 
@@ -32,7 +35,8 @@ describe('MemoizedInputPipe', () => {
     const inner = createValidationPipe();
     const spy = jest.spyOn(inner, 'transform');
     const pipe = new MemoizedInputPipe(inner);
-    for (let i = 0; i < 2; i++) await expect(pipe.transform({ limit: '1000' }, query)).rejects.toBeInstanceOf(ValidationProblem);
+    for (let i = 0; i < 2; i++)
+      await expect(pipe.transform({ limit: '1000' }, query)).rejects.toBeInstanceOf(ValidationProblem);
     expect(spy).toHaveBeenCalledTimes(2);
   });
 

@@ -20,8 +20,13 @@ export class MemoizedInputPipe implements PipeTransform {
 
   transform(value: unknown, metadata: ArgumentMetadata): unknown {
     const type = metadata.metatype;
-    if ((metadata.type !== 'query' && metadata.type !== 'param') || metadata.data !== undefined || !type
-      || typeof value !== 'object' || value === null) {
+    if (
+      (metadata.type !== 'query' && metadata.type !== 'param') ||
+      metadata.data !== undefined ||
+      !type ||
+      typeof value !== 'object' ||
+      value === null
+    ) {
       return this.inner.transform(value, metadata);
     }
     const key = JSON.stringify(value);

@@ -26,13 +26,24 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setTitle('Sitebase API')
     .setDescription(
       'Multi-tenant content, commerce and newsletter backend. Two versions side by side: `/v1` (x-api-key) and `/api/v2`. ' +
-      'Errors are RFC 9457 problem details (`application/problem+json`).',
+        'Errors are RFC 9457 problem details (`application/problem+json`).',
     )
     .setVersion('2.0')
     .addApiKey({ type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Secret API key (sb_live_…)' }, 'apiKey')
     // bearerFormat is set because Swagger otherwise labels both schemes "JWT"; neither is one.
-    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'API key', description: 'Secret API key as a bearer token (v2)' }, 'bearer')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'opaque token', description: 'Site-user session token from verify-otp' }, 'session');
+    .addBearerAuth(
+      { type: 'http', scheme: 'bearer', bearerFormat: 'API key', description: 'Secret API key as a bearer token (v2)' },
+      'bearer',
+    )
+    .addBearerAuth(
+      {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'opaque token',
+        description: 'Site-user session token from verify-otp',
+      },
+      'session',
+    );
   for (const [name, description] of TAGS) builder.addTag(name, description);
   return SwaggerModule.createDocument(app, builder.build(), { extraModels: [ProblemDto] });
 }
@@ -42,11 +53,13 @@ export function setupOpenApi(app: INestApplication): void {
   const document = buildOpenApiDocument(app);
   // Swagger UI's page names its assets relative to /docs: at /docs/ they would resolve to
   // /docs/docs/… and the page would stay blank.
-  app.use((req: { path: string; url: string }, res: { redirect(status: number, url: string): void }, next: () => void) => {
-    if (req.path !== '/docs/') return next();
-    const q = req.url.indexOf('?');
-    res.redirect(301, `/docs${q < 0 ? '' : req.url.slice(q)}`);
-  });
+  app.use(
+    (req: { path: string; url: string }, res: { redirect(status: number, url: string): void }, next: () => void) => {
+      if (req.path !== '/docs/') return next();
+      const q = req.url.indexOf('?');
+      res.redirect(301, `/docs${q < 0 ? '' : req.url.slice(q)}`);
+    },
+  );
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'docs/openapi.json',
     yamlDocumentUrl: 'docs/openapi.yaml',

@@ -12,13 +12,15 @@ export class IdParamDto {
 
 export class SiteNameParamDto {
   @ApiProperty({ example: 'demo' })
-  @IsString() @Matches(SITE_NAME_PATTERN, { message: 'is not a valid site name' })
+  @IsString()
+  @Matches(SITE_NAME_PATTERN, { message: 'is not a valid site name' })
   siteName: string;
 }
 
 /** `:siteName/.../:id` routes. */
 export class SiteIdParamDto extends IdParamDto {
   @ApiProperty({ example: 'demo' })
-  @IsString() @Matches(SITE_NAME_PATTERN, { message: 'is not a valid site name' })
+  @IsString()
+  @Matches(SITE_NAME_PATTERN, { message: 'is not a valid site name' })
   siteName: string;
 }

@@ -71,7 +71,11 @@ export class RateLimitGuard implements CanActivate {
     return this.count(req, route, req.principal ?? ANONYMOUS);
   }
 
-  protected count(req: Request & AuthenticatedRequest & Counted, route: RouteLimit, principal: Principal): boolean | Promise<boolean> {
+  protected count(
+    req: Request & AuthenticatedRequest & Counted,
+    route: RouteLimit,
+    principal: Principal,
+  ): boolean | Promise<boolean> {
     let key: string;
     let limit: number;
     if (principal.kind === 'anonymous') {
@@ -86,7 +90,9 @@ export class RateLimitGuard implements CanActivate {
     }
     const decision = this.store.hit(key, this.ttl, limit, this.ttl);
     const anonymous = principal.kind === 'anonymous';
-    return decision instanceof Promise ? decision.then((d) => this.allow(d, req, key, anonymous)) : this.allow(decision, req, key, anonymous);
+    return decision instanceof Promise
+      ? decision.then((d) => this.allow(d, req, key, anonymous))
+      : this.allow(decision, req, key, anonymous);
   }
 
   private allow(d: RateDecision, req: Request, key: string, anonymous: boolean): true {
@@ -108,4 +114,3 @@ export class RateLimitAfterAuthGuard extends RateLimitGuard {
     return route.skip ? true : this.count(req, route, ANONYMOUS);
   }
 }
-

@@ -67,7 +67,11 @@ export class RateLimitStore implements OnModuleDestroy {
     if (c.blockedUntil > now) {
       c.pending++;
       this.scheduleFlush();
-      return { blocked: true, retryAfter: Math.max(1, Math.ceil((c.blockedUntil - now) / 1000)), until: c.blockedUntil };
+      return {
+        blocked: true,
+        retryAfter: Math.max(1, Math.ceil((c.blockedUntil - now) / 1000)),
+        until: c.blockedUntil,
+      };
     }
     if ((c.shared + c.pending + 1) * 2 <= limit) {
       c.pending++;
@@ -85,7 +89,14 @@ export class RateLimitStore implements OnModuleDestroy {
     this.scheduleFlush();
   }
 
-  private async exact(key: string, c: Counter, ttl: number, limit: number, blockDuration: number, now: number): Promise<RateDecision> {
+  private async exact(
+    key: string,
+    c: Counter,
+    ttl: number,
+    limit: number,
+    blockDuration: number,
+    now: number,
+  ): Promise<RateDecision> {
     const add = c.pending + 1;
     c.pending = 0;
     let row: CounterRow;
@@ -96,7 +107,9 @@ export class RateLimitStore implements OnModuleDestroy {
       throw err;
     }
     this.remember(c, row, now);
-    return c.blockedUntil > now ? { blocked: true, retryAfter: Math.max(1, Math.ceil(row.blocked_in_ms / 1000)), until: c.blockedUntil } : PASS;
+    return c.blockedUntil > now
+      ? { blocked: true, retryAfter: Math.max(1, Math.ceil(row.blocked_in_ms / 1000)), until: c.blockedUntil }
+      : PASS;
   }
 
   /** Writes every pending count in one statement and refreshes what other instances counted. */
@@ -113,7 +126,9 @@ export class RateLimitStore implements OnModuleDestroy {
     batch.forEach(([, c]) => (c.pending = 0));
     try {
       const rows: CounterRow[] = await this.dataSource.query(BATCH_SQL, [
-        batch.map(([id]) => id), taken, batch.map(([, c]) => c.ttl),
+        batch.map(([id]) => id),
+        taken,
+        batch.map(([, c]) => c.ttl),
       ]);
       const byKey = new Map(batch);
       for (const row of rows) {

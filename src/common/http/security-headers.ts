@@ -11,7 +11,9 @@ export function securityHeaders(): RequestHandler {
   const docs = helmet({
     contentSecurityPolicy: {
       directives: {
-        'script-src': ["'self'"], 'style-src': ["'self'", "'unsafe-inline'", 'https:'], 'img-src': ["'self'", 'data:', 'https:'],
+        'script-src': ["'self'"],
+        'style-src': ["'self'", "'unsafe-inline'", 'https:'],
+        'img-src': ["'self'", 'data:', 'https:'],
         // Self-hosted servers often speak plain HTTP on a LAN; upgrading would break /docs there.
         'upgrade-insecure-requests': null,
       },

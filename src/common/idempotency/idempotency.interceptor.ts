@@ -22,7 +22,11 @@ const REPLAYED_HEADERS = ['location', 'etag'];
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
-  constructor(private readonly reflector: Reflector, private readonly dataSource: DataSource, private readonly config: AppConfig) {}
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+  ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> | Promise<Observable<unknown>> {
     const req = context.switchToHttp().getRequest<Request & AuthenticatedRequest>();
@@ -39,19 +43,32 @@ export class IdempotencyInterceptor implements NestInterceptor {
     }
     const res = context.switchToHttp().getResponse<Response>();
     const p = req.principal;
-    const scope = p?.kind === 'key' ? `account:${p.accountId}` : p?.kind === 'user' ? `user:${p.userId}` : `ip:${req.ip}`;
+    const scope =
+      p?.kind === 'key' ? `account:${p.accountId}` : p?.kind === 'user' ? `user:${p.userId}` : `ip:${req.ip}`;
     const keyHash = idempotencyKeyHash(scope, key);
     const path = req.originalUrl.split('?')[0];
-    const requestHash = createHash('sha256').update(`${req.method} ${path}\n${stableJson(req.body ?? null)}`).digest('hex');
+    const requestHash = createHash('sha256')
+      .update(`${req.method} ${path}\n${stableJson(req.body ?? null)}`)
+      .digest('hex');
     const repo = this.dataSource.getRepository(IdempotencyKeyEntity);
 
     // Expired keys are free again.
-    await repo.createQueryBuilder().delete()
-      .where('scope = :scope AND key = :key AND created_at < now() - make_interval(secs => :ttl)', { scope, key: keyHash, ttl: this.config.IDEMPOTENCY_TTL_SECONDS })
+    await repo
+      .createQueryBuilder()
+      .delete()
+      .where('scope = :scope AND key = :key AND created_at < now() - make_interval(secs => :ttl)', {
+        scope,
+        key: keyHash,
+        ttl: this.config.IDEMPOTENCY_TTL_SECONDS,
+      })
       .execute();
-    const inserted = await repo.createQueryBuilder().insert()
+    const inserted = await repo
+      .createQueryBuilder()
+      .insert()
       .values({ scope, key: keyHash, method: req.method, path, requestHash, state: 'processing' })
-      .orIgnore().returning(['id']).execute();
+      .orIgnore()
+      .returning(['id'])
+      .execute();
     const id = inserted.raw[0]?.id as string | undefined;
 
     if (!id) {
@@ -60,7 +77,10 @@ export class IdempotencyInterceptor implements NestInterceptor {
         throw new ConflictProblem('idempotency_key_reused', 'This Idempotency-Key was used with another request');
       }
       if (existing.state !== 'completed') {
-        throw new ConflictProblem('idempotency_request_in_progress', 'A request with this Idempotency-Key is still being processed');
+        throw new ConflictProblem(
+          'idempotency_request_in_progress',
+          'A request with this Idempotency-Key is still being processed',
+        );
       }
       for (const [name, value] of Object.entries(existing.responseHeaders ?? {})) res.setHeader(name, value);
       res.setHeader('Idempotent-Replayed', 'true');
@@ -68,23 +88,38 @@ export class IdempotencyInterceptor implements NestInterceptor {
       return of(openBody(existing.responseBody as SealedBody, scope, key));
     }
 
-    const status = this.reflector.get<number>(HTTP_CODE_METADATA, context.getHandler()) ?? (req.method === 'POST' ? 201 : 200);
+    const status =
+      this.reflector.get<number>(HTTP_CODE_METADATA, context.getHandler()) ?? (req.method === 'POST' ? 201 : 200);
     return next.handle().pipe(
-      mergeMap((body) => from((async () => {
-        const headers: Record<string, string> = {};
-        for (const name of REPLAYED_HEADERS) {
-          const value = res.getHeader(name);
-          if (typeof value === 'string') headers[name] = value;
-        }
-        await repo.update({ id: Number(id) }, {
-          state: 'completed', responseStatus: status, responseBody: sealBody(body, scope, key), responseHeaders: headers,
-        });
-        return body;
-      })())),
-      catchError((err) => from((async () => {
-        await repo.delete({ id: Number(id) });
-        throw err;
-      })())),
+      mergeMap((body) =>
+        from(
+          (async () => {
+            const headers: Record<string, string> = {};
+            for (const name of REPLAYED_HEADERS) {
+              const value = res.getHeader(name);
+              if (typeof value === 'string') headers[name] = value;
+            }
+            await repo.update(
+              { id: Number(id) },
+              {
+                state: 'completed',
+                responseStatus: status,
+                responseBody: sealBody(body, scope, key),
+                responseHeaders: headers,
+              },
+            );
+            return body;
+          })(),
+        ),
+      ),
+      catchError((err) =>
+        from(
+          (async () => {
+            await repo.delete({ id: Number(id) });
+            throw err;
+          })(),
+        ),
+      ),
     );
   }
 }

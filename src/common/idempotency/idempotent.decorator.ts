@@ -11,7 +11,8 @@ export const Idempotent = () =>
   applyDecorators(
     UseInterceptors(IdempotencyInterceptor),
     ApiHeader({
-      name: 'Idempotency-Key', required: false,
+      name: 'Idempotency-Key',
+      required: false,
       description: 'Up to 255 characters. Retrying with the same key and body replays the first response for 24 h.',
     }),
   );

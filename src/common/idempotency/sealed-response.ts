@@ -8,7 +8,8 @@ export interface SealedBody {
   data: string;
 }
 
-const derive = (purpose: string, scope: string, key: string) => createHash('sha256').update(`${purpose}\n${scope}\n${key}`).digest();
+const derive = (purpose: string, scope: string, key: string) =>
+  createHash('sha256').update(`${purpose}\n${scope}\n${key}`).digest();
 
 /**
  * The stored form of an `Idempotency-Key`: a hash, so reading the table does not give what is
@@ -27,12 +28,21 @@ export function sealBody(body: unknown, scope: string, key: string): SealedBody 
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', derive('sitebase:idempotency:seal', scope, key), iv);
   const data = Buffer.concat([cipher.update(JSON.stringify(body ?? null), 'utf8'), cipher.final()]);
-  return { v: 1, iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), data: data.toString('base64') };
+  return {
+    v: 1,
+    iv: iv.toString('base64'),
+    tag: cipher.getAuthTag().toString('base64'),
+    data: data.toString('base64'),
+  };
 }
 
 /** Decrypts what sealBody stored; throws if it was sealed under another scope or key, or altered. */
 export function openBody(sealed: SealedBody, scope: string, key: string): unknown {
-  const decipher = createDecipheriv('aes-256-gcm', derive('sitebase:idempotency:seal', scope, key), Buffer.from(sealed.iv, 'base64'));
+  const decipher = createDecipheriv(
+    'aes-256-gcm',
+    derive('sitebase:idempotency:seal', scope, key),
+    Buffer.from(sealed.iv, 'base64'),
+  );
   decipher.setAuthTag(Buffer.from(sealed.tag, 'base64'));
   const plain = Buffer.concat([decipher.update(Buffer.from(sealed.data, 'base64')), decipher.final()]);
   return JSON.parse(plain.toString('utf8'));

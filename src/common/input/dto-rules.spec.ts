@@ -1,17 +1,41 @@
 import { plainToInstance } from 'class-transformer';
 import { IsInt, IsOptional, IsString, validateSync } from 'class-validator';
-import { IsIdOrSlug, IsIdParam, IsTimestamp, MAX_ID, NestedArray, OptionalNotNull, parseId, parseTimestamp, toInteger } from './dto-rules';
+import {
+  IsIdOrSlug,
+  IsIdParam,
+  IsTimestamp,
+  MAX_ID,
+  NestedArray,
+  OptionalNotNull,
+  parseId,
+  parseTimestamp,
+  toInteger,
+} from './dto-rules';
 
 describe('parseId', () => {
   it.each(['1', '42', '9007199254740991'])('accepts %s', (text) => {
     expect(parseId(text)).toBe(Number(text));
   });
 
-  it.each(['0', '01', '0x1', '1e0', '+1', '-1', '1.0', ' 1', '1 ', '1\t', '', 'abc', '9007199254740992', '99999999999999999999', '１'])(
-    'refuses %j', (text) => {
-      expect(parseId(text)).toBeNull();
-    },
-  );
+  it.each([
+    '0',
+    '01',
+    '0x1',
+    '1e0',
+    '+1',
+    '-1',
+    '1.0',
+    ' 1',
+    '1 ',
+    '1\t',
+    '',
+    'abc',
+    '9007199254740992',
+    '99999999999999999999',
+    '１',
+  ])('refuses %j', (text) => {
+    expect(parseId(text)).toBeNull();
+  });
 
   it('tops out at the largest id a JSON number carries exactly', () => {
     expect(MAX_ID).toBe(2 ** 53 - 1);
@@ -19,7 +43,11 @@ describe('parseId', () => {
 });
 
 describe('toInteger', () => {
-  it.each([['0', 0], ['20', 20], ['-4', -4]])('reads %s', (text, n) => {
+  it.each([
+    ['0', 0],
+    ['20', 20],
+    ['-4', -4],
+  ])('reads %s', (text, n) => {
     expect(toInteger({ value: text })).toBe(n);
   });
 
@@ -43,10 +71,25 @@ describe('parseTimestamp', () => {
   });
 
   it.each([
-    '+010000-01-01T00:00:00.000Z', '10000-01-01T00:00:00Z', '0000-01-01T00:00:00Z', '9999-12-31T23:59:59-01:00',
-    '0001-01-01T00:00:00+01:00', '2024-02-30T00:00:00Z', '2023-02-29T00:00:00Z', '2024-13-01T00:00:00Z', '2024-01-01T24:00:00Z',
-    '2024-01-01T00:60:00Z', '2024-01-01T00:00:60Z', '2024-01-01T00:00:00+24:00', '2024-01-01T00:00:00', '2024-01-01',
-    '2024-01-01 00:00:00Z', ' 2024-01-01T00:00:00Z', 'tomorrow', '1700000000000', '',
+    '+010000-01-01T00:00:00.000Z',
+    '10000-01-01T00:00:00Z',
+    '0000-01-01T00:00:00Z',
+    '9999-12-31T23:59:59-01:00',
+    '0001-01-01T00:00:00+01:00',
+    '2024-02-30T00:00:00Z',
+    '2023-02-29T00:00:00Z',
+    '2024-13-01T00:00:00Z',
+    '2024-01-01T24:00:00Z',
+    '2024-01-01T00:60:00Z',
+    '2024-01-01T00:00:60Z',
+    '2024-01-01T00:00:00+24:00',
+    '2024-01-01T00:00:00',
+    '2024-01-01',
+    '2024-01-01 00:00:00Z',
+    ' 2024-01-01T00:00:00Z',
+    'tomorrow',
+    '1700000000000',
+    '',
   ])('refuses %j', (text) => {
     expect(parseTimestamp(text)).toBeNull();
   });
@@ -83,7 +126,15 @@ describe('the DTO decorators', () => {
   it('turn canonical values into numbers and dates', () => {
     const probe = plainToInstance(Probe, { id: '12', when: '2030-01-01T00:00:00Z' });
     expect(probe).toEqual(expect.objectContaining({ id: 12, when: new Date('2030-01-01T00:00:00Z') }));
-    expect(errorsOf({ id: '12', when: '2030-01-01T00:00:00Z', ref: 'hello-12', title: 'x', authors: [{ id: 1, name: 'A' }] })).toEqual({});
+    expect(
+      errorsOf({
+        id: '12',
+        when: '2030-01-01T00:00:00Z',
+        ref: 'hello-12',
+        title: 'x',
+        authors: [{ id: 1, name: 'A' }],
+      }),
+    ).toEqual({});
   });
 
   it.each([
@@ -99,7 +150,18 @@ describe('the DTO decorators', () => {
     ['an array inside the array', { authors: [[]] }, 'authors'],
     ['a primitive inside the array', { authors: [1] }, 'authors'],
     ['an element missing its fields', { authors: [{}] }, 'authors.0.id'],
-    ['too many elements', { authors: [{ id: 1, name: 'a' }, { id: 2, name: 'b' }, { id: 3, name: 'c' }, { id: 4, name: 'd' }] }, 'authors'],
+    [
+      'too many elements',
+      {
+        authors: [
+          { id: 1, name: 'a' },
+          { id: 2, name: 'b' },
+          { id: 3, name: 'c' },
+          { id: 4, name: 'd' },
+        ],
+      },
+      'authors',
+    ],
   ])('refuse %s', (_label, plain, path) => {
     expect(Object.keys(errorsOf(plain))).toContain(path);
   });

@@ -1,7 +1,17 @@
 import { applyDecorators } from '@nestjs/common';
 import { Transform, Type } from 'class-transformer';
 import {
-  ArrayMaxSize, IsArray, IsDate, IsInt, IsObject, Max, Min, ValidateBy, ValidateIf, ValidateNested, ValidationOptions,
+  ArrayMaxSize,
+  IsArray,
+  IsDate,
+  IsInt,
+  IsObject,
+  Max,
+  Min,
+  ValidateBy,
+  ValidateIf,
+  ValidateNested,
+  ValidationOptions,
 } from 'class-validator';
 
 /**
@@ -31,7 +41,9 @@ const ID_MESSAGE = 'must be a positive integer';
 export const IsIdParam = () =>
   applyDecorators(
     Transform(({ value }) => (typeof value === 'string' ? (parseId(value) ?? value) : value)),
-    IsInt({ message: ID_MESSAGE }), Min(1, { message: ID_MESSAGE }), Max(MAX_ID, { message: ID_MESSAGE }),
+    IsInt({ message: ID_MESSAGE }),
+    Min(1, { message: ID_MESSAGE }),
+    Max(MAX_ID, { message: ID_MESSAGE }),
   );
 
 /**
@@ -40,13 +52,16 @@ export const IsIdParam = () =>
  * simply not found.
  */
 export const IsIdOrSlug = (options?: ValidationOptions) =>
-  ValidateBy({
-    name: 'isIdOrSlug',
-    validator: {
-      validate: (value: unknown) => typeof value === 'string' && !/^0[0-9]*$/.test(value),
-      defaultMessage: () => 'must be a slug, or an id written as a positive integer without leading zeros',
+  ValidateBy(
+    {
+      name: 'isIdOrSlug',
+      validator: {
+        validate: (value: unknown) => typeof value === 'string' && !/^0[0-9]*$/.test(value),
+        defaultMessage: () => 'must be a slug, or an id written as a positive integer without leading zeros',
+      },
     },
-  }, options);
+    options,
+  );
 
 /** Canonical decimal integers in paths and queries (limits, offsets): no `+`, `0x`, `1e0` or spaces. */
 export function toInteger({ value }: { value: unknown }): unknown {
@@ -101,7 +116,9 @@ export const OptionalNotNull = () => ValidateIf((_object, value) => value !== un
  */
 export const NestedArray = (type: () => Function, maxSize: number) =>
   applyDecorators(
-    IsArray(), ArrayMaxSize(maxSize),
+    IsArray(),
+    ArrayMaxSize(maxSize),
     IsObject({ each: true, message: 'each value must be an object' }),
-    ValidateNested({ each: true }), Type(type),
+    ValidateNested({ each: true }),
+    Type(type),
   );

@@ -27,12 +27,15 @@ describe('jsonDepthExceeds', () => {
 
 describe('forbiddenKeyErrors', () => {
   it('covers Object.prototype members and prototype', () => {
-    for (const key of ['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty']) expect(FORBIDDEN_KEYS.has(key)).toBe(true);
+    for (const key of ['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty'])
+      expect(FORBIDDEN_KEYS.has(key)).toBe(true);
     expect(FORBIDDEN_KEYS.has('name')).toBe(false);
   });
 
   it('names every forbidden key with its path, at any depth', () => {
-    const body = JSON.parse('{"__proto__":{"x":1},"title":"t","customFields":{"a":{"constructor":{"prototype":1}}},"authors":[{"id":1},{"toString":2}]}');
+    const body = JSON.parse(
+      '{"__proto__":{"x":1},"title":"t","customFields":{"a":{"constructor":{"prototype":1}}},"authors":[{"id":1},{"toString":2}]}',
+    );
     expect(forbiddenKeyErrors(body)).toEqual([
       { path: '__proto__', message: 'is not allowed' },
       { path: 'customFields.a.constructor', message: 'is not allowed' },

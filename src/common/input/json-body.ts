@@ -15,7 +15,8 @@ export function jsonDepthExceeds(text: string, max: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) {
       inString = true;
@@ -34,7 +35,10 @@ export function jsonDepthExceeds(text: string, max: number): boolean {
  * silently (so the whitelist never sees them) or throws on them inside free-form objects, and
  * they are the keys of prototype-pollution gadgets.
  */
-export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set([...Object.getOwnPropertyNames(Object.prototype), 'prototype']);
+export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set([
+  ...Object.getOwnPropertyNames(Object.prototype),
+  'prototype',
+]);
 
 /**
  * The paths (`a.0.__proto__`) of forbidden keys in a parsed body, at most `limit` of them.
@@ -43,7 +47,8 @@ export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set([...Object.getOwnProp
 export function forbiddenKeyErrors(value: unknown, limit = 50, path = '', out: FieldError[] = []): FieldError[] {
   if (value === null || typeof value !== 'object' || out.length >= limit) return out;
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length && out.length < limit; i++) forbiddenKeyErrors(value[i], limit, join(path, String(i)), out);
+    for (let i = 0; i < value.length && out.length < limit; i++)
+      forbiddenKeyErrors(value[i], limit, join(path, String(i)), out);
     return out;
   }
   for (const key of Object.keys(value)) {

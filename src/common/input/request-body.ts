@@ -15,7 +15,8 @@ const OPTIONAL_BODY = 'sitebase:optional-body';
 const API_CONSUMES = 'swagger/apiConsumes';
 
 /** A JSON body that may be left out (an empty body reads as `{}`), e.g. publish "now". */
-export const OptionalBody = (type: Type) => applyDecorators(SetMetadata(OPTIONAL_BODY, true), ApiBody({ type, required: false }));
+export const OptionalBody = (type: Type) =>
+  applyDecorators(SetMetadata(OPTIONAL_BODY, true), ApiBody({ type, required: false }));
 
 /**
  * What a route reads: a JSON body (it has a @Body() parameter), a stream its handler reads itself
@@ -60,7 +61,10 @@ const malformedJson = (detail = 'The request body is not valid JSON') =>
 export class RequestBodyGuard implements CanActivate {
   private readonly limit: string;
 
-  constructor(private readonly reflector: Reflector, config: AppConfig) {
+  constructor(
+    private readonly reflector: Reflector,
+    config: AppConfig,
+  ) {
     this.limit = config.BODY_LIMIT;
   }
 
@@ -81,7 +85,8 @@ export class RequestBodyGuard implements CanActivate {
 
   private async readJson(req: Request, optional: boolean): Promise<void> {
     const type = req.headers['content-type'];
-    if (type === undefined || !JSON_TYPE.test(type)) throw new UnsupportedMediaTypeProblem('This route takes application/json');
+    if (type === undefined || !JSON_TYPE.test(type))
+      throw new UnsupportedMediaTypeProblem('This route takes application/json');
     const charset = CHARSET.exec(type)?.[1].toLowerCase();
     if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
       throw new UnsupportedMediaTypeProblem('JSON bodies are read as UTF-8; the charset is not supported');
@@ -98,7 +103,10 @@ export class RequestBodyGuard implements CanActivate {
       return;
     }
     if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
-      throw new BadRequestProblem('json_too_deep', `The JSON body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels`);
+      throw new BadRequestProblem(
+        'json_too_deep',
+        `The JSON body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels`,
+      );
     }
     let body: unknown;
     try {
@@ -106,7 +114,8 @@ export class RequestBodyGuard implements CanActivate {
     } catch {
       throw malformedJson();
     }
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw malformedJson('The request body must be a JSON object');
+    if (body === null || typeof body !== 'object' || Array.isArray(body))
+      throw malformedJson('The request body must be a JSON object');
     const forbidden = forbiddenKeyErrors(body);
     if (forbidden.length) throw new ValidationProblem(forbidden);
     req.body = body;
@@ -117,7 +126,12 @@ export class RequestBodyGuard implements CanActivate {
 function readProblem(err: unknown): unknown {
   switch ((err as { type?: string })?.type) {
     case 'entity.too.large':
-      return new Problem({ status: 413, code: 'payload_too_large', title: 'Payload too large', detail: 'The request body is too large' });
+      return new Problem({
+        status: 413,
+        code: 'payload_too_large',
+        title: 'Payload too large',
+        detail: 'The request body is too large',
+      });
     case 'request.aborted':
     case 'request.size.invalid':
       return new BadRequestProblem('bad_request', 'The request body could not be read');
@@ -134,8 +148,13 @@ function readProblem(err: unknown): unknown {
 export function refuseContentEncoding(req: Request, _res: Response, next: NextFunction): void {
   const encoding = req.headers['content-encoding'];
   if (encoding === undefined || !hasBody(req) || /^\s*identity\s*$/i.test(encoding)) return next();
-  next(new Problem({
-    status: 415, code: 'unsupported_content_encoding', title: 'Unsupported content encoding',
-    detail: 'Request bodies are accepted without a Content-Encoding (identity) only', headers: { 'Accept-Encoding': 'identity' },
-  }));
+  next(
+    new Problem({
+      status: 415,
+      code: 'unsupported_content_encoding',
+      title: 'Unsupported content encoding',
+      detail: 'Request bodies are accepted without a Content-Encoding (identity) only',
+      headers: { 'Accept-Encoding': 'identity' },
+    }),
+  );
 }

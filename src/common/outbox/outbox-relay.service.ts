@@ -30,11 +30,19 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private running?: Promise<number>;
   private stopped = false;
 
-  constructor(private readonly dataSource: DataSource, private readonly config: AppConfig) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+  ) {}
 
   /** `pattern` is an event name, or a prefix ending in `*` (`content.*`), or `*`. */
   subscribe(pattern: string, fn: OutboxSubscriber): void {
-    const re = new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+    const re = new RegExp(
+      `^${pattern
+        .split('*')
+        .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.*')}$`,
+    );
     this.subscribers.push({ pattern: re, fn });
   }
 
@@ -80,7 +88,12 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
         await em.query('SAVEPOINT outbox_event');
         try {
           const event: OutboxEvent = {
-            id: row.id, accountId: row.accountId, siteId: row.siteId, name: row.name, payload: row.payload, createdAt: row.createdAt,
+            id: row.id,
+            accountId: row.accountId,
+            siteId: row.siteId,
+            name: row.name,
+            payload: row.payload,
+            createdAt: row.createdAt,
           };
           for (const s of this.subscribers) if (s.pattern.test(row.name)) await s.fn(em, event);
           await em.query('RELEASE SAVEPOINT outbox_event');
@@ -94,7 +107,13 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
             `UPDATE outbox_events SET attempts = $2, last_error = $3,
                next_attempt_at = now() + make_interval(secs => $4), failed_at = CASE WHEN $5 THEN now() END
              WHERE id = $1`,
-            [row.id, attempts, String((err as Error)?.message ?? err).slice(0, 500), Math.min(3600, 2 ** attempts), giveUp],
+            [
+              row.id,
+              attempts,
+              String((err as Error)?.message ?? err).slice(0, 500),
+              Math.min(3600, 2 ** attempts),
+              giveUp,
+            ],
           );
         }
       }

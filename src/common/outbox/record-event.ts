@@ -13,8 +13,16 @@ export interface EventScope {
  * published if and only if the change commits. Names are dot-separated and past tense.
  */
 export async function recordEvent(
-  em: EntityManager, scope: EventScope, name: string, payload: Record<string, unknown>,
+  em: EntityManager,
+  scope: EventScope,
+  name: string,
+  payload: Record<string, unknown>,
 ): Promise<void> {
-  const row = { accountId: scope.accountId, siteId: scope.id ?? null, name, payload } as QueryDeepPartialEntity<OutboxEventEntity>;
+  const row = {
+    accountId: scope.accountId,
+    siteId: scope.id ?? null,
+    name,
+    payload,
+  } as QueryDeepPartialEntity<OutboxEventEntity>;
   await em.insert(OutboxEventEntity, row);
 }

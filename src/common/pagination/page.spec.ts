@@ -18,7 +18,10 @@ describe('keysetPage', () => {
 describe('mapPage', () => {
   it('maps each row and keeps the pagination', () => {
     const page = keysetPage([{ id: 1 }, { id: 2 }], 5, (r) => [r.id]);
-    expect(mapPage(page, (r) => ({ ref: `#${r.id}` }))).toEqual({ data: [{ ref: '#1' }, { ref: '#2' }], pagination: { limit: 5, nextCursor: null } });
+    expect(mapPage(page, (r) => ({ ref: `#${r.id}` }))).toEqual({
+      data: [{ ref: '#1' }, { ref: '#2' }],
+      pagination: { limit: 5, nextCursor: null },
+    });
   });
 
   it('maps a page served again (the same object) only once per mapper', () => {

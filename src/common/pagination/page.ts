@@ -14,11 +14,15 @@ export class CursorQueryDto {
   @ApiPropertyOptional({ minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT })
   @IsOptional()
   @Transform(toInteger)
-  @IsInt() @Min(1) @Max(MAX_LIMIT)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_LIMIT)
   limit: number = DEFAULT_LIMIT;
 
   @ApiPropertyOptional({ description: 'Opaque cursor from pagination.nextCursor of the previous page' })
-  @IsOptional() @IsString() @MaxLength(512)
+  @IsOptional()
+  @IsString()
+  @MaxLength(512)
   cursor?: string;
 }
 
@@ -55,12 +59,17 @@ export interface KeysetColumn {
  * exists. All columns sort the same way, so a row comparison matches a composite index.
  */
 export function applyKeyset<T extends ObjectLiteral>(
-  qb: SelectQueryBuilder<T>, columns: KeysetColumn[], query: CursorQueryDto, direction: 'ASC' | 'DESC' = 'DESC',
+  qb: SelectQueryBuilder<T>,
+  columns: KeysetColumn[],
+  query: CursorQueryDto,
+  direction: 'ASC' | 'DESC' = 'DESC',
 ): SelectQueryBuilder<T> {
   if (query.cursor) {
     const params = keysetParameters(columns, query);
     const left = columns.map((c) => c.expr).join(', ');
-    const right = columns.map((c, i) => (c.type === 'timestamp' ? `CAST(:keyset_${i} AS timestamptz)` : `:keyset_${i}`)).join(', ');
+    const right = columns
+      .map((c, i) => (c.type === 'timestamp' ? `CAST(:keyset_${i} AS timestamptz)` : `:keyset_${i}`))
+      .join(', ');
     qb.andWhere(`(${left}) ${direction === 'DESC' ? '<' : '>'} (${right})`, params);
   }
   columns.forEach((c, i) => (i === 0 ? qb.orderBy(c.expr, direction) : qb.addOrderBy(c.expr, direction)));
@@ -71,7 +80,10 @@ export function applyKeyset<T extends ObjectLiteral>(
 export function keysetParameters(columns: KeysetColumn[], query: CursorQueryDto): Record<string, CursorValue> {
   const params: Record<string, CursorValue> = {};
   if (!query.cursor) return params;
-  decodeCursor(query.cursor, columns.map((c) => (c.type === 'number' ? 'number' : 'string'))).forEach((v, i) => (params[`keyset_${i}`] = v));
+  decodeCursor(
+    query.cursor,
+    columns.map((c) => (c.type === 'number' ? 'number' : 'string')),
+  ).forEach((v, i) => (params[`keyset_${i}`] = v));
   return params;
 }
 
@@ -80,7 +92,10 @@ export function keysetPage<E>(rows: E[], limit: number, cursorOf: (row: E) => Cu
   const hasMore = rows.length > limit;
   const data = hasMore ? rows.slice(0, limit) : rows;
   const last = data[data.length - 1];
-  return { data, pagination: { limit, nextCursor: hasMore && last !== undefined ? encodeCursor(cursorOf(last)) : null } };
+  return {
+    data,
+    pagination: { limit, nextCursor: hasMore && last !== undefined ? encodeCursor(cursorOf(last)) : null },
+  };
 }
 
 const mapped = new WeakMap<object, Map<Function, Page<unknown>>>();

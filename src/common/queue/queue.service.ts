@@ -32,7 +32,12 @@ interface Registration {
  */
 const QUEUE_SETUP_LOCK = 7_312_002;
 
-const DEFAULTS: Required<JobOptions> = { retryLimit: 5, retryDelaySeconds: 5, retryBackoff: true, expireInSeconds: 15 * 60 };
+const DEFAULTS: Required<JobOptions> = {
+  retryLimit: 5,
+  retryDelaySeconds: 5,
+  retryBackoff: true,
+  expireInSeconds: 15 * 60,
+};
 
 /**
  * The PostgreSQL-backed job queue (pg-boss): several server instances share the jobs and a crash
@@ -47,7 +52,10 @@ export class QueueService implements OnModuleInit, OnApplicationBootstrap, OnMod
   private started = false;
   private stopping = false;
 
-  constructor(private readonly config: AppConfig, private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly config: AppConfig,
+    private readonly dataSource: DataSource,
+  ) {}
 
   /** Registers a handler for `name`; with `cron`, the job also runs on that schedule. */
   register<T>(name: string, handler: Handler<T>, options: JobOptions & { cron?: string } = {}): void {
@@ -83,7 +91,11 @@ export class QueueService implements OnModuleInit, OnApplicationBootstrap, OnMod
       for (const [name, reg] of this.registrations) {
         const o = { ...DEFAULTS, ...reg.options };
         await boss.createQueue(name, {
-          name, retryLimit: o.retryLimit, retryDelay: o.retryDelaySeconds, retryBackoff: o.retryBackoff, expireInSeconds: o.expireInSeconds,
+          name,
+          retryLimit: o.retryLimit,
+          retryDelay: o.retryDelaySeconds,
+          retryBackoff: o.retryBackoff,
+          expireInSeconds: o.expireInSeconds,
         });
         if (reg.cron && this.config.JOBS_ENABLED) await boss.schedule(name, reg.cron, {});
       }
@@ -97,7 +109,10 @@ export class QueueService implements OnModuleInit, OnApplicationBootstrap, OnMod
           try {
             await reg.handler(job.data as never, { id: job.id, retryCount: job.retryCount });
           } catch (err) {
-            this.logger.warn({ err, job: name, jobId: job.id, retryCount: job.retryCount }, 'Job failed; it will be retried');
+            this.logger.warn(
+              { err, job: name, jobId: job.id, retryCount: job.retryCount },
+              'Job failed; it will be retried',
+            );
             throw err;
           }
         },
@@ -112,7 +127,9 @@ export class QueueService implements OnModuleInit, OnApplicationBootstrap, OnMod
     return this.requireBoss().send(name, data, {
       startAfter: options.startAfter,
       singletonKey: options.singletonKey,
-      ...(em ? { db: { executeSql: async (text: string, values: unknown[]) => ({ rows: await em.query(text, values) }) } } : {}),
+      ...(em
+        ? { db: { executeSql: async (text: string, values: unknown[]) => ({ rows: await em.query(text, values) }) } }
+        : {}),
     });
   }
 

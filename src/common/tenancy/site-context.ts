@@ -10,7 +10,11 @@ export interface SiteContext {
 
 /** Loads a row of this site by id; another site's id answers 404 like a missing one (API.md §1). */
 export async function findInSiteOrFail<E extends ObjectLiteral & { id: number; siteId: number }>(
-  em: EntityManager, entity: EntityTarget<E>, site: SiteContext, id: number, what = 'Resource',
+  em: EntityManager,
+  entity: EntityTarget<E>,
+  site: SiteContext,
+  id: number,
+  what = 'Resource',
   options: { lock?: boolean } = {},
 ): Promise<E> {
   const row = await em.findOne(entity, {

@@ -12,7 +12,8 @@ export class ContentResponseDto {
   @ApiProperty({ enum: ['html', 'markdown'] }) format: ContentFormat;
   @ApiProperty({ example: 'A short summary' }) excerpt: string;
   @ApiProperty({ enum: CONTENT_STATUSES }) status: ContentStatus;
-  @ApiProperty({ type: String, nullable: true, description: 'When a scheduled item goes live' }) publishAt: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'When a scheduled item goes live' }) publishAt:
+    string | null;
   @ApiProperty({ type: String, nullable: true }) publishedAt: string | null;
   @ApiProperty({ type: [String] }) tags: string[];
   @ApiProperty({ type: [String] }) categories: string[];

@@ -1,12 +1,22 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
-  ArrayMaxSize, ArrayUnique, IsArray, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Matches, Max,
-  MaxDate, MaxLength, Min,
+  ArrayMaxSize,
+  ArrayUnique,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsObject,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxDate,
+  MaxLength,
+  Min,
 } from 'class-validator';
 import { SiteIdParamDto, SiteNameParamDto } from '../../common/http/params';
-import {
-  IsIdOrSlug, IsIdParam, IsTimestamp, MAX_ID, NestedArray, OptionalNotNull,
-} from '../../common/input/dto-rules';
+import { IsIdOrSlug, IsIdParam, IsTimestamp, MAX_ID, NestedArray, OptionalNotNull } from '../../common/input/dto-rules';
 import { CursorQueryDto } from '../../common/pagination/page';
 import { SLUG_MAX_LENGTH, SLUG_PATTERN } from '../content-slug';
 import { CONTENT_STATUSES, ContentStatus } from '../content-status';
@@ -25,56 +35,112 @@ export class AuthorDto {
 /** Fields of create and update; create requires `title`. */
 class ContentFieldsDto {
   @ApiPropertyOptional({ example: 'post', default: 'post', description: '`page`, `post` or a custom type of the site' })
-  @OptionalNotNull() @IsString() @Matches(CONTENT_TYPE_PATTERN, { message: 'must be 1-40 lower-case letters, digits, - or _, starting with a letter' })
+  @OptionalNotNull()
+  @IsString()
+  @Matches(CONTENT_TYPE_PATTERN, { message: 'must be 1-40 lower-case letters, digits, - or _, starting with a letter' })
   type?: string;
 
-  @ApiPropertyOptional({ example: 'hello-world', description: 'Unique in the site; generated from the title when absent' })
-  @OptionalNotNull() @IsString() @MaxLength(SLUG_MAX_LENGTH) @Matches(SLUG_PATTERN, { message: SLUG_MESSAGE })
+  @ApiPropertyOptional({
+    example: 'hello-world',
+    description: 'Unique in the site; generated from the title when absent',
+  })
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(SLUG_MAX_LENGTH)
+  @Matches(SLUG_PATTERN, { message: SLUG_MESSAGE })
   slug?: string;
 
   @ApiPropertyOptional({ example: 'news', description: 'Put in front of the slug with a dash: `news-hello-world`' })
-  @OptionalNotNull() @IsString() @MaxLength(60) @Matches(SLUG_PREFIX_PATTERN, { message: 'must be lower-case letters and digits in words joined by single dashes' })
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(60)
+  @Matches(SLUG_PREFIX_PATTERN, { message: 'must be lower-case letters and digits in words joined by single dashes' })
   slugPrefix?: string;
 
-  @ApiPropertyOptional({ example: '<p>Hello</p>' }) @OptionalNotNull() @IsString() @MaxLength(1_000_000) content?: string;
-  @ApiPropertyOptional({ enum: ['html', 'markdown'], default: 'html' }) @OptionalNotNull() @IsIn(['html', 'markdown']) format?: ContentFormat;
+  @ApiPropertyOptional({ example: '<p>Hello</p>' })
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(1_000_000)
+  content?: string;
+  @ApiPropertyOptional({ enum: ['html', 'markdown'], default: 'html' })
+  @OptionalNotNull()
+  @IsIn(['html', 'markdown'])
+  format?: ContentFormat;
   @ApiPropertyOptional({ example: 'A short summary' }) @OptionalNotNull() @IsString() @MaxLength(5000) excerpt?: string;
 
-  @ApiPropertyOptional({ enum: CONTENT_STATUSES, description: 'draft → published → draft, draft → scheduled → published, any → archived; `scheduled` needs publishAt' })
-  @OptionalNotNull() @IsIn(CONTENT_STATUSES)
+  @ApiPropertyOptional({
+    enum: CONTENT_STATUSES,
+    description:
+      'draft → published → draft, draft → scheduled → published, any → archived; `scheduled` needs publishAt',
+  })
+  @OptionalNotNull()
+  @IsIn(CONTENT_STATUSES)
   status?: ContentStatus;
 
   @ApiPropertyOptional({ example: '2030-01-01T09:00:00.000Z', description: 'When a scheduled item goes live (future)' })
-  @OptionalNotNull() @IsTimestamp()
+  @OptionalNotNull()
+  @IsTimestamp()
   publishAt?: Date;
 
-  @ApiPropertyOptional({ example: '2024-01-01T09:00:00.000Z', description: 'Publication date (back-dating, imports); set on first publish when absent' })
-  @OptionalNotNull() @IsTimestamp() @MaxDate(now, { message: 'must not be in the future (schedule with publishAt)' })
+  @ApiPropertyOptional({
+    example: '2024-01-01T09:00:00.000Z',
+    description: 'Publication date (back-dating, imports); set on first publish when absent',
+  })
+  @OptionalNotNull()
+  @IsTimestamp()
+  @MaxDate(now, { message: 'must not be in the future (schedule with publishAt)' })
   publishedAt?: Date;
 
   @ApiPropertyOptional({ type: [String], example: ['news'] })
-  @OptionalNotNull() @IsArray() @ArrayMaxSize(100) @ArrayUnique() @IsString({ each: true }) @IsNotEmpty({ each: true }) @MaxLength(100, { each: true })
+  @OptionalNotNull()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @ArrayUnique()
+  @IsString({ each: true })
+  @IsNotEmpty({ each: true })
+  @MaxLength(100, { each: true })
   tags?: string[];
 
   @ApiPropertyOptional({ type: [String], example: ['guides'] })
-  @OptionalNotNull() @IsArray() @ArrayMaxSize(100) @ArrayUnique() @IsString({ each: true }) @IsNotEmpty({ each: true }) @MaxLength(100, { each: true })
+  @OptionalNotNull()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @ArrayUnique()
+  @IsString({ each: true })
+  @IsNotEmpty({ each: true })
+  @MaxLength(100, { each: true })
   categories?: string[];
 
   @ApiPropertyOptional({ type: [AuthorDto] })
-  @OptionalNotNull() @NestedArray(() => AuthorDto, 20)
+  @OptionalNotNull()
+  @NestedArray(() => AuthorDto, 20)
   authors?: AuthorDto[];
 
   @ApiPropertyOptional({ example: 'default' }) @OptionalNotNull() @IsString() @MaxLength(200) template?: string;
-  @ApiPropertyOptional({ example: 'https://cdn.example.com/t.jpg' }) @OptionalNotNull() @IsString() @MaxLength(2048) thumbnail?: string;
-  @ApiPropertyOptional({ example: 'For search engines' }) @OptionalNotNull() @IsString() @MaxLength(5000) description?: string;
+  @ApiPropertyOptional({ example: 'https://cdn.example.com/t.jpg' })
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(2048)
+  thumbnail?: string;
+  @ApiPropertyOptional({ example: 'For search engines' })
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(5000)
+  description?: string;
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { featured: true } })
-  @OptionalNotNull() @IsObject()
+  @OptionalNotNull()
+  @IsObject()
   customFields?: Record<string, unknown>;
 
   @ApiPropertyOptional({ type: [Number], example: [12], description: 'Media ids of this site' })
-  @OptionalNotNull() @IsArray() @ArrayMaxSize(100) @ArrayUnique()
-  @IsInt({ each: true }) @Min(1, { each: true }) @Max(Number.MAX_SAFE_INTEGER, { each: true })
+  @OptionalNotNull()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @ArrayUnique()
+  @IsInt({ each: true })
+  @Min(1, { each: true })
+  @Max(Number.MAX_SAFE_INTEGER, { each: true })
   attachmentIds?: number[];
 }
 
@@ -83,40 +149,64 @@ export class CreateContentDto extends ContentFieldsDto {
 }
 
 export class UpdateContentDto extends ContentFieldsDto {
-  @ApiPropertyOptional({ example: 'Hello again' }) @OptionalNotNull() @IsString() @IsNotEmpty() @MaxLength(500) title?: string;
+  @ApiPropertyOptional({ example: 'Hello again' })
+  @OptionalNotNull()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(500)
+  title?: string;
 }
 
 export class PublishContentDto {
   @ApiPropertyOptional({ example: '2030-01-01T09:00:00.000Z', description: 'Absent: publish now. Future: schedule.' })
-  @OptionalNotNull() @IsTimestamp()
+  @OptionalNotNull()
+  @IsTimestamp()
   publishAt?: Date;
 }
 
 export class ContentQueryDto extends CursorQueryDto {
-  @ApiPropertyOptional({ example: 'post' }) @IsOptional() @IsString() @Matches(CONTENT_TYPE_PATTERN, { message: 'is not a content type' }) type?: string;
+  @ApiPropertyOptional({ example: 'post' })
+  @IsOptional()
+  @IsString()
+  @Matches(CONTENT_TYPE_PATTERN, { message: 'is not a content type' })
+  type?: string;
   @ApiPropertyOptional({ enum: CONTENT_STATUSES, description: 'Anonymous callers only ever see published items' })
-  @IsOptional() @IsIn(CONTENT_STATUSES)
+  @IsOptional()
+  @IsIn(CONTENT_STATUSES)
   status?: ContentStatus;
   @ApiPropertyOptional({ example: 'news' }) @IsOptional() @IsString() @MaxLength(100) tag?: string;
   @ApiPropertyOptional({ example: 'guides' }) @IsOptional() @IsString() @MaxLength(100) category?: string;
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 7, description: 'Author id' })
-  @IsOptional() @IsIdParam()
+  @IsOptional()
+  @IsIdParam()
   author?: number;
-  @ApiPropertyOptional({ example: 'hello "exact phrase" -excluded', description: 'Full-text search of title, excerpt and body (web search syntax)' })
-  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(200)
+  @ApiPropertyOptional({
+    example: 'hello "exact phrase" -excluded',
+    description: 'Full-text search of title, excerpt and body (web search syntax)',
+  })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
   q?: string;
-  @ApiPropertyOptional({ description: 'From this date-time (RFC 3339), inclusive (publishedAt for a published-only list, else createdAt)' })
-  @IsOptional() @IsTimestamp()
+  @ApiPropertyOptional({
+    description: 'From this date-time (RFC 3339), inclusive (publishedAt for a published-only list, else createdAt)',
+  })
+  @IsOptional()
+  @IsTimestamp()
   from?: Date;
   @ApiPropertyOptional({ description: 'Before this date-time (RFC 3339), exclusive' })
-  @IsOptional() @IsTimestamp()
+  @IsOptional()
+  @IsTimestamp()
   to?: Date;
 }
 
 /** `:idOrSlug` of GET: all digits is an id (API.md §3), anything else a slug. */
 export class IdOrSlugParamDto extends SiteNameParamDto {
   @ApiProperty({ example: 'hello-world', description: 'All digits: an id (no leading zeros); else a slug' })
-  @IsString() @MaxLength(SLUG_MAX_LENGTH) @IsIdOrSlug()
+  @IsString()
+  @MaxLength(SLUG_MAX_LENGTH)
+  @IsIdOrSlug()
   idOrSlug: string;
 }
 

@@ -4,11 +4,20 @@ import { CONTENT_STATUSES, ContentStatus } from '../content-status';
 import type { ActorType, ContentRevisionEntity, RevisionAction } from '../entities/content-revision.entity';
 import { AuthorDto } from './content.dto';
 
-const ACTIONS: RevisionAction[] = ['created', 'updated', 'published', 'scheduled', 'unpublished', 'archived', 'restored'];
+const ACTIONS: RevisionAction[] = [
+  'created',
+  'updated',
+  'published',
+  'scheduled',
+  'unpublished',
+  'archived',
+  'restored',
+];
 
 export class RevisionActorDto {
   @ApiProperty({ enum: ['key', 'user', 'system'], description: '`system`: the scheduler' }) type: ActorType;
-  @ApiProperty({ type: Number, nullable: true, example: 3, description: 'API key id or site-user id' }) id: number | null;
+  @ApiProperty({ type: Number, nullable: true, example: 3, description: 'API key id or site-user id' }) id:
+    number | null;
 }
 
 export class ContentSnapshotDto implements ContentSnapshot {
@@ -34,16 +43,22 @@ export class ContentSnapshotDto implements ContentSnapshot {
 export class RevisionSummaryDto {
   @ApiProperty({ example: 5 }) id: number;
   @ApiProperty({ example: 1 }) contentId: number;
-  @ApiProperty({ example: 2, description: '1, 2, 3 … per item; equals the item version after the change' }) number: number;
+  @ApiProperty({ example: 2, description: '1, 2, 3 … per item; equals the item version after the change' })
+  number: number;
   @ApiProperty({ enum: ACTIONS }) action: RevisionAction;
   @ApiProperty({ type: RevisionActorDto }) actor: RevisionActorDto;
-  @ApiPropertyOptional({ type: Number, nullable: true, description: 'For `restored`: the number of the revision brought back' })
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    description: 'For `restored`: the number of the revision brought back',
+  })
   restoredFrom: number | null;
   @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
 }
 
 export class RevisionResponseDto extends RevisionSummaryDto {
-  @ApiProperty({ type: ContentSnapshotDto, description: 'Every field of the item after this change' }) snapshot: ContentSnapshotDto;
+  @ApiProperty({ type: ContentSnapshotDto, description: 'Every field of the item after this change' })
+  snapshot: ContentSnapshotDto;
 }
 
 export function toRevisionSummary(r: ContentRevisionEntity): RevisionSummaryDto {

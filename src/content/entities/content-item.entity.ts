@@ -57,12 +57,18 @@ export class ContentItemEntity {
   @Column({ type: 'text', default: '' }) description: string;
   @Column({ type: 'jsonb', default: () => "'{}'" }) customFields: Record<string, unknown>;
   /** Media ids of the site, checked on write; no foreign key (media is another module). */
-  @Column({ type: 'bigint', array: true, default: () => "'{}'", transformer: idArrayTransformer }) attachmentIds: number[];
+  @Column({ type: 'bigint', array: true, default: () => "'{}'", transformer: idArrayTransformer })
+  attachmentIds: number[];
   /** Bumped by every change, equal to the latest revision's number; the ETag is built from it. */
   @Column({ type: 'integer', default: 1 }) version: number;
   @Column({
-    type: 'tsvector', select: false, insert: false, update: false, nullable: true,
-    generatedType: 'STORED', asExpression: CONTENT_SEARCH_EXPRESSION,
+    type: 'tsvector',
+    select: false,
+    insert: false,
+    update: false,
+    nullable: true,
+    generatedType: 'STORED',
+    asExpression: CONTENT_SEARCH_EXPRESSION,
   })
   search?: string;
   @CreateDateColumn({ type: 'timestamptz', precision: 3 }) createdAt: Date;

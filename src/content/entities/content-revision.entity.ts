@@ -4,7 +4,8 @@ import { IdColumn, RefColumn } from '../../database/columns';
 import type { ContentSnapshot } from '../content-snapshot';
 import { ContentItemEntity } from './content-item.entity';
 
-export type RevisionAction = 'created' | 'updated' | 'published' | 'scheduled' | 'unpublished' | 'archived' | 'restored';
+export type RevisionAction =
+  'created' | 'updated' | 'published' | 'scheduled' | 'unpublished' | 'archived' | 'restored';
 export type ActorType = 'key' | 'user' | 'system';
 
 /** A full snapshot of an item after one change; history is only ever appended to. */

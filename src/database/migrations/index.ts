@@ -10,6 +10,9 @@ import { ChangeNotifications1795290000000 } from './1795290000000-change-notific
  * writes a new file here; add its class to this list.
  */
 export const MIGRATIONS = [
-  Foundation1795287131613, Media1795287489049, Content1795287510654, OutboxRetries1795288516896,
+  Foundation1795287131613,
+  Media1795287489049,
+  Content1795287510654,
+  OutboxRetries1795288516896,
   ChangeNotifications1795290000000,
 ];

@@ -7,29 +7,44 @@ export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
 export class CreateMediaTermDto {
   @ApiProperty({ example: 'Travel' })
-  @IsString() @MinLength(1) @MaxLength(200)
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
   name: string;
 
   @ApiPropertyOptional({ example: 'travel', description: 'Unique in the site; default: made from the name' })
-  @OptionalNotNull() @IsString() @MaxLength(200) @Matches(SLUG_PATTERN, { message: 'must be lower-case letters and digits separated by dashes' })
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(200)
+  @Matches(SLUG_PATTERN, { message: 'must be lower-case letters and digits separated by dashes' })
   slug?: string;
 
   @ApiPropertyOptional({ example: 'Photos from trips' })
-  @OptionalNotNull() @IsString() @MaxLength(2000)
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(2000)
   description?: string;
 }
 
 export class UpdateMediaTermDto {
   @ApiPropertyOptional({ example: 'Travel' })
-  @OptionalNotNull() @IsString() @MinLength(1) @MaxLength(200)
+  @OptionalNotNull()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
   name?: string;
 
   @ApiPropertyOptional({ example: 'travel' })
-  @OptionalNotNull() @IsString() @MaxLength(200) @Matches(SLUG_PATTERN, { message: 'must be lower-case letters and digits separated by dashes' })
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(200)
+  @Matches(SLUG_PATTERN, { message: 'must be lower-case letters and digits separated by dashes' })
   slug?: string;
 
   @ApiPropertyOptional()
-  @OptionalNotNull() @IsString() @MaxLength(2000)
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(2000)
   description?: string;
 }
 

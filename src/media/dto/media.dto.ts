@@ -1,7 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import {
-  ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min,
+  ArrayMaxSize,
+  ArrayUnique,
+  IsArray,
+  IsBoolean,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
 } from 'class-validator';
 import { OptionalNotNull } from '../../common/input/dto-rules';
 import { CursorQueryDto } from '../../common/pagination/page';
@@ -15,31 +25,49 @@ const toBoolean = ({ value }: { value: unknown }) => (value === 'true' ? true : 
 /** Text fields of an upload (v2 form fields) and of PATCH. */
 export class MediaTextDto {
   @ApiPropertyOptional({ example: 'Harbour at dawn', description: 'Default: the file name without extension' })
-  @OptionalNotNull() @IsString() @MaxLength(TEXT_LIMITS.title)
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(TEXT_LIMITS.title)
   title?: string;
 
   @ApiPropertyOptional({ example: 'Photo: A. Smith' })
-  @OptionalNotNull() @IsString() @MaxLength(TEXT_LIMITS.caption)
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(TEXT_LIMITS.caption)
   caption?: string;
 
   @ApiPropertyOptional()
-  @OptionalNotNull() @IsString() @MaxLength(TEXT_LIMITS.description)
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(TEXT_LIMITS.description)
   description?: string;
 
   @ApiPropertyOptional({ example: 'Fishing boats in a harbour at sunrise' })
-  @OptionalNotNull() @IsString() @MaxLength(TEXT_LIMITS.altText)
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(TEXT_LIMITS.altText)
   altText?: string;
 }
 
 export class UpdateMediaDto extends MediaTextDto {
   @ApiPropertyOptional({ type: [Number], example: [1], description: 'Replaces the categories of the item' })
-  @OptionalNotNull() @IsArray() @ArrayMaxSize(100) @ArrayUnique()
-  @IsInt({ each: true }) @Min(1, { each: true }) @Max(Number.MAX_SAFE_INTEGER, { each: true })
+  @OptionalNotNull()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @ArrayUnique()
+  @IsInt({ each: true })
+  @Min(1, { each: true })
+  @Max(Number.MAX_SAFE_INTEGER, { each: true })
   categoryIds?: number[];
 
   @ApiPropertyOptional({ type: [Number], example: [2, 3], description: 'Replaces the tags of the item' })
-  @OptionalNotNull() @IsArray() @ArrayMaxSize(100) @ArrayUnique()
-  @IsInt({ each: true }) @Min(1, { each: true }) @Max(Number.MAX_SAFE_INTEGER, { each: true })
+  @OptionalNotNull()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @ArrayUnique()
+  @IsInt({ each: true })
+  @Min(1, { each: true })
+  @Max(Number.MAX_SAFE_INTEGER, { each: true })
   tagIds?: number[];
 }
 
@@ -48,23 +76,36 @@ const TERM_REF = /^(?:[1-9][0-9]{0,14}|(?![0-9]+$)[a-z0-9]+(?:-[a-z0-9]+)*)$/;
 
 export class MediaQueryDto extends CursorQueryDto {
   @ApiPropertyOptional({ description: 'Category id or slug' })
-  @IsOptional() @IsString() @MaxLength(200) @Matches(TERM_REF, { message: 'must be an id or a slug' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  @Matches(TERM_REF, { message: 'must be an id or a slug' })
   category?: string;
 
   @ApiPropertyOptional({ description: 'Tag id or slug' })
-  @IsOptional() @IsString() @MaxLength(200) @Matches(TERM_REF, { message: 'must be an id or a slug' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  @Matches(TERM_REF, { message: 'must be an id or a slug' })
   tag?: string;
 
   @ApiPropertyOptional({ example: 'image/*', description: 'Exact type (image/png) or a family (image/*)' })
-  @IsOptional() @IsString() @MaxLength(200) @Matches(/^[a-z]+\/(\*|[a-z0-9][a-z0-9.+-]*)$/, { message: 'must look like image/png or image/*' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  @Matches(/^[a-z]+\/(\*|[a-z0-9][a-z0-9.+-]*)$/, { message: 'must look like image/png or image/*' })
   contentType?: string;
 
   @ApiPropertyOptional({ description: 'true: originals only; false: thumbnails only; absent: both' })
-  @IsOptional() @Transform(toBoolean) @IsBoolean()
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean()
   original?: boolean;
 
   @ApiPropertyOptional({ description: 'Text search in title and file name' })
-  @IsOptional() @IsString() @MaxLength(200)
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
   q?: string;
 }
 
@@ -88,7 +129,7 @@ export class MediaThumbnailDto {
 export class MediaResponseDto {
   @ApiProperty({ example: 42 }) id: number;
   @ApiProperty({ example: 42, description: 'Same as id (the §2.2 name)' }) mediaId: number;
-  @ApiProperty({ example: 42, description: 'The original\'s id (own id for an original)' }) attachmentId: number;
+  @ApiProperty({ example: 42, description: "The original's id (own id for an original)" }) attachmentId: number;
   @ApiProperty({ example: 'demo' }) siteName: string;
   @ApiProperty({ example: 'Harbour at dawn' }) title: string;
   @ApiProperty({ example: '' }) caption: string;
@@ -98,17 +139,23 @@ export class MediaResponseDto {
   @ApiProperty({ example: 'image/jpeg', description: 'Detected from the bytes' }) contentType: string;
   @ApiProperty({ example: 'https://example.com/files/sites/1/3f2a/harbour.jpg' }) link: string;
   @ApiProperty({ example: 'https://example.com/files/sites/1/3f2a/harbour.jpg' }) originalUrl: string;
-  @ApiProperty({ type: String, nullable: true, example: '1600x1067', description: 'WxH; null for non-images' }) size: string | null;
+  @ApiProperty({ type: String, nullable: true, example: '1600x1067', description: 'WxH; null for non-images' }) size:
+    string | null;
   @ApiProperty({ type: Number, nullable: true, example: 1600 }) width: number | null;
   @ApiProperty({ type: Number, nullable: true, example: 1067 }) height: number | null;
   @ApiProperty({ example: 482113, description: 'Bytes' }) filesize: number;
   @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) mediaDate: string;
   @ApiProperty({ example: true }) isOriginal: boolean;
   @ApiProperty({ example: false }) isThumbnail: boolean;
-  @ApiProperty({ example: 'sites/1/3f2a9c0d1e2b3a4f5c6d/harbour.jpg', description: 'Storage key (v1 project media delete takes these)' }) key: string;
+  @ApiProperty({
+    example: 'sites/1/3f2a9c0d1e2b3a4f5c6d/harbour.jpg',
+    description: 'Storage key (v1 project media delete takes these)',
+  })
+  key: string;
   @ApiProperty({ type: [MediaTermRefDto] }) categories: MediaTermRefDto[];
   @ApiProperty({ type: [MediaTermRefDto] }) tags: MediaTermRefDto[];
-  @ApiProperty({ type: [MediaThumbnailDto], description: 'Variants of an original, narrowest first' }) thumbnails: MediaThumbnailDto[];
+  @ApiProperty({ type: [MediaThumbnailDto], description: 'Variants of an original, narrowest first' })
+  thumbnails: MediaThumbnailDto[];
   @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
 }
 
@@ -121,7 +168,15 @@ function toTermRef(t: MediaTermRef): MediaTermRefDto {
 }
 
 function toThumbnail(v: MediaView): MediaThumbnailDto {
-  return { id: v.id, link: v.link, contentType: v.contentType, width: v.width, height: v.height, size: sizeOf(v), filesize: v.filesize };
+  return {
+    id: v.id,
+    link: v.link,
+    contentType: v.contentType,
+    width: v.width,
+    height: v.height,
+    size: sizeOf(v),
+    filesize: v.filesize,
+  };
 }
 
 export function toMediaResponse(m: MediaDetail): MediaResponseDto {

@@ -1,5 +1,11 @@
 import {
-  DeleteObjectsCommand, GetObjectCommand, NoSuchKey, NotFound, PutObjectCommand, S3Client, S3ServiceException,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  NoSuchKey,
+  NotFound,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
@@ -32,9 +38,10 @@ export class S3MediaStorage extends MediaStorage {
       region: options.region,
       endpoint: options.endpoint || undefined,
       forcePathStyle: options.forcePathStyle,
-      credentials: options.accessKeyId && options.secretAccessKey
-        ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey }
-        : undefined,
+      credentials:
+        options.accessKeyId && options.secretAccessKey
+          ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey }
+          : undefined,
       // Checksums only where S3 requires them: MinIO, R2 and others differ on the newer trailers.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
@@ -44,26 +51,44 @@ export class S3MediaStorage extends MediaStorage {
   async putFile(key: string, path: string, size: number, meta: ObjectMeta): Promise<void> {
     assertStorageKey(key);
     // A known length lets the SDK stream the file instead of buffering it.
-    await this.client.send(new PutObjectCommand({
-      Bucket: this.options.bucket, Key: key, Body: createReadStream(path), ContentLength: size,
-      ContentType: meta.contentType, ContentDisposition: meta.contentDisposition, CacheControl: IMMUTABLE,
-    }));
+    await this.client.send(
+      new PutObjectCommand({
+        Bucket: this.options.bucket,
+        Key: key,
+        Body: createReadStream(path),
+        ContentLength: size,
+        ContentType: meta.contentType,
+        ContentDisposition: meta.contentDisposition,
+        CacheControl: IMMUTABLE,
+      }),
+    );
   }
 
   async putBuffer(key: string, data: Buffer, meta: ObjectMeta): Promise<void> {
     assertStorageKey(key);
-    await this.client.send(new PutObjectCommand({
-      Bucket: this.options.bucket, Key: key, Body: data, ContentLength: data.length,
-      ContentType: meta.contentType, ContentDisposition: meta.contentDisposition, CacheControl: IMMUTABLE,
-    }));
+    await this.client.send(
+      new PutObjectCommand({
+        Bucket: this.options.bucket,
+        Key: key,
+        Body: data,
+        ContentLength: data.length,
+        ContentType: meta.contentType,
+        ContentDisposition: meta.contentDisposition,
+        CacheControl: IMMUTABLE,
+      }),
+    );
   }
 
   async read(key: string, range?: ByteRange): Promise<ObjectRead | null> {
     assertStorageKey(key);
     try {
-      const out = await this.client.send(new GetObjectCommand({
-        Bucket: this.options.bucket, Key: key, Range: range ? `bytes=${range.start}-${range.end}` : undefined,
-      }));
+      const out = await this.client.send(
+        new GetObjectCommand({
+          Bucket: this.options.bucket,
+          Key: key,
+          Range: range ? `bytes=${range.start}-${range.end}` : undefined,
+        }),
+      );
       const total = out.ContentRange ? Number(out.ContentRange.split('/')[1]) : Number(out.ContentLength ?? 0);
       return { body: out.Body as Readable, size: total };
     } catch (err) {
@@ -76,9 +101,12 @@ export class S3MediaStorage extends MediaStorage {
     for (let i = 0; i < keys.length; i += DELETE_BATCH) {
       const batch = keys.slice(i, i + DELETE_BATCH);
       batch.forEach(assertStorageKey);
-      const out = await this.client.send(new DeleteObjectsCommand({
-        Bucket: this.options.bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
-      }));
+      const out = await this.client.send(
+        new DeleteObjectsCommand({
+          Bucket: this.options.bucket,
+          Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
+        }),
+      );
       const failed = (out.Errors ?? []).filter((e) => e.Code !== 'NoSuchKey');
       if (failed.length) throw new Error(`S3 could not delete ${failed.length} object(s): ${failed[0].Code}`);
     }
@@ -95,5 +123,8 @@ export class S3MediaStorage extends MediaStorage {
 
 function isMissing(err: unknown): boolean {
   if (err instanceof NoSuchKey || err instanceof NotFound) return true;
-  return err instanceof S3ServiceException && (err.$metadata?.httpStatusCode === 404 || err.name === 'NoSuchKey' || err.name === 'NotFound');
+  return (
+    err instanceof S3ServiceException &&
+    (err.$metadata?.httpStatusCode === 404 || err.name === 'NoSuchKey' || err.name === 'NotFound')
+  );
 }

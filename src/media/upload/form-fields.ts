@@ -9,7 +9,13 @@ import { flattenValidationErrors } from '../../common/errors/validation';
  */
 export function parseFormFields<T extends object>(cls: ClassConstructor<T>, raw: Record<string, string>): T {
   const dto = plainToInstance(cls, raw);
-  const errors = flattenValidationErrors(validateSync(dto, { whitelist: true, forbidNonWhitelisted: true, validationError: { target: false, value: false } }));
+  const errors = flattenValidationErrors(
+    validateSync(dto, {
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      validationError: { target: false, value: false },
+    }),
+  );
   // class-transformer silently drops names of Object methods (toString, constructor, ...).
   for (const name of Object.keys(raw)) {
     if (!Object.hasOwn(dto, name)) errors.push({ path: name, message: 'is not allowed' });

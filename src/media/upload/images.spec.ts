@@ -15,20 +15,28 @@ describe('Semaphore', () => {
     let active = 0;
     let peak = 0;
     const done: number[] = [];
-    await Promise.all(Array.from({ length: 7 }, (_, i) => gate.run(async () => {
-      active++;
-      peak = Math.max(peak, active);
-      await new Promise((r) => setTimeout(r, 5 + (i % 3)));
-      active--;
-      done.push(i);
-    })));
+    await Promise.all(
+      Array.from({ length: 7 }, (_, i) =>
+        gate.run(async () => {
+          active++;
+          peak = Math.max(peak, active);
+          await new Promise((r) => setTimeout(r, 5 + (i % 3)));
+          active--;
+          done.push(i);
+        }),
+      ),
+    );
     expect(peak).toBe(2);
     expect(done.sort()).toEqual([0, 1, 2, 3, 4, 5, 6]);
   });
 
   it('frees the slot when a task fails', async () => {
     const gate = new Semaphore(1);
-    await expect(gate.run(async () => { throw new Error('boom'); })).rejects.toThrow('boom');
+    await expect(
+      gate.run(async () => {
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
     expect(await gate.run(async () => 'next')).toBe('next');
   });
 });

@@ -32,13 +32,20 @@ const THUMBNAIL_FORMATS: Record<string, { format: 'jpeg' | 'png' | 'webp'; conte
 
 export function imageTooLarge(maxPixels: number): Problem {
   return new Problem({
-    status: 413, code: 'image_too_large', title: 'Payload too large',
+    status: 413,
+    code: 'image_too_large',
+    title: 'Payload too large',
     detail: `The image has more than ${maxPixels} pixels`,
   });
 }
 
 export function unreadableImage(): Problem {
-  return new Problem({ status: 400, code: 'unreadable_image', title: 'Bad request', detail: 'The image could not be read' });
+  return new Problem({
+    status: 400,
+    code: 'unreadable_image',
+    title: 'Bad request',
+    detail: 'The image could not be read',
+  });
 }
 
 /**
@@ -76,12 +83,22 @@ export function thumbnailWidths(configured: number[], imageWidth: number): numbe
 }
 
 /** One variant, EXIF orientation applied, metadata stripped. */
-export async function renderThumbnail(input: string | Buffer, contentType: string, width: number, maxPixels: number): Promise<RenderedThumbnail> {
+export async function renderThumbnail(
+  input: string | Buffer,
+  contentType: string,
+  width: number,
+  maxPixels: number,
+): Promise<RenderedThumbnail> {
   const target = THUMBNAIL_FORMATS[contentType] ?? THUMBNAIL_FORMATS['image/jpeg'];
-  const pipeline = sharp(input, { limitInputPixels: maxPixels, failOn: 'none' }).rotate().resize({ width, withoutEnlargement: true });
-  const encoded = target.format === 'jpeg' ? pipeline.jpeg({ quality: 82, mozjpeg: false })
-    : target.format === 'png' ? pipeline.png({ compressionLevel: 8 })
-      : pipeline.webp({ quality: 80 });
+  const pipeline = sharp(input, { limitInputPixels: maxPixels, failOn: 'none' })
+    .rotate()
+    .resize({ width, withoutEnlargement: true });
+  const encoded =
+    target.format === 'jpeg'
+      ? pipeline.jpeg({ quality: 82, mozjpeg: false })
+      : target.format === 'png'
+        ? pipeline.png({ compressionLevel: 8 })
+        : pipeline.webp({ quality: 80 });
   try {
     const { data, info } = await encoded.toBuffer({ resolveWithObject: true });
     return { width: info.width, height: info.height, data, contentType: target.contentType, ext: target.ext };

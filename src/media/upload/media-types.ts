@@ -24,12 +24,36 @@ const DETECTED: Record<string, AcceptedType> = {
   'application/pdf': { contentType: 'application/pdf', ext: 'pdf', kind: 'document' },
   'application/rtf': { contentType: 'application/rtf', ext: 'rtf', kind: 'document' },
   'application/epub+zip': { contentType: 'application/epub+zip', ext: 'epub', kind: 'document' },
-  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': { contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', ext: 'docx', kind: 'document' },
-  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': { contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', ext: 'xlsx', kind: 'document' },
-  'application/vnd.openxmlformats-officedocument.presentationml.presentation': { contentType: 'application/vnd.openxmlformats-officedocument.presentationml.presentation', ext: 'pptx', kind: 'document' },
-  'application/vnd.oasis.opendocument.text': { contentType: 'application/vnd.oasis.opendocument.text', ext: 'odt', kind: 'document' },
-  'application/vnd.oasis.opendocument.spreadsheet': { contentType: 'application/vnd.oasis.opendocument.spreadsheet', ext: 'ods', kind: 'document' },
-  'application/vnd.oasis.opendocument.presentation': { contentType: 'application/vnd.oasis.opendocument.presentation', ext: 'odp', kind: 'document' },
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': {
+    contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    ext: 'docx',
+    kind: 'document',
+  },
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': {
+    contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    ext: 'xlsx',
+    kind: 'document',
+  },
+  'application/vnd.openxmlformats-officedocument.presentationml.presentation': {
+    contentType: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+    ext: 'pptx',
+    kind: 'document',
+  },
+  'application/vnd.oasis.opendocument.text': {
+    contentType: 'application/vnd.oasis.opendocument.text',
+    ext: 'odt',
+    kind: 'document',
+  },
+  'application/vnd.oasis.opendocument.spreadsheet': {
+    contentType: 'application/vnd.oasis.opendocument.spreadsheet',
+    ext: 'ods',
+    kind: 'document',
+  },
+  'application/vnd.oasis.opendocument.presentation': {
+    contentType: 'application/vnd.oasis.opendocument.presentation',
+    ext: 'odp',
+    kind: 'document',
+  },
   'audio/mpeg': { contentType: 'audio/mpeg', ext: 'mp3', kind: 'audio' },
   'audio/mp4': { contentType: 'audio/mp4', ext: 'm4a', kind: 'audio' },
   'audio/x-m4a': { contentType: 'audio/mp4', ext: 'm4a', kind: 'audio' },
@@ -78,7 +102,11 @@ export function looksLikeSvg(head: Buffer): boolean {
 }
 
 /** The pure rule: what the sniffer found (and the first bytes) -> an accepted type, or null (415). */
-export function classify(detectedMime: string | undefined, head: Buffer, clientName: string | undefined): AcceptedType | null {
+export function classify(
+  detectedMime: string | undefined,
+  head: Buffer,
+  clientName: string | undefined,
+): AcceptedType | null {
   if (detectedMime && DETECTED[detectedMime]) return DETECTED[detectedMime];
   if (detectedMime === 'application/x-cfb') {
     const ext = /\.([a-z0-9]+)$/i.exec(clientName ?? '')?.[1]?.toLowerCase();
@@ -103,5 +131,7 @@ export async function detectType(path: string, clientName: string | undefined): 
 }
 
 export function acceptedTypes(): string[] {
-  return [...new Set([...Object.values(DETECTED), ...Object.values(LEGACY_OFFICE), SVG].map((t) => t.contentType))].sort();
+  return [
+    ...new Set([...Object.values(DETECTED), ...Object.values(LEGACY_OFFICE), SVG].map((t) => t.contentType)),
+  ].sort();
 }

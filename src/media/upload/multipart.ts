@@ -7,7 +7,12 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
-  BadRequestProblem, FieldError, PayloadTooLargeProblem, Problem, UnsupportedMediaTypeProblem, ValidationProblem,
+  BadRequestProblem,
+  FieldError,
+  PayloadTooLargeProblem,
+  Problem,
+  UnsupportedMediaTypeProblem,
+  ValidationProblem,
 } from '../../common/errors/problems';
 
 export interface SpooledFile {
@@ -55,7 +60,10 @@ export async function readMultipart(req: IncomingMessage, options: MultipartOpti
   if (Number.isFinite(declared) && declared > options.maxBytes * options.maxFiles + FRAMING_ALLOWANCE) {
     // Closing the connection spares reading a body that is refused anyway.
     throw new Problem({
-      status: 413, code: 'payload_too_large', title: 'Payload too large', detail: `A file may be at most ${options.maxBytes} bytes`,
+      status: 413,
+      code: 'payload_too_large',
+      title: 'Payload too large',
+      detail: `A file may be at most ${options.maxBytes} bytes`,
       headers: { Connection: 'close' },
     });
   }
@@ -65,8 +73,13 @@ export async function readMultipart(req: IncomingMessage, options: MultipartOpti
       headers: req.headers,
       defParamCharset: 'utf8',
       limits: {
-        fileSize: options.maxBytes, files: options.maxFiles, fields: MAX_FIELDS, fieldSize: MAX_FIELD_BYTES,
-        parts: options.maxFiles + MAX_FIELDS, fieldNameSize: 100, headerPairs: 50,
+        fileSize: options.maxBytes,
+        files: options.maxFiles,
+        fields: MAX_FIELDS,
+        fieldSize: MAX_FIELD_BYTES,
+        parts: options.maxFiles + MAX_FIELDS,
+        fieldNameSize: 100,
+        headerPairs: 50,
       },
     });
   } catch {
@@ -102,15 +115,24 @@ export async function readMultipart(req: IncomingMessage, options: MultipartOpti
         stream.resume();
         return;
       }
-      const entry: SpooledFile = { field: name, clientName: info.filename ?? '', path: join(options.tmpDir, randomUUID()), size: 0 };
+      const entry: SpooledFile = {
+        field: name,
+        clientName: info.filename ?? '',
+        path: join(options.tmpDir, randomUUID()),
+        size: 0,
+      };
       files.push(entry);
       open.add(stream);
       stream.on('limit', () => fail(tooLarge(options.maxBytes)));
       const out = createWriteStream(entry.path, { flags: 'wx', mode: 0o600 });
-      writes.push(pipeline(stream, out).then(
-        () => (entry.size = out.bytesWritten),
-        () => fail(malformed()),
-      ).finally(() => open.delete(stream)));
+      writes.push(
+        pipeline(stream, out)
+          .then(
+            () => (entry.size = out.bytesWritten),
+            () => fail(malformed()),
+          )
+          .finally(() => open.delete(stream)),
+      );
     });
     parser.on('field', (name, value, info) => {
       if (options.fileFields.includes(name)) invalid([{ path: name, message: 'must be a file' }]);
@@ -118,7 +140,9 @@ export async function readMultipart(req: IncomingMessage, options: MultipartOpti
       else if (fields.has(name)) invalid([{ path: name, message: 'is given more than once' }]);
       else fields.set(name, value);
     });
-    parser.on('filesLimit', () => invalid([{ path: options.fileFields[0], message: `at most ${options.maxFiles} file(s) per request` }]));
+    parser.on('filesLimit', () =>
+      invalid([{ path: options.fileFields[0], message: `at most ${options.maxFiles} file(s) per request` }]),
+    );
     parser.on('fieldsLimit', () => fail(new BadRequestProblem('too_many_parts', 'The form has too many fields')));
     parser.on('partsLimit', () => fail(new BadRequestProblem('too_many_parts', 'The form has too many parts')));
     parser.on('error', () => {

@@ -1,7 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import {
-  ArrayMaxSize, ArrayMinSize, IsArray, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength,
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
 } from 'class-validator';
 import { SITE_NAME_PATTERN } from '../../common/auth/principal';
 import { IsIdParam, MAX_ID, toInteger } from '../../common/input/dto-rules';
@@ -13,7 +23,7 @@ import { parseFormFields } from '../../media/upload/form-fields';
 /** INTERFACE.md §2.2, field for field. */
 export class V1MediaItemDto {
   @ApiProperty({ example: 42 }) media_id: number;
-  @ApiProperty({ example: 42, description: 'The original\'s id (own id for an original)' }) attachment_id: number;
+  @ApiProperty({ example: 42, description: "The original's id (own id for an original)" }) attachment_id: number;
   @ApiProperty({ example: 'demo' }) site_name: string;
   @ApiProperty({ example: 'Harbour at dawn' }) title: string;
   @ApiProperty({ example: '' }) caption: string;
@@ -22,7 +32,13 @@ export class V1MediaItemDto {
   @ApiProperty({ example: 'image/jpeg' }) content_type: string;
   @ApiProperty({ example: 'https://example.com/files/sites/1/3f2a/harbour.jpg' }) link: string;
   @ApiProperty({ example: 'https://example.com/files/sites/1/3f2a/harbour.jpg' }) original_url: string;
-  @ApiProperty({ type: String, nullable: true, example: '1600x1067', description: 'width x height; null for non-images' }) size: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '1600x1067',
+    description: 'width x height; null for non-images',
+  })
+  size: string | null;
   @ApiProperty({ type: Number, nullable: true, example: 1600 }) width: number | null;
   @ApiProperty({ type: Number, nullable: true, example: 1067 }) height: number | null;
   @ApiProperty({ example: 482113, description: 'Bytes' }) filesize: number;
@@ -63,15 +79,22 @@ export class V1MediaListDto {
 /** `/v1/{site_name}/media/{limit}/{offset}`: limit 1..100, offset from 0. */
 export class V1MediaListParamsDto {
   @ApiProperty({ example: 'demo' })
-  @IsString() @Matches(SITE_NAME_PATTERN, { message: 'is not a valid site name' })
+  @IsString()
+  @Matches(SITE_NAME_PATTERN, { message: 'is not a valid site name' })
   site_name: string;
 
   @ApiProperty({ minimum: 1, maximum: 100, example: 20 })
-  @Transform(toInteger) @IsInt({ message: 'must be an integer from 1 to 100' }) @Min(1) @Max(100)
+  @Transform(toInteger)
+  @IsInt({ message: 'must be an integer from 1 to 100' })
+  @Min(1)
+  @Max(100)
   limit: number;
 
   @ApiProperty({ minimum: 0, example: 0 })
-  @Transform(toInteger) @IsInt({ message: 'must be a non-negative integer' }) @Min(0) @Max(Number.MAX_SAFE_INTEGER)
+  @Transform(toInteger)
+  @IsInt({ message: 'must be a non-negative integer' })
+  @Min(0)
+  @Max(Number.MAX_SAFE_INTEGER)
   offset: number;
 }
 
@@ -100,9 +123,17 @@ export function v1ProjectUploadForm(maxFiles: number): UploadOptions {
 
 /** INTERFACE.md §2.5. */
 export class V1ProjectMediaDeleteDto {
-  @ApiProperty({ type: [String], example: ['sites/1/3f2a9c0d1e2b3a4f5c6d/harbour.jpg'], description: 'Storage keys of the project\'s media' })
-  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(1000)
-  @IsString({ each: true }) @MinLength(1, { each: true }) @MaxLength(300, { each: true })
+  @ApiProperty({
+    type: [String],
+    example: ['sites/1/3f2a9c0d1e2b3a4f5c6d/harbour.jpg'],
+    description: "Storage keys of the project's media",
+  })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(1000)
+  @IsString({ each: true })
+  @MinLength(1, { each: true })
+  @MaxLength(300, { each: true })
   keys: string[];
 }
 

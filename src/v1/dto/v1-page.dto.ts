@@ -1,12 +1,30 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import {
-  ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsObject, IsString, Matches, Max, MaxLength, Min,
+  ArrayMaxSize,
+  ArrayUnique,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsObject,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
 } from 'class-validator';
 import { SITE_NAME_PATTERN } from '../../common/auth/principal';
 import { FieldError, ValidationProblem } from '../../common/errors/problems';
 import {
-  IsIdOrSlug, IsIdParam, IsTimestamp, MAX_ID, NestedArray, OptionalNotNull, toInteger,
+  IsIdOrSlug,
+  IsIdParam,
+  IsTimestamp,
+  MAX_ID,
+  NestedArray,
+  OptionalNotNull,
+  toInteger,
 } from '../../common/input/dto-rules';
 import { slugPart } from '../../content/content-slug';
 import { CONTENT_STATUSES, ContentStatus } from '../../content/content-status';
@@ -18,48 +36,119 @@ const TYPE_MESSAGE = 'must be 1-40 lower-case letters, digits, - or _, starting 
 
 /** The body fields both forms share (INTERFACE.md §2.1), in both namings. */
 class V1PageFieldsDto {
-  @ApiPropertyOptional({ example: 'About us' }) @OptionalNotNull() @IsString() @IsNotEmpty() @MaxLength(500) title?: string;
-  @ApiPropertyOptional({ example: 'About us', description: 'Older name of title' }) @OptionalNotNull() @IsString() @IsNotEmpty() @MaxLength(500) post_title?: string;
-  @ApiPropertyOptional({ example: '<p>Hello</p>' }) @OptionalNotNull() @IsString() @MaxLength(1_000_000) content?: string;
-  @ApiPropertyOptional({ description: 'Older name of content' }) @OptionalNotNull() @IsString() @MaxLength(1_000_000) post_content?: string;
+  @ApiPropertyOptional({ example: 'About us' })
+  @OptionalNotNull()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(500)
+  title?: string;
+  @ApiPropertyOptional({ example: 'About us', description: 'Older name of title' })
+  @OptionalNotNull()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(500)
+  post_title?: string;
+  @ApiPropertyOptional({ example: '<p>Hello</p>' })
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(1_000_000)
+  content?: string;
+  @ApiPropertyOptional({ description: 'Older name of content' })
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(1_000_000)
+  post_content?: string;
   @ApiPropertyOptional({ example: 'A short summary' }) @OptionalNotNull() @IsString() @MaxLength(5000) excerpt?: string;
-  @ApiPropertyOptional({ description: 'Older name of excerpt' }) @OptionalNotNull() @IsString() @MaxLength(5000) post_excerpt?: string;
-  @ApiPropertyOptional({ example: 'post' }) @OptionalNotNull() @IsString() @Matches(CONTENT_TYPE_PATTERN, { message: TYPE_MESSAGE }) page_type?: string;
-  @ApiPropertyOptional({ description: 'Older name of page_type' }) @OptionalNotNull() @IsString() @Matches(CONTENT_TYPE_PATTERN, { message: TYPE_MESSAGE }) post_type?: string;
-  @ApiPropertyOptional({ enum: CONTENT_STATUSES, description: '`scheduled` needs a future date' }) @OptionalNotNull() @IsIn(CONTENT_STATUSES) page_status?: ContentStatus;
-  @ApiPropertyOptional({ enum: CONTENT_STATUSES, description: 'Older name of page_status' }) @OptionalNotNull() @IsIn(CONTENT_STATUSES) post_status?: ContentStatus;
-  @ApiPropertyOptional({ example: '2024-01-01T09:00:00.000Z', description: 'Publication date; future only with page_status scheduled' })
-  @OptionalNotNull() @IsTimestamp()
+  @ApiPropertyOptional({ description: 'Older name of excerpt' })
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(5000)
+  post_excerpt?: string;
+  @ApiPropertyOptional({ example: 'post' })
+  @OptionalNotNull()
+  @IsString()
+  @Matches(CONTENT_TYPE_PATTERN, { message: TYPE_MESSAGE })
+  page_type?: string;
+  @ApiPropertyOptional({ description: 'Older name of page_type' })
+  @OptionalNotNull()
+  @IsString()
+  @Matches(CONTENT_TYPE_PATTERN, { message: TYPE_MESSAGE })
+  post_type?: string;
+  @ApiPropertyOptional({ enum: CONTENT_STATUSES, description: '`scheduled` needs a future date' })
+  @OptionalNotNull()
+  @IsIn(CONTENT_STATUSES)
+  page_status?: ContentStatus;
+  @ApiPropertyOptional({ enum: CONTENT_STATUSES, description: 'Older name of page_status' })
+  @OptionalNotNull()
+  @IsIn(CONTENT_STATUSES)
+  post_status?: ContentStatus;
+  @ApiPropertyOptional({
+    example: '2024-01-01T09:00:00.000Z',
+    description: 'Publication date; future only with page_status scheduled',
+  })
+  @OptionalNotNull()
+  @IsTimestamp()
   date?: Date;
   @ApiPropertyOptional({ description: 'Older name of date' }) @OptionalNotNull() @IsTimestamp() post_date?: Date;
 
-  @ApiPropertyOptional({ example: 'news', description: 'Put in front of the slug with a dash' }) @OptionalNotNull() @IsString() @MaxLength(60) slug_prefix?: string;
+  @ApiPropertyOptional({ example: 'news', description: 'Put in front of the slug with a dash' })
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(60)
+  slug_prefix?: string;
   @ApiPropertyOptional({ type: [String] })
-  @OptionalNotNull() @IsArray() @ArrayMaxSize(100) @ArrayUnique() @IsString({ each: true }) @IsNotEmpty({ each: true }) @MaxLength(100, { each: true })
+  @OptionalNotNull()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @ArrayUnique()
+  @IsString({ each: true })
+  @IsNotEmpty({ each: true })
+  @MaxLength(100, { each: true })
   tags?: string[];
   @ApiPropertyOptional({ type: [String] })
-  @OptionalNotNull() @IsArray() @ArrayMaxSize(100) @ArrayUnique() @IsString({ each: true }) @IsNotEmpty({ each: true }) @MaxLength(100, { each: true })
+  @OptionalNotNull()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @ArrayUnique()
+  @IsString({ each: true })
+  @IsNotEmpty({ each: true })
+  @MaxLength(100, { each: true })
   categories?: string[];
   @ApiPropertyOptional({ type: [AuthorDto] })
-  @OptionalNotNull() @NestedArray(() => AuthorDto, 20)
+  @OptionalNotNull()
+  @NestedArray(() => AuthorDto, 20)
   author?: AuthorDto[];
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Custom fields' }) @OptionalNotNull() @IsObject() custom?: Record<string, unknown>;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'Custom fields' })
+  @OptionalNotNull()
+  @IsObject()
+  custom?: Record<string, unknown>;
   @ApiPropertyOptional() @OptionalNotNull() @IsString() @MaxLength(200) template?: string;
   @ApiPropertyOptional() @OptionalNotNull() @IsString() @MaxLength(2048) thumbnail?: string;
   @ApiPropertyOptional() @OptionalNotNull() @IsString() @MaxLength(5000) description?: string;
   @ApiPropertyOptional({ type: [Number], description: 'Media ids of the site' })
-  @OptionalNotNull() @IsArray() @ArrayMaxSize(100) @ArrayUnique()
-  @IsInt({ each: true }) @Min(1, { each: true }) @Max(Number.MAX_SAFE_INTEGER, { each: true })
+  @OptionalNotNull()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @ArrayUnique()
+  @IsInt({ each: true })
+  @Min(1, { each: true })
+  @Max(Number.MAX_SAFE_INTEGER, { each: true })
   attachment_ids?: number[];
   @ApiPropertyOptional({ default: false, description: 'On edit: true replaces the attachments, false adds to them' })
-  @OptionalNotNull() @IsBoolean()
+  @OptionalNotNull()
+  @IsBoolean()
   replace_attachments?: boolean;
 }
 
 /** Create body: title, content and page_type are required, in either naming. */
 export class V1CreatePageDto extends V1PageFieldsDto {
-  @ApiPropertyOptional({ example: 'about-us', description: 'Normalised to lower-case words; generated from the title when absent' })
-  @OptionalNotNull() @IsString() @MaxLength(200)
+  @ApiPropertyOptional({
+    example: 'about-us',
+    description: 'Normalised to lower-case words; generated from the title when absent',
+  })
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(200)
   slug?: string;
 }
 
@@ -74,7 +163,11 @@ export class V1PageResponseDto {
   @ApiProperty({ example: 'about-us' }) slug: string;
   @ApiProperty({ example: 'post' }) page_type: string;
   @ApiProperty({ enum: CONTENT_STATUSES }) page_status: ContentStatus;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z', description: 'Publication date (scheduled date; creation date for drafts)' }) date: string;
+  @ApiProperty({
+    example: '2026-01-01T00:00:00.000Z',
+    description: 'Publication date (scheduled date; creation date for drafts)',
+  })
+  date: string;
   @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) page_modified: string;
   @ApiProperty({ type: [String] }) tags: string[];
   @ApiProperty({ type: [String] }) categories: string[];
@@ -98,24 +191,41 @@ export class V1PageDeletedDto {
 }
 
 export class V1PageParamDto {
-  @ApiProperty({ example: 'demo' }) @IsString() @Matches(SITE_NAME_PATTERN, { message: 'is not a valid site name' }) site_name: string;
+  @ApiProperty({ example: 'demo' })
+  @IsString()
+  @Matches(SITE_NAME_PATTERN, { message: 'is not a valid site name' })
+  site_name: string;
   @ApiProperty({ example: 'about-us', description: 'A page id (digits, no leading zeros), a slug, or `all`' })
-  @IsString() @MaxLength(200) @IsIdOrSlug()
+  @IsString()
+  @MaxLength(200)
+  @IsIdOrSlug()
   page: string;
 }
 
 export class V1PageIdParamDto {
-  @ApiProperty({ example: 'demo' }) @IsString() @Matches(SITE_NAME_PATTERN, { message: 'is not a valid site name' }) site_name: string;
+  @ApiProperty({ example: 'demo' })
+  @IsString()
+  @Matches(SITE_NAME_PATTERN, { message: 'is not a valid site name' })
+  site_name: string;
   @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1 }) @IsIdParam() page_id: number;
 }
 
 export class V1PageListParamsDto {
-  @ApiProperty({ example: 'demo' }) @IsString() @Matches(SITE_NAME_PATTERN, { message: 'is not a valid site name' }) site_name: string;
+  @ApiProperty({ example: 'demo' })
+  @IsString()
+  @Matches(SITE_NAME_PATTERN, { message: 'is not a valid site name' })
+  site_name: string;
   @ApiProperty({ minimum: 1, maximum: 100, example: 20 })
-  @Transform(toInteger) @IsInt({ message: 'must be an integer from 1 to 100' }) @Min(1) @Max(100)
+  @Transform(toInteger)
+  @IsInt({ message: 'must be an integer from 1 to 100' })
+  @Min(1)
+  @Max(100)
   limit: number;
   @ApiProperty({ minimum: 0, example: 0 })
-  @Transform(toInteger) @IsInt({ message: 'must be a non-negative integer' }) @Min(0) @Max(Number.MAX_SAFE_INTEGER)
+  @Transform(toInteger)
+  @IsInt({ message: 'must be a non-negative integer' })
+  @Min(0)
+  @Max(Number.MAX_SAFE_INTEGER)
   offset: number;
 }
 
@@ -155,7 +265,11 @@ function pick<T>(errors: FieldError[], body: object, current: string, older: str
  * publication date (the schedule with page_status `scheduled`), `custom` the custom fields,
  * `author` the authors. Slugs are normalised rather than refused.
  */
-function toContentInput(body: V1PageFieldsDto & { slug?: string }, required: boolean, now: Date): CreateContentDto & UpdateContentDto {
+function toContentInput(
+  body: V1PageFieldsDto & { slug?: string },
+  required: boolean,
+  now: Date,
+): CreateContentDto & UpdateContentDto {
   const errors: FieldError[] = [];
   const title = pick<string>(errors, body, 'title', 'post_title');
   const content = pick<string>(errors, body, 'content', 'post_content');
@@ -175,7 +289,8 @@ function toContentInput(body: V1PageFieldsDto & { slug?: string }, required: boo
     errors.push({ path: 'date', message: 'must not be in the future (use page_status scheduled)' });
   }
   const prefix = body.slug_prefix === undefined ? undefined : slugPart(body.slug_prefix, 60);
-  if (body.slug_prefix !== undefined && !prefix) errors.push({ path: 'slug_prefix', message: 'must contain letters or digits' });
+  if (body.slug_prefix !== undefined && !prefix)
+    errors.push({ path: 'slug_prefix', message: 'must contain letters or digits' });
   if (errors.length) throw new ValidationProblem(errors);
 
   const slug = body.slug === undefined ? undefined : slugPart(body.slug, 200) || undefined;
