@@ -474,9 +474,7 @@ describe('input hardening over every operation of the OpenAPI document', () => {
     ));
 
   /** Where a forbidden key can go in each JSON body: the top, free-form objects, items of nested arrays. */
-  function keyPlacements(
-    op: Operation,
-  ): Array<{
+  function keyPlacements(op: Operation): Array<{
     where: string;
     text: (key: string, inner?: string[]) => string;
     path: (key: string, inner?: string[]) => string;

@@ -240,12 +240,10 @@ describe('POST /api/v2/sites/:siteName/media (uploads)', () => {
 
   it('a ".png" that is really text is a 415, and nothing is kept', async () => {
     const before = (await rows(a.siteId)).length;
-    const res = await a.api
-      .post(url())
-      .attach('file', Buffer.from('just some text, not an image\n'), {
-        filename: 'evil.png',
-        contentType: 'image/png',
-      });
+    const res = await a.api.post(url()).attach('file', Buffer.from('just some text, not an image\n'), {
+      filename: 'evil.png',
+      contentType: 'image/png',
+    });
     expectProblem(res, 415, 'unsupported_media_type');
     expect((await rows(a.siteId)).length).toBe(before);
     spoolIsEmpty();
