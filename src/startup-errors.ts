@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -11,7 +12,7 @@ export function assertPortFree(port: number, host: string): Promise<void> {
   if (port === 0) return Promise.resolve();
   return new Promise((ok, fail) => {
     const probe = createServer();
-    probe.once('error', (err) => fail(portError(err as NodeJS.ErrnoException, port, host)));
+    probe.once('error', (err) => fail(portError(err, port, host)));
     probe.listen(port, host, () => probe.close(() => ok()));
   });
 }
@@ -41,7 +42,7 @@ export function embeddedDatabaseError(
   config: Pick<AppConfig, 'EMBEDDED_PG_DIR' | 'EMBEDDED_PG_PORT'>,
 ): StartupError {
   const dir = resolve(config.EMBEDDED_PG_DIR);
-  const reason = err instanceof Error ? err.message : err === undefined ? 'it exited at once' : String(err);
+  const reason = err instanceof Error ? err.message : err === undefined ? 'it exited at once' : inspect(err);
   const pidFile = join(dir, 'postmaster.pid');
   const holder = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').split('\n')[0]) : NaN;
   const held =
@@ -86,7 +87,7 @@ export function databaseError(err: unknown, url: string): Error {
 export function describeStartupError(err: unknown): string {
   if (err instanceof StartupError) return `Sitebase could not start: ${err.message}`;
   if (err instanceof Error) return `Sitebase could not start: ${err.stack ?? err.message}`;
-  return `Sitebase could not start: ${err === undefined ? 'an unknown error (no message)' : String(err)}`;
+  return `Sitebase could not start: ${err === undefined ? 'an unknown error (no message)' : inspect(err)}`;
 }
 
 function isRunning(pid: number): boolean {

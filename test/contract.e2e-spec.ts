@@ -80,7 +80,6 @@ describe('the interface contract (routes.tsv)', () => {
   );
 
   it('reports how many routes are pending', () => {
-    // eslint-disable-next-line no-console
     console.log(`Interface routes built: ${built.length}/144, pending: ${pending.length}`);
     expect(built.length + pending.length).toBe(144);
   });

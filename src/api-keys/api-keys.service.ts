@@ -106,7 +106,7 @@ export class ApiKeysService implements ApiKeyVerifier, OnModuleInit {
   private touch(id: number): void {
     this.keys
       .update({ id }, { lastUsedAt: new Date() })
-      .catch((err) => this.logger.warn({ err, keyId: id }, 'Could not record last use'));
+      .catch((err: unknown) => this.logger.warn({ err, keyId: id }, 'Could not record last use'));
   }
 
   create(key: KeyPrincipal, dto: CreateApiKeyDto): Promise<CreatedApiKey> {

@@ -86,7 +86,8 @@ export class CollectionItemsService {
         contentId: content.id,
         position,
       });
-      return Object.assign(item, { content }) as CollectionItemRow;
+      const row: CollectionItemRow = Object.assign(item, { content });
+      return row;
     });
   }
 

@@ -18,7 +18,7 @@ describe('.env.example', () => {
     const defaults = new AppConfig() as unknown as Record<string, unknown>;
     for (const [key, value] of documented) {
       if (defaults[key] === undefined || value === '') continue;
-      expect(`${key}=${value}`).toBe(`${key}=${String(defaults[key])}`);
+      expect(`${key}=${value}`).toBe(`${key}=${String(defaults[key] as string | number | boolean)}`);
     }
   });
 });

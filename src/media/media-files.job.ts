@@ -2,6 +2,7 @@ import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AccountDataRegistry } from '../common/deletion/account-data.registry';
 import { QueueService } from '../common/queue/queue.service';
+import { sql } from '../database/sql';
 import { MediaStorage } from './storage/media-storage';
 
 export const MEDIA_REMOVE_FILES_JOB = 'media.remove-files';
@@ -80,22 +81,14 @@ export class MediaFilesJob implements OnModuleInit {
 
   private async purgeAccount(em: EntityManager, accountId: number): Promise<Record<string, number>> {
     const sites = '(SELECT id FROM sites WHERE account_id = $1)';
-    const rows: Array<{ storage_key: string }> = await em.query(
+    const { rows } = await sql<{ storage_key: string }>(
+      em,
       `SELECT storage_key FROM media_items WHERE site_id IN ${sites}`,
       [accountId],
     );
-    const [, items] = (await em.query(`DELETE FROM media_items WHERE site_id IN ${sites}`, [accountId])) as [
-      unknown,
-      number,
-    ];
-    const [, categories] = (await em.query(`DELETE FROM media_categories WHERE site_id IN ${sites}`, [accountId])) as [
-      unknown,
-      number,
-    ];
-    const [, tags] = (await em.query(`DELETE FROM media_tags WHERE site_id IN ${sites}`, [accountId])) as [
-      unknown,
-      number,
-    ];
+    const items = (await sql(em, `DELETE FROM media_items WHERE site_id IN ${sites}`, [accountId])).rowCount;
+    const categories = (await sql(em, `DELETE FROM media_categories WHERE site_id IN ${sites}`, [accountId])).rowCount;
+    const tags = (await sql(em, `DELETE FROM media_tags WHERE site_id IN ${sites}`, [accountId])).rowCount;
     await this.enqueue(
       em,
       rows.map((r) => r.storage_key),

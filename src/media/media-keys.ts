@@ -23,8 +23,8 @@ export function assertStorageKey(key: string): void {
 /** The base name of what a client sent, without folders or control characters (shown, never a path). */
 export function safeFileName(clientName: string | undefined, ext: string): string {
   const base = (clientName ?? '').split(/[\\/]/).pop() ?? '';
-  // eslint-disable-next-line no-control-regex
   const clean = base
+    // eslint-disable-next-line no-control-regex -- control characters are what it removes
     .replace(/[\u0000-\u001f\u007f"]/g, '')
     .trim()
     .slice(0, MAX_FILE_NAME);

@@ -166,7 +166,7 @@ export class MediaUploadService implements OnModuleInit {
       if (keys.length)
         await this.storage
           .delete(keys)
-          .catch((e) => this.logger.warn({ err: e, keys }, 'Could not remove files of a failed upload'));
+          .catch((e: unknown) => this.logger.warn({ err: e, keys }, 'Could not remove files of a failed upload'));
       throw err;
     } finally {
       await removeSpooled(form.files);

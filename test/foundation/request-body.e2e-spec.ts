@@ -58,7 +58,7 @@ function rawRequest(port: number, head: string): Promise<string> {
     const socket = connect(port, '127.0.0.1', () => socket.write(head));
     let data = '';
     socket.setEncoding('utf8');
-    socket.on('data', (chunk) => {
+    socket.on('data', (chunk: string) => {
       data += chunk;
       if (/\r\n\r\n[\s\S]*\}$/.test(data)) {
         socket.destroy();

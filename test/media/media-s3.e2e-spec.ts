@@ -10,10 +10,10 @@ import { createTenant, Tenant } from '../support/tenant';
 import { binary, makePng, pathOf, tempMediaDir } from './media-helpers';
 
 // s3rver ships no types; this is the part the test uses.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const S3rver: new (options: Record<string, unknown>) => {
   run(): Promise<unknown>;
   close(): Promise<void>;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
 } = require('s3rver');
 
 const BUCKET = 'sitebase-media';

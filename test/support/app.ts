@@ -42,7 +42,7 @@ export async function startApp(options: StartAppOptions = {}): Promise<TestApp> 
   const app = await createApp({ config, extraModules: options.extraModules, logDestination: options.logDestination });
   return {
     app,
-    server: app.getHttpServer() as Server,
+    server: app.getHttpServer(),
     db: app.get(DataSource),
     config,
     close: () => app.close(),

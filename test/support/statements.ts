@@ -8,7 +8,7 @@ export async function statementsDuring(action: () => Promise<void>): Promise<str
     const text = args[0];
     seen.push(typeof text === 'string' ? text : ((text as { text?: string } | undefined)?.text ?? ''));
     return (original as (...a: unknown[]) => unknown).apply(this, args);
-  } as never);
+  });
   try {
     await action();
   } finally {

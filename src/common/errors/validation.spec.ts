@@ -6,7 +6,7 @@ const err = (
   property: string,
   constraints?: Record<string, string>,
   children: ValidationError[] = [],
-): ValidationError => ({ property, constraints, children }) as ValidationError;
+): ValidationError => ({ property, constraints, children });
 
 describe('flattenValidationErrors', () => {
   it('gives one message per field, preferring the type rule, without the property name', () => {

@@ -32,7 +32,7 @@ export class MemoizedInputPipe implements PipeTransform {
     const key = JSON.stringify(value);
     if (key.length > MAX_KEY_LENGTH) return this.inner.transform(value, metadata);
     let byKey = this.results.get(type);
-    if (!byKey) this.results.set(type, (byKey = new Map()));
+    if (!byKey) this.results.set(type, (byKey = new Map<string, unknown>()));
     const hit = byKey.get(key);
     if (hit !== undefined) return hit;
     const remember = (result: unknown) => {
@@ -40,7 +40,7 @@ export class MemoizedInputPipe implements PipeTransform {
       byKey.set(key, typeof result === 'object' && result !== null ? Object.freeze(result) : result);
       return result;
     };
-    const result = this.inner.transform(value, metadata);
+    const result: unknown = this.inner.transform(value, metadata);
     return result instanceof Promise ? result.then(remember) : remember(result);
   }
 }

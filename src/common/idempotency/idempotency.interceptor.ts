@@ -69,7 +69,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       .orIgnore()
       .returning(['id'])
       .execute();
-    const id = inserted.raw[0]?.id as string | undefined;
+    const id = (inserted.raw as Array<{ id: string }>)[0]?.id;
 
     if (!id) {
       const existing = await repo.findOneByOrFail({ scope, key: keyHash });
@@ -91,7 +91,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const status =
       this.reflector.get<number>(HTTP_CODE_METADATA, context.getHandler()) ?? (req.method === 'POST' ? 201 : 200);
     return next.handle().pipe(
-      mergeMap((body) =>
+      mergeMap((body: unknown) =>
         from(
           (async () => {
             const headers: Record<string, string> = {};

@@ -40,7 +40,7 @@ const ID_MESSAGE = 'must be a positive integer';
 /** A path or query parameter that is an id; anything but canonical digits is a 400 naming it. */
 export const IsIdParam = () =>
   applyDecorators(
-    Transform(({ value }) => (typeof value === 'string' ? (parseId(value) ?? value) : value)),
+    Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? (parseId(value) ?? value) : value)),
     IsInt({ message: ID_MESSAGE }),
     Min(1, { message: ID_MESSAGE }),
     Max(MAX_ID, { message: ID_MESSAGE }),
@@ -103,7 +103,9 @@ export function parseTimestamp(text: string): Date | null {
  */
 export const IsTimestamp = () =>
   applyDecorators(
-    Transform(({ value }) => (typeof value === 'string' ? (parseTimestamp(value) ?? value) : value)),
+    Transform(({ value }: { value: unknown }) =>
+      typeof value === 'string' ? (parseTimestamp(value) ?? value) : value,
+    ),
     IsDate(),
   );
 

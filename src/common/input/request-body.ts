@@ -32,7 +32,7 @@ interface BodyRoute {
 
 const BODY_ROUTES = new RouteFlagCache<BodyRoute>((reflector, [handler, cls]) => {
   const consumes = reflector.getAllAndOverride<string[] | undefined>(API_CONSUMES, [handler, cls]) ?? [];
-  const args: Record<string, unknown> = Reflect.getMetadata(ROUTE_ARGS_METADATA, cls, handler.name) ?? {};
+  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, cls, handler.name) ?? {}) as Record<string, unknown>;
   const json = Object.keys(args).some((key) => key.startsWith(`${RouteParamtypes.BODY}:`));
   const kind: BodyKind = consumes.includes('multipart/form-data') ? 'stream' : json ? 'json' : 'none';
   return { kind, optional: reflector.getAllAndOverride<boolean>(OPTIONAL_BODY, [handler, cls]) === true };

@@ -60,9 +60,11 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
       } catch (err) {
         this.logger.error({ err }, 'Outbox dispatch failed; will retry');
       }
-      if (!this.stopped) this.timer = setTimeout(tick, this.config.OUTBOX_POLL_MS);
+      if (!this.stopped) this.timer = setTimeout(schedule, this.config.OUTBOX_POLL_MS);
     };
-    this.timer = setTimeout(tick, this.config.OUTBOX_POLL_MS);
+    // tick() catches and logs its own failures; the timer only starts it.
+    const schedule = () => void tick();
+    this.timer = setTimeout(schedule, this.config.OUTBOX_POLL_MS);
   }
 
   /**

@@ -110,7 +110,7 @@ export function mapPage<E, R>(page: Page<E>, map: (row: E) => R): Page<R> {
   const known = byMapper?.get(map);
   if (known) return known as Page<R>;
   const result: Page<R> = { data: page.data.map(map), pagination: page.pagination };
-  if (!byMapper) mapped.set(page, (byMapper = new Map()));
+  if (!byMapper) mapped.set(page, (byMapper = new Map<Function, Page<unknown>>()));
   byMapper.set(map, result);
   return result;
 }

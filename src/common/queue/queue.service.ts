@@ -61,7 +61,7 @@ export class QueueService implements OnModuleInit, OnApplicationBootstrap, OnMod
   register<T>(name: string, handler: Handler<T>, options: JobOptions & { cron?: string } = {}): void {
     if (this.registrations.has(name)) throw new Error(`Job ${name} is registered twice`);
     const { cron, ...jobOptions } = options;
-    this.registrations.set(name, { handler: handler as Handler<never>, options: jobOptions, cron });
+    this.registrations.set(name, { handler: handler, options: jobOptions, cron });
   }
 
   async onModuleInit(): Promise<void> {

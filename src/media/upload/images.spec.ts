@@ -32,11 +32,7 @@ describe('Semaphore', () => {
 
   it('frees the slot when a task fails', async () => {
     const gate = new Semaphore(1);
-    await expect(
-      gate.run(async () => {
-        throw new Error('boom');
-      }),
-    ).rejects.toThrow('boom');
-    expect(await gate.run(async () => 'next')).toBe('next');
+    await expect(gate.run(() => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    expect(await gate.run(() => Promise.resolve('next'))).toBe('next');
   });
 });

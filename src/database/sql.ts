@@ -1,0 +1,48 @@
+import { DataSource, EntityManager } from 'typeorm';
+
+/** What one raw statement gave: its rows (possibly none) and how many rows it touched. */
+export interface SqlResult<T> {
+  rows: T[];
+  rowCount: number;
+}
+
+export interface SqlOptions<T> {
+  /**
+   * bigint columns to hand back as numbers. Raw SQL skips the entities' id transformer, and pg
+   * returns bigint as a string (ids stay below 2^53; see MAX_ID).
+   */
+  ids?: ReadonlyArray<keyof T & string>;
+}
+
+/**
+ * The one way to run raw SQL (docs/modules.md: only `*.repository.ts` files and the foundation
+ * do). TypeORM's `query()` answers rows for a SELECT but `[rows, count]` for an UPDATE or DELETE
+ * with RETURNING (the account purge once read the wrong half); this reads the driver's
+ * structured result, so rows are rows and the count is the count, whatever the statement.
+ * Inside a transaction pass its EntityManager: the statement runs on the transaction's client.
+ */
+export async function sql<T extends object = Record<string, unknown>>(
+  db: EntityManager | DataSource,
+  text: string,
+  params: unknown[] = [],
+  options: SqlOptions<T> = {},
+): Promise<SqlResult<T>> {
+  const own = db instanceof DataSource ? undefined : db.queryRunner;
+  const runner = own ?? (db instanceof DataSource ? db : db.connection).createQueryRunner();
+  try {
+    const result = await runner.query(text, params, true);
+    const rows = (result.records ?? []) as T[];
+    if (options.ids?.length) {
+      for (const row of rows) {
+        const record = row as Record<string, unknown>;
+        for (const column of options.ids) {
+          const value = record[column];
+          if (typeof value === 'string') record[column] = Number(value);
+        }
+      }
+    }
+    return { rows, rowCount: result.affected ?? rows.length };
+  } finally {
+    if (!own) await runner.release();
+  }
+}
