@@ -1,8 +1,6 @@
-import { Controller, Delete, Get, HttpCode } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AccountAdmin, AdminRoute, AllowedDuringDeletion, ApiKeyAuth, CurrentKey } from '../common/auth/decorators';
+import { Delete, Get } from '@nestjs/common';
+import { CurrentKey } from '../common/auth/decorators';
 import { KeyPrincipal } from '../common/auth/principal';
-import { ApiProblems } from '../common/errors/api-problems.decorator';
 import { AccountDeletionService } from './account-deletion.service';
 import {
   AccountDeletionResponseDto,
@@ -10,54 +8,59 @@ import {
   toDeletionResponse,
   toPreviewResponse,
 } from './dto/deletion.dto';
+import { ApiController, Route } from '../common/http/route.decorator';
 
-@ApiTags('Account')
-@ApiKeyAuth()
-@AccountAdmin()
-@Controller('api/v2/account')
+@ApiController('api/v2/account', 'Account')
 export class AccountController {
   constructor(private readonly deletions: AccountDeletionService) {}
 
-  @Delete()
-  @HttpCode(202)
   // Asking again while scheduled answers the same deletion rather than 403.
-  @AllowedDuringDeletion()
-  @ApiOperation({
+  @Delete()
+  @Route({
+    auth: 'account-key',
     summary: 'Delete the account',
     description:
       'Schedules the purge of every site, key and stored file after the grace period (ACCOUNT_DELETION_GRACE_SECONDS). Until then the account can only read and cancel.',
+    duringDeletion: true,
+    accepted: AccountDeletionResponseDto,
   })
-  @ApiAcceptedResponse({ type: AccountDeletionResponseDto })
-  @ApiProblems(401, 403)
   async remove(@CurrentKey() key: KeyPrincipal): Promise<AccountDeletionResponseDto> {
     return toDeletionResponse(await this.deletions.schedule(key));
   }
 
   @Get('deletion')
-  @ApiOperation({ summary: 'Get deletion status', description: 'The latest deletion request of the account.' })
-  @ApiOkResponse({ type: AccountDeletionResponseDto })
-  @ApiProblems(401, 403, 404)
+  @Route({
+    auth: 'account-key',
+    summary: 'Get deletion status',
+    description: 'The latest deletion request of the account.',
+    ok: AccountDeletionResponseDto,
+    problems: [404],
+  })
   async deletion(@CurrentKey() key: KeyPrincipal): Promise<AccountDeletionResponseDto> {
     return toDeletionResponse(await this.deletions.latest(key));
   }
 
   @Delete('deletion')
-  @AdminRoute()
-  @AllowedDuringDeletion()
-  @ApiOperation({ summary: 'Cancel a scheduled deletion (admin)', description: 'Possible until the purge starts.' })
-  @ApiOkResponse({ type: AccountDeletionResponseDto })
-  @ApiProblems(401, 403, 404, 409)
+  @Route({
+    auth: 'account-key',
+    summary: 'Cancel a scheduled deletion (admin)',
+    description: 'Possible until the purge starts.',
+    duringDeletion: true,
+    ok: AccountDeletionResponseDto,
+    problems: [404, 409],
+    admin: true,
+  })
   async cancel(@CurrentKey() key: KeyPrincipal): Promise<AccountDeletionResponseDto> {
     return toDeletionResponse(await this.deletions.cancel(key));
   }
 
   @Get('deletion-preview')
-  @ApiOperation({
+  @Route({
+    auth: 'account-key',
     summary: 'Get deletion preview',
     description: 'Counts, per resource, what deleting the account would remove, cancel, forfeit or anonymise.',
+    ok: DeletionPreviewResponseDto,
   })
-  @ApiOkResponse({ type: DeletionPreviewResponseDto })
-  @ApiProblems(401, 403)
   async preview(@CurrentKey() key: KeyPrincipal): Promise<DeletionPreviewResponseDto> {
     const { gracePeriodSeconds, impacts } = await this.deletions.preview(key);
     return toPreviewResponse(gracePeriodSeconds, impacts);

@@ -1,28 +1,27 @@
-import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Get, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { AccountAdmin, AdminRoute, ApiKeyAuth, CurrentKey } from '../common/auth/decorators';
+import { CurrentKey } from '../common/auth/decorators';
 import { KeyPrincipal } from '../common/auth/principal';
-import { ApiProblems } from '../common/errors/api-problems.decorator';
 import { CursorQueryDto, mapPage, Page, PageDto } from '../common/pagination/page';
 import { SiteNameParamDto } from '../common/http/params';
 import { CreateSiteDto, SiteResponseDto, toSiteResponse } from './dto/site.dto';
 import { SitesService } from './sites.service';
 import { created } from '../common/http/public-urls';
+import { ApiController, Route } from '../common/http/route.decorator';
 
 /** Admin routes outside the interface (API.md §2): create and list the account's sites. */
-@ApiTags('Admin: sites')
-@AdminRoute()
-@ApiKeyAuth()
-@Controller('api/v2/sites')
+@ApiController('api/v2/sites', 'Admin: sites')
 export class SitesController {
   constructor(private readonly sites: SitesService) {}
 
   @Post()
-  @AccountAdmin()
-  @ApiOperation({ summary: 'Create a site (admin)' })
-  @ApiCreatedResponse({ type: SiteResponseDto })
-  @ApiProblems(400, 401, 403, 409)
+  @Route({
+    auth: 'account-key',
+    summary: 'Create a site (admin)',
+    created: SiteResponseDto,
+    problems: [400, 409],
+    admin: true,
+  })
   async create(
     @CurrentKey() key: KeyPrincipal,
     @Body() dto: CreateSiteDto,
@@ -34,20 +33,20 @@ export class SitesController {
   }
 
   @Get()
-  @ApiOperation({
+  @Route({
+    auth: 'key',
     summary: 'List sites (admin)',
     description: 'The sites of the account that this key may reach, oldest first.',
+    ok: PageDto(SiteResponseDto),
+    problems: [400],
+    admin: true,
   })
-  @ApiOkResponse({ type: PageDto(SiteResponseDto) })
-  @ApiProblems(400, 401)
   async list(@CurrentKey() key: KeyPrincipal, @Query() query: CursorQueryDto): Promise<Page<SiteResponseDto>> {
     return mapPage(await this.sites.list(key, query), toSiteResponse);
   }
 
   @Get(':siteName')
-  @ApiOperation({ summary: 'Get a site (admin)' })
-  @ApiOkResponse({ type: SiteResponseDto })
-  @ApiProblems(401, 404)
+  @Route({ auth: 'key', summary: 'Get a site (admin)', ok: SiteResponseDto, problems: [404], admin: true })
   async get(@CurrentKey() key: KeyPrincipal, @Param() { siteName }: SiteNameParamDto): Promise<SiteResponseDto> {
     return toSiteResponse(await this.sites.get(key, siteName));
   }

@@ -1,33 +1,29 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Delete, Get, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { ApiKeyAuth, CurrentPrincipal, CurrentSite, Public } from '../common/auth/decorators';
+import { CurrentPrincipal, CurrentSite } from '../common/auth/decorators';
 import { Principal } from '../common/auth/principal';
-import { ApiProblems } from '../common/errors/api-problems.decorator';
 import { SiteIdParamDto } from '../common/http/params';
+import { created } from '../common/http/public-urls';
+import { ApiController, Route } from '../common/http/route.decorator';
 import { CursorQueryDto, mapPage, Page, PageDto } from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
 import { seesDrafts } from '../content/content.service';
 import { CollectionItemsService } from './collection-items.service';
 import { AddCollectionItemDto, CollectionItemResponseDto, toCollectionItemResponse } from './dto/collection-item.dto';
 import { CollectionItemParamDto } from './dto/collection.dto';
-import { OptionalKeyAuth } from '../content/optional-key-auth.decorator';
-import { created } from '../common/http/public-urls';
 
-@ApiTags('Collections')
-@Controller('api/v2/sites/:siteName/collections/:id/items')
+@ApiController('api/v2/sites/:siteName/collections/:id/items', 'Collections')
 export class CollectionItemsController {
   constructor(private readonly items: CollectionItemsService) {}
 
   @Get()
-  @Public()
-  @OptionalKeyAuth()
-  @ApiOperation({
+  @Route({
+    auth: 'optional-key',
     summary: 'List the items of a collection',
     description: 'In position order. Without a key only published content is listed.',
+    ok: PageDto(CollectionItemResponseDto),
+    problems: [400, 429],
   })
-  @ApiOkResponse({ type: PageDto(CollectionItemResponseDto) })
-  @ApiProblems(400, 401, 404, 429)
   async list(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
@@ -38,13 +34,13 @@ export class CollectionItemsController {
   }
 
   @Post()
-  @ApiKeyAuth()
-  @ApiOperation({
+  @Route({
+    auth: 'key',
     summary: 'Add an item',
     description: 'At a position (default last); the same content twice is a 409.',
+    created: CollectionItemResponseDto,
+    problems: [400, 409],
   })
-  @ApiCreatedResponse({ type: CollectionItemResponseDto })
-  @ApiProblems(400, 401, 404, 409)
   async add(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
@@ -57,11 +53,13 @@ export class CollectionItemsController {
   }
 
   @Delete(':itemId')
-  @HttpCode(204)
-  @ApiKeyAuth()
-  @ApiOperation({ summary: 'Remove an item', description: '`itemId` is the content id; the content itself stays.' })
-  @ApiNoContentResponse()
-  @ApiProblems(400, 401, 404)
+  @Route({
+    auth: 'key',
+    summary: 'Remove an item',
+    description: '`itemId` is the content id; the content itself stays.',
+    noContent: true,
+    problems: [400],
+  })
   async remove(@CurrentSite() site: SiteContext, @Param() { id, itemId }: CollectionItemParamDto): Promise<void> {
     await this.items.remove(site, id, itemId);
   }

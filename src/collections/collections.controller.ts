@@ -1,9 +1,9 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Delete, Get, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { ApiKeyAuth, CurrentSite, Public } from '../common/auth/decorators';
-import { ApiProblems } from '../common/errors/api-problems.decorator';
+import { CurrentSite } from '../common/auth/decorators';
 import { SiteIdParamDto } from '../common/http/params';
+import { created } from '../common/http/public-urls';
+import { ApiController, Route } from '../common/http/route.decorator';
 import { CursorQueryDto, mapPage, Page, PageDto } from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
 import { CollectionsService } from './collections.service';
@@ -13,29 +13,31 @@ import {
   toCollectionResponse,
   UpdateCollectionDto,
 } from './dto/collection.dto';
-import { OptionalKeyAuth } from '../content/optional-key-auth.decorator';
-import { created } from '../common/http/public-urls';
 
-@ApiTags('Collections')
-@Controller('api/v2/sites/:siteName/collections')
+@ApiController('api/v2/sites/:siteName/collections', 'Collections')
 export class CollectionsController {
   constructor(private readonly collections: CollectionsService) {}
 
   @Get()
-  @Public()
-  @OptionalKeyAuth()
-  @ApiOperation({ summary: 'List collections', description: 'Newest first, keyset-paginated.' })
-  @ApiOkResponse({ type: PageDto(CollectionResponseDto) })
-  @ApiProblems(400, 401, 404, 429)
+  @Route({
+    auth: 'optional-key',
+    summary: 'List collections',
+    description: 'Newest first, keyset-paginated.',
+    ok: PageDto(CollectionResponseDto),
+    problems: [400, 429],
+  })
   async list(@CurrentSite() site: SiteContext, @Query() query: CursorQueryDto): Promise<Page<CollectionResponseDto>> {
     return mapPage(await this.collections.list(site, query), toCollectionResponse);
   }
 
   @Post()
-  @ApiKeyAuth()
-  @ApiOperation({ summary: 'Create a collection', description: 'The slug is generated from the name when absent.' })
-  @ApiCreatedResponse({ type: CollectionResponseDto })
-  @ApiProblems(400, 401, 404, 409)
+  @Route({
+    auth: 'key',
+    summary: 'Create a collection',
+    description: 'The slug is generated from the name when absent.',
+    created: CollectionResponseDto,
+    problems: [400, 409],
+  })
   async create(
     @CurrentSite() site: SiteContext,
     @Body() dto: CreateCollectionDto,
@@ -48,33 +50,25 @@ export class CollectionsController {
 
   // Declared before `:id`, so "current" is not read as an id.
   @Get('current')
-  @Public()
-  @OptionalKeyAuth()
-  @ApiOperation({
+  @Route({
+    auth: 'optional-key',
     summary: 'Get the current collection',
     description: 'The pinned one; else the one whose window contains now and started last.',
+    ok: CollectionResponseDto,
+    problems: [429],
   })
-  @ApiOkResponse({ type: CollectionResponseDto })
-  @ApiProblems(401, 404, 429)
   async current(@CurrentSite() site: SiteContext): Promise<CollectionResponseDto> {
     return toCollectionResponse(await this.collections.current(site));
   }
 
   @Get(':id')
-  @Public()
-  @OptionalKeyAuth()
-  @ApiOperation({ summary: 'Get a collection' })
-  @ApiOkResponse({ type: CollectionResponseDto })
-  @ApiProblems(400, 401, 404, 429)
+  @Route({ auth: 'optional-key', summary: 'Get a collection', ok: CollectionResponseDto, problems: [400, 429] })
   async get(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<CollectionResponseDto> {
     return toCollectionResponse(await this.collections.get(site, id));
   }
 
   @Patch(':id')
-  @ApiKeyAuth()
-  @ApiOperation({ summary: 'Update a collection' })
-  @ApiOkResponse({ type: CollectionResponseDto })
-  @ApiProblems(400, 401, 404, 409)
+  @Route({ auth: 'key', summary: 'Update a collection', ok: CollectionResponseDto, problems: [400, 409] })
   async update(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
@@ -84,11 +78,13 @@ export class CollectionsController {
   }
 
   @Delete(':id')
-  @HttpCode(204)
-  @ApiKeyAuth()
-  @ApiOperation({ summary: 'Delete a collection', description: 'Its content stays.' })
-  @ApiNoContentResponse()
-  @ApiProblems(400, 401, 404)
+  @Route({
+    auth: 'key',
+    summary: 'Delete a collection',
+    description: 'Its content stays.',
+    noContent: true,
+    problems: [400],
+  })
   async remove(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
     await this.collections.remove(site, id);
   }

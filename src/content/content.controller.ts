@@ -1,18 +1,8 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
-import {
-  ApiCreatedResponse,
-  ApiHeader,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
+import { Body, Delete, Get, Headers, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { ApiKeyAuth, CurrentPrincipal, CurrentSite, Public } from '../common/auth/decorators';
+import { CurrentPrincipal, CurrentSite } from '../common/auth/decorators';
 import { Principal } from '../common/auth/principal';
-import { ApiProblems } from '../common/errors/api-problems.decorator';
 import { SiteIdParamDto } from '../common/http/params';
-import { OptionalBody } from '../common/input/request-body';
 import { mapPage, Page, PageDto } from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
 import { setContentEtag } from './content-etag';
@@ -26,8 +16,8 @@ import {
   UpdateContentDto,
 } from './dto/content.dto';
 import { ContentItemEntity } from './entities/content-item.entity';
-import { OptionalKeyAuth } from './optional-key-auth.decorator';
 import { created } from '../common/http/public-urls';
+import { ApiController, Route } from '../common/http/route.decorator';
 
 const ETAG_HEADER = {
   ETag: { description: 'Version of the item; send it back as If-Match', schema: { type: 'string' } },
@@ -39,20 +29,18 @@ function withEtag(res: Response, item: ContentItemEntity): ContentResponseDto {
   return toContentResponse(item);
 }
 
-@ApiTags('Content')
-@Controller('api/v2/sites/:siteName/content')
+@ApiController('api/v2/sites/:siteName/content', 'Content')
 export class ContentController {
   constructor(private readonly content: ContentService) {}
 
   @Get()
-  @Public()
-  @OptionalKeyAuth()
-  @ApiOperation({
+  @Route({
+    auth: 'optional-key',
     summary: 'List content',
     description: 'Newest first, keyset-paginated. Without a key only published items are listed.',
+    ok: PageDto(ContentSummaryDto),
+    problems: [400, 429],
   })
-  @ApiOkResponse({ type: PageDto(ContentSummaryDto) })
-  @ApiProblems(400, 401, 404, 429)
   async list(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
@@ -62,13 +50,13 @@ export class ContentController {
   }
 
   @Post()
-  @ApiKeyAuth()
-  @ApiOperation({
+  @Route({
+    auth: 'key',
     summary: 'Create content',
     description: 'The slug is generated from the title when absent. Writes revision 1.',
+    created: { type: ContentResponseDto, headers: ETAG_HEADER },
+    problems: [400, 409],
   })
-  @ApiCreatedResponse({ type: ContentResponseDto, headers: ETAG_HEADER })
-  @ApiProblems(400, 401, 404, 409)
   async create(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
@@ -81,14 +69,13 @@ export class ContentController {
   }
 
   @Get(':idOrSlug')
-  @Public()
-  @OptionalKeyAuth()
-  @ApiOperation({
+  @Route({
+    auth: 'optional-key',
     summary: 'Get content by id or slug',
     description: 'All digits is an id. Without a key, drafts are not found.',
+    ok: { type: ContentResponseDto, headers: ETAG_HEADER },
+    problems: [400, 429],
   })
-  @ApiOkResponse({ type: ContentResponseDto, headers: ETAG_HEADER })
-  @ApiProblems(400, 401, 404, 429)
   async get(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
@@ -99,14 +86,14 @@ export class ContentController {
   }
 
   @Patch(':id')
-  @ApiKeyAuth()
-  @ApiOperation({
+  @Route({
+    auth: 'key',
     summary: 'Update content',
     description: 'Partial update; writes a revision. With If-Match, a stale ETag is a 412.',
+    headers: [{ name: 'If-Match', required: false, description: 'ETag from the last read' }],
+    ok: { type: ContentResponseDto, headers: ETAG_HEADER },
+    problems: [400, 409, 412],
   })
-  @ApiHeader({ name: 'If-Match', required: false, description: 'ETag from the last read' })
-  @ApiOkResponse({ type: ContentResponseDto, headers: ETAG_HEADER })
-  @ApiProblems(400, 401, 404, 409, 412)
   async update(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
@@ -119,25 +106,26 @@ export class ContentController {
   }
 
   @Delete(':id')
-  @HttpCode(204)
-  @ApiKeyAuth()
-  @ApiOperation({ summary: 'Delete content', description: 'Also removes its revisions and its places in collections.' })
-  @ApiNoContentResponse()
-  @ApiProblems(400, 401, 404)
+  @Route({
+    auth: 'key',
+    summary: 'Delete content',
+    description: 'Also removes its revisions and its places in collections.',
+    noContent: true,
+    problems: [400],
+  })
   async remove(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
     await this.content.remove(site, id);
   }
 
   @Post(':id/publish')
-  @HttpCode(200)
-  @ApiKeyAuth()
-  @ApiOperation({
+  @Route({
+    auth: 'key',
     summary: 'Publish content',
     description: 'Now, or at a future publishAt (status scheduled until then).',
+    optionalBody: PublishContentDto,
+    ok: { type: ContentResponseDto, headers: ETAG_HEADER },
+    problems: [400, 409],
   })
-  @OptionalBody(PublishContentDto)
-  @ApiOkResponse({ type: ContentResponseDto, headers: ETAG_HEADER })
-  @ApiProblems(400, 401, 404, 409)
   async publish(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
@@ -149,11 +137,13 @@ export class ContentController {
   }
 
   @Post(':id/unpublish')
-  @HttpCode(200)
-  @ApiKeyAuth()
-  @ApiOperation({ summary: 'Unpublish content', description: 'Back to draft; cancels a schedule.' })
-  @ApiOkResponse({ type: ContentResponseDto, headers: ETAG_HEADER })
-  @ApiProblems(400, 401, 404, 409)
+  @Route({
+    auth: 'key',
+    summary: 'Unpublish content',
+    description: 'Back to draft; cancels a schedule.',
+    ok: { type: ContentResponseDto, headers: ETAG_HEADER },
+    problems: [400, 409],
+  })
   async unpublish(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,

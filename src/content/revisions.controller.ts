@@ -1,9 +1,7 @@
-import { Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Get, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { ApiKeyAuth, CurrentPrincipal, CurrentSite } from '../common/auth/decorators';
+import { CurrentPrincipal, CurrentSite } from '../common/auth/decorators';
 import { Principal } from '../common/auth/principal';
-import { ApiProblems } from '../common/errors/api-problems.decorator';
 import { SiteIdParamDto } from '../common/http/params';
 import { CursorQueryDto, mapPage, Page, PageDto } from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
@@ -12,17 +10,19 @@ import { RevisionParamDto } from './dto/content.dto';
 import { ContentResponseDto, toContentResponse } from './dto/content-response.dto';
 import { RevisionResponseDto, RevisionSummaryDto, toRevisionResponse, toRevisionSummary } from './dto/revision.dto';
 import { RevisionsService } from './revisions.service';
+import { ApiController, Route } from '../common/http/route.decorator';
 
-@ApiTags('Content')
-@ApiKeyAuth()
-@Controller('api/v2/sites/:siteName/content/:id/revisions')
+@ApiController('api/v2/sites/:siteName/content/:id/revisions', 'Content')
 export class RevisionsController {
   constructor(private readonly revisions: RevisionsService) {}
 
   @Get()
-  @ApiOperation({ summary: 'List revisions', description: 'Newest first, without the snapshots.' })
-  @ApiOkResponse({ type: PageDto(RevisionSummaryDto) })
-  @ApiProblems(400, 401, 404)
+  @Route({
+    auth: 'key',
+    summary: 'List revisions',
+    description: 'Newest first, without the snapshots.',
+    ok: PageDto(RevisionSummaryDto),
+  })
   async list(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
@@ -32,9 +32,12 @@ export class RevisionsController {
   }
 
   @Get(':revisionId')
-  @ApiOperation({ summary: 'Get a revision', description: 'With the full snapshot of the item after that change.' })
-  @ApiOkResponse({ type: RevisionResponseDto })
-  @ApiProblems(400, 401, 404)
+  @Route({
+    auth: 'key',
+    summary: 'Get a revision',
+    description: 'With the full snapshot of the item after that change.',
+    ok: RevisionResponseDto,
+  })
   async get(
     @CurrentSite() site: SiteContext,
     @Param() { id, revisionId }: RevisionParamDto,
@@ -43,13 +46,13 @@ export class RevisionsController {
   }
 
   @Post(':revisionId/restore')
-  @HttpCode(200)
-  @ApiOperation({
+  @Route({
+    auth: 'key',
     summary: 'Restore a revision',
     description: 'Brings back its fields (not the status) as a new revision.',
+    ok: ContentResponseDto,
+    problems: [409],
   })
-  @ApiOkResponse({ type: ContentResponseDto })
-  @ApiProblems(400, 401, 404, 409)
   async restore(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,

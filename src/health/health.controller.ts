@@ -1,10 +1,9 @@
-import { Controller, Get, HttpCode } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { Get } from '@nestjs/common';
+import { ApiProperty } from '@nestjs/swagger';
 import { DataSource } from 'typeorm';
-import { Public } from '../common/auth/decorators';
 import { SkipRateLimit } from '../common/http/rate-limit.guard';
-import { ApiProblems } from '../common/errors/api-problems.decorator';
 import { Problem } from '../common/errors/problems';
+import { ApiController, Route } from '../common/http/route.decorator';
 
 class HealthDto {
   @ApiProperty({ example: 'ok' }) status: string;
@@ -14,25 +13,19 @@ class ReadinessDto extends HealthDto {
   @ApiProperty({ example: 'up' }) database: string;
 }
 
-@ApiTags('Health')
-@Public()
 @SkipRateLimit()
-@Controller('health')
+@ApiController('health', 'Health')
 export class HealthController {
   constructor(private readonly dataSource: DataSource) {}
 
   @Get()
-  @HttpCode(200)
-  @ApiOperation({ summary: 'Liveness: the process answers' })
-  @ApiOkResponse({ type: HealthDto })
+  @Route({ auth: 'public', summary: 'Liveness: the process answers', ok: HealthDto })
   live(): HealthDto {
     return { status: 'ok' };
   }
 
   @Get('ready')
-  @ApiOperation({ summary: 'Readiness: the database answers' })
-  @ApiOkResponse({ type: ReadinessDto })
-  @ApiProblems(503)
+  @Route({ auth: 'public', summary: 'Readiness: the database answers', ok: ReadinessDto, problems: [503] })
   async ready(): Promise<ReadinessDto> {
     try {
       await this.dataSource.query('SELECT 1');

@@ -1,15 +1,6 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
-import {
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-} from '@nestjs/swagger';
+import { Body, Delete, Get, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { ApiKeyAuth, CurrentSite } from '../common/auth/decorators';
-import { ApiProblems } from '../common/errors/api-problems.decorator';
+import { CurrentSite } from '../common/auth/decorators';
 import { SiteIdParamDto } from '../common/http/params';
 import { CursorQueryDto, mapPage, Page, PageDto } from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
@@ -21,18 +12,20 @@ import {
 } from './dto/media-term.dto';
 import { MediaTermsService } from './media-terms.service';
 import { created } from '../common/http/public-urls';
+import { ApiController, Route } from '../common/http/route.decorator';
 
-@ApiTags('Media')
-@ApiKeyAuth()
-@ApiParam({ name: 'siteName', example: 'demo' })
-@Controller('api/v2/sites/:siteName/media/categories')
+@ApiController('api/v2/sites/:siteName/media/categories', 'Media')
 export class MediaCategoriesController {
   constructor(private readonly terms: MediaTermsService) {}
 
   @Get()
-  @ApiOperation({ summary: 'List categories', description: 'Oldest first.' })
-  @ApiOkResponse({ type: PageDto(MediaCategoryResponseDto) })
-  @ApiProblems(400, 401, 404)
+  @Route({
+    auth: 'key',
+    summary: 'List categories',
+    description: 'Oldest first.',
+    ok: PageDto(MediaCategoryResponseDto),
+    problems: [400],
+  })
   async list(
     @CurrentSite() site: SiteContext,
     @Query() query: CursorQueryDto,
@@ -41,12 +34,13 @@ export class MediaCategoriesController {
   }
 
   @Post()
-  @ApiOperation({
+  @Route({
+    auth: 'key',
     summary: 'Create category',
     description: 'The slug defaults to one made from the name; it is unique in the site.',
+    created: MediaCategoryResponseDto,
+    problems: [400, 409],
   })
-  @ApiCreatedResponse({ type: MediaCategoryResponseDto })
-  @ApiProblems(400, 401, 404, 409)
   async create(
     @CurrentSite() site: SiteContext,
     @Body() dto: CreateMediaTermDto,
@@ -58,17 +52,13 @@ export class MediaCategoriesController {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'Get category' })
-  @ApiOkResponse({ type: MediaCategoryResponseDto })
-  @ApiProblems(400, 401, 404)
+  @Route({ auth: 'key', summary: 'Get category', ok: MediaCategoryResponseDto, problems: [400] })
   async get(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<MediaCategoryResponseDto> {
     return toMediaTermResponse(await this.terms.get('category', site, id));
   }
 
   @Patch(':id')
-  @ApiOperation({ summary: 'Update category' })
-  @ApiOkResponse({ type: MediaCategoryResponseDto })
-  @ApiProblems(400, 401, 404, 409)
+  @Route({ auth: 'key', summary: 'Update category', ok: MediaCategoryResponseDto, problems: [400, 409] })
   async update(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
@@ -78,10 +68,13 @@ export class MediaCategoriesController {
   }
 
   @Delete(':id')
-  @HttpCode(204)
-  @ApiOperation({ summary: 'Delete category', description: 'Media items keep existing; they lose this category.' })
-  @ApiNoContentResponse()
-  @ApiProblems(400, 401, 404)
+  @Route({
+    auth: 'key',
+    summary: 'Delete category',
+    description: 'Media items keep existing; they lose this category.',
+    noContent: true,
+    problems: [400],
+  })
   async remove(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
     await this.terms.remove('category', site, id);
   }

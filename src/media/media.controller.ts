@@ -1,17 +1,6 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
-import {
-  ApiBody,
-  ApiConsumes,
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-} from '@nestjs/swagger';
+import { Body, Delete, Get, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { ApiKeyAuth, CurrentSite } from '../common/auth/decorators';
-import { ApiProblems } from '../common/errors/api-problems.decorator';
+import { CurrentSite } from '../common/auth/decorators';
 import { SiteIdParamDto } from '../common/http/params';
 import { mapPage, Page, PageDto } from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
@@ -20,11 +9,9 @@ import { MediaUploadService } from './media-upload.service';
 import { MediaService } from './media.service';
 import { uploadFormSchema } from './upload/form-fields';
 import { created } from '../common/http/public-urls';
+import { ApiController, Route } from '../common/http/route.decorator';
 
-@ApiTags('Media')
-@ApiKeyAuth()
-@ApiParam({ name: 'siteName', example: 'demo' })
-@Controller('api/v2/sites/:siteName/media')
+@ApiController('api/v2/sites/:siteName/media', 'Media')
 export class MediaController {
   constructor(
     private readonly media: MediaService,
@@ -32,25 +19,26 @@ export class MediaController {
   ) {}
 
   @Get()
-  @ApiOperation({
+  @Route({
+    auth: 'key',
     summary: 'List media',
     description: 'Newest first; originals and thumbnails unless `original` says which.',
+    ok: PageDto(MediaResponseDto),
+    problems: [400],
   })
-  @ApiOkResponse({ type: PageDto(MediaResponseDto) })
-  @ApiProblems(400, 401, 404)
   async list(@CurrentSite() site: SiteContext, @Query() query: MediaQueryDto): Promise<Page<MediaResponseDto>> {
     return mapPage(await this.media.list(site, query), toMediaResponse);
   }
 
   @Post()
-  @ApiOperation({
+  @Route({
+    auth: 'key',
     summary: 'Upload a media file',
     description: 'multipart/form-data with a `file` part. The type is detected from the bytes; images get thumbnails.',
+    upload: uploadFormSchema('file', ['title', 'caption', 'description', 'altText']),
+    created: MediaResponseDto,
+    problems: [400, 413, 415],
   })
-  @ApiConsumes('multipart/form-data')
-  @ApiBody({ schema: uploadFormSchema('file', ['title', 'caption', 'description', 'altText']) })
-  @ApiCreatedResponse({ type: MediaResponseDto })
-  @ApiProblems(400, 401, 404, 413, 415)
   async upload(
     @CurrentSite() site: SiteContext,
     @Req() req: Request,
@@ -62,20 +50,19 @@ export class MediaController {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'Get media' })
-  @ApiOkResponse({ type: MediaResponseDto })
-  @ApiProblems(400, 401, 404)
+  @Route({ auth: 'key', summary: 'Get media', ok: MediaResponseDto, problems: [400] })
   async get(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<MediaResponseDto> {
     return toMediaResponse(await this.media.get(site, id));
   }
 
   @Patch(':id')
-  @ApiOperation({
+  @Route({
+    auth: 'key',
     summary: 'Update media',
     description: 'Text fields; `categoryIds` and `tagIds` replace the assignments.',
+    ok: MediaResponseDto,
+    problems: [400],
   })
-  @ApiOkResponse({ type: MediaResponseDto })
-  @ApiProblems(400, 401, 404)
   async update(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
@@ -85,10 +72,13 @@ export class MediaController {
   }
 
   @Delete(':id')
-  @HttpCode(204)
-  @ApiOperation({ summary: 'Delete media', description: 'Removes the item, its thumbnails and their files.' })
-  @ApiNoContentResponse()
-  @ApiProblems(400, 401, 404)
+  @Route({
+    auth: 'key',
+    summary: 'Delete media',
+    description: 'Removes the item, its thumbnails and their files.',
+    noContent: true,
+    problems: [400],
+  })
   async remove(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
     await this.media.remove(site, id);
   }

@@ -1,8 +1,6 @@
-import { Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Get, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { CurrentSite } from '../common/auth/decorators';
-import { ApiProblems } from '../common/errors/api-problems.decorator';
 import { SiteContext } from '../common/tenancy/site-context';
 import { MediaUploadService } from '../media/media-upload.service';
 import { MediaService } from '../media/media.service';
@@ -14,12 +12,10 @@ import {
   V1MediaListDto,
   V1MediaListParamsDto,
 } from './dto/v1-media.dto';
+import { ApiController, Route } from '../common/http/route.decorator';
 
 /** INTERFACE.md §4.1 media routes, over the v2 media services (API.md §10). */
-@ApiTags('v1 legacy')
-@ApiSecurity('apiKey')
-@ApiParam({ name: 'site_name', example: 'demo' })
-@Controller('v1/:site_name/media')
+@ApiController('v1/:site_name/media', 'v1 legacy')
 export class V1MediaController {
   constructor(
     private readonly media: MediaService,
@@ -27,19 +23,18 @@ export class V1MediaController {
   ) {}
 
   @Post()
-  @HttpCode(200)
-  @ApiOperation({
+  @Route({
+    auth: 'legacy-key',
     summary: 'Upload a media file (v1)',
     description:
       'multipart/form-data with a `file` part. Answers 200 with an empty body; `Location` is the public URL of the file.',
+    upload: uploadFormSchema('file', V1_TEXT_FIELDS),
+    ok: {
+      description: 'Stored; no body',
+      headers: { Location: { description: 'Public URL of the file', schema: { type: 'string' } } },
+    },
+    problems: [400, 413, 415],
   })
-  @ApiConsumes('multipart/form-data')
-  @ApiBody({ schema: uploadFormSchema('file', V1_TEXT_FIELDS) })
-  @ApiOkResponse({
-    description: 'Stored; no body',
-    headers: { Location: { description: 'Public URL of the file', schema: { type: 'string' } } },
-  })
-  @ApiProblems(400, 401, 404, 413, 415)
   async upload(
     @CurrentSite() site: SiteContext,
     @Req() req: Request,
@@ -50,12 +45,13 @@ export class V1MediaController {
   }
 
   @Get(':limit/:offset')
-  @ApiOperation({
+  @Route({
+    auth: 'legacy-key',
     summary: 'List media (v1)',
     description: 'Newest first, originals and thumbnails; `limit` 1..100, `offset` from 0.',
+    ok: V1MediaListDto,
+    problems: [400],
   })
-  @ApiOkResponse({ type: V1MediaListDto })
-  @ApiProblems(400, 401, 404)
   async list(
     @CurrentSite() site: SiteContext,
     @Param() { limit, offset }: V1MediaListParamsDto,

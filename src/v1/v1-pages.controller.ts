@@ -1,16 +1,7 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
-import {
-  ApiExtraModels,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiSecurity,
-  ApiTags,
-  getSchemaPath,
-} from '@nestjs/swagger';
+import { Body, Delete, Get, Param, Post, Put } from '@nestjs/common';
+import { ApiExtraModels, getSchemaPath } from '@nestjs/swagger';
 import { CurrentPrincipal, CurrentSite } from '../common/auth/decorators';
 import { Principal } from '../common/auth/principal';
-import { ApiProblems } from '../common/errors/api-problems.decorator';
 import { SiteContext } from '../common/tenancy/site-context';
 import { PagesService } from '../content/pages.service';
 import {
@@ -26,24 +17,22 @@ import {
   V1PageResponseDto,
   V1UpdatePageDto,
 } from './dto/v1-page.dto';
+import { ApiController, Route } from '../common/http/route.decorator';
 
 /** INTERFACE.md §4.1 pages, over the content service (API.md §10). Every success is a 200. */
-@ApiTags('v1 legacy')
-@ApiSecurity('apiKey')
-@ApiParam({ name: 'site_name', example: 'demo' })
 @ApiExtraModels(V1PageResponseDto)
-@Controller('v1/:site_name/pages')
+@ApiController('v1/:site_name/pages', 'v1 legacy')
 export class V1PagesController {
   constructor(private readonly pages: PagesService) {}
 
   @Post()
-  @HttpCode(200)
-  @ApiOperation({
+  @Route({
+    auth: 'legacy-key',
     summary: 'Create a page (v1)',
     description: 'Current (title, content, page_type) or older (post_title, post_content, post_type) field names.',
+    ok: V1PageResponseDto,
+    problems: [400, 409],
   })
-  @ApiOkResponse({ type: V1PageResponseDto })
-  @ApiProblems(400, 401, 404, 409)
   async create(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
@@ -53,21 +42,22 @@ export class V1PagesController {
   }
 
   @Get(':page')
-  @ApiOperation({
+  @Route({
+    auth: 'legacy-key',
     summary: 'Get a page by id or slug, or all pages (v1)',
     description: 'Digits: an id. `all`: every page of the site (an array). Otherwise a slug.',
-  })
-  @ApiParam({ name: 'page', description: 'page_id, post_slug, or `all`' })
-  @ApiOkResponse({
-    description: 'A page, or an array of pages for `all`',
-    schema: {
-      oneOf: [
-        { $ref: getSchemaPath(V1PageResponseDto) },
-        { type: 'array', items: { $ref: getSchemaPath(V1PageResponseDto) } },
-      ],
+    params: [{ name: 'page', description: 'page_id, post_slug, or `all`' }],
+    ok: {
+      description: 'A page, or an array of pages for `all`',
+      schema: {
+        oneOf: [
+          { $ref: getSchemaPath(V1PageResponseDto) },
+          { type: 'array', items: { $ref: getSchemaPath(V1PageResponseDto) } },
+        ],
+      },
     },
+    problems: [400],
   })
-  @ApiProblems(400, 401, 404)
   async get(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
@@ -78,9 +68,13 @@ export class V1PagesController {
   }
 
   @Get(':limit/:offset')
-  @ApiOperation({ summary: 'List pages (v1)', description: 'Newest first; `limit` 1..100, `offset` from 0.' })
-  @ApiOkResponse({ type: V1PageListDto })
-  @ApiProblems(400, 401, 404)
+  @Route({
+    auth: 'legacy-key',
+    summary: 'List pages (v1)',
+    description: 'Newest first; `limit` 1..100, `offset` from 0.',
+    ok: V1PageListDto,
+    problems: [400],
+  })
   async list(
     @CurrentSite() site: SiteContext,
     @Param() { limit, offset }: V1PageListParamsDto,
@@ -90,13 +84,14 @@ export class V1PagesController {
   }
 
   @Put(':page_id')
-  @ApiOperation({
+  @Route({
+    auth: 'legacy-key',
     summary: 'Edit a page (v1)',
     description:
       'Fields of the create body, all optional, no slug. `replace_attachments: false` adds to the attachments.',
+    ok: V1PageResponseDto,
+    problems: [400, 409],
   })
-  @ApiOkResponse({ type: V1PageResponseDto })
-  @ApiProblems(400, 401, 404, 409)
   async update(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
@@ -112,10 +107,7 @@ export class V1PagesController {
   }
 
   @Delete(':page_id')
-  @HttpCode(200)
-  @ApiOperation({ summary: 'Delete a page (v1)' })
-  @ApiOkResponse({ type: V1PageDeletedDto })
-  @ApiProblems(400, 401, 404)
+  @Route({ auth: 'legacy-key', summary: 'Delete a page (v1)', ok: V1PageDeletedDto, problems: [400] })
   async remove(@CurrentSite() site: SiteContext, @Param() { page_id }: V1PageIdParamDto): Promise<V1PageDeletedDto> {
     return { deleted: true, page_id: await this.pages.remove(site, page_id) };
   }

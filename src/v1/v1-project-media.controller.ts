@@ -1,23 +1,20 @@
-import { Body, Controller, Delete, HttpCode, Param, Post, Req } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiNoContentResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Body, Delete, Param, Post, Req } from '@nestjs/common';
 import type { Request } from 'express';
 import { CurrentSite } from '../common/auth/decorators';
-import { ApiProblems } from '../common/errors/api-problems.decorator';
 import { SiteContext } from '../common/tenancy/site-context';
 import { AppConfig } from '../config/app-config';
 import { MediaUploadService } from '../media/media-upload.service';
 import { MediaService } from '../media/media.service';
 import { uploadFormSchema } from '../media/upload/form-fields';
 import { V1_TEXT_FIELDS, v1ProjectUploadForm, V1ProjectMediaDeleteDto, V1ProjectParamsDto } from './dto/v1-media.dto';
+import { ApiController, Route } from '../common/http/route.decorator';
 
 /**
  * Project media (INTERFACE.md §4.1): organization = account, project = site (API.md §1); the
  * guard answers 404 for a project of another account. Files become media items of the site;
  * DELETE takes their storage keys (docs/media.md).
  */
-@ApiTags('v1 legacy')
-@ApiSecurity('apiKey')
-@Controller('v1/project/:organization_id/:project_id/media')
+@ApiController('v1/project/:organization_id/:project_id/media', 'v1 legacy')
 export class V1ProjectMediaController {
   constructor(
     private readonly media: MediaService,
@@ -26,16 +23,15 @@ export class V1ProjectMediaController {
   ) {}
 
   @Post()
-  @HttpCode(204)
-  @ApiOperation({
+  @Route({
+    auth: 'legacy-key',
     summary: 'Upload project media (v1)',
     description:
       "multipart/form-data with one or several `file` parts. Keys are generated; they appear in v2 media responses (`key`) and in each file's URL.",
+    upload: uploadFormSchema('file', V1_TEXT_FIELDS, true),
+    noContent: 'Stored',
+    problems: [413, 415],
   })
-  @ApiConsumes('multipart/form-data')
-  @ApiBody({ schema: uploadFormSchema('file', V1_TEXT_FIELDS, true) })
-  @ApiNoContentResponse({ description: 'Stored' })
-  @ApiProblems(400, 401, 404, 413, 415)
   async upload(
     @CurrentSite() site: SiteContext,
     @Param() _params: V1ProjectParamsDto,
@@ -45,13 +41,12 @@ export class V1ProjectMediaController {
   }
 
   @Delete()
-  @HttpCode(204)
-  @ApiOperation({
+  @Route({
+    auth: 'legacy-key',
     summary: 'Delete project media (v1)',
     description: "Deletes the project's media stored under these keys (with thumbnails); unknown keys are ignored.",
+    noContent: 'Deleted',
   })
-  @ApiNoContentResponse({ description: 'Deleted' })
-  @ApiProblems(400, 401, 404)
   async remove(
     @CurrentSite() site: SiteContext,
     @Param() _params: V1ProjectParamsDto,
