@@ -1,29 +1,24 @@
-import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, In } from 'typeorm';
 import { ChangeNotifications } from '../database/change-notifications';
 import { AppConfig } from '../config/app-config';
 import { KeyPrincipal } from '../common/auth/principal';
 import { AccountDataRegistry, DeletionImpact } from '../common/deletion/account-data.registry';
-import { IdempotencyKeyEntity } from '../common/idempotency/idempotency-key.entity';
 import { ConflictProblem, NotFoundProblem } from '../common/errors/problems';
-import { OutboxEventEntity } from '../common/outbox/outbox-event.entity';
 import { recordEvent } from '../common/outbox/record-event';
+import { ACCOUNT_EVENTS } from './account.events';
 import { QueueService } from '../common/queue/queue.service';
 import { AccountDeletionEntity } from './entities/account-deletion.entity';
 import { AccountEntity } from './entities/account.entity';
 
-export const ACCOUNT_PURGE_JOB = 'account.purge';
-
-interface PurgeJob {
-  deletionId: number;
-}
+import { ACCOUNT_PURGE_JOB, AccountPurgeJobData } from './account-purge.job';
 
 /**
  * Account deletion (API.md §8): scheduled with a grace period, cancelable until the purge job
  * runs; the job asks every registered owner to purge its rows, then removes the account.
  */
 @Injectable()
-export class AccountDeletionService implements OnModuleInit {
+export class AccountDeletionService {
   private readonly logger = new Logger('AccountDeletion');
 
   constructor(
@@ -33,23 +28,6 @@ export class AccountDeletionService implements OnModuleInit {
     private readonly config: AppConfig,
     private readonly notifications: ChangeNotifications,
   ) {}
-
-  onModuleInit(): void {
-    this.queue.register<PurgeJob>(ACCOUNT_PURGE_JOB, ({ deletionId }) => this.purge(deletionId));
-    // The account's own bookkeeping goes last, after every module's data.
-    this.registry.register({
-      name: 'account_records',
-      order: 1000,
-      preview: async (em, accountId) => [
-        { resource: 'events', count: await em.count(OutboxEventEntity, { where: { accountId } }), action: 'delete' },
-      ],
-      purge: async (em, accountId) => {
-        const events = await em.delete(OutboxEventEntity, { accountId });
-        await em.delete(IdempotencyKeyEntity, { scope: `account:${accountId}` });
-        return { events: events.affected ?? 0 };
-      },
-    });
-  }
 
   /** Schedules the deletion; asking again while one is scheduled returns that one. */
   async schedule(key: KeyPrincipal): Promise<AccountDeletionEntity> {
@@ -72,11 +50,14 @@ export class AccountDeletionService implements OnModuleInit {
         }),
       );
       await em.update(AccountEntity, { id: key.accountId }, { status: 'deletion_scheduled' });
-      await recordEvent(em, { accountId: key.accountId }, 'account.deletion_scheduled', {
+      await recordEvent(em, { accountId: key.accountId }, ACCOUNT_EVENTS.deletionScheduled, {
         id: deletion.id,
         purgeAfter: purgeAfter.toISOString(),
       });
-      await this.queue.send(ACCOUNT_PURGE_JOB, { deletionId: deletion.id }, { startAfter: purgeAfter, em });
+      await this.queue.send(ACCOUNT_PURGE_JOB, { deletionId: deletion.id } satisfies AccountPurgeJobData, {
+        startAfter: purgeAfter,
+        em,
+      });
       return deletion;
     });
     // Keys of the account may only read from now on, on this instance's next request too.
@@ -98,7 +79,7 @@ export class AccountDeletionService implements OnModuleInit {
       pending.canceledAt = new Date();
       await em.save(pending);
       await em.update(AccountEntity, { id: key.accountId }, { status: 'active' });
-      await recordEvent(em, { accountId: key.accountId }, 'account.deletion_canceled', { id: pending.id });
+      await recordEvent(em, { accountId: key.accountId }, ACCOUNT_EVENTS.deletionCanceled, { id: pending.id });
       return pending;
     });
     this.notifications.changed('sitebase_credentials');
@@ -125,15 +106,19 @@ export class AccountDeletionService implements OnModuleInit {
 
   /** The job: claims a due deletion, then purges; a retry after a crash resumes it (safe to run twice). */
   async purge(deletionId: number): Promise<void> {
-    // For an UPDATE, TypeORM's postgres driver answers [rows, rowCount], not the rows.
-    const [claimed]: [Array<{ account_id: string }>, number] = await this.dataSource.query(
-      `UPDATE account_deletions SET status = 'purging'
-        WHERE id = $1 AND ((status = 'scheduled' AND purge_after <= now()) OR status = 'purging')
-        RETURNING account_id`,
-      [deletionId],
-    );
-    if (claimed[0] === undefined) return;
-    const accountId = Number(claimed[0].account_id);
+    const accountId = await this.dataSource.transaction(async (em) => {
+      const deletion = await em.findOne(AccountDeletionEntity, {
+        where: { id: deletionId },
+        lock: { mode: 'pessimistic_write' },
+      });
+      const due =
+        deletion?.status === 'purging' || (deletion?.status === 'scheduled' && deletion.purgeAfter <= new Date());
+      if (!deletion || !due) return null; // canceled, completed, or not yet due
+      if (deletion.status !== 'purging')
+        await em.update(AccountDeletionEntity, { id: deletionId }, { status: 'purging' });
+      return deletion.accountId;
+    });
+    if (accountId === null) return;
     const summary: Record<string, number> = {};
     for (const owner of this.registry.list()) {
       const counts = await this.dataSource.transaction((em) => owner.purge(em, accountId));

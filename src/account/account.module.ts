@@ -1,7 +1,9 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { SiteDirectory } from '../common/auth/principal';
+import { AccountDataOwner } from './account-data.owner';
 import { AccountDeletionService } from './account-deletion.service';
+import { AccountPurgeJob } from './account-purge.job';
 import { AccountController } from './account.controller';
 import { AccountsService } from './accounts.service';
 import { AccountDeletionEntity } from './entities/account-deletion.entity';
@@ -17,6 +19,8 @@ import { SitesService } from './sites.service';
     AccountsService,
     SitesService,
     AccountDeletionService,
+    AccountDataOwner,
+    AccountPurgeJob,
     { provide: SiteDirectory, useExisting: SitesService },
   ],
   exports: [AccountsService, SitesService, SiteDirectory],

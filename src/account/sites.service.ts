@@ -1,12 +1,12 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, Repository } from 'typeorm';
 import { KeyPrincipal, SiteDirectory } from '../common/auth/principal';
 import { ChangeNotifications } from '../database/change-notifications';
-import { AccountDataRegistry } from '../common/deletion/account-data.registry';
 import { ConflictProblem, ForbiddenProblem, NotFoundProblem } from '../common/errors/problems';
 import { isUniqueViolation } from '../common/errors/postgres-errors';
 import { recordEvent } from '../common/outbox/record-event';
+import { ACCOUNT_EVENTS } from './account.events';
 import { applyKeyset, CursorQueryDto, keysetPage, Page } from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
 import { CreateSiteDto } from './dto/site.dto';
@@ -16,35 +16,19 @@ const SITE_CACHE_MS = 30_000;
 const SITE_CACHE_MAX = 10_000;
 
 @Injectable()
-export class SitesService implements SiteDirectory, OnModuleInit {
+export class SitesService implements SiteDirectory {
   private readonly byName = new Map<string, { site: SiteContext; until: number }>();
   private readonly byId = new Map<number, { site: SiteContext; until: number }>();
 
   constructor(
     @InjectRepository(SiteEntity) private readonly sites: Repository<SiteEntity>,
     private readonly dataSource: DataSource,
-    private readonly registry: AccountDataRegistry,
     notifications: ChangeNotifications,
   ) {
     // A site renamed or deleted anywhere (only a purge deletes sites) is forgotten here at commit.
     notifications.subscribe('sitebase_sites', () => {
       this.byName.clear();
       this.byId.clear();
-    });
-  }
-
-  onModuleInit(): void {
-    this.registry.register({
-      name: 'sites',
-      order: 900,
-      preview: async (em, accountId) => [
-        { resource: 'sites', count: await em.count(SiteEntity, { where: { accountId } }), action: 'delete' },
-      ],
-      purge: async (em, accountId) => {
-        const deleted = (await em.delete(SiteEntity, { accountId })).affected ?? 0;
-        this.forgetAccount(accountId);
-        return { sites: deleted };
-      },
     });
   }
 
@@ -88,7 +72,8 @@ export class SitesService implements SiteDirectory, OnModuleInit {
     return site;
   }
 
-  private forgetAccount(accountId: number): void {
+  /** The purge of an account: its sites are gone, forget them now (other instances within SITE_CACHE_MS). */
+  forgetAccount(accountId: number): void {
     for (const [name, { site }] of this.byName) {
       if (site.accountId === accountId) {
         this.byName.delete(name);
@@ -105,7 +90,7 @@ export class SitesService implements SiteDirectory, OnModuleInit {
   async createInAccount(em: EntityManager, accountId: number, dto: CreateSiteDto): Promise<SiteEntity> {
     try {
       const site = await em.save(em.create(SiteEntity, { accountId, name: dto.name, title: dto.title ?? '' }));
-      await recordEvent(em, site, 'site.created', { id: site.id, name: site.name });
+      await recordEvent(em, site, ACCOUNT_EVENTS.siteCreated, { id: site.id, name: site.name });
       return site;
     } catch (err) {
       if (isUniqueViolation(err, 'sites_name_key'))

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountModule } from '../account/account.module';
 import { ApiKeyVerifier } from '../common/auth/principal';
 import { ApiKeysController } from './api-keys.controller';
+import { ApiKeysDataOwner } from './api-keys-data.owner';
 import { ApiKeysService } from './api-keys.service';
 import { BootstrapService } from './bootstrap.service';
 import { ApiKeyEntity } from './entities/api-key.entity';
@@ -10,7 +11,12 @@ import { ApiKeyEntity } from './entities/api-key.entity';
 @Module({
   imports: [TypeOrmModule.forFeature([ApiKeyEntity]), AccountModule],
   controllers: [ApiKeysController],
-  providers: [ApiKeysService, BootstrapService, { provide: ApiKeyVerifier, useExisting: ApiKeysService }],
+  providers: [
+    ApiKeysService,
+    ApiKeysDataOwner,
+    BootstrapService,
+    { provide: ApiKeyVerifier, useExisting: ApiKeysService },
+  ],
   exports: [ApiKeysService, ApiKeyVerifier],
 })
 export class ApiKeysModule {}

@@ -1,11 +1,11 @@
-import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, IsNull, Repository } from 'typeorm';
 import { SitesService } from '../account/sites.service';
 import { ApiKeyVerifier, KeyPrincipal } from '../common/auth/principal';
-import { AccountDataRegistry } from '../common/deletion/account-data.registry';
 import { ConflictProblem, NotFoundProblem } from '../common/errors/problems';
 import { recordEvent } from '../common/outbox/record-event';
+import { API_KEY_EVENTS } from './api-keys.events';
 import { applyKeyset, CursorQueryDto, keysetPage, Page } from '../common/pagination/page';
 import { AppConfig } from '../config/app-config';
 import { ChangeNotifications } from '../database/change-notifications';
@@ -23,7 +23,7 @@ export interface CreatedApiKey {
 }
 
 @Injectable()
-export class ApiKeysService implements ApiKeyVerifier, OnModuleInit {
+export class ApiKeysService implements ApiKeyVerifier {
   private readonly logger = new Logger('ApiKeys');
   private readonly cache: ApiKeyCache;
 
@@ -31,23 +31,11 @@ export class ApiKeysService implements ApiKeyVerifier, OnModuleInit {
     @InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>,
     private readonly dataSource: DataSource,
     private readonly sites: SitesService,
-    private readonly registry: AccountDataRegistry,
     private readonly notifications: ChangeNotifications,
     config: AppConfig,
   ) {
     this.cache = new ApiKeyCache(config.API_KEY_CACHE_TTL_MS, () => notifications.live);
     notifications.subscribe('sitebase_credentials', () => this.cache.reset());
-  }
-
-  onModuleInit(): void {
-    this.registry.register({
-      name: 'api_keys',
-      order: 800,
-      preview: async (em, accountId) => [
-        { resource: 'api_keys', count: await em.count(ApiKeyEntity, { where: { accountId } }), action: 'delete' },
-      ],
-      purge: async (em, accountId) => ({ api_keys: (await em.delete(ApiKeyEntity, { accountId })).affected ?? 0 }),
-    });
   }
 
   /**
@@ -136,7 +124,7 @@ export class ApiKeysService implements ApiKeyVerifier, OnModuleInit {
         revokedAt: null,
       }),
     );
-    await recordEvent(em, { accountId }, 'api_key.created', { id: entity.id, name: entity.name });
+    await recordEvent(em, { accountId }, API_KEY_EVENTS.created, { id: entity.id, name: entity.name });
     return { entity, plaintext };
   }
 
@@ -181,7 +169,7 @@ export class ApiKeysService implements ApiKeyVerifier, OnModuleInit {
           );
       }
       await em.update(ApiKeyEntity, { id }, { revokedAt: new Date() });
-      await recordEvent(em, { accountId: key.accountId }, 'api_key.revoked', { id });
+      await recordEvent(em, { accountId: key.accountId }, API_KEY_EVENTS.revoked, { id });
     });
     this.notifications.changed('sitebase_credentials');
   }

@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
 import { ConflictProblem, NotFoundProblem } from '../common/errors/problems';
 import { recordEvent } from '../common/outbox/record-event';
+import { COLLECTION_EVENTS } from './collections.events';
 import { applyKeyset, CursorQueryDto, keysetPage, Page } from '../common/pagination/page';
 import { findInSiteOrFail, SiteContext } from '../common/tenancy/site-context';
 import { ContentService } from '../content/content.service';
@@ -81,7 +82,7 @@ export class CollectionItemsService {
           position,
         }),
       );
-      await recordEvent(em, site, 'collection.item_added', {
+      await recordEvent(em, site, COLLECTION_EVENTS.itemAdded, {
         collectionId: collection.id,
         contentId: content.id,
         position,
@@ -96,7 +97,7 @@ export class CollectionItemsService {
       const collection = await findInSiteOrFail(em, CollectionEntity, site, collectionId, 'Collection', { lock: true });
       const result = await em.delete(CollectionItemEntity, { collectionId: collection.id, contentId, siteId: site.id });
       if (!result.affected) throw new NotFoundProblem('Collection item');
-      await recordEvent(em, site, 'collection.item_removed', { collectionId: collection.id, contentId });
+      await recordEvent(em, site, COLLECTION_EVENTS.itemRemoved, { collectionId: collection.id, contentId });
     });
   }
 }

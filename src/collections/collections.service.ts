@@ -4,6 +4,7 @@ import { DataSource, EntityManager, Repository } from 'typeorm';
 import { ConflictProblem, NotFoundProblem } from '../common/errors/problems';
 import { isUniqueViolation } from '../common/errors/postgres-errors';
 import { recordEvent } from '../common/outbox/record-event';
+import { COLLECTION_EVENTS } from './collections.events';
 import { applyKeyset, CursorQueryDto, keysetPage, Page } from '../common/pagination/page';
 import { findInSiteOrFail, SiteContext } from '../common/tenancy/site-context';
 import { baseSlug, nextFreeSlug } from '../content/content-slug';
@@ -65,7 +66,7 @@ export class CollectionsService {
         slug: await this.slugFor(em, site, dto.slug, dto.name),
       });
       const saved = await this.save(em, site, collection);
-      await recordEvent(em, site, 'collection.created', { id: saved.id, slug: saved.slug });
+      await recordEvent(em, site, COLLECTION_EVENTS.created, { id: saved.id, slug: saved.slug });
       return saved;
     });
   }
@@ -82,7 +83,7 @@ export class CollectionsService {
       if (dto.endsAt !== undefined) collection.endsAt = dto.endsAt;
       assertWindow(collection);
       const saved = await this.save(em, site, collection);
-      await recordEvent(em, site, 'collection.updated', { id: saved.id, slug: saved.slug });
+      await recordEvent(em, site, COLLECTION_EVENTS.updated, { id: saved.id, slug: saved.slug });
       return saved;
     });
   }
@@ -92,7 +93,7 @@ export class CollectionsService {
     return this.dataSource.transaction(async (em) => {
       const collection = await findInSiteOrFail(em, CollectionEntity, site, id, 'Collection', { lock: true });
       await em.delete(CollectionEntity, { id: collection.id, siteId: site.id });
-      await recordEvent(em, site, 'collection.deleted', { id: collection.id, slug: collection.slug });
+      await recordEvent(em, site, COLLECTION_EVENTS.deleted, { id: collection.id, slug: collection.slug });
     });
   }
 
@@ -106,7 +107,7 @@ export class CollectionsService {
         )
         .then(([rows]: [Array<{ id: string; slug: string }>]) => rows);
       for (const row of unpinned)
-        await recordEvent(em, site, 'collection.updated', { id: Number(row.id), slug: row.slug });
+        await recordEvent(em, site, COLLECTION_EVENTS.updated, { id: Number(row.id), slug: row.slug });
     }
     try {
       return await em.save(collection);

@@ -1,11 +1,21 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { forwardRef, Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { SiteDirectory } from '../common/auth/principal';
 import { QueueService } from '../common/queue/queue.service';
 import { snapshotOf } from './content-snapshot';
-import { ContentWriter, PUBLISH_SCHEDULED_JOB, PublishScheduledJob, SCHEDULER } from './content-writer';
+import { ContentWriter, SCHEDULER } from './content-writer';
 import { ContentItemEntity } from './entities/content-item.entity';
 import { PublicContentCache } from './public-content.cache';
+
+export const PUBLISH_SCHEDULED_JOB = 'content.publish-scheduled';
+
+/** The job's payload: ids and the schedule it carries out, never the item. */
+export interface PublishScheduledJob {
+  siteId: number;
+  contentId: number;
+  /** The schedule this job carries out; a changed or cancelled schedule makes it a no-op. */
+  publishAt: string;
+}
 
 /**
  * Publishes a scheduled item when its publishAt comes. Safe to run twice: it acts only while
@@ -16,7 +26,8 @@ export class ContentPublishJob implements OnModuleInit {
   constructor(
     private readonly dataSource: DataSource,
     private readonly queue: QueueService,
-    private readonly writer: ContentWriter,
+    // forwardRef: the writer imports this file for the queue name and payload.
+    @Inject(forwardRef(() => ContentWriter)) private readonly writer: ContentWriter,
     private readonly sites: SiteDirectory,
     private readonly cache: PublicContentCache,
   ) {}

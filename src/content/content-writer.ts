@@ -10,18 +10,10 @@ import { SiteContext } from '../common/tenancy/site-context';
 import { MediaService } from '../media/media.service';
 import { baseSlug, nextFreeSlug } from './content-slug';
 import { ContentSnapshot, sameSnapshot, snapshotOf } from './content-snapshot';
+import { PUBLISH_SCHEDULED_JOB, PublishScheduledJob } from './content-publish.job';
 import { ContentEventPayload, eventsOf } from './content.events';
 import { ContentItemEntity } from './entities/content-item.entity';
 import { ActorType, ContentRevisionEntity, RevisionAction } from './entities/content-revision.entity';
-
-export const PUBLISH_SCHEDULED_JOB = 'content.publish-scheduled';
-
-export interface PublishScheduledJob {
-  siteId: number;
-  contentId: number;
-  /** The schedule this job carries out; a changed or cancelled schedule makes it a no-op. */
-  publishAt: string;
-}
 
 export interface Actor {
   type: ActorType;
@@ -142,8 +134,8 @@ export class ContentWriter {
       status: saved.status,
       version: saved.version,
     };
-    for (const name of eventsOf(change.action, change.before?.status ?? null, saved.status)) {
-      await recordEvent(em, site, name, { ...payload });
+    for (const e of eventsOf(change.action, change.before?.status ?? null, saved.status)) {
+      await recordEvent(em, site, e, { ...payload });
     }
     if (saved.status === 'scheduled' && saved.publishAt && after.publishAt !== change.before?.publishAt) {
       const job: PublishScheduledJob = {

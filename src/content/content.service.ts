@@ -10,7 +10,7 @@ import { LifecycleRequest, NEW_ITEM, nextLifecycle } from './content-lifecycle';
 import { snapshotOf } from './content-snapshot';
 import { actorOf, ContentWriter } from './content-writer';
 import { ContentRepository } from './content.repository';
-import { CONTENT_DELETED } from './content.events';
+import { CONTENT_EVENTS } from './content.events';
 import { ContentQueryDto, CreateContentDto, UpdateContentDto } from './dto/content.dto';
 import { ContentItemEntity } from './entities/content-item.entity';
 import { approximateBytes, PublicContentCache } from './public-content.cache';
@@ -171,7 +171,7 @@ export class ContentService {
     return this.write(site, async (em) => {
       const item = await findInSiteOrFail(em, ContentItemEntity, site, id, 'Content', { lock: true });
       await em.delete(ContentItemEntity, { id: item.id, siteId: site.id });
-      await recordEvent(em, site, CONTENT_DELETED, { id: item.id, type: item.type, slug: item.slug });
+      await recordEvent(em, site, CONTENT_EVENTS.deleted, { id: item.id, type: item.type, slug: item.slug });
       return item;
     });
   }

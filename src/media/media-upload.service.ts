@@ -10,7 +10,7 @@ import { SiteContext } from '../common/tenancy/site-context';
 import { MediaItemEntity } from './entities/media-item.entity';
 import { defaultTitle, newStorageKey, safeFileName, thumbnailKey } from './media-keys';
 import { MediaDetail } from './media-view';
-import { MEDIA_CREATED, MediaCreatedPayload } from './media.events';
+import { MEDIA_EVENTS } from './media.events';
 import { MediaService } from './media.service';
 import { MediaStorage, ObjectMeta } from './storage/media-storage';
 import {
@@ -150,13 +150,13 @@ export class MediaUploadService implements OnModuleInit {
             );
             thumbnailIds.push(row.id);
           }
-          await recordEvent(em, site, MEDIA_CREATED, {
+          await recordEvent(em, site, MEDIA_EVENTS.created, {
             id: original.id,
             fileName: original.fileName,
             contentType: original.contentType,
             filesize: original.filesize,
             thumbnailIds,
-          } satisfies MediaCreatedPayload);
+          });
           out.push(original.id);
         }
         return out;

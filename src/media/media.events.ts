@@ -1,7 +1,4 @@
-/** Events this module writes to the outbox (API.md §6). */
-export const MEDIA_CREATED = 'media.created';
-export const MEDIA_UPDATED = 'media.updated';
-export const MEDIA_DELETED = 'media.deleted';
+import { defineEvents, event } from '../common/outbox/events';
 
 export interface MediaCreatedPayload {
   id: number;
@@ -20,3 +17,10 @@ export interface MediaDeletedPayload {
   id: number;
   thumbnailIds: number[];
 }
+
+/** Events this module writes to the outbox (API.md §6). */
+export const MEDIA_EVENTS = defineEvents('media', {
+  created: event<MediaCreatedPayload>('media.created', 'A file was uploaded (with its thumbnails)'),
+  updated: event<MediaUpdatedPayload>('media.updated', 'A media item’s fields changed'),
+  deleted: event<MediaDeletedPayload>('media.deleted', 'A media item and its thumbnails were deleted'),
+});

@@ -9,6 +9,7 @@ import {
   MediaTagEntity,
 } from './entities/media-term.entity';
 import { MediaCategoriesController } from './media-categories.controller';
+import { MediaDataOwner } from './media-data.owner';
 import { MediaFilesJob } from './media-files.job';
 import { MediaFilesMiddleware } from './media-files.middleware';
 import { MediaLinks } from './media-links';
@@ -31,7 +32,15 @@ import { mediaStorageProvider } from './storage/storage.provider';
   ],
   // Categories and tags first: `media/categories` must not be taken for `media/:id`.
   controllers: [MediaCategoriesController, MediaTagsController, MediaController],
-  providers: [mediaStorageProvider, MediaLinks, MediaFilesJob, MediaService, MediaUploadService, MediaTermsService],
+  providers: [
+    mediaStorageProvider,
+    MediaLinks,
+    MediaFilesJob,
+    MediaDataOwner,
+    MediaService,
+    MediaUploadService,
+    MediaTermsService,
+  ],
   exports: [MediaService, MediaUploadService],
 })
 export class MediaModule implements NestModule {

@@ -16,7 +16,7 @@ import {
 import { MediaFilesJob } from './media-files.job';
 import { MediaLinks } from './media-links';
 import { MediaDetail, MediaTermRef, MediaView, toMediaView } from './media-view';
-import { MEDIA_DELETED, MEDIA_UPDATED, MediaDeletedPayload, MediaUpdatedPayload } from './media.events';
+import { MEDIA_EVENTS } from './media.events';
 
 const TEXT_FIELDS = ['title', 'caption', 'description', 'altText'] as const;
 
@@ -148,7 +148,7 @@ export class MediaService {
       if (item.originalId === null && Object.keys(values).length) {
         await em.update(MediaItemEntity, { siteId: site.id, originalId: id }, { ...values, updatedAt: () => 'now()' });
       }
-      await recordEvent(em, site, MEDIA_UPDATED, { id, fields: changed } satisfies MediaUpdatedPayload);
+      await recordEvent(em, site, MEDIA_EVENTS.updated, { id, fields: changed });
     });
     return this.get(site, id);
   }
@@ -183,7 +183,7 @@ export class MediaService {
     await em.delete(MediaItemEntity, { siteId: site.id, id: In(targetIds) }); // thumbnails cascade
     for (const t of targets) {
       const thumbnailIds = thumbnails.filter((th) => th.originalId === t.id).map((th) => th.id);
-      await recordEvent(em, site, MEDIA_DELETED, { id: t.id, thumbnailIds } satisfies MediaDeletedPayload);
+      await recordEvent(em, site, MEDIA_EVENTS.deleted, { id: t.id, thumbnailIds });
     }
     await this.files.enqueue(em, keys);
     return keys;

@@ -1,10 +1,18 @@
 import { Injectable, Module, OnModuleInit } from '@nestjs/common';
 import { OutboxEventEntity } from '../../src/common/outbox/outbox-event.entity';
 import { OutboxEvent, OutboxRelay } from '../../src/common/outbox/outbox-relay.service';
+import { defineEvents, event } from '../../src/common/outbox/events';
 import { recordEvent } from '../../src/common/outbox/record-event';
 import { QueueService } from '../../src/common/queue/queue.service';
 import { eventually, startApp, TestApp } from '../support/app';
 import { createTenant, Tenant, uniqueName } from '../support/tenant';
+
+/** The events this test records, declared as a module declares its own. */
+const PROBE = defineEvents('probe', {
+  happened: event<{ tag: string }>('probe.happened', 'A probe event of a site'),
+  accountLevel: event<{ tag: string }>('probe.account_level', 'A probe event of an account'),
+  unheard: event<{ tag: string }>('unheard.event', 'A probe event no subscriber listens to'),
+});
 
 interface Run {
   tag: string;
@@ -83,12 +91,12 @@ describe('the outbox and the job queue', () => {
       const kept = uniqueName('kept');
       await expect(
         t.db.transaction(async (em) => {
-          await recordEvent(em, { accountId: x.accountId, id: x.siteId }, 'probe.happened', { tag: lost });
+          await recordEvent(em, { accountId: x.accountId, id: x.siteId }, PROBE.happened, { tag: lost });
           throw rollback;
         }),
       ).rejects.toBe(rollback);
       await t.db.transaction((em) =>
-        recordEvent(em, { accountId: x.accountId, id: x.siteId }, 'probe.happened', { tag: kept }),
+        recordEvent(em, { accountId: x.accountId, id: x.siteId }, PROBE.happened, { tag: kept }),
       );
 
       const row = await eventually(() => dispatchedRow(kept));
@@ -122,7 +130,7 @@ describe('the outbox and the job queue', () => {
 
     it('records account-level events without a site', async () => {
       const tag = uniqueName('acct');
-      await t.db.transaction((em) => recordEvent(em, { accountId: x.accountId }, 'probe.account_level', { tag }));
+      await t.db.transaction((em) => recordEvent(em, { accountId: x.accountId }, PROBE.accountLevel, { tag }));
       const row = await eventually(() => dispatchedRow(tag));
       expect(row).toEqual(
         expect.objectContaining({ accountId: x.accountId, siteId: null, name: 'probe.account_level' }),
@@ -133,7 +141,7 @@ describe('the outbox and the job queue', () => {
       const tag = uniqueName('retry');
       probe.failFirstDelivery.add(tag);
       await t.db.transaction((em) =>
-        recordEvent(em, { accountId: x.accountId, id: x.siteId }, 'probe.happened', { tag }),
+        recordEvent(em, { accountId: x.accountId, id: x.siteId }, PROBE.happened, { tag }),
       );
       const row = await eventually(() => dispatchedRow(tag));
       expect(probe.deliveryAttempts.get(tag)).toBe(2);
@@ -145,8 +153,8 @@ describe('the outbox and the job queue', () => {
       const good = uniqueName('good');
       probe.failAlways.add(bad);
       await t.db.transaction(async (em) => {
-        await recordEvent(em, { accountId: x.accountId, id: x.siteId }, 'probe.happened', { tag: bad });
-        await recordEvent(em, { accountId: x.accountId, id: x.siteId }, 'probe.happened', { tag: good });
+        await recordEvent(em, { accountId: x.accountId, id: x.siteId }, PROBE.happened, { tag: bad });
+        await recordEvent(em, { accountId: x.accountId, id: x.siteId }, PROBE.happened, { tag: good });
       });
       const delivered = await eventually(() => dispatchedRow(good));
       expect(delivered.name).toBe('probe.happened');
@@ -166,9 +174,7 @@ describe('the outbox and the job queue', () => {
 
     it('events nobody subscribes to are still marked dispatched', async () => {
       const tag = uniqueName('nobody');
-      await t.db.transaction((em) =>
-        recordEvent(em, { accountId: x.accountId, id: x.siteId }, 'unheard.event', { tag }),
-      );
+      await t.db.transaction((em) => recordEvent(em, { accountId: x.accountId, id: x.siteId }, PROBE.unheard, { tag }));
       await eventually(() => dispatchedRow(tag));
       expect(probe.deliveryAttempts.has(tag)).toBe(false);
     });

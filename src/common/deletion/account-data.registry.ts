@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import { EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
 
 /** What deleting an account does to one kind of data (API.md §8). */
 export type DeletionAction = 'delete' | 'anonymise' | 'cancel' | 'forfeit';
@@ -19,6 +19,8 @@ export interface AccountDataOwner {
   name: string;
   /** Lower runs first: dependents before what they depend on. Sites and keys go last. */
   order: number;
+  /** The entities whose account rows it removes (a test checks every site or account table has an owner). */
+  entities: Array<EntityTarget<ObjectLiteral>>;
   preview(em: EntityManager, accountId: number): Promise<DeletionImpact[]>;
   /**
    * Removes or anonymises the account's rows (and enqueues file removals). Runs in its own
@@ -39,4 +41,52 @@ export class AccountDataRegistry {
   list(): AccountDataOwner[] {
     return [...this.owners.values()].sort((a, b) => a.order - b.order || a.name.localeCompare(b.name));
   }
+}
+
+/** One table of a module's data, as siteTablesOwner() removes it. */
+export interface OwnedTable {
+  /** Its name in the preview and the purge counts, e.g. 'content_items'. */
+  resource: string;
+  entity: EntityTarget<ObjectLiteral>;
+  /** How its rows belong to the account: through their site (site_id, the default) or account_id. */
+  scope?: 'site' | 'account';
+}
+
+export const OF_ACCOUNT = {
+  site: 'site_id IN (SELECT id FROM sites WHERE account_id = :accountId)',
+  account: 'account_id = :accountId',
+};
+
+/**
+ * The usual owner: deletes the account's rows of these tables, in the order given (dependents
+ * first), and previews their counts. Modules whose data needs more (files, anonymising) write
+ * their own AccountDataOwner in `<module>-data.owner.ts`.
+ */
+export function tablesOwner(name: string, order: number, tables: OwnedTable[]): AccountDataOwner {
+  const where = (t: OwnedTable) => OF_ACCOUNT[t.scope ?? 'site'];
+  return {
+    name,
+    order,
+    entities: tables.map((t) => t.entity),
+    preview: async (em, accountId) => {
+      const impacts: DeletionImpact[] = [];
+      // What they depend on first: the order a reader expects (items, then their revisions).
+      for (const t of [...tables].reverse()) {
+        const count = await em
+          .createQueryBuilder(t.entity, 'x')
+          .where(`x.${where(t)}`, { accountId })
+          .getCount();
+        impacts.push({ resource: t.resource, count, action: 'delete' });
+      }
+      return impacts;
+    },
+    purge: async (em, accountId) => {
+      const counts: Record<string, number> = {};
+      for (const t of tables) {
+        const result = await em.createQueryBuilder().delete().from(t.entity).where(where(t), { accountId }).execute();
+        counts[t.resource] = result.affected ?? 0;
+      }
+      return counts;
+    },
+  };
 }

@@ -1,5 +1,6 @@
 import { EntityManager } from 'typeorm';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { DomainEvent, isDeclared } from './events';
 import { OutboxEventEntity } from './outbox-event.entity';
 
 export interface EventScope {
@@ -10,18 +11,20 @@ export interface EventScope {
 
 /**
  * Writes a domain event to the outbox inside the caller's transaction (API.md §6): it is
- * published if and only if the change commits. Names are dot-separated and past tense.
+ * published if and only if the change commits. The event must be one its module declared in
+ * its `<module>.events.ts` (defineEvents); anything else is a programming error and throws.
  */
-export async function recordEvent(
+export async function recordEvent<P extends object>(
   em: EntityManager,
   scope: EventScope,
-  name: string,
-  payload: Record<string, unknown>,
+  event: DomainEvent<P>,
+  payload: P,
 ): Promise<void> {
+  if (!isDeclared(event)) throw new Error(`Event ${event.name} is not declared in a module's events file`);
   const row = {
     accountId: scope.accountId,
     siteId: scope.id ?? null,
-    name,
+    name: event.name,
     payload,
   } as QueryDeepPartialEntity<OutboxEventEntity>;
   await em.insert(OutboxEventEntity, row);

@@ -1,0 +1,49 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { AccountDataRegistry } from '../common/deletion/account-data.registry';
+import { IdempotencyKeyEntity } from '../common/idempotency/idempotency-key.entity';
+import { OutboxEventEntity } from '../common/outbox/outbox-event.entity';
+import { SiteEntity } from './entities/site.entity';
+import { SitesService } from './sites.service';
+
+/**
+ * Account deletion (API.md §8), the account module's share: its sites once every module has
+ * removed their data, then the account's own bookkeeping (events, idempotency records). The
+ * purge job removes the account row after every owner; the deletion request stays as the
+ * record that the deletion happened.
+ */
+@Injectable()
+export class AccountDataOwner implements OnModuleInit {
+  constructor(
+    private readonly registry: AccountDataRegistry,
+    private readonly sites: SitesService,
+  ) {}
+
+  onModuleInit(): void {
+    this.registry.register({
+      name: 'sites',
+      order: 900,
+      entities: [SiteEntity],
+      preview: async (em, accountId) => [
+        { resource: 'sites', count: await em.count(SiteEntity, { where: { accountId } }), action: 'delete' },
+      ],
+      purge: async (em, accountId) => {
+        const deleted = (await em.delete(SiteEntity, { accountId })).affected ?? 0;
+        this.sites.forgetAccount(accountId);
+        return { sites: deleted };
+      },
+    });
+    this.registry.register({
+      name: 'account_records',
+      order: 1000,
+      entities: [OutboxEventEntity, IdempotencyKeyEntity],
+      preview: async (em, accountId) => [
+        { resource: 'events', count: await em.count(OutboxEventEntity, { where: { accountId } }), action: 'delete' },
+      ],
+      purge: async (em, accountId) => {
+        const events = await em.delete(OutboxEventEntity, { accountId });
+        await em.delete(IdempotencyKeyEntity, { scope: `account:${accountId}` });
+        return { events: events.affected ?? 0 };
+      },
+    });
+  }
+}

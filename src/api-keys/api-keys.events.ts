@@ -1,0 +1,16 @@
+import { defineEvents, event } from '../common/outbox/events';
+
+export interface ApiKeyCreatedPayload {
+  id: number;
+  name: string;
+}
+
+export interface ApiKeyRevokedPayload {
+  id: number;
+}
+
+/** Events this module writes to the outbox (API.md §6). */
+export const API_KEY_EVENTS = defineEvents('api-keys', {
+  created: event<ApiKeyCreatedPayload>('api_key.created', 'A secret API key was created'),
+  revoked: event<ApiKeyRevokedPayload>('api_key.revoked', 'A secret API key was revoked; it stopped working at once'),
+});

@@ -1,0 +1,163 @@
+import { applyDecorators, Controller, HttpCode, SetMetadata, Type } from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiBody,
+  ApiConsumes,
+  ApiHeader,
+  ApiHeaderOptions,
+  ApiOperation,
+  ApiParam,
+  ApiParamOptions,
+  ApiResponse,
+  ApiSecurity,
+  ApiTags,
+  HeadersObject,
+  ReferenceObject,
+  SchemaObject,
+} from '@nestjs/swagger';
+
+import { AccountAdmin, AdminRoute, AllowedDuringDeletion, Public, SessionAllowed } from '../auth/decorators';
+import { ApiProblems } from '../errors/api-problems.decorator';
+import { Idempotent } from '../idempotency/idempotent.decorator';
+import { MAX_ID } from '../input/dto-rules';
+import { OptionalBody } from '../input/request-body';
+
+/**
+ * Who may call a route; each sets the guard's metadata and the OpenAPI security together.
+ * - `key`: a secret key (x-api-key or bearer); the default of every route.
+ * - `account-key`: a key that reaches every site of the account (account administration).
+ * - `legacy-key`: a secret key in x-api-key only (v1).
+ * - `optional-key`: anyone; a key shows more (drafts). Anonymous callers are rate limited by IP.
+ * - `session`: a site-user session or a secret key.
+ * - `public`: anyone; no credential is documented.
+ */
+export type RouteAuth = 'key' | 'account-key' | 'legacy-key' | 'optional-key' | 'session' | 'public';
+
+/** A response: its DTO class, or the full options when it needs a schema, headers or a description. */
+export type RouteResponse =
+  | Type<unknown>
+  | { type?: Type<unknown>; schema?: SchemaObject | ReferenceObject; description?: string; headers?: HeadersObject };
+
+export interface RouteOptions {
+  auth: RouteAuth;
+  summary: string;
+  description?: string;
+  /** 200 with this body (also on POST actions). */
+  ok?: RouteResponse;
+  /** 201 with this body; the handler sets Location with created(). */
+  created?: RouteResponse;
+  /** 202 with this body. */
+  accepted?: RouteResponse;
+  /** 204, no body (`true`, or the response's description). */
+  noContent?: true | string;
+  /**
+   * Problem statuses beyond those the auth mode and the path give (401 for a credential, 403
+   * for account keys, 400 and 404 for path parameters): 400 for a body or query, 409, 412, ...
+   */
+  problems?: number[];
+  /** Path parameters of the method's own path (the controller's are declared by ApiController). */
+  params?: ApiParamOptions[];
+  headers?: ApiHeaderOptions[];
+  /** A multipart upload: the form's schema (the handler reads the stream itself). */
+  upload?: SchemaObject;
+  /** A JSON body that may be absent (validated as this DTO when present). */
+  optionalBody?: Type;
+  /** Replays the first response for a repeated Idempotency-Key. */
+  idempotent?: true;
+  /** An operator route outside the interface: `x-sitebase-admin: true` in OpenAPI. */
+  admin?: true;
+  /** A write that stays possible while the account's deletion is scheduled. */
+  duringDeletion?: true;
+}
+
+/** Metadata key under which every route keeps its options (tests check every handler has it). */
+export const ROUTE_OPTIONS = 'sitebase:route';
+
+// Made per route: swagger's security decorators share their array between the targets of one instance.
+const keySchemes = () => [ApiSecurity('apiKey'), ApiBearerAuth('bearer')];
+
+function authDecorators(auth: RouteAuth): MethodDecorator[] {
+  switch (auth) {
+    case 'key':
+      return keySchemes();
+    case 'account-key':
+      return [AccountAdmin(), ...keySchemes()];
+    case 'legacy-key':
+      return [ApiSecurity('apiKey')];
+    case 'optional-key':
+      // `{}` last: the OpenAPI way to say "or no credential".
+      return [Public(), ...keySchemes(), ApiSecurity({})];
+    case 'session':
+      return [SessionAllowed(), ...keySchemes()];
+    case 'public':
+      return [Public()];
+  }
+}
+
+function authProblems(auth: RouteAuth): number[] {
+  switch (auth) {
+    case 'public':
+      return [];
+    case 'account-key':
+      return [401, 403];
+    default:
+      return [401];
+  }
+}
+
+function response(status: number, spec: RouteResponse): MethodDecorator & ClassDecorator {
+  return typeof spec === 'function' ? ApiResponse({ status, type: spec }) : ApiResponse({ status, ...spec });
+}
+
+/**
+ * Declares a route in one place: who may call it (guard metadata and OpenAPI security together),
+ * its summary, its success response and status code, and its problem statuses. Use it on every
+ * handler, beside the HTTP verb; `docs/modules.md` shows a controller written with it.
+ */
+export function Route(options: RouteOptions): MethodDecorator {
+  const decorators: MethodDecorator[] = [
+    SetMetadata(ROUTE_OPTIONS, options),
+    ...authDecorators(options.auth),
+    ApiOperation({ summary: options.summary, description: options.description }),
+  ];
+  if (options.ok) decorators.push(HttpCode(200), response(200, options.ok));
+  if (options.created) decorators.push(HttpCode(201), response(201, options.created));
+  if (options.accepted) decorators.push(HttpCode(202), response(202, options.accepted));
+  if (options.noContent) {
+    const description = options.noContent === true ? 'No content' : options.noContent;
+    decorators.push(HttpCode(204), ApiResponse({ status: 204, description }));
+  }
+  for (const param of options.params ?? []) decorators.push(ApiParam(param));
+  for (const header of options.headers ?? []) decorators.push(ApiHeader(header));
+  if (options.upload) decorators.push(ApiConsumes('multipart/form-data'), ApiBody({ schema: options.upload }));
+  if (options.optionalBody) decorators.push(OptionalBody(options.optionalBody));
+  if (options.idempotent) decorators.push(Idempotent());
+  if (options.admin) decorators.push(AdminRoute());
+  if (options.duringDeletion) decorators.push(AllowedDuringDeletion());
+  const problems = new Set([...authProblems(options.auth), ...(options.problems ?? [])]);
+  decorators.push(ApiProblems(...[...problems].sort((a, b) => a - b)));
+  return applyDecorators(...decorators);
+}
+
+const SITE_PARAMS = new Set(['siteName', 'site_name']);
+
+/**
+ * A controller and its OpenAPI tag, with every parameter of its path declared (the site's name
+ * with an example), so no operation under it can leave one out of the document. A path with
+ * parameters also documents their problems on every operation: 404 (no such site or parent in
+ * reach) and, for ids, 400.
+ */
+export function ApiController(path: string, tag: string): ClassDecorator {
+  const params = [...path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]);
+  const problems = params.length === 0 ? [] : params.some((p) => !SITE_PARAMS.has(p)) ? [400, 404] : [404];
+  return applyDecorators(
+    Controller(path),
+    ApiTags(tag),
+    ...(problems.length ? [ApiProblems(...problems)] : []),
+    ...params.map((name) =>
+      SITE_PARAMS.has(name)
+        ? ApiParam({ name, schema: { type: 'string', example: 'demo' } })
+        : ApiParam({ name, schema: { type: 'integer', minimum: 1, maximum: MAX_ID, example: 1 } }),
+    ),
+  );
+}

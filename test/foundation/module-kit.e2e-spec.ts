@@ -1,0 +1,63 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { DataSource } from 'typeorm';
+import { AccountDataRegistry } from '../../src/common/deletion/account-data.registry';
+import { eventCatalog } from '../../src/common/outbox/events';
+import { startApp, TestApp } from '../support/app';
+
+const SRC = join(__dirname, '../../src');
+
+/** Tables that hold an account's or a site's rows but outlive the purge, and why. */
+const RETAINED: Record<string, string> = {
+  accounts: 'removed by the purge job itself, after every owner has run',
+  account_deletions: 'the record that the deletion happened (API.md §8)',
+};
+
+function sourceFiles(dir = SRC): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return name.endsWith('.ts') && !name.endsWith('.spec.ts') ? [path] : [];
+  });
+}
+
+describe('The module kit (docs/modules.md)', () => {
+  let t: TestApp;
+
+  beforeAll(async () => (t = await startApp()));
+  afterAll(() => t.close());
+
+  it('every table of a site or an account has a data owner that purges it', () => {
+    const db = t.app.get(DataSource);
+    const owned = new Map<string, string>();
+    for (const owner of t.app.get(AccountDataRegistry).list()) {
+      for (const entity of owner.entities) owned.set(db.getMetadata(entity).tableName, owner.name);
+    }
+    const scoped = db.entityMetadatas
+      .filter((m) => m.columns.some((c) => c.databaseName === 'site_id' || c.databaseName === 'account_id'))
+      .map((m) => m.tableName);
+    expect(scoped.length).toBeGreaterThan(8);
+    const orphans = scoped.filter((table) => !owned.has(table) && !(table in RETAINED));
+    expect(orphans).toEqual([]);
+  });
+
+  it('every event is declared in the events file of the module that emits it', () => {
+    const catalog = [...eventCatalog().values()];
+    expect(catalog.map((e) => e.name)).toEqual(expect.arrayContaining(['content.published', 'media.created']));
+    const misplaced: string[] = [];
+    for (const file of sourceFiles()) {
+      const text = readFileSync(file, 'utf8');
+      const rel = relative(SRC, file);
+      for (const m of text.matchAll(/defineEvents\('([a-z-]+)'/g)) {
+        // A module's events live in src/<module>/<module>.events.ts.
+        if (rel !== `${m[1]}/${m[1]}.events.ts`) misplaced.push(`${rel} declares ${m[1]} events`);
+      }
+      for (const m of text.matchAll(/recordEvent\(\s*\w+,\s*[^,]+,\s*([^,]+),/g)) {
+        const arg = m[1].trim();
+        if (/^['"`]/.test(arg)) misplaced.push(`${rel} records an event named by a string: ${arg}`);
+      }
+    }
+    expect(misplaced).toEqual([]);
+    for (const e of catalog) expect(e.description.length).toBeGreaterThan(10);
+  });
+});
