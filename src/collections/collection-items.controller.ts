@@ -1,13 +1,12 @@
 import { Body, Delete, Get, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { CurrentPrincipal, CurrentSite } from '../common/auth/decorators';
-import { Principal } from '../common/auth/principal';
+import { canSeeDrafts, Principal } from '../common/auth/principal';
 import { SiteIdParamDto } from '../common/http/params';
 import { created } from '../common/http/public-urls';
 import { ApiController, Route } from '../common/http/route.decorator';
 import { CursorQueryDto, mapPage, Page, PageDto } from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
-import { seesDrafts } from '../content/content.service';
 import { CollectionItemsService } from './collection-items.service';
 import { AddCollectionItemDto, CollectionItemResponseDto, toCollectionItemResponse } from './dto/collection-item.dto';
 import { CollectionItemParamDto } from './dto/collection.dto';
@@ -30,7 +29,7 @@ export class CollectionItemsController {
     @Param() { id }: SiteIdParamDto,
     @Query() query: CursorQueryDto,
   ): Promise<Page<CollectionItemResponseDto>> {
-    return mapPage(await this.items.list(site, id, query, seesDrafts(principal)), toCollectionItemResponse);
+    return mapPage(await this.items.list(site, id, query, canSeeDrafts(principal)), toCollectionItemResponse);
   }
 
   @Post()

@@ -7,7 +7,7 @@ import { recordEvent } from '../common/outbox/record-event';
 import { COLLECTION_EVENTS } from './collections.events';
 import { applyKeyset, CursorQueryDto, keysetPage, Page } from '../common/pagination/page';
 import { findInSiteOrFail, SiteContext } from '../common/tenancy/site-context';
-import { baseSlug, nextFreeSlug } from '../content/content-slug';
+import { allocateSlug, baseSlug } from '../common/slugs/slugs';
 import { assertWindow } from './collection-window';
 import { CreateCollectionDto, UpdateCollectionDto } from './dto/collection.dto';
 import { CollectionEntity } from './entities/collection.entity';
@@ -122,16 +122,9 @@ export class CollectionsService {
   /** An explicit slug must be free (409); one made from the name gets the next free `-N`. */
   private async slugFor(em: EntityManager, site: SiteContext, slug: string | undefined, name: string): Promise<string> {
     const base = baseSlug({ slug, title: name, fallback: 'collection' });
-    const rows: Array<{ slug: string }> = await em.query(
-      `SELECT slug FROM collections WHERE site_id = $1 AND (slug = $2 OR (slug > $2 || '-' AND slug < $2 || '.'))`,
-      [site.id, base],
-    );
-    const taken = rows.map((r) => r.slug);
-    if (slug !== undefined) {
-      if (taken.includes(base)) throw duplicateSlug(base);
-      return base;
-    }
-    return nextFreeSlug(base, taken);
+    const free = await allocateSlug(em, CollectionEntity, site.id, base, { explicit: slug !== undefined });
+    if (free === null) throw duplicateSlug(base);
+    return free;
   }
 }
 

@@ -8,7 +8,7 @@ import { recordEvent } from '../common/outbox/record-event';
 import { QueueService } from '../common/queue/queue.service';
 import { SiteContext } from '../common/tenancy/site-context';
 import { MediaService } from '../media/media.service';
-import { baseSlug, nextFreeSlug } from './content-slug';
+import { allocateSlug, baseSlug } from '../common/slugs/slugs';
 import { ContentSnapshot, sameSnapshot, snapshotOf } from './content-snapshot';
 import { PUBLISH_SCHEDULED_JOB, PublishScheduledJob } from './content-publish.job';
 import { ContentEventPayload, eventsOf } from './content.events';
@@ -65,18 +65,10 @@ export class ContentWriter {
     exceptId?: number,
   ): Promise<string> {
     const base = baseSlug({ slug: input.slug, title: input.title, prefix: input.prefix, fallback: input.type });
-    // The column is C-collated, so `base-…` is the byte range [base-, base.) of the index.
-    const rows: Array<{ id: string; slug: string }> = await em.query(
-      `SELECT id, slug FROM content_items
-        WHERE site_id = $1 AND (slug = $2 OR (slug > $2 || '-' AND slug < $2 || '.'))`,
-      [site.id, base],
-    );
-    const taken = rows.filter((r) => Number(r.id) !== exceptId).map((r) => r.slug);
-    if (input.slug !== undefined) {
-      if (taken.includes(base)) throw duplicateSlug(base);
-      return base;
-    }
-    return nextFreeSlug(base, taken);
+    const explicit = input.slug !== undefined;
+    const slug = await allocateSlug(em, ContentItemEntity, site.id, base, { explicit, exceptId });
+    if (slug === null) throw duplicateSlug(base);
+    return slug;
   }
 
   /**

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { Principal } from '../common/auth/principal';
+import { canSeeDrafts, Principal } from '../common/auth/principal';
 import { NotFoundProblem, PreconditionFailedProblem } from '../common/errors/problems';
 import { recordEvent } from '../common/outbox/record-event';
 import { Page } from '../common/pagination/page';
@@ -24,10 +24,14 @@ export interface UpdateOptions {
   attachmentsPath?: string;
 }
 
-/** Only a secret key of the site sees drafts (API.md §2); anyone else sees what is published. */
-export function seesDrafts(principal: Principal): boolean {
-  return principal.kind === 'key';
-}
+/** What another module may read of a content item (collections list these). */
+export type ContentSummary = Pick<
+  ContentItemEntity,
+  'id' | 'type' | 'title' | 'slug' | 'excerpt' | 'status' | 'publishedAt' | 'thumbnail'
+>;
+const SUMMARY_COLUMNS = ['id', 'type', 'title', 'slug', 'excerpt', 'status', 'publishedAt', 'thumbnail'] as const;
+
+export { CONTENT_STATUSES, type ContentStatus } from './content-status';
 
 @Injectable()
 export class ContentService {
@@ -40,7 +44,7 @@ export class ContentService {
 
   /** Anonymous lists come from the public cache when they can (docs/content.md). */
   async list(site: SiteContext, principal: Principal, query: ContentQueryDto): Promise<Page<ContentItemEntity>> {
-    if (seesDrafts(principal)) return this.repository.list(site, query, true);
+    if (canSeeDrafts(principal)) return this.repository.list(site, query, true);
     const key = `list:${listKey(query)}`;
     const cached = this.cache.get(site.id, key) as Page<ContentItemEntity> | undefined;
     if (cached) return cached;
@@ -59,7 +63,7 @@ export class ContentService {
 
   /** `idOrSlug`: all digits is an id (API.md §3). Drafts of anonymous callers are a 404. */
   async get(site: SiteContext, principal: Principal, idOrSlug: string): Promise<ContentItemEntity> {
-    const withDrafts = seesDrafts(principal);
+    const withDrafts = canSeeDrafts(principal);
     const key = `get:${idOrSlug}`;
     const cached = withDrafts ? undefined : (this.cache.get(site.id, key) as ContentItemEntity | undefined);
     if (cached) return cached;
@@ -71,8 +75,30 @@ export class ContentService {
   }
 
   /** Another module's reference to an item (e.g. a collection item): 404 unless it is in the site. */
-  getForReference(em: EntityManager, site: SiteContext, id: number): Promise<ContentItemEntity> {
+  /** Content of the site that another module refers to, in its transaction (404 for another site's id). */
+  getForReference(em: EntityManager, site: SiteContext, id: number): Promise<ContentSummary> {
     return findInSiteOrFail(em, ContentItemEntity, site, id, 'Content');
+  }
+
+  /** The summaries of these items of the site, by id, in one query (ids not found are absent). */
+  async summariesByIds(site: SiteContext, ids: number[]): Promise<Map<number, ContentSummary>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.dataSource
+      .getRepository(ContentItemEntity)
+      .createQueryBuilder('c')
+      .select(SUMMARY_COLUMNS.map((col) => `c.${col}`))
+      .where('c.site_id = :siteId AND c.id = ANY(:ids)', { siteId: site.id, ids })
+      .getMany();
+    return new Map(rows.map((r) => [r.id, r]));
+  }
+
+  /**
+   * A condition for another module's list query that keeps rows whose content (its id in
+   * `column`) is published: the list filters and pages in one statement, and content keeps
+   * the rule of what "published" is.
+   */
+  publishedCondition(column: string): string {
+    return `EXISTS (SELECT 1 FROM content_items pc WHERE pc.id = ${column} AND pc.status = 'published')`;
   }
 
   create(

@@ -1,6 +1,6 @@
+import { SLUG_MAX_LENGTH, slugOf } from '../common/slugs/slugs';
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import slugify from 'slugify';
 import { ConflictProblem, ValidationProblem } from '../common/errors/problems';
 import { isUniqueViolation } from '../common/errors/postgres-errors';
 import { applyKeyset, CursorQueryDto, keysetPage, Page } from '../common/pagination/page';
@@ -75,7 +75,7 @@ export class MediaTermsService {
 }
 
 function slugFromName(name: string): string {
-  const slug = slugify(name, { lower: true, strict: true, trim: true }).slice(0, 200).replace(/-+$/, '');
+  const slug = slugOf(name).slice(0, SLUG_MAX_LENGTH).replace(/-+$/, '');
   if (!slug) throw new ValidationProblem([{ path: 'slug', message: 'is required when the name gives no slug' }]);
   return slug;
 }

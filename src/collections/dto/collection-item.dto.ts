@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, Max, Min } from 'class-validator';
-import { CONTENT_STATUSES, ContentStatus } from '../../content/content-status';
+import { CONTENT_STATUSES, type ContentStatus } from '../../content/content.service';
 import { OptionalNotNull } from '../../common/input/dto-rules';
 import type { CollectionItemRow } from '../collection-items.service';
 

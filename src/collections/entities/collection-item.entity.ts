@@ -1,6 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne } from 'typeorm';
 import { SiteEntity } from '../../account/entities/site.entity';
-import { ContentItemEntity } from '../../content/entities/content-item.entity';
 import { IdColumn, RefColumn } from '../../database/columns';
 import { CollectionEntity } from './collection.entity';
 
@@ -23,10 +22,11 @@ export class CollectionItemEntity {
   @ManyToOne(() => CollectionEntity, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'collection_id' })
   collection?: CollectionEntity;
+  /**
+   * Content is another module's: a plain id here (docs/foundation.md, "References across
+   * modules"); the migration's foreign key deletes the item with its content.
+   */
   @RefColumn() contentId: number;
-  @ManyToOne(() => ContentItemEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'content_id' })
-  content?: ContentItemEntity;
   @Column({ type: 'integer' }) position: number;
   @CreateDateColumn({ type: 'timestamptz', precision: 3 }) addedAt: Date;
 }

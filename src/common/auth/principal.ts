@@ -24,6 +24,14 @@ export interface AnonymousPrincipal {
 
 export type Principal = KeyPrincipal | UserPrincipal | AnonymousPrincipal;
 
+/**
+ * Whether a caller sees unpublished work (drafts, scheduled items): only a secret key of the
+ * site does (API.md §2); anyone else, a site user included, sees what is published.
+ */
+export function canSeeDrafts(principal: Principal): boolean {
+  return principal.kind === 'key';
+}
+
 export const ANONYMOUS: AnonymousPrincipal = Object.freeze({ kind: 'anonymous' });
 
 /** What the auth layer attaches to the Express request. */

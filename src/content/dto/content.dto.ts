@@ -18,7 +18,7 @@ import {
 import { SiteIdParamDto, SiteNameParamDto } from '../../common/http/params';
 import { IsIdOrSlug, IsIdParam, IsTimestamp, MAX_ID, NestedArray, OptionalNotNull } from '../../common/input/dto-rules';
 import { CursorQueryDto } from '../../common/pagination/page';
-import { SLUG_MAX_LENGTH, SLUG_PATTERN } from '../content-slug';
+import { SLUG_MAX_LENGTH, SLUG_PATTERN } from '../../common/slugs/slugs';
 import { CONTENT_STATUSES, ContentStatus } from '../content-status';
 import type { ContentFormat } from '../entities/content-item.entity';
 

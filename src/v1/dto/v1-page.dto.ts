@@ -26,7 +26,7 @@ import {
   OptionalNotNull,
   toInteger,
 } from '../../common/input/dto-rules';
-import { slugPart } from '../../content/content-slug';
+import { slugPart } from '../../common/slugs/slugs';
 import { CONTENT_STATUSES, ContentStatus } from '../../content/content-status';
 import { AuthorDto, CONTENT_TYPE_PATTERN, CreateContentDto, UpdateContentDto } from '../../content/dto/content.dto';
 import type { PageView } from '../../content/pages.service';

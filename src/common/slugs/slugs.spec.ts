@@ -1,4 +1,4 @@
-import { baseSlug, nextFreeSlug, SLUG_PATTERN, slugPart } from './content-slug';
+import { baseSlug, nextFreeSlug, SLUG_PATTERN, slugPart } from './slugs';
 
 describe('content slugs', () => {
   it('turns a title into lower-case latin words', () => {

@@ -1,4 +1,5 @@
 import slugify from 'slugify';
+import { EntityManager, EntityTarget } from 'typeorm';
 
 /** Lower-case words of a-z and 0-9 joined by single dashes; never all digits (API.md §3: digits mean an id). */
 export const SLUG_PATTERN = /^(?!\d+$)[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -6,9 +7,14 @@ export const SLUG_MAX_LENGTH = 200;
 /** Generated slugs keep room for a prefix and a `-N` suffix. */
 const GENERATED_MAX_LENGTH = 80;
 
+/** `text` as lower-case latin words joined by dashes ('' when nothing latin is left). */
+export function slugOf(text: string): string {
+  return slugify(text, { lower: true, strict: true, trim: true });
+}
+
 /** The words of `text` as a slug part ('' when nothing latin is left, e.g. a Japanese title). */
 export function slugPart(text: string, max = GENERATED_MAX_LENGTH): string {
-  const full = slugify(text, { lower: true, strict: true, trim: true });
+  const full = slugOf(text);
   if (full.length <= max) return full;
   const cut = full.slice(0, max);
   // Cut at a word boundary when there is one.
@@ -42,4 +48,35 @@ export function nextFreeSlug(base: string, taken: Iterable<string>): string {
     }
   }
   return baseTaken ? `${base}-${highest + 1}` : base;
+}
+
+/** The rows a slug allocation reads: any site-scoped entity with a unique (site_id, slug). */
+interface Slugged {
+  id: number;
+  slug: string;
+}
+
+/**
+ * The slug a row of `entity` gets in a site: `base` itself when it is free, else `base-N`
+ * (nextFreeSlug). With `explicit`, the caller named the slug: it is `base` or nothing (null,
+ * the caller's 409). `exceptId` is the row being renamed. One index range scan of the
+ * (site_id, slug) unique index: the column is C-collated, so `base-…` is the byte range
+ * [base-, base.). The unique index still decides races; callers map its violation to 409.
+ */
+export async function allocateSlug<E extends Slugged>(
+  em: EntityManager,
+  entity: EntityTarget<E>,
+  siteId: number,
+  base: string,
+  options: { explicit?: boolean; exceptId?: number } = {},
+): Promise<string | null> {
+  const rows = await em
+    .createQueryBuilder(entity, 'x')
+    .select(['x.id', 'x.slug'])
+    .where('x.site_id = :siteId', { siteId })
+    .andWhere("(x.slug = :base OR (x.slug > :base || '-' AND x.slug < :base || '.'))", { base })
+    .getMany();
+  const taken = rows.filter((r) => r.id !== options.exceptId).map((r) => r.slug);
+  if (options.explicit) return taken.includes(base) ? null : base;
+  return nextFreeSlug(base, taken);
 }
