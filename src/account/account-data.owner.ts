@@ -2,7 +2,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { AccountDataRegistry } from '../common/deletion/account-data.registry';
 import { IdempotencyKeyEntity } from '../common/idempotency/idempotency-key.entity';
 import { OutboxEventEntity } from '../common/outbox/outbox-event.entity';
-import { SiteEntity } from './entities/site.entity';
+import { SiteEntity } from '../common/tenancy/entities/site.entity';
 import { SitesService } from './sites.service';
 
 /**

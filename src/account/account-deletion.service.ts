@@ -9,7 +9,7 @@ import { recordEvent } from '../common/outbox/record-event';
 import { ACCOUNT_EVENTS } from './account.events';
 import { QueueService } from '../common/queue/queue.service';
 import { AccountDeletionEntity } from './entities/account-deletion.entity';
-import { AccountEntity } from './entities/account.entity';
+import { AccountEntity } from '../common/tenancy/entities/account.entity';
 
 import { ACCOUNT_PURGE_JOB, AccountPurgeJobData } from './account-purge.job';
 

@@ -7,8 +7,8 @@ import { AccountPurgeJob } from './account-purge.job';
 import { AccountController } from './account.controller';
 import { AccountsService } from './accounts.service';
 import { AccountDeletionEntity } from './entities/account-deletion.entity';
-import { AccountEntity } from './entities/account.entity';
-import { SiteEntity } from './entities/site.entity';
+import { AccountEntity } from '../common/tenancy/entities/account.entity';
+import { SiteEntity } from '../common/tenancy/entities/site.entity';
 import { SitesController } from './sites.controller';
 import { SitesService } from './sites.service';
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { AccountEntity } from './entities/account.entity';
+import { AccountEntity } from '../common/tenancy/entities/account.entity';
 
 @Injectable()
 export class AccountsService {

@@ -10,7 +10,7 @@ import { ACCOUNT_EVENTS } from './account.events';
 import { applyKeyset, CursorQueryDto, keysetPage, Page } from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
 import { CreateSiteDto } from './dto/site.dto';
-import { SiteEntity } from './entities/site.entity';
+import { SiteEntity } from '../common/tenancy/entities/site.entity';
 
 const SITE_CACHE_MS = 30_000;
 const SITE_CACHE_MAX = 10_000;

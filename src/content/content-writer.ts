@@ -79,13 +79,13 @@ export class ContentWriter {
     em: EntityManager,
     site: SiteContext,
     ids: number[],
-    options: { dropMissing?: boolean; field?: string } = {},
+    options: { dropMissing?: boolean } = {},
   ): Promise<number[]> {
     if (options.dropMissing) {
       const present = new Set((await this.media.viewsByIds(site, ids)).map((v) => v.id));
       return ids.filter((id) => present.has(id));
     }
-    await this.media.assertAttachable(em, site, ids, options.field ?? 'attachmentIds');
+    await this.media.assertAttachable(em, site, ids, 'attachmentIds');
     return ids;
   }
 

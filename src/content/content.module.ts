@@ -8,7 +8,6 @@ import { ContentWriter } from './content-writer';
 import { ContentController } from './content.controller';
 import { ContentRepository } from './content.repository';
 import { ContentService } from './content.service';
-import { PagesService } from './pages.service';
 import { PublicContentCache } from './public-content.cache';
 import { ContentItemEntity } from './entities/content-item.entity';
 import { ContentRevisionEntity } from './entities/content-revision.entity';
@@ -21,13 +20,12 @@ import { RevisionsService } from './revisions.service';
   providers: [
     ContentService,
     RevisionsService,
-    PagesService,
     ContentRepository,
     ContentWriter,
     ContentPublishJob,
     ContentDataOwner,
     PublicContentCache,
   ],
-  exports: [ContentService, PagesService],
+  exports: [ContentService],
 })
 export class ContentModule {}

@@ -112,8 +112,7 @@ export class ContentRepository {
   }
 
   /**
-   * v1 `pages/{limit}/{offset}` (API.md §3 keeps offsets for v1): newest first, with the total,
-   * in one statement (the count is an index-only scan, run once).
+   * An offset page, newest first, with the total, in one statement (the count is an index-only scan, run once).
    */
   async offsetPage(
     site: SiteContext,
@@ -135,7 +134,7 @@ export class ContentRepository {
     return { rows: [], total: await this.items.countBy({ siteId: site.id }) };
   }
 
-  /** v1 `pages/all`: every item of the site, newest first. */
+  /** Every item of the site, newest first. */
   async all(site: SiteContext): Promise<ContentItemEntity[]> {
     const { entities } = await this.reads.read('all', { siteId: site.id }, () =>
       this.items

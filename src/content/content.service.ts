@@ -18,10 +18,6 @@ import { approximateBytes, PublicContentCache } from './public-content.cache';
 export interface UpdateOptions {
   /** API.md §6: the write happens only if this still matches the item's ETag. */
   ifMatch?: string;
-  /** v1 `replace_attachments: false`: add the given attachments to the current ones. */
-  appendAttachments?: boolean;
-  /** The body field named by a 400 about attachments (v1 says `attachment_ids`). */
-  attachmentsPath?: string;
 }
 
 /** What another module may read of a content item (collections list these). */
@@ -32,6 +28,8 @@ export type ContentSummary = Pick<
 const SUMMARY_COLUMNS = ['id', 'type', 'title', 'slug', 'excerpt', 'status', 'publishedAt', 'thumbnail'] as const;
 
 export { CONTENT_STATUSES, type ContentStatus } from './content-status';
+/** A content item as the service hands it to other modules (v1 maps it to a page). */
+export type ContentItem = ContentItemEntity;
 
 @Injectable()
 export class ContentService {
@@ -75,6 +73,23 @@ export class ContentService {
   }
 
   /** Another module's reference to an item (e.g. a collection item): 404 unless it is in the site. */
+  /**
+   * A page by offset, newest first, with the site's total (for page-numbered clients: v1;
+   * API.md §3 keeps offsets there). Drafts included: only key holders page this way.
+   */
+  listByOffset(
+    site: SiteContext,
+    limit: number,
+    offset: number,
+  ): Promise<{ rows: ContentItemEntity[]; total: number }> {
+    return this.repository.offsetPage(site, limit, offset);
+  }
+
+  /** Every item of the site, newest first, drafts included. */
+  all(site: SiteContext): Promise<ContentItemEntity[]> {
+    return this.repository.all(site);
+  }
+
   /** Content of the site that another module refers to, in its transaction (404 for another site's id). */
   getForReference(em: EntityManager, site: SiteContext, id: number): Promise<ContentSummary> {
     return findInSiteOrFail(em, ContentItemEntity, site, id, 'Content');
@@ -101,12 +116,7 @@ export class ContentService {
     return `EXISTS (SELECT 1 FROM content_items pc WHERE pc.id = ${column} AND pc.status = 'published')`;
   }
 
-  create(
-    site: SiteContext,
-    principal: Principal,
-    dto: CreateContentDto,
-    options: Pick<UpdateOptions, 'attachmentsPath'> = {},
-  ): Promise<ContentItemEntity> {
+  create(site: SiteContext, principal: Principal, dto: CreateContentDto): Promise<ContentItemEntity> {
     return this.write(site, async (em) => {
       const type = dto.type ?? 'post';
       const lifecycle = nextLifecycle(NEW_ITEM, dto, new Date());
@@ -128,9 +138,7 @@ export class ContentService {
         thumbnail: dto.thumbnail ?? '',
         description: dto.description ?? '',
         customFields: dto.customFields ?? {},
-        attachmentIds: await this.writer.attachments(em, site, dto.attachmentIds ?? [], {
-          field: options.attachmentsPath,
-        }),
+        attachmentIds: await this.writer.attachments(em, site, dto.attachmentIds ?? []),
         version: 0,
       });
       return this.writer.commit(em, site, item, { action: 'created', actor: actorOf(principal), before: null });
@@ -162,10 +170,7 @@ export class ContentService {
         );
       }
       if (dto.attachmentIds !== undefined) {
-        const ids = options.appendAttachments
-          ? [...new Set([...item.attachmentIds, ...dto.attachmentIds])]
-          : dto.attachmentIds;
-        item.attachmentIds = await this.writer.attachments(em, site, ids, { field: options.attachmentsPath });
+        item.attachmentIds = await this.writer.attachments(em, site, dto.attachmentIds);
       }
       Object.assign(item, definedFields(dto), {
         status: lifecycle.status,

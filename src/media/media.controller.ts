@@ -7,7 +7,7 @@ import { SiteContext } from '../common/tenancy/site-context';
 import { MediaQueryDto, MediaResponseDto, toMediaResponse, UpdateMediaDto, V2_UPLOAD_FORM } from './dto/media.dto';
 import { MediaUploadService } from './media-upload.service';
 import { MediaService } from './media.service';
-import { uploadFormSchema } from './upload/form-fields';
+import { uploadFormSchema } from '../common/input/form-fields';
 import { created } from '../common/http/public-urls';
 import { ApiController, Route } from '../common/http/route.decorator';
 

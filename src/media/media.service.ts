@@ -20,6 +20,9 @@ import { MEDIA_EVENTS } from './media.events';
 
 const TEXT_FIELDS = ['title', 'caption', 'description', 'altText'] as const;
 
+/** What other modules read of a media item (content attachments, v1). */
+export type { MediaView } from './media-view';
+
 @Injectable()
 export class MediaService {
   constructor(

@@ -4,7 +4,7 @@ import { CurrentSite } from '../common/auth/decorators';
 import { SiteContext } from '../common/tenancy/site-context';
 import { MediaUploadService } from '../media/media-upload.service';
 import { MediaService } from '../media/media.service';
-import { uploadFormSchema } from '../media/upload/form-fields';
+import { uploadFormSchema } from '../common/input/form-fields';
 import {
   toV1MediaItem,
   V1_TEXT_FIELDS,

@@ -3,7 +3,7 @@ import { ApiExtraModels, getSchemaPath } from '@nestjs/swagger';
 import { CurrentPrincipal, CurrentSite } from '../common/auth/decorators';
 import { Principal } from '../common/auth/principal';
 import { SiteContext } from '../common/tenancy/site-context';
-import { PagesService } from '../content/pages.service';
+import { V1PagesService } from './v1-pages.service';
 import {
   toCreateContentInput,
   toUpdateContentInput,
@@ -23,7 +23,7 @@ import { ApiController, Route } from '../common/http/route.decorator';
 @ApiExtraModels(V1PageResponseDto)
 @ApiController('v1/:site_name/pages', 'v1 legacy')
 export class V1PagesController {
-  constructor(private readonly pages: PagesService) {}
+  constructor(private readonly pages: V1PagesService) {}
 
   @Post()
   @Route({
@@ -100,9 +100,7 @@ export class V1PagesController {
   ): Promise<V1PageResponseDto> {
     const input = toUpdateContentInput(body);
     return toV1Page(
-      await this.pages.update(site, principal, page_id, input, {
-        appendAttachments: body.replace_attachments !== true,
-      }),
+      await this.pages.update(site, principal, page_id, input, { append: body.replace_attachments !== true }),
     );
   }
 

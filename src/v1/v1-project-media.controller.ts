@@ -5,7 +5,7 @@ import { SiteContext } from '../common/tenancy/site-context';
 import { AppConfig } from '../config/app-config';
 import { MediaUploadService } from '../media/media-upload.service';
 import { MediaService } from '../media/media.service';
-import { uploadFormSchema } from '../media/upload/form-fields';
+import { uploadFormSchema } from '../common/input/form-fields';
 import { V1_TEXT_FIELDS, v1ProjectUploadForm, V1ProjectMediaDeleteDto, V1ProjectParamsDto } from './dto/v1-media.dto';
 import { ApiController, Route } from '../common/http/route.decorator';
 

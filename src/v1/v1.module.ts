@@ -3,6 +3,7 @@ import { ContentModule } from '../content/content.module';
 import { MediaModule } from '../media/media.module';
 import { V1MediaController } from './v1-media.controller';
 import { V1PagesController } from './v1-pages.controller';
+import { V1PagesService } from './v1-pages.service';
 import { V1ProjectMediaController } from './v1-project-media.controller';
 
 /**
@@ -14,5 +15,6 @@ import { V1ProjectMediaController } from './v1-project-media.controller';
 @Module({
   imports: [MediaModule, ContentModule],
   controllers: [V1MediaController, V1ProjectMediaController, V1PagesController],
+  providers: [V1PagesService],
 })
 export class V1Module {}

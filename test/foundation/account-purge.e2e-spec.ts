@@ -1,8 +1,8 @@
 import request from 'supertest';
 import { AccountDeletionService } from '../../src/account/account-deletion.service';
 import { AccountDeletionEntity } from '../../src/account/entities/account-deletion.entity';
-import { AccountEntity } from '../../src/account/entities/account.entity';
-import { SiteEntity } from '../../src/account/entities/site.entity';
+import { AccountEntity } from '../../src/common/tenancy/entities/account.entity';
+import { SiteEntity } from '../../src/common/tenancy/entities/site.entity';
 import { ApiKeyEntity } from '../../src/api-keys/entities/api-key.entity';
 import { OutboxEventEntity } from '../../src/common/outbox/outbox-event.entity';
 import { eventually, startApp, TestApp } from '../support/app';

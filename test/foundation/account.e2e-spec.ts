@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { AccountDeletionEntity } from '../../src/account/entities/account-deletion.entity';
-import { AccountEntity } from '../../src/account/entities/account.entity';
-import { SiteEntity } from '../../src/account/entities/site.entity';
+import { AccountEntity } from '../../src/common/tenancy/entities/account.entity';
+import { SiteEntity } from '../../src/common/tenancy/entities/site.entity';
 import { OutboxEventEntity } from '../../src/common/outbox/outbox-event.entity';
 import { startApp, TestApp } from '../support/app';
 import { createTenant, Tenant, uniqueName } from '../support/tenant';

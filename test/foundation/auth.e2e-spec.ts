@@ -1,6 +1,6 @@
 import { Controller, Get, Module } from '@nestjs/common';
 import request from 'supertest';
-import { SiteEntity } from '../../src/account/entities/site.entity';
+import { SiteEntity } from '../../src/common/tenancy/entities/site.entity';
 import { ApiKeyEntity } from '../../src/api-keys/entities/api-key.entity';
 import { CurrentPrincipal, CurrentSite, Public, SessionAllowed } from '../../src/common/auth/decorators';
 import { Principal, UserPrincipal } from '../../src/common/auth/principal';

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { SiteEntity } from '../../src/account/entities/site.entity';
+import { SiteEntity } from '../../src/common/tenancy/entities/site.entity';
 import { startApp, TestApp } from '../support/app';
 import { expectProblem } from '../support/problem';
 import { createTenant, Tenant, uniqueName } from '../support/tenant';

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, normalize, relative } from 'node:path';
 import { DataSource } from 'typeorm';
 import { AccountDataRegistry } from '../../src/common/deletion/account-data.registry';
 import { eventCatalog } from '../../src/common/outbox/events';
@@ -21,7 +21,39 @@ function sourceFiles(dir = SRC): string[] {
   });
 }
 
+/** The feature modules: src/<name>/<name>.module.ts, the foundation (common, config, database) aside. */
+const FOUNDATION = ['common', 'config', 'database'];
+const MODULES = readdirSync(SRC).filter(
+  (name) =>
+    !FOUNDATION.includes(name) &&
+    statSync(join(SRC, name)).isDirectory() &&
+    readdirSync(join(SRC, name)).includes(`${name}.module.ts`),
+);
+
+/**
+ * What one module may import of another (docs/modules.md): its services (with the types they
+ * re-export), its events, the request DTOs its services take, and its Nest module.
+ */
+const PUBLIC_FILE = /(\.service|\.events|\.module)\.ts$|\/dto\/[^/]+\.dto\.ts$/;
+
 describe('The module kit (docs/modules.md)', () => {
+  it('modules reach each other only through services, events, request DTOs and Nest modules', () => {
+    expect(MODULES).toEqual(expect.arrayContaining(['content', 'media', 'collections', 'v1']));
+    const leaks: string[] = [];
+    for (const file of sourceFiles()) {
+      const rel = relative(SRC, file);
+      const own = rel.split('/')[0];
+      for (const m of readFileSync(file, 'utf8').matchAll(/from '(\.[^']+)'/g)) {
+        const target = relative(SRC, normalize(join(dirname(file), m[1])));
+        const module = target.split('/')[0];
+        if (module === own || !MODULES.includes(module)) continue;
+        if (!MODULES.includes(own) && target.endsWith('.module')) continue; // app and auth wiring
+        if (!PUBLIC_FILE.test(`${target}.ts`)) leaks.push(`${rel} imports ${target}`);
+      }
+    }
+    expect(leaks).toEqual([]);
+  });
+
   let t: TestApp;
 
   beforeAll(async () => (t = await startApp()));

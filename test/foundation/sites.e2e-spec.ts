@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { SiteEntity } from '../../src/account/entities/site.entity';
+import { SiteEntity } from '../../src/common/tenancy/entities/site.entity';
 import { OutboxEventEntity } from '../../src/common/outbox/outbox-event.entity';
 import { startApp, TestApp } from '../support/app';
 import { createTenant, Tenant, uniqueName } from '../support/tenant';

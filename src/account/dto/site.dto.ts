@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsString, Matches, MaxLength } from 'class-validator';
 import { SITE_NAME_PATTERN } from '../../common/auth/principal';
 import { OptionalNotNull } from '../../common/input/dto-rules';
-import { SiteEntity } from '../entities/site.entity';
+import { SiteEntity } from '../../common/tenancy/entities/site.entity';
 
 export class CreateSiteDto {
   @ApiProperty({

@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne } from 'typeorm';
-import { AccountEntity } from '../../account/entities/account.entity';
+import { AccountEntity } from '../../common/tenancy/entities/account.entity';
 import { IdColumn, RefColumn } from '../../database/columns';
 import { idArrayTransformer } from '../../database/id.transformer';
 

@@ -1,5 +1,5 @@
 import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, UpdateDateColumn } from 'typeorm';
-import { SiteEntity } from '../../account/entities/site.entity';
+import { SiteEntity } from '../../common/tenancy/entities/site.entity';
 import { IdColumn, RefColumn } from '../../database/columns';
 
 /** A curated, ordered set of content, shown for a time window or pinned (docs/content.md). */

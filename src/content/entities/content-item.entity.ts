@@ -1,5 +1,5 @@
 import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, UpdateDateColumn } from 'typeorm';
-import { SiteEntity } from '../../account/entities/site.entity';
+import { SiteEntity } from '../../common/tenancy/entities/site.entity';
 import { IdColumn, RefColumn } from '../../database/columns';
 import { idArrayTransformer } from '../../database/id.transformer';
 import type { ContentStatus } from '../content-status';

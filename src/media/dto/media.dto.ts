@@ -16,7 +16,7 @@ import {
 import { OptionalNotNull } from '../../common/input/dto-rules';
 import { CursorQueryDto } from '../../common/pagination/page';
 import { MediaDetail, MediaTermRef, MediaView } from '../media-view';
-import { parseFormFields } from '../upload/form-fields';
+import { parseFormFields } from '../../common/input/form-fields';
 
 export const TEXT_LIMITS = { title: 500, caption: 2000, description: 10000, altText: 1000 } as const;
 

@@ -17,8 +17,8 @@ import { SITE_NAME_PATTERN } from '../../common/auth/principal';
 import { IsIdParam, MAX_ID, toInteger } from '../../common/input/dto-rules';
 import { TEXT_LIMITS } from '../../media/dto/media.dto';
 import type { MediaTextInput, UploadOptions } from '../../media/media-upload.service';
-import { MediaView } from '../../media/media-view';
-import { parseFormFields } from '../../media/upload/form-fields';
+import { MediaView } from '../../media/media.service';
+import { parseFormFields } from '../../common/input/form-fields';
 
 /** INTERFACE.md §2.2, field for field. */
 export class V1MediaItemDto {

@@ -27,9 +27,9 @@ import {
   toInteger,
 } from '../../common/input/dto-rules';
 import { slugPart } from '../../common/slugs/slugs';
-import { CONTENT_STATUSES, ContentStatus } from '../../content/content-status';
+import { CONTENT_STATUSES, type ContentStatus } from '../../content/content.service';
 import { AuthorDto, CONTENT_TYPE_PATTERN, CreateContentDto, UpdateContentDto } from '../../content/dto/content.dto';
-import type { PageView } from '../../content/pages.service';
+import type { PageView } from '../v1-pages.service';
 import { toV1MediaItem, V1MediaItemDto } from './v1-media.dto';
 
 const TYPE_MESSAGE = 'must be 1-40 lower-case letters, digits, - or _, starting with a letter';

@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, UpdateDateColumn } from 'typeorm';
-import { IdColumn, RefColumn } from '../../database/columns';
+import { IdColumn, RefColumn } from '../../../database/columns';
 import { AccountEntity } from './account.entity';
 
 @Entity('sites')

@@ -1,7 +1,7 @@
 import { ClassConstructor, plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { ValidationProblem } from '../../common/errors/problems';
-import { flattenValidationErrors } from '../../common/errors/validation';
+import { ValidationProblem } from '../errors/problems';
+import { flattenValidationErrors } from '../errors/validation';
 
 /**
  * Validates the text fields of a multipart form like the global pipe validates JSON bodies:

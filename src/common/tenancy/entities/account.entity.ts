@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, UpdateDateColumn } from 'typeorm';
-import { IdColumn } from '../../database/columns';
+import { IdColumn } from '../../../database/columns';
 
 export type AccountStatus = 'active' | 'deletion_scheduled';
 
