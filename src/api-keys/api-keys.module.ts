@@ -4,6 +4,7 @@ import { AccountModule } from '../account/account.module';
 import { ApiKeyVerifier } from '../common/auth/principal';
 import { ApiKeysController } from './api-keys.controller';
 import { ApiKeysDataOwner } from './api-keys-data.owner';
+import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKeysService } from './api-keys.service';
 import { BootstrapService } from './bootstrap.service';
 import { ApiKeyEntity } from './entities/api-key.entity';
@@ -13,6 +14,7 @@ import { ApiKeyEntity } from './entities/api-key.entity';
   controllers: [ApiKeysController],
   providers: [
     ApiKeysService,
+    ApiKeysRepository,
     ApiKeysDataOwner,
     BootstrapService,
     { provide: ApiKeyVerifier, useExisting: ApiKeysService },

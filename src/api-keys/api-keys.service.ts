@@ -9,6 +9,7 @@ import { API_KEY_EVENTS } from './api-keys.events';
 import { applyKeyset, CursorQueryDto, keysetPage, Page } from '../common/pagination/page';
 import { AppConfig } from '../config/app-config';
 import { ChangeNotifications } from '../database/change-notifications';
+import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKeyCache } from './api-key-cache';
 import { describeApiKey, generateApiKey, hashApiKey } from './api-key-secret';
 import { CreateApiKeyDto } from './dto/api-key.dto';
@@ -32,6 +33,7 @@ export class ApiKeysService implements ApiKeyVerifier {
     private readonly dataSource: DataSource,
     private readonly sites: SitesService,
     private readonly notifications: ChangeNotifications,
+    private readonly repository: ApiKeysRepository,
     config: AppConfig,
   ) {
     this.cache = new ApiKeyCache(config.API_KEY_CACHE_TTL_MS, () => notifications.live);
@@ -55,25 +57,12 @@ export class ApiKeysService implements ApiKeyVerifier {
       return hit.principal;
     }
     const gen = this.cache.generation;
-    const rows: Array<{
-      id: string;
-      account_id: string;
-      site_ids: string[] | null;
-      last_used_at: Date | null;
-      expires_at: Date | null;
-      status: string;
-    }> = await this.dataSource.query(
-      `SELECT k.id, k.account_id, k.site_ids, k.last_used_at, k.expires_at, a.status
-           FROM api_keys k JOIN accounts a ON a.id = k.account_id
-          WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())`,
-      [hash],
-    );
-    const row = rows[0];
+    const row = await this.repository.findLive(hash);
     if (!row) {
       this.cache.set(hash, gen, null, 0, null, now);
       return null;
     }
-    const id = Number(row.id);
+    const id = row.id;
     let lastUsedAt = row.last_used_at?.getTime() ?? 0;
     if (now - lastUsedAt > LAST_USED_RESOLUTION_MS) {
       lastUsedAt = now;
@@ -82,7 +71,7 @@ export class ApiKeysService implements ApiKeyVerifier {
     const principal: KeyPrincipal = Object.freeze({
       kind: 'key',
       keyId: id,
-      accountId: Number(row.account_id),
+      accountId: row.account_id,
       siteIds: row.site_ids ? (Object.freeze(row.site_ids.map(Number)) as number[]) : null,
       accountDeletionScheduled: row.status === 'deletion_scheduled',
     });
@@ -149,20 +138,14 @@ export class ApiKeysService implements ApiKeyVerifier {
   async revoke(key: KeyPrincipal, id: number): Promise<void> {
     await this.dataSource.transaction(async (em) => {
       // Serialises revocations within the account, so two at once cannot remove the last key.
-      await em.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [key.accountId]);
+      await this.repository.lockAccount(em, key.accountId);
       const target = await em.findOne(ApiKeyEntity, {
         where: { id, accountId: key.accountId, revokedAt: IsNull() },
         lock: { mode: 'pessimistic_write' },
       });
       if (!target) throw new NotFoundProblem('API key');
       if (target.siteIds === null) {
-        const others: Array<{ n: number }> = await em.query(
-          `SELECT count(*)::int AS n FROM api_keys
-            WHERE account_id = $1 AND id <> $2 AND revoked_at IS NULL AND site_ids IS NULL
-              AND (expires_at IS NULL OR expires_at > now())`,
-          [key.accountId, id],
-        );
-        if (others[0].n === 0)
+        if ((await this.repository.otherUnrestrictedCount(em, key.accountId, id)) === 0)
           throw new ConflictProblem(
             'last_key',
             "This is the account's last unrestricted key; create another before revoking it",

@@ -1,3 +1,4 @@
+import { advisoryXactLock } from '../database/sql';
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AccountsService } from '../account/accounts.service';
@@ -31,7 +32,7 @@ export class BootstrapService implements OnApplicationBootstrap {
   /** Returns the plaintext key when it created one. */
   run(): Promise<string | null> {
     return this.dataSource.transaction(async (em) => {
-      await em.query('SELECT pg_advisory_xact_lock($1)', [BOOTSTRAP_LOCK]);
+      await advisoryXactLock(em, BOOTSTRAP_LOCK);
       if (!(await this.accounts.isEmpty(em))) return null;
       const account = await this.accounts.createAccount(em, 'Default account');
       const site = await this.sites.createInAccount(em, account.id, {

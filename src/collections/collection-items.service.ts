@@ -67,16 +67,19 @@ export class CollectionItemsService {
       if (await em.existsBy(CollectionItemEntity, { collectionId: collection.id, contentId: content.id })) {
         throw new ConflictProblem('duplicate_item', 'This content is already in the collection');
       }
-      const [{ next }]: Array<{ next: number }> = await em.query(
-        'SELECT COALESCE(MAX(position) + 1, 0)::int AS next FROM collection_items WHERE collection_id = $1',
-        [collection.id],
-      );
+      const { next } = (await em
+        .createQueryBuilder(CollectionItemEntity, 'i')
+        .select('COALESCE(MAX(i.position) + 1, 0)::int', 'next')
+        .where('i.collection_id = :id', { id: collection.id })
+        .getRawOne<{ next: number }>())!;
       const position = dto.position === undefined ? next : Math.min(dto.position, next);
       if (position < next) {
-        await em.query(
-          'UPDATE collection_items SET position = position + 1 WHERE collection_id = $1 AND position >= $2',
-          [collection.id, position],
-        );
+        await em
+          .createQueryBuilder()
+          .update(CollectionItemEntity)
+          .set({ position: () => 'position + 1' })
+          .where('collection_id = :id AND position >= :position', { id: collection.id, position })
+          .execute();
       }
       const item = await em.save(
         em.create(CollectionItemEntity, {

@@ -5,6 +5,7 @@ import { CollectionItemsController } from './collection-items.controller';
 import { CollectionItemsService } from './collection-items.service';
 import { CollectionsDataOwner } from './collections-data.owner';
 import { CollectionsController } from './collections.controller';
+import { CollectionsRepository } from './collections.repository';
 import { CollectionsService } from './collections.service';
 import { CollectionItemEntity } from './entities/collection-item.entity';
 import { CollectionEntity } from './entities/collection.entity';
@@ -12,6 +13,7 @@ import { CollectionEntity } from './entities/collection.entity';
 @Module({
   imports: [TypeOrmModule.forFeature([CollectionEntity, CollectionItemEntity]), ContentModule],
   controllers: [CollectionsController, CollectionItemsController],
-  providers: [CollectionsService, CollectionItemsService, CollectionsDataOwner],
+  providers: [CollectionsService, CollectionsRepository, CollectionItemsService, CollectionsDataOwner],
+  exports: [CollectionsService],
 })
 export class CollectionsModule {}

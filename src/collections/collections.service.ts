@@ -4,6 +4,7 @@ import { DataSource, EntityManager, Repository } from 'typeorm';
 import { ConflictProblem, NotFoundProblem } from '../common/errors/problems';
 import { isUniqueViolation } from '../common/errors/postgres-errors';
 import { recordEvent } from '../common/outbox/record-event';
+import { CollectionsRepository } from './collections.repository';
 import { COLLECTION_EVENTS } from './collections.events';
 import { applyKeyset, CursorQueryDto, keysetPage, Page } from '../common/pagination/page';
 import { findInSiteOrFail, SiteContext } from '../common/tenancy/site-context';
@@ -20,6 +21,7 @@ export class CollectionsService {
   constructor(
     private readonly dataSource: DataSource,
     @InjectRepository(CollectionEntity) private readonly collections: Repository<CollectionEntity>,
+    private readonly repository: CollectionsRepository,
   ) {}
 
   async list(site: SiteContext, query: CursorQueryDto): Promise<Page<CollectionEntity>> {
@@ -100,14 +102,8 @@ export class CollectionsService {
   /** Pinning one collection unpins the site's other one (one pinned per site). */
   private async save(em: EntityManager, site: SiteContext, collection: CollectionEntity): Promise<CollectionEntity> {
     if (collection.pinned) {
-      const unpinned: Array<{ id: string; slug: string }> = await em
-        .query(
-          `UPDATE collections SET pinned = false, updated_at = now() WHERE site_id = $1 AND pinned AND id IS DISTINCT FROM $2 RETURNING id, slug`,
-          [site.id, collection.id ?? null],
-        )
-        .then(([rows]: [Array<{ id: string; slug: string }>]) => rows);
-      for (const row of unpinned)
-        await recordEvent(em, site, COLLECTION_EVENTS.updated, { id: Number(row.id), slug: row.slug });
+      for (const row of await this.repository.unpinOthers(em, site.id, collection.id ?? null))
+        await recordEvent(em, site, COLLECTION_EVENTS.updated, { id: row.id, slug: row.slug });
     }
     try {
       return await em.save(collection);

@@ -1,3 +1,4 @@
+import { sql } from '../database/sql';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
@@ -19,12 +20,13 @@ export class MaintenanceService implements OnModuleInit {
   }
 
   async cleanup(): Promise<void> {
-    await this.dataSource.query('DELETE FROM idempotency_keys WHERE created_at < now() - make_interval(secs => $1)', [
+    await sql(this.dataSource, 'DELETE FROM idempotency_keys WHERE created_at < now() - make_interval(secs => $1)', [
       this.config.IDEMPOTENCY_TTL_SECONDS,
     ]);
-    await this.dataSource.query(
+    await sql(
+      this.dataSource,
       'DELETE FROM rate_limits WHERE expires_at < now() AND (blocked_until IS NULL OR blocked_until < now())',
     );
-    await this.dataSource.query("DELETE FROM outbox_events WHERE dispatched_at < now() - interval '30 days'");
+    await sql(this.dataSource, "DELETE FROM outbox_events WHERE dispatched_at < now() - interval '30 days'");
   }
 }

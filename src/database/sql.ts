@@ -8,10 +8,10 @@ export interface SqlResult<T> {
 
 export interface SqlOptions<T> {
   /**
-   * bigint columns to hand back as numbers. Raw SQL skips the entities' id transformer, and pg
-   * returns bigint as a string (ids stay below 2^53; see MAX_ID).
+   * bigint columns (ids, sizes) to hand back as numbers. Raw SQL skips the entities' id
+   * transformer, and pg returns bigint as a string (these stay below 2^53; see MAX_ID).
    */
-  ids?: ReadonlyArray<keyof T & string>;
+  bigints?: ReadonlyArray<keyof T & string>;
 }
 
 /**
@@ -32,10 +32,10 @@ export async function sql<T extends object = Record<string, unknown>>(
   try {
     const result = await runner.query(text, params, true);
     const rows = (result.records ?? []) as T[];
-    if (options.ids?.length) {
+    if (options.bigints?.length) {
       for (const row of rows) {
         const record = row as Record<string, unknown>;
-        for (const column of options.ids) {
+        for (const column of options.bigints) {
           const value = record[column];
           if (typeof value === 'string') record[column] = Number(value);
         }
@@ -45,4 +45,14 @@ export async function sql<T extends object = Record<string, unknown>>(
   } finally {
     if (!own) await runner.release();
   }
+}
+
+/** Takes a transaction-level advisory lock: held until the transaction of `em` ends. */
+export async function advisoryXactLock(em: EntityManager, key: number): Promise<void> {
+  await sql(em, 'SELECT pg_advisory_xact_lock($1)', [key]);
+}
+
+/** One round trip to the database (readiness). */
+export async function ping(db: DataSource): Promise<void> {
+  await sql(db, 'SELECT 1');
 }

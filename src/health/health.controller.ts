@@ -1,3 +1,4 @@
+import { ping } from '../database/sql';
 import { Get } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { DataSource } from 'typeorm';
@@ -28,7 +29,7 @@ export class HealthController {
   @Route({ auth: 'public', summary: 'Readiness: the database answers', ok: ReadinessDto, problems: [503] })
   async ready(): Promise<ReadinessDto> {
     try {
-      await this.dataSource.query('SELECT 1');
+      await ping(this.dataSource);
     } catch {
       throw new Problem({
         status: 503,

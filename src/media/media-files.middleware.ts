@@ -1,7 +1,7 @@
+import { MediaRepository } from './media.repository';
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { pipeline } from 'node:stream/promises';
-import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { NotFoundProblem, Problem } from '../common/errors/problems';
 import { contentDisposition, parseRange } from './file-serving';
@@ -20,7 +20,7 @@ export class MediaFilesMiddleware implements NestMiddleware {
   constructor(
     config: AppConfig,
     private readonly storage: MediaStorage,
-    private readonly dataSource: DataSource,
+    private readonly repository: MediaRepository,
   ) {
     this.prefix = `${config.MEDIA_PUBLIC_PATH}/`;
   }
@@ -31,14 +31,10 @@ export class MediaFilesMiddleware implements NestMiddleware {
     if (!path.startsWith(this.prefix)) return next();
     const key = safeDecode(path.slice(this.prefix.length));
     if (key === null || !isStorageKey(key)) throw new NotFoundProblem('File');
-    const [row]: Array<{ id: string; content_type: string; file_name: string; filesize: string }> =
-      await this.dataSource.query(
-        'SELECT id, content_type, file_name, filesize FROM media_items WHERE storage_key = $1',
-        [key],
-      );
+    const row = await this.repository.fileByKey(key);
     if (!row) throw new NotFoundProblem('File');
 
-    const size = Number(row.filesize);
+    const size = row.filesize;
     const svg = row.content_type === 'image/svg+xml';
     const etag = `"m${row.id}-${size}"`;
     res.setHeader('Content-Type', row.content_type);

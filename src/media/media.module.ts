@@ -13,6 +13,7 @@ import { MediaDataOwner } from './media-data.owner';
 import { MediaFilesJob } from './media-files.job';
 import { MediaFilesMiddleware } from './media-files.middleware';
 import { MediaLinks } from './media-links';
+import { MediaRepository } from './media.repository';
 import { MediaTagsController } from './media-tags.controller';
 import { MediaTermsService } from './media-terms.service';
 import { MediaUploadService } from './media-upload.service';
@@ -37,6 +38,7 @@ import { mediaStorageProvider } from './storage/storage.provider';
     MediaLinks,
     MediaFilesJob,
     MediaDataOwner,
+    MediaRepository,
     MediaService,
     MediaUploadService,
     MediaTermsService,

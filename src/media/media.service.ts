@@ -14,6 +14,7 @@ import {
   MediaTagEntity,
 } from './entities/media-term.entity';
 import { MediaFilesJob } from './media-files.job';
+import { MediaRepository } from './media.repository';
 import { MediaLinks } from './media-links';
 import { MediaDetail, MediaTermRef, MediaView, toMediaView } from './media-view';
 import { MEDIA_EVENTS } from './media.events';
@@ -30,6 +31,7 @@ export class MediaService {
     private readonly dataSource: DataSource,
     private readonly links: MediaLinks,
     private readonly files: MediaFilesJob,
+    private readonly repository: MediaRepository,
   ) {}
 
   /**
@@ -39,11 +41,7 @@ export class MediaService {
   async assertAttachable(em: EntityManager, site: SiteContext, ids: number[], field = 'mediaIds'): Promise<void> {
     const unique = [...new Set(ids)];
     if (unique.length === 0) return;
-    const found: Array<{ id: string }> = await em.query(
-      'SELECT id FROM media_items WHERE site_id = $1 AND id = ANY($2::bigint[])',
-      [site.id, unique],
-    );
-    const present = new Set(found.map((r) => Number(r.id)));
+    const present = await this.repository.idsInSite(em, site.id, unique);
     const missing = unique.filter((id) => !present.has(id));
     if (missing.length)
       throw new ValidationProblem(
@@ -259,21 +257,16 @@ export class MediaService {
   }
 
   private async termsOf(
-    link: string,
-    column: string,
-    terms: string,
+    link: 'media_item_categories' | 'media_item_tags',
+    column: 'category_id' | 'tag_id',
+    terms: 'media_categories' | 'media_tags',
     mediaIds: number[],
   ): Promise<Map<number, MediaTermRef[]>> {
-    const rows: Array<{ media_id: string; id: string; name: string; slug: string }> = await this.dataSource.query(
-      `SELECT l.media_id, t.id, t.name, t.slug FROM ${link} l JOIN ${terms} t ON t.id = l.${column}
-        WHERE l.media_id = ANY($1::bigint[]) ORDER BY t.name, t.id`,
-      [mediaIds],
-    );
     const out = new Map<number, MediaTermRef[]>();
-    for (const r of rows) {
-      const list = out.get(Number(r.media_id)) ?? [];
-      list.push({ id: Number(r.id), name: r.name, slug: r.slug });
-      out.set(Number(r.media_id), list);
+    for (const r of await this.repository.termsOf(link, column, terms, mediaIds)) {
+      const list = out.get(r.media_id) ?? [];
+      list.push({ id: r.id, name: r.name, slug: r.slug });
+      out.set(r.media_id, list);
     }
     return out;
   }

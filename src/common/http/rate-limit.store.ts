@@ -1,3 +1,4 @@
+import { sql } from '../../database/sql';
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
@@ -101,7 +102,7 @@ export class RateLimitStore implements OnModuleDestroy {
     c.pending = 0;
     let row: CounterRow;
     try {
-      [row] = await this.dataSource.query(EXACT_SQL, [key, add, ttl, limit, blockDuration]);
+      [row] = (await sql<CounterRow>(this.dataSource, EXACT_SQL, [key, add, ttl, limit, blockDuration])).rows;
     } catch (err) {
       c.pending += add - 1; // keep what was counted; this request's hit fails with the error
       throw err;
@@ -125,7 +126,7 @@ export class RateLimitStore implements OnModuleDestroy {
     const taken = batch.map(([, c]) => c.pending);
     batch.forEach(([, c]) => (c.pending = 0));
     try {
-      const rows: CounterRow[] = await this.dataSource.query(BATCH_SQL, [
+      const { rows } = await sql<CounterRow>(this.dataSource, BATCH_SQL, [
         batch.map(([id]) => id),
         taken,
         batch.map(([, c]) => c.ttl),

@@ -1,3 +1,4 @@
+import { sql } from '../../database/sql';
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
@@ -87,7 +88,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
       if (rows.length === 0) return 0;
       const done: number[] = [];
       for (const row of rows) {
-        await em.query('SAVEPOINT outbox_event');
+        await sql(em, 'SAVEPOINT outbox_event');
         try {
           const event: OutboxEvent = {
             id: row.id,
@@ -98,14 +99,15 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
             createdAt: row.createdAt,
           };
           for (const s of this.subscribers) if (s.pattern.test(row.name)) await s.fn(em, event);
-          await em.query('RELEASE SAVEPOINT outbox_event');
+          await sql(em, 'RELEASE SAVEPOINT outbox_event');
           done.push(row.id);
         } catch (err) {
-          await em.query('ROLLBACK TO SAVEPOINT outbox_event');
+          await sql(em, 'ROLLBACK TO SAVEPOINT outbox_event');
           const attempts = row.attempts + 1;
           const giveUp = attempts >= MAX_ATTEMPTS;
           this.logger.warn({ err, eventId: row.id, event: row.name, attempts, giveUp }, 'Outbox subscriber failed');
-          await em.query(
+          await sql(
+            em,
             `UPDATE outbox_events SET attempts = $2, last_error = $3,
                next_attempt_at = now() + make_interval(secs => $4), failed_at = CASE WHEN $5 THEN now() END
              WHERE id = $1`,
@@ -119,7 +121,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
           );
         }
       }
-      if (done.length) await em.query('UPDATE outbox_events SET dispatched_at = now() WHERE id = ANY($1)', [done]);
+      if (done.length) await sql(em, 'UPDATE outbox_events SET dispatched_at = now() WHERE id = ANY($1)', [done]);
       return rows.length;
     });
   }

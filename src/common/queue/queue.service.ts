@@ -1,3 +1,4 @@
+import { sql } from '../../database/sql';
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import PgBoss from 'pg-boss';
 import { DataSource, EntityManager } from 'typeorm';
@@ -128,7 +129,11 @@ export class QueueService implements OnModuleInit, OnApplicationBootstrap, OnMod
       startAfter: options.startAfter,
       singletonKey: options.singletonKey,
       ...(em
-        ? { db: { executeSql: async (text: string, values: unknown[]) => ({ rows: await em.query(text, values) }) } }
+        ? {
+            db: {
+              executeSql: async (text: string, values: unknown[]) => ({ rows: (await sql(em, text, values)).rows }),
+            },
+          }
         : {}),
     });
   }
