@@ -2,10 +2,10 @@ import request from 'supertest';
 import { CollectionEntity } from '../../src/collections/entities/collection.entity';
 import { TestApp } from '../support/app';
 import { expectProblem } from '../support/problem';
-import { createTenant, Tenant } from '../support/tenant';
-import { eventsOf, lastEventId, startContentApp } from '../content/helpers';
+import { createTenant, Tenant, withTenants } from '../support/tenant';
+import { eventsOf, lastEventId } from '../support/events';
+import { ISO } from '../support/matchers';
 
-const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 const url = (tenant: Tenant, rest = '') => `/api/v2/sites/${tenant.siteName}/collections${rest}`;
 const hoursFromNow = (h: number) => new Date(Date.now() + h * 3600_000).toISOString();
 
@@ -14,11 +14,11 @@ describe('collections (v2)', () => {
   let a: Tenant;
   let b: Tenant;
 
-  beforeAll(async () => {
-    t = await startContentApp();
-    [a, b] = await Promise.all([createTenant(t), createTenant(t)]);
+  const ctx = withTenants(2);
+  beforeAll(() => {
+    t = ctx.t;
+    [a, b] = ctx.tenants;
   });
-  afterAll(() => t.close());
 
   const row = (id: number) => t.db.getRepository(CollectionEntity).findOneBy({ id });
   const make = async (tenant: Tenant, body: Record<string, unknown>) => {

@@ -2,8 +2,9 @@ import request from 'supertest';
 import { CollectionItemEntity } from '../../src/collections/entities/collection-item.entity';
 import { TestApp } from '../support/app';
 import { expectProblem } from '../support/problem';
-import { createTenant, Tenant } from '../support/tenant';
-import { contentUrl, eventsOf, lastEventId, makeContent, startContentApp } from '../content/helpers';
+import { Tenant, withTenants } from '../support/tenant';
+import { eventsOf, lastEventId } from '../support/events';
+import { contentUrl, makeContent } from '../support/factories';
 
 const url = (tenant: Tenant, rest = '') => `/api/v2/sites/${tenant.siteName}/collections${rest}`;
 
@@ -12,11 +13,11 @@ describe('collection items (v2)', () => {
   let a: Tenant;
   let b: Tenant;
 
-  beforeAll(async () => {
-    t = await startContentApp();
-    [a, b] = await Promise.all([createTenant(t), createTenant(t)]);
+  const ctx = withTenants(2);
+  beforeAll(() => {
+    t = ctx.t;
+    [a, b] = ctx.tenants;
   });
-  afterAll(() => t.close());
 
   const makeCollection = async (tenant: Tenant, name: string): Promise<number> =>
     (await tenant.api.post(url(tenant)).send({ name }).expect(201)).body.id;

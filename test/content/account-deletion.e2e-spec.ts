@@ -1,7 +1,7 @@
 import { AccountDeletionEntity } from '../../src/account/entities/account-deletion.entity';
 import { eventually, startApp, TestApp } from '../support/app';
 import { createTenant, Tenant } from '../support/tenant';
-import { contentUrl, makeContent } from './helpers';
+import { contentUrl, makeContent } from '../support/factories';
 
 /** API.md §8: deleting an account covers its content, revisions, collections and their items. */
 describe('account deletion of content and collections', () => {

@@ -2,8 +2,8 @@ import { ContentItemEntity } from '../../src/content/entities/content-item.entit
 import { startApp, TestApp } from '../support/app';
 import { expectProblem } from '../support/problem';
 import { createTenant, Tenant } from '../support/tenant';
-import { makePng, tempMediaDir } from '../media/media-helpers';
-import { contentUrl, makeContent } from './helpers';
+import { contentUrl, makeContent } from '../support/factories';
+import { makePng, tempMediaDir } from '../support/files';
 
 describe('content attachments (media of the site)', () => {
   let t: TestApp;

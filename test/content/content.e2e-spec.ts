@@ -2,22 +2,21 @@ import request from 'supertest';
 import { ContentItemEntity } from '../../src/content/entities/content-item.entity';
 import { TestApp } from '../support/app';
 import { expectProblem } from '../support/problem';
-import { createTenant, Tenant } from '../support/tenant';
-import { contentUrl, eventsOf, lastEventId, makeContent, startContentApp } from './helpers';
-
-const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+import { Tenant, withTenants } from '../support/tenant';
+import { eventsOf, lastEventId } from '../support/events';
+import { contentUrl, makeContent } from '../support/factories';
+import { ISO } from '../support/matchers';
 
 describe('content (v2)', () => {
   let t: TestApp;
   let a: Tenant;
   let b: Tenant;
 
-  beforeAll(async () => {
-    t = await startContentApp();
-    a = await createTenant(t);
-    b = await createTenant(t);
+  const ctx = withTenants(2);
+  beforeAll(() => {
+    t = ctx.t;
+    [a, b] = ctx.tenants;
   });
-  afterAll(() => t.close());
 
   const row = (id: number) => t.db.getRepository(ContentItemEntity).findOneBy({ id });
 

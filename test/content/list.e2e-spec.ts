@@ -1,8 +1,8 @@
 import request from 'supertest';
-import { TestApp } from '../support/app';
+import { TestApp, startApp } from '../support/app';
 import { expectProblem } from '../support/problem';
 import { createTenant, Tenant } from '../support/tenant';
-import { contentUrl, makeContent, startContentApp } from './helpers';
+import { contentUrl, makeContent } from '../support/factories';
 
 type Item = { id: number; slug: string; title: string; status: string };
 
@@ -13,7 +13,7 @@ describe('GET /api/v2/sites/:siteName/content', () => {
   const items: Record<string, Item> = {};
 
   beforeAll(async () => {
-    t = await startContentApp();
+    t = await startApp();
     a = await createTenant(t);
     b = await createTenant(t);
     const make = async (key: string, body: Record<string, unknown>) =>

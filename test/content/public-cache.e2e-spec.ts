@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { eventually, startApp, TestApp } from '../support/app';
 import { createTenant, Tenant } from '../support/tenant';
-import { contentUrl, makeContent } from './helpers';
+import { contentUrl, makeContent } from '../support/factories';
 
 /**
  * The in-process cache of anonymous reads (CONTENT_CACHE_TTL_MS). The TTL here is ten minutes,

@@ -1,9 +1,10 @@
 import request from 'supertest';
 import { ContentItemEntity } from '../../src/content/entities/content-item.entity';
-import { TestApp } from '../support/app';
+import { TestApp, startApp } from '../support/app';
 import { expectProblem } from '../support/problem';
 import { createTenant, Tenant } from '../support/tenant';
-import { contentUrl, eventsOf, lastEventId, makeContent, startContentApp } from './helpers';
+import { eventsOf, lastEventId } from '../support/events';
+import { contentUrl, makeContent } from '../support/factories';
 
 describe('content revisions (v2)', () => {
   let t: TestApp;
@@ -11,7 +12,7 @@ describe('content revisions (v2)', () => {
   let b: Tenant;
 
   beforeAll(async () => {
-    t = await startContentApp();
+    t = await startApp();
     a = await createTenant(t);
     b = await createTenant(t);
   });

@@ -7,7 +7,8 @@ import { ApiKeyEntity } from '../../src/api-keys/entities/api-key.entity';
 import { OutboxEventEntity } from '../../src/common/outbox/outbox-event.entity';
 import { eventually, startApp, TestApp } from '../support/app';
 import { createTenant, uniqueName } from '../support/tenant';
-import { expectExactProblem, ISO } from './helpers';
+import { ISO } from '../support/matchers';
+import { expectExactProblem } from '../support/problem';
 
 describe('account purge (ACCOUNT_DELETION_GRACE_SECONDS=0)', () => {
   let t: TestApp;

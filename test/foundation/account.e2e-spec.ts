@@ -5,7 +5,8 @@ import { SiteEntity } from '../../src/common/tenancy/entities/site.entity';
 import { OutboxEventEntity } from '../../src/common/outbox/outbox-event.entity';
 import { startApp, TestApp } from '../support/app';
 import { createTenant, Tenant, uniqueName } from '../support/tenant';
-import { expectExactProblem, ISO } from './helpers';
+import { ISO } from '../support/matchers';
+import { expectExactProblem } from '../support/problem';
 
 const WEEK = 7 * 24 * 3600;
 

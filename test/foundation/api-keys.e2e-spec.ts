@@ -5,7 +5,8 @@ import { idempotencyKeyHash } from '../../src/common/idempotency/sealed-response
 import { OutboxEventEntity } from '../../src/common/outbox/outbox-event.entity';
 import { startApp, TestApp } from '../support/app';
 import { createTenant, Tenant, uniqueName } from '../support/tenant';
-import { expectExactProblem, ISO, NULL_OR_ISO } from './helpers';
+import { ISO, NULL_OR_ISO } from '../support/matchers';
+import { expectExactProblem } from '../support/problem';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 

@@ -8,7 +8,7 @@ import { SessionVerifiers } from '../../src/common/auth/session-verifiers';
 import { SiteContext } from '../../src/common/tenancy/site-context';
 import { eventually, startApp, TestApp } from '../support/app';
 import { createTenant, Tenant, uniqueName } from '../support/tenant';
-import { expectExactProblem } from './helpers';
+import { expectExactProblem } from '../support/problem';
 
 /** Routes that exist only to exercise the real guard: what it resolved for the caller. */
 @Controller()

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import request from 'supertest';
 import { startApp, TestApp } from '../support/app';
 import { createFreshDatabase } from '../support/databases';
-import { ISO, NULL_OR_ISO } from './helpers';
+import { ISO, NULL_OR_ISO } from '../support/matchers';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 

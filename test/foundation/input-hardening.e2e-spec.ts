@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import request from 'supertest';
 import { FORBIDDEN_KEYS } from '../../src/common/input/json-body';
-import { filesUnder, makePdf, tempMediaDir } from '../media/media-helpers';
 import { startApp, TestApp } from '../support/app';
 import { snapshotDatabase } from '../support/db-snapshot';
 import {
@@ -15,6 +14,7 @@ import {
 } from '../support/openapi-operations';
 import { expectProblem } from '../support/problem';
 import { createTenant, Tenant } from '../support/tenant';
+import { filesUnder, makePdf, tempMediaDir } from '../support/files';
 
 /**
  * docs/foundation.md, "Input rules", over every operation of the app's own OpenAPI document: a

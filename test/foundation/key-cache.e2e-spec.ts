@@ -4,7 +4,7 @@ import { ChangeNotifications } from '../../src/database/change-notifications';
 import { startApp, TestApp } from '../support/app';
 import { statementsDuring } from '../support/statements';
 import { createTenant, Tenant } from '../support/tenant';
-import { expectExactProblem } from './helpers';
+import { expectExactProblem } from '../support/problem';
 
 @Controller('key-cache-probe')
 class KeyCacheProbeController {

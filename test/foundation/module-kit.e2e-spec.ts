@@ -16,7 +16,7 @@ const RETAINED: Record<string, string> = {
 function sourceFiles(dir = SRC): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
-    if (statSync(path).isDirectory()) return sourceFiles(path);
+    if (statSync(path).isDirectory()) return name === 'fixtures' ? [] : sourceFiles(path);
     return name.endsWith('.ts') && !name.endsWith('.spec.ts') ? [path] : [];
   });
 }
@@ -58,6 +58,21 @@ describe('The module kit (docs/modules.md)', () => {
 
   beforeAll(async () => (t = await startApp()));
   afterAll(() => t.close());
+
+  it('test files share helpers only through test/support', () => {
+    const TEST = join(__dirname, '..');
+    const leaks: string[] = [];
+    for (const file of sourceFiles(TEST)) {
+      const folder = relative(TEST, dirname(file)).split('/')[0];
+      for (const m of readFileSync(file, 'utf8').matchAll(/from '(\.[^']+)'/g)) {
+        const target = relative(TEST, normalize(join(dirname(file), m[1])));
+        if (target.startsWith('..')) continue; // src/
+        const top = target.split('/')[0];
+        if (top !== 'support' && top !== folder) leaks.push(`${relative(TEST, file)} imports ${target}`);
+      }
+    }
+    expect(leaks).toEqual([]);
+  });
 
   it('every table of a site or an account has a data owner that purges it', () => {
     const db = t.app.get(DataSource);

@@ -6,7 +6,7 @@ import { RateLimitStore } from '../../src/common/http/rate-limit.store';
 import { startApp, TestApp } from '../support/app';
 import { statementsDuring } from '../support/statements';
 import { createTenant, Tenant } from '../support/tenant';
-import { expectExactProblem } from './helpers';
+import { expectExactProblem } from '../support/problem';
 
 @Controller('rate-limit-probe')
 class RateLimitProbeController {

@@ -3,7 +3,8 @@ import { SiteEntity } from '../../src/common/tenancy/entities/site.entity';
 import { OutboxEventEntity } from '../../src/common/outbox/outbox-event.entity';
 import { startApp, TestApp } from '../support/app';
 import { createTenant, Tenant, uniqueName } from '../support/tenant';
-import { expectExactProblem, ISO } from './helpers';
+import { ISO } from '../support/matchers';
+import { expectExactProblem } from '../support/problem';
 
 describe('/api/v2/sites (admin)', () => {
   let t: TestApp;

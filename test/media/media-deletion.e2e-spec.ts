@@ -7,7 +7,7 @@ import { MediaFilesJob } from '../../src/media/media-files.job';
 import { MediaStorage } from '../../src/media/storage/media-storage';
 import { eventually, startApp, TestApp } from '../support/app';
 import { createTenant, Tenant } from '../support/tenant';
-import { makePdf, makePng, tempMediaDir } from './media-helpers';
+import { makePdf, makePng, tempMediaDir } from '../support/files';
 
 describe('account deletion covers media rows and stored files', () => {
   let t: TestApp;

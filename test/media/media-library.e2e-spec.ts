@@ -13,7 +13,8 @@ import {
 import { startApp, TestApp } from '../support/app';
 import { expectProblem } from '../support/problem';
 import { createTenant, Tenant } from '../support/tenant';
-import { filesUnder, ISO, makePdf, makePng, tempMediaDir } from './media-helpers';
+import { filesUnder, makePdf, makePng, tempMediaDir } from '../support/files';
+import { ISO } from '../support/matchers';
 
 describe('media library (list, get, PATCH, DELETE, categories, tags)', () => {
   let t: TestApp;

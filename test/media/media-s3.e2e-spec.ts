@@ -7,7 +7,7 @@ import { startApp, TestApp } from '../support/app';
 import { freePort } from '../support/databases';
 import { expectProblem } from '../support/problem';
 import { createTenant, Tenant } from '../support/tenant';
-import { binary, makePng, pathOf, tempMediaDir } from './media-helpers';
+import { binary, makePng, pathOf, tempMediaDir } from '../support/files';
 
 // s3rver ships no types; this is the part the test uses.
 const S3rver: new (options: Record<string, unknown>) => {

@@ -10,17 +10,8 @@ import { MediaService } from '../../src/media/media.service';
 import { eventually, startApp, TestApp } from '../support/app';
 import { expectProblem } from '../support/problem';
 import { createTenant, Tenant } from '../support/tenant';
-import {
-  binary,
-  filesUnder,
-  ISO,
-  makeJpeg,
-  makePdf,
-  makePng,
-  makePngHeader,
-  pathOf,
-  tempMediaDir,
-} from './media-helpers';
+import { binary, filesUnder, makeJpeg, makePdf, makePng, makePngHeader, pathOf, tempMediaDir } from '../support/files';
+import { ISO } from '../support/matchers';
 
 const MAX_BYTES = 3 * 1024 * 1024;
 const BASE = 'http://media.test';

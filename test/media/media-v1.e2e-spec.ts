@@ -5,7 +5,8 @@ import { MediaItemEntity } from '../../src/media/entities/media-item.entity';
 import { startApp, TestApp } from '../support/app';
 import { expectProblem } from '../support/problem';
 import { createTenant, Tenant } from '../support/tenant';
-import { binary, ISO, makePdf, makePng, pathOf, tempMediaDir } from './media-helpers';
+import { binary, makePdf, makePng, pathOf, tempMediaDir } from '../support/files';
+import { ISO } from '../support/matchers';
 
 describe('v1 media routes', () => {
   let t: TestApp;

@@ -17,3 +17,29 @@ export function expectProblem(res: Response, status: number, code: string): void
   const text = JSON.stringify(res.body);
   expect(text).not.toMatch(/\bat .+\.(ts|js):\d+|node_modules|\/work\/|SELECT |INSERT |QueryFailedError/);
 }
+
+/** The exact body of a problem: every field, with only the request id left open. */
+export function problemBody(status: number, code: string, title: string, detail?: string, errors?: unknown[]) {
+  return {
+    type: `/problems/${code.replace(/_/g, '-')}`,
+    title,
+    status,
+    ...(detail !== undefined ? { detail } : {}),
+    code,
+    ...(errors !== undefined ? { errors } : {}),
+    requestId: expect.any(String),
+  };
+}
+
+/** expectProblem (status, code, content type, no leaks), then the whole body. */
+export function expectExactProblem(
+  res: Response,
+  status: number,
+  code: string,
+  title: string,
+  detail?: string,
+  errors?: unknown[],
+): void {
+  expectProblem(res, status, code);
+  expect(res.body).toEqual(problemBody(status, code, title, detail, errors));
+}

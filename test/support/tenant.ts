@@ -3,7 +3,7 @@ import request from 'supertest';
 import { AccountsService } from '../../src/account/accounts.service';
 import { SitesService } from '../../src/account/sites.service';
 import { ApiKeysService } from '../../src/api-keys/api-keys.service';
-import { TestApp } from './app';
+import { startApp, StartAppOptions, TestApp } from './app';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 export type Api = Record<Method, (url: string) => request.Test>;
@@ -53,4 +53,18 @@ export async function createTenant(t: TestApp, options: { siteName?: string } = 
       api: agent(t, plaintext),
     };
   });
+}
+
+/**
+ * The usual set-up of a test file: one app (with `options`) and `count` tenants, made before
+ * the file's tests and closed after them. Read `ctx.t` and `ctx.tenants` inside tests or hooks.
+ */
+export function withTenants(count: number, options: StartAppOptions = {}): { t: TestApp; tenants: Tenant[] } {
+  const ctx = { t: undefined as unknown as TestApp, tenants: [] as Tenant[] };
+  beforeAll(async () => {
+    ctx.t = await startApp(options);
+    ctx.tenants = await Promise.all(Array.from({ length: count }, () => createTenant(ctx.t)));
+  });
+  afterAll(() => ctx.t?.close());
+  return ctx;
 }

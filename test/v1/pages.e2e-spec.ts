@@ -3,10 +3,10 @@ import { ContentItemEntity } from '../../src/content/entities/content-item.entit
 import { startApp, TestApp } from '../support/app';
 import { expectProblem } from '../support/problem';
 import { createTenant, Tenant } from '../support/tenant';
-import { makePng, tempMediaDir } from '../media/media-helpers';
-import { eventsOf, lastEventId } from '../content/helpers';
+import { eventsOf, lastEventId } from '../support/events';
+import { makePng, tempMediaDir } from '../support/files';
+import { ISO } from '../support/matchers';
 
-const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 const BASE = 'http://media.test';
 
 describe('v1 pages', () => {

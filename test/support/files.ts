@@ -7,8 +7,6 @@ import type { Test } from 'supertest';
 
 type NodeParser = Exclude<Parameters<Test['parse']>[0], (str: string) => unknown>;
 
-export const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-
 /** A media folder of its own for one test file. */
 export function tempMediaDir(tag: string): { dir: string; remove(): void } {
   const dir = mkdtempSync(join(tmpdir(), `sitebase-media-${tag}-`));
