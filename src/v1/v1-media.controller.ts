@@ -1,3 +1,4 @@
+import { created } from '../common/http/public-urls';
 import { Get, Param, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { CurrentSite } from '../common/auth/decorators';
@@ -41,7 +42,7 @@ export class V1MediaController {
     @Res({ passthrough: true }) res: Response,
   ): Promise<void> {
     const [item] = await this.uploads.upload(site, req, V1_UPLOAD_FORM);
-    res.location(item.link);
+    created(res, item.link);
   }
 
   @Get(':limit/:offset')

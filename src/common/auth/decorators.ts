@@ -1,5 +1,5 @@
 import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
-import { ApiBearerAuth, ApiExtension, ApiSecurity } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiExtension } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { NotFoundProblem, UnauthorizedProblem } from '../errors/problems';
 import type { SiteContext } from '../tenancy/site-context';
@@ -30,9 +30,6 @@ export const AllowedDuringDeletion = () => SetMetadata(ALLOWED_DURING_DELETION, 
  * `x-sitebase-admin: true` in the OpenAPI document, so client generators can leave it out.
  */
 export const AdminRoute = () => ApiExtension('x-sitebase-admin', true);
-
-/** OpenAPI: the secret-key schemes of a route. */
-export const ApiKeyAuth = () => applyDecorators(ApiSecurity('apiKey'), ApiBearerAuth('bearer'));
 
 /** The site resolved from `siteName`/`site_name` by the guard; 404 if the caller cannot reach it. */
 export const CurrentSite = createParamDecorator((_: unknown, ctx: ExecutionContext): SiteContext => {

@@ -25,8 +25,11 @@ export class PublicUrls {
 /** Where createApp leaves the PublicUrls for `created()` (Express app.locals). */
 export const PUBLIC_URLS_LOCAL = 'sitebasePublicUrls';
 
-/** A create's `Location` header (API.md §3): the new resource's absolute URL. */
-export function created(res: Response, path: string): void {
+/**
+ * A create's `Location` header (API.md §3): the new resource's absolute URL, from its path, or
+ * an absolute URL as it is (v1 media answers the stored file's public link).
+ */
+export function created(res: Response, pathOrUrl: string): void {
   const urls = res.app.locals[PUBLIC_URLS_LOCAL] as PublicUrls | undefined;
-  res.location(urls ? urls.absolute(path) : path);
+  res.location(urls && !/^https?:\/\//.test(pathOrUrl) ? urls.absolute(pathOrUrl) : pathOrUrl);
 }

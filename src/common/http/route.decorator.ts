@@ -1,4 +1,5 @@
 import { applyDecorators, Controller, HttpCode, SetMetadata, Type } from '@nestjs/common';
+import { PATH_METADATA } from '@nestjs/common/constants';
 import {
   ApiBearerAuth,
   ApiBody,
@@ -149,8 +150,20 @@ const SITE_PARAMS = new Set(['siteName', 'site_name']);
  */
 export function ApiController(path: string, tag: string): ClassDecorator {
   const params = [...path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]);
+  // Method decorators run before the class's: a handler without @Route is caught at start-up.
+  const requireRoutes: ClassDecorator = (target) => {
+    const proto = (target as unknown as { prototype: Record<string, unknown> }).prototype;
+    for (const name of Object.getOwnPropertyNames(proto)) {
+      const handler = proto[name];
+      if (typeof handler !== 'function' || Reflect.getMetadata(PATH_METADATA, handler) === undefined) continue;
+      if (Reflect.getMetadata(ROUTE_OPTIONS, handler) === undefined) {
+        throw new Error(`${target.name}.${name} has no @Route(): declare its auth, summary and responses there`);
+      }
+    }
+  };
   const problems = params.length === 0 ? [] : params.some((p) => !SITE_PARAMS.has(p)) ? [400, 404] : [404];
   return applyDecorators(
+    requireRoutes,
     Controller(path),
     ApiTags(tag),
     ...(problems.length ? [ApiProblems(...problems)] : []),
