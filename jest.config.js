@@ -3,13 +3,25 @@
  * test/global-setup.ts starts PostgreSQL (DATABASE_URL's server, or an embedded one), migrates
  * a template database once, and clones one database per worker, so files run in parallel.
  */
+/** ES-module-only packages the code imports, with theirs. */
+const ESM_ONLY = ['file-type', 'strtok3', 'token-types', '@tokenizer', 'uint8array-extras', '@borewit'];
+
 /** @type {import('jest').Config} */
 module.exports = {
   rootDir: '.',
   testEnvironment: 'node',
   moduleFileExtensions: ['ts', 'js', 'json'],
   testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.jest.json' }] },
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.jest.json' }],
+    // ES-module-only dependencies: Node 20.19+ require()s them, jest's own loader cannot, so
+    // they are compiled to CommonJS for the tests (docs/upgrades.md).
+    '^.+\\.js$': ['ts-jest', { tsconfig: 'tsconfig.jest-esm.json' }],
+  },
+  transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],
+  // file-type publishes its Node entry under `import`/`module-sync` only (what Node's require()
+  // picks); jest's resolver asks for `require`, so it is named here.
+  moduleNameMapper: { '^file-type$': '<rootDir>/node_modules/file-type/index.js' },
   globalSetup: '<rootDir>/test/global-setup.ts',
   globalTeardown: '<rootDir>/test/global-teardown.ts',
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],

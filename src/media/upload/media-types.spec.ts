@@ -1,7 +1,7 @@
-import { fromBuffer } from 'file-type';
+import { fileTypeFromBuffer } from 'file-type';
 import { acceptedTypes, classify, looksLikeSvg } from './media-types';
 
-const sniff = async (bytes: Buffer, name?: string) => classify((await fromBuffer(bytes))?.mime, bytes, name);
+const sniff = async (bytes: Buffer, name?: string) => classify((await fileTypeFromBuffer(bytes))?.mime, bytes, name);
 
 describe('media type allow-list', () => {
   it('accepts types by their bytes, whatever the name says', async () => {

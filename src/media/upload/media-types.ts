@@ -1,5 +1,5 @@
 import { open } from 'node:fs/promises';
-import { fromFile } from 'file-type';
+import { fileTypeFromFile } from 'file-type';
 
 export type MediaKind = 'image' | 'svg' | 'audio' | 'video' | 'document';
 
@@ -119,7 +119,7 @@ export function classify(
 
 /** Sniffs a spooled file. */
 export async function detectType(path: string, clientName: string | undefined): Promise<AcceptedType | null> {
-  const detected = await fromFile(path);
+  const detected = await fileTypeFromFile(path);
   const handle = await open(path, 'r');
   try {
     const head = Buffer.alloc(HEAD_BYTES);
