@@ -4,7 +4,15 @@
  * a template database once, and clones one database per worker, so files run in parallel.
  */
 /** ES-module-only packages the code imports, with theirs. */
-const ESM_ONLY = ['file-type', 'strtok3', 'token-types', '@tokenizer', 'uint8array-extras', '@borewit'];
+const ESM_ONLY = [
+  '@nestjs/typeorm',
+  'file-type',
+  'strtok3',
+  'token-types',
+  '@tokenizer',
+  'uint8array-extras',
+  '@borewit',
+];
 
 /** @type {import('jest').Config} */
 module.exports = {
@@ -16,12 +24,22 @@ module.exports = {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.jest.json' }],
     // ES-module-only dependencies: Node 20.19+ require()s them, jest's own loader cannot, so
     // they are compiled to CommonJS for the tests (docs/upgrades.md).
-    '^.+\\.js$': ['ts-jest', { tsconfig: 'tsconfig.jest-esm.json' }],
+    '^.+\\.js$': [
+      'babel-jest',
+      {
+        babelrc: false,
+        configFile: false,
+        plugins: ['babel-plugin-transform-import-meta', '@babel/plugin-transform-modules-commonjs'],
+      },
+    ],
   },
   transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],
   // file-type publishes its Node entry under `import`/`module-sync` only (what Node's require()
   // picks); jest's resolver asks for `require`, so it is named here.
-  moduleNameMapper: { '^file-type$': '<rootDir>/node_modules/file-type/index.js' },
+  moduleNameMapper: {
+    '^file-type$': '<rootDir>/node_modules/file-type/index.js',
+    '^(\\.|\\.\\.)/(common/)?typeorm-compat\\.js$': '<rootDir>/test/support/esm-shims/nestjs-typeorm-compat.js',
+  },
   globalSetup: '<rootDir>/test/global-setup.ts',
   globalTeardown: '<rootDir>/test/global-teardown.ts',
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],

@@ -1,5 +1,5 @@
 import { DataSourceOptions } from 'typeorm';
-import { SnakeNamingStrategy } from 'typeorm-naming-strategies';
+import { SnakeNamingStrategy } from './naming.strategy';
 import { MIGRATIONS } from './migrations';
 
 export interface DataSourceSettings {

@@ -57,7 +57,7 @@ export class ShapedReads<E extends ObjectLiteral> {
       const keep = this.shapes.size < MAX_SHAPES;
       // TypeORM numbers the parameters; which name each number takes is read once, from markers.
       const markers = Object.fromEntries(Object.keys(params).map((k) => [k, new ParamMarker(k)]));
-      const [text, marked] = driver.escapeQueryWithParameters(qb.getQuery(), markers, {});
+      const [text, marked] = driver.escapeQueryWithParameters(qb.getQuery(), markers);
       const names = marked.map((m: unknown) => {
         if (!(m instanceof ParamMarker))
           throw new Error(`ShapedReads: parameter ${String(m)} of shape ${shape} is not taken from params`);
