@@ -4,15 +4,7 @@
  * a template database once, and clones one database per worker, so files run in parallel.
  */
 /** ES-module-only packages the code imports, with theirs. */
-const ESM_ONLY = [
-  '@nestjs/typeorm',
-  'file-type',
-  'strtok3',
-  'token-types',
-  '@tokenizer',
-  'uint8array-extras',
-  '@borewit',
-];
+const ESM_ONLY = ['@nestjs', 'file-type', 'strtok3', 'token-types', '@tokenizer', 'uint8array-extras', '@borewit'];
 
 /** @type {import('jest').Config} */
 module.exports = {
@@ -29,7 +21,12 @@ module.exports = {
       {
         babelrc: false,
         configFile: false,
-        plugins: ['babel-plugin-transform-import-meta', '@babel/plugin-transform-modules-commonjs'],
+        plugins: [
+          require.resolve('./test/support/esm-shims/babel-drop-create-require.js'),
+          'babel-plugin-transform-import-meta',
+          '@babel/plugin-transform-dynamic-import',
+          '@babel/plugin-transform-modules-commonjs',
+        ],
       },
     ],
   },
