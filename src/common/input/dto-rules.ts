@@ -2,11 +2,15 @@ import { applyDecorators } from '@nestjs/common';
 import { Transform, Type } from 'class-transformer';
 import {
   ArrayMaxSize,
+  ArrayUnique,
   IsArray,
   IsDate,
   IsInt,
+  IsNotEmpty,
   IsObject,
+  IsString,
   Max,
+  MaxLength,
   Min,
   ValidateBy,
   ValidateIf,
@@ -123,4 +127,31 @@ export const NestedArray = (type: () => Function, maxSize: number) =>
     IsObject({ each: true, message: 'each value must be an object' }),
     ValidateNested({ each: true }),
     Type(type),
+  );
+
+/*
+ * The list rules below are applied in the order stacked decorators would be (bottom first), so
+ * the validation messages stay the ones written in each DTO before.
+ */
+
+/** Tags, categories: at most `maxItems` distinct, non-empty strings of at most `maxLength`. */
+export const IsWordSet = (maxItems = 100, maxLength = 100) =>
+  applyDecorators(
+    MaxLength(maxLength, { each: true }),
+    IsNotEmpty({ each: true }),
+    IsString({ each: true }),
+    ArrayUnique(),
+    ArrayMaxSize(maxItems),
+    IsArray(),
+  );
+
+/** Ids of another resource (attachments): at most `maxItems` distinct positive integers. */
+export const IsIdSet = (maxItems = 100) =>
+  applyDecorators(
+    Max(Number.MAX_SAFE_INTEGER, { each: true }),
+    Min(1, { each: true }),
+    IsInt({ each: true }),
+    ArrayUnique(),
+    ArrayMaxSize(maxItems),
+    IsArray(),
   );

@@ -1,8 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
-  ArrayMaxSize,
-  ArrayUnique,
-  IsArray,
   IsIn,
   IsInt,
   IsNotEmpty,
@@ -16,7 +13,16 @@ import {
   Min,
 } from 'class-validator';
 import { SiteIdParamDto, SiteNameParamDto } from '../../common/http/params';
-import { IsIdOrSlug, IsIdParam, IsTimestamp, MAX_ID, NestedArray, OptionalNotNull } from '../../common/input/dto-rules';
+import {
+  IsIdOrSlug,
+  IsIdParam,
+  IsIdSet,
+  IsTimestamp,
+  IsWordSet,
+  MAX_ID,
+  NestedArray,
+  OptionalNotNull,
+} from '../../common/input/dto-rules';
 import { CursorQueryDto } from '../../common/pagination/page';
 import { SLUG_MAX_LENGTH, SLUG_PATTERN } from '../../common/slugs/slugs';
 import { CONTENT_STATUSES, ContentStatus } from '../content-status';
@@ -93,22 +99,12 @@ class ContentFieldsDto {
 
   @ApiPropertyOptional({ type: [String], example: ['news'] })
   @OptionalNotNull()
-  @IsArray()
-  @ArrayMaxSize(100)
-  @ArrayUnique()
-  @IsString({ each: true })
-  @IsNotEmpty({ each: true })
-  @MaxLength(100, { each: true })
+  @IsWordSet()
   tags?: string[];
 
   @ApiPropertyOptional({ type: [String], example: ['guides'] })
   @OptionalNotNull()
-  @IsArray()
-  @ArrayMaxSize(100)
-  @ArrayUnique()
-  @IsString({ each: true })
-  @IsNotEmpty({ each: true })
-  @MaxLength(100, { each: true })
+  @IsWordSet()
   categories?: string[];
 
   @ApiPropertyOptional({ type: [AuthorDto] })
@@ -135,12 +131,7 @@ class ContentFieldsDto {
 
   @ApiPropertyOptional({ type: [Number], example: [12], description: 'Media ids of this site' })
   @OptionalNotNull()
-  @IsArray()
-  @ArrayMaxSize(100)
-  @ArrayUnique()
-  @IsInt({ each: true })
-  @Min(1, { each: true })
-  @Max(Number.MAX_SAFE_INTEGER, { each: true })
+  @IsIdSet()
   attachmentIds?: number[];
 }
 

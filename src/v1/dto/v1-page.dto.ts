@@ -1,26 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  ArrayUnique,
-  IsArray,
-  IsBoolean,
-  IsIn,
-  IsInt,
-  IsNotEmpty,
-  IsObject,
-  IsString,
-  Matches,
-  Max,
-  MaxLength,
-  Min,
-} from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsObject, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { SITE_NAME_PATTERN } from '../../common/auth/principal';
 import { FieldError, ValidationProblem } from '../../common/errors/problems';
 import {
   IsIdOrSlug,
   IsIdParam,
+  IsIdSet,
   IsTimestamp,
+  IsWordSet,
   MAX_ID,
   NestedArray,
   OptionalNotNull,
@@ -98,21 +86,11 @@ class V1PageFieldsDto {
   slug_prefix?: string;
   @ApiPropertyOptional({ type: [String] })
   @OptionalNotNull()
-  @IsArray()
-  @ArrayMaxSize(100)
-  @ArrayUnique()
-  @IsString({ each: true })
-  @IsNotEmpty({ each: true })
-  @MaxLength(100, { each: true })
+  @IsWordSet()
   tags?: string[];
   @ApiPropertyOptional({ type: [String] })
   @OptionalNotNull()
-  @IsArray()
-  @ArrayMaxSize(100)
-  @ArrayUnique()
-  @IsString({ each: true })
-  @IsNotEmpty({ each: true })
-  @MaxLength(100, { each: true })
+  @IsWordSet()
   categories?: string[];
   @ApiPropertyOptional({ type: [AuthorDto] })
   @OptionalNotNull()
@@ -127,12 +105,7 @@ class V1PageFieldsDto {
   @ApiPropertyOptional() @OptionalNotNull() @IsString() @MaxLength(5000) description?: string;
   @ApiPropertyOptional({ type: [Number], description: 'Media ids of the site' })
   @OptionalNotNull()
-  @IsArray()
-  @ArrayMaxSize(100)
-  @ArrayUnique()
-  @IsInt({ each: true })
-  @Min(1, { each: true })
-  @Max(Number.MAX_SAFE_INTEGER, { each: true })
+  @IsIdSet()
   attachment_ids?: number[];
   @ApiPropertyOptional({ default: false, description: 'On edit: true replaces the attachments, false adds to them' })
   @OptionalNotNull()
