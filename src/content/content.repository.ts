@@ -32,7 +32,7 @@ const SUMMARY_COLUMNS: Array<keyof ContentItemEntity> = [
   'updatedAt',
 ];
 
-/** The content queries that outgrow a method: the filtered keyset list and the v1 offset list. */
+/** The content queries that outgrow a method: the filtered keyset list and the offset list. */
 @Injectable()
 export class ContentRepository {
   private readonly reads = new ShapedReads<ContentItemEntity>();
