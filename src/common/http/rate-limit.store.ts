@@ -17,6 +17,11 @@ interface Counter {
   shared: number;
   /** Hits counted here and not yet written. */
   pending: number;
+  /**
+   * Hits on their way to the shared row (an exact upsert or a batch in flight): still counted
+   * when deciding locally, or requests arriving meanwhile would pass on a stale count.
+   */
+  inflight: number;
   expiresAt: number;
   blockedUntil: number;
   ttl: number;
@@ -56,13 +61,13 @@ export class RateLimitStore implements OnModuleDestroy {
   hit(key: string, ttl: number, limit: number, blockDuration: number): RateDecision | Promise<RateDecision> {
     const now = Date.now();
     let c = this.counters.get(key);
-    if (c && c.expiresAt <= now && c.blockedUntil <= now && c.pending === 0) {
+    if (c && c.expiresAt <= now && c.blockedUntil <= now && c.pending === 0 && c.inflight === 0) {
       this.counters.delete(key);
       c = undefined;
     }
     if (!c) {
       if (this.counters.size >= MAX_COUNTERS) void this.flush();
-      c = { shared: 0, pending: 0, expiresAt: now + ttl, blockedUntil: 0, ttl };
+      c = { shared: 0, pending: 0, inflight: 0, expiresAt: now + ttl, blockedUntil: 0, ttl };
       this.counters.set(key, c);
     }
     if (c.blockedUntil > now) {
@@ -74,7 +79,7 @@ export class RateLimitStore implements OnModuleDestroy {
         until: c.blockedUntil,
       };
     }
-    if ((c.shared + c.pending + 1) * 2 <= limit) {
+    if ((c.shared + c.pending + c.inflight + 1) * 2 <= limit) {
       c.pending++;
       this.scheduleFlush();
       return PASS;
@@ -100,12 +105,15 @@ export class RateLimitStore implements OnModuleDestroy {
   ): Promise<RateDecision> {
     const add = c.pending + 1;
     c.pending = 0;
+    c.inflight += add;
     let row: CounterRow;
     try {
       [row] = (await sql<CounterRow>(this.dataSource, EXACT_SQL, [key, add, ttl, limit, blockDuration])).rows;
     } catch (err) {
       c.pending += add - 1; // keep what was counted; this request's hit fails with the error
       throw err;
+    } finally {
+      c.inflight -= add;
     }
     this.remember(c, row, now);
     return c.blockedUntil > now
@@ -120,24 +128,31 @@ export class RateLimitStore implements OnModuleDestroy {
     const batch = [...this.counters].filter(([, c]) => c.pending > 0);
     const now = Date.now();
     for (const [id, c] of this.counters) {
-      if (c.pending === 0 && c.expiresAt <= now && c.blockedUntil <= now) this.counters.delete(id);
+      if (c.pending === 0 && c.inflight === 0 && c.expiresAt <= now && c.blockedUntil <= now) this.counters.delete(id);
     }
     if (batch.length === 0) return;
     const taken = batch.map(([, c]) => c.pending);
-    batch.forEach(([, c]) => (c.pending = 0));
+    batch.forEach(([, c], i) => {
+      c.pending = 0;
+      c.inflight += taken[i];
+    });
     try {
       const { rows } = await sql<CounterRow>(this.dataSource, BATCH_SQL, [
         batch.map(([id]) => id),
         taken,
         batch.map(([, c]) => c.ttl),
       ]);
+      batch.forEach(([, c], i) => (c.inflight -= taken[i]));
       const byKey = new Map(batch);
       for (const row of rows) {
         const c = byKey.get(row.key);
         if (c) this.remember(c, row, now);
       }
     } catch (err) {
-      batch.forEach(([, c], i) => (c.pending += taken[i]));
+      batch.forEach(([, c], i) => {
+        c.inflight -= taken[i];
+        c.pending += taken[i];
+      });
       this.logger.warn({ err }, 'Could not write rate-limit counters; will retry');
       this.scheduleFlush();
     }
