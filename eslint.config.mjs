@@ -15,6 +15,7 @@ export default tseslint.config(
       'jest.config.js',
       'test/support/summary-reporter.js',
       'test/support/esm-shims/**',
+      'test/generated/**',
     ],
   },
   js.configs.recommended,

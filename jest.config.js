@@ -4,7 +4,23 @@
  * a template database once, and clones one database per worker, so files run in parallel.
  */
 /** ES-module-only packages the code imports, with theirs. */
-const ESM_ONLY = ['@nestjs', 'file-type', 'strtok3', 'token-types', '@tokenizer', 'uint8array-extras', '@borewit'];
+const ESM_ONLY = [
+  '@nestjs',
+  '@redocly',
+  'file-type',
+  'strtok3',
+  'token-types',
+  '@tokenizer',
+  'uint8array-extras',
+  '@borewit',
+  'openapi-typescript',
+  // Not an ES module: compiled for its lazy require (esm-shims/babel-hoist-lazy-require.js).
+  'pg-boss',
+  'parse-json',
+  'index-to-position',
+  'change-case',
+  'supports-color',
+];
 
 /** @type {import('jest').Config} */
 module.exports = {
@@ -23,6 +39,7 @@ module.exports = {
         configFile: false,
         plugins: [
           require.resolve('./test/support/esm-shims/babel-drop-create-require.js'),
+          require.resolve('./test/support/esm-shims/babel-hoist-lazy-require.js'),
           'babel-plugin-transform-import-meta',
           '@babel/plugin-transform-dynamic-import',
           '@babel/plugin-transform-modules-commonjs',

@@ -11,6 +11,7 @@ import { V1Module } from './v1/v1.module';
 import { MediaModule } from './media/media.module';
 import { ContentModule } from './content/content.module';
 import { CollectionsModule } from './collections/collections.module';
+import { EmailModule } from './email/email.module';
 
 /** Feature modules, one per resource group. A new module is added here. */
 export const FEATURE_MODULES: Type[] = [
@@ -20,6 +21,7 @@ export const FEATURE_MODULES: Type[] = [
   MediaModule,
   ContentModule,
   CollectionsModule,
+  EmailModule,
 ];
 
 @Module({})

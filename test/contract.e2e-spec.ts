@@ -38,6 +38,9 @@ describe('the interface contract (routes.tsv)', () => {
   let t: TestApp;
   let registered: Set<string>;
   let documented: Set<string>;
+  /** `METHOD /path/{name}` of every express route, with its real parameter names. */
+  let routes: Map<string, string[]>;
+  let doc: { paths: Record<string, Record<string, { parameters?: Array<{ name: string; in: string }> }>> };
 
   beforeAll(async () => {
     t = await startApp();
@@ -47,9 +50,18 @@ describe('the interface contract (routes.tsv)', () => {
         layer.route ? Object.keys(layer.route.methods).map((m) => shape(m, layer.route!.path)) : [],
       ),
     );
-    const doc = (await request(t.server).get('/docs/openapi.json').expect(200)).body as {
-      paths: Record<string, Record<string, unknown>>;
-    };
+    routes = new Map(
+      express.router.stack.flatMap((layer) =>
+        // Swagger UI's own pages and the local media files (`/files/*path`) are not operations.
+        layer.route && !layer.route.path.startsWith('/docs') && !layer.route.path.includes('*')
+          ? Object.keys(layer.route.methods).map((m): [string, string[]] => [
+              `${m.toUpperCase()} ${layer.route!.path.replace(/:([A-Za-z_]+)/g, '{$1}')}`,
+              [...layer.route!.path.matchAll(/:([A-Za-z_]+)/g)].map((x) => x[1]),
+            ])
+          : [],
+      ),
+    );
+    doc = (await request(t.server).get('/docs/openapi.json').expect(200)).body;
     documented = new Set(
       Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => shape(m, path))),
     );
@@ -66,6 +78,20 @@ describe('the interface contract (routes.tsv)', () => {
   it.each(built.map((r) => [`${r.method} ${r.path}`, r] as const))('%s is registered and documented', (_name, r) => {
     expect(registered.has(shape(r.method, r.path)) ? 'registered' : 'missing from the app').toBe('registered');
     expect(documented.has(shape(r.method, r.path)) ? 'documented' : 'missing from OpenAPI').toBe('documented');
+  });
+
+  it("documents each operation with its route's real path and exactly its path parameters", () => {
+    const operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, op })),
+    );
+    // The same operations both ways, parameter names included: a document that named a
+    // parameter differently from the route would send clients to a path the app reads wrongly.
+    expect(operations.map((o) => o.key).sort()).toEqual([...routes.keys()].sort());
+    for (const { key, op } of operations) {
+      const declared = (op.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name);
+      expect({ key, params: [...declared].sort() }).toEqual({ key, params: [...routes.get(key)!].sort() });
+      expect({ key, params: declared.length }).toEqual({ key, params: new Set(declared).size });
+    }
   });
 
   // A pending route that is built must leave the list, so the list only ever shrinks to zero.

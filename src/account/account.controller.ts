@@ -19,6 +19,7 @@ export class AccountController {
   @Route({
     auth: 'account-key',
     summary: 'Delete the account',
+    operationId: 'deleteAccount',
     description:
       'Schedules the purge of every site, key and stored file after the grace period (ACCOUNT_DELETION_GRACE_SECONDS). Until then the account can only read and cancel.',
     duringDeletion: true,
@@ -32,6 +33,7 @@ export class AccountController {
   @Route({
     auth: 'account-key',
     summary: 'Get deletion status',
+    operationId: 'getAccountDeletion',
     description: 'The latest deletion request of the account.',
     ok: AccountDeletionResponseDto,
     problems: [404],
@@ -44,6 +46,7 @@ export class AccountController {
   @Route({
     auth: 'account-key',
     summary: 'Cancel a scheduled deletion (admin)',
+    operationId: 'cancelAccountDeletion',
     description: 'Possible until the purge starts.',
     duringDeletion: true,
     ok: AccountDeletionResponseDto,
@@ -58,6 +61,7 @@ export class AccountController {
   @Route({
     auth: 'account-key',
     summary: 'Get deletion preview',
+    operationId: 'getAccountDeletionPreview',
     description: 'Counts, per resource, what deleting the account would remove, cancel, forfeit or anonymise.',
     ok: DeletionPreviewResponseDto,
   })

@@ -17,6 +17,7 @@ export interface AccountDeletionCanceledPayload {
 /** Events this module writes to the outbox (API.md §6). */
 export const ACCOUNT_EVENTS = defineEvents('account', {
   siteCreated: event<SiteCreatedPayload>('site.created', 'A site was created in the account'),
+  siteUpdated: event<SiteCreatedPayload>('site.updated', "A site's title or settings changed"),
   deletionScheduled: event<AccountDeletionScheduledPayload>(
     'account.deletion_scheduled',
     'The account asked to be deleted; its data is purged after the grace period',

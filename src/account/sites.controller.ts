@@ -1,10 +1,10 @@
-import { Body, Get, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Get, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { CurrentKey } from '../common/auth/decorators';
 import { KeyPrincipal } from '../common/auth/principal';
 import { CursorQueryDto, mapPage, Page, PageDto } from '../common/pagination/page';
 import { SiteNameParamDto } from '../common/http/params';
-import { CreateSiteDto, SiteResponseDto, toSiteResponse } from './dto/site.dto';
+import { CreateSiteDto, SiteResponseDto, toSiteResponse, UpdateSiteDto } from './dto/site.dto';
 import { SitesService } from './sites.service';
 import { created } from '../common/http/public-urls';
 import { ApiController, Route } from '../common/http/route.decorator';
@@ -49,5 +49,24 @@ export class SitesController {
   @Route({ auth: 'key', summary: 'Get a site (admin)', ok: SiteResponseDto, problems: [404], admin: true })
   async get(@CurrentKey() key: KeyPrincipal, @Param() { siteName }: SiteNameParamDto): Promise<SiteResponseDto> {
     return toSiteResponse(await this.sites.get(key, siteName));
+  }
+
+  @Patch(':siteName')
+  @Route({
+    auth: 'key',
+    summary: 'Update a site: title and settings (admin)',
+    description:
+      'Settings merge section by section: a field left out stays, null clears it (the configuration applies again). ' +
+      "`settings.email` is the sender of the site's mail, `settings.publicBaseUrl` the origin of its links.",
+    ok: SiteResponseDto,
+    problems: [400, 404],
+    admin: true,
+  })
+  async update(
+    @CurrentKey() key: KeyPrincipal,
+    @Param() { siteName }: SiteNameParamDto,
+    @Body() dto: UpdateSiteDto,
+  ): Promise<SiteResponseDto> {
+    return toSiteResponse(await this.sites.update(key, siteName, dto));
   }
 }

@@ -9,7 +9,8 @@ import { recordEvent } from '../common/outbox/record-event';
 import { ACCOUNT_EVENTS } from './account.events';
 import { applyKeyset, CursorQueryDto, keysetPage, Page } from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
-import { CreateSiteDto } from './dto/site.dto';
+import { CreateSiteDto, UpdateSiteDto } from './dto/site.dto';
+import type { SiteSettings } from '../common/tenancy/site-settings';
 import { SiteEntity } from '../common/tenancy/entities/site.entity';
 
 const SITE_CACHE_MS = 30_000;
@@ -113,6 +114,30 @@ export class SitesService implements SiteDirectory {
     return site;
   }
 
+  /**
+   * Changes the title and settings of a site the key reaches. Settings merge section by section:
+   * a field left out stays, a null clears it.
+   */
+  update(key: KeyPrincipal, name: string, dto: UpdateSiteDto): Promise<SiteEntity> {
+    return this.dataSource.transaction(async (em) => {
+      const found = await this.get(key, name);
+      const site = await em.findOneOrFail(SiteEntity, { where: { id: found.id }, lock: { mode: 'pessimistic_write' } });
+      if (dto.title !== undefined) site.title = dto.title;
+      if (dto.settings) site.settings = mergeSettings(site.settings, dto.settings);
+      const saved = await em.save(site);
+      await recordEvent(em, site, ACCOUNT_EVENTS.siteUpdated, { id: site.id, name: site.name });
+      return saved;
+    });
+  }
+
+  /** The title and settings of a site, for the modules that read them (email: the sender, links). */
+  async profileOf(siteId: number, em?: EntityManager): Promise<{ title: string; settings: SiteSettings }> {
+    // Inside a caller's transaction, on its connection: a second one per request can exhaust the pool.
+    const repo = em ? em.getRepository(SiteEntity) : this.sites;
+    const row = await repo.findOne({ where: { id: siteId }, select: { id: true, title: true, settings: true } });
+    return { title: row?.title ?? '', settings: row?.settings ?? {} };
+  }
+
   /** Checks that every id is a site of the account (for key restrictions). */
   async assertOwned(accountId: number, ids: number[]): Promise<void> {
     if (ids.length === 0) return;
@@ -120,4 +145,22 @@ export class SitesService implements SiteDirectory {
     if (found !== new Set(ids).size)
       throw new ForbiddenProblem('site_not_in_account', 'Every site id must be a site of this account');
   }
+}
+
+/** One level of fields and one of sections: null deletes a field, an object merges into its section. */
+function mergeSettings(current: SiteSettings, patch: object): SiteSettings {
+  const next: Record<string, unknown> = { ...current };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === undefined) continue;
+    if (value === null) delete next[key];
+    else if (typeof value === 'object') {
+      const section: Record<string, unknown> = { ...((next[key] as Record<string, unknown>) ?? {}) };
+      for (const [field, v] of Object.entries(value as Record<string, unknown>)) {
+        if (v === null) delete section[field];
+        else if (v !== undefined) section[field] = v;
+      }
+      next[key] = section;
+    } else next[key] = value;
+  }
+  return next;
 }

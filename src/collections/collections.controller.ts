@@ -57,7 +57,7 @@ export class CollectionsController {
     ok: CollectionResponseDto,
     problems: [429],
   })
-  async current(@CurrentSite() site: SiteContext): Promise<CollectionResponseDto> {
+  async getCurrent(@CurrentSite() site: SiteContext): Promise<CollectionResponseDto> {
     return toCollectionResponse(await this.collections.current(site));
   }
 

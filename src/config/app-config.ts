@@ -117,6 +117,23 @@ export class AppConfig {
   // Content (docs/content.md)
   /** How long an instance serves anonymous content reads from memory; 0 turns the cache off. */
   @Transform(toInt) @IsInt() @Min(0) @Max(3_600_000) CONTENT_CACHE_TTL_MS = 5000;
+
+  // Email (docs/email.md)
+  /** smtp://user:pass@host:587 or smtps://…:465; empty: messages are recorded and logged, not sent. */
+  @ValidateIf((c: AppConfig) => c.SMTP_URL !== '')
+  @Matches(/^smtps?:\/\/\S+$/, { message: 'SMTP_URL must be an smtp:// or smtps:// URL' })
+  SMTP_URL = '';
+  /** Sender of sites that set none: an address, or `Name <address>`. */
+  @Matches(/^(?:[^<>\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/, {
+    message: 'MAIL_FROM must be an address or "Name <address>"',
+  })
+  MAIL_FROM = 'Sitebase <no-reply@localhost>';
+  /** Connections the pooled SMTP transport keeps open. */
+  @Transform(toInt) @IsInt() @Min(1) @Max(100) SMTP_POOL_SIZE = 5;
+  /** Retries of a message the SMTP server refuses for now (4xx, connection errors), with backoff. */
+  @Transform(toInt) @IsInt() @Min(0) @Max(50) EMAIL_RETRY_LIMIT = 8;
+  /** First retry delay in seconds; each later one doubles it. */
+  @Transform(toInt) @IsInt() @Min(1) EMAIL_RETRY_DELAY_SECONDS = 30;
 }
 
 export const CONFIG_KEYS = Object.keys(new AppConfig()).concat('DATABASE_URL', 'BOOTSTRAP_API_KEY');

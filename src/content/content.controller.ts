@@ -5,7 +5,7 @@ import { Principal } from '../common/auth/principal';
 import { SiteIdParamDto } from '../common/http/params';
 import { mapPage, Page, PageDto } from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
-import { setContentEtag } from './content-etag';
+import { ETAG_HEADER, setVersionEtag } from '../common/http/etag';
 import { ContentService } from './content.service';
 import { ContentResponseDto, ContentSummaryDto, toContentResponse, toContentSummary } from './dto/content-response.dto';
 import {
@@ -19,13 +19,9 @@ import { ContentItemEntity } from './entities/content-item.entity';
 import { created } from '../common/http/public-urls';
 import { ApiController, Route } from '../common/http/route.decorator';
 
-const ETAG_HEADER = {
-  ETag: { description: 'Version of the item; send it back as If-Match', schema: { type: 'string' } },
-};
-
 /** Sets the ETag (API.md §6) and maps the item. */
 function withEtag(res: Response, item: ContentItemEntity): ContentResponseDto {
-  setContentEtag(res, item);
+  setVersionEtag(res, item);
   return toContentResponse(item);
 }
 
@@ -68,7 +64,7 @@ export class ContentController {
     return withEtag(res, item);
   }
 
-  @Get(':idOrSlug')
+  @Get(':id')
   @Route({
     auth: 'optional-key',
     summary: 'Get content by id or slug',
@@ -79,10 +75,10 @@ export class ContentController {
   async get(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
-    @Param() { idOrSlug }: IdOrSlugParamDto,
+    @Param() { id }: IdOrSlugParamDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<ContentResponseDto> {
-    return withEtag(res, await this.content.get(site, principal, idOrSlug));
+    return withEtag(res, await this.content.get(site, principal, id));
   }
 
   @Patch(':id')

@@ -11,12 +11,12 @@ import { ContentService } from './content.service';
 import { PublicContentCache } from './public-content.cache';
 import { ContentItemEntity } from './entities/content-item.entity';
 import { ContentRevisionEntity } from './entities/content-revision.entity';
-import { RevisionsController } from './revisions.controller';
+import { ContentRevisionsController } from './content-revisions.controller';
 import { RevisionsService } from './revisions.service';
 
 @Module({
   imports: [TypeOrmModule.forFeature([ContentItemEntity, ContentRevisionEntity]), AccountModule, MediaModule],
-  controllers: [ContentController, RevisionsController],
+  controllers: [ContentController, ContentRevisionsController],
   providers: [
     ContentService,
     RevisionsService,

@@ -5,7 +5,7 @@ import { NotFoundProblem, PreconditionFailedProblem } from '../common/errors/pro
 import { recordEvent } from '../common/outbox/record-event';
 import { Page } from '../common/pagination/page';
 import { findInSiteOrFail, SiteContext } from '../common/tenancy/site-context';
-import { contentEtag, ifMatchAllows } from './content-etag';
+import { versionEtag, ifMatchAllows } from '../common/http/etag';
 import { LifecycleRequest, NEW_ITEM, nextLifecycle } from './content-lifecycle';
 import { snapshotOf } from './content-snapshot';
 import { actorOf, ContentWriter } from './content-writer';
@@ -235,7 +235,7 @@ export class ContentService {
     ifMatch?: string,
   ): Promise<ContentItemEntity> {
     const item = await findInSiteOrFail(em, ContentItemEntity, site, id, 'Content', { lock: true });
-    if (!ifMatchAllows(ifMatch, contentEtag(item.id, item.version))) throw new PreconditionFailedProblem();
+    if (!ifMatchAllows(ifMatch, versionEtag(item.id, item.version))) throw new PreconditionFailedProblem();
     return item;
   }
 }

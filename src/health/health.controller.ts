@@ -20,13 +20,19 @@ export class HealthController {
   constructor(private readonly dataSource: DataSource) {}
 
   @Get()
-  @Route({ auth: 'public', summary: 'Liveness: the process answers', ok: HealthDto })
+  @Route({ auth: 'public', summary: 'Liveness: the process answers', operationId: 'getHealth', ok: HealthDto })
   live(): HealthDto {
     return { status: 'ok' };
   }
 
   @Get('ready')
-  @Route({ auth: 'public', summary: 'Readiness: the database answers', ok: ReadinessDto, problems: [503] })
+  @Route({
+    auth: 'public',
+    summary: 'Readiness: the database answers',
+    operationId: 'getReadiness',
+    ok: ReadinessDto,
+    problems: [503],
+  })
   async ready(): Promise<ReadinessDto> {
     try {
       await ping(this.dataSource);

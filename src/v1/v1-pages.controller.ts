@@ -41,12 +41,11 @@ export class V1PagesController {
     return toV1Page(await this.pages.create(site, principal, toCreateContentInput(body)));
   }
 
-  @Get(':page')
+  @Get(':page_id')
   @Route({
     auth: 'legacy-key',
     summary: 'Get a page by id or slug, or all pages (v1)',
     description: 'Digits: an id. `all`: every page of the site (an array). Otherwise a slug.',
-    params: [{ name: 'page', description: 'page_id, post_slug, or `all`' }],
     ok: {
       description: 'A page, or an array of pages for `all`',
       schema: {
@@ -61,9 +60,9 @@ export class V1PagesController {
   async get(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
-    @Param() { page }: V1PageParamDto,
+    @Param() { page_id }: V1PageParamDto,
   ): Promise<V1PageResponseDto | V1PageResponseDto[]> {
-    const found = await this.pages.get(site, principal, page);
+    const found = await this.pages.get(site, principal, page_id);
     return Array.isArray(found) ? found.map(toV1Page) : toV1Page(found);
   }
 

@@ -150,7 +150,7 @@ describe('content (v2)', () => {
     });
   });
 
-  describe('GET /api/v2/sites/:siteName/content/:idOrSlug', () => {
+  describe('GET /api/v2/sites/:siteName/content/:id (id or slug)', () => {
     it('gets by id and by slug, with an ETag', async () => {
       const item = await makeContent(a, { title: 'Readable', content: '<p>Body</p>', status: 'published' });
       const byId = await request(t.server).get(contentUrl(a, `/${item.id}`));

@@ -17,7 +17,7 @@ const L = '/api/v2/sites/{siteName}/collections';
 const ROUTES: Array<[string, string, string, unknown, string]> = [
   ['get', C, 'Content', OPTIONAL, '200'],
   ['post', C, 'Content', KEY, '201'],
-  ['get', `${C}/{idOrSlug}`, 'Content', OPTIONAL, '200'],
+  ['get', `${C}/{id}`, 'Content', OPTIONAL, '200'],
   ['patch', `${C}/{id}`, 'Content', KEY, '200'],
   ['delete', `${C}/{id}`, 'Content', KEY, '204'],
   ['post', `${C}/{id}/publish`, 'Content', KEY, '200'],
@@ -35,7 +35,7 @@ const ROUTES: Array<[string, string, string, unknown, string]> = [
   ['post', `${L}/{id}/items`, 'Collections', KEY, '201'],
   ['delete', `${L}/{id}/items/{itemId}`, 'Collections', KEY, '204'],
   ['post', '/v1/{site_name}/pages', 'v1 legacy', [{ apiKey: [] }], '200'],
-  ['get', '/v1/{site_name}/pages/{page}', 'v1 legacy', [{ apiKey: [] }], '200'],
+  ['get', '/v1/{site_name}/pages/{page_id}', 'v1 legacy', [{ apiKey: [] }], '200'],
   ['get', '/v1/{site_name}/pages/{limit}/{offset}', 'v1 legacy', [{ apiKey: [] }], '200'],
   ['put', '/v1/{site_name}/pages/{page_id}', 'v1 legacy', [{ apiKey: [] }], '200'],
   ['delete', '/v1/{site_name}/pages/{page_id}', 'v1 legacy', [{ apiKey: [] }], '200'],

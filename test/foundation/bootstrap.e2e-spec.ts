@@ -68,6 +68,7 @@ describe('first start on an empty database (BOOTSTRAP_ENABLED=true)', () => {
       name: 'demo',
       title: 'Demo site',
       accountId: Number(account.id),
+      settings: { publicBaseUrl: null, email: { fromName: null, fromAddress: null, replyTo: null } },
       createdAt: ISO,
       updatedAt: ISO,
     });

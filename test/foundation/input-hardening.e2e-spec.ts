@@ -45,9 +45,10 @@ interface Case {
   check?: (res: request.Response) => void;
 }
 
-const ID_PARAMS = new Set(['id', 'itemId', 'revisionId', 'page_id', 'organization_id', 'project_id']);
+const ID_PARAMS = new Set(['id', 'itemId', 'revisionId', 'page_id', 'organization_id', 'project_id', 'templateId']);
 const INT_PARAMS = new Set(['limit', 'offset']);
-const ID_OR_SLUG_PARAMS = new Set(['idOrSlug', 'page']);
+/** An id segment documented as a string also takes a slug (content's GET, v1's page GET). */
+const takesSlug = (op: Operation, name: string) => op.pathParamSchemas[name]?.type === 'string';
 const FORBIDDEN = ['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty'];
 
 /** Ways to write an id that are not its canonical digits; all used to resolve to it. */
@@ -107,6 +108,16 @@ describe('input hardening over every operation of the OpenAPI document', () => {
     ids.tag = await made(await tenant.api.post(`${site}/media/tags`).send({ name: 'Fixture' }));
     ids.media = await made(await tenant.api.post(`${site}/media`).attach('file', makePdf(), 'fixture.pdf'));
     ids.revision = (await tenant.api.get(`${site}/content/${ids.content}/revisions`).expect(200)).body.data[0].id;
+    ids.template = await made(
+      await tenant.api
+        .post(`${site}/email/templates`)
+        .send({ type: 'custom', name: 'Fixture', subject: '{{ subject }}', html: '{{ body }}' }),
+    );
+    const sent = await tenant.api
+      .post(`${site}/email/send`)
+      .send({ to: [{ email: 'f@example.com' }], subject: 'F', text: 'F' });
+    if (sent.status !== 202) throw new Error(`fixture: ${sent.status} ${JSON.stringify(sent.body)}`);
+    ids.message = sent.body.messages[0].id;
   });
 
   afterAll(async () => {
@@ -125,6 +136,7 @@ describe('input hardening over every operation of the OpenAPI document', () => {
     if (path.includes('/media/categories/')) return ids.category;
     if (path.includes('/media/tags/')) return ids.tag;
     if (path.includes('/media/')) return ids.media;
+    if (path.includes('/email/messages/')) return ids.message;
     throw new Error(`no fixture id for ${path}: add one to the table`);
   }
 
@@ -136,12 +148,14 @@ describe('input hardening over every operation of the OpenAPI document', () => {
       case 'id':
         return String(idFor(op.path));
       case 'itemId':
-      case 'idOrSlug':
-      case 'page':
       case 'page_id':
         return String(ids.content);
       case 'revisionId':
         return String(ids.revision);
+      case 'templateId':
+        return String(ids.template);
+      case 'templateType':
+        return 'custom';
       case 'organization_id':
         return String(tenant.accountId);
       case 'project_id':
@@ -405,7 +419,7 @@ describe('input hardening over every operation of the OpenAPI document', () => {
       ),
     ));
 
-  /** Every id-like parameter: path ids and integers, `idOrSlug`, and numeric query parameters. */
+  /** Every id-like parameter: path ids and integers, ids-or-slugs, and numeric query parameters. */
   interface IdTarget {
     op: Operation;
     name: string;
@@ -416,13 +430,13 @@ describe('input hardening over every operation of the OpenAPI document', () => {
   const idTargets = (): IdTarget[] =>
     operations.flatMap((op) => [
       ...op.pathParams
-        .filter((n) => ID_PARAMS.has(n) || INT_PARAMS.has(n) || ID_OR_SLUG_PARAMS.has(n))
+        .filter((n) => ID_PARAMS.has(n) || INT_PARAMS.has(n))
         .map((name) => ({
           op,
           name,
           in: 'path' as const,
           value: Number(paramValue(op, name)) || 20,
-          slug: ID_OR_SLUG_PARAMS.has(name),
+          slug: takesSlug(op, name),
         })),
       ...op.queryParams
         .filter((p) => p.schema.type === 'number' || p.schema.type === 'integer')

@@ -4,7 +4,7 @@ import { OutboxEventEntity } from '../../src/common/outbox/outbox-event.entity';
 import { startApp, TestApp } from '../support/app';
 import { createTenant, Tenant, uniqueName } from '../support/tenant';
 import { ISO } from '../support/matchers';
-import { expectExactProblem } from '../support/problem';
+import { expectExactProblem, expectProblem } from '../support/problem';
 
 describe('/api/v2/sites (admin)', () => {
   let t: TestApp;
@@ -23,6 +23,7 @@ describe('/api/v2/sites (admin)', () => {
     name: s.name,
     title,
     accountId: s.accountId,
+    settings: { publicBaseUrl: null, email: { fromName: null, fromAddress: null, replyTo: null } },
     createdAt: ISO,
     updatedAt: ISO,
   });
@@ -37,6 +38,7 @@ describe('/api/v2/sites (admin)', () => {
         name,
         title: 'My blog',
         accountId: a.accountId,
+        settings: { publicBaseUrl: null, email: { fromName: null, fromAddress: null, replyTo: null } },
         createdAt: ISO,
         updatedAt: ISO,
       });
@@ -48,6 +50,7 @@ describe('/api/v2/sites (admin)', () => {
         accountId: a.accountId,
         name,
         title: 'My blog',
+        settings: {},
         createdAt: new Date(res.body.createdAt),
         updatedAt: new Date(res.body.updatedAt),
       });
@@ -196,6 +199,66 @@ describe('/api/v2/sites (admin)', () => {
         const res = await a.api.get(`/api/v2/sites/${name}`);
         expectExactProblem(res, 404, 'site_not_found', 'Not found', 'Site not found');
       }
+    });
+  });
+
+  describe('PATCH /api/v2/sites/:siteName (title and settings)', () => {
+    it('sets the title and the sender; fields left out stay, null clears one; site.updated is recorded', async () => {
+      const x = await createTenant(t);
+      const url = `/api/v2/sites/${x.siteName}`;
+      const first = await x.api.patch(url).send({
+        title: 'Shop',
+        settings: {
+          publicBaseUrl: 'https://shop.example.com',
+          email: { fromName: 'The Shop', fromAddress: 'hello@shop.example.com', replyTo: 'help@shop.example.com' },
+        },
+      });
+      expect(first.status).toBe(200);
+      expect(first.body).toEqual(
+        expect.objectContaining({
+          title: 'Shop',
+          settings: {
+            publicBaseUrl: 'https://shop.example.com',
+            email: { fromName: 'The Shop', fromAddress: 'hello@shop.example.com', replyTo: 'help@shop.example.com' },
+          },
+        }),
+      );
+      const second = await x.api.patch(url).send({ settings: { email: { replyTo: null, fromName: 'Shop Team' } } });
+      expect(second.body.title).toBe('Shop');
+      expect(second.body.settings).toEqual({
+        publicBaseUrl: 'https://shop.example.com',
+        email: { fromName: 'Shop Team', fromAddress: 'hello@shop.example.com', replyTo: null },
+      });
+      const row = await sites().findOneByOrFail({ id: x.siteId });
+      expect(row.settings).toEqual({
+        publicBaseUrl: 'https://shop.example.com',
+        email: { fromName: 'Shop Team', fromAddress: 'hello@shop.example.com' },
+      });
+      const events = await t.db.getRepository(OutboxEventEntity).findBy({ siteId: x.siteId, name: 'site.updated' });
+      expect(events).toHaveLength(2);
+      expect((await x.api.get(url).expect(200)).body.settings).toEqual(second.body.settings);
+    });
+
+    it('refuses bad settings (400, nothing changes) and sites the key does not reach (404)', async () => {
+      const x = await createTenant(t);
+      const url = `/api/v2/sites/${x.siteName}`;
+      const bad: Array<[unknown, string]> = [
+        [{ settings: { email: { fromAddress: 'not an address' } } }, 'settings.email.fromAddress'],
+        [{ settings: { email: { fromName: 'Evil\r\nBcc: x@example.com' } } }, 'settings.email.fromName'],
+        [{ settings: { email: { replyTo: 'a@example.com\nBcc: b@example.com' } } }, 'settings.email.replyTo'],
+        [{ settings: { publicBaseUrl: 'ftp://example.com' } }, 'settings.publicBaseUrl'],
+        [{ settings: { newsletter: { anything: true } } }, 'settings.newsletter'],
+        [{ settings: { email: 'x' } }, 'settings.email'],
+        [{ title: null }, 'title'],
+      ];
+      for (const [body, path] of bad) {
+        const res = await x.api.patch(url).send(body as object);
+        expectProblem(res, 400, 'validation_failed');
+        expect(res.body.errors.map((e: { path: string }) => e.path)).toContain(path);
+      }
+      expect((await sites().findOneByOrFail({ id: x.siteId })).settings).toEqual({});
+      expectProblem(await b.api.patch(url).send({ title: 'Mine' }), 404, 'site_not_found');
+      expectProblem(await request(t.server).patch(url).send({ title: 'Mine' }), 401, 'missing_credential');
     });
   });
 });

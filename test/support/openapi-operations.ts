@@ -33,6 +33,8 @@ export interface Operation {
   label: string;
   /** Names of `{...}` segments, read from the path itself (the document may leave some out). */
   pathParams: string[];
+  /** Each path parameter's documented schema (an id is an integer; an id-or-slug a string). */
+  pathParamSchemas: Record<string, Schema>;
   queryParams: Array<{ name: string; schema: Schema }>;
   body: 'json' | 'multipart' | 'none';
   bodyRequired: boolean;
@@ -62,13 +64,17 @@ export async function loadOperations(server: Server): Promise<{ doc: OpenApiDocu
         path,
         label: `${method.toUpperCase()} ${path}`,
         pathParams: [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]),
+        pathParamSchemas: Object.fromEntries(
+          (op.parameters ?? []).filter((p) => p.in === 'path').map((p) => [p.name, resolve(doc, p.schema ?? {})]),
+        ),
         queryParams: (op.parameters ?? [])
           .filter((p) => p.in === 'query')
           .map((p) => ({ name: p.name, schema: resolve(doc, p.schema ?? {}) })),
         body: json ? 'json' : content['multipart/form-data'] ? 'multipart' : 'none',
         bodyRequired: op.requestBody?.required !== false,
         schema: json ? resolve(doc, json) : undefined,
-        isPublic: op.security === undefined || op.security.some((s) => Object.keys(s).length === 0),
+        isPublic:
+          op.security === undefined || op.security.length === 0 || op.security.some((s) => Object.keys(s).length === 0),
       });
     }
   }

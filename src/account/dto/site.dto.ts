@@ -1,7 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsString, Matches, MaxLength } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsObject, IsOptional, IsString, Matches, MaxLength, ValidateNested } from 'class-validator';
 import { SITE_NAME_PATTERN } from '../../common/auth/principal';
 import { OptionalNotNull } from '../../common/input/dto-rules';
+import { IsHeaderText, IsMailAddress } from '../../common/input/mail-rules';
 import { SiteEntity } from '../../common/tenancy/entities/site.entity';
 
 export class CreateSiteDto {
@@ -23,11 +25,80 @@ export class CreateSiteDto {
   title?: string;
 }
 
+/** The sender of the site's mail; null clears a field (MAIL_FROM applies again). */
+export class EmailSettingsDto {
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'Demo Blog' })
+  @IsOptional()
+  @IsHeaderText(200)
+  fromName?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'news@demo.example' })
+  @IsOptional()
+  @IsMailAddress()
+  fromAddress?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'editors@demo.example' })
+  @IsOptional()
+  @IsMailAddress()
+  replyTo?: string | null;
+}
+
+/** Sections of the site's settings; each module adds its own (src/common/tenancy/site-settings.ts). */
+export class SiteSettingsDto {
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: 'https://blog.example.com',
+    description: "Origin of the links in this site's mail; null: PUBLIC_BASE_URL",
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  @Matches(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, {
+    message: 'must be an http(s) URL such as https://blog.example.com',
+  })
+  publicBaseUrl?: string | null;
+
+  @ApiPropertyOptional({ type: EmailSettingsDto, description: "The sender of the site's mail" })
+  @OptionalNotNull()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => EmailSettingsDto)
+  email?: EmailSettingsDto;
+}
+
+/** A partial update: fields left out stay as they are; in settings, null clears a field. */
+export class UpdateSiteDto {
+  @ApiPropertyOptional({ example: 'My blog' })
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(200)
+  title?: string;
+
+  @ApiPropertyOptional({ type: SiteSettingsDto })
+  @OptionalNotNull()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => SiteSettingsDto)
+  settings?: SiteSettingsDto;
+}
+
+export class EmailSettingsResponseDto {
+  @ApiProperty({ type: String, nullable: true, example: 'Demo Blog' }) fromName: string | null;
+  @ApiProperty({ type: String, nullable: true, example: 'news@demo.example' }) fromAddress: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null }) replyTo: string | null;
+}
+
+/** What the site set; null: the configuration's value applies. */
+export class SiteSettingsResponseDto {
+  @ApiProperty({ type: String, nullable: true, example: null }) publicBaseUrl: string | null;
+  @ApiProperty({ type: EmailSettingsResponseDto }) email: EmailSettingsResponseDto;
+}
+
 export class SiteResponseDto {
   @ApiProperty({ example: 1 }) id: number;
   @ApiProperty({ example: 'demo' }) name: string;
   @ApiProperty({ example: 'Demo site' }) title: string;
   @ApiProperty({ example: 1, description: 'The account (v1 organization_id) that owns the site' }) accountId: number;
+  @ApiProperty({ type: SiteSettingsResponseDto }) settings: SiteSettingsResponseDto;
   @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
   @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
 }
@@ -38,6 +109,14 @@ export function toSiteResponse(site: SiteEntity): SiteResponseDto {
     name: site.name,
     title: site.title,
     accountId: site.accountId,
+    settings: {
+      publicBaseUrl: site.settings.publicBaseUrl ?? null,
+      email: {
+        fromName: site.settings.email?.fromName ?? null,
+        fromAddress: site.settings.email?.fromAddress ?? null,
+        replyTo: site.settings.email?.replyTo ?? null,
+      },
+    },
     createdAt: site.createdAt.toISOString(),
     updatedAt: site.updatedAt.toISOString(),
   };

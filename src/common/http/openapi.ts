@@ -1,11 +1,13 @@
 import { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, OpenAPIObject, ParameterObject, SwaggerModule } from '@nestjs/swagger';
 import { ProblemDto } from '../errors/api-problems.decorator';
+import { PublicUrls } from './public-urls';
 
+/** The interface's groups in its order (v1, then v2), then the operator routes and health. */
 const TAGS: Array<[string, string]> = [
+  ['v1 legacy', 'Version 1 routes (x-api-key)'],
   ['API keys', 'Secret keys of the account (v2)'],
   ['Account', 'Account deletion (v2)'],
-  ['Admin: sites', 'Create and list sites (admin, outside the interface)'],
   ['Newsletter', 'Campaigns, lists, series, subscriptions, tracking'],
   ['Site users', 'Members of a site: OTP sign-in, profile, credits, subscriptions'],
   ['Media', 'Media library, categories and tags'],
@@ -17,7 +19,7 @@ const TAGS: Array<[string, string]> = [
   ['Products', 'Catalog products'],
   ['Contacts', 'Contact form submissions'],
   ['Webhooks', 'Signed outgoing webhooks'],
-  ['v1 legacy', 'Version 1 routes (x-api-key)'],
+  ['Admin: sites', 'Create and list sites (admin, outside the interface)'],
   ['Health', 'Liveness and readiness'],
 ];
 
@@ -29,6 +31,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         'Errors are RFC 9457 problem details (`application/problem+json`).',
     )
     .setVersion('2.0')
+    .setLicense('MIT', 'https://opensource.org/license/mit')
+    .addServer(app.get(PublicUrls).base, 'This server (PUBLIC_BASE_URL)')
     .addApiKey({ type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Secret API key (sb_live_…)' }, 'apiKey')
     // bearerFormat is set because Swagger otherwise labels both schemes "JWT"; neither is one.
     .addBearerAuth(
@@ -45,7 +49,61 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       'session',
     );
   for (const [name, description] of TAGS) builder.addTag(name, description);
-  return SwaggerModule.createDocument(app, builder.build(), { extraModels: [ProblemDto] });
+  const document = SwaggerModule.createDocument(app, builder.build(), {
+    extraModels: [ProblemDto],
+    operationIdFactory: operationId,
+  });
+  document.info.contact = { name: 'Sitebase maintainers' };
+  const used = new Set<string>();
+  for (const item of Object.values(document.paths)) {
+    for (const method of METHODS) {
+      const op = item[method];
+      if (!op) continue;
+      // Public operations say so (`security: []`) rather than leaving it to the reader.
+      op.security ??= [];
+      for (const requirement of op.security) for (const name of Object.keys(requirement)) used.add(name);
+      for (const param of op.parameters ?? []) if ('in' in param) exampleAsText(param);
+    }
+  }
+  // A scheme no operation uses yet (the site users' session) appears with its first route.
+  const schemes = document.components?.securitySchemes ?? {};
+  for (const name of Object.keys(schemes)) if (!used.has(name)) delete schemes[name];
+  return document;
+}
+
+/**
+ * Swagger UI's "Try it out" fills each parameter with its example and sends it: an optional
+ * filter's example would filter every first try. Optional parameters show theirs in the
+ * description instead; required ones (the site's name) keep it, so the field comes filled.
+ */
+function exampleAsText(param: ParameterObject): void {
+  if (param.required) return;
+  const schema = param.schema && !('$ref' in param.schema) ? param.schema : undefined;
+  const example: unknown = param.example ?? schema?.example;
+  if (example === undefined) return;
+  delete param.example;
+  if (schema) delete schema.example;
+  const text = `Example: \`${typeof example === 'string' ? example : JSON.stringify(example)}\``;
+  param.description = param.description ? `${param.description}. ${text}` : text;
+}
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+
+/**
+ * Operation ids that read well in generated clients: the handler's verb and the controller's
+ * resource, singular for one item (`listContent`, `publishContent`, `getMediaTag`); `remove`
+ * handlers are `delete…`. A route may name its own (`@Route({ operationId })`).
+ */
+export function operationId(controllerKey: string, methodKey: string): string {
+  const resource = controllerKey.replace(/Controller$/, '');
+  const one = methodKey === 'list' || methodKey === 'all' ? resource : singular(resource);
+  return `${methodKey === 'remove' ? 'delete' : methodKey}${one}`;
+}
+
+function singular(name: string): string {
+  if (name.endsWith('ies')) return `${name.slice(0, -3)}y`;
+  if (name.endsWith('s') && !name.endsWith('ss')) return name.slice(0, -1);
+  return name;
 }
 
 /** Swagger UI at /docs, the document at /docs/openapi.json. */

@@ -43,6 +43,8 @@ export interface RouteOptions {
   auth: RouteAuth;
   summary: string;
   description?: string;
+  /** The operation's id in OpenAPI when the handler's name does not make a good one. */
+  operationId?: string;
   /** 200 with this body (also on POST actions). */
   ok?: RouteResponse;
   /** 201 with this body; the handler sets Location with created(). */
@@ -119,7 +121,7 @@ export function Route(options: RouteOptions): MethodDecorator {
   const decorators: MethodDecorator[] = [
     SetMetadata(ROUTE_OPTIONS, options),
     ...authDecorators(options.auth),
-    ApiOperation({ summary: options.summary, description: options.description }),
+    ApiOperation({ summary: options.summary, description: options.description, operationId: options.operationId }),
   ];
   if (options.ok) decorators.push(HttpCode(200), response(200, options.ok));
   if (options.created) decorators.push(HttpCode(201), response(201, options.created));

@@ -11,7 +11,7 @@ export const MAX_LIMIT = 100;
 
 /** `?limit=&cursor=` of every v2 list (API.md §3). Resource queries extend it with filters. */
 export class CursorQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT })
   @IsOptional()
   @Transform(toInteger)
   @IsInt()

@@ -10,6 +10,10 @@ export interface JobOptions {
   retryDelaySeconds?: number;
   retryBackoff?: boolean;
   expireInSeconds?: number;
+  /** Worker loops of this queue in one instance; default 1. */
+  concurrency?: number;
+  /** Jobs one loop fetches and runs together; default 1. */
+  batchSize?: number;
 }
 
 export interface SendOptions {
@@ -38,6 +42,8 @@ const DEFAULTS: Required<JobOptions> = {
   retryDelaySeconds: 5,
   retryBackoff: true,
   expireInSeconds: 15 * 60,
+  concurrency: 1,
+  batchSize: 1,
 };
 
 /**
@@ -52,6 +58,8 @@ export class QueueService implements OnModuleInit, OnApplicationBootstrap, OnMod
   private boss?: PgBoss;
   private started = false;
   private stopping = false;
+  /** Jobs whose handler is running in this instance. */
+  private running = 0;
 
   constructor(
     private readonly config: AppConfig,
@@ -91,35 +99,59 @@ export class QueueService implements OnModuleInit, OnApplicationBootstrap, OnMod
     await withAdvisoryLock(this.dataSource, QUEUE_SETUP_LOCK, async () => {
       for (const [name, reg] of this.registrations) {
         const o = { ...DEFAULTS, ...reg.options };
-        await boss.createQueue(name, {
+        const queue = {
           name,
           retryLimit: o.retryLimit,
           retryDelay: o.retryDelaySeconds,
           retryBackoff: o.retryBackoff,
           expireInSeconds: o.expireInSeconds,
-        });
+        };
+        await boss.createQueue(name, queue);
+        // createQueue keeps an existing queue as it was: settings changed since (a retry limit
+        // from the configuration) apply from this start on.
+        await boss.updateQueue(name, queue);
         if (reg.cron && this.config.JOBS_ENABLED) await boss.schedule(name, reg.cron, {});
       }
     });
     for (const [name, reg] of this.registrations) {
       if (!this.config.JOBS_ENABLED) continue;
-      await boss.work<Record<string, unknown>>(
-        name,
-        { pollingIntervalSeconds: this.config.JOBS_POLL_SECONDS, batchSize: 1, includeMetadata: true },
-        async ([job]) => {
-          try {
-            await reg.handler(job.data as never, { id: job.id, retryCount: job.retryCount });
-          } catch (err) {
-            this.logger.warn(
-              { err, job: name, jobId: job.id, retryCount: job.retryCount },
-              'Job failed; it will be retried',
-            );
-            throw err;
-          }
-        },
-      );
+      for (let i = 0; i < (reg.options.concurrency ?? DEFAULTS.concurrency); i++) await this.work(boss, name, reg);
     }
     this.started = true;
+  }
+
+  /**
+   * One worker loop. pg-boss waits its polling interval after every fetch, even a fruitful one:
+   * a full batch therefore wakes the loop at once (notifyWorker), so a backlog drains at the
+   * speed of the handlers and only an empty queue is polled. Jobs of a batch run together and
+   * fail on their own (the rest of the batch completes).
+   */
+  private async work(boss: PgBoss, name: string, reg: Registration): Promise<void> {
+    const batchSize = reg.options.batchSize ?? DEFAULTS.batchSize;
+    const loop: { id?: string } = {};
+    loop.id = await boss.work<Record<string, unknown>>(
+      name,
+      { pollingIntervalSeconds: this.config.JOBS_POLL_SECONDS, batchSize, includeMetadata: true },
+      async (jobs) => {
+        this.running += jobs.length;
+        await Promise.all(
+          jobs.map(async (job) => {
+            try {
+              await reg.handler(job.data as never, { id: job.id, retryCount: job.retryCount });
+            } catch (err) {
+              this.logger.warn(
+                { err, job: name, jobId: job.id, retryCount: job.retryCount },
+                'Job failed; it will be retried',
+              );
+              await boss.fail(name, job.id, { message: err instanceof Error ? err.message : String(err) });
+            } finally {
+              this.running -= 1;
+            }
+          }),
+        );
+        if (jobs.length === batchSize && loop.id && !this.stopping) boss.notifyWorker(loop.id);
+      },
+    );
   }
 
   async send<T extends object>(name: string, data: T, options: SendOptions = {}): Promise<string | null> {
@@ -146,8 +178,15 @@ export class QueueService implements OnModuleInit, OnApplicationBootstrap, OnMod
   async onModuleDestroy(): Promise<void> {
     // Graceful: stop fetching, let running jobs finish (bounded), then close the pool.
     this.stopping = true;
+    const busy = this.running > 0;
     await this.boss?.stop({ graceful: true, wait: true, timeout: this.config.SHUTDOWN_TIMEOUT_MS });
     this.boss = undefined;
+    if (!busy) return;
+    // A loop that was running a job ends after it; pg-boss checks on its loops once a second
+    // and lets them go. Closing returns after that, so nothing of the queue outlives the app.
+    const deadline = Date.now() + this.config.SHUTDOWN_TIMEOUT_MS;
+    while (this.running > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 1100));
   }
 
   private requireBoss(): PgBoss {

@@ -40,7 +40,10 @@ export class AuthorDto {
 
 /** Fields of create and update; create requires `title`. */
 class ContentFieldsDto {
-  @ApiPropertyOptional({ example: 'post', default: 'post', description: '`page`, `post` or a custom type of the site' })
+  @ApiPropertyOptional({
+    example: 'post',
+    description: '`page`, `post` or a custom type of the site. Absent on create: `post`',
+  })
   @OptionalNotNull()
   @IsString()
   @Matches(CONTENT_TYPE_PATTERN, { message: 'must be 1-40 lower-case letters, digits, - or _, starting with a letter' })
@@ -68,7 +71,7 @@ class ContentFieldsDto {
   @IsString()
   @MaxLength(1_000_000)
   content?: string;
-  @ApiPropertyOptional({ enum: ['html', 'markdown'], default: 'html' })
+  @ApiPropertyOptional({ enum: ['html', 'markdown'], description: 'Absent on create: `html`' })
   @OptionalNotNull()
   @IsIn(['html', 'markdown'])
   format?: ContentFormat;
@@ -192,13 +195,19 @@ export class ContentQueryDto extends CursorQueryDto {
   to?: Date;
 }
 
-/** `:idOrSlug` of GET: all digits is an id (API.md §3), anything else a slug. */
+/**
+ * `:id` of GET, the interface's `{idOrSlug}`: all digits is an id (API.md §3), anything else a
+ * slug. One parameter name per path shape (docs/openapi.md): the writes' `{id}`.
+ */
 export class IdOrSlugParamDto extends SiteNameParamDto {
-  @ApiProperty({ example: 'hello-world', description: 'All digits: an id (no leading zeros); else a slug' })
+  @ApiProperty({
+    example: 'hello-world',
+    description: 'The id, or the slug: all digits (no leading zeros) is an id, anything else a slug',
+  })
   @IsString()
   @MaxLength(SLUG_MAX_LENGTH)
   @IsIdOrSlug()
-  idOrSlug: string;
+  id: string;
 }
 
 export class RevisionParamDto extends SiteIdParamDto {

@@ -3,6 +3,7 @@ import { Media1795287489049 } from './1795287489049-media';
 import { Content1795287510654 } from './1795287510654-content';
 import { OutboxRetries1795288516896 } from './1795288516896-outbox-retries';
 import { ChangeNotifications1795290000000 } from './1795290000000-change-notifications';
+import { Email1795300000000 } from './1795300000000-email';
 
 /**
  * Every migration, oldest first. Listed rather than globbed so that the server, the CLI and the
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   Content1795287510654,
   OutboxRetries1795288516896,
   ChangeNotifications1795290000000,
+  Email1795300000000,
 ];

@@ -119,8 +119,8 @@ export class MediaThumbnailDto {
   @ApiProperty({ example: 43 }) id: number;
   @ApiProperty({ example: 'https://example.com/files/sites/1/3f2a/harbour-150w.jpg' }) link: string;
   @ApiProperty({ example: 'image/jpeg' }) contentType: string;
-  @ApiProperty({ example: 150 }) width: number | null;
-  @ApiProperty({ example: 100 }) height: number | null;
+  @ApiProperty({ type: 'integer', nullable: true, example: 150 }) width: number | null;
+  @ApiProperty({ type: 'integer', nullable: true, example: 100 }) height: number | null;
   @ApiProperty({ type: String, nullable: true, example: '150x100' }) size: string | null;
   @ApiProperty({ example: 5120, description: 'Bytes' }) filesize: number;
 }

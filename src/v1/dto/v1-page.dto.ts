@@ -107,7 +107,7 @@ class V1PageFieldsDto {
   @OptionalNotNull()
   @IsIdSet()
   attachment_ids?: number[];
-  @ApiPropertyOptional({ default: false, description: 'On edit: true replaces the attachments, false adds to them' })
+  @ApiPropertyOptional({ description: 'On edit: true replaces the attachments, false (or absent) adds to them' })
   @OptionalNotNull()
   @IsBoolean()
   replace_attachments?: boolean;
@@ -163,16 +163,23 @@ export class V1PageDeletedDto {
   @ApiProperty({ example: 1 }) page_id: number;
 }
 
+/**
+ * The GET's one segment, named like the writes' (`{page_id}`) so the path has one form in
+ * OpenAPI (docs/openapi.md): an id, the interface's `{post_slug}`, or `all`.
+ */
 export class V1PageParamDto {
   @ApiProperty({ example: 'demo' })
   @IsString()
   @Matches(SITE_NAME_PATTERN, { message: 'is not a valid site name' })
   site_name: string;
-  @ApiProperty({ example: 'about-us', description: 'A page id (digits, no leading zeros), a slug, or `all`' })
+  @ApiProperty({
+    example: 'about-us',
+    description: 'A page id (digits, no leading zeros), a post slug (`{post_slug}`), or `all`',
+  })
   @IsString()
   @MaxLength(200)
   @IsIdOrSlug()
-  page: string;
+  page_id: string;
 }
 
 export class V1PageIdParamDto {

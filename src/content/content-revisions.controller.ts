@@ -5,7 +5,7 @@ import { Principal } from '../common/auth/principal';
 import { SiteIdParamDto } from '../common/http/params';
 import { CursorQueryDto, mapPage, Page, PageDto } from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
-import { setContentEtag } from './content-etag';
+import { setVersionEtag } from '../common/http/etag';
 import { RevisionParamDto } from './dto/content.dto';
 import { ContentResponseDto, toContentResponse } from './dto/content-response.dto';
 import { RevisionResponseDto, RevisionSummaryDto, toRevisionResponse, toRevisionSummary } from './dto/revision.dto';
@@ -13,7 +13,7 @@ import { RevisionsService } from './revisions.service';
 import { ApiController, Route } from '../common/http/route.decorator';
 
 @ApiController('api/v2/sites/:siteName/content/:id/revisions', 'Content')
-export class RevisionsController {
+export class ContentRevisionsController {
   constructor(private readonly revisions: RevisionsService) {}
 
   @Get()
@@ -60,7 +60,7 @@ export class RevisionsController {
     @Res({ passthrough: true }) res: Response,
   ): Promise<ContentResponseDto> {
     const item = await this.revisions.restore(site, principal, id, revisionId);
-    setContentEtag(res, item);
+    setVersionEtag(res, item);
     return toContentResponse(item);
   }
 }

@@ -1,7 +1,7 @@
 import type { Response } from 'express';
 
-/** API.md §6: a strong ETag per version of an editable item. */
-export function contentEtag(id: number, version: number): string {
+/** API.md §6: a strong ETag per version of an editable item (content, email templates). */
+export function versionEtag(id: number, version: number): string {
   return `"${id}-${version}"`;
 }
 
@@ -20,6 +20,11 @@ export function ifMatchAllows(header: string | undefined, etag: string): boolean
 }
 
 /** Sets the ETag header of a response about this item. */
-export function setContentEtag(res: Response, item: { id: number; version: number }): void {
-  res.setHeader('ETag', contentEtag(item.id, item.version));
+export function setVersionEtag(res: Response, item: { id: number; version: number }): void {
+  res.setHeader('ETag', versionEtag(item.id, item.version));
 }
+
+/** The `ETag` response header of a route that answers an editable item (for `@Route` responses). */
+export const ETAG_HEADER = {
+  ETag: { description: 'Version of the item; send it back as If-Match', schema: { type: 'string' } },
+};

@@ -1,7 +1,7 @@
-import { contentEtag, ifMatchAllows } from './content-etag';
+import { versionEtag, ifMatchAllows } from './etag';
 
 describe('content ETags', () => {
-  const etag = contentEtag(12, 3);
+  const etag = versionEtag(12, 3);
 
   it('is a quoted strong tag of id and version', () => {
     expect(etag).toBe('"12-3"');

@@ -1,0 +1,234 @@
+import type { EmailTemplateType } from './template-types';
+
+/**
+ * The template types of the modules that send mail. They are declared here, with the email
+ * module, until each module exists and registers its own in its onModuleInit (docs/email.md,
+ * "Adding a template type"): the module then takes its entries out of this list.
+ */
+
+/** A plain, responsive layout; the <style> block is inlined when a mail is rendered. */
+function layout(body: string, footer = 'Sent by {{ site.title }}.'): string {
+  return `<!doctype html>
+<html>
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>
+  body { margin: 0; padding: 0; background: #f4f4f5; font-family: -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif; color: #18181b; }
+  .wrap { max-width: 560px; margin: 0 auto; padding: 24px; }
+  .card { background: #ffffff; border-radius: 8px; padding: 32px; }
+  h1 { font-size: 20px; margin: 0 0 16px; }
+  p { font-size: 15px; line-height: 1.6; margin: 0 0 16px; }
+  .button { display: inline-block; background: #2563eb; color: #ffffff; text-decoration: none; padding: 12px 20px; border-radius: 6px; font-weight: 600; }
+  .code { font-size: 28px; letter-spacing: 6px; font-weight: 700; }
+  .muted { color: #71717a; font-size: 13px; }
+  table.items { width: 100%; border-collapse: collapse; margin: 0 0 16px; }
+  table.items td { padding: 6px 0; border-bottom: 1px solid #e4e4e7; font-size: 14px; }
+</style>
+</head>
+<body>
+<div class="wrap">
+<div class="card">
+${body}
+</div>
+<p class="muted">${footer}</p>
+</div>
+</body>
+</html>`;
+}
+
+export const BUILTIN_TEMPLATE_TYPES: EmailTemplateType[] = [
+  {
+    type: 'newsletter.confirmation',
+    module: 'newsletter',
+    description: 'Asks a new subscriber to confirm their address (double opt-in).',
+    variables: {
+      type: 'object',
+      properties: {
+        listName: { type: 'string', description: 'The list subscribed to' },
+        confirmUrl: { type: 'string', format: 'uri', description: 'Opens the confirmation' },
+        subscriberName: { type: 'string', description: 'When the subscriber gave one' },
+      },
+      required: ['listName', 'confirmUrl'],
+      additionalProperties: false,
+    },
+    sample: { listName: 'Weekly digest', confirmUrl: 'https://demo.example/confirm/abc123', subscriberName: 'Ada' },
+    defaultTemplate: {
+      subject: 'Confirm your subscription to {{ listName }}',
+      html: layout(`<h1>One more step{% if subscriberName %}, {{ subscriberName }}{% endif %}</h1>
+<p>Please confirm that you want to receive <strong>{{ listName }}</strong> from {{ site.title }}.</p>
+<p><a class="button" href="{{ confirmUrl }}">Confirm my subscription</a></p>
+<p class="muted">If you did not ask for this, ignore this message: you will not be subscribed.</p>`),
+    },
+  },
+  {
+    type: 'newsletter.campaign',
+    module: 'newsletter',
+    description: 'A campaign sent to a list; the campaign supplies its own HTML body.',
+    variables: {
+      type: 'object',
+      properties: {
+        subject: { type: 'string' },
+        contentHtml: { type: 'string', description: "The campaign's HTML (trusted: written by the site's editors)" },
+        preheader: { type: 'string', description: 'Preview text shown by mail clients' },
+        unsubscribeUrl: { type: 'string', format: 'uri' },
+      },
+      required: ['subject', 'contentHtml', 'unsubscribeUrl'],
+      additionalProperties: false,
+    },
+    sample: {
+      subject: 'This week on Demo Blog',
+      contentHtml: '<h1>Hello readers</h1><p>Three stories we liked this week.</p>',
+      preheader: 'Three stories we liked',
+      unsubscribeUrl: 'https://demo.example/unsubscribe/abc123',
+    },
+    defaultTemplate: {
+      subject: '{{ subject }}',
+      html: layout(
+        `{% if preheader %}<span style="display:none">{{ preheader }}</span>{% endif %}
+{{ contentHtml | raw }}`,
+        'You receive this because you subscribed to {{ site.title }}. <a href="{{ unsubscribeUrl }}">Unsubscribe</a>.',
+      ),
+    },
+  },
+  {
+    type: 'users.otp',
+    module: 'users',
+    description: 'A one-time sign-in code for a site user.',
+    variables: {
+      type: 'object',
+      properties: {
+        code: { type: 'string', description: 'The one-time code' },
+        expiresInMinutes: { type: 'integer', minimum: 1 },
+        userName: { type: 'string' },
+      },
+      required: ['code', 'expiresInMinutes'],
+      additionalProperties: false,
+    },
+    sample: { code: '482913', expiresInMinutes: 10, userName: 'Ada' },
+    defaultTemplate: {
+      subject: 'Your sign-in code for {{ site.title }}: {{ code }}',
+      html: layout(`<h1>Your sign-in code</h1>
+<p>{% if userName %}Hello {{ userName }}, here{% else %}Here{% endif %} is your code for {{ site.title }}:</p>
+<p class="code">{{ code }}</p>
+<p class="muted">It expires in {{ expiresInMinutes }} minutes. If you did not try to sign in, ignore this message.</p>`),
+    },
+  },
+  {
+    type: 'orders.confirmation',
+    module: 'orders',
+    description: 'Confirms an order to the customer who placed it.',
+    variables: {
+      type: 'object',
+      properties: {
+        orderNumber: { type: 'string' },
+        customerName: { type: 'string' },
+        items: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { name: { type: 'string' }, quantity: { type: 'integer' }, price: { type: 'string' } },
+            required: ['name', 'quantity', 'price'],
+          },
+        },
+        total: { type: 'string', description: 'Formatted with its currency' },
+        orderUrl: { type: 'string', format: 'uri' },
+      },
+      required: ['orderNumber', 'items', 'total'],
+      additionalProperties: false,
+    },
+    sample: {
+      orderNumber: 'A-1042',
+      customerName: 'Ada',
+      items: [
+        { name: 'Poster', quantity: 2, price: '€20.00' },
+        { name: 'Mug', quantity: 1, price: '€12.00' },
+      ],
+      total: '€52.00',
+      orderUrl: 'https://demo.example/orders/A-1042',
+    },
+    defaultTemplate: {
+      subject: 'Your order {{ orderNumber }} at {{ site.title }}',
+      html: layout(`<h1>Thank you{% if customerName %}, {{ customerName }}{% endif %}!</h1>
+<p>We received your order <strong>{{ orderNumber }}</strong>.</p>
+<table class="items">{% for item in items %}<tr><td>{{ item.quantity }} × {{ item.name }}</td><td align="right">{{ item.price }}</td></tr>{% endfor %}
+<tr><td><strong>Total</strong></td><td align="right"><strong>{{ total }}</strong></td></tr></table>
+{% if orderUrl %}<p><a class="button" href="{{ orderUrl }}">View your order</a></p>{% endif %}`),
+    },
+  },
+  {
+    type: 'orders.shipped',
+    module: 'orders',
+    description: 'Tells the customer a shipment of their order is on its way.',
+    variables: {
+      type: 'object',
+      properties: {
+        orderNumber: { type: 'string' },
+        customerName: { type: 'string' },
+        carrier: { type: 'string' },
+        trackingNumber: { type: 'string' },
+        trackingUrl: { type: 'string', format: 'uri' },
+      },
+      required: ['orderNumber', 'carrier', 'trackingNumber'],
+      additionalProperties: false,
+    },
+    sample: {
+      orderNumber: 'A-1042',
+      customerName: 'Ada',
+      carrier: 'DHL',
+      trackingNumber: 'JD014600003828',
+      trackingUrl: 'https://tracking.example/JD014600003828',
+    },
+    defaultTemplate: {
+      subject: 'Your order {{ orderNumber }} has shipped',
+      html: layout(`<h1>On its way{% if customerName %}, {{ customerName }}{% endif %}</h1>
+<p>Your order <strong>{{ orderNumber }}</strong> left us with {{ carrier }}, tracking number <strong>{{ trackingNumber }}</strong>.</p>
+{% if trackingUrl %}<p><a class="button" href="{{ trackingUrl }}">Track the parcel</a></p>{% endif %}`),
+    },
+  },
+  {
+    type: 'contacts.received',
+    module: 'contacts',
+    description: "Tells the site's team that someone sent the contact form.",
+    variables: {
+      type: 'object',
+      properties: {
+        name: { type: 'string' },
+        email: { type: 'string', format: 'email' },
+        message: { type: 'string' },
+        submittedAt: { type: 'string', format: 'date-time' },
+      },
+      required: ['name', 'email', 'message', 'submittedAt'],
+      additionalProperties: false,
+    },
+    sample: {
+      name: 'Grace Hopper',
+      email: 'grace@example.com',
+      message: 'Hello! Do you ship to Canada?',
+      submittedAt: '2026-11-24T10:00:00.000Z',
+    },
+    defaultTemplate: {
+      subject: 'New message from {{ name }} on {{ site.title }}',
+      html: layout(`<h1>New contact message</h1>
+<p><strong>{{ name }}</strong> &lt;{{ email }}&gt; wrote on {{ submittedAt }}:</p>
+<p>{{ message | newline_to_br }}</p>`),
+      text: 'New contact message\n\n{{ name }} <{{ email }}> wrote on {{ submittedAt }}:\n\n{{ message }}\n',
+    },
+  },
+  {
+    type: 'custom',
+    module: 'email',
+    description: 'Any mail an integration composes: its subject and HTML body are variables.',
+    variables: {
+      type: 'object',
+      properties: {
+        subject: { type: 'string' },
+        body: { type: 'string', description: 'HTML, sent as given (trusted: the caller holds a secret key)' },
+      },
+      required: ['subject', 'body'],
+      additionalProperties: true,
+    },
+    sample: { subject: 'A note from Demo Blog', body: '<p>Hello from the team.</p>' },
+    defaultTemplate: { subject: '{{ subject }}', html: layout('{{ body | raw }}') },
+  },
+];

@@ -1,0 +1,85 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsOptional } from 'class-validator';
+import { CursorQueryDto } from '../../common/pagination/page';
+import { EmailMessageEntity, MESSAGE_STATUSES, type MessageStatus } from '../entities/email-message.entity';
+
+export class EmailMessageQueryDto extends CursorQueryDto {
+  @ApiPropertyOptional({ enum: MESSAGE_STATUSES })
+  @IsOptional()
+  @IsIn(MESSAGE_STATUSES)
+  status?: MessageStatus;
+}
+
+export class EmailMessageSummaryDto {
+  @ApiProperty({ example: 12 }) id: number;
+  @ApiProperty({ format: 'uuid', example: '0b0e8f7c-9d3e-4a53-9f5e-0d5b3c0f6a10' }) batchId: string;
+  @ApiProperty({ example: 'ada@example.com' }) to: string;
+  @ApiProperty({ enum: ['to', 'cc', 'bcc'], example: 'to' }) kind: string;
+  @ApiProperty({ example: 'Your sign-in code for Demo Blog: 482913' }) subject: string;
+  @ApiProperty({ type: String, nullable: true, example: 'users.otp' }) templateType: string | null;
+  @ApiProperty({ type: 'integer', nullable: true, example: null }) templateId: number | null;
+  @ApiProperty({ type: [String], example: ['signup'] }) tags: string[];
+  @ApiProperty({ enum: MESSAGE_STATUSES, example: 'sent' }) status: MessageStatus;
+  @ApiProperty({ example: 1, description: 'Delivery attempts so far' }) attempts: number;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '250 2.0.0 Ok: queued as 4F1A2',
+    description: "The SMTP server's answer",
+  })
+  smtpResponse: string | null;
+  @ApiProperty({ type: String, nullable: true, example: '<4f1a2@demo.example>' }) smtpMessageId: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: null,
+    description: 'Why it failed, or why the last attempt did',
+  })
+  error: string | null;
+  @ApiProperty({ type: String, nullable: true, example: '2026-01-01T00:00:01.000Z' }) sentAt: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null }) failedAt: string | null;
+  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
+}
+
+/** A message with what was sent: its headers and both parts. */
+export class EmailMessageResponseDto extends EmailMessageSummaryDto {
+  @ApiProperty({ example: 'Demo Blog <news@demo.example>' }) from: string;
+  @ApiProperty({ type: String, nullable: true, example: null }) replyTo: string | null;
+  @ApiProperty({ example: 'Ada <ada@example.com>', description: 'The To header every copy shows' }) toHeader: string;
+  @ApiProperty({ type: String, nullable: true, example: null }) ccHeader: string | null;
+  @ApiProperty({ example: '<p>Your code is <strong>482913</strong>.</p>' }) html: string;
+  @ApiProperty({ example: 'Your code is 482913.' }) text: string;
+}
+
+export function toEmailMessageSummary(m: EmailMessageEntity): EmailMessageSummaryDto {
+  return {
+    id: m.id,
+    batchId: m.batchId,
+    to: m.recipient,
+    kind: m.recipientKind,
+    subject: m.subject,
+    templateType: m.templateType,
+    templateId: m.templateId,
+    tags: m.tags,
+    status: m.status,
+    attempts: m.attempts,
+    smtpResponse: m.smtpResponse,
+    smtpMessageId: m.smtpMessageId,
+    error: m.error,
+    sentAt: m.sentAt?.toISOString() ?? null,
+    failedAt: m.failedAt?.toISOString() ?? null,
+    createdAt: m.createdAt.toISOString(),
+  };
+}
+
+export function toEmailMessageResponse(m: EmailMessageEntity): EmailMessageResponseDto {
+  return {
+    ...toEmailMessageSummary(m),
+    from: m.fromHeader,
+    replyTo: m.replyTo,
+    toHeader: m.toHeader,
+    ccHeader: m.ccHeader,
+    html: m.html,
+    text: m.text,
+  };
+}

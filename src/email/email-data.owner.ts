@@ -1,0 +1,20 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { AccountDataRegistry, tablesOwner } from '../common/deletion/account-data.registry';
+import { EmailMessageEntity } from './entities/email-message.entity';
+import { EmailTemplateEntity } from './entities/email-template.entity';
+
+/** Account deletion (API.md §8): the templates of the account's sites and the record of their mail. */
+@Injectable()
+export class EmailDataOwner implements OnModuleInit {
+  constructor(private readonly registry: AccountDataRegistry) {}
+
+  onModuleInit(): void {
+    // Before sites.
+    this.registry.register(
+      tablesOwner('email', 300, [
+        { resource: 'email_messages', entity: EmailMessageEntity },
+        { resource: 'email_templates', entity: EmailTemplateEntity },
+      ]),
+    );
+  }
+}

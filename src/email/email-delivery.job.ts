@@ -1,0 +1,231 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { recordEvent } from '../common/outbox/record-event';
+import { QueueService } from '../common/queue/queue.service';
+import { AppConfig } from '../config/app-config';
+import { sql } from '../database/sql';
+import { EMAIL_EVENTS } from './email.events';
+import { DeliveryResult, EmailTransport } from './email-transport';
+import { EmailMessageEntity } from './entities/email-message.entity';
+
+export const EMAIL_DELIVERY_JOB = 'email.deliver';
+/** Messages one job carries: a send of up to 50 recipients is one job. */
+export const MESSAGES_PER_JOB = 50;
+/** A message claimed this long ago by a worker that never finished (a crash) is claimed again. */
+const STALE_CLAIM = '5 minutes';
+/** Jobs one instance delivers at once (2 loops of 16); each sends its messages over the pool. */
+const CONCURRENCY = 2;
+const BATCH_SIZE = 16;
+
+/** The job's payload: ids, never the mail. */
+export interface EmailDeliveryJobData {
+  siteId: number;
+  messageIds: number[];
+}
+
+/**
+ * Delivers queued messages over SMTP (docs/email.md). Safe to run twice: it claims only
+ * messages still queued (or abandoned mid-send), so a message the server accepted is not sent
+ * again by a retry. A server that refuses for now (4xx, no connection) gets the job retried
+ * with backoff (EMAIL_RETRY_LIMIT, EMAIL_RETRY_DELAY_SECONDS); a 5xx, or the last retry,
+ * ends the message `failed` with the reason. Each outcome writes email.sent / email.failed.
+ */
+@Injectable()
+export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
+  private readonly logger = new Logger('Email');
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly queue: QueueService,
+    private readonly transport: EmailTransport,
+    private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    this.queue.register<EmailDeliveryJobData>(EMAIL_DELIVERY_JOB, (data, job) => this.run(data, job.retryCount), {
+      retryLimit: this.config.EMAIL_RETRY_LIMIT,
+      retryDelaySeconds: this.config.EMAIL_RETRY_DELAY_SECONDS,
+      retryBackoff: true,
+      concurrency: CONCURRENCY,
+      batchSize: BATCH_SIZE,
+    });
+  }
+
+  /**
+   * Messages recorded while no SMTP server was configured wait as `queued`: once one is, they
+   * are queued for delivery at start (every instance may do it; claiming makes it harmless).
+   */
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.transport.configured || !this.config.JOBS_ENABLED) return;
+    const { rows } = await sql<{ site_id: number; ids: number[] }>(
+      this.dataSource,
+      `SELECT site_id, array_agg(id ORDER BY id) AS ids FROM (
+         SELECT site_id, id FROM email_messages WHERE status = 'queued' AND created_at < now() - interval '1 minute'
+         ORDER BY id LIMIT 10000) w GROUP BY site_id`,
+      [],
+      { bigints: ['site_id'] },
+    );
+    for (const row of rows) {
+      const ids = row.ids.map(Number);
+      for (let i = 0; i < ids.length; i += MESSAGES_PER_JOB) {
+        await this.queue.send(EMAIL_DELIVERY_JOB, {
+          siteId: row.site_id,
+          messageIds: ids.slice(i, i + MESSAGES_PER_JOB),
+        });
+      }
+    }
+    if (rows.length > 0)
+      this.logger.log({ sites: rows.length }, 'Queued messages recorded while SMTP was not configured');
+  }
+
+  async run({ siteId, messageIds }: EmailDeliveryJobData, retryCount = 0): Promise<void> {
+    if (!this.transport.configured) {
+      this.logger.warn({ siteId, messageIds }, 'SMTP_URL is not set: the messages stay queued, recorded, unsent');
+      return;
+    }
+    const lastTry = retryCount >= this.config.EMAIL_RETRY_LIMIT;
+    const again = await this.together({ siteId, messageIds, lastTry });
+    if (again > 0 && !lastTry) throw new Error(`${again} messages were refused for now; retrying`);
+  }
+
+  /**
+   * The jobs of one fetched batch run at once; their messages are claimed in one statement and
+   * their outcomes written in one transaction, so a backlog of one-message jobs (single sends)
+   * costs a few statements per batch rather than several per message. Answers how many of this
+   * job's messages were refused for now.
+   */
+  private together(part: Part): Promise<number> {
+    return new Promise<number>((resolve, reject) => {
+      this.pending.push({ part, resolve, reject });
+      if (this.pending.length === 1) setImmediate(() => void this.flush());
+    });
+  }
+
+  private readonly pending: Array<{ part: Part; resolve: (again: number) => void; reject: (err: unknown) => void }> =
+    [];
+
+  private async flush(): Promise<void> {
+    const waiting = this.pending.splice(0);
+    try {
+      const claimed = await this.claim(waiting.map((w) => w.part));
+      const results = await Promise.all(claimed.map((m) => this.transport.deliver(mailOf(m))));
+      const lastTry = new Map(waiting.flatMap((w) => w.part.messageIds.map((id) => [id, w.part.lastTry] as const)));
+      await this.dataSource.transaction(async (em) => {
+        for (const [i, m] of claimed.entries()) await this.settle(em, m, results[i], lastTry.get(m.id) ?? false);
+      });
+      const refused = new Set(claimed.filter((_m, i) => !results[i].ok && !results[i].permanent).map((m) => m.id));
+      for (const w of waiting) w.resolve(w.part.messageIds.filter((id) => refused.has(id)).length);
+    } catch (err) {
+      for (const w of waiting) w.reject(err);
+    }
+  }
+
+  /** Claims the messages still to send and returns what sending them needs, in one statement. */
+  private async claim(parts: Part[]): Promise<Claimed[]> {
+    const sites = parts.flatMap((p) => p.messageIds.map(() => p.siteId));
+    const ids = parts.flatMap((p) => p.messageIds);
+    const { rows } = await sql<Claimed>(
+      this.dataSource,
+      `UPDATE email_messages m SET status = 'sending', claimed_at = now(), attempts = attempts + 1, updated_at = now()
+        FROM unnest($1::bigint[], $2::bigint[]) AS w(site_id, id)
+        WHERE m.site_id = w.site_id AND m.id = w.id
+          AND (m.status = 'queued' OR (m.status = 'sending' AND m.claimed_at < now() - interval '${STALE_CLAIM}'))
+        RETURNING m.id, m.site_id AS "siteId", m.batch_id AS "batchId", m.recipient, m.from_header AS "fromHeader",
+          m.reply_to AS "replyTo", m.to_header AS "toHeader", m.cc_header AS "ccHeader", m.subject, m.html, m.text,
+          m.template_type AS "templateType", m.tags`,
+      [sites, ids],
+      { bigints: ['id', 'siteId'] },
+    );
+    return rows.sort((a, b) => a.id - b.id);
+  }
+
+  private async settle(em: EntityManager, m: Claimed, result: DeliveryResult, lastTry: boolean): Promise<void> {
+    const scope = { id: m.siteId, accountId: await this.accountOf(em, m.siteId) };
+    const payload = {
+      messageId: m.id,
+      batchId: m.batchId,
+      to: m.recipient,
+      templateType: m.templateType,
+      tags: m.tags,
+    };
+    if (result.ok) {
+      await sql(
+        em,
+        `UPDATE email_messages SET status = 'sent', sent_at = now(), smtp_response = $2, smtp_message_id = $3,
+           error = NULL, claimed_at = NULL, updated_at = now() WHERE id = $1`,
+        [m.id, result.response.slice(0, 1000), result.messageId],
+      );
+      await recordEvent(em, scope, EMAIL_EVENTS.sent, { ...payload, smtpMessageId: result.messageId });
+    } else if (result.permanent || lastTry) {
+      await sql(
+        em,
+        `UPDATE email_messages SET status = 'failed', failed_at = now(), error = $2, claimed_at = NULL, updated_at = now()
+          WHERE id = $1`,
+        [m.id, result.error],
+      );
+      await recordEvent(em, scope, EMAIL_EVENTS.failed, { ...payload, error: result.error });
+    } else {
+      await sql(
+        em,
+        `UPDATE email_messages SET status = 'queued', error = $2, claimed_at = NULL, updated_at = now() WHERE id = $1`,
+        [m.id, result.error],
+      );
+    }
+  }
+
+  private readonly accounts = new Map<number, number>();
+
+  private async accountOf(em: EntityManager, siteId: number): Promise<number> {
+    let accountId = this.accounts.get(siteId);
+    if (accountId === undefined) {
+      const { rows } = await sql<{ account_id: number }>(em, 'SELECT account_id FROM sites WHERE id = $1', [siteId], {
+        bigints: ['account_id'],
+      });
+      accountId = rows[0].account_id;
+      if (this.accounts.size > 10_000) this.accounts.clear();
+      this.accounts.set(siteId, accountId);
+    }
+    return accountId;
+  }
+}
+
+/** One job's share of a flush. */
+interface Part {
+  siteId: number;
+  messageIds: number[];
+  lastTry: boolean;
+}
+
+/** What delivering a claimed message needs. */
+type Claimed = Pick<
+  EmailMessageEntity,
+  | 'id'
+  | 'siteId'
+  | 'batchId'
+  | 'recipient'
+  | 'fromHeader'
+  | 'replyTo'
+  | 'toHeader'
+  | 'ccHeader'
+  | 'subject'
+  | 'html'
+  | 'text'
+  | 'templateType'
+  | 'tags'
+>;
+
+/** The SMTP mail of one recipient's copy: headers show To and Cc, the envelope names only them. */
+function mailOf(m: Claimed) {
+  const from = /<([^>]+)>$/.exec(m.fromHeader)?.[1] ?? m.fromHeader;
+  return {
+    from: m.fromHeader,
+    to: m.toHeader,
+    cc: m.ccHeader ?? undefined,
+    replyTo: m.replyTo ?? undefined,
+    subject: m.subject,
+    html: m.html,
+    text: m.text,
+    envelope: { from, to: [m.recipient] },
+    headers: { 'X-Sitebase-Message-Id': String(m.id) },
+  };
+}

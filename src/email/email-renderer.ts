@@ -1,0 +1,160 @@
+import { Injectable } from '@nestjs/common';
+import { convert } from 'html-to-text';
+import juice from 'juice';
+import { Liquid, Template } from 'liquidjs';
+import { BadRequestProblem, FieldError, ValidationProblem } from '../common/errors/problems';
+import type { VariablesSchema } from './template-types';
+
+/** The parts of a template, or of a mail once rendered. */
+export interface MailParts {
+  subject: string;
+  html: string;
+  /** Null in a template: made from the HTML. */
+  text: string | null;
+}
+
+export interface RenderedMail {
+  subject: string;
+  html: string;
+  text: string;
+}
+
+/** Variables every template receives besides its type's: the sending site. */
+export const SITE_VARIABLE = 'site';
+
+const LIMITS = { parseLimit: 1_000_000, renderLimit: 2000, memoryLimit: 20_000_000 };
+const PARSED_CACHE_MAX = 1000;
+
+/**
+ * Liquid templates (liquidjs): logic-light, and in HTML every `{{ output }}` is escaped unless
+ * it says `| raw`. Subjects and text parts are plain text, rendered without escaping. CSS in
+ * `<style>` is inlined (juice) for mail clients that drop it; the text part is made from the
+ * HTML (html-to-text) when a template has none.
+ */
+@Injectable()
+export class EmailRenderer {
+  private readonly html = new Liquid({ outputEscape: 'escape', strictFilters: true, ownPropertyOnly: true, ...LIMITS });
+  private readonly plain = new Liquid({ strictFilters: true, ownPropertyOnly: true, ...LIMITS });
+  private readonly parsed = new Map<string, Template[]>();
+  private readonly inlinedSources = new Map<string, string>();
+
+  /**
+   * Parses every part and checks that each variable it reads is one the type declares (or
+   * `site`); a 400 names the part, the line and the variable.
+   */
+  check(parts: MailParts, variables: VariablesSchema): void {
+    const errors: FieldError[] = [];
+    for (const [field, source] of Object.entries(parts) as Array<[keyof MailParts, string | null]>) {
+      if (source === null) continue;
+      let templates: Template[];
+      try {
+        templates = this.parse(field, source);
+      } catch (err) {
+        errors.push({ path: field, message: syntaxMessage(err) });
+        continue;
+      }
+      const engine = field === 'html' ? this.html : this.plain;
+      for (const segments of engine.globalVariableSegmentsSync(templates)) {
+        const unknown = unknownVariable(segments, variables);
+        if (unknown) errors.push({ path: field, message: `uses ${unknown}, which this template type does not have` });
+      }
+    }
+    if (errors.length > 0) throw new ValidationProblem(errors);
+  }
+
+  /** Renders a template with data already checked against its type. */
+  async render(parts: MailParts, data: Record<string, unknown>): Promise<RenderedMail> {
+    try {
+      const subject = oneLine(String(await this.plain.render(this.parse('subject', parts.subject), data)));
+      // The template's own <style> was inlined once, into its cached source; a raw variable
+      // (a campaign's HTML) may bring its own, which is inlined after rendering.
+      const rendered = String(await this.html.render(this.parse('html', this.inlined(parts.html)), data));
+      const html = /<style[\s>]/i.test(rendered) ? juice(rendered) : rendered;
+      const text =
+        parts.text !== null
+          ? String(await this.plain.render(this.parse('text', parts.text), data))
+          : convert(html, { wordwrap: 78, selectors: [{ selector: 'img', format: 'skip' }] });
+      return { subject, html, text };
+    } catch (err) {
+      if (err instanceof ValidationProblem) throw err;
+      throw new BadRequestProblem(
+        'template_render_failed',
+        `The template could not be rendered: ${syntaxMessage(err)}`,
+      );
+    }
+  }
+
+  /** A mail given as is (no template language): CSS inlined, text made when absent. */
+  plainMail(subject: string, html: string | undefined, text: string | undefined): RenderedMail {
+    const inlined = html === undefined ? '' : juice(html);
+    return {
+      subject: oneLine(subject),
+      html: inlined,
+      text: text ?? convert(inlined, { wordwrap: 78, selectors: [{ selector: 'img', format: 'skip' }] }),
+    };
+  }
+
+  /**
+   * The HTML source with its CSS inlined (juice), once per source: juice parses the whole
+   * document, and doing it on every mail cost more than rendering it. Liquid tags survive: they
+   * are text or attribute values to the HTML parser.
+   */
+  private inlined(source: string): string {
+    let done = this.inlinedSources.get(source);
+    if (done === undefined) {
+      done = /<style[\s>]/i.test(source) ? juice(source) : source;
+      if (this.inlinedSources.size >= PARSED_CACHE_MAX) this.inlinedSources.clear();
+      this.inlinedSources.set(source, done);
+    }
+    return done;
+  }
+
+  private parse(field: keyof MailParts, source: string): Template[] {
+    const key = `${field}\u0000${source}`;
+    let templates = this.parsed.get(key);
+    if (!templates) {
+      templates = (field === 'html' ? this.html : this.plain).parse(source);
+      if (this.parsed.size >= PARSED_CACHE_MAX) this.parsed.clear();
+      this.parsed.set(key, templates);
+    }
+    return templates;
+  }
+}
+
+/** `line 3, col 7: output "{{ x" not closed`, without liquidjs's source excerpt. */
+function syntaxMessage(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const first = message.split('\n')[0];
+  const at = /, line:(\d+), col:(\d+)/.exec(first);
+  const bare = first.replace(/, line:\d+, col:\d+/, '').replace(/^[A-Za-z]+Error: /, '');
+  return at ? `line ${at[1]}, col ${at[2]}: ${bare}` : bare;
+}
+
+/** The first path segment the schema does not declare, as `name` or `order.total`; undefined if all are known. */
+function unknownVariable(segments: unknown[], variables: VariablesSchema): string | undefined {
+  const names = segments.filter((s): s is string => typeof s === 'string');
+  if (names.length === 0 || names[0] === SITE_VARIABLE) return undefined;
+  let schema: Record<string, unknown> | undefined = { type: 'object', properties: variables.properties };
+  const path: string[] = [];
+  for (const name of names) {
+    path.push(name);
+    if (!schema) return undefined;
+    if (name === 'size' && (schema.type === 'array' || schema.type === 'string')) return undefined;
+    if (schema.type === 'array') {
+      schema = schema.items as Record<string, unknown> | undefined;
+      // Liquid's `list.first`, `list.last`: an element.
+      if (name === 'first' || name === 'last') continue;
+    }
+    if (!schema) return undefined;
+    const properties = schema?.properties as Record<string, Record<string, unknown>> | undefined;
+    if (!properties) return undefined; // free-form below this point
+    if (!(name in properties)) return `\`${path.join('.')}\``;
+    schema = properties[name];
+  }
+  return undefined;
+}
+
+/** Headers are one line: a variable with a line break cannot add a header. */
+function oneLine(text: string): string {
+  return text.replace(/[\r\n]+/g, ' ').trim();
+}

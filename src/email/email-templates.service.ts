@@ -1,0 +1,190 @@
+import { Injectable } from '@nestjs/common';
+import { SitesService } from '../account/sites.service';
+import { DataSource, EntityManager } from 'typeorm';
+import { ConflictProblem, NotFoundProblem, PreconditionFailedProblem } from '../common/errors/problems';
+import { ifMatchAllows, versionEtag } from '../common/http/etag';
+import { Page } from '../common/pagination/page';
+import { SiteContext } from '../common/tenancy/site-context';
+import { advisoryXactLock } from '../database/sql';
+import { CreateEmailTemplateDto, EmailTemplateQueryDto, UpdateEmailTemplateDto } from './dto/email-template.dto';
+import { EmailRepository } from './email.repository';
+import { EmailRenderer, MailParts, RenderedMail } from './email-renderer';
+import { EmailVariables } from './email-variables';
+import { EmailTemplateEntity } from './entities/email-template.entity';
+import { EmailTemplateType, EmailTemplateTypes } from './template-types';
+
+/** The template a send of a type uses: the site's published one, or the type's built-in default. */
+export interface ResolvedTemplate {
+  type: EmailTemplateType;
+  /** Null for the built-in default. */
+  template: EmailTemplateEntity | null;
+  parts: MailParts;
+}
+
+/**
+ * Templates per site (docs/email.md): drafts are edited, one published template per type is
+ * what sends of that type use (API.md §5: draft -> published; publishing one puts the previous
+ * back to draft). Every part is checked against its type's variables when saved and published.
+ */
+@Injectable()
+export class EmailTemplatesService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly repository: EmailRepository,
+    private readonly types: EmailTemplateTypes,
+    private readonly renderer: EmailRenderer,
+    private readonly variables: EmailVariables,
+    private readonly sites: SitesService,
+  ) {}
+
+  list(site: SiteContext, query: EmailTemplateQueryDto): Promise<Page<EmailTemplateEntity>> {
+    return this.repository.listTemplates(site, query);
+  }
+
+  async get(site: SiteContext, id: number): Promise<EmailTemplateEntity> {
+    const found = await this.repository.findTemplate(site, id);
+    if (!found) throw new NotFoundProblem('Template');
+    return found;
+  }
+
+  create(site: SiteContext, dto: CreateEmailTemplateDto): Promise<EmailTemplateEntity> {
+    const type = this.types.get(dto.type);
+    const parts = { subject: dto.subject, html: dto.html, text: dto.text ?? null };
+    this.renderer.check(parts, type.variables);
+    return this.dataSource.manager.save(
+      this.dataSource.manager.create(EmailTemplateEntity, {
+        siteId: site.id,
+        type: type.type,
+        name: dto.name,
+        ...parts,
+      }),
+    );
+  }
+
+  /** A draft's fields; a published template is changed by publishing an edited clone (409). */
+  update(
+    site: SiteContext,
+    id: number,
+    dto: UpdateEmailTemplateDto,
+    options: { ifMatch?: string } = {},
+  ): Promise<EmailTemplateEntity> {
+    return this.dataSource.transaction(async (em) => {
+      const template = await this.lock(em, site, id, options.ifMatch);
+      assertDraft(template, 'edited');
+      if (dto.name !== undefined) template.name = dto.name;
+      if (dto.subject !== undefined) template.subject = dto.subject;
+      if (dto.html !== undefined) template.html = dto.html;
+      if (dto.text !== undefined) template.text = dto.text;
+      this.renderer.check(partsOf(template), this.types.get(template.type).variables);
+      template.version += 1;
+      return em.save(template);
+    });
+  }
+
+  remove(site: SiteContext, id: number): Promise<void> {
+    return this.dataSource.transaction(async (em) => {
+      const template = await this.lock(em, site, id);
+      assertDraft(template, 'deleted');
+      await em.delete(EmailTemplateEntity, { id: template.id });
+    });
+  }
+
+  /** A new draft with the same type and parts. */
+  async clone(site: SiteContext, id: number): Promise<EmailTemplateEntity> {
+    const source = await this.get(site, id);
+    const em = this.dataSource.manager;
+    return em.save(
+      em.create(EmailTemplateEntity, {
+        siteId: site.id,
+        type: source.type,
+        name: `${source.name} (copy)`.slice(0, 200),
+        ...partsOf(source),
+      }),
+    );
+  }
+
+  /** Makes it the site's published template of its type; the one before goes back to draft. */
+  publish(site: SiteContext, id: number): Promise<EmailTemplateEntity> {
+    return this.dataSource.transaction(async (em) => {
+      const template = await this.lock(em, site, id);
+      if (template.status === 'published')
+        throw new ConflictProblem('transition_forbidden', 'The template is already published');
+      // The type's rules may have changed since the draft was saved.
+      this.renderer.check(partsOf(template), this.types.get(template.type).variables);
+      // Two publishes of one type at once would both unpublish "the previous" one: one at a time.
+      await advisoryXactLock(em, lockKey(`email_template:${site.id}:${template.type}`));
+      await em
+        .createQueryBuilder()
+        .update(EmailTemplateEntity)
+        .set({ status: 'draft', version: () => 'version + 1' })
+        .where("site_id = :siteId AND type = :type AND status = 'published'", { siteId: site.id, type: template.type })
+        .execute();
+      Object.assign(template, { status: 'published', publishedAt: new Date(), version: template.version + 1 });
+      return em.save(template);
+    });
+  }
+
+  /** What a send of `type` uses for this site. */
+  async resolve(site: SiteContext, typeName: string, em?: EntityManager): Promise<ResolvedTemplate> {
+    const type = this.types.get(typeName);
+    const template = em
+      ? await em.findOne(EmailTemplateEntity, { where: { siteId: site.id, type: typeName, status: 'published' } })
+      : ((await this.repository.findPublished(site, typeName)) ?? null);
+    return { type, template, parts: template ? partsOf(template) : defaultParts(type) };
+  }
+
+  /** A template of the site by id (any status), for a send that names it. */
+  async resolveById(site: SiteContext, id: number, em: EntityManager): Promise<ResolvedTemplate> {
+    const template = await em.findOne(EmailTemplateEntity, { where: { id, siteId: site.id } });
+    if (!template) throw new NotFoundProblem('Template');
+    const type = this.types.find(template.type);
+    if (!type) throw new NotFoundProblem(`Template type ${template.type}`, 'template_type_not_found');
+    return { type, template, parts: partsOf(template) };
+  }
+
+  /** Renders a template with `data` (default: its type's sample) as a send would. */
+  async preview(site: SiteContext, id: number, data?: Record<string, unknown>): Promise<RenderedMail> {
+    const template = await this.get(site, id);
+    const type = this.types.get(template.type);
+    const variables = this.variables.check(type, data ?? type.sample);
+    const { title } = await this.sites.profileOf(site.id);
+    return this.renderer.render(partsOf(template), { ...variables, site: { name: site.name, title } });
+  }
+
+  private async lock(em: EntityManager, site: SiteContext, id: number, ifMatch?: string): Promise<EmailTemplateEntity> {
+    const template = await em.findOne(EmailTemplateEntity, {
+      where: { id, siteId: site.id },
+      lock: { mode: 'pessimistic_write' },
+    });
+    if (!template) throw new NotFoundProblem('Template');
+    if (!ifMatchAllows(ifMatch, versionEtag(template.id, template.version))) throw new PreconditionFailedProblem();
+    return template;
+  }
+}
+
+function partsOf(t: EmailTemplateEntity): MailParts {
+  return { subject: t.subject, html: t.html, text: t.text };
+}
+
+export function defaultParts(type: EmailTemplateType): MailParts {
+  return {
+    subject: type.defaultTemplate.subject,
+    html: type.defaultTemplate.html,
+    text: type.defaultTemplate.text ?? null,
+  };
+}
+
+function assertDraft(template: EmailTemplateEntity, what: string): void {
+  if (template.status !== 'draft')
+    throw new ConflictProblem(
+      'template_published',
+      `A published template cannot be ${what}: clone it, edit the clone, publish it`,
+    );
+}
+
+/** A stable 31-bit key for pg_advisory_xact_lock from a name. */
+function lockKey(name: string): number {
+  let h = 0;
+  for (let i = 0; i < name.length; i++) h = (Math.imul(h, 31) + name.charCodeAt(i)) | 0;
+  return h & 0x7fffffff;
+}

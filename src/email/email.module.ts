@@ -1,0 +1,46 @@
+import { Module, OnModuleInit } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AccountModule } from '../account/account.module';
+import { BUILTIN_TEMPLATE_TYPES } from './builtin-template-types';
+import { EmailDataOwner } from './email-data.owner';
+import { EmailDeliveryJob } from './email-delivery.job';
+import { EmailRenderer } from './email-renderer';
+import { EmailTemplatesController } from './email-templates.controller';
+import { EmailTemplatesService } from './email-templates.service';
+import { EmailTransport } from './email-transport';
+import { EmailVariables } from './email-variables';
+import { EmailController } from './email.controller';
+import { EmailRepository } from './email.repository';
+import { EmailService } from './email.service';
+import { EmailMessageEntity } from './entities/email-message.entity';
+import { EmailTemplateEntity } from './entities/email-template.entity';
+import { EmailTemplateTypes } from './template-types';
+
+/**
+ * Mail for every module (docs/email.md): template types, templates per site, rendering, and
+ * delivery over SMTP. Other modules import this module and call EmailService.send() inside
+ * their transaction; they register their template types with EmailTemplateTypes.
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature([EmailTemplateEntity, EmailMessageEntity]), AccountModule],
+  controllers: [EmailTemplatesController, EmailController],
+  providers: [
+    EmailTemplateTypes,
+    EmailRenderer,
+    EmailVariables,
+    EmailRepository,
+    EmailTemplatesService,
+    EmailTransport,
+    EmailService,
+    EmailDeliveryJob,
+    EmailDataOwner,
+  ],
+  exports: [EmailService, EmailTemplateTypes],
+})
+export class EmailModule implements OnModuleInit {
+  constructor(private readonly types: EmailTemplateTypes) {}
+
+  onModuleInit(): void {
+    for (const type of BUILTIN_TEMPLATE_TYPES) this.types.register(type);
+  }
+}

@@ -1,0 +1,214 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { DataSource, EntityManager } from 'typeorm';
+import { SitesService } from '../account/sites.service';
+import { BadRequestProblem, NotFoundProblem, ValidationProblem } from '../common/errors/problems';
+import { Page } from '../common/pagination/page';
+import { QueueService } from '../common/queue/queue.service';
+import { SiteContext } from '../common/tenancy/site-context';
+import { AppConfig } from '../config/app-config';
+import { EmailMessageQueryDto } from './dto/email-message.dto';
+import { EMAIL_DELIVERY_JOB, EmailDeliveryJobData, MESSAGES_PER_JOB } from './email-delivery.job';
+import { EmailRenderer, RenderedMail } from './email-renderer';
+import { EmailTemplatesService, ResolvedTemplate } from './email-templates.service';
+import { EmailVariables } from './email-variables';
+import { EmailRepository } from './email.repository';
+import { EmailMessageEntity, RecipientKind } from './entities/email-message.entity';
+
+export interface MailRecipient {
+  email: string;
+  name?: string;
+}
+
+/**
+ * One mail: to up to 50 recipients, from a template (`templateType`, the site's published one or
+ * the default; or `templateId`) with `data`, or given as `subject` with `html` and/or `text`.
+ */
+export interface MailInput {
+  to: MailRecipient | MailRecipient[];
+  cc?: MailRecipient[];
+  bcc?: MailRecipient[];
+  replyTo?: MailRecipient;
+  templateType?: string;
+  templateId?: number;
+  data?: Record<string, unknown>;
+  subject?: string;
+  html?: string;
+  text?: string;
+  tags?: string[];
+}
+
+/** At most this many recipients (to, cc and bcc together) in one mail. */
+export const MAX_RECIPIENTS = 50;
+
+/**
+ * Sending mail (docs/email.md). Other modules call `send(em, site, mail)` inside their own
+ * transaction: the messages are recorded and their delivery queued in it, so a mail leaves
+ * only if the caller's change commits. Delivery is a job (email-delivery.job.ts).
+ */
+@Injectable()
+export class EmailService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
+    private readonly queue: QueueService,
+    private readonly templates: EmailTemplatesService,
+    private readonly variables: EmailVariables,
+    private readonly renderer: EmailRenderer,
+    private readonly sites: SitesService,
+    private readonly repository: EmailRepository,
+  ) {
+    this.mailFrom = parseMailFrom(config.MAIL_FROM);
+  }
+
+  private readonly mailFrom: MailRecipient;
+
+  /** Records one message per recipient and queues their delivery, in the caller's transaction. */
+  async send(em: EntityManager, site: SiteContext, mail: MailInput): Promise<EmailMessageEntity[]> {
+    const [messages] = await this.record(em, site, [mail]);
+    return messages;
+  }
+
+  /** Many mails at once (campaign delivery): rendered one by one, recorded and queued together. */
+  async sendBatch(em: EntityManager, site: SiteContext, mails: MailInput[]): Promise<EmailMessageEntity[][]> {
+    return this.record(em, site, mails);
+  }
+
+  /** POST /email/send: a transaction of its own. */
+  sendNow(site: SiteContext, mail: MailInput): Promise<EmailMessageEntity[]> {
+    return this.dataSource.transaction((em) => this.send(em, site, mail));
+  }
+
+  listMessages(site: SiteContext, query: EmailMessageQueryDto): Promise<Page<EmailMessageEntity>> {
+    return this.repository.listMessages(site, query);
+  }
+
+  async getMessage(site: SiteContext, id: number): Promise<EmailMessageEntity> {
+    const found = await this.repository.findMessage(site, id);
+    if (!found) throw new NotFoundProblem('Message');
+    return found;
+  }
+
+  private async record(em: EntityManager, site: SiteContext, mails: MailInput[]): Promise<EmailMessageEntity[][]> {
+    const profile = await this.sites.profileOf(site.id, em);
+    const from = sender(profile.settings.email, this.mailFrom);
+    const rows: Array<Partial<EmailMessageEntity>> = [];
+    const sizes: number[] = [];
+    for (const mail of mails) {
+      const recipients = recipientsOf(mail);
+      const resolved = await this.resolve(em, site, mail);
+      const rendered = resolved
+        ? await this.renderer.render(resolved.parts, {
+            ...this.variables.check(resolved.type, mail.data ?? {}),
+            site: { name: site.name, title: profile.title },
+          })
+        : this.plain(mail);
+      const replyTo =
+        mail.replyTo ?? (profile.settings.email?.replyTo ? { email: profile.settings.email.replyTo } : undefined);
+      const batchId = randomUUID();
+      const toHeader = recipients
+        .filter((r) => r.kind === 'to')
+        .map(formatAddress)
+        .join(', ');
+      const cc = recipients
+        .filter((r) => r.kind === 'cc')
+        .map(formatAddress)
+        .join(', ');
+      for (const r of recipients) {
+        rows.push({
+          siteId: site.id,
+          batchId,
+          recipient: r.email,
+          recipientKind: r.kind,
+          fromHeader: from,
+          replyTo: replyTo ? formatAddress(replyTo) : null,
+          toHeader,
+          ccHeader: cc || null,
+          subject: rendered.subject,
+          html: rendered.html,
+          text: rendered.text,
+          templateId: resolved?.template?.id ?? null,
+          templateType: resolved?.type.type ?? null,
+          tags: mail.tags ?? [],
+          status: 'queued',
+        });
+      }
+      sizes.push(recipients.length);
+    }
+    // One INSERT for all rows (TypeORM batches new entities of one save).
+    const saved = await em.save(
+      EmailMessageEntity,
+      rows.map((r) => em.create(EmailMessageEntity, r)),
+    );
+    for (let i = 0; i < saved.length; i += MESSAGES_PER_JOB) {
+      const data: EmailDeliveryJobData = {
+        siteId: site.id,
+        messageIds: saved.slice(i, i + MESSAGES_PER_JOB).map((m) => m.id),
+      };
+      await this.queue.send(EMAIL_DELIVERY_JOB, data, { em });
+    }
+    const result: EmailMessageEntity[][] = [];
+    let at = 0;
+    for (const n of sizes) {
+      result.push(saved.slice(at, at + n));
+      at += n;
+    }
+    return result;
+  }
+
+  private async resolve(em: EntityManager, site: SiteContext, mail: MailInput): Promise<ResolvedTemplate | null> {
+    const ways = [mail.templateType !== undefined, mail.templateId !== undefined, mail.subject !== undefined];
+    if (ways.filter(Boolean).length !== 1)
+      throw new BadRequestProblem(
+        'invalid_mail',
+        'Give exactly one of templateType, templateId, or subject with html or text',
+      );
+    if (mail.templateType !== undefined) return this.templates.resolve(site, mail.templateType, em);
+    if (mail.templateId !== undefined) return this.templates.resolveById(site, mail.templateId, em);
+    return null;
+  }
+
+  private plain(mail: MailInput): RenderedMail {
+    if (mail.html === undefined && mail.text === undefined)
+      throw new ValidationProblem([{ path: 'html', message: 'html or text is required with a subject' }]);
+    if (mail.data !== undefined)
+      throw new ValidationProblem([{ path: 'data', message: 'is only for templates (templateType or templateId)' }]);
+    return this.renderer.plainMail(mail.subject!, mail.html, mail.text);
+  }
+}
+
+interface Recipient extends MailRecipient {
+  kind: RecipientKind;
+}
+
+function recipientsOf(mail: MailInput): Recipient[] {
+  const to = Array.isArray(mail.to) ? mail.to : [mail.to];
+  const all: Recipient[] = [
+    ...to.map((r) => ({ ...r, kind: 'to' as const })),
+    ...(mail.cc ?? []).map((r) => ({ ...r, kind: 'cc' as const })),
+    ...(mail.bcc ?? []).map((r) => ({ ...r, kind: 'bcc' as const })),
+  ];
+  if (to.length === 0) throw new ValidationProblem([{ path: 'to', message: 'must name at least one recipient' }]);
+  if (all.length > MAX_RECIPIENTS)
+    throw new ValidationProblem([
+      { path: 'to', message: `at most ${MAX_RECIPIENTS} recipients in all (to, cc and bcc); got ${all.length}` },
+    ]);
+  return all;
+}
+
+/** `"Name" <address>`, the name quoted so that commas and quotes in it stay part of it. */
+export function formatAddress(r: MailRecipient): string {
+  return r.name ? `"${r.name.replace(/["\\]/g, '\\$&')}" <${r.email}>` : r.email;
+}
+
+/** MAIL_FROM (`address` or `Name <address>`) as a recipient. */
+function parseMailFrom(text: string): MailRecipient {
+  const m = /^(.*?)\s*<([^>]+)>$/.exec(text);
+  return m ? { email: m[2], name: m[1].replace(/^"|"$/g, '') || undefined } : { email: text };
+}
+
+/** The site's sender; what it leaves unset comes from MAIL_FROM (its name only with its address). */
+function sender(settings: { fromName?: string; fromAddress?: string } | undefined, fallback: MailRecipient): string {
+  const name = settings?.fromName ?? (settings?.fromAddress ? undefined : fallback.name);
+  return formatAddress({ email: settings?.fromAddress ?? fallback.email, name: name || undefined });
+}

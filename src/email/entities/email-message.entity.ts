@@ -1,0 +1,49 @@
+import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, UpdateDateColumn } from 'typeorm';
+import { SiteEntity } from '../../common/tenancy/entities/site.entity';
+import { IdColumn, RefColumn } from '../../database/columns';
+
+export const MESSAGE_STATUSES = ['queued', 'sending', 'sent', 'failed'] as const;
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+export type RecipientKind = 'to' | 'cc' | 'bcc';
+
+/**
+ * One recipient's copy of a mail, rendered when it was sent (docs/email.md): a send to three
+ * addresses is three messages sharing a batch id, each delivered and recorded on its own.
+ */
+@Entity('email_messages')
+@Index('email_messages_site_id_id_idx', ['siteId', 'id'])
+@Index('email_messages_site_id_status_id_idx', ['siteId', 'status', 'id'])
+@Index('email_messages_batch_id_idx', ['batchId'])
+@Index('email_messages_unsent_idx', ['id'], { where: "status IN ('queued', 'sending')" })
+export class EmailMessageEntity {
+  @IdColumn() id: number;
+  @RefColumn() siteId: number;
+  @ManyToOne(() => SiteEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'site_id' })
+  site?: SiteEntity;
+  @Column({ type: 'uuid' }) batchId: string;
+  /** The address this copy is delivered to (the SMTP envelope). */
+  @Column({ type: 'text' }) recipient: string;
+  @Column({ type: 'text' }) recipientKind: RecipientKind;
+  @Column({ type: 'text' }) fromHeader: string;
+  @Column({ type: 'text', nullable: true }) replyTo: string | null;
+  /** The To and Cc headers every copy of the mail shows (Bcc is never shown). */
+  @Column({ type: 'text' }) toHeader: string;
+  @Column({ type: 'text', nullable: true }) ccHeader: string | null;
+  @Column({ type: 'text' }) subject: string;
+  @Column({ type: 'text' }) html: string;
+  @Column({ type: 'text' }) text: string;
+  @RefColumn({ nullable: true }) templateId: number | null;
+  @Column({ type: 'text', nullable: true }) templateType: string | null;
+  @Column({ type: 'text', array: true, default: () => "'{}'" }) tags: string[];
+  @Column({ type: 'text', default: 'queued' }) status: MessageStatus;
+  @Column({ type: 'integer', default: 0 }) attempts: number;
+  @Column({ type: 'timestamptz', precision: 3, nullable: true }) claimedAt: Date | null;
+  @Column({ type: 'text', nullable: true }) smtpMessageId: string | null;
+  @Column({ type: 'text', nullable: true }) smtpResponse: string | null;
+  @Column({ type: 'text', nullable: true }) error: string | null;
+  @Column({ type: 'timestamptz', precision: 3, nullable: true }) sentAt: Date | null;
+  @Column({ type: 'timestamptz', precision: 3, nullable: true }) failedAt: Date | null;
+  @CreateDateColumn({ type: 'timestamptz', precision: 3 }) createdAt: Date;
+  @UpdateDateColumn({ type: 'timestamptz', precision: 3 }) updatedAt: Date;
+}

@@ -1,0 +1,176 @@
+import Ajv, { ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { AddressInfo } from 'node:net';
+import createClient, { Client, Middleware } from 'openapi-fetch';
+import request from 'supertest';
+import type { paths } from '../generated/openapi';
+import type { StartAppOptions, TestApp } from './app';
+import { Tenant, withTenants } from './tenant';
+
+/**
+ * A client generated from the live OpenAPI document, as integrators make theirs: types from
+ * `openapi-typescript` (test/generated/openapi.d.ts, checked by tsc) and calls through
+ * `openapi-fetch`. Every answer is also checked at run time against the schema the document
+ * gives for its status, with undocumented fields refused, and every call is counted, so a
+ * client test can require that it called each operation of its groups.
+ */
+export type SitebaseClient = Client<paths>;
+
+interface DocOperation {
+  tags?: string[];
+  operationId: string;
+  responses: Record<string, { content?: Record<string, { schema: unknown }> }>;
+}
+export interface LiveDocument {
+  paths: Record<string, Record<string, DocOperation>>;
+  components: Record<string, unknown>;
+}
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
+
+export class ContractClient {
+  readonly called = new Set<string>();
+  private readonly ajv = new Ajv({ strict: false, allErrors: true });
+  private readonly validators = new Map<string, ValidateFunction>();
+
+  private constructor(
+    readonly doc: LiveDocument,
+    readonly baseUrl: string,
+  ) {
+    addFormats(this.ajv);
+    this.ajv.addSchema(closed(structuredClone(doc)) as object, 'openapi.json');
+  }
+
+  /** Listens on 127.0.0.1 (an ephemeral port) and reads the document the app serves. */
+  static async start(t: TestApp): Promise<ContractClient> {
+    if (!t.server.listening) await t.app.listen(0, '127.0.0.1');
+    const { port } = t.server.address() as AddressInfo;
+    const doc = (await request(t.server).get('/docs/openapi.json').expect(200)).body as LiveDocument;
+    return new ContractClient(doc, `http://127.0.0.1:${port}`);
+  }
+
+  /** A typed client sending `key` as x-api-key (none: anonymous). */
+  as(key?: string): SitebaseClient {
+    const client = createClient<paths>({ baseUrl: this.baseUrl, headers: key ? { 'x-api-key': key } : {} });
+    client.use(this.middleware());
+    return client;
+  }
+
+  /** `METHOD /path` of every operation of these tags that no test has called yet. */
+  uncalled(tags: string[]): string[] {
+    return Object.entries(this.doc.paths).flatMap(([path, item]) =>
+      METHODS.filter((m) => item[m]?.tags?.some((tag) => tags.includes(tag)) && !this.called.has(`${m} ${path}`)).map(
+        (m) => `${m.toUpperCase()} ${path} (${item[m].operationId})`,
+      ),
+    );
+  }
+
+  private middleware(): Middleware {
+    return {
+      onResponse: async ({ request: req, response, schemaPath }) => {
+        const method = req.method.toLowerCase();
+        const operation = this.doc.paths[schemaPath]?.[method];
+        if (!operation) throw new Error(`${req.method} ${schemaPath} is not in the document`);
+        this.called.add(`${method} ${schemaPath}`);
+        const status = String(response.status);
+        const documented = operation.responses[status];
+        if (!documented) {
+          throw new Error(`${operation.operationId} answered ${status}, which the document does not list`);
+        }
+        const type = (response.headers.get('content-type') ?? '').split(';')[0];
+        if (!documented.content) {
+          if (response.body && (await response.clone().text()) !== '') {
+            throw new Error(`${operation.operationId} ${status}: a body the document does not describe`);
+          }
+          return undefined;
+        }
+        if (!documented.content[type]) {
+          throw new Error(
+            `${operation.operationId} ${status}: content-type ${type}, documented ${Object.keys(documented.content).join(', ')}`,
+          );
+        }
+        const validate = this.validator(schemaPath, method, status, type);
+        const body: unknown = await response.clone().json();
+        if (!validate(body)) {
+          throw new Error(
+            `${operation.operationId} ${status} differs from its documented schema: ${this.ajv.errorsText(validate.errors)}\n` +
+              JSON.stringify(body).slice(0, 2000),
+          );
+        }
+        return undefined;
+      },
+    };
+  }
+
+  private validator(path: string, method: string, status: string, type: string): ValidateFunction {
+    const key = `${method} ${path} ${status} ${type}`;
+    let validate = this.validators.get(key);
+    if (!validate) {
+      const pointer = ['paths', path, method, 'responses', status, 'content', type, 'schema']
+        .map((s) => s.replace(/~/g, '~0').replace(/\//g, '~1'))
+        .join('/');
+      validate = this.ajv.compile({ $ref: `openapi.json#/${pointer}` });
+      this.validators.set(key, validate);
+    }
+    return validate;
+  }
+}
+
+/**
+ * The document with every object schema that lists its properties closed to others: a field
+ * the server sends and the document leaves out fails the check, like a field it omits.
+ */
+function closed(node: unknown): unknown {
+  if (Array.isArray(node)) node.forEach(closed);
+  else if (node && typeof node === 'object') {
+    const schema = node as Record<string, unknown>;
+    if (schema.properties && schema.additionalProperties === undefined && !schema.allOf) {
+      schema.additionalProperties = false;
+    }
+    Object.values(schema).forEach(closed);
+  }
+  return node;
+}
+
+/** openapi-fetch's body serializer for multipart uploads: Blob and File fields go as files. */
+export function formData(body: unknown): FormData {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (item instanceof Blob) form.append(name, item);
+      else if (item !== undefined) form.append(name, String(item));
+    }
+  }
+  return form;
+}
+
+/**
+ * The set-up of a client test file: one app (with `options`), `count` tenants, the contract
+ * client, and `api` typed and keyed for the first tenant (`a`; `b` is the second).
+ */
+export function withClient(count: number, options: StartAppOptions = {}) {
+  const ctx = withTenants(count, options);
+  let contract: ContractClient;
+  let api: SitebaseClient;
+  beforeAll(async () => {
+    contract = await ContractClient.start(ctx.t);
+    api = contract.as(ctx.tenants[0].key);
+  });
+  return {
+    get t(): TestApp {
+      return ctx.t;
+    },
+    get a(): Tenant {
+      return ctx.tenants[0];
+    },
+    get b(): Tenant {
+      return ctx.tenants[1];
+    },
+    get contract(): ContractClient {
+      return contract;
+    },
+    get api(): SitebaseClient {
+      return api;
+    },
+  };
+}
