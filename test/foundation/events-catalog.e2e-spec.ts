@@ -1,0 +1,499 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Test } from 'supertest';
+import { eventCatalog } from '../../src/common/outbox/events';
+import { OutboxEventEntity } from '../../src/common/outbox/outbox-event.entity';
+import { startApp, TestApp } from '../support/app';
+import { createFreshDatabase } from '../support/databases';
+import { lastEventId } from '../support/events';
+import { collectionsUrl, contentUrl, makeContent } from '../support/factories';
+import { makePng, tempMediaDir } from '../support/files';
+import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { createTenant, Tenant, uniqueName } from '../support/tenant';
+
+/**
+ * docs/events.md is the catalogue integrators (webhooks) read. This file holds it to the code:
+ * the documented names are the names of eventCatalog(), and every one of them is caused here by a
+ * real API call whose recorded payload has exactly the documented fields, of the documented types.
+ */
+
+const DOC = join(__dirname, '../../docs/events.md');
+const ISO_8601 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+// ---------------------------------------------------------------------------------------------
+// The document
+// ---------------------------------------------------------------------------------------------
+
+interface DocumentedEvent {
+  name: string;
+  /** The sentence before "(module: …; scope: …)". */
+  description: string;
+  module: string;
+  scope: 'site' | 'account';
+  /** field -> documented type */
+  fields: Map<string, string>;
+  example: { type?: unknown; timestamp?: unknown; data?: unknown; [key: string]: unknown };
+}
+
+/**
+ * Each `### <name>` section of docs/events.md: a one-line description ending in
+ * `(module: <module>; scope: site|account)`, a `| field | type | description |` table and a
+ * ```json example of the envelope. Anything else in a section is a parse error naming it.
+ */
+function parseDoc(text: string): { events: DocumentedEvent[]; errors: string[] } {
+  const events: DocumentedEvent[] = [];
+  const errors: string[] = [];
+  const sections = text.split(/^### /m).slice(1);
+  for (const section of sections) {
+    const lines = section.split('\n');
+    const name = lines[0].trim();
+    const fail = (why: string) => errors.push(`docs/events.md, ### ${name}: ${why}`);
+    const body = lines.slice(1);
+    const line = body.find((l) => l.trim() !== '') ?? '';
+    const about = /^(.+) \(module: ([a-z-]+); scope: (site|account)\)$/.exec(line.trim());
+    if (!about) {
+      fail('the first line must be "<description> (module: <module>; scope: site|account)"');
+      continue;
+    }
+    const fields = new Map<string, string>();
+    const tableAt = body.findIndex((l) => /^\| field \| type \| description \|\s*$/.test(l));
+    if (tableAt < 0) {
+      fail('no "| field | type | description |" table');
+      continue;
+    }
+    for (const row of body.slice(tableAt + 2)) {
+      if (!row.startsWith('|')) break;
+      const cells = /^\| `([A-Za-z0-9_]+)` \| ([^|]+?) \| .+ \|\s*$/.exec(row);
+      if (!cells) {
+        fail(`a table row is not "| \`field\` | type | description |": ${row}`);
+        continue;
+      }
+      if (fields.has(cells[1])) fail(`field ${cells[1]} is listed twice`);
+      fields.set(cells[1], cells[2].trim());
+    }
+    const json = /^```json\n([\s\S]*?)\n```/m.exec(body.join('\n'));
+    if (!json) {
+      fail('no ```json example');
+      continue;
+    }
+    let example: DocumentedEvent['example'];
+    try {
+      example = JSON.parse(json[1]) as DocumentedEvent['example'];
+    } catch (err) {
+      fail(`the example is not JSON: ${(err as Error).message}`);
+      continue;
+    }
+    events.push({
+      name,
+      description: about[1],
+      module: about[2],
+      scope: about[3] as 'site' | 'account',
+      fields,
+      example,
+    });
+  }
+  return { events, errors };
+}
+
+/**
+ * Whether a JSON value is of a documented type: `integer`, `string`, `boolean`, `timestamp`
+ * (an ISO 8601 string), `array of <type>s`, each optionally `… or null`. Undefined for a type
+ * outside this vocabulary.
+ */
+function conforms(type: string, value: unknown): boolean | undefined {
+  const nullable = type.endsWith(' or null');
+  const base = nullable ? type.slice(0, -' or null'.length) : type;
+  const array = /^array of (\w+)s$/.exec(base);
+  if (array) {
+    if (conforms(array[1], null) === undefined) return undefined;
+    if (value === null) return nullable;
+    return Array.isArray(value) && value.every((v) => conforms(array[1], v) === true);
+  }
+  const check: Record<string, (v: unknown) => boolean> = {
+    integer: (v) => Number.isInteger(v),
+    string: (v) => typeof v === 'string',
+    boolean: (v) => typeof v === 'boolean',
+    timestamp: (v) => typeof v === 'string' && ISO_8601.test(v),
+  };
+  if (!check[base]) return undefined;
+  if (value === null) return nullable;
+  return check[base](value);
+}
+
+const sorted = (keys: Iterable<string>) => [...keys].sort().join(', ');
+
+// ---------------------------------------------------------------------------------------------
+// The actions: real API calls, each declaring the events it records
+// ---------------------------------------------------------------------------------------------
+
+interface Ctx {
+  t: TestApp;
+  /** The tenant the actions work in. */
+  a: Tenant;
+  /** A tenant of its own for account deletion (read-only while it is scheduled). */
+  b: Tenant;
+  smtp: SmtpSink;
+  /** While true the SMTP server refuses every message with 550 (for email.failed). */
+  refuseMail: boolean;
+  /** Ids and names earlier steps made, for later ones. */
+  made: Record<string, number | string>;
+}
+
+interface Step {
+  does: string;
+  /** Every event this step must record; each catalog event needs a step that names it. */
+  emits: string[];
+  run(ctx: Ctx): Promise<void>;
+}
+
+/** Sends the request; a status other than `status` throws with the body. */
+async function call(req: Test, status: number): Promise<Record<string, unknown>> {
+  const res = await req;
+  if (res.status !== status) throw new Error(`expected ${status}, got ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body as Record<string, unknown>;
+}
+
+const id = (ctx: Ctx, key: string) => Number(ctx.made[key]);
+
+/**
+ * In module order (FEATURE_MODULES). A new module appends its steps here, and its events to
+ * docs/events.md; a catalog event that no step names, or that its step does not record, fails.
+ */
+const STEPS: Step[] = [
+  // account
+  {
+    does: 'create a site (POST /api/v2/sites)',
+    emits: ['site.created'],
+    run: async (ctx) => {
+      ctx.made.siteName = uniqueName('events');
+      await call(ctx.a.api.post('/api/v2/sites').send({ name: ctx.made.siteName, title: 'Events' }), 201);
+    },
+  },
+  {
+    does: 'change a site (PATCH /api/v2/sites/:siteName)',
+    emits: ['site.updated'],
+    run: async (ctx) => {
+      await call(ctx.a.api.patch(`/api/v2/sites/${ctx.made.siteName}`).send({ title: 'Events, renamed' }), 200);
+    },
+  },
+  {
+    does: 'schedule the deletion of an account (DELETE /api/v2/account)',
+    emits: ['account.deletion_scheduled'],
+    run: async (ctx) => {
+      await call(ctx.b.api.delete('/api/v2/account'), 202);
+    },
+  },
+  {
+    does: 'cancel it (DELETE /api/v2/account/deletion)',
+    emits: ['account.deletion_canceled'],
+    run: async (ctx) => {
+      await call(ctx.b.api.delete('/api/v2/account/deletion'), 200);
+    },
+  },
+  // api-keys
+  {
+    does: 'create an API key (POST /api/v2/api-keys)',
+    emits: ['api_key.created'],
+    run: async (ctx) => {
+      const body = await call(ctx.a.api.post('/api/v2/api-keys').send({ name: 'CI deploys' }), 201);
+      ctx.made.keyId = body.id as number;
+    },
+  },
+  {
+    does: 'revoke it (DELETE /api/v2/api-keys/:id)',
+    emits: ['api_key.revoked'],
+    run: async (ctx) => {
+      await call(ctx.a.api.delete(`/api/v2/api-keys/${id(ctx, 'keyId')}`), 204);
+    },
+  },
+  // media
+  {
+    does: 'upload an image (POST /api/v2/sites/:siteName/media)',
+    emits: ['media.created'],
+    run: async (ctx) => {
+      const png = await makePng(64, 48);
+      const body = await call(
+        ctx.a.api.post(`/api/v2/sites/${ctx.a.siteName}/media`).attach('file', png, 'harbour.png'),
+        201,
+      );
+      ctx.made.mediaId = body.id as number;
+    },
+  },
+  {
+    does: 'change its text (PATCH /api/v2/sites/:siteName/media/:id)',
+    emits: ['media.updated'],
+    run: async (ctx) => {
+      const url = `/api/v2/sites/${ctx.a.siteName}/media/${id(ctx, 'mediaId')}`;
+      await call(ctx.a.api.patch(url).send({ title: 'The harbour', altText: 'Boats at dusk' }), 200);
+    },
+  },
+  {
+    does: 'delete it (DELETE /api/v2/sites/:siteName/media/:id)',
+    emits: ['media.deleted'],
+    run: async (ctx) => {
+      await call(ctx.a.api.delete(`/api/v2/sites/${ctx.a.siteName}/media/${id(ctx, 'mediaId')}`), 204);
+    },
+  },
+  // content
+  {
+    does: 'create a draft (POST …/content)',
+    emits: ['content.created'],
+    run: async (ctx) => {
+      ctx.made.contentId = (await makeContent(ctx.a, { title: 'Hello world' })).id;
+    },
+  },
+  {
+    does: 'edit it (PATCH …/content/:id)',
+    emits: ['content.updated'],
+    run: async (ctx) => {
+      await call(ctx.a.api.patch(contentUrl(ctx.a, `/${id(ctx, 'contentId')}`)).send({ title: 'Hello, world' }), 200);
+    },
+  },
+  {
+    does: 'publish it (POST …/content/:id/publish)',
+    emits: ['content.published'],
+    run: async (ctx) => {
+      await call(ctx.a.api.post(contentUrl(ctx.a, `/${id(ctx, 'contentId')}/publish`)), 200);
+    },
+  },
+  {
+    does: 'unpublish it (POST …/content/:id/unpublish)',
+    emits: ['content.unpublished'],
+    run: async (ctx) => {
+      await call(ctx.a.api.post(contentUrl(ctx.a, `/${id(ctx, 'contentId')}/unpublish`)), 200);
+    },
+  },
+  {
+    does: 'delete it (DELETE …/content/:id)',
+    emits: ['content.deleted'],
+    run: async (ctx) => {
+      await call(ctx.a.api.delete(contentUrl(ctx.a, `/${id(ctx, 'contentId')}`)), 204);
+    },
+  },
+  // collections
+  {
+    does: 'create a collection (POST …/collections)',
+    emits: ['collection.created'],
+    run: async (ctx) => {
+      const body = await call(ctx.a.api.post(collectionsUrl(ctx.a)).send({ name: 'Summer reads' }), 201);
+      ctx.made.collectionId = body.id as number;
+    },
+  },
+  {
+    does: 'change it (PATCH …/collections/:id)',
+    emits: ['collection.updated'],
+    run: async (ctx) => {
+      const url = collectionsUrl(ctx.a, `/${id(ctx, 'collectionId')}`);
+      await call(ctx.a.api.patch(url).send({ description: 'Our picks for the beach' }), 200);
+    },
+  },
+  {
+    does: 'add content to it (POST …/collections/:id/items)',
+    emits: ['collection.item_added'],
+    run: async (ctx) => {
+      ctx.made.itemId = (await makeContent(ctx.a, { title: 'A summer read' })).id;
+      const url = collectionsUrl(ctx.a, `/${id(ctx, 'collectionId')}/items`);
+      await call(ctx.a.api.post(url).send({ contentId: id(ctx, 'itemId') }), 201);
+    },
+  },
+  {
+    does: 'remove it (DELETE …/collections/:id/items/:contentId)',
+    emits: ['collection.item_removed'],
+    run: async (ctx) => {
+      const url = collectionsUrl(ctx.a, `/${id(ctx, 'collectionId')}/items/${id(ctx, 'itemId')}`);
+      await call(ctx.a.api.delete(url), 204);
+    },
+  },
+  {
+    does: 'delete the collection (DELETE …/collections/:id)',
+    emits: ['collection.deleted'],
+    run: async (ctx) => {
+      await call(ctx.a.api.delete(collectionsUrl(ctx.a, `/${id(ctx, 'collectionId')}`)), 204);
+    },
+  },
+  // email
+  {
+    does: 'send a message the SMTP server accepts (POST …/email/send)',
+    emits: ['email.sent'],
+    run: async (ctx) => {
+      ctx.refuseMail = false;
+      const url = `/api/v2/sites/${ctx.a.siteName}/email/send`;
+      await call(
+        ctx.a.api
+          .post(url)
+          .send({ to: [{ email: 'ada@example.com' }], subject: 'Hi', text: 'Hello', tags: ['welcome'] }),
+        202,
+      );
+    },
+  },
+  {
+    does: 'send a message the SMTP server refuses with 550 (POST …/email/send)',
+    emits: ['email.failed'],
+    run: async (ctx) => {
+      ctx.refuseMail = true;
+      const url = `/api/v2/sites/${ctx.a.siteName}/email/send`;
+      await call(ctx.a.api.post(url).send({ to: [{ email: 'gone@example.com' }], subject: 'Hi', text: 'Hello' }), 202);
+    },
+  },
+];
+
+interface Recorded {
+  step: string;
+  name: string;
+  siteId: number | null;
+  payload: Record<string, unknown>;
+}
+
+/** How long a step may take to record its events (email ones are recorded by a job). */
+const STEP_WAIT_MS = 10000;
+
+describe('docs/events.md against the event catalog and what the app records', () => {
+  const media = tempMediaDir('events');
+  const ctx = { made: {}, refuseMail: false } as Ctx;
+  const recorded: Recorded[] = [];
+  /** Steps that failed (their call, or the events they name never came). */
+  const stepErrors: string[] = [];
+  const doc = parseDoc(readFileSync(DOC, 'utf8'));
+
+  beforeAll(async () => {
+    // A database of its own: the SMTP server would otherwise receive mail other files left queued.
+    ctx.smtp = await startSmtpSink({ refuse: () => (ctx.refuseMail ? 550 : null) });
+    ctx.t = await startApp({
+      databaseUrl: await createFreshDatabase('events'),
+      env: { SMTP_URL: ctx.smtp.url, MEDIA_LOCAL_DIR: media.dir, MEDIA_THUMBNAIL_WIDTHS: '16' },
+    });
+    [ctx.a, ctx.b] = await Promise.all([createTenant(ctx.t), createTenant(ctx.t)]);
+    const outbox = ctx.t.db.getRepository(OutboxEventEntity);
+    for (const step of STEPS) {
+      const after = await lastEventId(ctx.t);
+      const rows = async () =>
+        outbox
+          .createQueryBuilder('e')
+          .where('e.id > :after AND e.account_id IN (:...accounts)', {
+            after,
+            accounts: [ctx.a.accountId, ctx.b.accountId],
+          })
+          .orderBy('e.id')
+          .getMany();
+      try {
+        await step.run(ctx);
+      } catch (err) {
+        stepErrors.push(`step "${step.does}" (emits ${step.emits.join(', ')}) failed: ${(err as Error).message}`);
+        continue;
+      }
+      const deadline = Date.now() + STEP_WAIT_MS;
+      let found = await rows();
+      while (step.emits.some((name) => !found.some((r) => r.name === name)) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 100));
+        found = await rows();
+      }
+      for (const r of found) recorded.push({ step: step.does, name: r.name, siteId: r.siteId, payload: r.payload });
+      const missing = step.emits.filter((name) => !found.some((r) => r.name === name));
+      if (missing.length)
+        stepErrors.push(
+          `step "${step.does}" recorded ${sorted(found.map((r) => r.name)) || 'nothing'}, not ${missing.join(', ')}`,
+        );
+    }
+  }, 60000);
+
+  afterAll(async () => {
+    await ctx.t?.close();
+    await ctx.smtp?.close();
+    media.remove();
+  });
+
+  it('docs/events.md parses: every ### section has a description line, a field table and a JSON example', () => {
+    expect(doc.errors).toEqual([]);
+  });
+
+  it('documents exactly the events of eventCatalog(), each under its module and with its description', () => {
+    const catalog = eventCatalog();
+    const documented = new Set(doc.events.map((e) => e.name));
+    const problems = [
+      ...[...catalog.keys()]
+        .filter((n) => !documented.has(n))
+        .map((n) => `${n}: in the catalog, not in docs/events.md`),
+      ...[...documented].filter((n) => !catalog.has(n)).map((n) => `${n}: in docs/events.md, not in the catalog`),
+      ...[...documented]
+        .filter((n) => doc.events.filter((e) => e.name === n).length > 1)
+        .map((n) => `${n}: documented twice`),
+    ];
+    for (const e of doc.events) {
+      const declared = catalog.get(e.name);
+      if (!declared) continue;
+      if (e.module !== declared.module)
+        problems.push(`${e.name}: documented in module ${e.module}, declared by ${declared.module}`);
+      if (!e.description.startsWith(declared.description))
+        problems.push(`${e.name}: the description does not start with the declared one, "${declared.description}"`);
+    }
+    // One module's events together, as the catalogue reads by module.
+    const modules = doc.events.map((e) => e.module).filter((m, i, all) => i === 0 || all[i - 1] !== m);
+    for (const m of new Set(modules))
+      if (modules.filter((x) => x === m).length > 1) problems.push(`module ${m}: its events are not together`);
+    expect(problems).toEqual([]);
+  });
+
+  it('every event of the catalog is recorded by a real API call', () => {
+    const problems = [...stepErrors];
+    for (const step of STEPS)
+      for (const name of step.emits.filter((n) => !eventCatalog().has(n)))
+        problems.push(`${name}: step "${step.does}" names it, but no module declares it`);
+    for (const name of eventCatalog().keys()) {
+      const steps = STEPS.filter((s) => s.emits.includes(name));
+      if (steps.length === 0) problems.push(`${name}: no step of STEPS emits it (add an action that causes it)`);
+      else if (!recorded.some((r) => r.name === name))
+        problems.push(`${name}: never recorded (by ${steps.map((s) => `"${s.does}"`).join(', ')})`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('each example is an envelope of its event: type, an ISO timestamp, data with the documented fields', () => {
+    const problems: string[] = [];
+    for (const e of doc.events) {
+      const { type, timestamp, data } = e.example;
+      if (sorted(Object.keys(e.example)) !== 'data, timestamp, type')
+        problems.push(`${e.name}: the example's keys are ${sorted(Object.keys(e.example))}, not data, timestamp, type`);
+      if (type !== e.name) problems.push(`${e.name}: the example's type is ${String(type)}`);
+      if (typeof timestamp !== 'string' || !ISO_8601.test(timestamp))
+        problems.push(`${e.name}: the example's timestamp is not ISO 8601 (${String(timestamp)})`);
+      if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+        problems.push(`${e.name}: the example's data is not an object`);
+        continue;
+      }
+      const values = data as Record<string, unknown>;
+      if (sorted(Object.keys(values)) !== sorted(e.fields.keys()))
+        problems.push(
+          `${e.name}: the example has ${sorted(Object.keys(values))}, the table ${sorted(e.fields.keys())}`,
+        );
+      for (const [field, fieldType] of e.fields) {
+        const ok = conforms(fieldType, values[field]);
+        if (ok === undefined) problems.push(`${e.name}: ${field} has an unknown type "${fieldType}"`);
+        else if (field in values && !ok)
+          problems.push(`${e.name}: the example's ${field} (${JSON.stringify(values[field])}) is not ${fieldType}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('every recorded payload has exactly the documented fields, of the documented types, in the documented scope', () => {
+    const problems: string[] = [];
+    for (const e of doc.events) {
+      const rows = recorded.filter((r) => r.name === e.name);
+      for (const row of rows) {
+        const keys = Object.keys(row.payload);
+        if (sorted(keys) !== sorted(e.fields.keys()))
+          problems.push(`${e.name}: recorded with ${sorted(keys)}, documented with ${sorted(e.fields.keys())}`);
+        for (const [field, fieldType] of e.fields) {
+          if (field in row.payload && conforms(fieldType, row.payload[field]) === false)
+            problems.push(
+              `${e.name}: ${field} was recorded as ${JSON.stringify(row.payload[field])}, not ${fieldType}`,
+            );
+        }
+        const scope = row.siteId === null ? 'account' : 'site';
+        if (scope !== e.scope)
+          problems.push(`${e.name}: documented with scope ${e.scope}, recorded with scope ${scope}`);
+      }
+    }
+    expect([...new Set(problems)]).toEqual([]);
+  });
+});
