@@ -12,6 +12,7 @@ import { MediaModule } from './media/media.module';
 import { ContentModule } from './content/content.module';
 import { CollectionsModule } from './collections/collections.module';
 import { EmailModule } from './email/email.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 /** Feature modules, one per resource group. A new module is added here. */
 export const FEATURE_MODULES: Type[] = [
@@ -22,6 +23,7 @@ export const FEATURE_MODULES: Type[] = [
   ContentModule,
   CollectionsModule,
   EmailModule,
+  WebhooksModule,
 ];
 
 @Module({})

@@ -134,6 +134,32 @@ export class AppConfig {
   @Transform(toInt) @IsInt() @Min(0) @Max(50) EMAIL_RETRY_LIMIT = 8;
   /** First retry delay in seconds; each later one doubles it. */
   @Transform(toInt) @IsInt() @Min(1) EMAIL_RETRY_DELAY_SECONDS = 30;
+
+  // Webhooks (docs/webhooks.md)
+  /** Allow endpoints on private, loopback and link-local addresses (tests, private networks). */
+  @Transform(toBool) @IsBoolean() WEBHOOKS_ALLOW_PRIVATE = false;
+  /** Allow http:// endpoints; otherwise only https://. */
+  @Transform(toBool) @IsBoolean() WEBHOOKS_ALLOW_HTTP = false;
+  /** How long one delivery attempt may take, connection and response together. */
+  @Transform(toInt) @IsInt() @Min(100) @Max(120_000) WEBHOOK_TIMEOUT_MS = 10_000;
+  /**
+   * Seconds to wait before each retry of a failed delivery (each gets ±20 % jitter); after the
+   * last, the delivery is given up. The default spreads 10 attempts over about a day.
+   */
+  @Transform(toIntList)
+  @IsArray()
+  @IsInt({ each: true })
+  @Min(0, { each: true })
+  @Max(7 * 24 * 3600, { each: true })
+  WEBHOOK_RETRY_SCHEDULE: number[] = [5, 60, 300, 1800, 3600, 7200, 14400, 28800, 28800];
+  /** An endpoint failing without a success for this long is disabled (webhook.endpoint_disabled). */
+  @Transform(toInt) @IsInt() @Min(1) WEBHOOK_DISABLE_AFTER_SECONDS = 5 * 24 * 3600;
+  /** After a rotation, the previous secret keeps signing (a second signature) this long. */
+  @Transform(toInt) @IsInt() @Min(0) WEBHOOK_SECRET_GRACE_SECONDS = 24 * 3600;
+  /** Endpoints one instance delivers to at once (each endpoint's deliveries go one at a time, in order). */
+  @Transform(toInt) @IsInt() @Min(1) @Max(256) WEBHOOK_CONCURRENCY = 8;
+  /** Finished deliveries and their attempts are kept this many days. */
+  @Transform(toInt) @IsInt() @Min(1) WEBHOOK_LOG_RETENTION_DAYS = 30;
 }
 
 export const CONFIG_KEYS = Object.keys(new AppConfig()).concat('DATABASE_URL', 'BOOTSTRAP_API_KEY');

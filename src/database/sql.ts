@@ -52,6 +52,16 @@ export async function advisoryXactLock(em: EntityManager, key: number): Promise<
   await sql(em, 'SELECT pg_advisory_xact_lock($1)', [key]);
 }
 
+/**
+ * A transaction-level advisory lock named by a string (`webhook_endpoints:12`): the name is
+ * hashed to a 31-bit key, so two names may share a lock now and then, which only serialises them.
+ */
+export async function namedXactLock(em: EntityManager, name: string): Promise<void> {
+  let h = 0;
+  for (let i = 0; i < name.length; i++) h = (Math.imul(h, 31) + name.charCodeAt(i)) | 0;
+  await advisoryXactLock(em, h & 0x7fffffff);
+}
+
 /** One round trip to the database (readiness). */
 export async function ping(db: DataSource): Promise<void> {
   await sql(db, 'SELECT 1');

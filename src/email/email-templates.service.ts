@@ -5,7 +5,7 @@ import { ConflictProblem, NotFoundProblem, PreconditionFailedProblem } from '../
 import { ifMatchAllows, versionEtag } from '../common/http/etag';
 import { Page } from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
-import { advisoryXactLock } from '../database/sql';
+import { namedXactLock } from '../database/sql';
 import { CreateEmailTemplateDto, EmailTemplateQueryDto, UpdateEmailTemplateDto } from './dto/email-template.dto';
 import { EmailRepository } from './email.repository';
 import { EmailRenderer, MailParts, RenderedMail } from './email-renderer';
@@ -112,7 +112,7 @@ export class EmailTemplatesService {
       // The type's rules may have changed since the draft was saved.
       this.renderer.check(partsOf(template), this.types.get(template.type).variables);
       // Two publishes of one type at once would both unpublish "the previous" one: one at a time.
-      await advisoryXactLock(em, lockKey(`email_template:${site.id}:${template.type}`));
+      await namedXactLock(em, `email_template:${site.id}:${template.type}`);
       await em
         .createQueryBuilder()
         .update(EmailTemplateEntity)
@@ -180,11 +180,4 @@ function assertDraft(template: EmailTemplateEntity, what: string): void {
       'template_published',
       `A published template cannot be ${what}: clone it, edit the clone, publish it`,
     );
-}
-
-/** A stable 31-bit key for pg_advisory_xact_lock from a name. */
-function lockKey(name: string): number {
-  let h = 0;
-  for (let i = 0; i < name.length; i++) h = (Math.imul(h, 31) + name.charCodeAt(i)) | 0;
-  return h & 0x7fffffff;
 }

@@ -118,6 +118,19 @@ describe('input hardening over every operation of the OpenAPI document', () => {
       .send({ to: [{ email: 'f@example.com' }], subject: 'F', text: 'F' });
     if (sent.status !== 202) throw new Error(`fixture: ${sent.status} ${JSON.stringify(sent.body)}`);
     ids.message = sent.body.messages[0].id;
+    // Disabled, so the events of the fixtures above are not fanned out to it mid-snapshot; a
+    // public IP literal, so no DNS is needed to create it.
+    ids.webhook = await made(
+      await tenant.api
+        .post(`${site}/webhooks`)
+        .send({ url: 'https://93.184.215.14/hooks', status: 'disabled', eventTypes: ['content.*'] }),
+    );
+    const [delivery] = await t.db.query<Array<{ id: string }>>(
+      `INSERT INTO webhook_deliveries (site_id, endpoint_id, event_type, payload, status)
+       VALUES ($1, $2, 'webhook.test', '{}', 'failed') RETURNING id`,
+      [tenant.siteId, ids.webhook],
+    );
+    ids.delivery = Number(delivery.id);
   });
 
   afterAll(async () => {
@@ -137,6 +150,7 @@ describe('input hardening over every operation of the OpenAPI document', () => {
     if (path.includes('/media/tags/')) return ids.tag;
     if (path.includes('/media/')) return ids.media;
     if (path.includes('/email/messages/')) return ids.message;
+    if (path.includes('/webhooks/')) return ids.webhook;
     throw new Error(`no fixture id for ${path}: add one to the table`);
   }
 
@@ -156,6 +170,8 @@ describe('input hardening over every operation of the OpenAPI document', () => {
         return String(ids.template);
       case 'templateType':
         return 'custom';
+      case 'deliveryId':
+        return String(ids.delivery);
       case 'organization_id':
         return String(tenant.accountId);
       case 'project_id':

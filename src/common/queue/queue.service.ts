@@ -14,6 +14,11 @@ export interface JobOptions {
   concurrency?: number;
   /** Jobs one loop fetches and runs together; default 1. */
   batchSize?: number;
+  /**
+   * pg-boss's queue policy. `stately`: per singletonKey at most one job waiting and one running
+   * (a per-key mutex that still lets work arriving meanwhile queue one follow-up run).
+   */
+  policy?: 'standard' | 'stately';
 }
 
 export interface SendOptions {
@@ -44,6 +49,7 @@ const DEFAULTS: Required<JobOptions> = {
   expireInSeconds: 15 * 60,
   concurrency: 1,
   batchSize: 1,
+  policy: 'standard',
 };
 
 /**
@@ -105,6 +111,7 @@ export class QueueService implements OnModuleInit, OnApplicationBootstrap, OnMod
           retryDelay: o.retryDelaySeconds,
           retryBackoff: o.retryBackoff,
           expireInSeconds: o.expireInSeconds,
+          policy: o.policy,
         };
         await boss.createQueue(name, queue);
         // createQueue keeps an existing queue as it was: settings changed since (a retry limit

@@ -1,0 +1,195 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  ArrayUnique,
+  IsArray,
+  IsIn,
+  IsOptional,
+  IsString,
+  MaxLength,
+  ValidateBy,
+  ValidationOptions,
+} from 'class-validator';
+import { OptionalNotNull } from '../../common/input/dto-rules';
+import { CursorQueryDto } from '../../common/pagination/page';
+import {
+  type DisabledReason,
+  ENDPOINT_STATUSES,
+  type EndpointStatus,
+  WebhookEndpointEntity,
+} from '../entities/webhook-endpoint.entity';
+import { eventTypeProblem, headersProblem, MAX_HEADERS } from '../webhook-rules';
+
+const MAX_EVENT_TYPES = 100;
+
+/** Event names, `<prefix>.*` or `*`, each known to the catalogue (docs/events.md). */
+const IsEventTypeList = (options?: ValidationOptions) =>
+  ValidateBy(
+    {
+      name: 'isEventTypeList',
+      validator: {
+        validate: (value: unknown) => Array.isArray(value) && value.every((v) => eventTypeProblem(v) === null),
+        defaultMessage: (args) => {
+          const list = Array.isArray(args?.value) ? (args.value as unknown[]) : [];
+          const bad = list.map((v) => eventTypeProblem(v)).find((p) => p !== null);
+          return bad ?? 'must be a list of event types';
+        },
+      },
+    },
+    options,
+  );
+
+/** Header names and values an endpoint may add to its requests. */
+const IsWebhookHeaders = () =>
+  ValidateBy({
+    name: 'isWebhookHeaders',
+    validator: {
+      validate: (value: unknown) => headersProblem(value) === null,
+      defaultMessage: (args) => headersProblem(args?.value) ?? 'must be an object of header names and values',
+    },
+  });
+
+const HEADERS_SCHEMA = {
+  type: 'object',
+  additionalProperties: { type: 'string' },
+  maxProperties: MAX_HEADERS,
+  example: { Authorization: 'Bearer 0123456789abcdef' },
+} as const;
+
+/** What a create and a PATCH both take, all optional. */
+class WebhookEndpointFieldsDto {
+  @ApiPropertyOptional({ example: 'Rebuild the static site', maxLength: 500 })
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(500)
+  description?: string;
+
+  @ApiPropertyOptional({
+    type: [String],
+    example: ['content.published', 'media.*'],
+    description:
+      'Event types (docs/events.md), `<prefix>.*` (every event of a module) or `*` (all). Absent on create: `["*"]`',
+  })
+  @OptionalNotNull()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_EVENT_TYPES)
+  @ArrayUnique()
+  @IsEventTypeList()
+  eventTypes?: string[];
+
+  @ApiPropertyOptional({
+    ...HEADERS_SCHEMA,
+    description: `Up to ${MAX_HEADERS} extra request headers (not hop-by-hop, Host, Content-*, User-Agent or webhook-*); a PATCH replaces them all`,
+  })
+  @OptionalNotNull()
+  @IsWebhookHeaders()
+  headers?: Record<string, string>;
+
+  @ApiPropertyOptional({
+    enum: ENDPOINT_STATUSES,
+    description: 'Absent on create: `enabled`. `enabled` on a disabled endpoint re-enables it',
+  })
+  @OptionalNotNull()
+  @IsIn(ENDPOINT_STATUSES)
+  status?: EndpointStatus;
+}
+
+const URL_DOC = {
+  example: 'https://hooks.example.com/sitebase',
+  description: 'https:// (http:// only where the server allows it); no credentials; a public address',
+  maxLength: 2000,
+};
+
+export class CreateWebhookEndpointDto extends WebhookEndpointFieldsDto {
+  @ApiProperty(URL_DOC)
+  @IsString()
+  @MaxLength(2000)
+  url: string;
+}
+
+export class UpdateWebhookEndpointDto extends WebhookEndpointFieldsDto {
+  @ApiPropertyOptional(URL_DOC)
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(2000)
+  url?: string;
+}
+
+export class WebhookEndpointQueryDto extends CursorQueryDto {
+  @ApiPropertyOptional({ enum: ENDPOINT_STATUSES })
+  @IsOptional()
+  @IsIn(ENDPOINT_STATUSES)
+  status?: EndpointStatus;
+}
+
+export class WebhookEndpointResponseDto {
+  @ApiProperty({ example: 1 }) id: number;
+  @ApiProperty({ example: 'https://hooks.example.com/sitebase' }) url: string;
+  @ApiProperty({ example: 'Rebuild the static site' }) description: string;
+  @ApiProperty({ type: [String], example: ['content.published', 'media.*'] }) eventTypes: string[];
+  @ApiProperty(HEADERS_SCHEMA) headers: Record<string, string>;
+  @ApiProperty({ enum: ENDPOINT_STATUSES, example: 'enabled' }) status: EndpointStatus;
+  @ApiProperty({
+    type: String,
+    enum: ['manual', 'failing'],
+    nullable: true,
+    example: null,
+    description: '`manual` (a PATCH) or `failing` (it failed for too long); null while enabled',
+  })
+  disabledReason: DisabledReason | null;
+  @ApiProperty({ type: String, nullable: true, example: null }) disabledAt: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: null,
+    description: 'Start of the current run of failures; null after a success',
+  })
+  failingSince: string | null;
+  @ApiProperty({ type: String, nullable: true, example: '2026-01-01T00:00:05.000Z' }) lastSuccessAt: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null }) lastFailureAt: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: null,
+    description: 'Until when the previous secret still signs too (after a rotation)',
+  })
+  previousSecretExpiresAt: string | null;
+  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
+  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
+}
+
+/** The create's and the rotation's answer: the only ones that show the secret. */
+export class WebhookEndpointWithSecretDto extends WebhookEndpointResponseDto {
+  @ApiProperty({
+    example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+    description: 'Verifies the `webhook-signature` header (Standard Webhooks); shown only now, keep it',
+  })
+  secret: string;
+}
+
+const iso = (d: Date | null) => d?.toISOString() ?? null;
+
+export function toWebhookEndpointResponse(e: WebhookEndpointEntity): WebhookEndpointResponseDto {
+  return {
+    id: e.id,
+    url: e.url,
+    description: e.description,
+    eventTypes: e.eventTypes,
+    headers: e.headers,
+    status: e.status,
+    disabledReason: e.disabledReason,
+    disabledAt: iso(e.disabledAt),
+    failingSince: iso(e.failingSince),
+    lastSuccessAt: iso(e.lastSuccessAt),
+    lastFailureAt: iso(e.lastFailureAt),
+    previousSecretExpiresAt: iso(e.previousSecretExpiresAt),
+    createdAt: e.createdAt.toISOString(),
+    updatedAt: e.updatedAt.toISOString(),
+  };
+}
+
+export function toWebhookEndpointWithSecret(e: WebhookEndpointEntity): WebhookEndpointWithSecretDto {
+  return { ...toWebhookEndpointResponse(e), secret: e.secret };
+}

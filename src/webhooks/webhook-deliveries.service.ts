@@ -1,0 +1,109 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { NotFoundProblem } from '../common/errors/problems';
+import { OutboxEvent, OutboxRelay } from '../common/outbox/outbox-relay.service';
+import { Page } from '../common/pagination/page';
+import { QueueService } from '../common/queue/queue.service';
+import { SiteContext } from '../common/tenancy/site-context';
+import { AppConfig } from '../config/app-config';
+import { WebhookDeliveryQueryDto } from './dto/webhook-delivery.dto';
+import { WebhookAttemptEntity } from './entities/webhook-attempt.entity';
+import { WebhookDeliveryEntity } from './entities/webhook-delivery.entity';
+import { WebhookEndpointEntity } from './entities/webhook-endpoint.entity';
+import { WEBHOOK_DELIVERY_JOB, WebhookDeliveryJobData } from './webhook-delivery.job';
+import { envelope, subscribes } from './webhook-rules';
+import { WebhooksRepository } from './webhooks.repository';
+
+/**
+ * Deliveries: every outbox event becomes one delivery per subscribed endpoint (in the relay's
+ * transaction, with a drain job queued for each endpoint), and operators read and retry them.
+ */
+@Injectable()
+export class WebhookDeliveriesService implements OnModuleInit {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly relay: OutboxRelay,
+    private readonly queue: QueueService,
+    private readonly repository: WebhooksRepository,
+    private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    this.relay.subscribe('*', (em, event) => this.fanOut(em, event));
+  }
+
+  /** Seconds a delivery is retried before it is given up: the whole schedule. */
+  get windowSeconds(): number {
+    return this.config.WEBHOOK_RETRY_SCHEDULE.reduce((a, b) => a + b, 0) + 1;
+  }
+
+  /** An outbox event, to every enabled endpoint of its site (or account) subscribed to it. */
+  async fanOut(em: EntityManager, event: OutboxEvent): Promise<void> {
+    const endpoints = (await this.repository.enabledEndpoints(em, event.siteId, event.accountId)).filter((e) =>
+      subscribes(e.eventTypes, event.name),
+    );
+    if (endpoints.length === 0) return;
+    const body = envelope(event.name, event.createdAt, event.payload);
+    const added = await this.repository.insertDeliveries(em, endpoints, event, body, this.windowSeconds);
+    for (const endpointId of added) await this.kick(endpointId, em);
+  }
+
+  /** Queues a drain of the endpoint (in `em`'s transaction when given); one waiting is enough. */
+  async kick(endpointId: number, em?: EntityManager): Promise<void> {
+    await this.queue.send<WebhookDeliveryJobData>(
+      WEBHOOK_DELIVERY_JOB,
+      { endpointId },
+      { singletonKey: String(endpointId), em },
+    );
+  }
+
+  async list(
+    site: SiteContext,
+    endpointId: number,
+    query: WebhookDeliveryQueryDto,
+  ): Promise<Page<WebhookDeliveryEntity>> {
+    await this.endpointOrFail(site, endpointId);
+    return this.repository.listDeliveries(site, endpointId, query);
+  }
+
+  async get(
+    site: SiteContext,
+    endpointId: number,
+    id: number,
+  ): Promise<{ delivery: WebhookDeliveryEntity; attempts: WebhookAttemptEntity[] }> {
+    const delivery = await this.repository.findDelivery(site, endpointId, id);
+    if (!delivery) throw new NotFoundProblem('Delivery');
+    return { delivery, attempts: await this.repository.attemptsOf(delivery.id) };
+  }
+
+  /**
+   * Sends a delivery again, whatever its state, with the same `webhook-id` (receivers that saw
+   * it deduplicate): a new round of retries, from now, and the endpoint is tried at once.
+   */
+  async retry(site: SiteContext, endpointId: number, id: number): Promise<WebhookDeliveryEntity> {
+    return this.dataSource.transaction(async (em) => {
+      const delivery = await em.findOne(WebhookDeliveryEntity, {
+        where: { id, endpointId, siteId: site.id },
+        lock: { mode: 'pessimistic_write' },
+      });
+      if (!delivery) throw new NotFoundProblem('Delivery');
+      const now = new Date();
+      Object.assign(delivery, {
+        status: 'pending',
+        attempts: 0,
+        nextAttemptAt: now,
+        expiresAt: new Date(now.getTime() + this.windowSeconds * 1000),
+      });
+      await em.save(delivery);
+      await em.update(WebhookEndpointEntity, { id: endpointId }, { retryAt: null });
+      await this.kick(endpointId, em);
+      return delivery;
+    });
+  }
+
+  private async endpointOrFail(site: SiteContext, id: number): Promise<WebhookEndpointEntity> {
+    const endpoint = await this.repository.findEndpoint(site, id);
+    if (!endpoint) throw new NotFoundProblem('Webhook');
+    return endpoint;
+  }
+}

@@ -1,0 +1,179 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { recordEvent } from '../common/outbox/record-event';
+import { QueueService } from '../common/queue/queue.service';
+import { AppConfig } from '../config/app-config';
+import { webhookIdOf } from './dto/webhook-delivery.dto';
+import { WebhookEndpointEntity } from './entities/webhook-endpoint.entity';
+import { DRAIN_BUDGET_MS, WEBHOOK_DELIVERY_JOB, WebhookDeliveryJobData } from './webhook-delivery.job';
+import { nextAttempt } from './webhook-retry';
+import { signingSecrets } from './webhook-rules';
+import { AttemptResult, WebhookSender } from './webhook-sender';
+import { webhookHeaders } from './webhook-signature';
+import { WEBHOOK_EVENTS } from './webhooks.events';
+import { DeliveryOutcome, WebhooksRepository } from './webhooks.repository';
+
+/** Deliveries one drain reads and sends before writing their outcomes. */
+const BATCH = 100;
+/** Failures in a row, answered by a reachable endpoint, after which a drain stops. */
+const MAX_FAILURES_IN_A_ROW = 3;
+
+/**
+ * Sends one endpoint's due deliveries, one at a time and oldest first, so a healthy endpoint
+ * receives its events in the order they happened (docs/webhooks.md):
+ *
+ * - Each delivery is retried on its own schedule (WEBHOOK_RETRY_SCHEDULE, with jitter) and
+ *   given up after its last retry or once its retry window (about a day) has passed.
+ * - An endpoint that cannot be reached (timeout, refused connection, DNS, TLS) or that fails
+ *   three in a row is left alone until `retryAt`, which follows the same schedule counted in
+ *   failures since its last success: a dead endpoint gets one probe per step, not one request
+ *   per waiting event, and its events go out in order once it answers again.
+ * - An endpoint failing without a success for WEBHOOK_DISABLE_AFTER_SECONDS is disabled, with
+ *   a `webhook.endpoint_disabled` event.
+ * - Outcomes are written once per batch (two statements); a crash before that sends the batch
+ *   again with the same `webhook-id`s (at least once).
+ */
+@Injectable()
+export class WebhookDrain {
+  private readonly logger = new Logger('Webhooks');
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly repository: WebhooksRepository,
+    private readonly sender: WebhookSender,
+    private readonly queue: QueueService,
+    private readonly config: AppConfig,
+  ) {}
+
+  async run(endpointId: number): Promise<void> {
+    const deadline = Date.now() + DRAIN_BUDGET_MS;
+    const em = this.dataSource.manager;
+    for (;;) {
+      const endpoint = await this.repository.endpointById(em, endpointId);
+      if (!endpoint || endpoint.status !== 'enabled') return;
+      if (endpoint.retryAt && endpoint.retryAt.getTime() > Date.now()) {
+        // Another drain was queued while this endpoint was failing: the one due at retryAt runs then.
+        await this.schedule(endpointId, endpoint.retryAt);
+        return;
+      }
+      await this.repository.expire(em, endpointId);
+      const due = await this.repository.dueDeliveries(em, endpointId, BATCH);
+      if (due.length === 0) {
+        // Retries waiting for their time: a drain then.
+        const next = await this.repository.nextPendingAt(em, endpointId);
+        if (next) await this.schedule(endpointId, next);
+        return;
+      }
+      const outcomes: DeliveryOutcome[] = [];
+      let inARow = 0;
+      let stop = false;
+      for (const d of due) {
+        const attemptedAt = new Date();
+        const result = await this.sender.send({
+          url: endpoint.url,
+          headers: {
+            ...endpoint.headers,
+            ...webhookHeaders(signingSecrets(endpoint, attemptedAt), webhookIdOf(d.id), attemptedAt, d.payload),
+          },
+          body: d.payload,
+        });
+        const attempts = d.attempts + 1;
+        if (result.ok) {
+          outcomes.push({ deliveryId: d.id, attemptedAt, result, status: 'succeeded', attempts, nextAttemptAt: null });
+          inARow = 0;
+          continue;
+        }
+        const next = nextAttempt(this.config.WEBHOOK_RETRY_SCHEDULE, attempts);
+        outcomes.push({
+          deliveryId: d.id,
+          attemptedAt,
+          result,
+          status: next.retry ? 'pending' : 'failed',
+          attempts,
+          nextAttemptAt: next.retry ? new Date(attemptedAt.getTime() + next.delaySeconds * 1000) : null,
+        });
+        inARow += 1;
+        if (unreachable(result) || inARow >= MAX_FAILURES_IN_A_ROW) {
+          stop = true;
+          break;
+        }
+      }
+      const retryAt = await this.settle(endpoint, outcomes, stop);
+      if (retryAt) return this.schedule(endpointId, retryAt);
+      if (stop) return; // disabled
+      if (Date.now() > deadline) return this.schedule(endpointId);
+    }
+  }
+
+  /**
+   * Writes a batch's attempts and the endpoint's health in one transaction. Answers when the
+   * endpoint may be tried again if the drain stopped on failures (null otherwise, or when the
+   * endpoint was disabled).
+   */
+  private async settle(
+    endpoint: WebhookEndpointEntity,
+    outcomes: DeliveryOutcome[],
+    stop: boolean,
+  ): Promise<Date | null> {
+    let { consecutiveFailures, failingSince, lastSuccessAt, lastFailureAt } = endpoint;
+    for (const o of outcomes) {
+      if (o.status === 'succeeded') {
+        consecutiveFailures = 0;
+        failingSince = null;
+        lastSuccessAt = o.attemptedAt;
+      } else {
+        consecutiveFailures += 1;
+        failingSince ??= o.attemptedAt;
+        lastFailureAt = o.attemptedAt;
+      }
+    }
+    const now = new Date();
+    const disableAfter = this.config.WEBHOOK_DISABLE_AFTER_SECONDS * 1000;
+    const disable = failingSince !== null && now.getTime() - failingSince.getTime() >= disableAfter;
+    let retryAt: Date | null = null;
+    if (stop && !disable) {
+      const schedule = this.config.WEBHOOK_RETRY_SCHEDULE;
+      const step = nextAttempt(schedule, Math.min(consecutiveFailures, schedule.length));
+      retryAt = new Date(now.getTime() + (step.retry ? step.delaySeconds : 60) * 1000);
+    }
+    await this.dataSource.transaction(async (em) => {
+      await this.repository.recordOutcomes(em, outcomes);
+      const changes: Partial<WebhookEndpointEntity> = {
+        consecutiveFailures,
+        failingSince,
+        retryAt,
+        lastSuccessAt,
+        lastFailureAt,
+        ...(disable ? { status: 'disabled' as const, disabledReason: 'failing' as const, disabledAt: now } : {}),
+      };
+      // Only while still enabled: a PATCH that disabled it meanwhile wins.
+      await em.update(WebhookEndpointEntity, { id: endpoint.id, status: 'enabled' }, changes);
+      if (disable && failingSince) {
+        const accountId = await this.repository.accountOfSite(em, endpoint.siteId);
+        await recordEvent(em, { id: endpoint.siteId, accountId }, WEBHOOK_EVENTS.endpointDisabled, {
+          id: endpoint.id,
+          url: endpoint.url,
+          failingSince: failingSince.toISOString(),
+          lastError: outcomes[outcomes.length - 1].result.error,
+        });
+      }
+    });
+    if (disable)
+      this.logger.warn({ endpointId: endpoint.id, failingSince }, 'Webhook endpoint disabled: it kept failing');
+    return retryAt;
+  }
+
+  /** Queues a drain of the endpoint (now, or at `at`); one is enough, so a refusal is fine. */
+  async schedule(endpointId: number, at?: Date): Promise<void> {
+    await this.queue.send<WebhookDeliveryJobData>(
+      WEBHOOK_DELIVERY_JOB,
+      { endpointId },
+      { singletonKey: String(endpointId), startAfter: at },
+    );
+  }
+}
+
+/** The endpoint did not answer at all: trying its next event now would fail the same way. */
+function unreachable(result: AttemptResult): boolean {
+  return result.errorKind !== 'http_status' && result.errorKind !== 'redirect';
+}

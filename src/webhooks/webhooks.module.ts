@@ -1,0 +1,37 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { WebhookAttemptEntity } from './entities/webhook-attempt.entity';
+import { WebhookDeliveryEntity } from './entities/webhook-delivery.entity';
+import { WebhookEndpointEntity } from './entities/webhook-endpoint.entity';
+import { WebhookDeliveriesController } from './webhook-deliveries.controller';
+import { WebhookDeliveriesService } from './webhook-deliveries.service';
+import { WebhookDeliveryJob } from './webhook-delivery.job';
+import { WebhookDrain } from './webhook-drain';
+import { WebhookEndpointsService } from './webhook-endpoints.service';
+import { WebhookSender } from './webhook-sender';
+import { WebhookSweepJob } from './webhook-sweep.job';
+import { WebhooksDataOwner } from './webhooks-data.owner';
+import { WebhooksController } from './webhooks.controller';
+import { WebhooksRepository } from './webhooks.repository';
+
+/**
+ * Signed webhooks (docs/webhooks.md): endpoints per site, every outbox event fanned out to the
+ * endpoints subscribed to it, delivered by queued drains with retries, and a delivery log.
+ * Modules need nothing from it: recording an event in their events file is enough.
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature([WebhookEndpointEntity, WebhookDeliveryEntity, WebhookAttemptEntity])],
+  controllers: [WebhooksController, WebhookDeliveriesController],
+  providers: [
+    WebhooksRepository,
+    WebhookSender,
+    WebhookEndpointsService,
+    WebhookDeliveriesService,
+    WebhookDrain,
+    WebhookDeliveryJob,
+    WebhookSweepJob,
+    WebhooksDataOwner,
+  ],
+  exports: [WebhookEndpointsService],
+})
+export class WebhooksModule {}

@@ -1,0 +1,301 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Repository } from 'typeorm';
+import { applyKeyset, KeysetColumn, keysetPage, keysetParameters, Page } from '../common/pagination/page';
+import { SiteContext } from '../common/tenancy/site-context';
+import { ShapedReads } from '../database/fast-read';
+import { sql } from '../database/sql';
+import { WebhookDeliveryQueryDto } from './dto/webhook-delivery.dto';
+import { WebhookEndpointQueryDto } from './dto/webhook-endpoint.dto';
+import { WebhookAttemptEntity } from './entities/webhook-attempt.entity';
+import { WebhookDeliveryEntity } from './entities/webhook-delivery.entity';
+import { WebhookEndpointEntity } from './entities/webhook-endpoint.entity';
+import type { AttemptResult } from './webhook-sender';
+
+const BY_ID: KeysetColumn[] = [{ expr: 'x.id', type: 'number' }];
+
+/** Delivery columns a list shows: everything but the payload. */
+const DELIVERY_SUMMARY: Array<keyof WebhookDeliveryEntity> = [
+  'id',
+  'siteId',
+  'endpointId',
+  'eventId',
+  'eventType',
+  'status',
+  'attempts',
+  'nextAttemptAt',
+  'lastAttemptAt',
+  'lastStatusCode',
+  'lastErrorKind',
+  'lastError',
+  'deliveredAt',
+  'createdAt',
+];
+
+/** A delivery due for an attempt, with what sending it needs. */
+export interface DueDelivery {
+  id: number;
+  eventType: string;
+  payload: string;
+  attempts: number;
+}
+
+/** What one attempt of a delivery led to, as the drain writes it. */
+export interface DeliveryOutcome {
+  deliveryId: number;
+  attemptedAt: Date;
+  result: AttemptResult;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  nextAttemptAt: Date | null;
+}
+
+/**
+ * Webhook reads on the fast path (docs/performance.md), and the set-based statements of the
+ * fan-out and the drain (one statement for a batch, never one per row).
+ */
+@Injectable()
+export class WebhooksRepository {
+  private readonly endpoints = new ShapedReads<WebhookEndpointEntity>();
+  private readonly deliveries = new ShapedReads<WebhookDeliveryEntity>();
+
+  constructor(
+    @InjectRepository(WebhookEndpointEntity) private readonly endpointRows: Repository<WebhookEndpointEntity>,
+    @InjectRepository(WebhookDeliveryEntity) private readonly deliveryRows: Repository<WebhookDeliveryEntity>,
+    @InjectRepository(WebhookAttemptEntity) private readonly attemptRows: Repository<WebhookAttemptEntity>,
+  ) {}
+
+  async listEndpoints(site: SiteContext, query: WebhookEndpointQueryDto): Promise<Page<WebhookEndpointEntity>> {
+    const params = { siteId: site.id, status: query.status, ...keysetParameters(BY_ID, query) };
+    const shape = `${query.status ? 1 : 0}${query.cursor ? 1 : 0}:${query.limit}`;
+    const { entities } = await this.endpoints.read(shape, params, () => {
+      const qb = this.endpointRows.createQueryBuilder('x').where('x.site_id = :siteId');
+      if (query.status) qb.andWhere('x.status = :status');
+      return applyKeyset(qb, BY_ID, query);
+    });
+    return keysetPage(entities, query.limit, (e) => [e.id]);
+  }
+
+  async findEndpoint(site: SiteContext, id: number): Promise<WebhookEndpointEntity | undefined> {
+    const { entities } = await this.endpoints.read('one', { siteId: site.id, id }, () =>
+      this.endpointRows.createQueryBuilder('x').where('x.site_id = :siteId').andWhere('x.id = :id').limit(1),
+    );
+    return entities[0];
+  }
+
+  countEndpoints(em: EntityManager, siteId: number): Promise<number> {
+    return em.count(WebhookEndpointEntity, { where: { siteId } });
+  }
+
+  async listDeliveries(
+    site: SiteContext,
+    endpointId: number,
+    query: WebhookDeliveryQueryDto,
+  ): Promise<Page<WebhookDeliveryEntity>> {
+    const params = { siteId: site.id, endpointId, status: query.status, ...keysetParameters(BY_ID, query) };
+    const shape = `${query.status ? 1 : 0}${query.cursor ? 1 : 0}:${query.limit}`;
+    const { entities } = await this.deliveries.read(shape, params, () => {
+      const qb = this.deliveryRows
+        .createQueryBuilder('x')
+        .select(DELIVERY_SUMMARY.map((c) => `x.${c}`))
+        .where('x.endpoint_id = :endpointId')
+        .andWhere('x.site_id = :siteId');
+      if (query.status) qb.andWhere('x.status = :status');
+      return applyKeyset(qb, BY_ID, query);
+    });
+    return keysetPage(entities, query.limit, (d) => [d.id]);
+  }
+
+  async findDelivery(site: SiteContext, endpointId: number, id: number): Promise<WebhookDeliveryEntity | undefined> {
+    const { entities } = await this.deliveries.read('one', { siteId: site.id, endpointId, id }, () =>
+      this.deliveryRows
+        .createQueryBuilder('x')
+        .where('x.id = :id')
+        .andWhere('x.endpoint_id = :endpointId')
+        .andWhere('x.site_id = :siteId')
+        .limit(1),
+    );
+    return entities[0];
+  }
+
+  attemptsOf(deliveryId: number): Promise<WebhookAttemptEntity[]> {
+    return this.attemptRows.find({ where: { deliveryId }, order: { id: 'ASC' } });
+  }
+
+  /**
+   * The enabled endpoints an event goes to: its site's, or for an account-level event (no site)
+   * those of every site of the account. Subscriptions are matched by the caller.
+   */
+  async enabledEndpoints(
+    em: EntityManager,
+    siteId: number | null,
+    accountId: number,
+  ): Promise<Array<{ id: number; siteId: number; eventTypes: string[] }>> {
+    const { rows } = await sql<{ id: number; siteId: number; eventTypes: string[] }>(
+      em,
+      siteId === null
+        ? `SELECT e.id, e.site_id AS "siteId", e.event_types AS "eventTypes" FROM webhook_endpoints e
+            JOIN sites s ON s.id = e.site_id WHERE s.account_id = $1 AND e.status = 'enabled'`
+        : `SELECT id, site_id AS "siteId", event_types AS "eventTypes" FROM webhook_endpoints
+            WHERE site_id = $1 AND status = 'enabled'`,
+      [siteId ?? accountId],
+      { bigints: ['id', 'siteId'] },
+    );
+    return rows;
+  }
+
+  /**
+   * One delivery of the event per endpoint, in one statement; a second relay of the same event
+   * adds none (unique endpoint and event). Answers the endpoints that got a new one.
+   */
+  async insertDeliveries(
+    em: EntityManager,
+    endpoints: Array<{ id: number; siteId: number }>,
+    event: { id: number; name: string },
+    payload: string,
+    windowSeconds: number,
+  ): Promise<number[]> {
+    const { rows } = await sql<{ endpointId: number }>(
+      em,
+      `INSERT INTO webhook_deliveries
+         (site_id, endpoint_id, event_id, event_type, payload, status, next_attempt_at, expires_at)
+       SELECT w.site_id, w.endpoint_id, $3, $4, $5, 'pending', now(), now() + make_interval(secs => $6)
+         FROM unnest($1::bigint[], $2::bigint[]) AS w(site_id, endpoint_id)
+       ON CONFLICT (endpoint_id, event_id) DO NOTHING
+       RETURNING endpoint_id AS "endpointId"`,
+      [endpoints.map((e) => e.siteId), endpoints.map((e) => e.id), event.id, event.name, payload, windowSeconds],
+      { bigints: ['endpointId'] },
+    );
+    return rows.map((r) => r.endpointId);
+  }
+
+  /** The endpoint as the drain needs it (any site: jobs carry ids). */
+  endpointById(em: EntityManager, id: number): Promise<WebhookEndpointEntity | null> {
+    return em.findOne(WebhookEndpointEntity, { where: { id } });
+  }
+
+  /** The endpoint's deliveries due now, oldest first: the order events happened in. */
+  async dueDeliveries(em: EntityManager, endpointId: number, limit: number): Promise<DueDelivery[]> {
+    const { rows } = await sql<DueDelivery>(
+      em,
+      `SELECT id, event_type AS "eventType", payload, attempts FROM webhook_deliveries
+        WHERE endpoint_id = $1 AND status = 'pending' AND next_attempt_at <= now()
+        ORDER BY id LIMIT $2`,
+      [endpointId, limit],
+      { bigints: ['id'] },
+    );
+    return rows;
+  }
+
+  /** Gives up the endpoint's pending deliveries whose retry window has passed; answers how many. */
+  async expire(em: EntityManager, endpointId: number): Promise<number> {
+    const { rowCount } = await sql(
+      em,
+      `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, updated_at = now(),
+         last_error = 'Given up: not delivered within the retry window' || COALESCE(' (last: ' || last_error || ')', '')
+       WHERE endpoint_id = $1 AND status = 'pending' AND expires_at < now()`,
+      [endpointId],
+    );
+    return rowCount;
+  }
+
+  /** When the endpoint's next pending delivery is due, if it has one. */
+  async nextPendingAt(em: EntityManager, endpointId: number): Promise<Date | null> {
+    const { rows } = await sql<{ at: Date | null }>(
+      em,
+      `SELECT min(next_attempt_at) AS at FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'pending'`,
+      [endpointId],
+    );
+    return rows[0]?.at ?? null;
+  }
+
+  /** Every attempt of a drain's batch and where each delivery stands after it: two statements. */
+  async recordOutcomes(em: EntityManager, outcomes: DeliveryOutcome[]): Promise<void> {
+    if (outcomes.length === 0) return;
+    const col = <T>(f: (o: DeliveryOutcome) => T) => outcomes.map(f);
+    await sql(
+      em,
+      `INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, duration_ms, response_excerpt, error_kind, error)
+       SELECT * FROM unnest($1::bigint[], $2::timestamptz[], $3::int[], $4::int[], $5::text[], $6::text[], $7::text[])`,
+      [
+        col((o) => o.deliveryId),
+        col((o) => o.attemptedAt),
+        col((o) => o.result.statusCode),
+        col((o) => o.result.durationMs),
+        col((o) => o.result.responseExcerpt),
+        col((o) => o.result.errorKind),
+        col((o) => o.result.error),
+      ],
+    );
+    await sql(
+      em,
+      `UPDATE webhook_deliveries d SET status = w.status, attempts = w.attempts, next_attempt_at = w.next_attempt_at,
+         last_attempt_at = w.attempted_at, last_status_code = w.status_code, last_error_kind = w.error_kind,
+         last_error = w.error, delivered_at = CASE WHEN w.status = 'succeeded' THEN w.attempted_at ELSE d.delivered_at END,
+         updated_at = now()
+       FROM unnest($1::bigint[], $2::text[], $3::int[], $4::timestamptz[], $5::timestamptz[], $6::int[], $7::text[], $8::text[])
+         AS w(id, status, attempts, next_attempt_at, attempted_at, status_code, error_kind, error)
+       WHERE d.id = w.id`,
+      [
+        col((o) => o.deliveryId),
+        col((o) => o.status),
+        col((o) => o.attempts),
+        col((o) => o.nextAttemptAt),
+        col((o) => o.attemptedAt),
+        col((o) => o.result.statusCode),
+        col((o) => o.result.errorKind),
+        col((o) => o.result.error),
+      ],
+    );
+  }
+
+  /** Endpoints with deliveries due and nothing holding them back (the sweep's safety net). */
+  async endpointsDue(limit: number, em: EntityManager): Promise<number[]> {
+    const { rows } = await sql<{ id: number }>(
+      em,
+      `SELECT DISTINCT d.endpoint_id AS id FROM (
+         SELECT endpoint_id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now()
+         ORDER BY next_attempt_at LIMIT $1) d
+       JOIN webhook_endpoints e ON e.id = d.endpoint_id
+       WHERE e.status = 'enabled' AND (e.retry_at IS NULL OR e.retry_at <= now())`,
+      [limit * 20],
+      { bigints: ['id'] },
+    );
+    return rows.slice(0, limit).map((r) => r.id);
+  }
+
+  /** Removes finished deliveries (and their attempts) created before `days` ago, a batch at a time. */
+  async prune(em: EntityManager, days: number, batch: number): Promise<number> {
+    const { rowCount } = await sql(
+      em,
+      `DELETE FROM webhook_deliveries WHERE id IN (
+         SELECT id FROM webhook_deliveries
+          WHERE status <> 'pending' AND created_at < now() - make_interval(days => $1)
+          ORDER BY id LIMIT $2)`,
+      [days, batch],
+    );
+    return rowCount;
+  }
+
+  async accountOfSite(em: EntityManager, siteId: number): Promise<number> {
+    const { rows } = await sql<{ accountId: number }>(
+      em,
+      'SELECT account_id AS "accountId" FROM sites WHERE id = $1',
+      [siteId],
+      { bigints: ['accountId'] },
+    );
+    return rows[0].accountId;
+  }
+
+  /** Pending deliveries of the account's sites (an account purge drops them, and says so). */
+  async pendingOfAccount(em: EntityManager, accountId: number): Promise<Array<{ eventType: string; n: number }>> {
+    const { rows } = await sql<{ eventType: string; n: number }>(
+      em,
+      `SELECT d.event_type AS "eventType", count(*)::int AS n FROM webhook_deliveries d
+         JOIN webhook_endpoints e ON e.id = d.endpoint_id JOIN sites s ON s.id = e.site_id
+        WHERE s.account_id = $1 AND d.status = 'pending' GROUP BY d.event_type ORDER BY d.event_type`,
+      [accountId],
+    );
+    return rows;
+  }
+}
