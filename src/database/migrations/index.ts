@@ -4,6 +4,7 @@ import { Content1795287510654 } from './1795287510654-content';
 import { OutboxRetries1795288516896 } from './1795288516896-outbox-retries';
 import { ChangeNotifications1795290000000 } from './1795290000000-change-notifications';
 import { Email1795300000000 } from './1795300000000-email';
+import { ContentAttachmentIndex1795320000000 } from './1795320000000-content-attachment-index';
 
 /**
  * Every migration, oldest first. Listed rather than globbed so that the server, the CLI and the
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   OutboxRetries1795288516896,
   ChangeNotifications1795290000000,
   Email1795300000000,
+  ContentAttachmentIndex1795320000000,
 ];
