@@ -3,6 +3,7 @@ import { OutboxEventEntity } from '../../src/common/outbox/outbox-event.entity';
 import { ContentItemEntity } from '../../src/content/entities/content-item.entity';
 import { ContentRevisionEntity } from '../../src/content/entities/content-revision.entity';
 import { MediaDeletedSubscriber } from '../../src/content/media-deleted.subscriber';
+import { MediaService } from '../../src/media/media.service';
 import { eventually, startApp, TestApp } from '../support/app';
 import { eventsOf, lastEventId } from '../support/events';
 import { expectProblem } from '../support/problem';
@@ -227,6 +228,34 @@ describe('content attachments (media of the site)', () => {
         [m3, thumbnail, m1, m2],
         [m3, m2],
       ]);
+    });
+
+    it('a delete waits for a write that is attaching the item, then takes it out of what that write stored', async () => {
+      const [m1, m2] = [await upload(a, 'racing.png'), await upload(a, 'steady.png')];
+      const item = await makeContent(a, { title: 'Racing', attachmentIds: [m2] });
+      const site = { id: a.siteId, name: a.siteName, accountId: a.accountId };
+      const runner = t.db.createQueryRunner();
+      await runner.connect();
+      await runner.startTransaction();
+      let deleted: request.Response | undefined;
+      try {
+        // A content write in flight: its attachment check passed, its row is not committed yet.
+        await t.app.get(MediaService).assertAttachable(runner.manager, site, [m1, m2], 'attachmentIds');
+        const deletion = a.api.delete(mediaUrl(a, `/${m1}`)).then((res) => (deleted = res));
+        await new Promise((r) => setTimeout(r, 300));
+        expect(deleted).toBeUndefined();
+        await runner.manager.update(ContentItemEntity, { id: item.id }, { attachmentIds: [m1, m2] });
+        await runner.commitTransaction();
+        await deletion;
+      } finally {
+        if (runner.isTransactionActive) await runner.rollbackTransaction();
+        await runner.release();
+      }
+      expect(deleted?.status).toBe(204);
+      const after = await attachmentsBecome(a, item.id, [m2]);
+      expect(after.body.version).toBe(2);
+      expect(await row(item.id)).toMatchObject({ attachmentIds: [m2], version: 2 });
+      expect((await a.api.get(mediaUrl(a, `/${m1}`))).status).toBe(404);
     });
   });
 });
