@@ -82,7 +82,7 @@ export class ContentWriter {
     options: { dropMissing?: boolean } = {},
   ): Promise<number[]> {
     if (options.dropMissing) {
-      const present = new Set((await this.media.viewsByIds(site, ids)).map((v) => v.id));
+      const present = await this.media.attachableIds(em, site, ids);
       return ids.filter((id) => present.has(id));
     }
     await this.media.assertAttachable(em, site, ids, 'attachmentIds');

@@ -8,6 +8,7 @@ import { ContentWriter } from './content-writer';
 import { ContentController } from './content.controller';
 import { ContentRepository } from './content.repository';
 import { ContentService } from './content.service';
+import { MediaDeletedSubscriber } from './media-deleted.subscriber';
 import { PublicContentCache } from './public-content.cache';
 import { ContentItemEntity } from './entities/content-item.entity';
 import { ContentRevisionEntity } from './entities/content-revision.entity';
@@ -25,6 +26,7 @@ import { RevisionsService } from './revisions.service';
     ContentPublishJob,
     ContentDataOwner,
     PublicContentCache,
+    MediaDeletedSubscriber,
   ],
   exports: [ContentService],
 })

@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
 import { ShapedReads } from '../database/fast-read';
+import { sql } from '../database/sql';
 import { applyKeyset, KeysetColumn, keysetPage, keysetParameters, Page } from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
+import { ContentEventPayload } from './content.events';
 import { ContentQueryDto } from './dto/content.dto';
 import { ContentItemEntity } from './entities/content-item.entity';
 
@@ -144,5 +146,50 @@ export class ContentRepository {
         .addOrderBy('c.id', 'DESC'),
     );
     return entities;
+  }
+
+  /**
+   * Takes these media ids out of the attachments of every item of the site that lists one, as
+   * a change like any other: version + 1, `updated_at` now, and a revision (action `updated`,
+   * actor `system`) whose snapshot is the previous revision's with the new attachments (every
+   * write leaves the latest revision equal to the row). Answers the changed items; none when
+   * no item lists them, so running it again changes nothing.
+   *
+   * The items are locked first, in id order: two deliveries touching the same items cannot
+   * deadlock, and the update's snapshot then sees every revision committed before it.
+   * `attachment_ids && $2` is what the GIN index `content_items_attachment_ids_idx` serves.
+   */
+  async removeAttachments(em: EntityManager, siteId: number, mediaIds: number[]): Promise<ContentEventPayload[]> {
+    if (mediaIds.length === 0) return [];
+    const { rows: locked } = await sql<{ id: number }>(
+      em,
+      `SELECT id FROM content_items WHERE site_id = $1 AND attachment_ids && $2::bigint[] ORDER BY id FOR UPDATE`,
+      [siteId, mediaIds],
+      { bigints: ['id'] },
+    );
+    if (locked.length === 0) return [];
+    const { rows } = await sql<ContentEventPayload>(
+      em,
+      `WITH changed AS (
+         UPDATE content_items c
+            SET attachment_ids = ARRAY(
+                  SELECT a FROM unnest(c.attachment_ids) WITH ORDINALITY AS u(a, n)
+                   WHERE a <> ALL($2::bigint[]) ORDER BY n),
+                version = c.version + 1,
+                updated_at = now()
+          WHERE c.site_id = $1 AND c.id = ANY($3::bigint[]) AND c.attachment_ids && $2::bigint[]
+          RETURNING c.id, c.type, c.slug, c.status, c.version, c.attachment_ids
+       ), revisions AS (
+         INSERT INTO content_revisions (site_id, content_id, number, action, snapshot, actor_type)
+         SELECT $1, ch.id, ch.version, 'updated',
+                jsonb_set(r.snapshot, '{attachmentIds}', to_jsonb(ch.attachment_ids)), 'system'
+           FROM changed ch
+           JOIN content_revisions r ON r.content_id = ch.id AND r.number = ch.version - 1
+       )
+       SELECT id, type, slug, status, version FROM changed ORDER BY id`,
+      [siteId, mediaIds, locked.map((r) => r.id)],
+      { bigints: ['id'] },
+    );
+    return rows;
   }
 }

@@ -207,6 +207,23 @@ export class ContentService {
     });
   }
 
+  /**
+   * Takes media that were deleted out of the site's attachments, in the caller's transaction
+   * (the `media.deleted` subscriber). Each item that listed one changes like an edit: version
+   * and ETag, a revision by `system`, `content.updated`. Running it again finds nothing to do.
+   * Answers how many items changed.
+   */
+  async removeAttachments(em: EntityManager, site: SiteContext, mediaIds: number[]): Promise<number> {
+    const changed = await this.repository.removeAttachments(em, site.id, mediaIds);
+    for (const { id, type, slug, status, version } of changed) {
+      await recordEvent(em, site, CONTENT_EVENTS.updated, { id, type, slug, status, version });
+    }
+    // The caller commits later (the relay, after its batch): a public read in between may keep
+    // the old item, as after another instance's write, for at most CONTENT_CACHE_TTL_MS.
+    if (changed.length) this.cache.invalidate(site.id);
+    return changed.length;
+  }
+
   /** One transaction per write; the public cache of the site is dropped once it is over. */
   private write<T>(site: SiteContext, work: (em: EntityManager) => Promise<T>): Promise<T> {
     return this.cache.writing(site.id, () => this.dataSource.transaction(work));

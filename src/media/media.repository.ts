@@ -34,11 +34,16 @@ export class MediaRepository {
     return rows[0] ?? null;
   }
 
-  /** Which of these ids are media items of the site. */
+  /**
+   * Which of these ids are media items of the site, kept until `em`'s transaction ends: FOR KEY
+   * SHARE makes a delete of one of them wait for that transaction (and a delete already under
+   * way answers the row as gone), so an attachment is never written after its media's
+   * `media.deleted` was handled. In id order, so two callers lock alike.
+   */
   async idsInSite(em: EntityManager, siteId: number, ids: number[]): Promise<Set<number>> {
     const { rows } = await sql<{ id: number }>(
       em,
-      'SELECT id FROM media_items WHERE site_id = $1 AND id = ANY($2::bigint[])',
+      'SELECT id FROM media_items WHERE site_id = $1 AND id = ANY($2::bigint[]) ORDER BY id FOR KEY SHARE',
       [siteId, ids],
       { bigints: ['id'] },
     );

@@ -36,17 +36,28 @@ export class MediaService {
 
   /**
    * For modules that attach media (content): a 400 naming `field` when any id is not a media
-   * item of the site (other sites' ids look missing, API.md §1).
+   * item of the site (other sites' ids look missing, API.md §1). The items stay locked against
+   * deletion until `em`'s transaction ends (see attachableIds).
    */
   async assertAttachable(em: EntityManager, site: SiteContext, ids: number[], field = 'mediaIds'): Promise<void> {
     const unique = [...new Set(ids)];
     if (unique.length === 0) return;
-    const present = await this.repository.idsInSite(em, site.id, unique);
+    const present = await this.attachableIds(em, site, unique);
     const missing = unique.filter((id) => !present.has(id));
     if (missing.length)
       throw new ValidationProblem(
         missing.map((id) => ({ path: field, message: `media ${id} does not exist in this site` })),
       );
+  }
+
+  /**
+   * Which of these ids are media items of the site, locked against deletion until `em`'s
+   * transaction ends: a delete waits for the write that attaches them, so its `media.deleted`
+   * finds the attachment, and a delete already under way makes them missing here.
+   */
+  async attachableIds(em: EntityManager, site: SiteContext, ids: number[]): Promise<Set<number>> {
+    if (ids.length === 0) return new Set();
+    return this.repository.idsInSite(em, site.id, [...new Set(ids)]);
   }
 
   /** Views in the order of `ids`; ids that are not media of the site are skipped. */
@@ -176,7 +187,12 @@ export class MediaService {
     by: { ids?: number[]; keys?: string[] },
   ): Promise<string[]> {
     const where = by.ids ? { siteId: site.id, id: In(by.ids) } : { siteId: site.id, storageKey: In(by.keys ?? []) };
-    const targets = await em.find(MediaItemEntity, { where, lock: { mode: 'pessimistic_write' } });
+    // In id order, as attachment checks lock them (MediaRepository.idsInSite).
+    const targets = await em.find(MediaItemEntity, {
+      where,
+      order: { id: 'ASC' },
+      lock: { mode: 'pessimistic_write' },
+    });
     if (targets.length === 0) return [];
     const targetIds = targets.map((t) => t.id);
     const thumbnails = await em.find(MediaItemEntity, { where: { siteId: site.id, originalId: In(targetIds) } });

@@ -1804,7 +1804,7 @@ export interface components {
         };
         RevisionActorDto: {
             /**
-             * @description `system`: the scheduler
+             * @description `system`: the scheduler, or a deleted media item taken out of the attachments
              * @enum {string}
              */
             type: "key" | "user" | "system";

@@ -15,7 +15,11 @@ const ACTIONS: RevisionAction[] = [
 ];
 
 export class RevisionActorDto {
-  @ApiProperty({ enum: ['key', 'user', 'system'], description: '`system`: the scheduler' }) type: ActorType;
+  @ApiProperty({
+    enum: ['key', 'user', 'system'],
+    description: '`system`: the scheduler, or a deleted media item taken out of the attachments',
+  })
+  type: ActorType;
   @ApiProperty({ type: Number, nullable: true, example: 3, description: 'API key id or site-user id' }) id:
     number | null;
 }

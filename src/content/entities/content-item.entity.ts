@@ -28,6 +28,8 @@ export const CONTENT_SEARCH_EXPRESSION =
 @Index('content_items_search_idx', { synchronize: false })
 @Index('content_items_tags_idx', { synchronize: false })
 @Index('content_items_categories_idx', { synchronize: false })
+// Which items attach a media item (media.deleted): `attachment_ids && ARRAY[id]`.
+@Index('content_items_attachment_ids_idx', { synchronize: false })
 @Check('content_items_status_check', `"status" IN ('draft', 'scheduled', 'published', 'archived')`)
 @Check('content_items_published_at_check', `"status" <> 'published' OR "published_at" IS NOT NULL`)
 @Check('content_items_publish_at_check', `"status" <> 'scheduled' OR "publish_at" IS NOT NULL`)

@@ -26,7 +26,7 @@ export class ContentRevisionEntity {
   @Column({ type: 'integer' }) number: number;
   @Column({ type: 'text' }) action: RevisionAction;
   @Column({ type: 'jsonb' }) snapshot: ContentSnapshot;
-  /** Who made the change: an API key, a site user, or the scheduler. */
+  /** Who made the change: an API key, a site user, or the system (the scheduler, a deleted media item). */
   @Column({ type: 'text' }) actorType: ActorType;
   @RefColumn({ nullable: true }) actorId: number | null;
   /** For `restored`: the revision whose fields came back. */

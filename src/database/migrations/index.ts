@@ -5,6 +5,7 @@ import { OutboxRetries1795288516896 } from './1795288516896-outbox-retries';
 import { ChangeNotifications1795290000000 } from './1795290000000-change-notifications';
 import { Email1795300000000 } from './1795300000000-email';
 import { Webhooks1795310000000 } from './1795310000000-webhooks';
+import { ContentAttachmentIndex1795320000000 } from './1795320000000-content-attachment-index';
 
 /**
  * Every migration, oldest first. Listed rather than globbed so that the server, the CLI and the
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   ChangeNotifications1795290000000,
   Email1795300000000,
   Webhooks1795310000000,
+  ContentAttachmentIndex1795320000000,
 ];
