@@ -4,7 +4,7 @@ import { NotFoundProblem } from '../common/errors/problems';
 import { OutboxEvent, OutboxRelay } from '../common/outbox/outbox-relay.service';
 import { Page } from '../common/pagination/page';
 import { QueueService } from '../common/queue/queue.service';
-import { SiteContext } from '../common/tenancy/site-context';
+import { findInSiteOrFail, SiteContext } from '../common/tenancy/site-context';
 import { AppConfig } from '../config/app-config';
 import { WebhookDeliveryQueryDto } from './dto/webhook-delivery.dto';
 import { WebhookAttemptEntity } from './entities/webhook-attempt.entity';
@@ -32,9 +32,13 @@ export class WebhookDeliveriesService implements OnModuleInit {
     this.relay.subscribe('*', (em, event) => this.fanOut(em, event));
   }
 
-  /** Seconds a delivery is retried before it is given up: the whole schedule. */
+  /**
+   * Seconds a delivery may stay pending before it is given up even if its retries are not spent
+   * (an endpoint held back by its failures tries one delivery per step): the whole schedule with
+   * its jitter, and a minute for the queue's own delays.
+   */
   get windowSeconds(): number {
-    return this.config.WEBHOOK_RETRY_SCHEDULE.reduce((a, b) => a + b, 0) + 1;
+    return Math.ceil(this.config.WEBHOOK_RETRY_SCHEDULE.reduce((a, b) => a + b, 0) * 1.2) + 60;
   }
 
   /** An outbox event, to every enabled endpoint of its site (or account) subscribed to it. */
@@ -82,6 +86,8 @@ export class WebhookDeliveriesService implements OnModuleInit {
    */
   async retry(site: SiteContext, endpointId: number, id: number): Promise<WebhookDeliveryEntity> {
     return this.dataSource.transaction(async (em) => {
+      // The endpoint, then the delivery: the order a drain and a delete lock them in.
+      await findInSiteOrFail(em, WebhookEndpointEntity, site, endpointId, 'Webhook', { lock: true });
       const delivery = await em.findOne(WebhookDeliveryEntity, {
         where: { id, endpointId, siteId: site.id },
         lock: { mode: 'pessimistic_write' },

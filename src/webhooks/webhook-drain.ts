@@ -136,29 +136,39 @@ export class WebhookDrain {
       const step = nextAttempt(schedule, Math.min(consecutiveFailures, schedule.length));
       retryAt = new Date(now.getTime() + (step.retry ? step.delaySeconds : 60) * 1000);
     }
-    await this.dataSource.transaction(async (em) => {
+    const disabled = await this.dataSource.transaction(async (em) => {
+      // The endpoint first, then its deliveries: the order a delete (endpoint, then cascade) locks them in.
+      const current = await em.findOne(WebhookEndpointEntity, {
+        where: { id: endpoint.id },
+        lock: { mode: 'pessimistic_write' },
+      });
+      if (!current) return false; // deleted meanwhile, with its deliveries
       await this.repository.recordOutcomes(em, outcomes);
-      const changes: Partial<WebhookEndpointEntity> = {
-        consecutiveFailures,
-        failingSince,
-        retryAt,
-        lastSuccessAt,
-        lastFailureAt,
-        ...(disable ? { status: 'disabled' as const, disabledReason: 'failing' as const, disabledAt: now } : {}),
-      };
-      // Only while still enabled: a PATCH that disabled it meanwhile wins.
-      await em.update(WebhookEndpointEntity, { id: endpoint.id, status: 'enabled' }, changes);
-      if (disable && failingSince) {
-        const accountId = await this.repository.accountOfSite(em, endpoint.siteId);
-        await recordEvent(em, { id: endpoint.siteId, accountId }, WEBHOOK_EVENTS.endpointDisabled, {
-          id: endpoint.id,
-          url: endpoint.url,
-          failingSince: failingSince.toISOString(),
-          lastError: outcomes[outcomes.length - 1].result.error,
-        });
-      }
+      // A PATCH that disabled it meanwhile wins: the attempts are logged, its health is left alone.
+      if (current.status !== 'enabled') return false;
+      await em.update(
+        WebhookEndpointEntity,
+        { id: endpoint.id },
+        {
+          consecutiveFailures,
+          failingSince,
+          retryAt,
+          lastSuccessAt,
+          lastFailureAt,
+          ...(disable ? { status: 'disabled' as const, disabledReason: 'failing' as const, disabledAt: now } : {}),
+        },
+      );
+      if (!disable || !failingSince) return false;
+      const accountId = await this.repository.accountOfSite(em, endpoint.siteId);
+      await recordEvent(em, { id: endpoint.siteId, accountId }, WEBHOOK_EVENTS.endpointDisabled, {
+        id: endpoint.id,
+        url: endpoint.url,
+        failingSince: failingSince.toISOString(),
+        lastError: outcomes[outcomes.length - 1].result.error,
+      });
+      return true;
     });
-    if (disable)
+    if (disabled)
       this.logger.warn({ endpointId: endpoint.id, failingSince }, 'Webhook endpoint disabled: it kept failing');
     return retryAt;
   }

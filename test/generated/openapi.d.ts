@@ -939,6 +939,152 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/sites/{siteName}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints
+         * @description Newest first, keyset-paginated; filter by status.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Create a webhook endpoint
+         * @description The answer shows the signing secret (`whsec_…`), once. The URL must be https:// and resolve to public addresses only; `eventTypes` name events of docs/events.md, `<prefix>.*` or `*`.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a webhook endpoint */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description With its delivery log.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a webhook endpoint
+         * @description Fields left out stay. `status: "disabled"` stops deliveries (they wait); `status: "enabled"` re-enables an endpoint, also one disabled for failing, and sends what waited.
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test a webhook endpoint
+         * @description Sends a signed `webhook.test` event now (enabled or not) and answers the outcome: 200 whatever the endpoint answered, with its status code, time and the start of its answer. Logged as a delivery; not retried.
+         */
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret of a webhook endpoint (admin)
+         * @description Answers the new secret, once. The previous one keeps signing beside it (two signatures in `webhook-signature`) until `previousSecretExpiresAt`, so receivers can switch without missing an event.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the deliveries of a webhook endpoint (admin)
+         * @description Newest first, keyset-paginated; filter by status (pending, succeeded, failed).
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/webhooks/{id}/deliveries/{deliveryId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a delivery of a webhook endpoint, with its attempts (admin) */
+        get: operations["getWebhookDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/webhooks/{id}/deliveries/{deliveryId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry a delivery of a webhook endpoint (admin)
+         * @description Sends it again soon, whatever its status, with the same `webhook-id`, and starts a new round of retries. On a disabled endpoint it waits until the endpoint is enabled.
+         */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2377,6 +2523,349 @@ export interface components {
             html: string;
             /** @example Your code is 482913. */
             text: string;
+        };
+        WebhookEndpointResponseDto: {
+            /** @example 1 */
+            id: number;
+            /** @example https://hooks.example.com/sitebase */
+            url: string;
+            /** @example Rebuild the static site */
+            description: string;
+            /**
+             * @example [
+             *       "content.published",
+             *       "media.*"
+             *     ]
+             */
+            eventTypes: string[];
+            /**
+             * @example {
+             *       "Authorization": "Bearer 0123456789abcdef"
+             *     }
+             */
+            headers: {
+                [key: string]: string;
+            };
+            /**
+             * @example enabled
+             * @enum {string}
+             */
+            status: "enabled" | "disabled";
+            /**
+             * @description `manual` (a PATCH) or `failing` (it failed for too long); null while enabled
+             * @example null
+             * @enum {string|null}
+             */
+            disabledReason: "manual" | "failing" | null;
+            /** @example null */
+            disabledAt: string | null;
+            /**
+             * @description Start of the current run of failures; null after a success
+             * @example null
+             */
+            failingSince: string | null;
+            /** @example 2026-01-01T00:00:05.000Z */
+            lastSuccessAt: string | null;
+            /** @example null */
+            lastFailureAt: string | null;
+            /**
+             * @description Until when the previous secret still signs too (after a rotation)
+             * @example null
+             */
+            previousSecretExpiresAt: string | null;
+            /** @example 2026-01-01T00:00:00.000Z */
+            createdAt: string;
+            /** @example 2026-01-01T00:00:00.000Z */
+            updatedAt: string;
+        };
+        WebhookEndpointPageDto: {
+            data: components["schemas"]["WebhookEndpointResponseDto"][];
+            pagination: components["schemas"]["PaginationDto"];
+        };
+        CreateWebhookEndpointDto: {
+            /** @example Rebuild the static site */
+            description?: string;
+            /**
+             * @description Event types (docs/events.md), `<prefix>.*` (every event of a module) or `*` (all). Absent on create: `["*"]`
+             * @example [
+             *       "content.published",
+             *       "media.*"
+             *     ]
+             */
+            eventTypes?: string[];
+            /**
+             * @description Up to 20 extra request headers (not hop-by-hop, Host, Content-*, User-Agent or webhook-*); a PATCH replaces them all
+             * @example {
+             *       "Authorization": "Bearer 0123456789abcdef"
+             *     }
+             */
+            headers?: {
+                [key: string]: string;
+            };
+            /**
+             * @description Absent on create: `enabled`. `enabled` on a disabled endpoint re-enables it
+             * @enum {string}
+             */
+            status?: "enabled" | "disabled";
+            /**
+             * @description https:// (http:// only where the server allows it); no credentials; a public address
+             * @example https://hooks.example.com/sitebase
+             */
+            url: string;
+        };
+        WebhookEndpointWithSecretDto: {
+            /** @example 1 */
+            id: number;
+            /** @example https://hooks.example.com/sitebase */
+            url: string;
+            /** @example Rebuild the static site */
+            description: string;
+            /**
+             * @example [
+             *       "content.published",
+             *       "media.*"
+             *     ]
+             */
+            eventTypes: string[];
+            /**
+             * @example {
+             *       "Authorization": "Bearer 0123456789abcdef"
+             *     }
+             */
+            headers: {
+                [key: string]: string;
+            };
+            /**
+             * @example enabled
+             * @enum {string}
+             */
+            status: "enabled" | "disabled";
+            /**
+             * @description `manual` (a PATCH) or `failing` (it failed for too long); null while enabled
+             * @example null
+             * @enum {string|null}
+             */
+            disabledReason: "manual" | "failing" | null;
+            /** @example null */
+            disabledAt: string | null;
+            /**
+             * @description Start of the current run of failures; null after a success
+             * @example null
+             */
+            failingSince: string | null;
+            /** @example 2026-01-01T00:00:05.000Z */
+            lastSuccessAt: string | null;
+            /** @example null */
+            lastFailureAt: string | null;
+            /**
+             * @description Until when the previous secret still signs too (after a rotation)
+             * @example null
+             */
+            previousSecretExpiresAt: string | null;
+            /** @example 2026-01-01T00:00:00.000Z */
+            createdAt: string;
+            /** @example 2026-01-01T00:00:00.000Z */
+            updatedAt: string;
+            /**
+             * @description Verifies the `webhook-signature` header (Standard Webhooks); shown only now, keep it
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
+        };
+        UpdateWebhookEndpointDto: {
+            /** @example Rebuild the static site */
+            description?: string;
+            /**
+             * @description Event types (docs/events.md), `<prefix>.*` (every event of a module) or `*` (all). Absent on create: `["*"]`
+             * @example [
+             *       "content.published",
+             *       "media.*"
+             *     ]
+             */
+            eventTypes?: string[];
+            /**
+             * @description Up to 20 extra request headers (not hop-by-hop, Host, Content-*, User-Agent or webhook-*); a PATCH replaces them all
+             * @example {
+             *       "Authorization": "Bearer 0123456789abcdef"
+             *     }
+             */
+            headers?: {
+                [key: string]: string;
+            };
+            /**
+             * @description Absent on create: `enabled`. `enabled` on a disabled endpoint re-enables it
+             * @enum {string}
+             */
+            status?: "enabled" | "disabled";
+            /**
+             * @description https:// (http:// only where the server allows it); no credentials; a public address
+             * @example https://hooks.example.com/sitebase
+             */
+            url?: string;
+        };
+        WebhookTestResultDto: {
+            /**
+             * @description The endpoint answered 2xx
+             * @example true
+             */
+            ok: boolean;
+            /**
+             * @description The delivery in the log
+             * @example 12
+             */
+            deliveryId: number;
+            /** @example msg_12 */
+            webhookId: string;
+            /** @example 200 */
+            statusCode: number | null;
+            /** @example 35 */
+            durationMs: number;
+            /** @example ok */
+            responseExcerpt: string;
+            /**
+             * @description timeout, connection (refused, reset), dns, blocked_address (a private address), tls, redirect (3xx, not followed), http_status (any other non-2xx)
+             * @example null
+             * @enum {string|null}
+             */
+            errorKind: "timeout" | "connection" | "dns" | "blocked_address" | "tls" | "redirect" | "http_status" | null;
+            /** @example null */
+            error: string | null;
+        };
+        WebhookDeliverySummaryDto: {
+            /** @example 7 */
+            id: number;
+            /**
+             * @description The `webhook-id` header: the same on every attempt (deduplicate on it)
+             * @example msg_7
+             */
+            webhookId: string;
+            /**
+             * @description The event; null for a test
+             * @example 42
+             */
+            eventId: number | null;
+            /** @example content.published */
+            eventType: string;
+            /**
+             * @example succeeded
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed";
+            /**
+             * @description Attempts in the current round
+             * @example 1
+             */
+            attempts: number;
+            /**
+             * @description When the next attempt is due
+             * @example null
+             */
+            nextAttemptAt: string | null;
+            /** @example 2026-01-01T00:00:01.000Z */
+            lastAttemptAt: string | null;
+            /** @example 200 */
+            lastStatusCode: number | null;
+            /**
+             * @description timeout, connection (refused, reset), dns, blocked_address (a private address), tls, redirect (3xx, not followed), http_status (any other non-2xx)
+             * @example null
+             * @enum {string|null}
+             */
+            lastErrorKind: "timeout" | "connection" | "dns" | "blocked_address" | "tls" | "redirect" | "http_status" | null;
+            /** @example null */
+            lastError: string | null;
+            /** @example 2026-01-01T00:00:01.000Z */
+            deliveredAt: string | null;
+            /** @example 2026-01-01T00:00:00.000Z */
+            createdAt: string;
+        };
+        WebhookDeliverySummaryPageDto: {
+            data: components["schemas"]["WebhookDeliverySummaryDto"][];
+            pagination: components["schemas"]["PaginationDto"];
+        };
+        WebhookAttemptDto: {
+            /** @example 3 */
+            id: number;
+            /** @example 2026-01-01T00:00:01.000Z */
+            attemptedAt: string;
+            /** @example 200 */
+            statusCode: number | null;
+            /** @example 12 */
+            durationMs: number;
+            /**
+             * @description The first 500 characters of the answer
+             * @example ok
+             */
+            responseExcerpt: string;
+            /**
+             * @description timeout, connection (refused, reset), dns, blocked_address (a private address), tls, redirect (3xx, not followed), http_status (any other non-2xx)
+             * @example null
+             * @enum {string|null}
+             */
+            errorKind: "timeout" | "connection" | "dns" | "blocked_address" | "tls" | "redirect" | "http_status" | null;
+            /** @example null */
+            error: string | null;
+        };
+        WebhookDeliveryResponseDto: {
+            /** @example 7 */
+            id: number;
+            /**
+             * @description The `webhook-id` header: the same on every attempt (deduplicate on it)
+             * @example msg_7
+             */
+            webhookId: string;
+            /**
+             * @description The event; null for a test
+             * @example 42
+             */
+            eventId: number | null;
+            /** @example content.published */
+            eventType: string;
+            /**
+             * @example succeeded
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed";
+            /**
+             * @description Attempts in the current round
+             * @example 1
+             */
+            attempts: number;
+            /**
+             * @description When the next attempt is due
+             * @example null
+             */
+            nextAttemptAt: string | null;
+            /** @example 2026-01-01T00:00:01.000Z */
+            lastAttemptAt: string | null;
+            /** @example 200 */
+            lastStatusCode: number | null;
+            /**
+             * @description timeout, connection (refused, reset), dns, blocked_address (a private address), tls, redirect (3xx, not followed), http_status (any other non-2xx)
+             * @example null
+             * @enum {string|null}
+             */
+            lastErrorKind: "timeout" | "connection" | "dns" | "blocked_address" | "tls" | "redirect" | "http_status" | null;
+            /** @example null */
+            lastError: string | null;
+            /** @example 2026-01-01T00:00:01.000Z */
+            deliveredAt: string | null;
+            /** @example 2026-01-01T00:00:00.000Z */
+            createdAt: string;
+            /**
+             * @description The body every attempt sends: `{ type, timestamp, data }`
+             * @example {
+             *       "type": "content.published",
+             *       "timestamp": "2026-01-01T00:00:00.000Z",
+             *       "data": {
+             *         "id": 1
+             *       }
+             *     }
+             */
+            payload: {
+                [key: string]: unknown;
+            };
+            /** @description Every attempt of the delivery, oldest first */
+            attemptLog: components["schemas"]["WebhookAttemptDto"][];
         };
         FieldErrorDto: {
             /** @example email */
@@ -6252,6 +6741,486 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EmailMessageResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque cursor from pagination.nextCursor of the previous page */
+                cursor?: string;
+                status?: "enabled" | "disabled";
+            };
+            header?: never;
+            path: {
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointPageDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookEndpointDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecretDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookEndpointDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookTestResultDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecretDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque cursor from pagination.nextCursor of the previous page */
+                cursor?: string;
+                status?: "pending" | "succeeded" | "failed";
+            };
+            header?: never;
+            path: {
+                id: number;
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliverySummaryPageDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    getWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                siteName: string;
+                deliveryId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                siteName: string;
+                deliveryId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliverySummaryDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
             /** @description Missing, malformed, revoked or expired credential */

@@ -23,7 +23,7 @@ export class WebhookDeliveryQueryDto extends CursorQueryDto {
 
 const ERROR_KIND_DOC = {
   type: String,
-  enum: WEBHOOK_ERROR_KINDS,
+  enum: [...WEBHOOK_ERROR_KINDS, null],
   nullable: true,
   example: null,
   description:

@@ -133,7 +133,8 @@ export class WebhookEndpointResponseDto {
   @ApiProperty({ enum: ENDPOINT_STATUSES, example: 'enabled' }) status: EndpointStatus;
   @ApiProperty({
     type: String,
-    enum: ['manual', 'failing'],
+    // null is one of the values: OpenAPI 3.0 validators hold a nullable enum to its list.
+    enum: ['manual', 'failing', null],
     nullable: true,
     example: null,
     description: '`manual` (a PATCH) or `failing` (it failed for too long); null while enabled',
