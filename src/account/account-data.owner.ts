@@ -1,4 +1,4 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { AccountDataRegistry } from '../common/deletion/account-data.registry';
 import { IdempotencyKeyEntity } from '../common/idempotency/idempotency-key.entity';
 import { OutboxEventEntity } from '../common/outbox/outbox-event.entity';
@@ -13,6 +13,8 @@ import { SitesService } from './sites.service';
  */
 @Injectable()
 export class AccountDataOwner implements OnModuleInit {
+  private readonly logger = new Logger('AccountDeletion');
+
   constructor(
     private readonly registry: AccountDataRegistry,
     private readonly sites: SitesService,
@@ -40,6 +42,22 @@ export class AccountDataOwner implements OnModuleInit {
         { resource: 'events', count: await em.count(OutboxEventEntity, { where: { accountId } }), action: 'delete' },
       ],
       purge: async (em, accountId) => {
+        // Events of the last moments (the deletion's own, with a grace period of 0) that the
+        // relay has not handed on yet: their subscribers' data goes with the account, so they
+        // are dropped here, and said so.
+        const undelivered = await em
+          .createQueryBuilder(OutboxEventEntity, 'e')
+          .select('e.name', 'name')
+          .addSelect('count(*)::int', 'n')
+          .where('e.account_id = :accountId AND e.dispatched_at IS NULL AND e.failed_at IS NULL', { accountId })
+          .groupBy('e.name')
+          .orderBy('e.name')
+          .getRawMany<{ name: string; n: number }>();
+        if (undelivered.length > 0)
+          this.logger.warn(
+            { accountId, events: Object.fromEntries(undelivered.map((e) => [e.name, e.n])) },
+            'Account purged: dropping events not yet dispatched',
+          );
         const events = await em.delete(OutboxEventEntity, { accountId });
         await em.delete(IdempotencyKeyEntity, { scope: `account:${accountId}` });
         return { events: events.affected ?? 0 };

@@ -10,6 +10,7 @@ import { collectionsUrl, contentUrl, makeContent } from '../support/factories';
 import { makePng, tempMediaDir } from '../support/files';
 import { startSmtpSink, SmtpSink } from '../support/smtp';
 import { createTenant, Tenant, uniqueName } from '../support/tenant';
+import { startWebhookReceiver, WebhookReceiver } from '../support/webhook-receiver';
 
 /**
  * docs/events.md is the catalogue integrators (webhooks) read. This file holds it to the code:
@@ -135,6 +136,8 @@ interface Ctx {
   smtp: SmtpSink;
   /** While true the SMTP server refuses every message with 550 (for email.failed). */
   refuseMail: boolean;
+  /** A webhook receiver: answers 200, or 500 to paths under /failing. */
+  hooks: WebhookReceiver;
   /** Ids and names earlier steps made, for later ones. */
   made: Record<string, number | string>;
 }
@@ -144,6 +147,11 @@ interface Step {
   /** Every event this step must record; each catalog event needs a step that names it. */
   emits: string[];
   run(ctx: Ctx): Promise<void>;
+  /**
+   * Events the step saw sent rather than recorded in the outbox (`webhook.test` goes straight
+   * to its endpoint): checked like recorded ones.
+   */
+  observed?(ctx: Ctx): Promise<Array<{ name: string; siteId: number | null; payload: Record<string, unknown> }>>;
 }
 
 /** Sends the request; a status other than `status` throws with the body. */
@@ -335,6 +343,33 @@ const STEPS: Step[] = [
       await call(ctx.a.api.post(url).send({ to: [{ email: 'gone@example.com' }], subject: 'Hi', text: 'Hello' }), 202);
     },
   },
+  // webhooks
+  {
+    does: 'test an endpoint (POST …/webhooks/{id}/test): sent to it, not recorded',
+    emits: ['webhook.test'],
+    run: async (ctx) => {
+      const url = `/api/v2/sites/${ctx.a.siteName}/webhooks`;
+      const endpoint = await call(ctx.a.api.post(url).send({ url: ctx.hooks.url, eventTypes: ['site.created'] }), 201);
+      await call(ctx.a.api.post(`${url}/${Number(endpoint.id)}/test`), 200);
+    },
+    observed: async (ctx) => {
+      const [got] = await ctx.hooks.waitFor(1, (r) => (JSON.parse(r.body) as { type: string }).type === 'webhook.test');
+      const envelope = JSON.parse(got.body) as { type: string; data: Record<string, unknown> };
+      return [{ name: envelope.type, siteId: ctx.a.siteId, payload: envelope.data }];
+    },
+  },
+  {
+    does: 'an endpoint that fails for longer than WEBHOOK_DISABLE_AFTER_SECONDS is disabled',
+    emits: ['webhook.endpoint_disabled'],
+    run: async (ctx) => {
+      const url = `/api/v2/sites/${ctx.a.siteName}/webhooks`;
+      await call(
+        ctx.a.api.post(url).send({ url: `${ctx.hooks.url}/failing`, eventTypes: ['collection.created'] }),
+        201,
+      );
+      await call(ctx.a.api.post(collectionsUrl(ctx.a)).send({ name: 'Sets off the failing endpoint' }), 201);
+    },
+  },
 ];
 
 interface Recorded {
@@ -358,9 +393,19 @@ describe('docs/events.md against the event catalog and what the app records', ()
   beforeAll(async () => {
     // A database of its own: the SMTP server would otherwise receive mail other files left queued.
     ctx.smtp = await startSmtpSink({ refuse: () => (ctx.refuseMail ? 550 : null) });
+    ctx.hooks = await startWebhookReceiver();
+    ctx.hooks.answer((_n, r) => (r.path.includes('/failing') ? { status: 500 } : { status: 200 }));
     ctx.t = await startApp({
       databaseUrl: await createFreshDatabase('events'),
-      env: { SMTP_URL: ctx.smtp.url, MEDIA_LOCAL_DIR: media.dir, MEDIA_THUMBNAIL_WIDTHS: '16' },
+      env: {
+        SMTP_URL: ctx.smtp.url,
+        MEDIA_LOCAL_DIR: media.dir,
+        MEDIA_THUMBNAIL_WIDTHS: '16',
+        WEBHOOKS_ALLOW_PRIVATE: 'true',
+        WEBHOOKS_ALLOW_HTTP: 'true',
+        WEBHOOK_RETRY_SCHEDULE: '1,1,1',
+        WEBHOOK_DISABLE_AFTER_SECONDS: '1',
+      },
     });
     [ctx.a, ctx.b] = await Promise.all([createTenant(ctx.t), createTenant(ctx.t)]);
     const outbox = ctx.t.db.getRepository(OutboxEventEntity);
@@ -377,18 +422,21 @@ describe('docs/events.md against the event catalog and what the app records', ()
           .getMany();
       try {
         await step.run(ctx);
+        for (const r of (await step.observed?.(ctx)) ?? []) recorded.push({ step: step.does, ...r });
       } catch (err) {
         stepErrors.push(`step "${step.does}" (emits ${step.emits.join(', ')}) failed: ${(err as Error).message}`);
         continue;
       }
       const deadline = Date.now() + STEP_WAIT_MS;
+      const seen = recorded.filter((r) => r.step === step.does).map((r) => ({ name: r.name }));
       let found = await rows();
-      while (step.emits.some((name) => !found.some((r) => r.name === name)) && Date.now() < deadline) {
+      const has = (name: string) => found.some((r) => r.name === name) || seen.some((r) => r.name === name);
+      while (step.emits.some((name) => !has(name)) && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 100));
         found = await rows();
       }
       for (const r of found) recorded.push({ step: step.does, name: r.name, siteId: r.siteId, payload: r.payload });
-      const missing = step.emits.filter((name) => !found.some((r) => r.name === name));
+      const missing = step.emits.filter((name) => !has(name));
       if (missing.length)
         stepErrors.push(
           `step "${step.does}" recorded ${sorted(found.map((r) => r.name)) || 'nothing'}, not ${missing.join(', ')}`,
@@ -399,6 +447,7 @@ describe('docs/events.md against the event catalog and what the app records', ()
   afterAll(async () => {
     await ctx.t?.close();
     await ctx.smtp?.close();
+    await ctx.hooks?.close();
     media.remove();
   });
 
