@@ -6,15 +6,17 @@
 //     core 0) that answers 200 at once, verifies every signature with `standardwebhooks` and
 //     records every `webhook-id`. Endpoints are created through the API. Events are
 //     `content.published` outbox rows with the real payload shape, inserted with one SQL
-//     statement for site `demo` (the load generator must not be the bottleneck: the API would
-//     record them at a few hundred a second, and what is measured here starts at the outbox).
+//     statement for site `demo`: the load generator is not the bottleneck, no request handling
+//     shares the server's core, and what is measured starts at the outbox.
 //     Rows: 1 endpoint, then 10 endpoints, the same number of deliveries each. Measured: the
 //     deliveries/s from the first received to the last, and from the insert to the last.
 //  2. Outage recovery. The server restarted with a scaled-down retry schedule; events keep
 //     coming at a steady rate while the receiver is closed (connections refused) for a bounded
-//     time, then listens again. Asserted: every event arrives at every endpoint, none twice
-//     under different webhook-ids (a repeat with the same id is allowed, at least once, and
-//     counted); reported: how long the backlog took to drain after recovery, and the order.
+//     time, then listens again; in the full run a second row has it answer 503 instead
+//     (BENCH_OUTAGE_MODES=refused,503 chooses). Asserted: every event arrives at every
+//     endpoint, none twice under different webhook-ids (a repeat with the same id is allowed,
+//     at least once, and counted); reported: how long the backlog took to drain after
+//     recovery, and the order.
 //
 // A row is invalid on any non-2xx answer of the API, a signature that does not verify, a
 // missing delivery, an event received under two webhook-ids, a request the receiver did not
@@ -45,15 +47,18 @@ const TARGET = 500;
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? (QUICK ? 4000 : 20000));
 const ENDPOINT_ROWS = [1, 10];
 const WARMUP_EVENTS = QUICK ? 300 : 1000;
-/** The outage: events a second, seconds up before, seconds down, seconds up after. */
+/**
+ * The outage: events a second, seconds up before, seconds down, seconds up after, endpoints;
+ * and how the receiver is down, one row each: `refused` (it stops listening and drops its
+ * connections: a server that is down) and, in the full run, `503` (it answers 503 to all).
+ */
 const OUTAGE = {
   rate: Number(process.env.BENCH_OUTAGE_RATE ?? 50),
   before: QUICK ? 4 : 10,
   down: Number(process.env.BENCH_OUTAGE_SECONDS ?? (QUICK ? 8 : 15)),
   after: QUICK ? 4 : 10,
-  /** `refused`: the receiver stops listening; `503`: it answers 503 to everything. */
-  mode: process.env.BENCH_OUTAGE_MODE ?? 'refused',
   endpoints: 10,
+  modes: (process.env.BENCH_OUTAGE_MODES ?? (QUICK ? 'refused' : 'refused,503')).split(','),
 };
 /**
  * 63 s of retries: the outage plus the endpoint's next probe (up to 1.2 x 16 s after the 15 s
@@ -437,10 +442,10 @@ async function rateRow(ctx, endpoints, deliveries) {
   };
 }
 
-async function outageRow(ctx, endpoints) {
+async function outageRow(ctx, endpoints, mode) {
   const { rx, db, site } = ctx;
   rx.reset(endpoints);
-  const o = OUTAGE;
+  const o = { ...OUTAGE, mode };
   const perTick = o.rate / 10;
   const inserted = [];
   const started = performance.now();
@@ -482,6 +487,7 @@ async function outageRow(ctx, endpoints) {
   const backlog = s.firstAt.filter((f) => f.eventId <= lastBeforeUp);
   const duringDown = s.firstAt.filter((f) => f.at >= downAt && f.at < upAt).length;
   return {
+    mode,
     endpoints: endpoints.length,
     events: lastEvent - firstEvent + 1,
     eventsBeforeUp: lastBeforeUp - firstEvent + 1,
@@ -561,11 +567,13 @@ async function explain(db, site, endpoints) {
         86400,
       ),
     );
-    // The deliveries of the other 198 events, for the drain's statements to find.
+    // The deliveries of the other 198 events, for the drain's statements to find (due a second
+    // ago: next_attempt_at is stored to the millisecond, and this transaction's now() may round up).
     for (const e of endpoints.slice(0, 1))
       await db.query(
         `INSERT INTO webhook_deliveries (site_id, endpoint_id, event_id, event_type, payload, status, next_attempt_at, expires_at)
-         SELECT $1, $2, id, name, $3, 'pending', now(), now() + interval '1 day' FROM outbox_events WHERE id BETWEEN $4 AND $5`,
+         SELECT $1, $2, id, name, $3, 'pending', now() - interval '1 second', now() + interval '1 day'
+           FROM outbox_events WHERE id BETWEEN $4 AND $5`,
         [site.id, e.id, body, ins.lo + 2, ins.hi],
       );
     // pg-boss's insert as QueueService.send makes it (values as pg-boss's createJob orders them).
@@ -687,18 +695,22 @@ async function main() {
     };
     server = await start(outageEnv, 'outage', dataDir);
     ctx.server = server;
-    console.error(
-      `outage: ${OUTAGE.rate} events/s to ${OUTAGE.endpoints} endpoints, ${OUTAGE.before} s up, ${OUTAGE.down} s down (${OUTAGE.mode}), ${OUTAGE.after} s up`,
-    );
-    const outage = await outageRow(ctx, endpoints.slice(0, OUTAGE.endpoints));
-    console.error(`  ${JSON.stringify(outage)}`);
+    const outages = [];
+    for (const mode of OUTAGE.modes) {
+      console.error(
+        `outage: ${OUTAGE.rate} events/s to ${OUTAGE.endpoints} endpoints, ${OUTAGE.before} s up, ${OUTAGE.down} s down (${mode}), ${OUTAGE.after} s up`,
+      );
+      const outage = await outageRow(ctx, endpoints.slice(0, OUTAGE.endpoints), mode);
+      console.error(`  ${JSON.stringify(outage)}`);
+      outages.push(outage);
+    }
     await server.stop();
     server = undefined;
 
-    const md = report({ rows, outage, load, pinned: pg.pinned });
+    const md = report({ rows, outages, load, pinned: pg.pinned });
     writeSection('webhooks', md);
     console.log(md);
-    if (rows.some((r) => r.problems.length) || outage.problems.length) process.exitCode = 1;
+    if ([...rows, ...outages].some((r) => r.problems.length)) process.exitCode = 1;
   } finally {
     await server?.stop().catch(() => undefined);
     await db?.end().catch(() => undefined);
@@ -711,7 +723,53 @@ async function main() {
 const fmt = (n) => Math.round(n).toLocaleString('en');
 const pct = (x) => `${(x * 100).toFixed(0)} %`;
 
-function report({ rows, outage, load, pinned }) {
+function outageLines(outages) {
+  const line = (name, f) => `| ${name} | ${outages.map(f).join(' | ')} |`;
+  return [
+    line(
+      'events sent',
+      (x) =>
+        `${fmt(x.events)} (${fmt(x.eventsBeforeUp)} before the receiver came back) × ${x.endpoints} endpoints = ${fmt(x.expected)} deliveries`,
+    ),
+    line(
+      'received',
+      (x) =>
+        `${fmt(x.requests)} requests${x.mode === '503' ? ` (${fmt(x.answered503)} answered 503)` : ''}; **${fmt(x.deliveries)} distinct deliveries** (${fmt(x.duringDown)} while down), ${fmt(x.uniqueWebhookIds)} webhook-ids; **${fmt(x.missing)} missing**`,
+    ),
+    line(
+      'duplicates',
+      (x) =>
+        `${fmt(x.sameIdRepeats)} repeats with the same webhook-id (at least once); **${fmt(x.differentIdRepeats)} under another webhook-id**`,
+    ),
+    line(
+      'failed attempts (server log)',
+      (x) =>
+        `${
+          Object.entries(x.failedAttempts)
+            .map(([k, n]) => `${fmt(n)} ${k}`)
+            .join(', ') || 'none'
+        } (${fmt(x.attempts)} attempts in all)`,
+    ),
+    line('first delivery after recovery', (x) => `${x.firstAfterUpS.toFixed(1)} s`),
+    line(
+      'backlog drained (events sent before recovery)',
+      (x) => `**${x.backlogDrainedS.toFixed(1)} s** after recovery`,
+    ),
+    line('everything delivered', (x) => `${x.allDeliveredS.toFixed(1)} s after recovery`),
+    line(
+      'order',
+      (x) =>
+        `${(x.inOrder * 100).toFixed(2)} % arrived after every earlier event of their endpoint (${fmt(x.outOfOrder)} overtaken)`,
+    ),
+    line('verdict', (x) =>
+      x.problems.length
+        ? `**invalid**: ${x.problems.join('; ')}`
+        : 'every event arrived, none lost, none under two ids',
+    ),
+  ].join('\n');
+}
+
+function report({ rows, outages, load, pinned }) {
   const o = OUTAGE;
   const rateLine = (r) => {
     if (r.problems.length)
@@ -721,9 +779,6 @@ function report({ rows, outage, load, pinned }) {
   };
   const valid = rows.every((r) => !r.problems.length);
   const met = valid && rows.every((r) => r.steady >= TARGET);
-  const failed = Object.entries(outage.failedAttempts)
-    .map(([k, n]) => `${fmt(n)} ${k}`)
-    .join(', ');
   return `## Webhooks (issue 12)
 
 Run: ${new Date().toISOString()}, Node ${process.version}, ${cpus().length} cores (load average before the run ${load.join(', ')}); ${PIN ? `the server **and its embedded PostgreSQL** pinned to core 1 (${pinned ? 'postmaster and every backend' : 'server only'}), this script (event inserts and the receiver) on core 0` : 'not pinned (taskset missing or one core): figures are indicative only'}. \`npm run bench:webhooks\`${QUICK ? ' in quick mode (`BENCH_QUICK=1`): shorter rows, figures indicative' : ''}.
@@ -740,17 +795,11 @@ A warm-up of ${WARMUP_EVENTS} events to one endpoint ran first and is not counte
 
 ### Outage recovery
 
-Server restarted with \`WEBHOOK_RETRY_SCHEDULE=${OUTAGE_SCHEDULE}\` (a delivery's retry window: the sum + 1 s) and \`WEBHOOK_DISABLE_AFTER_SECONDS=86400\`. ${fmt(o.rate)} events/s for ${o.before + o.down + o.after} s to ${outage.endpoints} endpoints; the receiver ${o.mode === 'refused' ? '**stopped listening and dropped its connections** (every connection refused)' : 'answered **503** to everything'} after ${o.before} s for ${outage.downSeconds.toFixed(1)} s, then came back.
+Server restarted with \`WEBHOOK_RETRY_SCHEDULE=${OUTAGE_SCHEDULE}\` (a delivery's retry window: the sum + 1 s; the outage and the endpoint's next probe after it must fit in it) and \`WEBHOOK_DISABLE_AFTER_SECONDS=86400\`. ${fmt(o.rate)} events/s for ${o.before + o.down + o.after} s to ${o.endpoints} endpoints; after ${o.before} s the receiver goes down for ${o.down} s, then comes back. ${outages.map((x) => (x.mode === '503' ? '**503**: it answers 503 to everything' : '**refused**: it stops listening and drops its connections (a server that is down)')).join('; ')}.
 
-| | |
-|---|---|
-| events sent | ${fmt(outage.events)} (${fmt(outage.eventsBeforeUp)} before the receiver came back), × ${outage.endpoints} endpoints = ${fmt(outage.expected)} deliveries |
-| received | ${fmt(outage.requests)} requests (${fmt(outage.duringDown)} while down)${o.mode === '503' ? ` (${fmt(outage.answered503)} answered 503)` : ''}; **${fmt(outage.deliveries)} distinct deliveries**, ${fmt(outage.uniqueWebhookIds)} unique webhook-ids; **${fmt(outage.missing)} missing** |
-| duplicates | ${fmt(outage.sameIdRepeats)} repeats with the same webhook-id (at least once); **${fmt(outage.differentIdRepeats)} under a different webhook-id** |
-| failed attempts (server's log) | ${failed || 'none'}; ${fmt(outage.attempts)} attempts in all |
-| after recovery | first delivery after ${outage.firstAfterUpS.toFixed(1)} s; the backlog (events sent before recovery) drained after **${outage.backlogDrainedS.toFixed(1)} s**; everything after ${outage.allDeliveredS.toFixed(1)} s |
-| order | ${(outage.inOrder * 100).toFixed(2)} % of deliveries arrived after every earlier event of their endpoint (${fmt(outage.outOfOrder)} overtaken by a later one) |
-| verdict | ${outage.problems.length ? `**invalid**: ${outage.problems.join('; ')}` : 'every event arrived, none lost, none under two webhook-ids'} |
+| | ${outages.map((x) => x.mode).join(' | ')} |
+|---|${outages.map(() => '---').join('|')}|
+${outageLines(outages)}
 
 Target: delivery >= ${TARGET} deliveries/s (first to last): ${met ? 'met' : valid ? '**NOT met**' : '**NOT met (invalid rows)**'} (${rows.map((r) => `${fmt(r.steady)}/s with ${r.endpoints} endpoint${r.endpoints > 1 ? 's' : ''}`).join(', ')}).`;
 }
