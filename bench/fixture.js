@@ -11,9 +11,10 @@ const KEY = 'sb_live_hotpathbenchhotpathbenchhotpath1234';
 const ITEMS = 1000;
 const PG_PORT = 54392;
 
-async function startDatabase(dir) {
+/** An embedded PostgreSQL in `dir` on `port`, its postmaster (and so every backend) pinned to the server core. */
+async function startDatabase(dir, port = PG_PORT) {
   const { startEmbeddedPostgres } = require(join(ROOT, 'dist/src/database/embedded'));
-  const db = await startEmbeddedPostgres({ dir, port: PG_PORT, database: 'sitebase', persistent: false });
+  const db = await startEmbeddedPostgres({ dir, port, database: 'sitebase', persistent: false });
   // Backends fork from the postmaster and inherit its core: pin it (and what it has started).
   let pinned = false;
   if (PIN) {

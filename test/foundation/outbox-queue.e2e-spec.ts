@@ -9,7 +9,7 @@ import { createTenant, Tenant, uniqueName } from '../support/tenant';
 
 /** The events this test records, declared as a module declares its own. */
 const PROBE = defineEvents('probe', {
-  happened: event<{ tag: string }>('probe.happened', 'A probe event of a site'),
+  happened: event<{ tag: string; once?: string }>('probe.happened', 'A probe event of a site'),
   accountLevel: event<{ tag: string }>('probe.account_level', 'A probe event of an account'),
   unheard: event<{ tag: string }>('unheard.event', 'A probe event no subscriber listens to'),
 });
@@ -29,6 +29,8 @@ class QueueProbe implements OnModuleInit {
   /** Events whose every delivery attempt fails. */
   readonly failAlways = new Set<string>();
   deliveryAttempts = new Map<string, number>();
+  /** Runs of work deferred with `batch.once`: its key, and the tags of its events dispatched by then. */
+  readonly onceRuns: Array<{ key: string; seen: string[] }> = [];
 
   constructor(
     private readonly queue: QueueService,
@@ -47,10 +49,18 @@ class QueueProbe implements OnModuleInit {
       },
       { retryLimit: 3, retryDelaySeconds: 1, retryBackoff: false },
     );
-    this.relay.subscribe('probe.*', async (_em, event) => {
+    this.relay.subscribe('probe.*', async (em, event, batch) => {
       const tag = String(event.payload.tag);
       const attempt = (this.deliveryAttempts.get(tag) ?? 0) + 1;
       this.deliveryAttempts.set(tag, attempt);
+      const key = event.payload.once;
+      if (typeof key === 'string')
+        batch.once(key, async () => {
+          const seen = this.dispatched.filter((e) => e.payload.once === key).map((e) => String(e.payload.tag));
+          this.onceRuns.push({ key, seen });
+          // In the batch's transaction: the job exists only if the batch commits.
+          await this.queue.send('probe.simple', { tag: key }, { em });
+        });
       if (attempt === 1 && this.failFirstDelivery.has(tag)) throw new Error('subscriber fails once');
       if (this.failAlways.has(tag)) throw new Error('subscriber always fails');
       this.dispatched.push(event);
@@ -170,6 +180,26 @@ describe('the outbox and the job queue', () => {
       expect(failing.attempts).toBeGreaterThanOrEqual(1);
       expect(failing.nextAttemptAt!.getTime()).toBeGreaterThan(Date.now() - 1000);
       expect(probe.dispatched.some((e) => e.payload.tag === bad)).toBe(false);
+    });
+
+    it('work a subscriber leaves to its batch runs once per key after every event, in the batch; not for a rolled-back event', async () => {
+      const shared = uniqueName('once');
+      const dropped = uniqueName('dropped');
+      const [a1, a2, bad] = [uniqueName('a1'), uniqueName('a2'), uniqueName('bad')];
+      probe.failAlways.add(bad);
+      const scope = { accountId: x.accountId, id: x.siteId };
+      await t.db.transaction(async (em) => {
+        await recordEvent(em, scope, PROBE.happened, { tag: a1, once: shared });
+        await recordEvent(em, scope, PROBE.happened, { tag: bad, once: dropped });
+        await recordEvent(em, scope, PROBE.happened, { tag: a2, once: shared });
+      });
+      await eventually(() => dispatchedRow(a2));
+      await eventually(async () =>
+        (await jobRows('probe.simple', shared))[0]?.state === 'completed' ? true : undefined,
+      );
+      expect(probe.onceRuns.filter((r) => r.key === shared)).toEqual([{ key: shared, seen: [a1, a2] }]);
+      expect(probe.onceRuns.some((r) => r.key === dropped)).toBe(false);
+      expect(await jobRows('probe.simple', dropped)).toEqual([]);
     });
 
     it('events nobody subscribes to are still marked dispatched', async () => {

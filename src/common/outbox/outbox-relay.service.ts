@@ -13,8 +13,18 @@ export interface OutboxEvent {
   createdAt: Date;
 }
 
+/** What a subscriber may leave to the end of its batch of events. */
+export interface OutboxBatch {
+  /**
+   * Runs `fn` once per `key` after every event of the batch, in the batch's transaction: for
+   * work that many events would repeat, like queueing one job per target. Dropped when the
+   * event that asked first is rolled back; a throw rolls back the whole batch (retried).
+   */
+  once(key: string, fn: () => Promise<void>): void;
+}
+
 /** A subscriber runs inside the relay's transaction: enqueue jobs with `em`, never call out. */
-export type OutboxSubscriber = (em: EntityManager, event: OutboxEvent) => Promise<void>;
+export type OutboxSubscriber = (em: EntityManager, event: OutboxEvent, batch: OutboxBatch) => Promise<void>;
 
 const BATCH = 200;
 const MAX_ATTEMPTS = 10;
@@ -87,7 +97,16 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
         .getMany();
       if (rows.length === 0) return 0;
       const done: number[] = [];
+      const deferred = new Map<string, () => Promise<void>>();
       for (const row of rows) {
+        const asked: string[] = [];
+        const batch: OutboxBatch = {
+          once: (key, fn) => {
+            if (deferred.has(key)) return;
+            deferred.set(key, fn);
+            asked.push(key);
+          },
+        };
         await sql(em, 'SAVEPOINT outbox_event');
         try {
           const event: OutboxEvent = {
@@ -98,11 +117,12 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
             payload: row.payload,
             createdAt: row.createdAt,
           };
-          for (const s of this.subscribers) if (s.pattern.test(row.name)) await s.fn(em, event);
+          for (const s of this.subscribers) if (s.pattern.test(row.name)) await s.fn(em, event, batch);
           await sql(em, 'RELEASE SAVEPOINT outbox_event');
           done.push(row.id);
         } catch (err) {
           await sql(em, 'ROLLBACK TO SAVEPOINT outbox_event');
+          for (const key of asked) deferred.delete(key);
           const attempts = row.attempts + 1;
           const giveUp = attempts >= MAX_ATTEMPTS;
           this.logger.warn({ err, eventId: row.id, event: row.name, attempts, giveUp }, 'Outbox subscriber failed');
@@ -121,6 +141,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
           );
         }
       }
+      for (const fn of deferred.values()) await fn();
       if (done.length) await sql(em, 'UPDATE outbox_events SET dispatched_at = now() WHERE id = ANY($1)', [done]);
       return rows.length;
     });
