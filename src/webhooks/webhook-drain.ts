@@ -17,6 +17,8 @@ import { DeliveryOutcome, WebhooksRepository } from './webhooks.repository';
 const BATCH = 100;
 /** Failures in a row, answered by a reachable endpoint, after which a drain stops. */
 const MAX_FAILURES_IN_A_ROW = 3;
+/** The longest an endpoint that keeps failing is left alone between probes, in seconds. */
+const MAX_PROBE_DELAY = 3600;
 
 /**
  * Sends one endpoint's due deliveries, one at a time and oldest first, so a healthy endpoint
@@ -26,8 +28,9 @@ const MAX_FAILURES_IN_A_ROW = 3;
  *   given up after its last retry or once its retry window (about a day) has passed.
  * - An endpoint that cannot be reached (timeout, refused connection, DNS, TLS) or that fails
  *   three in a row is left alone until `retryAt`, which follows the same schedule counted in
- *   failures since its last success: a dead endpoint gets one probe per step, not one request
- *   per waiting event, and its events go out in order once it answers again.
+ *   failed probes since its last success, at most an hour apart: a dead endpoint gets one probe
+ *   per step, not one request per waiting event, and its events go out in order once it
+ *   answers again.
  * - An endpoint failing without a success for WEBHOOK_DISABLE_AFTER_SECONDS is disabled, with
  *   a `webhook.endpoint_disabled` event.
  * - Outcomes are written once per batch (two statements); a crash before that sends the batch
@@ -122,11 +125,13 @@ export class WebhookDrain {
         failingSince = null;
         lastSuccessAt = o.attemptedAt;
       } else {
-        consecutiveFailures += 1;
         failingSince ??= o.attemptedAt;
         lastFailureAt = o.attemptedAt;
       }
     }
+    // The backoff counts probes that failed (drains that stopped), not attempts: an endpoint
+    // answering 503 is left alone exactly as long as one that does not answer at all.
+    if (stop) consecutiveFailures += 1;
     const now = new Date();
     const disableAfter = this.config.WEBHOOK_DISABLE_AFTER_SECONDS * 1000;
     const disable = failingSince !== null && now.getTime() - failingSince.getTime() >= disableAfter;
@@ -134,7 +139,13 @@ export class WebhookDrain {
     if (stop && !disable) {
       const schedule = this.config.WEBHOOK_RETRY_SCHEDULE;
       const step = nextAttempt(schedule, Math.min(consecutiveFailures, schedule.length));
-      retryAt = new Date(now.getTime() + (step.retry ? step.delaySeconds : 60) * 1000);
+      // Probed at least hourly, so an endpoint that comes back is found well within its events' retry window.
+      const delay = Math.min(step.retry ? step.delaySeconds : MAX_PROBE_DELAY, MAX_PROBE_DELAY);
+      retryAt = new Date(now.getTime() + delay * 1000);
+      // The delivery that stopped the drain goes first when the endpoint is tried again, so the
+      // events keep their order (its own jittered time could fall after later events').
+      const last = outcomes[outcomes.length - 1];
+      if (last.status === 'pending') last.nextAttemptAt = retryAt;
     }
     const disabled = await this.dataSource.transaction(async (em) => {
       // The endpoint first, then its deliveries: the order a delete (endpoint, then cascade) locks them in.

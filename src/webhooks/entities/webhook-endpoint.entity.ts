@@ -32,7 +32,7 @@ export class WebhookEndpointEntity {
   @Column({ type: 'timestamptz', precision: 3, nullable: true }) previousSecretExpiresAt: Date | null;
   /** Start of the current run of failures (null after a success). */
   @Column({ type: 'timestamptz', precision: 3, nullable: true }) failingSince: Date | null;
-  /** Failed attempts since the last success: how long the endpoint is left alone (the retry schedule). */
+  /** Failed probes (drains stopped by failures) since the last success: how long it is left alone (the retry schedule). */
   @Column({ type: 'integer', default: 0 }) consecutiveFailures: number;
   /** While failing: no delivery is tried before this (one probe per step of the schedule, not one per event). */
   @Column({ type: 'timestamptz', precision: 3, nullable: true }) retryAt: Date | null;
