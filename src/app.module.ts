@@ -12,6 +12,7 @@ import { MediaModule } from './media/media.module';
 import { ContentModule } from './content/content.module';
 import { CollectionsModule } from './collections/collections.module';
 import { EmailModule } from './email/email.module';
+import { CatalogModule } from './catalog/catalog.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 /** Feature modules, one per resource group. A new module is added here. */
@@ -23,6 +24,7 @@ export const FEATURE_MODULES: Type[] = [
   ContentModule,
   CollectionsModule,
   EmailModule,
+  CatalogModule,
   WebhooksModule,
 ];
 

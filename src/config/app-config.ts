@@ -118,6 +118,10 @@ export class AppConfig {
   /** How long an instance serves anonymous content reads from memory; 0 turns the cache off. */
   @Transform(toInt) @IsInt() @Min(0) @Max(3_600_000) CONTENT_CACHE_TTL_MS = 5000;
 
+  // Catalog (docs/catalog.md)
+  /** How long an instance serves anonymous product and category reads from memory; 0 turns it off. */
+  @Transform(toInt) @IsInt() @Min(0) @Max(3_600_000) CATALOG_CACHE_TTL_MS = 5000;
+
   // Email (docs/email.md)
   /** smtp://user:pass@host:587 or smtps://…:465; empty: messages are recorded and logged, not sent. */
   @ValidateIf((c: AppConfig) => c.SMTP_URL !== '')

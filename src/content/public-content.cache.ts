@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Page } from '../common/pagination/page';
 import { AppConfig } from '../config/app-config';
-import { ReadCache } from './content-read-cache';
+import { ReadCache } from '../common/cache/read-cache';
 import { ContentItemEntity } from './entities/content-item.entity';
 
 /** What one instance may hold for anonymous readers, at most. */

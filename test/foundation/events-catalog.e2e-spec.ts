@@ -343,6 +343,57 @@ const STEPS: Step[] = [
       await call(ctx.a.api.post(url).send({ to: [{ email: 'gone@example.com' }], subject: 'Hi', text: 'Hello' }), 202);
     },
   },
+  // catalog
+  {
+    does: 'create a product category (POST …/categories)',
+    emits: ['category.created'],
+    run: async (ctx) => {
+      const body = await call(ctx.a.api.post(`/api/v2/sites/${ctx.a.siteName}/categories`).send({ name: 'Mugs' }), 201);
+      ctx.made.categoryId = Number(body.id);
+    },
+  },
+  {
+    does: 'update it (PATCH …/categories/{id})',
+    emits: ['category.updated'],
+    run: async (ctx) => {
+      const url = `/api/v2/sites/${ctx.a.siteName}/categories/${id(ctx, 'categoryId')}`;
+      await call(ctx.a.api.patch(url).send({ description: 'Stoneware' }), 200);
+    },
+  },
+  {
+    does: 'create a product in it (POST …/products)',
+    emits: ['product.created'],
+    run: async (ctx) => {
+      const url = `/api/v2/sites/${ctx.a.siteName}/products`;
+      const body = await call(
+        ctx.a.api.post(url).send({ name: 'Mug', unitAmount: 1800, currency: 'EUR', categoryId: id(ctx, 'categoryId') }),
+        201,
+      );
+      ctx.made.productId = Number(body.id);
+    },
+  },
+  {
+    does: 'update the product (PATCH …/products/{id})',
+    emits: ['product.updated'],
+    run: async (ctx) => {
+      const url = `/api/v2/sites/${ctx.a.siteName}/products/${id(ctx, 'productId')}`;
+      await call(ctx.a.api.patch(url).send({ unitAmount: 1900 }), 200);
+    },
+  },
+  {
+    does: 'delete the product (DELETE …/products/{id})',
+    emits: ['product.deleted'],
+    run: async (ctx) => {
+      await call(ctx.a.api.delete(`/api/v2/sites/${ctx.a.siteName}/products/${id(ctx, 'productId')}`), 204);
+    },
+  },
+  {
+    does: 'delete the category (DELETE …/categories/{id})',
+    emits: ['category.deleted'],
+    run: async (ctx) => {
+      await call(ctx.a.api.delete(`/api/v2/sites/${ctx.a.siteName}/categories/${id(ctx, 'categoryId')}`), 204);
+    },
+  },
   // webhooks
   {
     does: 'test an endpoint (POST …/webhooks/{id}/test): sent to it, not recorded',

@@ -81,6 +81,8 @@ describe('Swagger UI in a real browser', () => {
     ['Content', 'get', '/api/v2/sites/{siteName}/content', /\/api\/v2\/sites\/demo\/content\?limit=20$/],
     ['Email', 'get', '/api/v2/sites/{siteName}/email/templates', /\/api\/v2\/sites\/demo\/email\/templates\?limit=20$/],
     ['Collections', 'get', '/api/v2/sites/{siteName}/collections', /\/api\/v2\/sites\/demo\/collections\?limit=20$/],
+    ['Categories', 'get', '/api/v2/sites/{siteName}/categories', /\/api\/v2\/sites\/demo\/categories\?limit=20$/],
+    ['Products', 'get', '/api/v2/sites/{siteName}/products', /\/api\/v2\/sites\/demo\/products\?limit=20$/],
     ['Webhooks', 'get', '/api/v2/sites/{siteName}/webhooks', /\/api\/v2\/sites\/demo\/webhooks\?limit=20$/],
     ['Admin: sites', 'get', '/api/v2/sites', /\/api\/v2\/sites\?limit=20$/],
     ['Health', 'get', '/health', /\/health$/],

@@ -316,6 +316,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/{site_name}/products/{product_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Update a product (v1)
+         * @description Every field optional. `price` (major units) and `unit_amount` (minor units) are the same amount: send either, or both when they agree. `replace_attachments: false` (or absent) adds `attachment_ids`.
+         */
+        put: operations["updateV1Product"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/{site_name}/products/{product_id}/variant": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Add a variant to a product (v1)
+         * @description `variant` names option values (`option1_value`) and may name the options (`option1`); the other fields update the product as the update does. Answers the product with its variants.
+         */
+        put: operations["addVariantV1Product"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/{site_name}/product_category/{product_category_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a product category with its products (v1)
+         * @description Its products nest with their variants and media.
+         */
+        get: operations["categoryV1Product"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/sites/{siteName}/media/categories": {
         parameters: {
             query?: never;
@@ -939,6 +999,142 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/sites/{siteName}/categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List product categories
+         * @description By position, then id; keyset-paginated. Anyone may read.
+         */
+        get: operations["listCategories"];
+        put?: never;
+        /**
+         * Create a product category
+         * @description The slug is made from the name when absent.
+         */
+        post: operations["createCategory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/categories/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a product category */
+        get: operations["getCategory"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a product category
+         * @description Its products stay, without a category.
+         */
+        delete: operations["deleteCategory"];
+        options?: never;
+        head?: never;
+        /** Update a product category */
+        patch: operations["updateCategory"];
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/products": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List products
+         * @description By position, then id; keyset-paginated. Filters: category, price range, currency, in stock, recurring, words (`q`). Without a key only published products are listed.
+         */
+        get: operations["listProducts"];
+        put?: never;
+        /**
+         * Create a product
+         * @description The slug is made from the name when absent.
+         */
+        post: operations["createProduct"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/products/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a product by id or slug
+         * @description With its variants. All digits is an id, anything else a slug. Drafts need a key.
+         */
+        get: operations["getProduct"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a product
+         * @description With its variants. Orders keep their copy of what was sold.
+         */
+        delete: operations["deleteProduct"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a product
+         * @description Partial update. With If-Match, a stale ETag is a 412.
+         */
+        patch: operations["updateProduct"];
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/products/{id}/variants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a variant to a product (admin)
+         * @description A combination of the product's options with its own price, stock and SKU; a combination is unique per product (409). Answers the product with its variants.
+         */
+        post: operations["createVariantProduct"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/products/{id}/variants/{variantId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a variant of a product (admin) */
+        delete: operations["removeVariantProduct"];
+        options?: never;
+        head?: never;
+        /** Update a variant of a product (admin) */
+        patch: operations["updateVariantProduct"];
+        trace?: never;
+    };
     "/api/v2/sites/{siteName}/webhooks": {
         parameters: {
             query?: never;
@@ -1512,6 +1708,243 @@ export interface components {
             deleted: boolean;
             /** @example 1 */
             page_id: number;
+        };
+        V1RecurringDto: {
+            /**
+             * @example month
+             * @enum {string}
+             */
+            interval: "day" | "week" | "month" | "year";
+            /** @example 1 */
+            interval_count?: number;
+        };
+        V1UpdateProductDto: {
+            /**
+             * @description The name
+             * @example Stoneware mug
+             */
+            product?: string;
+            /** @example stoneware-mug */
+            slug?: string;
+            /** @example shop */
+            slug_prefix?: string;
+            /** @example A 350 ml mug. */
+            description?: string;
+            /**
+             * @description Major units (18.5 EUR); the same amount as unit_amount
+             * @example 18
+             */
+            price?: number;
+            /**
+             * @description Minor units (cents)
+             * @example 1800
+             */
+            unit_amount?: number;
+            /** @example EUR */
+            currency?: string;
+            /**
+             * @description Position in lists
+             * @example 0
+             */
+            order?: number;
+            /**
+             * @description null: unlimited
+             * @example 25
+             */
+            quantity_available?: number | null;
+            /** @example 3 */
+            product_category_id?: number | null;
+            /**
+             * @description The tax code
+             * @example standard
+             */
+            tax?: string | null;
+            /** @enum {string} */
+            tax_behavior?: "exclusive" | "inclusive" | "unspecified";
+            /** @description An interval, `{ interval, interval_count }`, or null for a one-off */
+            recurring?: ("day" | "week" | "month" | "year" | null) | components["schemas"]["V1RecurringDto"];
+            /** @example Size */
+            option1?: string | null;
+            /** @example null */
+            option2?: string | null;
+            /** @example null */
+            option3?: string | null;
+            /** @example MUG-350 */
+            processor_description?: string;
+            /** @description Media ids of the site */
+            attachment_ids?: number[];
+            /** @description true replaces the attachments, false (or absent) adds to them */
+            replace_attachments?: boolean;
+        };
+        V1VariantDto: {
+            /** @example 5 */
+            variant_id: number;
+            /** @example Size */
+            option1: string | null;
+            /** @example M */
+            option1_value: string | null;
+            /** @example null */
+            option2: string | null;
+            /** @example null */
+            option2_value: string | null;
+            /** @example null */
+            option3: string | null;
+            /** @example null */
+            option3_value: string | null;
+            /** @example 20 */
+            price: number;
+            /** @example 2000 */
+            unit_amount: number;
+            /** @example 10 */
+            quantity_available: number | null;
+            /** @example MUG-350-M */
+            sku: string | null;
+        };
+        V1ProductResponseDto: {
+            /** @example 7 */
+            product_id: number;
+            /** @example Stoneware mug */
+            product: string;
+            /** @example stoneware-mug */
+            slug: string;
+            /** @example A 350 ml mug. */
+            description: string;
+            /**
+             * @description Major units
+             * @example 18
+             */
+            price: number;
+            /**
+             * @description Minor units
+             * @example 1800
+             */
+            unit_amount: number;
+            /** @example EUR */
+            currency: string;
+            /** @example 0 */
+            order: number;
+            /**
+             * @description null: unlimited
+             * @example 25
+             */
+            quantity_available: number | null;
+            /** @example 3 */
+            product_category_id: number | null;
+            /** @example  */
+            processor_description: string;
+            /** @example null */
+            processor_product_id_live: string | null;
+            /** @example null */
+            processor_product_id_test: string | null;
+            /** @example 2026-01-01T00:00:00.000Z */
+            product_date: string;
+            /** @example 2026-01-01T00:00:00.000Z */
+            product_modified: string;
+            media: components["schemas"]["V1MediaItemDto"][];
+            variants: components["schemas"]["V1VariantDto"][];
+        };
+        V1VariantInputDto: {
+            /**
+             * @description The option's name (sets the product's when it has none)
+             * @example Size
+             */
+            option1?: string | null;
+            /** @example M */
+            option1_value?: string | null;
+            /** @example null */
+            option2?: string | null;
+            /** @example null */
+            option2_value?: string | null;
+            /** @example null */
+            option3?: string | null;
+            /** @example null */
+            option3_value?: string | null;
+            /**
+             * @description Major units; absent: the product's price
+             * @example 20
+             */
+            price?: number;
+            /** @example 2000 */
+            unit_amount?: number;
+            /** @example 10 */
+            quantity_available?: number | null;
+            /** @example MUG-350-M */
+            sku?: string | null;
+        };
+        V1CreateVariantDto: {
+            /**
+             * @description The name
+             * @example Stoneware mug
+             */
+            product?: string;
+            /** @example stoneware-mug */
+            slug?: string;
+            /** @example shop */
+            slug_prefix?: string;
+            /** @example A 350 ml mug. */
+            description?: string;
+            /**
+             * @description Major units (18.5 EUR); the same amount as unit_amount
+             * @example 18
+             */
+            price?: number;
+            /**
+             * @description Minor units (cents)
+             * @example 1800
+             */
+            unit_amount?: number;
+            /** @example EUR */
+            currency?: string;
+            /**
+             * @description Position in lists
+             * @example 0
+             */
+            order?: number;
+            /**
+             * @description null: unlimited
+             * @example 25
+             */
+            quantity_available?: number | null;
+            /** @example 3 */
+            product_category_id?: number | null;
+            /**
+             * @description The tax code
+             * @example standard
+             */
+            tax?: string | null;
+            /** @enum {string} */
+            tax_behavior?: "exclusive" | "inclusive" | "unspecified";
+            /** @description An interval, `{ interval, interval_count }`, or null for a one-off */
+            recurring?: ("day" | "week" | "month" | "year" | null) | components["schemas"]["V1RecurringDto"];
+            /** @example Size */
+            option1?: string | null;
+            /** @example null */
+            option2?: string | null;
+            /** @example null */
+            option3?: string | null;
+            /** @example MUG-350 */
+            processor_description?: string;
+            /** @description Media ids of the site */
+            attachment_ids?: number[];
+            /** @description true replaces the attachments, false (or absent) adds to them */
+            replace_attachments?: boolean;
+            variant: components["schemas"]["V1VariantInputDto"];
+        };
+        V1ProductCategoryResponseDto: {
+            /** @example 3 */
+            category_id: number;
+            /** @example Mugs */
+            category: string;
+            /** @example demo */
+            site_name: string;
+            /** @example mugs */
+            slug: string;
+            /** @example  */
+            slug_prefix: string;
+            /** @example  */
+            description: string;
+            media: components["schemas"]["V1MediaItemDto"][];
+            products: components["schemas"]["V1ProductResponseDto"][];
         };
         MediaCategoryResponseDto: {
             /** @example 1 */
@@ -2523,6 +2956,486 @@ export interface components {
             html: string;
             /** @example Your code is 482913. */
             text: string;
+        };
+        CategoryResponseDto: {
+            /** @example 3 */
+            id: number;
+            /** @example Mugs */
+            name: string;
+            /** @example mugs */
+            slug: string;
+            /** @example  */
+            slugPrefix: string;
+            /** @example Stoneware, made to order */
+            description: string;
+            /** @example 1 */
+            position: number;
+            /**
+             * @example [
+             *       12
+             *     ]
+             */
+            attachmentIds: number[];
+            /** @example 2026-01-01T00:00:00.000Z */
+            createdAt: string;
+            /** @example 2026-01-01T00:00:00.000Z */
+            updatedAt: string;
+        };
+        CategoryPageDto: {
+            data: components["schemas"]["CategoryResponseDto"][];
+            pagination: components["schemas"]["PaginationDto"];
+        };
+        CreateCategoryDto: {
+            /**
+             * @description Unique in the site; made from the name when absent
+             * @example mugs
+             */
+            slug?: string;
+            /**
+             * @description Put in front of the slug with a dash: `shop-mugs`
+             * @example shop
+             */
+            slugPrefix?: string;
+            /** @example Stoneware, made to order */
+            description?: string;
+            /**
+             * @description Lists go by position, then id. Absent on create: 0
+             * @example 1
+             */
+            position?: number;
+            /**
+             * @description Media ids of the site (its pictures)
+             * @example [
+             *       12
+             *     ]
+             */
+            attachmentIds?: number[];
+            /** @example Mugs */
+            name: string;
+        };
+        UpdateCategoryDto: {
+            /**
+             * @description Unique in the site; made from the name when absent
+             * @example mugs
+             */
+            slug?: string;
+            /**
+             * @description Put in front of the slug with a dash: `shop-mugs`
+             * @example shop
+             */
+            slugPrefix?: string;
+            /** @example Stoneware, made to order */
+            description?: string;
+            /**
+             * @description Lists go by position, then id. Absent on create: 0
+             * @example 1
+             */
+            position?: number;
+            /**
+             * @description Media ids of the site (its pictures)
+             * @example [
+             *       12
+             *     ]
+             */
+            attachmentIds?: number[];
+            /** @example Mugs */
+            name?: string;
+        };
+        ProductSummaryDto: {
+            /** @example 7 */
+            id: number;
+            /** @example Stoneware mug */
+            name: string;
+            /** @example stoneware-mug */
+            slug: string;
+            /** @example  */
+            slugPrefix: string;
+            /** @example A 350 ml mug, glazed by hand. */
+            description: string;
+            /**
+             * @example published
+             * @enum {string}
+             */
+            status: "draft" | "published" | "archived";
+            /**
+             * @description Minor units of currency
+             * @example 1800
+             */
+            unitAmount: number;
+            /** @example EUR */
+            currency: string;
+            /** @example 0 */
+            position: number;
+            /**
+             * @description null: unlimited
+             * @example 25
+             */
+            quantityAvailable: number | null;
+            /** @example 3 */
+            categoryId: number | null;
+            /** @example standard */
+            taxCode: string | null;
+            /**
+             * @example exclusive
+             * @enum {string}
+             */
+            taxBehavior: "exclusive" | "inclusive" | "unspecified";
+            /** @example null */
+            recurring?: {
+                /** @enum {string} */
+                interval: "day" | "week" | "month" | "year";
+                intervalCount: number;
+            } | null;
+            /** @example Size */
+            option1: string | null;
+            /** @example null */
+            option2: string | null;
+            /** @example null */
+            option3: string | null;
+            /** @example MUG-350 */
+            processorDescription: string;
+            /** @example null */
+            processorProductIdLive: string | null;
+            /** @example null */
+            processorProductIdTest: string | null;
+            /**
+             * @example [
+             *       12
+             *     ]
+             */
+            attachmentIds: number[];
+            /**
+             * @description Bumped by every change; the ETag is built from it
+             * @example 1
+             */
+            version: number;
+            /** @example 2026-01-01T00:00:00.000Z */
+            createdAt: string;
+            /** @example 2026-01-01T00:00:00.000Z */
+            updatedAt: string;
+        };
+        ProductSummaryPageDto: {
+            data: components["schemas"]["ProductSummaryDto"][];
+            pagination: components["schemas"]["PaginationDto"];
+        };
+        CreateProductDto: {
+            /**
+             * @description Unique in the site; made from the name when absent
+             * @example stoneware-mug
+             */
+            slug?: string;
+            /**
+             * @description Put in front of a slug made from the name: `shop-stoneware-mug`
+             * @example shop
+             */
+            slugPrefix?: string;
+            /** @example A 350 ml mug, glazed by hand. */
+            description?: string;
+            /**
+             * @description Only published products are shown to anonymous readers and can be ordered. Absent on create: `published`
+             * @enum {string}
+             */
+            status?: "draft" | "published" | "archived";
+            /**
+             * @description Lists go by position, then id. Absent on create: 0
+             * @example 1
+             */
+            position?: number;
+            /**
+             * @description Units left to sell; null: unlimited. Absent on create: null
+             * @example 25
+             */
+            quantityAvailable?: number | null;
+            /**
+             * @description A product category of the site
+             * @example 3
+             */
+            categoryId?: number | null;
+            /** @example standard */
+            taxCode?: string | null;
+            /**
+             * @description `exclusive`: tax is added to the price; `inclusive`: the price contains it; `unspecified`: no tax. Absent on create: `unspecified`
+             * @enum {string}
+             */
+            taxBehavior?: "exclusive" | "inclusive" | "unspecified";
+            /** @description A plan billed every period; null: a one-off */
+            recurring?: {
+                /** @enum {string} */
+                interval?: "day" | "week" | "month" | "year";
+                intervalCount?: number;
+            } | null;
+            /**
+             * @description The first option its variants differ by
+             * @example Size
+             */
+            option1?: string | null;
+            /** @example Colour */
+            option2?: string | null;
+            /** @example null */
+            option3?: string | null;
+            /**
+             * @description What the payment processor shows
+             * @example MUG-350
+             */
+            processorDescription?: string;
+            /** @example prod_live_123 */
+            processorProductIdLive?: string | null;
+            /** @example prod_test_123 */
+            processorProductIdTest?: string | null;
+            /**
+             * @description Media ids of the site
+             * @example [
+             *       12,
+             *       13
+             *     ]
+             */
+            attachmentIds?: number[];
+            /** @example Stoneware mug */
+            name: string;
+            /**
+             * @description Minor units (cents)
+             * @example 1800
+             */
+            unitAmount: number;
+            /**
+             * @description ISO 4217, upper case
+             * @example EUR
+             */
+            currency: string;
+        };
+        VariantResponseDto: {
+            /** @example 5 */
+            id: number;
+            /** @example M */
+            option1Value: string | null;
+            /** @example Blue */
+            option2Value: string | null;
+            /** @example null */
+            option3Value: string | null;
+            /**
+             * @description null: the product's price
+             * @example 2000
+             */
+            unitAmount: number | null;
+            /** @example 10 */
+            quantityAvailable: number | null;
+            /** @example MUG-350-M-BLU */
+            sku: string | null;
+            /** @example 0 */
+            position: number;
+            /** @example 2026-01-01T00:00:00.000Z */
+            createdAt: string;
+            /** @example 2026-01-01T00:00:00.000Z */
+            updatedAt: string;
+        };
+        ProductResponseDto: {
+            /** @example 7 */
+            id: number;
+            /** @example Stoneware mug */
+            name: string;
+            /** @example stoneware-mug */
+            slug: string;
+            /** @example  */
+            slugPrefix: string;
+            /** @example A 350 ml mug, glazed by hand. */
+            description: string;
+            /**
+             * @example published
+             * @enum {string}
+             */
+            status: "draft" | "published" | "archived";
+            /**
+             * @description Minor units of currency
+             * @example 1800
+             */
+            unitAmount: number;
+            /** @example EUR */
+            currency: string;
+            /** @example 0 */
+            position: number;
+            /**
+             * @description null: unlimited
+             * @example 25
+             */
+            quantityAvailable: number | null;
+            /** @example 3 */
+            categoryId: number | null;
+            /** @example standard */
+            taxCode: string | null;
+            /**
+             * @example exclusive
+             * @enum {string}
+             */
+            taxBehavior: "exclusive" | "inclusive" | "unspecified";
+            /** @example null */
+            recurring?: {
+                /** @enum {string} */
+                interval: "day" | "week" | "month" | "year";
+                intervalCount: number;
+            } | null;
+            /** @example Size */
+            option1: string | null;
+            /** @example null */
+            option2: string | null;
+            /** @example null */
+            option3: string | null;
+            /** @example MUG-350 */
+            processorDescription: string;
+            /** @example null */
+            processorProductIdLive: string | null;
+            /** @example null */
+            processorProductIdTest: string | null;
+            /**
+             * @example [
+             *       12
+             *     ]
+             */
+            attachmentIds: number[];
+            /**
+             * @description Bumped by every change; the ETag is built from it
+             * @example 1
+             */
+            version: number;
+            /** @example 2026-01-01T00:00:00.000Z */
+            createdAt: string;
+            /** @example 2026-01-01T00:00:00.000Z */
+            updatedAt: string;
+            variants: components["schemas"]["VariantResponseDto"][];
+        };
+        UpdateProductDto: {
+            /**
+             * @description Unique in the site; made from the name when absent
+             * @example stoneware-mug
+             */
+            slug?: string;
+            /**
+             * @description Put in front of a slug made from the name: `shop-stoneware-mug`
+             * @example shop
+             */
+            slugPrefix?: string;
+            /** @example A 350 ml mug, glazed by hand. */
+            description?: string;
+            /**
+             * @description Only published products are shown to anonymous readers and can be ordered. Absent on create: `published`
+             * @enum {string}
+             */
+            status?: "draft" | "published" | "archived";
+            /**
+             * @description Lists go by position, then id. Absent on create: 0
+             * @example 1
+             */
+            position?: number;
+            /**
+             * @description Units left to sell; null: unlimited. Absent on create: null
+             * @example 25
+             */
+            quantityAvailable?: number | null;
+            /**
+             * @description A product category of the site
+             * @example 3
+             */
+            categoryId?: number | null;
+            /** @example standard */
+            taxCode?: string | null;
+            /**
+             * @description `exclusive`: tax is added to the price; `inclusive`: the price contains it; `unspecified`: no tax. Absent on create: `unspecified`
+             * @enum {string}
+             */
+            taxBehavior?: "exclusive" | "inclusive" | "unspecified";
+            /** @description A plan billed every period; null: a one-off */
+            recurring?: {
+                /** @enum {string} */
+                interval?: "day" | "week" | "month" | "year";
+                intervalCount?: number;
+            } | null;
+            /**
+             * @description The first option its variants differ by
+             * @example Size
+             */
+            option1?: string | null;
+            /** @example Colour */
+            option2?: string | null;
+            /** @example null */
+            option3?: string | null;
+            /**
+             * @description What the payment processor shows
+             * @example MUG-350
+             */
+            processorDescription?: string;
+            /** @example prod_live_123 */
+            processorProductIdLive?: string | null;
+            /** @example prod_test_123 */
+            processorProductIdTest?: string | null;
+            /**
+             * @description Media ids of the site
+             * @example [
+             *       12,
+             *       13
+             *     ]
+             */
+            attachmentIds?: number[];
+            /** @example Stoneware mug */
+            name?: string;
+            /** @example 1800 */
+            unitAmount?: number;
+            /** @example EUR */
+            currency?: string;
+        };
+        CreateVariantDto: {
+            /**
+             * @description The value of the product's option1 (`Size`)
+             * @example M
+             */
+            option1Value?: string | null;
+            /** @example Blue */
+            option2Value?: string | null;
+            /** @example null */
+            option3Value?: string | null;
+            /**
+             * @description Its own price (minor units, the product's currency); null: the product's
+             * @example 2000
+             */
+            unitAmount?: number | null;
+            /**
+             * @description null: unlimited
+             * @example 10
+             */
+            quantityAvailable?: number | null;
+            /**
+             * @description Unique in the site
+             * @example MUG-350-M-BLU
+             */
+            sku?: string | null;
+            /** @example 0 */
+            position?: number;
+        };
+        UpdateVariantDto: {
+            /**
+             * @description The value of the product's option1 (`Size`)
+             * @example M
+             */
+            option1Value?: string | null;
+            /** @example Blue */
+            option2Value?: string | null;
+            /** @example null */
+            option3Value?: string | null;
+            /**
+             * @description Its own price (minor units, the product's currency); null: the product's
+             * @example 2000
+             */
+            unitAmount?: number | null;
+            /**
+             * @description null: unlimited
+             * @example 10
+             */
+            quantityAvailable?: number | null;
+            /**
+             * @description Unique in the site
+             * @example MUG-350-M-BLU
+             */
+            sku?: string | null;
+            /** @example 0 */
+            position?: number;
         };
         WebhookEndpointResponseDto: {
             /** @example 1 */
@@ -4061,6 +4974,170 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    updateV1Product: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                site_name: string;
+                product_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["V1UpdateProductDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V1ProductResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    addVariantV1Product: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                site_name: string;
+                product_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["V1CreateVariantDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V1ProductResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    categoryV1Product: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                site_name: string;
+                product_category_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V1ProductCategoryResponseDto"];
                 };
             };
             /** @description Missing, malformed, revoked or expired credential */
@@ -6754,6 +7831,778 @@ export interface operations {
             };
             /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    listCategories: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque cursor from pagination.nextCursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CategoryPageDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    createCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateCategoryDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CategoryResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    getCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CategoryResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    deleteCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    updateCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateCategoryDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CategoryResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    listProducts: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque cursor from pagination.nextCursor of the previous page */
+                cursor?: string;
+                /** @description Products of this category. Example: `3` */
+                categoryId?: number;
+                /** @description Price at least (minor units). Example: `1000` */
+                minAmount?: number;
+                /** @description Price at most (minor units). Example: `5000` */
+                maxAmount?: number;
+                /** @description Products priced in this currency. Example: `EUR` */
+                currency?: string;
+                /** @description `true`: with stock left (or unlimited); `false`: sold out */
+                inStock?: boolean;
+                /** @description `true`: plans only; `false`: one-off products only */
+                recurring?: boolean;
+                /** @description Words of the name and description. Example: `mug` */
+                q?: string;
+                /** @description With a key; anonymous readers see published ones only */
+                status?: "draft" | "published" | "archived";
+            };
+            header?: never;
+            path: {
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProductSummaryPageDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    createProduct: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateProductDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    /** @description Version of the item; send it back as If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProductResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    getProduct: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                siteName: string;
+                /** @description The id, or the slug: all digits (no leading zeros) is an id, anything else a slug */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Version of the item; send it back as If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProductResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    deleteProduct: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETag from the last read */
+                "If-Match"?: string;
+            };
+            path: {
+                id: number;
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description If-Match no longer matches the ETag */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    updateProduct: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETag from the last read */
+                "If-Match"?: string;
+            };
+            path: {
+                id: number;
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateProductDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description Version of the item; send it back as If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProductResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description If-Match no longer matches the ETag */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    createVariantProduct: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateVariantDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    /** @description Version of the item; send it back as If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProductResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    removeVariantProduct: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                siteName: string;
+                variantId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Version of the item; send it back as If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProductResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    updateVariantProduct: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                siteName: string;
+                variantId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateVariantDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description Version of the item; send it back as If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProductResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

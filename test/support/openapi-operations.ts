@@ -10,6 +10,7 @@ export interface Schema {
   example?: unknown;
   enum?: unknown[];
   items?: Schema;
+  oneOf?: Schema[];
   properties?: Record<string, Schema>;
   required?: string[];
 }

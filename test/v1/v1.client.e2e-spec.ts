@@ -97,6 +97,46 @@ describe('generated client: v1', () => {
     expect(await items().findOneBy({ id: row.id })).toBeNull();
   });
 
+  it('catalog: update a product, add a variant, get a product category with its products', async () => {
+    const site_name = s.a.siteName;
+    const category = await s.api.POST('/api/v2/sites/{siteName}/categories', {
+      params: { path: { siteName: site_name } },
+      body: { name: 'Mugs' },
+    });
+    const product = await s.api.POST('/api/v2/sites/{siteName}/products', {
+      params: { path: { siteName: site_name } },
+      body: { name: 'Mug', unitAmount: 1800, currency: 'EUR', categoryId: category.data!.id },
+    });
+    const product_id = product.data!.id;
+    const updated = await s.api.PUT('/v1/{site_name}/products/{product_id}', {
+      params: { path: { site_name, product_id } },
+      body: { price: 19.5, quantity_available: 4 },
+    });
+    expect([updated.response.status, updated.data?.unit_amount, updated.data?.quantity_available]).toEqual([
+      200, 1950, 4,
+    ]);
+    const withVariant = await s.api.PUT('/v1/{site_name}/products/{product_id}/variant', {
+      params: { path: { site_name, product_id } },
+      body: { variant: { option1: 'Size', option1_value: 'M' } },
+    });
+    expect(withVariant.data?.variants.map((v) => [v.option1, v.option1_value, v.unit_amount])).toEqual([
+      ['Size', 'M', 1950],
+    ]);
+    const got = await s.api.GET('/v1/{site_name}/product_category/{product_category_id}', {
+      params: { path: { site_name, product_category_id: category.data!.id } },
+    });
+    expect([got.response.status, got.data?.category, got.data?.products.map((p) => p.product_id)]).toEqual([
+      200,
+      'Mugs',
+      [product_id],
+    ]);
+    expect(got.data?.products[0].variants).toHaveLength(1);
+    const missing = await s.api.GET('/v1/{site_name}/product_category/{product_category_id}', {
+      params: { path: { site_name, product_category_id: 999999 } },
+    });
+    expect([missing.response.status, missing.error?.code]).toEqual([404, 'not_found']);
+  });
+
   it('called every v1 operation through the client', () => {
     expect(s.contract.uncalled(['v1 legacy'])).toEqual([]);
   });

@@ -2,10 +2,8 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { SiteIdParamDto } from '../../common/http/params';
 import { IsIdParam, IsTimestamp, MAX_ID, OptionalNotNull } from '../../common/input/dto-rules';
-import { SLUG_MAX_LENGTH, SLUG_PATTERN } from '../../common/slugs/slugs';
+import { SLUG_MAX_LENGTH, SLUG_MESSAGE, SLUG_PATTERN } from '../../common/slugs/slugs';
 import { CollectionEntity } from '../entities/collection.entity';
-
-const SLUG_MESSAGE = 'must be lower-case letters and digits in words joined by single dashes, and not only digits';
 
 class CollectionFieldsDto {
   @ApiPropertyOptional({

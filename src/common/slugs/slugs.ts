@@ -4,6 +4,11 @@ import { EntityManager, EntityTarget } from 'typeorm';
 /** Lower-case words of a-z and 0-9 joined by single dashes; never all digits (API.md §3: digits mean an id). */
 export const SLUG_PATTERN = /^(?!\d+$)[a-z0-9]+(?:-[a-z0-9]+)*$/;
 export const SLUG_MAX_LENGTH = 200;
+export const SLUG_MESSAGE =
+  'must be lower-case letters and digits in words joined by single dashes, and not only digits';
+/** A slug prefix (`news` in `news-hello-world`): the same words, digits allowed alone. */
+export const SLUG_PREFIX_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+export const SLUG_PREFIX_MESSAGE = 'must be lower-case letters and digits in words joined by single dashes';
 /** Generated slugs keep room for a prefix and a `-N` suffix. */
 const GENERATED_MAX_LENGTH = 80;
 

@@ -24,13 +24,17 @@ import {
   OptionalNotNull,
 } from '../../common/input/dto-rules';
 import { CursorQueryDto } from '../../common/pagination/page';
-import { SLUG_MAX_LENGTH, SLUG_PATTERN } from '../../common/slugs/slugs';
+import {
+  SLUG_MAX_LENGTH,
+  SLUG_MESSAGE,
+  SLUG_PATTERN,
+  SLUG_PREFIX_MESSAGE,
+  SLUG_PREFIX_PATTERN,
+} from '../../common/slugs/slugs';
 import { CONTENT_STATUSES, ContentStatus } from '../content-status';
 import type { ContentFormat } from '../entities/content-item.entity';
 
 export const CONTENT_TYPE_PATTERN = /^[a-z][a-z0-9_-]{0,39}$/;
-export const SLUG_PREFIX_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
-const SLUG_MESSAGE = 'must be lower-case letters and digits in words joined by single dashes, and not only digits';
 const now = () => new Date();
 
 export class AuthorDto {
@@ -63,7 +67,7 @@ class ContentFieldsDto {
   @OptionalNotNull()
   @IsString()
   @MaxLength(60)
-  @Matches(SLUG_PREFIX_PATTERN, { message: 'must be lower-case letters and digits in words joined by single dashes' })
+  @Matches(SLUG_PREFIX_PATTERN, { message: SLUG_PREFIX_MESSAGE })
   slugPrefix?: string;
 
   @ApiPropertyOptional({ example: '<p>Hello</p>' })

@@ -6,6 +6,7 @@ import { ChangeNotifications1795290000000 } from './1795290000000-change-notific
 import { Email1795300000000 } from './1795300000000-email';
 import { Webhooks1795310000000 } from './1795310000000-webhooks';
 import { ContentAttachmentIndex1795320000000 } from './1795320000000-content-attachment-index';
+import { Catalog1795330000000 } from './1795330000000-catalog';
 
 /**
  * Every migration, oldest first. Listed rather than globbed so that the server, the CLI and the
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   Email1795300000000,
   Webhooks1795310000000,
   ContentAttachmentIndex1795320000000,
+  Catalog1795330000000,
 ];

@@ -1,4 +1,4 @@
-import { ReadCache } from './content-read-cache';
+import { ReadCache } from './read-cache';
 
 describe('ReadCache', () => {
   let clock = 0;

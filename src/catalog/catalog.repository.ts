@@ -1,0 +1,233 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, In, Repository } from 'typeorm';
+import { applyKeyset, KeysetColumn, keysetPage, keysetParameters, Page } from '../common/pagination/page';
+import { SiteContext } from '../common/tenancy/site-context';
+import { ShapedReads } from '../database/fast-read';
+import { sql } from '../database/sql';
+import { CategoryQueryDto } from './dto/category.dto';
+import { ProductQueryDto } from './dto/product.dto';
+import { ProductCategoryEntity } from './entities/product-category.entity';
+import { PRODUCT_SEARCH_EXPRESSION, ProductEntity } from './entities/product.entity';
+import { ProductVariantEntity } from './entities/product-variant.entity';
+
+/** Lists go by position, then id (v1 `order`), both ascending. */
+const BY_POSITION: KeysetColumn[] = [
+  { expr: 'x.position', type: 'number' },
+  { expr: 'x.id', type: 'number' },
+];
+
+/** One unit of stock to take or give back: a product, or one of its variants. */
+export interface StockLine {
+  productId: number;
+  variantId: number | null;
+  quantity: number;
+}
+
+/**
+ * The catalog's reads on the fast path (docs/performance.md) and the statements that outgrow a
+ * method: stock taken in one conditional UPDATE per line, media ids removed in one statement.
+ */
+@Injectable()
+export class CatalogRepository {
+  private readonly categoryReads = new ShapedReads<ProductCategoryEntity>();
+  private readonly productReads = new ShapedReads<ProductEntity>();
+  private readonly variantReads = new ShapedReads<ProductVariantEntity>();
+
+  constructor(
+    @InjectRepository(ProductCategoryEntity) private readonly categories: Repository<ProductCategoryEntity>,
+    @InjectRepository(ProductEntity) private readonly products: Repository<ProductEntity>,
+    @InjectRepository(ProductVariantEntity) private readonly variants: Repository<ProductVariantEntity>,
+  ) {}
+
+  async listCategories(site: SiteContext, query: CategoryQueryDto): Promise<Page<ProductCategoryEntity>> {
+    const params = { siteId: site.id, ...keysetParameters(BY_POSITION, query) };
+    const { entities } = await this.categoryReads.read(`${query.cursor ? 1 : 0}:${query.limit}`, params, () =>
+      applyKeyset(this.categories.createQueryBuilder('x').where('x.site_id = :siteId'), BY_POSITION, query, 'ASC'),
+    );
+    return keysetPage(entities, query.limit, (c) => [c.position, c.id]);
+  }
+
+  async findCategory(site: SiteContext, id: number): Promise<ProductCategoryEntity | undefined> {
+    const { entities } = await this.categoryReads.read('one', { siteId: site.id, id }, () =>
+      this.categories.createQueryBuilder('x').where('x.site_id = :siteId').andWhere('x.id = :id').limit(1),
+    );
+    return entities[0];
+  }
+
+  /**
+   * Indexes: (site_id, position, id) for a key's list, (site_id, status, position, id) for the
+   * published list, (category_id, position, id) for a category's; the words of `q` use the GIN
+   * expression index. Price and stock filters narrow what those scans read.
+   */
+  async listProducts(site: SiteContext, query: ProductQueryDto, withDrafts: boolean): Promise<Page<ProductEntity>> {
+    const status = withDrafts ? query.status : 'published';
+    if (!withDrafts && query.status !== undefined && query.status !== 'published')
+      return keysetPage([], query.limit, () => []);
+    const params = {
+      siteId: site.id,
+      status,
+      categoryId: query.categoryId,
+      minAmount: query.minAmount,
+      maxAmount: query.maxAmount,
+      currency: query.currency,
+      q: query.q,
+      ...keysetParameters(BY_POSITION, query),
+    };
+    const present = [
+      status,
+      query.categoryId,
+      query.minAmount,
+      query.maxAmount,
+      query.currency,
+      query.inStock,
+      query.recurring,
+      query.q,
+      query.cursor,
+    ];
+    const shape = `${present.map((v) => (v === undefined ? 0 : 1)).join('')}:${query.inStock}:${query.recurring}:${query.limit}`;
+    const { entities } = await this.productReads.read(shape, params, () => {
+      const qb = this.products.createQueryBuilder('x').where('x.site_id = :siteId');
+      if (status) qb.andWhere('x.status = :status');
+      if (query.categoryId !== undefined) qb.andWhere('x.category_id = :categoryId');
+      if (query.minAmount !== undefined) qb.andWhere('x.unit_amount >= :minAmount');
+      if (query.maxAmount !== undefined) qb.andWhere('x.unit_amount <= :maxAmount');
+      if (query.currency !== undefined) qb.andWhere('x.currency = :currency');
+      if (query.inStock === true) qb.andWhere('(x.quantity_available IS NULL OR x.quantity_available > 0)');
+      if (query.inStock === false) qb.andWhere('x.quantity_available = 0');
+      if (query.recurring === true) qb.andWhere('x.recurring_interval IS NOT NULL');
+      if (query.recurring === false) qb.andWhere('x.recurring_interval IS NULL');
+      if (query.q) qb.andWhere(`${PRODUCT_SEARCH_EXPRESSION} @@ websearch_to_tsquery('simple', :q)`);
+      return applyKeyset(qb, BY_POSITION, query, 'ASC');
+    });
+    return keysetPage(entities, query.limit, (p) => [p.position, p.id]);
+  }
+
+  /** All digits is an id (API.md §3), anything else a slug. */
+  async findProduct(site: SiteContext, idOrSlug: string | number, withDrafts: boolean): Promise<ProductEntity | null> {
+    const byId = typeof idOrSlug === 'number' || /^\d+$/.test(idOrSlug);
+    const id = byId ? Number(idOrSlug) : undefined;
+    if (byId && !Number.isSafeInteger(id)) return null;
+    const { entities } = await this.productReads.read(
+      `one:${byId ? 'id' : 'slug'}:${withDrafts ? 'all' : 'published'}`,
+      { siteId: site.id, id, slug: idOrSlug },
+      () => {
+        const qb = this.products.createQueryBuilder('x').where('x.site_id = :siteId').limit(1);
+        qb.andWhere(byId ? 'x.id = :id' : 'x.slug = :slug');
+        if (!withDrafts) qb.andWhere("x.status = 'published'");
+        return qb;
+      },
+    );
+    return entities[0] ?? null;
+  }
+
+  /** The variants of one product, by position then id. */
+  async variantsOf(productId: number): Promise<ProductVariantEntity[]> {
+    const { entities } = await this.variantReads.read('of', { productId }, () =>
+      this.variants
+        .createQueryBuilder('x')
+        .where('x.product_id = :productId')
+        .orderBy('x.position', 'ASC')
+        .addOrderBy('x.id', 'ASC'),
+    );
+    return entities;
+  }
+
+  /** The variants of several products, grouped by product (v1 categories nest them). */
+  async variantsOfMany(productIds: number[]): Promise<Map<number, ProductVariantEntity[]>> {
+    const byProduct = new Map<number, ProductVariantEntity[]>(productIds.map((id) => [id, []]));
+    if (productIds.length === 0) return byProduct;
+    const rows = await this.variants.find({
+      where: { productId: In(productIds) },
+      order: { productId: 'ASC', position: 'ASC', id: 'ASC' },
+    });
+    for (const v of rows) byProduct.get(v.productId)?.push(v);
+    return byProduct;
+  }
+
+  /** A category's products as v1 nests them: every status a key may see, by position. */
+  productsOfCategory(site: SiteContext, categoryId: number): Promise<ProductEntity[]> {
+    return this.products.find({
+      where: { siteId: site.id, categoryId },
+      order: { position: 'ASC', id: 'ASC' },
+      take: 1000,
+    });
+  }
+
+  /**
+   * Takes stock for an order, in its transaction: one conditional UPDATE per line, which waits
+   * for (and then sees) any other order's, so concurrent orders never sell more than there is.
+   * Lines are taken in (product, variant) order, so two orders lock rows in the same order and
+   * cannot deadlock. Answers the first line that lacks stock, or null when all were taken.
+   */
+  async takeStock(em: EntityManager, siteId: number, lines: StockLine[]): Promise<StockLine | null> {
+    for (const line of [...lines].sort(stockOrder)) {
+      const { rowCount } = await sql(
+        em,
+        line.variantId === null
+          ? `UPDATE products SET quantity_available = quantity_available - $3, version = version + 1, updated_at = now()
+              WHERE id = $2 AND site_id = $1 AND quantity_available IS NOT NULL AND quantity_available >= $3`
+          : `UPDATE product_variants SET quantity_available = quantity_available - $3, updated_at = now()
+              WHERE id = $2 AND site_id = $1 AND quantity_available IS NOT NULL AND quantity_available >= $3`,
+        [siteId, line.variantId ?? line.productId, line.quantity],
+      );
+      if (rowCount === 1) continue;
+      // Unlimited stock takes nothing; anything else lacks it.
+      const unlimited = await sql<{ unlimited: boolean }>(
+        em,
+        line.variantId === null
+          ? 'SELECT quantity_available IS NULL AS unlimited FROM products WHERE id = $1'
+          : 'SELECT quantity_available IS NULL AS unlimited FROM product_variants WHERE id = $1',
+        [line.variantId ?? line.productId],
+      );
+      if (!unlimited.rows[0]?.unlimited) return line;
+    }
+    return null;
+  }
+
+  /** Gives stock back (a canceled order); unlimited stock stays unlimited. */
+  async restoreStock(em: EntityManager, siteId: number, lines: StockLine[]): Promise<void> {
+    for (const line of [...lines].sort(stockOrder)) {
+      await sql(
+        em,
+        line.variantId === null
+          ? `UPDATE products SET quantity_available = quantity_available + $3, version = version + 1, updated_at = now()
+              WHERE id = $2 AND site_id = $1 AND quantity_available IS NOT NULL`
+          : `UPDATE product_variants SET quantity_available = quantity_available + $3, updated_at = now()
+              WHERE id = $2 AND site_id = $1 AND quantity_available IS NOT NULL`,
+        [siteId, line.variantId ?? line.productId, line.quantity],
+      );
+    }
+  }
+
+  /** Takes deleted media ids out of the site's products and categories; answers the products changed. */
+  async removeAttachments(
+    em: EntityManager,
+    siteId: number,
+    mediaIds: number[],
+  ): Promise<Array<{ id: number; slug: string; status: ProductEntity['status']; version: number }>> {
+    await sql(
+      em,
+      `UPDATE product_categories SET updated_at = now(),
+         attachment_ids = ARRAY(SELECT a FROM unnest(attachment_ids) WITH ORDINALITY AS t(a, n)
+                                WHERE a <> ALL($2::bigint[]) ORDER BY n)
+       WHERE site_id = $1 AND attachment_ids && $2::bigint[]`,
+      [siteId, mediaIds],
+    );
+    const { rows } = await sql<{ id: number; slug: string; status: ProductEntity['status']; version: number }>(
+      em,
+      `UPDATE products SET updated_at = now(), version = version + 1,
+         attachment_ids = ARRAY(SELECT a FROM unnest(attachment_ids) WITH ORDINALITY AS t(a, n)
+                                WHERE a <> ALL($2::bigint[]) ORDER BY n)
+       WHERE site_id = $1 AND attachment_ids && $2::bigint[]
+       RETURNING id, slug, status, version`,
+      [siteId, mediaIds],
+      { bigints: ['id'] },
+    );
+    return rows;
+  }
+}
+
+function stockOrder(a: StockLine, b: StockLine): number {
+  return a.productId - b.productId || (a.variantId ?? 0) - (b.variantId ?? 0);
+}

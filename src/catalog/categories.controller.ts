@@ -1,0 +1,87 @@
+import { Body, Delete, Get, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import { CurrentPrincipal, CurrentSite } from '../common/auth/decorators';
+import { canSeeDrafts, Principal } from '../common/auth/principal';
+import { SiteIdParamDto } from '../common/http/params';
+import { created } from '../common/http/public-urls';
+import { ApiController, Route } from '../common/http/route.decorator';
+import { mapPage, Page, PageDto } from '../common/pagination/page';
+import { SiteContext } from '../common/tenancy/site-context';
+import { CategoriesService } from './categories.service';
+import {
+  CategoryQueryDto,
+  CategoryResponseDto,
+  CreateCategoryDto,
+  toCategoryResponse,
+  UpdateCategoryDto,
+} from './dto/category.dto';
+
+@ApiController('api/v2/sites/:siteName/categories', 'Categories')
+export class CategoriesController {
+  constructor(private readonly categories: CategoriesService) {}
+
+  @Get()
+  @Route({
+    auth: 'optional-key',
+    summary: 'List product categories',
+    description: 'By position, then id; keyset-paginated. Anyone may read.',
+    ok: PageDto(CategoryResponseDto),
+    problems: [400, 429],
+  })
+  async list(
+    @CurrentSite() site: SiteContext,
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: CategoryQueryDto,
+  ): Promise<Page<CategoryResponseDto>> {
+    return mapPage(await this.categories.list(site, query, !canSeeDrafts(principal)), toCategoryResponse);
+  }
+
+  @Post()
+  @Route({
+    auth: 'key',
+    summary: 'Create a product category',
+    description: 'The slug is made from the name when absent.',
+    created: CategoryResponseDto,
+    problems: [400, 409],
+  })
+  async create(
+    @CurrentSite() site: SiteContext,
+    @Body() dto: CreateCategoryDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<CategoryResponseDto> {
+    const category = await this.categories.create(site, dto);
+    created(res, `/api/v2/sites/${site.name}/categories/${category.id}`);
+    return toCategoryResponse(category);
+  }
+
+  @Get(':id')
+  @Route({ auth: 'optional-key', summary: 'Get a product category', ok: CategoryResponseDto, problems: [429] })
+  async get(
+    @CurrentSite() site: SiteContext,
+    @CurrentPrincipal() principal: Principal,
+    @Param() { id }: SiteIdParamDto,
+  ): Promise<CategoryResponseDto> {
+    return toCategoryResponse(await this.categories.get(site, id, !canSeeDrafts(principal)));
+  }
+
+  @Patch(':id')
+  @Route({ auth: 'key', summary: 'Update a product category', ok: CategoryResponseDto, problems: [400, 409] })
+  async update(
+    @CurrentSite() site: SiteContext,
+    @Param() { id }: SiteIdParamDto,
+    @Body() dto: UpdateCategoryDto,
+  ): Promise<CategoryResponseDto> {
+    return toCategoryResponse(await this.categories.update(site, id, dto));
+  }
+
+  @Delete(':id')
+  @Route({
+    auth: 'key',
+    summary: 'Delete a product category',
+    description: 'Its products stay, without a category.',
+    noContent: true,
+  })
+  async remove(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
+    await this.categories.remove(site, id);
+  }
+}

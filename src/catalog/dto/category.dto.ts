@@ -1,0 +1,98 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsInt, IsNotEmpty, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsIdSet, OptionalNotNull } from '../../common/input/dto-rules';
+import { CursorQueryDto } from '../../common/pagination/page';
+import {
+  SLUG_MAX_LENGTH,
+  SLUG_MESSAGE,
+  SLUG_PATTERN,
+  SLUG_PREFIX_MESSAGE,
+  SLUG_PREFIX_PATTERN,
+} from '../../common/slugs/slugs';
+import { ProductCategoryEntity } from '../entities/product-category.entity';
+
+export const MAX_POSITION = 1_000_000_000;
+
+/** What a create and a PATCH both take. */
+class CategoryFieldsDto {
+  @ApiPropertyOptional({ example: 'mugs', description: 'Unique in the site; made from the name when absent' })
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(SLUG_MAX_LENGTH)
+  @Matches(SLUG_PATTERN, { message: SLUG_MESSAGE })
+  slug?: string;
+
+  @ApiPropertyOptional({ example: 'shop', description: 'Put in front of the slug with a dash: `shop-mugs`' })
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(60)
+  @Matches(SLUG_PREFIX_PATTERN, { message: SLUG_PREFIX_MESSAGE })
+  slugPrefix?: string;
+
+  @ApiPropertyOptional({ example: 'Stoneware, made to order', maxLength: 10000 })
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(10_000)
+  description?: string;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    example: 1,
+    description: 'Lists go by position, then id. Absent on create: 0',
+  })
+  @OptionalNotNull()
+  @IsInt()
+  @Min(-MAX_POSITION)
+  @Max(MAX_POSITION)
+  position?: number;
+
+  @ApiPropertyOptional({ type: [Number], example: [12], description: 'Media ids of the site (its pictures)' })
+  @OptionalNotNull()
+  @IsIdSet()
+  attachmentIds?: number[];
+}
+
+export class CreateCategoryDto extends CategoryFieldsDto {
+  @ApiProperty({ example: 'Mugs', maxLength: 200 })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  name: string;
+}
+
+export class UpdateCategoryDto extends CategoryFieldsDto {
+  @ApiPropertyOptional({ example: 'Mugs', maxLength: 200 })
+  @OptionalNotNull()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  name?: string;
+}
+
+export class CategoryQueryDto extends CursorQueryDto {}
+
+export class CategoryResponseDto {
+  @ApiProperty({ example: 3 }) id: number;
+  @ApiProperty({ example: 'Mugs' }) name: string;
+  @ApiProperty({ example: 'mugs' }) slug: string;
+  @ApiProperty({ example: '' }) slugPrefix: string;
+  @ApiProperty({ example: 'Stoneware, made to order' }) description: string;
+  @ApiProperty({ example: 1 }) position: number;
+  @ApiProperty({ type: [Number], example: [12] }) attachmentIds: number[];
+  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
+  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
+}
+
+export function toCategoryResponse(c: ProductCategoryEntity): CategoryResponseDto {
+  return {
+    id: c.id,
+    name: c.name,
+    slug: c.slug,
+    slugPrefix: c.slugPrefix,
+    description: c.description,
+    position: c.position,
+    attachmentIds: c.attachmentIds,
+    createdAt: c.createdAt.toISOString(),
+    updatedAt: c.updatedAt.toISOString(),
+  };
+}

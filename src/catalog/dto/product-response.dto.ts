@@ -1,0 +1,81 @@
+import { ApiProperty } from '@nestjs/swagger';
+import {
+  PRODUCT_STATUSES,
+  type ProductStatus,
+  ProductEntity,
+  TAX_BEHAVIORS,
+  type TaxBehavior,
+} from '../entities/product.entity';
+import { ProductVariantEntity } from '../entities/product-variant.entity';
+import { NULLABLE_RECURRING, RecurringDto } from './product.dto';
+import { toVariantResponse, VariantResponseDto } from './variant.dto';
+
+/** A product as lists show it: every field but its variants. */
+export class ProductSummaryDto {
+  @ApiProperty({ example: 7 }) id: number;
+  @ApiProperty({ example: 'Stoneware mug' }) name: string;
+  @ApiProperty({ example: 'stoneware-mug' }) slug: string;
+  @ApiProperty({ example: '' }) slugPrefix: string;
+  @ApiProperty({ example: 'A 350 ml mug, glazed by hand.' }) description: string;
+  @ApiProperty({ enum: PRODUCT_STATUSES, example: 'published' }) status: ProductStatus;
+  @ApiProperty({ example: 1800, description: 'Minor units of currency' }) unitAmount: number;
+  @ApiProperty({ example: 'EUR' }) currency: string;
+  @ApiProperty({ example: 0 }) position: number;
+  @ApiProperty({ type: 'integer', nullable: true, example: 25, description: 'null: unlimited' })
+  quantityAvailable: number | null;
+  @ApiProperty({ type: 'integer', nullable: true, example: 3 }) categoryId: number | null;
+  @ApiProperty({ type: String, nullable: true, example: 'standard' }) taxCode: string | null;
+  @ApiProperty({ enum: TAX_BEHAVIORS, example: 'exclusive' }) taxBehavior: TaxBehavior;
+  @ApiProperty({ ...NULLABLE_RECURRING, example: null }) recurring: RecurringDto | null;
+  @ApiProperty({ type: String, nullable: true, example: 'Size' }) option1: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null }) option2: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null }) option3: string | null;
+  @ApiProperty({ example: 'MUG-350' }) processorDescription: string;
+  @ApiProperty({ type: String, nullable: true, example: null }) processorProductIdLive: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null }) processorProductIdTest: string | null;
+  @ApiProperty({ type: [Number], example: [12] }) attachmentIds: number[];
+  @ApiProperty({ example: 1, description: 'Bumped by every change; the ETag is built from it' }) version: number;
+  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
+  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
+}
+
+/** One product: with its variants. */
+export class ProductResponseDto extends ProductSummaryDto {
+  @ApiProperty({ type: [VariantResponseDto] }) variants: VariantResponseDto[];
+}
+
+export function toProductSummary(p: ProductEntity): ProductSummaryDto {
+  return {
+    id: p.id,
+    name: p.name,
+    slug: p.slug,
+    slugPrefix: p.slugPrefix,
+    description: p.description,
+    status: p.status,
+    unitAmount: p.unitAmount,
+    currency: p.currency,
+    position: p.position,
+    quantityAvailable: p.quantityAvailable,
+    categoryId: p.categoryId,
+    taxCode: p.taxCode,
+    taxBehavior: p.taxBehavior,
+    recurring:
+      p.recurringInterval && p.recurringIntervalCount
+        ? { interval: p.recurringInterval, intervalCount: p.recurringIntervalCount }
+        : null,
+    option1: p.option1,
+    option2: p.option2,
+    option3: p.option3,
+    processorDescription: p.processorDescription,
+    processorProductIdLive: p.processorProductIdLive,
+    processorProductIdTest: p.processorProductIdTest,
+    attachmentIds: p.attachmentIds,
+    version: p.version,
+    createdAt: p.createdAt.toISOString(),
+    updatedAt: p.updatedAt.toISOString(),
+  };
+}
+
+export function toProductResponse(p: ProductEntity, variants: ProductVariantEntity[]): ProductResponseDto {
+  return { ...toProductSummary(p), variants: variants.map(toVariantResponse) };
+}

@@ -1,0 +1,106 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { SiteIdParamDto } from '../../common/http/params';
+import { IsIdParam, MAX_ID, OptionalNotNull } from '../../common/input/dto-rules';
+import { ProductVariantEntity } from '../entities/product-variant.entity';
+import { MAX_POSITION } from './category.dto';
+import { MAX_AMOUNT, MAX_STOCK } from './product.dto';
+
+/** `:id/variants/:variantId`. */
+export class VariantParamDto extends SiteIdParamDto {
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1 })
+  @IsIdParam()
+  variantId: number;
+}
+
+const VALUE = { type: String, nullable: true, maxLength: 100 } as const;
+
+/** What a create and a PATCH of a variant take; the combination of values is unique per product. */
+export class VariantFieldsDto {
+  @ApiPropertyOptional({ ...VALUE, example: 'M', description: "The value of the product's option1 (`Size`)" })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
+  option1Value?: string | null;
+
+  @ApiPropertyOptional({ ...VALUE, example: 'Blue' })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
+  option2Value?: string | null;
+
+  @ApiPropertyOptional({ ...VALUE, example: null })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
+  option3Value?: string | null;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    minimum: 0,
+    example: 2000,
+    description: "Its own price (minor units, the product's currency); null: the product's",
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(MAX_AMOUNT)
+  unitAmount?: number | null;
+
+  @ApiPropertyOptional({ type: 'integer', nullable: true, minimum: 0, example: 10, description: 'null: unlimited' })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(MAX_STOCK)
+  quantityAvailable?: number | null;
+
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'MUG-350-M-BLU', description: 'Unique in the site' })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
+  sku?: string | null;
+
+  @ApiPropertyOptional({ type: 'integer', example: 0 })
+  @OptionalNotNull()
+  @IsInt()
+  @Min(-MAX_POSITION)
+  @Max(MAX_POSITION)
+  position?: number;
+}
+
+export class CreateVariantDto extends VariantFieldsDto {}
+export class UpdateVariantDto extends VariantFieldsDto {}
+
+export class VariantResponseDto {
+  @ApiProperty({ example: 5 }) id: number;
+  @ApiProperty({ type: String, nullable: true, example: 'M' }) option1Value: string | null;
+  @ApiProperty({ type: String, nullable: true, example: 'Blue' }) option2Value: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null }) option3Value: string | null;
+  @ApiProperty({ type: 'integer', nullable: true, example: 2000, description: "null: the product's price" })
+  unitAmount: number | null;
+  @ApiProperty({ type: 'integer', nullable: true, example: 10 }) quantityAvailable: number | null;
+  @ApiProperty({ type: String, nullable: true, example: 'MUG-350-M-BLU' }) sku: string | null;
+  @ApiProperty({ example: 0 }) position: number;
+  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
+  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
+}
+
+export function toVariantResponse(v: ProductVariantEntity): VariantResponseDto {
+  return {
+    id: v.id,
+    option1Value: v.option1Value,
+    option2Value: v.option2Value,
+    option3Value: v.option3Value,
+    unitAmount: v.unitAmount,
+    quantityAvailable: v.quantityAvailable,
+    sku: v.sku,
+    position: v.position,
+    createdAt: v.createdAt.toISOString(),
+    updatedAt: v.updatedAt.toISOString(),
+  };
+}

@@ -1,0 +1,32 @@
+import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, UpdateDateColumn } from 'typeorm';
+import { IdColumn, RefColumn } from '../../database/columns';
+import { idTransformer } from '../../database/id.transformer';
+import { ProductEntity } from './product.entity';
+
+/**
+ * One combination of a product's options (`M` / `Blue`), with its own price, stock and SKU. A
+ * combination is unique per product (the index treats an absent value as a value).
+ */
+@Entity('product_variants')
+@Index('product_variants_product_id_position_id_idx', ['productId', 'position', 'id'])
+@Index('product_variants_options_key', { synchronize: false })
+@Index('product_variants_site_id_sku_key', ['siteId', 'sku'], { unique: true, where: 'sku IS NOT NULL' })
+export class ProductVariantEntity {
+  @IdColumn() id: number;
+  @RefColumn() siteId: number;
+  @RefColumn() productId: number;
+  @ManyToOne(() => ProductEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'product_id' })
+  product?: ProductEntity;
+  @Column({ type: 'text', nullable: true }) option1Value: string | null;
+  @Column({ type: 'text', nullable: true }) option2Value: string | null;
+  @Column({ type: 'text', nullable: true }) option3Value: string | null;
+  /** Its own price in the product's currency; null: the product's. */
+  @Column({ type: 'bigint', nullable: true, transformer: idTransformer }) unitAmount: number | null;
+  /** Units left of this combination; null: unlimited. */
+  @Column({ type: 'integer', nullable: true }) quantityAvailable: number | null;
+  @Column({ type: 'text', nullable: true }) sku: string | null;
+  @Column({ type: 'integer', default: 0 }) position: number;
+  @CreateDateColumn({ type: 'timestamptz', precision: 3 }) createdAt: Date;
+  @UpdateDateColumn({ type: 'timestamptz', precision: 3 }) updatedAt: Date;
+}
