@@ -118,6 +118,22 @@ export class AppConfig {
   /** How long an instance serves anonymous content reads from memory; 0 turns the cache off. */
   @Transform(toInt) @IsInt() @Min(0) @Max(3_600_000) CONTENT_CACHE_TTL_MS = 5000;
 
+  // Site users (docs/users.md)
+  /** How long a one-time sign-in code works. */
+  @Transform(toInt) @IsInt() @Min(60) @Max(86_400) USER_OTP_TTL_SECONDS = 600;
+  /** Wrong tries a code allows; the next one fails even with the right code. */
+  @Transform(toInt) @IsInt() @Min(1) @Max(20) USER_OTP_MAX_ATTEMPTS = 5;
+  /** A new code for the same address waits this long after the last one. */
+  @Transform(toInt) @IsInt() @Min(0) @Max(3600) USER_OTP_RESEND_SECONDS = 60;
+  /** Codes one address may be sent in an hour (shared by instances). */
+  @Transform(toInt) @IsInt() @Min(1) USER_OTP_EMAIL_HOURLY_LIMIT = 10;
+  /** Code requests and sign-in tries one client IP may make in an hour (shared by instances). */
+  @Transform(toInt) @IsInt() @Min(1) USER_OTP_IP_HOURLY_LIMIT = 60;
+  /** How long a session lasts. */
+  @Transform(toInt) @IsInt() @Min(60) USER_SESSION_TTL_SECONDS = 30 * 24 * 3600;
+  /** How long an instance keeps a verified session (with its user) in memory; 0: never. */
+  @Transform(toInt) @IsInt() @Min(0) @Max(3_600_000) USER_SESSION_CACHE_TTL_MS = 60_000;
+
   // Catalog (docs/catalog.md)
   /** How long an instance serves anonymous product and category reads from memory; 0 turns it off. */
   @Transform(toInt) @IsInt() @Min(0) @Max(3_600_000) CATALOG_CACHE_TTL_MS = 5000;

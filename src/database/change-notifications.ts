@@ -3,8 +3,8 @@ import { Client } from 'pg';
 import { AppConfig } from '../config/app-config';
 
 /** Channels the database triggers notify (migration 1795290000000-change-notifications). */
-export type ChangeChannel = 'sitebase_credentials' | 'sitebase_sites';
-const CHANNELS: ChangeChannel[] = ['sitebase_credentials', 'sitebase_sites'];
+export type ChangeChannel = 'sitebase_credentials' | 'sitebase_sites' | 'sitebase_sessions';
+const CHANNELS: ChangeChannel[] = ['sitebase_credentials', 'sitebase_sites', 'sitebase_sessions'];
 
 const RECONNECT_MS = 1000;
 

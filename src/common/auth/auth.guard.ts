@@ -4,7 +4,7 @@ import type { Request } from 'express';
 import { ForbiddenProblem, NotFoundProblem, UnauthorizedProblem, ValidationProblem } from '../errors/problems';
 import { parseId } from '../input/dto-rules';
 import type { SiteContext } from '../tenancy/site-context';
-import { ACCOUNT_ADMIN, ALLOWED_DURING_DELETION, PUBLIC_ROUTE, SESSION_ALLOWED } from './decorators';
+import { ACCOUNT_ADMIN, ALLOWED_DURING_DELETION, PUBLIC_ROUTE, SESSION_ALLOWED, SESSION_ONLY } from './decorators';
 import { ANONYMOUS, AuthenticatedRequest, Principal, SITE_NAME_PATTERN, SiteDirectory } from './principal';
 import { RouteFlagCache } from './route-flags';
 
@@ -13,6 +13,7 @@ const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 interface RouteFlags {
   isPublic: boolean;
   sessionAllowed: boolean;
+  sessionOnly: boolean;
   accountAdmin: boolean;
   allowedDuringDeletion: boolean;
 }
@@ -22,6 +23,7 @@ const ROUTE_FLAGS = new RouteFlagCache<RouteFlags>((reflector, targets) => {
   return {
     isPublic: flag(PUBLIC_ROUTE),
     sessionAllowed: flag(SESSION_ALLOWED),
+    sessionOnly: flag(SESSION_ONLY),
     accountAdmin: flag(ACCOUNT_ADMIN),
     allowedDuringDeletion: flag(ALLOWED_DURING_DELETION),
   };
@@ -51,6 +53,9 @@ export class AuthGuard implements CanActivate {
     if (principal.kind === 'user' && !route.isPublic && !route.sessionAllowed) {
       throw new ForbiddenProblem('session_not_allowed', 'A site-user session may not call this route');
     }
+    if (principal.kind === 'key' && route.sessionOnly) {
+      throw new ForbiddenProblem('session_required', "This route is a site user's own: it needs their session");
+    }
     if (principal.kind === 'key' && route.accountAdmin && principal.siteIds !== null) {
       throw new ForbiddenProblem(
         'key_restricted',
@@ -68,6 +73,9 @@ export class AuthGuard implements CanActivate {
       // On a public route, a key or session that cannot reach the site reads like an anonymous
       // caller: attaching a credential never hides what anyone may read.
       if (route.isPublic && !canReach(caller, site)) caller = ANONYMOUS;
+      // A session is bound to its site: on another one it is no credential at all.
+      if (caller.kind === 'user' && !canReach(caller, site))
+        throw new UnauthorizedProblem('invalid_session', 'The session belongs to another site');
       if (!canReach(caller, site)) throw new NotFoundProblem('Site', 'site_not_found');
       req.site = site;
       req.principal = caller;

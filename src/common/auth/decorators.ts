@@ -3,10 +3,11 @@ import { ApiBearerAuth, ApiExtension } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { NotFoundProblem, UnauthorizedProblem } from '../errors/problems';
 import type { SiteContext } from '../tenancy/site-context';
-import { ANONYMOUS, AuthenticatedRequest, KeyPrincipal, Principal } from './principal';
+import { ANONYMOUS, AuthenticatedRequest, KeyPrincipal, Principal, UserPrincipal } from './principal';
 
 export const PUBLIC_ROUTE = 'sitebase:public';
 export const SESSION_ALLOWED = 'sitebase:session-allowed';
+export const SESSION_ONLY = 'sitebase:session-only';
 export const ACCOUNT_ADMIN = 'sitebase:account-admin';
 export const ALLOWED_DURING_DELETION = 'sitebase:allowed-during-deletion';
 
@@ -18,6 +19,10 @@ export const Public = () => SetMetadata(PUBLIC_ROUTE, true);
 
 /** Admits a site-user session (from verify-otp) as well as a secret key. */
 export const SessionAllowed = () => applyDecorators(SetMetadata(SESSION_ALLOWED, true), ApiBearerAuth('session'));
+
+/** A site user's own routes (`/users/me/**`): a session only; a secret key has no "me" (403). */
+export const SessionOnly = () =>
+  applyDecorators(SetMetadata(SESSION_ALLOWED, true), SetMetadata(SESSION_ONLY, true), ApiBearerAuth('session'));
 
 /** Account-wide administration: needs a key that is not restricted to some sites. */
 export const AccountAdmin = () => SetMetadata(ACCOUNT_ADMIN, true);
@@ -41,6 +46,13 @@ export const CurrentSite = createParamDecorator((_: unknown, ctx: ExecutionConte
 /** Whoever is calling: a key, a site-user session or anonymous. */
 export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal => {
   return ctx.switchToHttp().getRequest<Request & AuthenticatedRequest>().principal ?? ANONYMOUS;
+});
+
+/** The calling site user (routes marked session-only). */
+export const CurrentUser = createParamDecorator((_: unknown, ctx: ExecutionContext): UserPrincipal => {
+  const principal = ctx.switchToHttp().getRequest<Request & AuthenticatedRequest>().principal;
+  if (principal?.kind !== 'user') throw new UnauthorizedProblem('missing_session', 'A site-user session is required');
+  return principal;
 });
 
 /** The calling secret key (routes that are key-only). */

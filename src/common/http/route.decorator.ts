@@ -17,7 +17,14 @@ import {
   SchemaObject,
 } from '@nestjs/swagger';
 
-import { AccountAdmin, AdminRoute, AllowedDuringDeletion, Public, SessionAllowed } from '../auth/decorators';
+import {
+  AccountAdmin,
+  AdminRoute,
+  AllowedDuringDeletion,
+  Public,
+  SessionAllowed,
+  SessionOnly,
+} from '../auth/decorators';
 import { ApiProblems } from '../errors/api-problems.decorator';
 import { Idempotent } from '../idempotency/idempotent.decorator';
 import { MAX_ID } from '../input/dto-rules';
@@ -30,9 +37,10 @@ import { OptionalBody } from '../input/request-body';
  * - `legacy-key`: a secret key in x-api-key only (v1).
  * - `optional-key`: anyone; a key shows more (drafts). Anonymous callers are rate limited by IP.
  * - `session`: a site-user session or a secret key.
+ * - `user`: a site-user session only (`/users/me/**`); a key is a 403.
  * - `public`: anyone; no credential is documented.
  */
-export type RouteAuth = 'key' | 'account-key' | 'legacy-key' | 'optional-key' | 'session' | 'public';
+export type RouteAuth = 'key' | 'account-key' | 'legacy-key' | 'optional-key' | 'session' | 'user' | 'public';
 
 /** A response: its DTO class, or the full options when it needs a schema, headers or a description. */
 export type RouteResponse =
@@ -92,6 +100,8 @@ function authDecorators(auth: RouteAuth): MethodDecorator[] {
       return [Public(), ...keySchemes(), ApiSecurity({})];
     case 'session':
       return [SessionAllowed(), ...keySchemes()];
+    case 'user':
+      return [SessionOnly()];
     case 'public':
       return [Public()];
   }
@@ -102,6 +112,7 @@ function authProblems(auth: RouteAuth): number[] {
     case 'public':
       return [];
     case 'account-key':
+    case 'user':
       return [401, 403];
     default:
       return [401];

@@ -1,0 +1,124 @@
+import { Body, Delete, Get, Param, Patch, Post, Put } from '@nestjs/common';
+import { CurrentSite, CurrentUser } from '../common/auth/decorators';
+import { UserPrincipal } from '../common/auth/principal';
+import { ApiController, Route } from '../common/http/route.decorator';
+import { SiteContext } from '../common/tenancy/site-context';
+import { VerifyEmailDto } from './dto/otp.dto';
+import {
+  ProfileEntryDto,
+  ProfileKeyParamDto,
+  ProfileResponseDto,
+  PutProfileEntryDto,
+  toProfileEntry,
+} from './dto/profile.dto';
+import { MeResponseDto, toMeResponse, toUserResponse, UpdateMeDto, UserResponseDto } from './dto/user.dto';
+import { OtpService } from './otp.service';
+import { ProfileService } from './profile.service';
+import { UsersService } from './users.service';
+
+/**
+ * The signed-in user's own routes (`/users/me/**`): a session only, of this site. Declared
+ * before UsersController, so `me` is never read as an `{id}`.
+ */
+@ApiController('api/v2/sites/:siteName/users/me', 'Site users')
+export class MeController {
+  constructor(
+    private readonly users: UsersService,
+    private readonly profile: ProfileService,
+    private readonly otp: OtpService,
+  ) {}
+
+  @Get()
+  @Route({ auth: 'user', summary: 'Get the current user', operationId: 'getMe', ok: UserResponseDto })
+  async get(@CurrentUser() user: UserPrincipal): Promise<UserResponseDto> {
+    return toUserResponse(await this.users.me(user));
+  }
+
+  @Patch()
+  @Route({
+    auth: 'user',
+    summary: 'Update the current user',
+    operationId: 'updateMe',
+    description:
+      'Name and metadata change at once. A new `email` is mailed a code and changes once POST …/me/verify-email ' +
+      'confirms it (`pendingEmail` until then).',
+    ok: MeResponseDto,
+    problems: [400],
+  })
+  async update(
+    @CurrentSite() site: SiteContext,
+    @CurrentUser() user: UserPrincipal,
+    @Body() dto: UpdateMeDto,
+  ): Promise<MeResponseDto> {
+    const { user: updated, pendingEmail } = await this.users.updateMe(site, user, dto);
+    return toMeResponse(updated, pendingEmail);
+  }
+
+  @Post('verify-email')
+  @Route({
+    auth: 'user',
+    summary: 'Confirm a new address of the current user',
+    operationId: 'verifyMyEmail',
+    description: 'With the code mailed to the address given to PATCH …/me. A wrong, expired or used code is a 401.',
+    ok: UserResponseDto,
+    problems: [400, 409],
+  })
+  async verifyEmail(
+    @CurrentSite() site: SiteContext,
+    @CurrentUser() user: UserPrincipal,
+    @Body() dto: VerifyEmailDto,
+  ): Promise<UserResponseDto> {
+    return toUserResponse(await this.otp.verifyEmailChange(site, user, dto.code));
+  }
+
+  @Post('sign-out')
+  @Route({
+    auth: 'user',
+    summary: 'Sign out (end this session)',
+    operationId: 'signOut',
+    description: 'The token stops working at once, on every instance.',
+    noContent: true,
+  })
+  async signOut(@CurrentUser() user: UserPrincipal): Promise<void> {
+    await this.users.signOut(user);
+  }
+
+  @Get('profile')
+  @Route({
+    auth: 'user',
+    summary: 'Get the current user’s profile',
+    operationId: 'getMyProfile',
+    ok: ProfileResponseDto,
+  })
+  async getProfile(@CurrentSite() site: SiteContext, @CurrentUser() user: UserPrincipal): Promise<ProfileResponseDto> {
+    return { entries: (await this.profile.entries(site, user.userId)).map(toProfileEntry) };
+  }
+
+  @Put('profile/:key')
+  @Route({
+    auth: 'user',
+    summary: 'Replace a profile entry',
+    operationId: 'putMyProfileEntry',
+    description: 'Keys are 1 to 64 of `A-Z a-z 0-9 _ . -`; a value is any JSON of at most 16 KB; at most 100 keys.',
+    ok: ProfileEntryDto,
+    problems: [400],
+  })
+  async putEntry(
+    @CurrentSite() site: SiteContext,
+    @CurrentUser() user: UserPrincipal,
+    @Param() { key }: ProfileKeyParamDto,
+    @Body() dto: PutProfileEntryDto,
+  ): Promise<ProfileEntryDto> {
+    return toProfileEntry(await this.profile.put(site, user.userId, key, dto.value));
+  }
+
+  @Delete('profile/:key')
+  @Route({ auth: 'user', summary: 'Delete a profile entry', operationId: 'deleteMyProfileEntry', noContent: true })
+  async deleteEntry(
+    @CurrentSite() site: SiteContext,
+    @CurrentUser() user: UserPrincipal,
+    @Param() { key }: ProfileKeyParamDto,
+  ): Promise<void> {
+    await this.profile.remove(site, user.userId, key);
+  }
+}

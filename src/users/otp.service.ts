@@ -1,0 +1,240 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager, IsNull } from 'typeorm';
+import { UserPrincipal } from '../common/auth/principal';
+import {
+  ConflictProblem,
+  ForbiddenProblem,
+  TooManyRequestsProblem,
+  UnauthorizedProblem,
+} from '../common/errors/problems';
+import { isUniqueViolation } from '../common/errors/postgres-errors';
+import { RateLimitStore } from '../common/http/rate-limit.store';
+import { recordEvent } from '../common/outbox/record-event';
+import { SiteContext } from '../common/tenancy/site-context';
+import { AppConfig } from '../config/app-config';
+import { EmailService } from '../email/email.service';
+import { SiteUserEntity } from './entities/site-user.entity';
+import { OtpPurpose, UserOtpEntity } from './entities/user-otp.entity';
+import { hashOtpCode, newOtpCode, newSalt, normaliseEmail, otpCodeMatches } from './otp-code';
+import { NewSession, SessionsService } from './sessions.service';
+import { USER_EVENTS } from './users.events';
+
+const HOUR_MS = 3600_000;
+const EMAIL_KEY = 'site_users_site_id_email_key';
+
+/** Who is asking, for the per-IP limit and the session's record. */
+export interface ClientInfo {
+  ip?: string;
+  userAgent?: string;
+}
+
+export interface SignIn extends NewSession {
+  user: SiteUserEntity;
+}
+
+/**
+ * Sign-in by one-time password (docs/users.md). A code is mailed to any address asked for,
+ * known or not (the first verified code creates the user), so the answer and the work are the
+ * same either way: nothing tells whether an address has an account.
+ */
+@Injectable()
+export class OtpService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly email: EmailService,
+    private readonly sessions: SessionsService,
+    private readonly limits: RateLimitStore,
+    private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * Mails a code, unless the address was sent one less than USER_OTP_RESEND_SECONDS ago or
+   * has had its hourly share: then nothing is sent, and the answer is the same.
+   */
+  async request(site: SiteContext, rawEmail: string, client: ClientInfo): Promise<void> {
+    await this.limitIp(site, client);
+    const email = normaliseEmail(rawEmail);
+    const perEmail = await this.limits.hit(
+      `otp-email:${site.id}:${email}`,
+      HOUR_MS,
+      this.config.USER_OTP_EMAIL_HOURLY_LIMIT,
+      HOUR_MS,
+    );
+    if (perEmail.blocked) return;
+    await this.dataSource.transaction(async (em) => {
+      const user = await em.findOne(SiteUserEntity, { where: { siteId: site.id, email } });
+      await this.issue(em, site, email, 'sign_in', null, user?.name || undefined);
+    });
+  }
+
+  /**
+   * Signs in with a mailed code: the first success creates the user. A wrong code counts an
+   * attempt (committed even though the answer is a 401); after USER_OTP_MAX_ATTEMPTS even the
+   * right code fails; a code works once.
+   */
+  async verify(site: SiteContext, rawEmail: string, code: string, client: ClientInfo): Promise<SignIn> {
+    await this.limitIp(site, client);
+    const email = normaliseEmail(rawEmail);
+    const outcome = await this.dataSource.transaction(async (em) => {
+      const otp = await this.consume(em, site, { email, purpose: 'sign_in' }, code);
+      if (!otp) return null;
+      const { user: found, created } = await this.findOrCreateUser(em, site, email);
+      let user = found;
+      if (user.status !== 'active') return 'disabled' as const;
+      const now = new Date();
+      user.lastSignInAt = now;
+      user.emailVerifiedAt ??= now;
+      user = await em.save(user);
+      const session = await this.sessions.create(em, user, client);
+      if (created) await recordEvent(em, site, USER_EVENTS.created, { id: user.id, status: user.status });
+      await recordEvent(em, site, USER_EVENTS.signedIn, { id: user.id, sessionId: session.session.id });
+      return { ...session, user };
+    });
+    if (outcome === 'disabled') throw new ForbiddenProblem('user_disabled', 'This user is disabled and cannot sign in');
+    if (!outcome) throw invalidCode();
+    return outcome;
+  }
+
+  /** Mails a code to the user's new address (PATCH /me with `email`); nothing changes until it is verified. */
+  requestEmailChange(em: EntityManager, site: SiteContext, user: SiteUserEntity, rawEmail: string): Promise<string> {
+    const email = normaliseEmail(rawEmail);
+    return this.issue(em, site, email, 'email_change', user.id, user.name || undefined).then(() => email);
+  }
+
+  /** Applies the new address once its code is verified (POST /me/verify-email). */
+  async verifyEmailChange(site: SiteContext, principal: UserPrincipal, code: string): Promise<SiteUserEntity> {
+    const outcome = await this.dataSource.transaction(async (em) => {
+      const otp = await this.consume(em, site, { userId: principal.userId, purpose: 'email_change' }, code);
+      if (!otp) return null;
+      const user = await em.findOneOrFail(SiteUserEntity, { where: { id: principal.userId, siteId: site.id } });
+      user.email = otp.email;
+      user.emailVerifiedAt = new Date();
+      try {
+        await em.save(user);
+      } catch (err) {
+        if (isUniqueViolation(err, EMAIL_KEY))
+          throw new ConflictProblem('email_taken', 'Another user of this site has that address');
+        throw err;
+      }
+      await recordEvent(em, site, USER_EVENTS.updated, { id: user.id, status: user.status, fields: ['email'] });
+      return user;
+    });
+    if (!outcome) throw invalidCode();
+    this.sessions.changed();
+    return outcome;
+  }
+
+  /** A new code for the address (the previous ones stop working), mailed in `em`'s transaction. */
+  private async issue(
+    em: EntityManager,
+    site: SiteContext,
+    email: string,
+    purpose: OtpPurpose,
+    userId: number | null,
+    userName: string | undefined,
+  ): Promise<void> {
+    const last = await em.findOne(UserOtpEntity, {
+      where: { siteId: site.id, email, purpose },
+      order: { id: 'DESC' },
+    });
+    if (last && Date.now() - last.createdAt.getTime() < this.config.USER_OTP_RESEND_SECONDS * 1000) return;
+    await em.update(
+      UserOtpEntity,
+      { siteId: site.id, email, purpose, consumedAt: IsNull() },
+      { consumedAt: new Date() },
+    );
+    const code = newOtpCode();
+    const salt = newSalt();
+    await em.insert(UserOtpEntity, {
+      siteId: site.id,
+      email,
+      purpose,
+      userId,
+      salt,
+      codeHash: hashOtpCode(salt, code),
+      attempts: 0,
+      expiresAt: new Date(Date.now() + this.config.USER_OTP_TTL_SECONDS * 1000),
+      consumedAt: null,
+    });
+    await this.email.send(em, site, {
+      to: { email },
+      templateType: 'users.otp',
+      data: {
+        code,
+        expiresInMinutes: Math.max(1, Math.round(this.config.USER_OTP_TTL_SECONDS / 60)),
+        ...(userName ? { userName } : {}),
+      },
+      tags: [purpose === 'sign_in' ? 'sign-in' : 'email-change'],
+    });
+  }
+
+  /**
+   * The live code for the address (or the user's email change) if `code` is it, consumed; null
+   * otherwise, with the attempt counted. Only the latest code counts.
+   */
+  private async consume(
+    em: EntityManager,
+    site: SiteContext,
+    who: { email?: string; userId?: number; purpose: OtpPurpose },
+    code: string,
+  ): Promise<UserOtpEntity | null> {
+    const otp = await em.findOne(UserOtpEntity, {
+      where: {
+        siteId: site.id,
+        purpose: who.purpose,
+        ...(who.email !== undefined ? { email: who.email } : { userId: who.userId }),
+        consumedAt: IsNull(),
+      },
+      order: { id: 'DESC' },
+      lock: { mode: 'pessimistic_write' },
+    });
+    if (!otp || otp.expiresAt.getTime() <= Date.now() || otp.attempts >= this.config.USER_OTP_MAX_ATTEMPTS) return null;
+    if (!otpCodeMatches(otp.salt, otp.codeHash, code)) {
+      await em.update(UserOtpEntity, { id: otp.id }, { attempts: otp.attempts + 1 });
+      return null;
+    }
+    await em.update(UserOtpEntity, { id: otp.id }, { consumedAt: new Date(), attempts: otp.attempts + 1 });
+    return otp;
+  }
+
+  /**
+   * The user of the address, made on the first sign-in. A concurrent first sign-in with another
+   * code waits on the unique index and then finds the row the other one made.
+   */
+  private async findOrCreateUser(
+    em: EntityManager,
+    site: SiteContext,
+    email: string,
+  ): Promise<{ user: SiteUserEntity; created: boolean }> {
+    const inserted = await em
+      .createQueryBuilder()
+      .insert()
+      .into(SiteUserEntity)
+      .values({ siteId: site.id, email, name: '', status: 'active', metadata: {} })
+      .orIgnore()
+      .returning(['id'])
+      .execute();
+    const created = (inserted.raw as unknown[]).length > 0;
+    const user = await em.findOneOrFail(SiteUserEntity, {
+      where: { siteId: site.id, email },
+      lock: { mode: 'pessimistic_write' },
+    });
+    return { user, created };
+  }
+
+  /** Code requests and tries from one IP, per hour, shared by instances (429 past it). */
+  private async limitIp(site: SiteContext, client: ClientInfo): Promise<void> {
+    if (!client.ip) return;
+    const d = await this.limits.hit(
+      `otp-ip:${site.id}:${client.ip}`,
+      HOUR_MS,
+      this.config.USER_OTP_IP_HOURLY_LIMIT,
+      HOUR_MS,
+    );
+    if (d.blocked) throw new TooManyRequestsProblem(d.retryAfter);
+  }
+}
+
+function invalidCode(): UnauthorizedProblem {
+  return new UnauthorizedProblem('invalid_code', 'The code is wrong, expired or used; ask for a new one');
+}

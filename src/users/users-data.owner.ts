@@ -1,0 +1,23 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { AccountDataRegistry, tablesOwner } from '../common/deletion/account-data.registry';
+import { SiteUserEntity } from './entities/site-user.entity';
+import { UserOtpEntity } from './entities/user-otp.entity';
+import { UserProfileEntryEntity } from './entities/user-profile-entry.entity';
+import { UserSessionEntity } from './entities/user-session.entity';
+
+/** Account deletion (API.md §8): the users of the account's sites and everything of theirs. */
+@Injectable()
+export class UsersDataOwner implements OnModuleInit {
+  constructor(private readonly registry: AccountDataRegistry) {}
+
+  onModuleInit(): void {
+    this.registry.register(
+      tablesOwner('users', 200, [
+        { resource: 'user_profile_entries', entity: UserProfileEntryEntity },
+        { resource: 'user_sessions', entity: UserSessionEntity },
+        { resource: 'user_otps', entity: UserOtpEntity },
+        { resource: 'site_users', entity: SiteUserEntity },
+      ]),
+    );
+  }
+}

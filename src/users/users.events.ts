@@ -1,0 +1,27 @@
+import { defineEvents, event } from '../common/outbox/events';
+
+export interface UserEventPayload {
+  id: number;
+  status: 'active' | 'disabled';
+}
+
+export interface UserUpdatedPayload extends UserEventPayload {
+  /** The fields that changed (`name`, `email`, `metadata`, `status`). */
+  fields: string[];
+}
+
+export interface UserSignedInPayload {
+  id: number;
+  sessionId: number;
+}
+
+/**
+ * Events this module writes to the outbox (API.md §6). Payloads carry ids, not addresses or
+ * names: webhooks send them out of the installation, and a user's personal data stays behind
+ * the API (read the user for it).
+ */
+export const USER_EVENTS = defineEvents('users', {
+  created: event<UserEventPayload>('user.created', 'A site user signed in for the first time'),
+  updated: event<UserUpdatedPayload>('user.updated', 'A site user’s name, address, metadata or status changed'),
+  signedIn: event<UserSignedInPayload>('user.signed_in', 'A site user signed in with a one-time code'),
+});

@@ -1,0 +1,32 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { EmailModule } from '../email/email.module';
+import { SiteUserEntity } from './entities/site-user.entity';
+import { UserOtpEntity } from './entities/user-otp.entity';
+import { UserProfileEntryEntity } from './entities/user-profile-entry.entity';
+import { UserSessionEntity } from './entities/user-session.entity';
+import { MeController } from './me.controller';
+import { OtpService } from './otp.service';
+import { ProfileService } from './profile.service';
+import { SessionsService } from './sessions.service';
+import { UsersAuthController } from './users-auth.controller';
+import { UsersDataOwner } from './users-data.owner';
+import { UsersController } from './users.controller';
+import { UsersRepository } from './users.repository';
+import { UsersService } from './users.service';
+
+/**
+ * The people who sign in to a site (docs/users.md): one-time-password sign-in, sessions (the
+ * foundation's SessionVerifiers), their profile, and operators' routes over them.
+ */
+@Module({
+  imports: [
+    TypeOrmModule.forFeature([SiteUserEntity, UserSessionEntity, UserOtpEntity, UserProfileEntryEntity]),
+    EmailModule,
+  ],
+  // MeController first: `users/me` must match before `users/:id`.
+  controllers: [UsersAuthController, MeController, UsersController],
+  providers: [UsersRepository, SessionsService, OtpService, UsersService, ProfileService, UsersDataOwner],
+  exports: [UsersService, SessionsService],
+})
+export class UsersModule {}

@@ -1,0 +1,104 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { applyKeyset, KeysetColumn, keysetPage, keysetParameters, Page } from '../common/pagination/page';
+import { SiteContext } from '../common/tenancy/site-context';
+import { ShapedReads } from '../database/fast-read';
+import { sql } from '../database/sql';
+import { UserQueryDto } from './dto/user.dto';
+import { SiteUserEntity, UserStatus } from './entities/site-user.entity';
+
+const NEWEST: KeysetColumn[] = [
+  { expr: 'x.created_at', type: 'timestamp' },
+  { expr: 'x.id', type: 'number' },
+];
+
+/** A session found by its token's hash, with its user and the site's account. */
+export interface SessionRow {
+  sessionId: number;
+  siteId: number;
+  accountId: number;
+  expiresAt: Date;
+  user: SiteUserEntity;
+}
+
+/** User reads on the fast path (docs/performance.md) and the session lookup of every signed-in request. */
+@Injectable()
+export class UsersRepository {
+  private readonly reads = new ShapedReads<SiteUserEntity>();
+
+  constructor(@InjectRepository(SiteUserEntity) private readonly users: Repository<SiteUserEntity>) {}
+
+  /** Newest first over (site_id, created_at, id); `email` is a substring of the address. */
+  async list(site: SiteContext, query: UserQueryDto): Promise<Page<SiteUserEntity>> {
+    const params = {
+      siteId: site.id,
+      status: query.status,
+      email: query.email === undefined ? undefined : `%${query.email.replace(/[\\%_]/g, '\\$&')}%`,
+      from: query.from,
+      to: query.to,
+      ...keysetParameters(NEWEST, query),
+    };
+    const shape =
+      [query.status, query.email, query.from, query.to, query.cursor].map((v) => (v === undefined ? 0 : 1)).join('') +
+      query.limit;
+    const { entities } = await this.reads.read(shape, params, () => {
+      const qb = this.users.createQueryBuilder('x').where('x.site_id = :siteId');
+      if (query.status) qb.andWhere('x.status = :status');
+      if (query.email !== undefined) qb.andWhere('x.email LIKE :email');
+      if (query.from) qb.andWhere('x.created_at >= :from');
+      if (query.to) qb.andWhere('x.created_at < :to');
+      return applyKeyset(qb, NEWEST, query);
+    });
+    return keysetPage(entities, query.limit, (u) => [u.createdAt.toISOString(), u.id]);
+  }
+
+  async find(site: SiteContext, id: number): Promise<SiteUserEntity | undefined> {
+    const { entities } = await this.reads.read('one', { siteId: site.id, id }, () =>
+      this.users.createQueryBuilder('x').where('x.site_id = :siteId').andWhere('x.id = :id').limit(1),
+    );
+    return entities[0];
+  }
+
+  /** A live session (not revoked, not expired) of an active user, by token hash; one statement. */
+  async session(tokenHash: string): Promise<SessionRow | null> {
+    const { rows } = await sql<{
+      session_id: number;
+      site_id: number;
+      account_id: number;
+      expires_at: Date;
+      id: number;
+      email: string;
+      name: string;
+      status: UserStatus;
+      metadata: Record<string, unknown>;
+      email_verified_at: Date | null;
+      last_sign_in_at: Date | null;
+      created_at: Date;
+      updated_at: Date;
+    }>(
+      this.users.manager,
+      `SELECT s.id AS session_id, s.site_id, st.account_id, s.expires_at, u.id, u.email, u.name, u.status,
+              u.metadata, u.email_verified_at, u.last_sign_in_at, u.created_at, u.updated_at
+         FROM user_sessions s JOIN site_users u ON u.id = s.user_id JOIN sites st ON st.id = s.site_id
+        WHERE s.token_hash = $1 AND s.revoked_at IS NULL AND s.expires_at > now() AND u.status = 'active'`,
+      [tokenHash],
+      { bigints: ['session_id', 'site_id', 'account_id', 'id'] },
+    );
+    const r = rows[0];
+    if (!r) return null;
+    const user = Object.assign(new SiteUserEntity(), {
+      id: r.id,
+      siteId: r.site_id,
+      email: r.email,
+      name: r.name,
+      status: r.status,
+      metadata: r.metadata,
+      emailVerifiedAt: r.email_verified_at,
+      lastSignInAt: r.last_sign_in_at,
+      createdAt: r.created_at,
+      updatedAt: r.updated_at,
+    });
+    return { sessionId: r.session_id, siteId: r.site_id, accountId: r.account_id, expiresAt: r.expires_at, user };
+  }
+}
