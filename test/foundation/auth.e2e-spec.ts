@@ -343,9 +343,9 @@ describe('authentication and the AuthGuard', () => {
       expectExactProblem(await withSession('/api/v2/api-keys'), 403, 'session_not_allowed', 'Forbidden', detail);
     });
 
-    it('a session of another site is a 404 on a @SessionAllowed() route, even in the same account', async () => {
+    it('a session of another site is a 401 on a @SessionAllowed() route, even in the same account: a session is bound to its site', async () => {
       const res = await withSession(`/api/v2/sites/${sameAccountSite}/probe/session`);
-      expectExactProblem(res, 404, 'site_not_found', 'Not found', SITE_NOT_FOUND);
+      expectExactProblem(res, 401, 'invalid_session', UNAUTHORIZED, 'The session belongs to another site');
     });
 
     it('a session on a public route of its site is resolved (no drafts)', async () => {

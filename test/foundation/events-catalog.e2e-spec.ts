@@ -394,6 +394,36 @@ const STEPS: Step[] = [
       await call(ctx.a.api.delete(`/api/v2/sites/${ctx.a.siteName}/categories/${id(ctx, 'categoryId')}`), 204);
     },
   },
+  // users
+  {
+    does: 'sign in with a mailed one-time code (request-otp, verify-otp)',
+    emits: ['user.created', 'user.signed_in'],
+    run: async (ctx) => {
+      ctx.refuseMail = false;
+      const url = `/api/v2/sites/${ctx.a.siteName}/users`;
+      const email = 'member@example.com';
+      await call(ctx.a.api.post(`${url}/request-otp`).send({ email }), 202);
+      const [mail] = await ctx.smtp.waitFor(1, 10000);
+      const deadline = Date.now() + 10000;
+      let code: string | undefined;
+      while (!code && Date.now() < deadline) {
+        const latest = ctx.smtp.received.filter((m) => m.to.includes(email)).pop();
+        code = latest && /\b(\d{6})\b/.exec(latest.parsed.text ?? '')?.[1];
+        if (!code) await new Promise((r) => setTimeout(r, 100));
+      }
+      if (!code) throw new Error(`no code mailed (${mail ? 'other mail' : 'no mail'})`);
+      const body = await call(ctx.a.api.post(`${url}/verify-otp`).send({ email, code }), 200);
+      ctx.made.userId = Number((body.user as { id: number }).id);
+    },
+  },
+  {
+    does: 'an operator updates the user (PATCH …/users/{id})',
+    emits: ['user.updated'],
+    run: async (ctx) => {
+      const url = `/api/v2/sites/${ctx.a.siteName}/users/${id(ctx, 'userId')}`;
+      await call(ctx.a.api.patch(url).send({ name: 'Member' }), 200);
+    },
+  },
   // webhooks
   {
     does: 'test an endpoint (POST …/webhooks/{id}/test): sent to it, not recorded',

@@ -98,7 +98,7 @@ describe('health and API docs', () => {
         expect((await request(t.server).get(new URL(asset, 'http://x/docs').pathname)).status).toBe(200);
     });
 
-    it('describes the API and its two key schemes', () => {
+    it("describes the API, its two key schemes and the site users' session", () => {
       expect(doc.openapi).toMatch(/^3\./);
       expect(doc.info).toEqual(expect.objectContaining({ title: 'Sitebase API', version: '2.0' }));
       expect(doc.components.securitySchemes).toEqual({
@@ -109,7 +109,7 @@ describe('health and API docs', () => {
           bearerFormat: 'API key',
           description: 'Secret API key as a bearer token (v2)',
         },
-        // The site users' `session` scheme is declared too, and appears with its first route.
+        session: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
       });
     });
 

@@ -56,6 +56,13 @@ export class ContractClient {
     return client;
   }
 
+  /** A typed client sending a site user's session as `Authorization: Bearer`. */
+  asSession(token: string): SitebaseClient {
+    const client = createClient<paths>({ baseUrl: this.baseUrl, headers: { authorization: `Bearer ${token}` } });
+    client.use(this.middleware());
+    return client;
+  }
+
   /** `METHOD /path` of every operation of these tags that no test has called yet. */
   uncalled(tags: string[]): string[] {
     return Object.entries(this.doc.paths).flatMap(([path, item]) =>

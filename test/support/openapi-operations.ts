@@ -11,6 +11,7 @@ export interface Schema {
   enum?: unknown[];
   items?: Schema;
   oneOf?: Schema[];
+  anyOf?: Schema[];
   properties?: Record<string, Schema>;
   required?: string[];
 }
@@ -43,6 +44,8 @@ export interface Operation {
   schema?: Schema;
   /** No security, or an empty requirement: anonymous callers are let in. */
   isPublic: boolean;
+  /** Only a site-user session may call it (`/users/me/**`): a key is refused. */
+  sessionOnly: boolean;
 }
 
 export interface OpenApiDocument {
@@ -76,6 +79,9 @@ export async function loadOperations(server: Server): Promise<{ doc: OpenApiDocu
         schema: json ? resolve(doc, json) : undefined,
         isPublic:
           op.security === undefined || op.security.length === 0 || op.security.some((s) => Object.keys(s).length === 0),
+        sessionOnly:
+          (op.security ?? []).length > 0 &&
+          (op.security ?? []).every((s) => Object.keys(s).length === 1 && Object.keys(s)[0] === 'session'),
       });
     }
   }

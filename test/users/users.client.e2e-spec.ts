@@ -1,0 +1,80 @@
+import { SiteUserEntity } from '../../src/users/entities/site-user.entity';
+import { hashOtpCode } from '../../src/users/otp-code';
+import { withClient } from '../support/api-client';
+
+/**
+ * Every Site users operation built so far through the generated client (docs/openapi.md). The
+ * mailed code is replaced by a known one in the database: the mail itself is test/users/sign-in's.
+ */
+describe('generated client: site users', () => {
+  const s = withClient(2);
+  const site = () => ({ siteName: s.a.siteName });
+
+  it('sign in, /me, profile, sign out; operators list, get, update and read the profile', async () => {
+    const requested = await s.api.POST('/api/v2/sites/{siteName}/users/request-otp', {
+      params: { path: site() },
+      body: { email: 'client@example.com' },
+    });
+    expect([requested.response.status, requested.data?.expiresInSeconds]).toEqual([202, 600]);
+    await s.t.db.query(`UPDATE user_otps SET salt = 's', code_hash = $1 WHERE email = 'client@example.com'`, [
+      hashOtpCode('s', '123456'),
+    ]);
+    const verified = await s.api.POST('/api/v2/sites/{siteName}/users/verify-otp', {
+      params: { path: site() },
+      body: { email: 'client@example.com', code: '123456' },
+    });
+    expect(verified.response.status).toBe(200);
+    const me = s.contract.asSession(verified.data!.accessToken);
+    const userId = verified.data!.user.id;
+
+    const got = await me.GET('/api/v2/sites/{siteName}/users/me', { params: { path: site() } });
+    expect(got.data?.email).toBe('client@example.com');
+    const patched = await me.PATCH('/api/v2/sites/{siteName}/users/me', {
+      params: { path: site() },
+      body: { name: 'Client', metadata: { plan: 'gold' } },
+    });
+    expect([patched.data?.name, patched.data?.pendingEmail]).toEqual(['Client', null]);
+    const put = await me.PUT('/api/v2/sites/{siteName}/users/me/profile/{key}', {
+      params: { path: { ...site(), key: 'theme' } },
+      body: { value: { mode: 'dark' } },
+    });
+    expect(put.data).toEqual(expect.objectContaining({ key: 'theme', value: { mode: 'dark' } }));
+    const profile = await me.GET('/api/v2/sites/{siteName}/users/me/profile', { params: { path: site() } });
+    expect(profile.data?.entries.map((e) => e.key)).toEqual(['theme']);
+    const operatorView = await s.api.GET('/api/v2/sites/{siteName}/users/{id}/profile', {
+      params: { path: { ...site(), id: userId } },
+    });
+    expect(operatorView.data?.entries).toEqual(profile.data?.entries);
+    const removed = await me.DELETE('/api/v2/sites/{siteName}/users/me/profile/{key}', {
+      params: { path: { ...site(), key: 'theme' } },
+    });
+    expect(removed.response.status).toBe(204);
+    const wrongCode = await me.POST('/api/v2/sites/{siteName}/users/me/verify-email', {
+      params: { path: site() },
+      body: { code: '000000' },
+    });
+    expect([wrongCode.response.status, wrongCode.error?.code]).toEqual([401, 'invalid_code']);
+
+    const list = await s.api.GET('/api/v2/sites/{siteName}/users', {
+      params: { path: site(), query: { email: 'client@', status: 'active' } },
+    });
+    expect(list.data!.data.map((u) => u.id)).toEqual([userId]);
+    const one = await s.api.GET('/api/v2/sites/{siteName}/users/{id}', { params: { path: { ...site(), id: userId } } });
+    expect(one.data?.metadata).toEqual({ plan: 'gold' });
+    const updated = await s.api.PATCH('/api/v2/sites/{siteName}/users/{id}', {
+      params: { path: { ...site(), id: userId } },
+      body: { name: 'Renamed' },
+    });
+    expect(updated.data?.name).toBe('Renamed');
+    expect((await s.t.db.getRepository(SiteUserEntity).findOneByOrFail({ id: userId })).name).toBe('Renamed');
+
+    const out = await me.POST('/api/v2/sites/{siteName}/users/me/sign-out', { params: { path: site() } });
+    expect(out.response.status).toBe(204);
+    const after = await me.GET('/api/v2/sites/{siteName}/users/me', { params: { path: site() } });
+    expect([after.response.status, after.error?.code]).toEqual([401, 'invalid_session']);
+  });
+
+  it('called every Site users operation through the client', () => {
+    expect(s.contract.uncalled(['Site users'])).toEqual([]);
+  });
+});
