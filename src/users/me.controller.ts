@@ -1,4 +1,7 @@
-import { Body, Delete, Get, Param, Patch, Post, Put } from '@nestjs/common';
+import { Body, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import { mapPage, Page, PageDto } from '../common/pagination/page';
+import { CreditsService } from './credits.service';
+import { CreditBalanceDto, CreditEntryDto, CreditLedgerQueryDto, toCreditEntry } from './dto/credits.dto';
 import { CurrentSite, CurrentUser } from '../common/auth/decorators';
 import { UserPrincipal } from '../common/auth/principal';
 import { ApiController, Route } from '../common/http/route.decorator';
@@ -26,7 +29,35 @@ export class MeController {
     private readonly users: UsersService,
     private readonly profile: ProfileService,
     private readonly otp: OtpService,
+    private readonly credits: CreditsService,
   ) {}
+
+  @Get('credits')
+  @Route({
+    auth: 'user',
+    summary: 'List the current user’s credit ledger',
+    operationId: 'listMyCredits',
+    description: 'Newest first, keyset-paginated: grants, spends, expiries and refunds.',
+    ok: PageDto(CreditEntryDto),
+    problems: [400],
+  })
+  async listCredits(
+    @CurrentUser() user: UserPrincipal,
+    @Query() query: CreditLedgerQueryDto,
+  ): Promise<Page<CreditEntryDto>> {
+    return mapPage(await this.credits.ledger(user.userId, query), toCreditEntry);
+  }
+
+  @Get('credits/balance')
+  @Route({
+    auth: 'user',
+    summary: 'Get the current user’s credit balance',
+    operationId: 'getMyCreditBalance',
+    ok: CreditBalanceDto,
+  })
+  async balance(@CurrentSite() site: SiteContext, @CurrentUser() user: UserPrincipal): Promise<CreditBalanceDto> {
+    return { balance: await this.credits.balance(site, user.userId) };
+  }
 
   @Get()
   @Route({ auth: 'user', summary: 'Get the current user', operationId: 'getMe', ok: UserResponseDto })

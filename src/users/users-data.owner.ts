@@ -1,5 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { AccountDataRegistry, tablesOwner } from '../common/deletion/account-data.registry';
+import { CreditEntryEntity } from './entities/credit-entry.entity';
 import { SiteUserEntity } from './entities/site-user.entity';
 import { UserOtpEntity } from './entities/user-otp.entity';
 import { UserProfileEntryEntity } from './entities/user-profile-entry.entity';
@@ -13,6 +14,7 @@ export class UsersDataOwner implements OnModuleInit {
   onModuleInit(): void {
     this.registry.register(
       tablesOwner('users', 200, [
+        { resource: 'user_credit_entries', entity: CreditEntryEntity },
         { resource: 'user_profile_entries', entity: UserProfileEntryEntity },
         { resource: 'user_sessions', entity: UserSessionEntity },
         { resource: 'user_otps', entity: UserOtpEntity },

@@ -1,9 +1,21 @@
-import { Body, Get, Param, Patch, Query } from '@nestjs/common';
+import { Body, Get, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import { CurrentSite } from '../common/auth/decorators';
 import { SiteIdParamDto } from '../common/http/params';
 import { ApiController, Route } from '../common/http/route.decorator';
 import { mapPage, Page, PageDto } from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
+import { created } from '../common/http/public-urls';
+import { CreditsService } from './credits.service';
+import {
+  CreditBalanceDto,
+  CreditChangeDto,
+  CreditEntryDto,
+  CreditLedgerQueryDto,
+  GrantCreditsDto,
+  SpendCreditsDto,
+  toCreditEntry,
+} from './dto/credits.dto';
 import { ProfileResponseDto, toProfileEntry } from './dto/profile.dto';
 import { toUserResponse, UpdateUserDto, UserQueryDto, UserResponseDto } from './dto/user.dto';
 import { ProfileService } from './profile.service';
@@ -15,6 +27,7 @@ export class UsersController {
   constructor(
     private readonly users: UsersService,
     private readonly profile: ProfileService,
+    private readonly credits: CreditsService,
   ) {}
 
   @Get()
@@ -62,5 +75,80 @@ export class UsersController {
   })
   async profileOf(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<ProfileResponseDto> {
     return { entries: (await this.profile.entries(site, id)).map(toProfileEntry) };
+  }
+
+  @Get(':id/credits/balance')
+  @Route({
+    auth: 'key',
+    summary: 'Get a site user’s credit balance',
+    operationId: 'getUserCreditBalance',
+    ok: CreditBalanceDto,
+    problems: [403],
+  })
+  async balance(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<CreditBalanceDto> {
+    return { balance: await this.credits.balance(site, id) };
+  }
+
+  @Post(':id/credits/grant')
+  @Route({
+    auth: 'key',
+    summary: 'Grant credits to a site user',
+    operationId: 'grantUserCredits',
+    description:
+      'Adds a ledger line; with `expiresAt`, what is left of the grant stops counting then. Idempotency-Key replays.',
+    created: CreditChangeDto,
+    problems: [400, 403, 409],
+    idempotent: true,
+  })
+  async grant(
+    @CurrentSite() site: SiteContext,
+    @Param() { id }: SiteIdParamDto,
+    @Body() dto: GrantCreditsDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<CreditChangeDto> {
+    const { entry, balance } = await this.credits.grant(site, id, dto);
+    created(res, `/api/v2/sites/${site.name}/users/${id}/credits`);
+    return { entry: toCreditEntry(entry), balance };
+  }
+
+  @Post(':id/credits/spend')
+  @Route({
+    auth: 'key',
+    summary: 'Spend credits of a site user (admin)',
+    operationId: 'spendUserCredits',
+    description:
+      'Takes from the soonest-expiring grants first; a short balance is a 409 and takes nothing. Idempotency-Key replays.',
+    created: CreditChangeDto,
+    problems: [400, 403, 409],
+    idempotent: true,
+    admin: true,
+  })
+  async spend(
+    @CurrentSite() site: SiteContext,
+    @Param() { id }: SiteIdParamDto,
+    @Body() dto: SpendCreditsDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<CreditChangeDto> {
+    const { entry, balance } = await this.credits.spend(site, id, dto);
+    created(res, `/api/v2/sites/${site.name}/users/${id}/credits`);
+    return { entry: toCreditEntry(entry), balance };
+  }
+
+  @Get(':id/credits')
+  @Route({
+    auth: 'key',
+    summary: 'List a site user’s credit ledger (admin)',
+    operationId: 'listUserCredits',
+    description: 'Newest first, keyset-paginated.',
+    ok: PageDto(CreditEntryDto),
+    problems: [400, 403],
+    admin: true,
+  })
+  async ledger(
+    @CurrentSite() site: SiteContext,
+    @Param() { id }: SiteIdParamDto,
+    @Query() query: CreditLedgerQueryDto,
+  ): Promise<Page<CreditEntryDto>> {
+    return mapPage(await this.credits.ledgerOf(site, id, query), toCreditEntry);
   }
 }

@@ -15,6 +15,15 @@ export interface UserSignedInPayload {
   sessionId: number;
 }
 
+export interface CreditsEventPayload {
+  userId: number;
+  entryId: number;
+  /** Credits added (granted) or taken (spent), always positive. */
+  amount: number;
+  balance: number;
+  reference: string | null;
+}
+
 /**
  * Events this module writes to the outbox (API.md §6). Payloads carry ids, not addresses or
  * names: webhooks send them out of the installation, and a user's personal data stays behind
@@ -24,4 +33,6 @@ export const USER_EVENTS = defineEvents('users', {
   created: event<UserEventPayload>('user.created', 'A site user signed in for the first time'),
   updated: event<UserUpdatedPayload>('user.updated', 'A site user’s name, address, metadata or status changed'),
   signedIn: event<UserSignedInPayload>('user.signed_in', 'A site user signed in with a one-time code'),
+  creditsGranted: event<CreditsEventPayload>('credits.granted', 'Credits were granted to a site user'),
+  creditsSpent: event<CreditsEventPayload>('credits.spent', "Credits were spent from a site user's balance"),
 });

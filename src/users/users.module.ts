@@ -1,6 +1,9 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { EmailModule } from '../email/email.module';
+import { CreditsRepository } from './credits.repository';
+import { CreditsService } from './credits.service';
+import { CreditEntryEntity } from './entities/credit-entry.entity';
 import { SiteUserEntity } from './entities/site-user.entity';
 import { UserOtpEntity } from './entities/user-otp.entity';
 import { UserProfileEntryEntity } from './entities/user-profile-entry.entity';
@@ -21,12 +24,27 @@ import { UsersService } from './users.service';
  */
 @Module({
   imports: [
-    TypeOrmModule.forFeature([SiteUserEntity, UserSessionEntity, UserOtpEntity, UserProfileEntryEntity]),
+    TypeOrmModule.forFeature([
+      SiteUserEntity,
+      UserSessionEntity,
+      UserOtpEntity,
+      UserProfileEntryEntity,
+      CreditEntryEntity,
+    ]),
     EmailModule,
   ],
   // MeController first: `users/me` must match before `users/:id`.
   controllers: [UsersAuthController, MeController, UsersController],
-  providers: [UsersRepository, SessionsService, OtpService, UsersService, ProfileService, UsersDataOwner],
-  exports: [UsersService, SessionsService],
+  providers: [
+    UsersRepository,
+    CreditsRepository,
+    SessionsService,
+    OtpService,
+    UsersService,
+    ProfileService,
+    CreditsService,
+    UsersDataOwner,
+  ],
+  exports: [UsersService, SessionsService, CreditsService],
 })
 export class UsersModule {}

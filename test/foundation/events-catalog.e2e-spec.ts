@@ -424,6 +424,22 @@ const STEPS: Step[] = [
       await call(ctx.a.api.patch(url).send({ name: 'Member' }), 200);
     },
   },
+  {
+    does: 'grant the user credits (POST …/users/{id}/credits/grant)',
+    emits: ['credits.granted'],
+    run: async (ctx) => {
+      const url = `/api/v2/sites/${ctx.a.siteName}/users/${id(ctx, 'userId')}/credits/grant`;
+      await call(ctx.a.api.post(url).send({ amount: 10, reason: 'Welcome', reference: 'promo' }), 201);
+    },
+  },
+  {
+    does: 'spend some (POST …/users/{id}/credits/spend)',
+    emits: ['credits.spent'],
+    run: async (ctx) => {
+      const url = `/api/v2/sites/${ctx.a.siteName}/users/${id(ctx, 'userId')}/credits/spend`;
+      await call(ctx.a.api.post(url).send({ amount: 4, reason: 'A report' }), 201);
+    },
+  },
   // webhooks
   {
     does: 'test an endpoint (POST …/webhooks/{id}/test): sent to it, not recorded',

@@ -1175,6 +1175,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/sites/{siteName}/users/me/credits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the current user’s credit ledger
+         * @description Newest first, keyset-paginated: grants, spends, expiries and refunds.
+         */
+        get: operations["listMyCredits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/users/me/credits/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get the current user’s credit balance */
+        get: operations["getMyCreditBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/sites/{siteName}/users/me": {
         parameters: {
             query?: never;
@@ -1324,6 +1361,83 @@ export interface paths {
         };
         /** Get a site user’s profile */
         get: operations["getUserProfile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/users/{id}/credits/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a site user’s credit balance */
+        get: operations["getUserCreditBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/users/{id}/credits/grant": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Grant credits to a site user
+         * @description Adds a ledger line; with `expiresAt`, what is left of the grant stops counting then. Idempotency-Key replays.
+         */
+        post: operations["grantUserCredits"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/users/{id}/credits/spend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Spend credits of a site user (admin)
+         * @description Takes from the soonest-expiring grants first; a short balance is a 409 and takes nothing. Idempotency-Key replays.
+         */
+        post: operations["spendUserCredits"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/users/{id}/credits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a site user’s credit ledger (admin)
+         * @description Newest first, keyset-paginated.
+         */
+        get: operations["listUserCredits"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3699,6 +3813,44 @@ export interface components {
             expiresAt: string;
             user: components["schemas"]["UserResponseDto"];
         };
+        CreditEntryDto: {
+            /** @example 9 */
+            id: number;
+            /**
+             * @example grant
+             * @enum {string}
+             */
+            kind: "grant" | "spend" | "expire" | "refund";
+            /**
+             * @description Signed: grants and refunds add, spends and expiries take away
+             * @example 500
+             */
+            amount: number;
+            /**
+             * @description Of a grant or refund: what is left of it; 0 otherwise
+             * @example 380
+             */
+            remaining: number;
+            /** @example Welcome bonus */
+            reason: string;
+            /** @example promo-2026 */
+            reference: string | null;
+            /** @example null */
+            expiresAt: string | null;
+            /** @example 2026-01-01T00:00:00.000Z */
+            createdAt: string;
+        };
+        CreditEntryPageDto: {
+            data: components["schemas"]["CreditEntryDto"][];
+            pagination: components["schemas"]["PaginationDto"];
+        };
+        CreditBalanceDto: {
+            /**
+             * @description What can be spent now: grants not spent and not expired
+             * @example 380
+             */
+            balance: number;
+        };
         UpdateMeDto: {
             /** @example Ada Lovelace */
             name?: string;
@@ -3815,6 +3967,36 @@ export interface components {
              * @example ada@example.com
              */
             email?: string;
+        };
+        GrantCreditsDto: {
+            /** @example 500 */
+            amount: number;
+            /** @example Welcome bonus */
+            reason: string;
+            /**
+             * Format: date-time
+             * @description When what is left of the grant stops counting; absent or null: never
+             * @example 2027-01-01T00:00:00.000Z
+             */
+            expiresAt?: string | null;
+            /**
+             * @description Your reference, for reconciliation
+             * @example promo-2026
+             */
+            reference?: string;
+        };
+        CreditChangeDto: {
+            entry: components["schemas"]["CreditEntryDto"];
+            /** @example 880 */
+            balance: number;
+        };
+        SpendCreditsDto: {
+            /** @example 120 */
+            amount: number;
+            /** @example Download of a report */
+            reason: string;
+            /** @example report-77 */
+            reference?: string;
         };
         WebhookEndpointResponseDto: {
             /** @example 1 */
@@ -9104,6 +9286,115 @@ export interface operations {
             };
         };
     };
+    listMyCredits: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque cursor from pagination.nextCursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditEntryPageDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    getMyCreditBalance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditBalanceDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
     getMe: {
         parameters: {
             query?: never;
@@ -9694,6 +9985,265 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ProfileResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    getUserCreditBalance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditBalanceDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    grantUserCredits: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters. Retrying with the same key and body replays the first response for 24 h. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: number;
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GrantCreditsDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditChangeDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    spendUserCredits: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters. Retrying with the same key and body replays the first response for 24 h. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: number;
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SpendCreditsDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditChangeDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    listUserCredits: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque cursor from pagination.nextCursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                id: number;
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditEntryPageDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
             /** @description Missing, malformed, revoked or expired credential */

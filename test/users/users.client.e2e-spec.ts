@@ -68,6 +68,36 @@ describe('generated client: site users', () => {
     expect(updated.data?.name).toBe('Renamed');
     expect((await s.t.db.getRepository(SiteUserEntity).findOneByOrFail({ id: userId })).name).toBe('Renamed');
 
+    const granted = await s.api.POST('/api/v2/sites/{siteName}/users/{id}/credits/grant', {
+      params: { path: { ...site(), id: userId } },
+      body: { amount: 50, reason: 'Welcome' },
+    });
+    expect([granted.response.status, granted.data?.balance]).toEqual([201, 50]);
+    const spent = await s.api.POST('/api/v2/sites/{siteName}/users/{id}/credits/spend', {
+      params: { path: { ...site(), id: userId } },
+      body: { amount: 20, reason: 'Report' },
+    });
+    expect(spent.data?.balance).toBe(30);
+    const short = await s.api.POST('/api/v2/sites/{siteName}/users/{id}/credits/spend', {
+      params: { path: { ...site(), id: userId } },
+      body: { amount: 31, reason: 'Too much' },
+    });
+    expect([short.response.status, short.error?.code]).toEqual([409, 'insufficient_credits']);
+    const operatorBalance = await s.api.GET('/api/v2/sites/{siteName}/users/{id}/credits/balance', {
+      params: { path: { ...site(), id: userId } },
+    });
+    expect(operatorBalance.data).toEqual({ balance: 30 });
+    const operatorLedger = await s.api.GET('/api/v2/sites/{siteName}/users/{id}/credits', {
+      params: { path: { ...site(), id: userId } },
+    });
+    expect(operatorLedger.data?.data.map((e) => e.amount)).toEqual([-20, 50]);
+    const myBalance = await me.GET('/api/v2/sites/{siteName}/users/me/credits/balance', { params: { path: site() } });
+    expect(myBalance.data).toEqual({ balance: 30 });
+    const myLedger = await me.GET('/api/v2/sites/{siteName}/users/me/credits', {
+      params: { path: site(), query: { limit: 1 } },
+    });
+    expect(myLedger.data?.data.map((e) => e.kind)).toEqual(['spend']);
+
     const out = await me.POST('/api/v2/sites/{siteName}/users/me/sign-out', { params: { path: site() } });
     expect(out.response.status).toBe(204);
     const after = await me.GET('/api/v2/sites/{siteName}/users/me', { params: { path: site() } });

@@ -8,6 +8,7 @@ import { Webhooks1795310000000 } from './1795310000000-webhooks';
 import { ContentAttachmentIndex1795320000000 } from './1795320000000-content-attachment-index';
 import { Catalog1795330000000 } from './1795330000000-catalog';
 import { Users1795360000000 } from './1795360000000-users';
+import { UserCredits1795370000000 } from './1795370000000-user-credits';
 
 /**
  * Every migration, oldest first. Listed rather than globbed so that the server, the CLI and the
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   ContentAttachmentIndex1795320000000,
   Catalog1795330000000,
   Users1795360000000,
+  UserCredits1795370000000,
 ];
