@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { ChangeNotifications } from '../database/change-notifications';
 import { SessionVerifiers } from './auth/session-verifiers';
 import { AccountDataRegistry } from './deletion/account-data.registry';
+import { UserDataRegistry } from './deletion/user-data.registry';
 import { BlockedClients } from './http/blocked-clients';
 import { PublicUrls } from './http/public-urls';
 import { RateLimitStore } from './http/rate-limit.store';
@@ -20,6 +21,7 @@ import { QueueService } from './queue/queue.service';
     QueueService,
     OutboxRelay,
     AccountDataRegistry,
+    UserDataRegistry,
     SessionVerifiers,
     RateLimitStore,
     BlockedClients,
@@ -31,6 +33,7 @@ import { QueueService } from './queue/queue.service';
     QueueService,
     OutboxRelay,
     AccountDataRegistry,
+    UserDataRegistry,
     SessionVerifiers,
     RateLimitStore,
     BlockedClients,

@@ -133,6 +133,8 @@ export class AppConfig {
   @Transform(toInt) @IsInt() @Min(60) USER_SESSION_TTL_SECONDS = 30 * 24 * 3600;
   /** How long an instance keeps a verified session (with its user) in memory; 0: never. */
   @Transform(toInt) @IsInt() @Min(0) @Max(3_600_000) USER_SESSION_CACHE_TTL_MS = 60_000;
+  /** Seconds between a user's erasure request and the erasure; 0: at once. */
+  @Transform(toInt) @IsInt() @Min(0) USER_DELETION_GRACE_SECONDS = 7 * 24 * 3600;
 
   // Catalog (docs/catalog.md)
   /** How long an instance serves anonymous product and category reads from memory; 0 turns it off. */

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountModule } from '../account/account.module';
 import { BUILTIN_TEMPLATE_TYPES } from './builtin-template-types';
 import { EmailDataOwner } from './email-data.owner';
+import { EmailErasureOwner } from './email-erasure.owner';
 import { EmailDeliveryJob } from './email-delivery.job';
 import { EmailRenderer } from './email-renderer';
 import { EmailTemplatesController } from './email-templates.controller';
@@ -34,6 +35,7 @@ import { EmailTemplateTypes } from './template-types';
     EmailService,
     EmailDeliveryJob,
     EmailDataOwner,
+    EmailErasureOwner,
   ],
   exports: [EmailService, EmailTemplateTypes],
 })

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
+import { sql } from '../database/sql';
 import { applyKeyset, KeysetColumn, keysetPage, keysetParameters, Page } from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
 import { ShapedReads } from '../database/fast-read';
@@ -96,5 +97,37 @@ export class EmailRepository {
       this.messageRows.createQueryBuilder('x').where('x.site_id = :siteId').andWhere('x.id = :id').limit(1),
     );
     return entities[0];
+  }
+
+  /** Messages sent to an address, and the outbox events that name it (a user's erasure). */
+  async countOfAddress(em: EntityManager, siteId: number, email: string): Promise<number> {
+    const { rows } = await sql<{ n: number }>(
+      em,
+      'SELECT count(*)::int AS n FROM email_messages WHERE site_id = $1 AND recipient = $2',
+      [siteId, email],
+    );
+    return rows[0].n;
+  }
+
+  /**
+   * Erases an address from the site's mail: the messages sent to it are deleted, it is taken out
+   * of the To and Cc headers of others' copies, and out of the email.* events that name it.
+   */
+  async eraseAddress(em: EntityManager, siteId: number, email: string): Promise<Record<string, number>> {
+    const deleted = await sql(em, 'DELETE FROM email_messages WHERE site_id = $1 AND recipient = $2', [siteId, email]);
+    const headers = await sql(
+      em,
+      `UPDATE email_messages SET to_header = replace(to_header, $2, '[erased]'),
+         cc_header = replace(cc_header, $2, '[erased]'), updated_at = now()
+       WHERE site_id = $1 AND (position($2 in to_header) > 0 OR position($2 in coalesce(cc_header, '')) > 0)`,
+      [siteId, email],
+    );
+    const events = await sql(
+      em,
+      `UPDATE outbox_events SET payload = jsonb_set(payload, '{to}', '"[erased]"')
+        WHERE site_id = $1 AND name IN ('email.sent', 'email.failed') AND payload->>'to' = $2`,
+      [siteId, email],
+    );
+    return { email_messages: deleted.rowCount + headers.rowCount, email_events: events.rowCount };
   }
 }

@@ -1,6 +1,13 @@
 import { Body, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { mapPage, Page, PageDto } from '../common/pagination/page';
 import { CreditsService } from './credits.service';
+import {
+  toUserDeletion,
+  toUserDeletionPreview,
+  UserDeletionPreviewDto,
+  UserDeletionResponseDto,
+} from './dto/deletion.dto';
+import { ErasureService } from './erasure.service';
 import { CreditBalanceDto, CreditEntryDto, CreditLedgerQueryDto, toCreditEntry } from './dto/credits.dto';
 import { CurrentSite, CurrentUser } from '../common/auth/decorators';
 import { UserPrincipal } from '../common/auth/principal';
@@ -30,7 +37,70 @@ export class MeController {
     private readonly profile: ProfileService,
     private readonly otp: OtpService,
     private readonly credits: CreditsService,
+    private readonly erasure: ErasureService,
   ) {}
+
+  @Delete()
+  @Route({
+    auth: 'user',
+    summary: 'Delete the current user',
+    operationId: 'deleteMe',
+    description:
+      'Schedules the erasure of the user everywhere they appear (GET …/me/deletion-preview) after the grace period ' +
+      '(0: at once), and ends every session now. Signing in again before it runs gives a session that may only ' +
+      'read and cancel (DELETE …/me/deletion). Asking again answers the same request.',
+    accepted: UserDeletionResponseDto,
+    duringDeletion: true,
+  })
+  async remove(@CurrentSite() site: SiteContext, @CurrentUser() user: UserPrincipal): Promise<UserDeletionResponseDto> {
+    return toUserDeletion(await this.erasure.schedule(site, user));
+  }
+
+  @Get('deletion-preview')
+  @Route({
+    auth: 'user',
+    summary: 'Preview the deletion of the current user',
+    operationId: 'getMyDeletionPreview',
+    description:
+      'What would be erased, what is kept anonymised (orders), canceled (subscriptions) and forfeited (credits).',
+    ok: UserDeletionPreviewDto,
+  })
+  async preview(@CurrentSite() site: SiteContext, @CurrentUser() user: UserPrincipal): Promise<UserDeletionPreviewDto> {
+    const { gracePeriodSeconds, impacts } = await this.erasure.preview(site, user);
+    return toUserDeletionPreview(gracePeriodSeconds, impacts);
+  }
+
+  @Get('deletion')
+  @Route({
+    auth: 'user',
+    summary: 'Get the deletion status of the current user',
+    operationId: 'getMyDeletion',
+    ok: UserDeletionResponseDto,
+  })
+  async deletion(
+    @CurrentSite() site: SiteContext,
+    @CurrentUser() user: UserPrincipal,
+  ): Promise<UserDeletionResponseDto> {
+    return toUserDeletion(await this.erasure.latest(site, user));
+  }
+
+  @Delete('deletion')
+  @Route({
+    auth: 'user',
+    summary: 'Cancel the scheduled deletion of the current user (admin)',
+    operationId: 'cancelMyDeletion',
+    description: 'Possible until the erasure starts (409 after).',
+    ok: UserDeletionResponseDto,
+    problems: [409],
+    duringDeletion: true,
+    admin: true,
+  })
+  async cancelDeletion(
+    @CurrentSite() site: SiteContext,
+    @CurrentUser() user: UserPrincipal,
+  ): Promise<UserDeletionResponseDto> {
+    return toUserDeletion(await this.erasure.cancel(site, user));
+  }
 
   @Get('credits')
   @Route({

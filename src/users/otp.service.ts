@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
 import { DataSource, EntityManager, IsNull } from 'typeorm';
 import { UserPrincipal } from '../common/auth/principal';
 import {
@@ -54,8 +55,10 @@ export class OtpService {
   async request(site: SiteContext, rawEmail: string, client: ClientInfo): Promise<void> {
     await this.limitIp(site, client);
     const email = normaliseEmail(rawEmail);
+    // The counter's key holds a hash of the address, not the address (an erasure leaves nothing behind).
+    const emailKey = createHash('sha256').update(email).digest('base64url');
     const perEmail = await this.limits.hit(
-      `otp-email:${site.id}:${email}`,
+      `otp-email:${site.id}:${emailKey}`,
       HOUR_MS,
       this.config.USER_OTP_EMAIL_HOURLY_LIMIT,
       HOUR_MS,

@@ -54,6 +54,7 @@ export class SessionsService implements OnModuleInit {
         siteId: row.siteId,
         userId: row.user.id,
         sessionId: row.sessionId,
+        deletionScheduled: row.user.deletionScheduledAt !== null,
       },
       user: row.user,
     };

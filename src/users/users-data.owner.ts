@@ -2,6 +2,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { AccountDataRegistry, tablesOwner } from '../common/deletion/account-data.registry';
 import { CreditEntryEntity } from './entities/credit-entry.entity';
 import { SiteUserEntity } from './entities/site-user.entity';
+import { UserDeletionEntity } from './entities/user-deletion.entity';
 import { UserOtpEntity } from './entities/user-otp.entity';
 import { UserProfileEntryEntity } from './entities/user-profile-entry.entity';
 import { UserSessionEntity } from './entities/user-session.entity';
@@ -19,6 +20,7 @@ export class UsersDataOwner implements OnModuleInit {
         { resource: 'user_sessions', entity: UserSessionEntity },
         { resource: 'user_otps', entity: UserOtpEntity },
         { resource: 'site_users', entity: SiteUserEntity },
+        { resource: 'user_deletions', entity: UserDeletionEntity },
       ]),
     );
   }

@@ -5,6 +5,9 @@ import { CreditsRepository } from './credits.repository';
 import { CreditsService } from './credits.service';
 import { CreditEntryEntity } from './entities/credit-entry.entity';
 import { SiteUserEntity } from './entities/site-user.entity';
+import { UserDeletionEntity } from './entities/user-deletion.entity';
+import { ErasureService } from './erasure.service';
+import { UsersErasureOwner } from './users-erasure.owner';
 import { UserOtpEntity } from './entities/user-otp.entity';
 import { UserProfileEntryEntity } from './entities/user-profile-entry.entity';
 import { UserSessionEntity } from './entities/user-session.entity';
@@ -30,6 +33,7 @@ import { UsersService } from './users.service';
       UserOtpEntity,
       UserProfileEntryEntity,
       CreditEntryEntity,
+      UserDeletionEntity,
     ]),
     EmailModule,
   ],
@@ -43,7 +47,9 @@ import { UsersService } from './users.service';
     UsersService,
     ProfileService,
     CreditsService,
+    ErasureService,
     UsersDataOwner,
+    UsersErasureOwner,
   ],
   exports: [UsersService, SessionsService, CreditsService],
 })

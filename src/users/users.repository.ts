@@ -74,12 +74,13 @@ export class UsersRepository {
       metadata: Record<string, unknown>;
       email_verified_at: Date | null;
       last_sign_in_at: Date | null;
+      deletion_scheduled_at: Date | null;
       created_at: Date;
       updated_at: Date;
     }>(
       this.users.manager,
       `SELECT s.id AS session_id, s.site_id, st.account_id, s.expires_at, u.id, u.email, u.name, u.status,
-              u.metadata, u.email_verified_at, u.last_sign_in_at, u.created_at, u.updated_at
+              u.metadata, u.email_verified_at, u.last_sign_in_at, u.deletion_scheduled_at, u.created_at, u.updated_at
          FROM user_sessions s JOIN site_users u ON u.id = s.user_id JOIN sites st ON st.id = s.site_id
         WHERE s.token_hash = $1 AND s.revoked_at IS NULL AND s.expires_at > now() AND u.status = 'active'`,
       [tokenHash],
@@ -96,6 +97,7 @@ export class UsersRepository {
       metadata: r.metadata,
       emailVerifiedAt: r.email_verified_at,
       lastSignInAt: r.last_sign_in_at,
+      deletionScheduledAt: r.deletion_scheduled_at,
       createdAt: r.created_at,
       updatedAt: r.updated_at,
     });

@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { AccountDataRegistry, tablesOwner } from '../common/deletion/account-data.registry';
+import { UserDataRegistry } from '../common/deletion/user-data.registry';
 import { WebhookAttemptEntity } from './entities/webhook-attempt.entity';
 import { WebhookDeliveryEntity } from './entities/webhook-delivery.entity';
 import { WebhookEndpointEntity } from './entities/webhook-endpoint.entity';
@@ -17,6 +18,7 @@ export class WebhooksDataOwner implements OnModuleInit {
 
   constructor(
     private readonly registry: AccountDataRegistry,
+    private readonly users: UserDataRegistry,
     private readonly repository: WebhooksRepository,
   ) {}
 
@@ -26,6 +28,14 @@ export class WebhooksDataOwner implements OnModuleInit {
       { resource: 'webhook_deliveries', entity: WebhookDeliveryEntity },
       { resource: 'webhook_endpoints', entity: WebhookEndpointEntity },
     ]);
+    this.users.register({
+      name: 'webhooks',
+      order: 510,
+      preview: () => Promise.resolve([]),
+      erase: async (em, site, user) => ({
+        webhook_deliveries: await this.repository.eraseAddress(em, site.id, user.email),
+      }),
+    });
     this.registry.register({
       ...tables,
       entities: [WebhookAttemptEntity, ...tables.entities],

@@ -298,4 +298,19 @@ export class WebhooksRepository {
     );
     return rows;
   }
+
+  /**
+   * Takes an address out of the bodies of the site's deliveries (a user's erasure): only
+   * `email.*` events carry one. The signature of a delivery already sent no longer matches
+   * its stored body, which is never sent again except by a retry, which signs anew.
+   */
+  async eraseAddress(em: EntityManager, siteId: number, email: string): Promise<number> {
+    const { rowCount } = await sql(
+      em,
+      `UPDATE webhook_deliveries SET payload = replace(payload, $2, '[erased]'), updated_at = now()
+        WHERE site_id = $1 AND event_type LIKE 'email.%' AND position($2 in payload) > 0`,
+      [siteId, JSON.stringify(email).slice(1, -1)],
+    );
+    return rowCount;
+  }
 }

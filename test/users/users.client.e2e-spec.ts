@@ -1,5 +1,6 @@
 import { SiteUserEntity } from '../../src/users/entities/site-user.entity';
 import { hashOtpCode } from '../../src/users/otp-code';
+import { SessionsService } from '../../src/users/sessions.service';
 import { withClient } from '../support/api-client';
 
 /**
@@ -98,10 +99,33 @@ describe('generated client: site users', () => {
     });
     expect(myLedger.data?.data.map((e) => e.kind)).toEqual(['spend']);
 
+    const preview = await me.GET('/api/v2/sites/{siteName}/users/me/deletion-preview', { params: { path: site() } });
+    expect(preview.data?.resources).toEqual(
+      expect.arrayContaining([{ resource: 'credits', count: 30, action: 'forfeit' }]),
+    );
+    const none = await me.GET('/api/v2/sites/{siteName}/users/me/deletion', { params: { path: site() } });
+    expect([none.response.status, none.error?.code]).toEqual([404, 'deletion_not_found']);
+
     const out = await me.POST('/api/v2/sites/{siteName}/users/me/sign-out', { params: { path: site() } });
     expect(out.response.status).toBe(204);
     const after = await me.GET('/api/v2/sites/{siteName}/users/me', { params: { path: site() } });
     expect([after.response.status, after.error?.code]).toEqual([401, 'invalid_session']);
+  });
+
+  it('erasure: schedule (the session ends), status and cancel from a new session', async () => {
+    const user = await s.t.db
+      .getRepository(SiteUserEntity)
+      .save({ siteId: s.a.siteId, email: 'leaving-client@example.com', name: '', status: 'active', metadata: {} });
+    const session = async () =>
+      s.contract.asSession((await s.t.db.transaction((em) => s.t.app.get(SessionsService).create(em, user, {}))).token);
+    const first = await session();
+    const scheduled = await first.DELETE('/api/v2/sites/{siteName}/users/me', { params: { path: site() } });
+    expect([scheduled.response.status, scheduled.data?.status]).toEqual([202, 'scheduled']);
+    const second = await session();
+    const status = await second.GET('/api/v2/sites/{siteName}/users/me/deletion', { params: { path: site() } });
+    expect(status.data?.id).toBe(scheduled.data?.id);
+    const canceled = await second.DELETE('/api/v2/sites/{siteName}/users/me/deletion', { params: { path: site() } });
+    expect([canceled.response.status, canceled.data?.status]).toEqual([200, 'canceled']);
   });
 
   it('called every Site users operation through the client', () => {

@@ -86,6 +86,17 @@ export class AuthGuard implements CanActivate {
 
   private checkDeletion(req: Request, principal: Principal, route: RouteFlags): true {
     if (
+      principal.kind === 'user' &&
+      principal.deletionScheduled === true &&
+      !READ_METHODS.has(req.method) &&
+      !route.allowedDuringDeletion
+    ) {
+      throw new ForbiddenProblem(
+        'user_pending_deletion',
+        'This user is scheduled for erasure: they can only read and cancel it',
+      );
+    }
+    if (
       principal.kind === 'key' &&
       principal.accountDeletionScheduled &&
       !READ_METHODS.has(req.method) &&

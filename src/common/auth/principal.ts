@@ -16,6 +16,8 @@ export interface UserPrincipal {
   siteId: number;
   userId: number;
   sessionId: number;
+  /** API.md §8: while the user's erasure is scheduled they may only read and cancel it. */
+  deletionScheduled?: boolean;
 }
 
 export interface AnonymousPrincipal {

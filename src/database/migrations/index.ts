@@ -9,6 +9,7 @@ import { ContentAttachmentIndex1795320000000 } from './1795320000000-content-att
 import { Catalog1795330000000 } from './1795330000000-catalog';
 import { Users1795360000000 } from './1795360000000-users';
 import { UserCredits1795370000000 } from './1795370000000-user-credits';
+import { UserErasure1795380000000 } from './1795380000000-user-erasure';
 
 /**
  * Every migration, oldest first. Listed rather than globbed so that the server, the CLI and the
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   Catalog1795330000000,
   Users1795360000000,
   UserCredits1795370000000,
+  UserErasure1795380000000,
 ];

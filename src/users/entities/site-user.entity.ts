@@ -22,6 +22,8 @@ export class SiteUserEntity {
   @Column({ type: 'jsonb', default: () => "'{}'" }) metadata: Record<string, unknown>;
   @Column({ type: 'timestamptz', precision: 3, nullable: true }) emailVerifiedAt: Date | null;
   @Column({ type: 'timestamptz', precision: 3, nullable: true }) lastSignInAt: Date | null;
+  /** Set while the user's erasure waits for its grace period: the user may only read and cancel. */
+  @Column({ type: 'timestamptz', precision: 3, nullable: true }) deletionScheduledAt: Date | null;
   @CreateDateColumn({ type: 'timestamptz', precision: 3 }) createdAt: Date;
   @UpdateDateColumn({ type: 'timestamptz', precision: 3 }) updatedAt: Date;
 }

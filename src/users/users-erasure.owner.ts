@@ -1,0 +1,67 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { ErasedUser, UserDataRegistry } from '../common/deletion/user-data.registry';
+import { CreditsRepository } from './credits.repository';
+import { CreditEntryEntity } from './entities/credit-entry.entity';
+import { SiteUserEntity } from './entities/site-user.entity';
+import { UserOtpEntity } from './entities/user-otp.entity';
+import { UserProfileEntryEntity } from './entities/user-profile-entry.entity';
+import { UserSessionEntity } from './entities/user-session.entity';
+
+/**
+ * The users module's share of an erasure, last of all owners: the user's profile, sessions,
+ * codes (to the address too, before an account existed) and credit ledger (the balance is
+ * forfeited), then the user's row.
+ */
+@Injectable()
+export class UsersErasureOwner implements OnModuleInit {
+  constructor(
+    private readonly registry: UserDataRegistry,
+    private readonly credits: CreditsRepository,
+  ) {}
+
+  onModuleInit(): void {
+    this.registry.register({
+      name: 'users',
+      order: 1000,
+      preview: async (em, site, user: ErasedUser) => [
+        {
+          resource: 'user_profile_entries',
+          count: await em.count(UserProfileEntryEntity, { where: { userId: user.id } }),
+          action: 'delete',
+        },
+        {
+          resource: 'user_sessions',
+          count: await em.count(UserSessionEntity, { where: { userId: user.id } }),
+          action: 'delete',
+        },
+        { resource: 'credits', count: await this.credits.balance(em, user.id), action: 'forfeit' },
+        {
+          resource: 'user_credit_entries',
+          count: await em.count(CreditEntryEntity, { where: { userId: user.id } }),
+          action: 'delete',
+        },
+        { resource: 'site_users', count: 1, action: 'delete' },
+      ],
+      erase: async (em, site, user) => {
+        const otps = await em
+          .createQueryBuilder()
+          .delete()
+          .from(UserOtpEntity)
+          .where('site_id = :siteId AND (email = :email OR user_id = :userId)', {
+            siteId: site.id,
+            email: user.email,
+            userId: user.id,
+          })
+          .execute();
+        const counts = {
+          user_profile_entries: (await em.delete(UserProfileEntryEntity, { userId: user.id })).affected ?? 0,
+          user_sessions: (await em.delete(UserSessionEntity, { userId: user.id })).affected ?? 0,
+          user_credit_entries: (await em.delete(CreditEntryEntity, { userId: user.id })).affected ?? 0,
+          user_otps: otps.affected ?? 0,
+        };
+        const deleted = await em.delete(SiteUserEntity, { id: user.id, siteId: site.id });
+        return { ...counts, site_users: deleted.affected ?? 0 };
+      },
+    });
+  }
+}
