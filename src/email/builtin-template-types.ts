@@ -6,8 +6,11 @@ import type { EmailTemplateType } from './template-types';
  * "Adding a template type"): the module then takes its entries out of this list.
  */
 
-/** A plain, responsive layout; the <style> block is inlined when a mail is rendered. */
-function layout(body: string, footer = 'Sent by {{ site.title }}.'): string {
+/**
+ * A plain, responsive layout; the <style> block is inlined when a mail is rendered. Modules that
+ * register their own types use it too (`mailLayout`, re-exported by email.service.ts).
+ */
+export function layout(body: string, footer = 'Sent by {{ site.title }}.'): string {
   return `<!doctype html>
 <html>
 <head>
