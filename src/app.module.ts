@@ -13,6 +13,7 @@ import { ContentModule } from './content/content.module';
 import { CollectionsModule } from './collections/collections.module';
 import { EmailModule } from './email/email.module';
 import { CatalogModule } from './catalog/catalog.module';
+import { ContactsModule } from './contacts/contacts.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 /** Feature modules, one per resource group. A new module is added here. */
@@ -25,6 +26,7 @@ export const FEATURE_MODULES: Type[] = [
   CollectionsModule,
   EmailModule,
   CatalogModule,
+  ContactsModule,
   WebhooksModule,
 ];
 

@@ -190,35 +190,6 @@ export const BUILTIN_TEMPLATE_TYPES: EmailTemplateType[] = [
     },
   },
   {
-    type: 'contacts.received',
-    module: 'contacts',
-    description: "Tells the site's team that someone sent the contact form.",
-    variables: {
-      type: 'object',
-      properties: {
-        name: { type: 'string' },
-        email: { type: 'string', format: 'email' },
-        message: { type: 'string' },
-        submittedAt: { type: 'string', format: 'date-time' },
-      },
-      required: ['name', 'email', 'message', 'submittedAt'],
-      additionalProperties: false,
-    },
-    sample: {
-      name: 'Grace Hopper',
-      email: 'grace@example.com',
-      message: 'Hello! Do you ship to Canada?',
-      submittedAt: '2026-11-24T10:00:00.000Z',
-    },
-    defaultTemplate: {
-      subject: 'New message from {{ name }} on {{ site.title }}',
-      html: layout(`<h1>New contact message</h1>
-<p><strong>{{ name }}</strong> &lt;{{ email }}&gt; wrote on {{ submittedAt }}:</p>
-<p>{{ message | newline_to_br }}</p>`),
-      text: 'New contact message\n\n{{ name }} <{{ email }}> wrote on {{ submittedAt }}:\n\n{{ message }}\n',
-    },
-  },
-  {
     type: 'custom',
     module: 'email',
     description: 'Any mail an integration composes: its subject and HTML body are variables.',

@@ -66,7 +66,7 @@ export class ContactsSettingsDto {
   })
   @IsOptional()
   @Transform(({ value }: { value: unknown }) =>
-    Array.isArray(value) ? value.map((v) => (typeof v === 'string' ? v.toLowerCase() : v)) : value,
+    Array.isArray(value) ? (value as unknown[]).map((v) => (typeof v === 'string' ? v.toLowerCase() : v)) : value,
   )
   @IsMailAddress({ each: true })
   @ArrayUnique()

@@ -7,6 +7,7 @@ import { Email1795300000000 } from './1795300000000-email';
 import { Webhooks1795310000000 } from './1795310000000-webhooks';
 import { ContentAttachmentIndex1795320000000 } from './1795320000000-content-attachment-index';
 import { Catalog1795330000000 } from './1795330000000-catalog';
+import { Contacts1795350000000 } from './1795350000000-contacts';
 
 /**
  * Every migration, oldest first. Listed rather than globbed so that the server, the CLI and the
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   Webhooks1795310000000,
   ContentAttachmentIndex1795320000000,
   Catalog1795330000000,
+  Contacts1795350000000,
 ];
