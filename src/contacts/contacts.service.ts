@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { isIP } from 'node:net';
 import { isDeepStrictEqual } from 'node:util';
 import { DataSource, EntityManager } from 'typeorm';
 import { SitesService } from '../account/sites.service';
@@ -78,7 +79,9 @@ export class ContactsService {
           status: 'new',
           tags: dto.tags ?? [],
           metadata: dto.metadata ?? {},
-          clientIp: sender.clientIp,
+          // Behind a proxy trusted with `true`, req.ip is the client's own X-Forwarded-For entry,
+          // which may be any text: only an address is kept (the column is inet).
+          clientIp: sender.clientIp !== null && isIP(sender.clientIp) !== 0 ? sender.clientIp : null,
           userAgent: sender.userAgent === null ? null : sender.userAgent.slice(0, USER_AGENT_MAX),
         }),
       );

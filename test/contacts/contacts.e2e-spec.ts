@@ -39,7 +39,8 @@ async function notify(x: Tenant, notifyEmails: string[]): Promise<void> {
 }
 
 describe('/api/v2/sites/:siteName/contacts', () => {
-  const ctx = withTenants(2, { env: { ACCOUNT_DELETION_GRACE_SECONDS: '0' } });
+  // TRUST_PROXY: the client address may come from X-Forwarded-For (none sent: the socket's).
+  const ctx = withTenants(2, { env: { ACCOUNT_DELETION_GRACE_SECONDS: '0', TRUST_PROXY: 'true' } });
   let a: Tenant;
   let b: Tenant;
   const rows = () => ctx.t.db.getRepository(ContactEntity);
@@ -105,6 +106,23 @@ describe('/api/v2/sites/:siteName/contacts', () => {
           userAgent: 'U'.repeat(500),
         }),
       );
+    });
+
+    it('records the client address a trusted proxy names; text that is not an address is kept as null', async () => {
+      const x = await createTenant(ctx.t);
+      for (const forwarded of ['203.0.113.7', '2001:db8::1, 10.0.0.1', 'not-an-address', '999.1.1.1'])
+        await anonymous()
+          .post(url(x))
+          .set('x-forwarded-for', forwarded)
+          .send({ name: 'N', email: 'n@example.com', message: forwarded })
+          .expect(201);
+      const stored = await rows().find({ where: { siteId: x.siteId }, order: { id: 'ASC' } });
+      expect(stored.map((c) => [c.message, c.clientIp])).toEqual([
+        ['203.0.113.7', '203.0.113.7'],
+        ['2001:db8::1, 10.0.0.1', '2001:db8::1'],
+        ['not-an-address', null],
+        ['999.1.1.1', null],
+      ]);
     });
 
     it('a filled honeypot answers exactly like a success, and stores and sends nothing', async () => {
