@@ -412,7 +412,7 @@ describe('/api/v2/sites/:siteName/contacts', () => {
   });
 
   describe('erasure and account deletion', () => {
-    it('eraseByEmail deletes the senders contacts of one site (any case) in the callers transaction', async () => {
+    it("eraseByEmail deletes a sender's contacts in one site (any case), in the caller's transaction", async () => {
       const [x, y] = await Promise.all([createTenant(ctx.t), createTenant(ctx.t)]);
       for (const [tenant, email] of [
         [x, 'erase.me@example.com'],
