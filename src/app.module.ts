@@ -14,6 +14,7 @@ import { CollectionsModule } from './collections/collections.module';
 import { EmailModule } from './email/email.module';
 import { CatalogModule } from './catalog/catalog.module';
 import { UsersModule } from './users/users.module';
+import { ContactsModule } from './contacts/contacts.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 /** Feature modules, one per resource group. A new module is added here. */
@@ -27,6 +28,7 @@ export const FEATURE_MODULES: Type[] = [
   EmailModule,
   CatalogModule,
   UsersModule,
+  ContactsModule,
   WebhooksModule,
 ];
 

@@ -6,8 +6,11 @@ import type { EmailTemplateType } from './template-types';
  * "Adding a template type"): the module then takes its entries out of this list.
  */
 
-/** A plain, responsive layout; the <style> block is inlined when a mail is rendered. */
-function layout(body: string, footer = 'Sent by {{ site.title }}.'): string {
+/**
+ * A plain, responsive layout; the <style> block is inlined when a mail is rendered. Modules that
+ * register their own types use it too (`mailLayout`, re-exported by email.service.ts).
+ */
+export function layout(body: string, footer = 'Sent by {{ site.title }}.'): string {
   return `<!doctype html>
 <html>
 <head>
@@ -184,35 +187,6 @@ export const BUILTIN_TEMPLATE_TYPES: EmailTemplateType[] = [
       html: layout(`<h1>On its way{% if customerName %}, {{ customerName }}{% endif %}</h1>
 <p>Your order <strong>{{ orderNumber }}</strong> left us with {{ carrier }}, tracking number <strong>{{ trackingNumber }}</strong>.</p>
 {% if trackingUrl %}<p><a class="button" href="{{ trackingUrl }}">Track the parcel</a></p>{% endif %}`),
-    },
-  },
-  {
-    type: 'contacts.received',
-    module: 'contacts',
-    description: "Tells the site's team that someone sent the contact form.",
-    variables: {
-      type: 'object',
-      properties: {
-        name: { type: 'string' },
-        email: { type: 'string', format: 'email' },
-        message: { type: 'string' },
-        submittedAt: { type: 'string', format: 'date-time' },
-      },
-      required: ['name', 'email', 'message', 'submittedAt'],
-      additionalProperties: false,
-    },
-    sample: {
-      name: 'Grace Hopper',
-      email: 'grace@example.com',
-      message: 'Hello! Do you ship to Canada?',
-      submittedAt: '2026-11-24T10:00:00.000Z',
-    },
-    defaultTemplate: {
-      subject: 'New message from {{ name }} on {{ site.title }}',
-      html: layout(`<h1>New contact message</h1>
-<p><strong>{{ name }}</strong> &lt;{{ email }}&gt; wrote on {{ submittedAt }}:</p>
-<p>{{ message | newline_to_br }}</p>`),
-      text: 'New contact message\n\n{{ name }} <{{ email }}> wrote on {{ submittedAt }}:\n\n{{ message }}\n',
     },
   },
   {

@@ -114,7 +114,12 @@ export class EmailRepository {
    * of the To and Cc headers of others' copies, and out of the email.* events that name it.
    */
   async eraseAddress(em: EntityManager, siteId: number, email: string): Promise<Record<string, number>> {
-    const deleted = await sql(em, 'DELETE FROM email_messages WHERE site_id = $1 AND recipient = $2', [siteId, email]);
+    // Mail to them, and the team's copies of what they wrote (contact alerts reply to them).
+    const deleted = await sql(
+      em,
+      `DELETE FROM email_messages WHERE site_id = $1 AND (recipient = $2 OR position($2 in coalesce(reply_to, '')) > 0)`,
+      [siteId, email],
+    );
     const headers = await sql(
       em,
       `UPDATE email_messages SET to_header = replace(to_header, $2, '[erased]'),

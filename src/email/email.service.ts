@@ -15,6 +15,10 @@ import { EmailVariables } from './email-variables';
 import { EmailRepository } from './email.repository';
 import { EmailMessageEntity, RecipientKind } from './entities/email-message.entity';
 
+/** For the modules that register their own template types (docs/email.md, "Adding a template type"). */
+export { EmailTemplateTypes, type EmailTemplateType } from './template-types';
+export { layout as mailLayout } from './builtin-template-types';
+
 export interface MailRecipient {
   email: string;
   name?: string;

@@ -68,7 +68,11 @@ describe('first start on an empty database (BOOTSTRAP_ENABLED=true)', () => {
       name: 'demo',
       title: 'Demo site',
       accountId: Number(account.id),
-      settings: { publicBaseUrl: null, email: { fromName: null, fromAddress: null, replyTo: null } },
+      settings: {
+        publicBaseUrl: null,
+        email: { fromName: null, fromAddress: null, replyTo: null },
+        contacts: { notifyEmails: [] },
+      },
       createdAt: ISO,
       updatedAt: ISO,
     });

@@ -9,7 +9,7 @@ import { lastEventId } from '../support/events';
 import { collectionsUrl, contentUrl, makeContent } from '../support/factories';
 import { makePng, tempMediaDir } from '../support/files';
 import { startSmtpSink, SmtpSink } from '../support/smtp';
-import { createTenant, Tenant, uniqueName } from '../support/tenant';
+import { agent, createTenant, Tenant, uniqueName } from '../support/tenant';
 import { startWebhookReceiver, WebhookReceiver } from '../support/webhook-receiver';
 
 /**
@@ -438,6 +438,31 @@ const STEPS: Step[] = [
     run: async (ctx) => {
       const url = `/api/v2/sites/${ctx.a.siteName}/users/${id(ctx, 'userId')}/credits/spend`;
       await call(ctx.a.api.post(url).send({ amount: 4, reason: 'A report' }), 201);
+    },
+  },
+  // contacts
+  {
+    does: 'send a contact message without a key (POST …/contacts)',
+    emits: ['contact.created'],
+    run: async (ctx) => {
+      const url = `/api/v2/sites/${ctx.a.siteName}/contacts`;
+      await call(
+        agent(ctx.t)
+          .post(url)
+          .send({ name: 'Grace', email: 'grace@example.com', message: 'Hello', source: 'footer', tags: ['sales'] }),
+        201,
+      );
+      // The receipt names no id; an operator finds the message in the inbox.
+      const list = await call(ctx.a.api.get(`${url}?limit=1`), 200);
+      ctx.made.contactId = Number((list.data as Array<{ id: number }>)[0].id);
+    },
+  },
+  {
+    does: 'triage it (PATCH …/contacts/{id})',
+    emits: ['contact.updated'],
+    run: async (ctx) => {
+      const url = `/api/v2/sites/${ctx.a.siteName}/contacts/${id(ctx, 'contactId')}`;
+      await call(ctx.a.api.patch(url).send({ status: 'open', tags: ['sales', 'priority'] }), 200);
     },
   },
   // webhooks

@@ -149,6 +149,12 @@ describe('input hardening over every operation of the OpenAPI document', () => {
       [tenant.siteId, ids.webhook],
     );
     ids.delivery = Number(delivery.id);
+    // Sent with the key (the receipt names no id), then found in the inbox.
+    await tenant.api
+      .post(`${site}/contacts`)
+      .send({ name: 'Fixture', email: 'fixture@example.com', message: 'Fixture' })
+      .expect(201);
+    ids.contact = (await tenant.api.get(`${site}/contacts?limit=1`).expect(200)).body.data[0].id as number;
   });
 
   afterAll(async () => {
@@ -172,6 +178,7 @@ describe('input hardening over every operation of the OpenAPI document', () => {
     if (path.includes('/categories/')) return ids.productCategory;
     if (path.includes('/products/')) return ids.product;
     if (path.includes('/users/')) return ids.user;
+    if (path.includes('/contacts/')) return ids.contact;
     throw new Error(`no fixture id for ${path}: add one to the table`);
   }
 

@@ -23,7 +23,11 @@ describe('/api/v2/sites (admin)', () => {
     name: s.name,
     title,
     accountId: s.accountId,
-    settings: { publicBaseUrl: null, email: { fromName: null, fromAddress: null, replyTo: null } },
+    settings: {
+      publicBaseUrl: null,
+      email: { fromName: null, fromAddress: null, replyTo: null },
+      contacts: { notifyEmails: [] },
+    },
     createdAt: ISO,
     updatedAt: ISO,
   });
@@ -38,7 +42,11 @@ describe('/api/v2/sites (admin)', () => {
         name,
         title: 'My blog',
         accountId: a.accountId,
-        settings: { publicBaseUrl: null, email: { fromName: null, fromAddress: null, replyTo: null } },
+        settings: {
+          publicBaseUrl: null,
+          email: { fromName: null, fromAddress: null, replyTo: null },
+          contacts: { notifyEmails: [] },
+        },
         createdAt: ISO,
         updatedAt: ISO,
       });
@@ -220,6 +228,7 @@ describe('/api/v2/sites (admin)', () => {
           settings: {
             publicBaseUrl: 'https://shop.example.com',
             email: { fromName: 'The Shop', fromAddress: 'hello@shop.example.com', replyTo: 'help@shop.example.com' },
+            contacts: { notifyEmails: [] },
           },
         }),
       );
@@ -228,6 +237,7 @@ describe('/api/v2/sites (admin)', () => {
       expect(second.body.settings).toEqual({
         publicBaseUrl: 'https://shop.example.com',
         email: { fromName: 'Shop Team', fromAddress: 'hello@shop.example.com', replyTo: null },
+        contacts: { notifyEmails: [] },
       });
       const row = await sites().findOneByOrFail({ id: x.siteId });
       expect(row.settings).toEqual({
@@ -237,6 +247,43 @@ describe('/api/v2/sites (admin)', () => {
       const events = await t.db.getRepository(OutboxEventEntity).findBy({ siteId: x.siteId, name: 'site.updated' });
       expect(events).toHaveLength(2);
       expect((await x.api.get(url).expect(200)).body.settings).toEqual(second.body.settings);
+    });
+
+    it('sets who is told of contact messages: addresses lower-cased, the list replaced whole, null clears it', async () => {
+      const x = await createTenant(t);
+      const url = `/api/v2/sites/${x.siteName}`;
+      const first = await x.api
+        .patch(url)
+        .send({ settings: { contacts: { notifyEmails: ['Team@Shop.example.com', 'sales@shop.example.com'] } } })
+        .expect(200);
+      expect(first.body.settings).toEqual({
+        publicBaseUrl: null,
+        email: { fromName: null, fromAddress: null, replyTo: null },
+        contacts: { notifyEmails: ['team@shop.example.com', 'sales@shop.example.com'] },
+      });
+      // Another section's change leaves it alone; a new list replaces the old one.
+      await x.api
+        .patch(url)
+        .send({ settings: { email: { fromName: 'Shop' } } })
+        .expect(200);
+      const second = await x.api
+        .patch(url)
+        .send({ settings: { contacts: { notifyEmails: ['owner@shop.example.com'] } } })
+        .expect(200);
+      expect(second.body.settings.contacts).toEqual({ notifyEmails: ['owner@shop.example.com'] });
+      expect((await sites().findOneByOrFail({ id: x.siteId })).settings).toEqual({
+        email: { fromName: 'Shop' },
+        contacts: { notifyEmails: ['owner@shop.example.com'] },
+      });
+      const cleared = await x.api
+        .patch(url)
+        .send({ settings: { contacts: { notifyEmails: null } } })
+        .expect(200);
+      expect(cleared.body.settings.contacts).toEqual({ notifyEmails: [] });
+      expect((await sites().findOneByOrFail({ id: x.siteId })).settings).toEqual({
+        email: { fromName: 'Shop' },
+        contacts: {},
+      });
     });
 
     it('refuses bad settings (400, nothing changes) and sites the key does not reach (404)', async () => {
@@ -249,6 +296,22 @@ describe('/api/v2/sites (admin)', () => {
         [{ settings: { publicBaseUrl: 'ftp://example.com' } }, 'settings.publicBaseUrl'],
         [{ settings: { newsletter: { anything: true } } }, 'settings.newsletter'],
         [{ settings: { email: 'x' } }, 'settings.email'],
+        [{ settings: { contacts: null } }, 'settings.contacts'],
+        [{ settings: { contacts: { notifyEmails: 'team@example.com' } } }, 'settings.contacts.notifyEmails'],
+        [{ settings: { contacts: { notifyEmails: ['not an address'] } } }, 'settings.contacts.notifyEmails'],
+        [
+          { settings: { contacts: { notifyEmails: ['a@example.com\nBcc: b@example.com'] } } },
+          'settings.contacts.notifyEmails',
+        ],
+        [
+          { settings: { contacts: { notifyEmails: ['a@example.com', 'A@example.com'] } } },
+          'settings.contacts.notifyEmails',
+        ],
+        [
+          { settings: { contacts: { notifyEmails: Array.from({ length: 11 }, (_, i) => `t${i}@example.com`) } } },
+          'settings.contacts.notifyEmails',
+        ],
+        [{ settings: { contacts: { cc: [] } } }, 'settings.contacts.cc'],
         [{ title: null }, 'title'],
       ];
       for (const [body, path] of bad) {

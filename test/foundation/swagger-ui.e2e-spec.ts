@@ -84,6 +84,7 @@ describe('Swagger UI in a real browser', () => {
     ['Categories', 'get', '/api/v2/sites/{siteName}/categories', /\/api\/v2\/sites\/demo\/categories\?limit=20$/],
     ['Products', 'get', '/api/v2/sites/{siteName}/products', /\/api\/v2\/sites\/demo\/products\?limit=20$/],
     ['Site users', 'get', '/api/v2/sites/{siteName}/users', /\/api\/v2\/sites\/demo\/users\?limit=20$/],
+    ['Contacts', 'get', '/api/v2/sites/{siteName}/contacts', /\/api\/v2\/sites\/demo\/contacts\?limit=20$/],
     ['Webhooks', 'get', '/api/v2/sites/{siteName}/webhooks', /\/api\/v2\/sites\/demo\/webhooks\?limit=20$/],
     ['Admin: sites', 'get', '/api/v2/sites', /\/api\/v2\/sites\?limit=20$/],
     ['Health', 'get', '/health', /\/health$/],

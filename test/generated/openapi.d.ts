@@ -1491,6 +1491,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/sites/{siteName}/contacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List contact messages
+         * @description Newest first, keyset-paginated; filters combine.
+         */
+        get: operations["listContacts"];
+        put?: never;
+        /**
+         * Send a contact message
+         * @description The site's contact form posts here, without a key (limited per client IP, RATE_LIMIT_PUBLIC_MAX); a key may post too. The message is stored with status `new`, and the addresses of the site's `settings.contacts.notifyEmails` are mailed. The answer says only that it arrived: no id and no `Location`, which an anonymous sender could not read. A filled-in `website` (a honeypot) gets the same answer, and nothing is stored or sent.
+         */
+        post: operations["createContact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/contacts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a contact message */
+        get: operations["getContact"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update a contact message
+         * @description Its status, tags and metadata, and the sender details an operator corrects; the message stays.
+         */
+        patch: operations["updateContact"];
+        trace?: never;
+    };
     "/api/v2/sites/{siteName}/webhooks": {
         parameters: {
             query?: never;
@@ -1702,10 +1747,20 @@ export interface components {
             /** @example null */
             replyTo: string | null;
         };
+        ContactsSettingsResponseDto: {
+            /**
+             * @description Empty: no mail
+             * @example [
+             *       "team@demo.example"
+             *     ]
+             */
+            notifyEmails: string[];
+        };
         SiteSettingsResponseDto: {
             /** @example null */
             publicBaseUrl: string | null;
             email: components["schemas"]["EmailSettingsResponseDto"];
+            contacts: components["schemas"]["ContactsSettingsResponseDto"];
         };
         SiteResponseDto: {
             /** @example 1 */
@@ -1743,6 +1798,15 @@ export interface components {
             /** @example editors@demo.example */
             replyTo?: string | null;
         };
+        ContactsSettingsDto: {
+            /**
+             * @description Who receives a `contacts.received` mail for each new contact message (lower-cased); empty or null: no mail
+             * @example [
+             *       "team@demo.example"
+             *     ]
+             */
+            notifyEmails?: string[] | null;
+        };
         SiteSettingsDto: {
             /**
              * @description Origin of the links in this site's mail; null: PUBLIC_BASE_URL
@@ -1751,6 +1815,8 @@ export interface components {
             publicBaseUrl?: string | null;
             /** @description The sender of the site's mail */
             email?: components["schemas"]["EmailSettingsDto"];
+            /** @description The contact inbox: who is told of new messages */
+            contacts?: components["schemas"]["ContactsSettingsDto"];
         };
         UpdateSiteDto: {
             /** @example My blog */
@@ -4081,6 +4147,152 @@ export interface components {
             reason: string;
             /** @example report-77 */
             reference?: string;
+        };
+        ContactResponseDto: {
+            /** @example 1 */
+            id: number;
+            /** @example Grace Hopper */
+            name: string;
+            /** @example grace@example.com */
+            email: string;
+            /** @example null */
+            phone: string | null;
+            /** @example Navy */
+            company: string | null;
+            /** @example Shipping to Canada */
+            subject: string | null;
+            /** @example Hello! Do you ship to Canada? */
+            message: string;
+            /** @example contact-form */
+            source: string;
+            /**
+             * @example new
+             * @enum {string}
+             */
+            status: "new" | "open" | "closed" | "spam";
+            /**
+             * @example [
+             *       "sales"
+             *     ]
+             */
+            tags: string[];
+            /**
+             * @example {
+             *       "page": "/pricing"
+             *     }
+             */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description The address the message came from, as the server saw it (TRUST_PROXY)
+             * @example 203.0.113.7
+             */
+            clientIp: string | null;
+            /** @example Mozilla/5.0 (X11; Linux x86_64) */
+            userAgent: string | null;
+            /** @example 2026-11-24T10:00:00.000Z */
+            createdAt: string;
+            /** @example 2026-11-24T10:00:00.000Z */
+            updatedAt: string;
+        };
+        ContactPageDto: {
+            data: components["schemas"]["ContactResponseDto"][];
+            pagination: components["schemas"]["PaginationDto"];
+        };
+        CreateContactDto: {
+            /** @example Grace Hopper */
+            name: string;
+            /**
+             * @description Stored in lower case
+             * @example grace@example.com
+             */
+            email: string;
+            /** @example +1 555 0100 */
+            phone?: string;
+            /** @example Navy */
+            company?: string;
+            /** @example Shipping to Canada */
+            subject?: string;
+            /** @example Hello! Do you ship to Canada? */
+            message: string;
+            /**
+             * @description Which form or page sent it. Absent: `contact-form`
+             * @example contact-form
+             */
+            source?: string;
+            /**
+             * @description At most 20 distinct words of at most 50 characters
+             * @example [
+             *       "sales"
+             *     ]
+             */
+            tags?: string[];
+            /**
+             * @description A JSON object of at most 3 levels and 4096 bytes
+             * @example {
+             *       "page": "/pricing",
+             *       "utm_campaign": "spring"
+             *     }
+             */
+            metadata?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description A honeypot: leave it out or empty. Forms hide this field from people (CSS, `tabindex="-1"`, `autocomplete="off"`); bots fill it in. When it is not empty the answer is the same 201, but nothing is stored and no mail is sent.
+             * @example
+             */
+            website?: string;
+        };
+        ContactReceiptDto: {
+            /**
+             * @example true
+             * @enum {boolean}
+             */
+            received: true;
+            /** @example 2026-11-24T10:00:00.000Z */
+            receivedAt: string;
+        };
+        UpdateContactDto: {
+            /**
+             * @description Any status may follow any other
+             * @enum {string}
+             */
+            status?: "new" | "open" | "closed" | "spam";
+            /**
+             * @description Replaces the tags
+             * @example [
+             *       "sales",
+             *       "canada"
+             *     ]
+             */
+            tags?: string[];
+            /**
+             * @description A JSON object of at most 3 levels and 4096 bytes; replaces the metadata
+             * @example {
+             *       "page": "/pricing",
+             *       "utm_campaign": "spring"
+             *     }
+             */
+            metadata?: {
+                [key: string]: unknown;
+            };
+            /** @example Grace B. Hopper */
+            name?: string;
+            /**
+             * @description Stored in lower case
+             * @example grace@example.com
+             */
+            email?: string;
+            /**
+             * @description null clears it
+             * @example +1 555 0100
+             */
+            phone?: string | null;
+            /** @example Navy */
+            company?: string | null;
+            /** @example Shipping to Canada */
+            subject?: string | null;
         };
         WebhookEndpointResponseDto: {
             /** @example 1 */
@@ -10542,6 +10754,214 @@ export interface operations {
             };
             /** @description The credential may not do this */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    listContacts: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque cursor from pagination.nextCursor of the previous page */
+                cursor?: string;
+                status?: "new" | "open" | "closed" | "spam";
+                /** @description The sender's address, exactly (any case). Example: `grace@example.com` */
+                email?: string;
+                /** @description Contacts with this tag. Example: `sales` */
+                tag?: string;
+                /** @description Words of the name, subject and message (web search syntax). Example: `canada shipping` */
+                q?: string;
+                /** @description Received at or after this date-time (RFC 3339) */
+                from?: string;
+                /** @description Received before this date-time (RFC 3339), exclusive */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactPageDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    createContact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateContactDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactReceiptDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    getContact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    updateContact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateContactDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

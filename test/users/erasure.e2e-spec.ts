@@ -87,6 +87,16 @@ describe('site users: erasure (DELETE /me)', () => {
       .send({ value: `I am ${name}` })
       .expect(200);
     const me = await request(t.server).get(users('/me')).set(auth).expect(200);
+    // A message through the site's contact form, mailed to its team (Reply-To: the person).
+    await a.api
+      .patch(`/api/v2/sites/${a.siteName}`)
+      .send({ settings: { contacts: { notifyEmails: ['team@example.com'] } } })
+      .expect(200);
+    await request(t.server)
+      .post(`/api/v2/sites/${a.siteName}/contacts`)
+      .send({ name, email, message: `Hello from ${name}` })
+      .expect(201);
+    await smtp.waitFor(2);
     await a.api
       .post(users(`/${me.body.id}/credits/grant`))
       .send({ amount: 40, reason: 'Welcome' })
@@ -102,6 +112,7 @@ describe('site users: erasure (DELETE /me)', () => {
       gracePeriodSeconds: 0,
       resources: expect.arrayContaining([
         { resource: 'email_messages', count: 1, action: 'delete' },
+        { resource: 'contacts', count: 1, action: 'delete' },
         { resource: 'user_profile_entries', count: 1, action: 'delete' },
         { resource: 'credits', count: 40, action: 'forfeit' },
         { resource: 'site_users', count: 1, action: 'delete' },
@@ -124,7 +135,7 @@ describe('site users: erasure (DELETE /me)', () => {
       return row.status === 'completed' ? row : undefined;
     }, 20000);
     expect(done.summary).toEqual(
-      expect.objectContaining({ site_users: 1, user_profile_entries: 1, user_credit_entries: 1, email_messages: 1 }),
+      expect.objectContaining({ site_users: 1, user_profile_entries: 1, user_credit_entries: 1, contacts: 1 }),
     );
     expect(await tablesHolding(t, email)).toEqual({});
     expect(await tablesHolding(t, name)).toEqual({});

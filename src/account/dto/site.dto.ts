@@ -1,6 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsObject, IsOptional, IsString, Matches, MaxLength, ValidateNested } from 'class-validator';
+import { Transform, Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayUnique,
+  IsArray,
+  IsObject,
+  IsOptional,
+  IsString,
+  Matches,
+  MaxLength,
+  ValidateNested,
+} from 'class-validator';
 import { SITE_NAME_PATTERN } from '../../common/auth/principal';
 import { OptionalNotNull } from '../../common/input/dto-rules';
 import { IsHeaderText, IsMailAddress } from '../../common/input/mail-rules';
@@ -41,6 +51,30 @@ export class EmailSettingsDto {
   replyTo?: string | null;
 }
 
+/** At most this many addresses are told of each contact message. */
+export const MAX_NOTIFY_EMAILS = 10;
+
+/** The contact inbox (docs/contacts.md); null clears the list. */
+export class ContactsSettingsDto {
+  @ApiPropertyOptional({
+    type: [String],
+    nullable: true,
+    maxItems: MAX_NOTIFY_EMAILS,
+    example: ['team@demo.example'],
+    description:
+      'Who receives a `contacts.received` mail for each new contact message (lower-cased); empty or null: no mail',
+  })
+  @IsOptional()
+  @Transform(({ value }: { value: unknown }) =>
+    Array.isArray(value) ? (value as unknown[]).map((v) => (typeof v === 'string' ? v.toLowerCase() : v)) : value,
+  )
+  @IsMailAddress({ each: true })
+  @ArrayUnique()
+  @ArrayMaxSize(MAX_NOTIFY_EMAILS)
+  @IsArray()
+  notifyEmails?: string[] | null;
+}
+
 /** Sections of the site's settings; each module adds its own (src/common/tenancy/site-settings.ts). */
 export class SiteSettingsDto {
   @ApiPropertyOptional({
@@ -63,6 +97,13 @@ export class SiteSettingsDto {
   @ValidateNested()
   @Type(() => EmailSettingsDto)
   email?: EmailSettingsDto;
+
+  @ApiPropertyOptional({ type: ContactsSettingsDto, description: 'The contact inbox: who is told of new messages' })
+  @OptionalNotNull()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ContactsSettingsDto)
+  contacts?: ContactsSettingsDto;
 }
 
 /** A partial update: fields left out stay as they are; in settings, null clears a field. */
@@ -87,10 +128,16 @@ export class EmailSettingsResponseDto {
   @ApiProperty({ type: String, nullable: true, example: null }) replyTo: string | null;
 }
 
+export class ContactsSettingsResponseDto {
+  @ApiProperty({ type: [String], example: ['team@demo.example'], description: 'Empty: no mail' })
+  notifyEmails: string[];
+}
+
 /** What the site set; null: the configuration's value applies. */
 export class SiteSettingsResponseDto {
   @ApiProperty({ type: String, nullable: true, example: null }) publicBaseUrl: string | null;
   @ApiProperty({ type: EmailSettingsResponseDto }) email: EmailSettingsResponseDto;
+  @ApiProperty({ type: ContactsSettingsResponseDto }) contacts: ContactsSettingsResponseDto;
 }
 
 export class SiteResponseDto {
@@ -116,6 +163,7 @@ export function toSiteResponse(site: SiteEntity): SiteResponseDto {
         fromAddress: site.settings.email?.fromAddress ?? null,
         replyTo: site.settings.email?.replyTo ?? null,
       },
+      contacts: { notifyEmails: site.settings.contacts?.notifyEmails ?? [] },
     },
     createdAt: site.createdAt.toISOString(),
     updatedAt: site.updatedAt.toISOString(),

@@ -7,6 +7,7 @@ export interface SiteSettings {
   /** Origin of the links in this site's mail (confirm, unsubscribe, tracking); else PUBLIC_BASE_URL. */
   publicBaseUrl?: string;
   email?: EmailSettings;
+  contacts?: ContactsSettings;
 }
 
 /** The sender of the site's mail (docs/email.md); unset fields come from MAIL_FROM. */
@@ -14,4 +15,9 @@ export interface EmailSettings {
   fromName?: string;
   fromAddress?: string;
   replyTo?: string;
+}
+
+/** The contact inbox (docs/contacts.md): who is told of each new message; none, no mail. */
+export interface ContactsSettings {
+  notifyEmails?: string[];
 }

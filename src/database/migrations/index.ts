@@ -10,6 +10,7 @@ import { Catalog1795330000000 } from './1795330000000-catalog';
 import { Users1795360000000 } from './1795360000000-users';
 import { UserCredits1795370000000 } from './1795370000000-user-credits';
 import { UserErasure1795380000000 } from './1795380000000-user-erasure';
+import { Contacts1795350000000 } from './1795350000000-contacts';
 
 /**
  * Every migration, oldest first. Listed rather than globbed so that the server, the CLI and the
@@ -26,6 +27,7 @@ export const MIGRATIONS = [
   Webhooks1795310000000,
   ContentAttachmentIndex1795320000000,
   Catalog1795330000000,
+  Contacts1795350000000,
   Users1795360000000,
   UserCredits1795370000000,
   UserErasure1795380000000,
