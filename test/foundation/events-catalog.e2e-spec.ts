@@ -414,6 +414,7 @@ const STEPS: Step[] = [
       if (!code) throw new Error(`no code mailed (${mail ? 'other mail' : 'no mail'})`);
       const body = await call(ctx.a.api.post(`${url}/verify-otp`).send({ email, code }), 200);
       ctx.made.userId = Number((body.user as { id: number }).id);
+      ctx.made.userToken = String(body.accessToken);
     },
   },
   {
@@ -438,6 +439,14 @@ const STEPS: Step[] = [
     run: async (ctx) => {
       const url = `/api/v2/sites/${ctx.a.siteName}/users/${id(ctx, 'userId')}/credits/spend`;
       await call(ctx.a.api.post(url).send({ amount: 4, reason: 'A report' }), 201);
+    },
+  },
+  {
+    does: 'the user deletes themselves (DELETE …/users/me, a grace period of 0)',
+    emits: ['user.deleted'],
+    run: async (ctx) => {
+      const url = `/api/v2/sites/${ctx.a.siteName}/users/me`;
+      await call(agent(ctx.t).delete(url).set('authorization', `Bearer ${String(ctx.made.userToken)}`), 202);
     },
   },
   // contacts
@@ -527,6 +536,7 @@ describe('docs/events.md against the event catalog and what the app records', ()
         WEBHOOKS_ALLOW_HTTP: 'true',
         WEBHOOK_RETRY_SCHEDULE: '1,1,1',
         WEBHOOK_DISABLE_AFTER_SECONDS: '1',
+        USER_DELETION_GRACE_SECONDS: '0',
       },
     });
     [ctx.a, ctx.b] = await Promise.all([createTenant(ctx.t), createTenant(ctx.t)]);
