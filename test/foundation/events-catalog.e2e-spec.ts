@@ -446,7 +446,12 @@ const STEPS: Step[] = [
     emits: ['user.deleted'],
     run: async (ctx) => {
       const url = `/api/v2/sites/${ctx.a.siteName}/users/me`;
-      await call(agent(ctx.t).delete(url).set('authorization', `Bearer ${String(ctx.made.userToken)}`), 202);
+      await call(
+        agent(ctx.t)
+          .delete(url)
+          .set('authorization', `Bearer ${String(ctx.made.userToken)}`),
+        202,
+      );
     },
   },
   // contacts
