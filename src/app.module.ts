@@ -15,6 +15,7 @@ import { EmailModule } from './email/email.module';
 import { CatalogModule } from './catalog/catalog.module';
 import { UsersModule } from './users/users.module';
 import { ContactsModule } from './contacts/contacts.module';
+import { OrdersModule } from './orders/orders.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 /** Feature modules, one per resource group. A new module is added here. */
@@ -29,6 +30,7 @@ export const FEATURE_MODULES: Type[] = [
   CatalogModule,
   UsersModule,
   ContactsModule,
+  OrdersModule,
   WebhooksModule,
 ];
 

@@ -6,7 +6,7 @@ import { SiteEntity } from '../common/tenancy/entities/site.entity';
 import { SitesService } from './sites.service';
 
 /**
- * Account deletion (API.md §8), the account module's share: its sites once every module has
+ * Account deletion, the account module's share: its sites once every module has
  * removed their data, then the account's own bookkeeping (events, idempotency records). The
  * purge job removes the account row after every owner; the deletion request stays as the
  * record that the deletion happened.

@@ -14,7 +14,7 @@ import { AccountEntity } from '../common/tenancy/entities/account.entity';
 import { ACCOUNT_PURGE_JOB, AccountPurgeJobData } from './account-purge.job';
 
 /**
- * Account deletion (API.md §8): scheduled with a grace period, cancelable until the purge job
+ * Account deletion: scheduled with a grace period, cancelable until the purge job
  * runs; the job asks every registered owner to purge its rows, then removes the account.
  */
 @Injectable()

@@ -14,7 +14,7 @@ export interface AccountDeletionCanceledPayload {
   id: number;
 }
 
-/** Events this module writes to the outbox (API.md §6). */
+/** Events this module writes to the outbox. */
 export const ACCOUNT_EVENTS = defineEvents('account', {
   siteCreated: event<SiteCreatedPayload>('site.created', 'A site was created in the account'),
   siteUpdated: event<SiteCreatedPayload>('site.updated', "A site's title or settings changed"),

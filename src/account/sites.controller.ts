@@ -9,7 +9,7 @@ import { SitesService } from './sites.service';
 import { created } from '../common/http/public-urls';
 import { ApiController, Route } from '../common/http/route.decorator';
 
-/** Admin routes outside the interface (API.md §2): create and list the account's sites. */
+/** Admin routes outside the interface: create and list the account's sites. */
 @ApiController('api/v2/sites', 'Admin: sites')
 export class SitesController {
   constructor(private readonly sites: SitesService) {}

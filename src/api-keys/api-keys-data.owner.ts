@@ -2,7 +2,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { AccountDataRegistry, tablesOwner } from '../common/deletion/account-data.registry';
 import { ApiKeyEntity } from './entities/api-key.entity';
 
-/** Account deletion (API.md §8): the account's keys, after every site's data, before the sites. */
+/** Account deletion: the account's keys, after every site's data, before the sites. */
 @Injectable()
 export class ApiKeysDataOwner implements OnModuleInit {
   constructor(private readonly registry: AccountDataRegistry) {}

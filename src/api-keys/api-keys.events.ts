@@ -9,7 +9,7 @@ export interface ApiKeyRevokedPayload {
   id: number;
 }
 
-/** Events this module writes to the outbox (API.md §6). */
+/** Events this module writes to the outbox. */
 export const API_KEY_EVENTS = defineEvents('api-keys', {
   created: event<ApiKeyCreatedPayload>('api_key.created', 'A secret API key was created'),
   revoked: event<ApiKeyRevokedPayload>('api_key.revoked', 'A secret API key was revoked; it stopped working at once'),

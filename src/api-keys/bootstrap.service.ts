@@ -10,7 +10,7 @@ import { ApiKeysService } from './api-keys.service';
 const BOOTSTRAP_LOCK = 7_312_001;
 
 /**
- * First start on an empty database (API.md §2): an account, the site `demo` and an API key —
+ * First start on an empty database: an account, the site `demo` and an API key —
  * BOOTSTRAP_API_KEY when set, otherwise a new key printed once.
  */
 @Injectable()

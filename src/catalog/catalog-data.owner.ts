@@ -4,7 +4,7 @@ import { ProductCategoryEntity } from './entities/product-category.entity';
 import { ProductVariantEntity } from './entities/product-variant.entity';
 import { ProductEntity } from './entities/product.entity';
 
-/** Account deletion (API.md §8): the catalog of the account's sites. Orders keep their own copy of each line. */
+/** Account deletion: the catalog of the account's sites. Orders keep their own copy of each line. */
 @Injectable()
 export class CatalogDataOwner implements OnModuleInit {
   constructor(private readonly registry: AccountDataRegistry) {}

@@ -13,7 +13,7 @@ export interface CategoryEventPayload {
   slug: string;
 }
 
-/** Events this module writes to the outbox (API.md §6). */
+/** Events this module writes to the outbox. */
 export const CATALOG_EVENTS = defineEvents('catalog', {
   productCreated: event<ProductEventPayload>('product.created', 'A product was created'),
   productUpdated: event<ProductEventPayload>(

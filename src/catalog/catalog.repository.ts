@@ -103,7 +103,7 @@ export class CatalogRepository {
     return keysetPage(entities, query.limit, (p) => [p.position, p.id]);
   }
 
-  /** All digits is an id (API.md §3), anything else a slug. */
+  /** All digits is an id, anything else a slug. */
   async findProduct(site: SiteContext, idOrSlug: string | number, withDrafts: boolean): Promise<ProductEntity | null> {
     const byId = typeof idOrSlug === 'number' || /^\d+$/.test(idOrSlug);
     const id = byId ? Number(idOrSlug) : undefined;

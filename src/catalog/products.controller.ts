@@ -13,7 +13,7 @@ import { ProductResponseDto, ProductSummaryDto, toProductResponse, toProductSumm
 import { CreateVariantDto, UpdateVariantDto, VariantParamDto } from './dto/variant.dto';
 import { ProductsService, ProductView } from './products.service';
 
-/** Sets the ETag (API.md §6) and maps the product with its variants. */
+/** Sets the ETag and maps the product with its variants. */
 function withEtag(res: Response, view: ProductView): ProductResponseDto {
   setVersionEtag(res, view.product);
   return toProductResponse(view.product, view.variants);

@@ -61,7 +61,7 @@ export class ProductsService {
     );
   }
 
-  /** `idOrSlug`: all digits is an id (API.md §3); an anonymous caller's draft is a 404. */
+  /** `idOrSlug`: all digits is an id; an anonymous caller's draft is a 404. */
   async get(site: SiteContext, principal: Principal, idOrSlug: string): Promise<ProductView> {
     const withDrafts = canSeeDrafts(principal);
     const view = await this.cache.through(

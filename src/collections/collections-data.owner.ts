@@ -3,7 +3,7 @@ import { AccountDataRegistry, tablesOwner } from '../common/deletion/account-dat
 import { CollectionItemEntity } from './entities/collection-item.entity';
 import { CollectionEntity } from './entities/collection.entity';
 
-/** Account deletion (API.md §8): the collections of the account's sites and their item lists. */
+/** Account deletion: the collections of the account's sites and their item lists. */
 @Injectable()
 export class CollectionsDataOwner implements OnModuleInit {
   constructor(private readonly registry: AccountDataRegistry) {}

@@ -14,7 +14,7 @@ export interface CollectionItemAddedPayload extends CollectionItemEventPayload {
   position: number;
 }
 
-/** Events this module writes to the outbox (API.md §6). */
+/** Events this module writes to the outbox. */
 export const COLLECTION_EVENTS = defineEvents('collections', {
   created: event<CollectionEventPayload>('collection.created', 'A collection was created'),
   updated: event<CollectionEventPayload>('collection.updated', 'A collection changed (also when another is pinned)'),

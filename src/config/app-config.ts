@@ -140,6 +140,10 @@ export class AppConfig {
   /** How long an instance serves anonymous product and category reads from memory; 0 turns it off. */
   @Transform(toInt) @IsInt() @Min(0) @Max(3_600_000) CATALOG_CACHE_TTL_MS = 5000;
 
+  // Orders (docs/orders.md)
+  /** After a rotation of a site's fulfillment secret, the previous one keeps verifying notifications this long. */
+  @Transform(toInt) @IsInt() @Min(0) FULFILLMENT_SECRET_GRACE_SECONDS = 24 * 3600;
+
   // Email (docs/email.md)
   /** smtp://user:pass@host:587 or smtps://…:465; empty: messages are recorded and logged, not sent. */
   @ValidateIf((c: AppConfig) => c.SMTP_URL !== '')

@@ -5,7 +5,7 @@ import { ContactsService } from './contacts.service';
 import { ContactEntity } from './entities/contact.entity';
 
 /**
- * Account deletion (API.md §8): the contact inbox of the account's sites. A site user's erasure:
+ * Account deletion: the contact inbox of the account's sites. A site user's erasure:
  * the messages they sent (by their address).
  */
 @Injectable()

@@ -3,7 +3,7 @@ import { AccountDataRegistry, tablesOwner } from '../common/deletion/account-dat
 import { ContentItemEntity } from './entities/content-item.entity';
 import { ContentRevisionEntity } from './entities/content-revision.entity';
 
-/** Account deletion (API.md §8): every content item and revision of the account's sites. */
+/** Account deletion: every content item and revision of the account's sites. */
 @Injectable()
 export class ContentDataOwner implements OnModuleInit {
   constructor(private readonly registry: AccountDataRegistry) {}

@@ -19,7 +19,7 @@ import { ContentItemEntity } from './entities/content-item.entity';
 import { created } from '../common/http/public-urls';
 import { ApiController, Route } from '../common/http/route.decorator';
 
-/** Sets the ETag (API.md §6) and maps the item. */
+/** Sets the ETag and maps the item. */
 function withEtag(res: Response, item: ContentItemEntity): ContentResponseDto {
   setVersionEtag(res, item);
   return toContentResponse(item);

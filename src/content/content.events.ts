@@ -16,7 +16,7 @@ export interface ContentDeletedPayload {
   slug: string;
 }
 
-/** Events this module writes to the outbox (API.md §6). */
+/** Events this module writes to the outbox. */
 export const CONTENT_EVENTS = defineEvents('content', {
   created: event<ContentEventPayload>('content.created', 'A content item was created'),
   updated: event<ContentEventPayload>('content.updated', 'A content item changed (an edit, a schedule, a restore)'),

@@ -95,7 +95,7 @@ export class ContentRepository {
     return keysetPage(entities, query.limit, (c) => [(byPublished ? c.publishedAt! : c.createdAt).toISOString(), c.id]);
   }
 
-  /** All digits is an id (API.md §3), anything else a slug. */
+  /** All digits is an id, anything else a slug. */
   async findByIdOrSlug(site: SiteContext, idOrSlug: string, withDrafts: boolean): Promise<ContentItemEntity | null> {
     const byId = /^\d+$/.test(idOrSlug);
     const id = byId ? Number(idOrSlug) : undefined;

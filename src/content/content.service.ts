@@ -59,7 +59,7 @@ export class ContentService {
     return page;
   }
 
-  /** `idOrSlug`: all digits is an id (API.md §3). Drafts of anonymous callers are a 404. */
+  /** `idOrSlug`: all digits is an id. Drafts of anonymous callers are a 404. */
   async get(site: SiteContext, principal: Principal, idOrSlug: string): Promise<ContentItemEntity> {
     const withDrafts = canSeeDrafts(principal);
     const key = `get:${idOrSlug}`;
@@ -229,7 +229,7 @@ export class ContentService {
     return this.cache.writing(site.id, () => this.dataSource.transaction(work));
   }
 
-  /** An explicit action: the transition is checked even when the status would stay (API.md §5). */
+  /** An explicit action: the transition is checked even when the status would stay. */
   private transition(
     site: SiteContext,
     principal: Principal,

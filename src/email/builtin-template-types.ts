@@ -3,7 +3,7 @@ import type { EmailTemplateType } from './template-types';
 /**
  * The template types of the modules that send mail. They are declared here, with the email
  * module, until each module exists and registers its own in its onModuleInit (docs/email.md,
- * "Adding a template type"): the module then takes its entries out of this list.
+ * "Adding a template type"): the module then takes its entries out of this list (orders did).
  */
 
 /**
@@ -115,78 +115,6 @@ export const BUILTIN_TEMPLATE_TYPES: EmailTemplateType[] = [
 <p>{% if userName %}Hello {{ userName }}, here{% else %}Here{% endif %} is your code for {{ site.title }}:</p>
 <p class="code">{{ code }}</p>
 <p class="muted">It expires in {{ expiresInMinutes }} minutes. If you did not try to sign in, ignore this message.</p>`),
-    },
-  },
-  {
-    type: 'orders.confirmation',
-    module: 'orders',
-    description: 'Confirms an order to the customer who placed it.',
-    variables: {
-      type: 'object',
-      properties: {
-        orderNumber: { type: 'string' },
-        customerName: { type: 'string' },
-        items: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: { name: { type: 'string' }, quantity: { type: 'integer' }, price: { type: 'string' } },
-            required: ['name', 'quantity', 'price'],
-          },
-        },
-        total: { type: 'string', description: 'Formatted with its currency' },
-        orderUrl: { type: 'string', format: 'uri' },
-      },
-      required: ['orderNumber', 'items', 'total'],
-      additionalProperties: false,
-    },
-    sample: {
-      orderNumber: 'A-1042',
-      customerName: 'Ada',
-      items: [
-        { name: 'Poster', quantity: 2, price: '€20.00' },
-        { name: 'Mug', quantity: 1, price: '€12.00' },
-      ],
-      total: '€52.00',
-      orderUrl: 'https://demo.example/orders/A-1042',
-    },
-    defaultTemplate: {
-      subject: 'Your order {{ orderNumber }} at {{ site.title }}',
-      html: layout(`<h1>Thank you{% if customerName %}, {{ customerName }}{% endif %}!</h1>
-<p>We received your order <strong>{{ orderNumber }}</strong>.</p>
-<table class="items">{% for item in items %}<tr><td>{{ item.quantity }} × {{ item.name }}</td><td align="right">{{ item.price }}</td></tr>{% endfor %}
-<tr><td><strong>Total</strong></td><td align="right"><strong>{{ total }}</strong></td></tr></table>
-{% if orderUrl %}<p><a class="button" href="{{ orderUrl }}">View your order</a></p>{% endif %}`),
-    },
-  },
-  {
-    type: 'orders.shipped',
-    module: 'orders',
-    description: 'Tells the customer a shipment of their order is on its way.',
-    variables: {
-      type: 'object',
-      properties: {
-        orderNumber: { type: 'string' },
-        customerName: { type: 'string' },
-        carrier: { type: 'string' },
-        trackingNumber: { type: 'string' },
-        trackingUrl: { type: 'string', format: 'uri' },
-      },
-      required: ['orderNumber', 'carrier', 'trackingNumber'],
-      additionalProperties: false,
-    },
-    sample: {
-      orderNumber: 'A-1042',
-      customerName: 'Ada',
-      carrier: 'DHL',
-      trackingNumber: 'JD014600003828',
-      trackingUrl: 'https://tracking.example/JD014600003828',
-    },
-    defaultTemplate: {
-      subject: 'Your order {{ orderNumber }} has shipped',
-      html: layout(`<h1>On its way{% if customerName %}, {{ customerName }}{% endif %}</h1>
-<p>Your order <strong>{{ orderNumber }}</strong> left us with {{ carrier }}, tracking number <strong>{{ trackingNumber }}</strong>.</p>
-{% if trackingUrl %}<p><a class="button" href="{{ trackingUrl }}">Track the parcel</a></p>{% endif %}`),
     },
   },
   {

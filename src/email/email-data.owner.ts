@@ -3,7 +3,7 @@ import { AccountDataRegistry, tablesOwner } from '../common/deletion/account-dat
 import { EmailMessageEntity } from './entities/email-message.entity';
 import { EmailTemplateEntity } from './entities/email-template.entity';
 
-/** Account deletion (API.md §8): the templates of the account's sites and the record of their mail. */
+/** Account deletion: the templates of the account's sites and the record of their mail. */
 @Injectable()
 export class EmailDataOwner implements OnModuleInit {
   constructor(private readonly registry: AccountDataRegistry) {}

@@ -2,7 +2,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { UserDataRegistry } from '../common/deletion/user-data.registry';
 import { EmailRepository } from './email.repository';
 
-/** A site user's erasure (API.md §8): the mail sent to their address, and the events naming it. */
+/** A site user's erasure: the mail sent to their address, and the events naming it. */
 @Injectable()
 export class EmailErasureOwner implements OnModuleInit {
   constructor(

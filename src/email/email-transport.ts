@@ -11,7 +11,7 @@ export type DeliveryResult =
 
 /**
  * The SMTP connection pool (nodemailer) from SMTP_URL; without it, `configured` is false and
- * messages wait in the database (API.md §9).
+ * messages wait in the database.
  */
 @Injectable()
 export class EmailTransport implements OnModuleDestroy {

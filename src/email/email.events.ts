@@ -12,7 +12,7 @@ export interface EmailFailedPayload extends EmailDeliveryPayload {
   error: string;
 }
 
-/** Events this module writes to the outbox (API.md §6). */
+/** Events this module writes to the outbox. */
 export const EMAIL_EVENTS = defineEvents('email', {
   sent: event<EmailDeliveryPayload & { smtpMessageId: string | null }>(
     'email.sent',

@@ -15,7 +15,7 @@ import { EmailVariables } from './email-variables';
 import { EmailRepository } from './email.repository';
 import { EmailMessageEntity, RecipientKind } from './entities/email-message.entity';
 
-/** For the modules that register their own template types (docs/email.md, "Adding a template type"). */
+/** What modules that send mail use to register their template types (docs/email.md, "Adding a template type"). */
 export { EmailTemplateTypes, type EmailTemplateType } from './template-types';
 export { layout as mailLayout } from './builtin-template-types';
 

@@ -11,7 +11,7 @@ import {
 import { MediaFilesJob } from './media-files.job';
 
 /**
- * Account deletion (API.md §8): the media items of the account's sites, their stored files
+ * Account deletion: the media items of the account's sites, their stored files
  * (removed by the files job the purge enqueues in its transaction), categories and tags.
  */
 @Injectable()

@@ -18,7 +18,7 @@ export interface MediaDeletedPayload {
   thumbnailIds: number[];
 }
 
-/** Events this module writes to the outbox (API.md §6). */
+/** Events this module writes to the outbox. */
 export const MEDIA_EVENTS = defineEvents('media', {
   created: event<MediaCreatedPayload>('media.created', 'A file was uploaded (with its thumbnails)'),
   updated: event<MediaUpdatedPayload>('media.updated', 'A media item’s fields changed'),

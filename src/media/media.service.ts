@@ -103,7 +103,7 @@ export class MediaService {
     return { data: await this.details(site, page.data), pagination: page.pagination };
   }
 
-  /** v1 lists page by offset (INTERFACE.md §4.1), newest first. */
+  /** v1 lists page by offset, newest first. */
   async listByOffset(site: SiteContext, limit: number, offset: number): Promise<{ data: MediaView[]; total: number }> {
     const [rows, total] = await this.query()
       .where('m.site_id = :siteId', { siteId: site.id })

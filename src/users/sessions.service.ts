@@ -16,7 +16,7 @@ export interface NewSession {
 }
 
 /**
- * Site-user sessions (API.md §2): opaque tokens stored as their SHA-256, bound to one site,
+ * Site-user sessions: opaque tokens stored as their SHA-256, bound to one site,
  * expiring, revocable. Registered with the foundation's SessionVerifiers, so a bearer token that
  * is not an API key is looked up here; verified ones are kept in memory with their user, and
  * every instance drops them at commit when a session is revoked or a user changes.

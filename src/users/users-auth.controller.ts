@@ -7,7 +7,7 @@ import { OtpRequestedDto, RequestOtpDto, SessionResponseDto, VerifyOtpDto } from
 import { toUserResponse } from './dto/user.dto';
 import { OtpService } from './otp.service';
 
-/** Sign-in by one-time password: public routes of the site (API.md §2). */
+/** Sign-in by one-time password: public routes of the site. */
 @ApiController('api/v2/sites/:siteName/users', 'Site users')
 export class UsersAuthController {
   constructor(

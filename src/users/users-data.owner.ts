@@ -7,7 +7,7 @@ import { UserOtpEntity } from './entities/user-otp.entity';
 import { UserProfileEntryEntity } from './entities/user-profile-entry.entity';
 import { UserSessionEntity } from './entities/user-session.entity';
 
-/** Account deletion (API.md §8): the users of the account's sites and everything of theirs. */
+/** Account deletion: the users of the account's sites and everything of theirs. */
 @Injectable()
 export class UsersDataOwner implements OnModuleInit {
   constructor(private readonly registry: AccountDataRegistry) {}

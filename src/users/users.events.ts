@@ -25,7 +25,7 @@ export interface CreditsEventPayload {
 }
 
 /**
- * Events this module writes to the outbox (API.md §6). Payloads carry ids, not addresses or
+ * Events this module writes to the outbox. Payloads carry ids, not addresses or
  * names: webhooks send them out of the installation, and a user's personal data stays behind
  * the API (read the user for it).
  */
@@ -33,7 +33,7 @@ export const USER_EVENTS = defineEvents('users', {
   created: event<UserEventPayload>('user.created', 'A site user signed in for the first time'),
   updated: event<UserUpdatedPayload>('user.updated', 'A site user’s name, address, metadata or status changed'),
   signedIn: event<UserSignedInPayload>('user.signed_in', 'A site user signed in with a one-time code'),
-  deleted: event<{ id: number }>('user.deleted', 'A site user was erased, at their request (API.md §8)'),
+  deleted: event<{ id: number }>('user.deleted', 'A site user was erased, at their request'),
   creditsGranted: event<CreditsEventPayload>('credits.granted', 'Credits were granted to a site user'),
   creditsSpent: event<CreditsEventPayload>('credits.spent', "Credits were spent from a site user's balance"),
 });

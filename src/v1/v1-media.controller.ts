@@ -15,7 +15,7 @@ import {
 } from './dto/v1-media.dto';
 import { ApiController, Route } from '../common/http/route.decorator';
 
-/** INTERFACE.md §4.1 media routes, over the v2 media services (API.md §10). */
+/** INTERFACE.md §4.1 media routes, over the v2 media services. */
 @ApiController('v1/:site_name/media', 'v1 legacy')
 export class V1MediaController {
   constructor(

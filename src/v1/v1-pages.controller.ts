@@ -19,7 +19,7 @@ import {
 } from './dto/v1-page.dto';
 import { ApiController, Route } from '../common/http/route.decorator';
 
-/** INTERFACE.md §4.1 pages, over the content service (API.md §10). Every success is a 200. */
+/** INTERFACE.md §4.1 pages, over the content service. Every success is a 200. */
 @ApiExtraModels(V1PageResponseDto)
 @ApiController('v1/:site_name/pages', 'v1 legacy')
 export class V1PagesController {

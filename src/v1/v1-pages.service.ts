@@ -13,7 +13,7 @@ export interface PageView {
 }
 
 /**
- * The v1 pages routes over the content service's public methods (API.md §10): a page is a
+ * The v1 pages routes over the content service's public methods: a page is a
  * content item of any type; v1 callers hold a key, so drafts are included. What v1 says
  * differently (field names in errors, adding attachments) is translated here, not in content.
  */
@@ -72,7 +72,7 @@ export class V1PagesService {
   }
 }
 
-/** v1 names the attachments field `attachment_ids` in its errors (INTERFACE.md §4.1). */
+/** v1 names the attachments field `attachment_ids` in its errors. */
 async function v1Paths<T>(write: () => Promise<T>): Promise<T> {
   try {
     return await write();

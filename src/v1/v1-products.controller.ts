@@ -17,7 +17,7 @@ import {
 } from './dto/v1-product.dto';
 import { V1ProductsService } from './v1-products.service';
 
-/** INTERFACE.md §4.1 products and product categories, over the catalog (API.md §10). */
+/** INTERFACE.md §4.1 products and product categories, over the catalog. */
 @ApiExtraModels(V1RecurringDto)
 @ApiController('v1/:site_name', 'v1 legacy')
 export class V1ProductsController {

@@ -20,7 +20,7 @@ export interface V1ProductView {
 }
 
 /**
- * The v1 catalog routes over the catalog services (API.md §10): v1 field names in and out, v1
+ * The v1 catalog routes over the catalog services: v1 field names in and out, v1
  * names in errors, `replace_attachments` adding by default as v1 pages do.
  */
 @Injectable()
@@ -57,7 +57,7 @@ export class V1ProductsService {
     return (await this.withMedia(site, [view]))[0];
   }
 
-  /** A category with its products, their variants and media (INTERFACE.md §2.4). */
+  /** A category with its products, their variants and media. */
   async category(site: SiteContext, id: number) {
     const category = await this.categories.get(site, id);
     const products = await this.withMedia(site, await this.products.ofCategory(site, id));
@@ -122,7 +122,7 @@ const V1_PATHS: Record<string, string> = {
   option3Value: 'variant.option3_value',
 };
 
-/** v1 names its fields snake_case in errors too (INTERFACE.md §4.1). */
+/** v1 names its fields snake_case in errors too. */
 async function v1Paths<T>(write: () => Promise<T>): Promise<T> {
   try {
     return await write();

@@ -10,7 +10,7 @@ import { V1_TEXT_FIELDS, v1ProjectUploadForm, V1ProjectMediaDeleteDto, V1Project
 import { ApiController, Route } from '../common/http/route.decorator';
 
 /**
- * Project media (INTERFACE.md §4.1): organization = account, project = site (API.md §1); the
+ * Project media: organization = account, project = site; the
  * guard answers 404 for a project of another account. Files become media items of the site;
  * DELETE takes their storage keys (docs/media.md).
  */

@@ -10,7 +10,7 @@ import { V1ProductsService } from './v1-products.service';
 import { V1ProjectMediaController } from './v1-project-media.controller';
 
 /**
- * v1 legacy routes (INTERFACE.md §4.1): thin adapters over the v2 services, snake_case fields,
+ * v1 legacy routes: thin adapters over the v2 services, snake_case fields,
  * every success 200 except the project media routes (204). Every /v1 path needs `x-api-key`
  * (CredentialsMiddleware); the AuthGuard resolves `site_name` or `organization_id`/`project_id`.
  * Each resource adds its controller here and imports the module whose service it adapts.

@@ -7,7 +7,7 @@ import { WebhookEndpointEntity } from './entities/webhook-endpoint.entity';
 import { WebhooksRepository } from './webhooks.repository';
 
 /**
- * Account deletion (API.md §8): the endpoints of the account's sites and their delivery log.
+ * Account deletion: the endpoints of the account's sites and their delivery log.
  * Deliveries still pending when the purge runs (events of the last moments, e.g. the
  * deletion's own event with a grace period of 0) are dropped with a log line naming them: the
  * endpoints they were for are deleted with the account.

@@ -4,7 +4,7 @@ import { EmailTemplateEntity } from '../../src/email/entities/email-template.ent
 import { eventually } from '../support/app';
 import { Tenant, withTenants } from '../support/tenant';
 
-/** Account deletion (API.md §8) covers the site's templates and the record of its mail. */
+/** Account deletion covers the site's templates and the record of its mail. */
 describe('email data in an account deletion', () => {
   const ctx = withTenants(2, { env: { ACCOUNT_DELETION_GRACE_SECONDS: '0' } });
 

@@ -72,6 +72,7 @@ describe('first start on an empty database (BOOTSTRAP_ENABLED=true)', () => {
         publicBaseUrl: null,
         email: { fromName: null, fromAddress: null, replyTo: null },
         contacts: { notifyEmails: [] },
+        orders: { taxRates: {}, defaultTaxRate: null },
       },
       createdAt: ISO,
       updatedAt: ISO,

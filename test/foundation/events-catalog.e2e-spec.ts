@@ -479,6 +479,72 @@ const STEPS: Step[] = [
       await call(ctx.a.api.patch(url).send({ status: 'open', tags: ['sales', 'priority'] }), 200);
     },
   },
+  // orders
+  {
+    does: 'place an order of a mug and a monthly plan (POST …/orders)',
+    emits: ['order.created'],
+    run: async (ctx) => {
+      const products = `/api/v2/sites/${ctx.a.siteName}/products`;
+      const mug = await call(
+        ctx.a.api.post(products).send({ name: 'Mug', unitAmount: 1800, currency: 'EUR', quantityAvailable: 5 }),
+        201,
+      );
+      const plan = await call(
+        ctx.a.api.post(products).send({
+          name: 'Monthly box',
+          unitAmount: 2500,
+          currency: 'EUR',
+          recurring: { interval: 'month', intervalCount: 1 },
+        }),
+        201,
+      );
+      const order = await call(
+        ctx.a.api.post(`/api/v2/sites/${ctx.a.siteName}/orders`).send({
+          lines: [
+            { productId: Number(mug.id), quantity: 2 },
+            { productId: Number(plan.id), quantity: 1 },
+          ],
+          customer: { email: 'ada@example.com' },
+        }),
+        201,
+      );
+      ctx.made.orderId = Number(order.id);
+      ctx.made.orderLineId = Number((order.lines as Array<{ id: number }>)[0].id);
+    },
+  },
+  {
+    does: 'ship part of it (PATCH …/orders/{id}/fulfillment)',
+    emits: ['order.fulfillment_updated'],
+    run: async (ctx) => {
+      const url = `/api/v2/sites/${ctx.a.siteName}/orders/${id(ctx, 'orderId')}/fulfillment`;
+      await call(
+        ctx.a.api.patch(url).send({
+          shipment: {
+            carrier: 'DHL',
+            trackingNumber: 'JD01',
+            lines: [{ lineId: id(ctx, 'orderLineId'), quantity: 1 }],
+          },
+        }),
+        200,
+      );
+    },
+  },
+  {
+    does: 'record its payment (PATCH …/orders/{id}/payment): paid, with a recurring line',
+    emits: ['order.paid', 'order.subscription_requested'],
+    run: async (ctx) => {
+      const url = `/api/v2/sites/${ctx.a.siteName}/orders/${id(ctx, 'orderId')}/payment`;
+      await call(ctx.a.api.patch(url).send({ paymentStatus: 'paid', processorPaymentId: 'pi_1' }), 200);
+    },
+  },
+  {
+    does: 'refund it (PATCH …/orders/{id}/payment)',
+    emits: ['order.refunded'],
+    run: async (ctx) => {
+      const url = `/api/v2/sites/${ctx.a.siteName}/orders/${id(ctx, 'orderId')}/payment`;
+      await call(ctx.a.api.patch(url).send({ paymentStatus: 'refunded' }), 200);
+    },
+  },
   // webhooks
   {
     does: 'test an endpoint (POST …/webhooks/{id}/test): sent to it, not recorded',

@@ -143,6 +143,11 @@ describe('input hardening over every operation of the OpenAPI document', () => {
       .save({ siteId: tenant.siteId, email: 'fixture@example.com', name: 'Fixture', status: 'active', metadata: {} });
     ids.user = user.id;
     sessionToken = (await t.db.transaction((em) => t.app.get(SessionsService).create(em, user, {}))).token;
+    ids.order = await made(
+      await tenant.api
+        .post(`${site}/orders`)
+        .send({ lines: [{ productId: ids.product, quantity: 1 }], customer: { email: 'f@example.com' } }),
+    );
     const [delivery] = await t.db.query<Array<{ id: string }>>(
       `INSERT INTO webhook_deliveries (site_id, endpoint_id, event_type, payload, status)
        VALUES ($1, $2, 'webhook.test', '{}', 'failed') RETURNING id`,
@@ -179,6 +184,7 @@ describe('input hardening over every operation of the OpenAPI document', () => {
     if (path.includes('/products/')) return ids.product;
     if (path.includes('/users/')) return ids.user;
     if (path.includes('/contacts/')) return ids.contact;
+    if (path.includes('/orders/')) return ids.order;
     throw new Error(`no fixture id for ${path}: add one to the table`);
   }
 
@@ -741,7 +747,10 @@ describe('input hardening over every operation of the OpenAPI document', () => {
   /** A property that takes any JSON value (a profile entry's `value`): nothing is of the wrong type for it. */
   const takesAnything = (s: Schema) => Array.isArray(s.anyOf);
 
-  /** A value of the wrong type for every property (dates get a boolean, nested arrays 20 empty objects). */
+  /**
+   * A value of the wrong type for every property (dates get a boolean, nested arrays 20 empty
+   * objects, 30 where the array takes that many: an order's lines have only two required fields).
+   */
   function everythingWrong(op: Operation): Record<string, unknown> {
     return Object.fromEntries(
       props(op)
@@ -749,7 +758,7 @@ describe('input hardening over every operation of the OpenAPI document', () => {
         .map(({ name, schema }) => [
           name,
           isNestedArray(schema)
-            ? Array(20).fill({})
+            ? Array(Math.max(20, Math.min(schema.maxItems ?? 20, 30))).fill({})
             : schema.format === 'date-time'
               ? true
               : schema.type === 'string'

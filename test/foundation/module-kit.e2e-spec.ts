@@ -10,7 +10,7 @@ const SRC = join(__dirname, '../../src');
 /** Tables that hold an account's or a site's rows but outlive the purge, and why. */
 const RETAINED: Record<string, string> = {
   accounts: 'removed by the purge job itself, after every owner has run',
-  account_deletions: 'the record that the deletion happened (API.md §8)',
+  account_deletions: 'the record that the deletion happened',
 };
 
 function sourceFiles(dir = SRC): string[] {

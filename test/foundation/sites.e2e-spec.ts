@@ -27,6 +27,7 @@ describe('/api/v2/sites (admin)', () => {
       publicBaseUrl: null,
       email: { fromName: null, fromAddress: null, replyTo: null },
       contacts: { notifyEmails: [] },
+      orders: { taxRates: {}, defaultTaxRate: null },
     },
     createdAt: ISO,
     updatedAt: ISO,
@@ -46,6 +47,7 @@ describe('/api/v2/sites (admin)', () => {
           publicBaseUrl: null,
           email: { fromName: null, fromAddress: null, replyTo: null },
           contacts: { notifyEmails: [] },
+          orders: { taxRates: {}, defaultTaxRate: null },
         },
         createdAt: ISO,
         updatedAt: ISO,
@@ -229,6 +231,7 @@ describe('/api/v2/sites (admin)', () => {
             publicBaseUrl: 'https://shop.example.com',
             email: { fromName: 'The Shop', fromAddress: 'hello@shop.example.com', replyTo: 'help@shop.example.com' },
             contacts: { notifyEmails: [] },
+            orders: { taxRates: {}, defaultTaxRate: null },
           },
         }),
       );
@@ -238,6 +241,7 @@ describe('/api/v2/sites (admin)', () => {
         publicBaseUrl: 'https://shop.example.com',
         email: { fromName: 'Shop Team', fromAddress: 'hello@shop.example.com', replyTo: null },
         contacts: { notifyEmails: [] },
+        orders: { taxRates: {}, defaultTaxRate: null },
       });
       const row = await sites().findOneByOrFail({ id: x.siteId });
       expect(row.settings).toEqual({
@@ -260,6 +264,7 @@ describe('/api/v2/sites (admin)', () => {
         publicBaseUrl: null,
         email: { fromName: null, fromAddress: null, replyTo: null },
         contacts: { notifyEmails: ['team@shop.example.com', 'sales@shop.example.com'] },
+        orders: { taxRates: {}, defaultTaxRate: null },
       });
       // Another section's change leaves it alone; a new list replaces the old one.
       await x.api
@@ -284,6 +289,27 @@ describe('/api/v2/sites (admin)', () => {
         email: { fromName: 'Shop' },
         contacts: {},
       });
+    });
+
+    it('sets the tax of orders: rates by tax code replace the map, null clears a field', async () => {
+      const x = await createTenant(t);
+      const url = `/api/v2/sites/${x.siteName}`;
+      const first = await x.api
+        .patch(url)
+        .send({ settings: { orders: { taxRates: { standard: 2000, reduced: 550 }, defaultTaxRate: 1000 } } })
+        .expect(200);
+      expect(first.body.settings.orders).toEqual({ taxRates: { standard: 2000, reduced: 550 }, defaultTaxRate: 1000 });
+      const second = await x.api
+        .patch(url)
+        .send({ settings: { orders: { taxRates: { zero: 0 }, defaultTaxRate: null } } })
+        .expect(200);
+      expect(second.body.settings.orders).toEqual({ taxRates: { zero: 0 }, defaultTaxRate: null });
+      expect((await sites().findOneByOrFail({ id: x.siteId })).settings).toEqual({ orders: { taxRates: { zero: 0 } } });
+      const cleared = await x.api
+        .patch(url)
+        .send({ settings: { orders: { taxRates: null } } })
+        .expect(200);
+      expect(cleared.body.settings.orders).toEqual({ taxRates: {}, defaultTaxRate: null });
     });
 
     it('refuses bad settings (400, nothing changes) and sites the key does not reach (404)', async () => {
@@ -312,6 +338,14 @@ describe('/api/v2/sites (admin)', () => {
           'settings.contacts.notifyEmails',
         ],
         [{ settings: { contacts: { cc: [] } } }, 'settings.contacts.cc'],
+        [{ settings: { orders: { taxRates: { standard: 10001 } } } }, 'settings.orders.taxRates'],
+        [{ settings: { orders: { taxRates: { standard: 19.5 } } } }, 'settings.orders.taxRates'],
+        [{ settings: { orders: { taxRates: { standard: '2000' } } } }, 'settings.orders.taxRates'],
+        [{ settings: { orders: { taxRates: [2000] } } }, 'settings.orders.taxRates'],
+        [{ settings: { orders: { taxRates: { ['x'.repeat(101)]: 5 } } } }, 'settings.orders.taxRates'],
+        [{ settings: { orders: { defaultTaxRate: -1 } } }, 'settings.orders.defaultTaxRate'],
+        [{ settings: { orders: { vat: 2000 } } }, 'settings.orders.vat'],
+        [{ settings: { orders: null } }, 'settings.orders'],
         [{ title: null }, 'title'],
       ];
       for (const [body, path] of bad) {

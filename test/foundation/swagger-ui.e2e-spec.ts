@@ -81,6 +81,7 @@ describe('Swagger UI in a real browser', () => {
     ['Content', 'get', '/api/v2/sites/{siteName}/content', /\/api\/v2\/sites\/demo\/content\?limit=20$/],
     ['Email', 'get', '/api/v2/sites/{siteName}/email/templates', /\/api\/v2\/sites\/demo\/email\/templates\?limit=20$/],
     ['Collections', 'get', '/api/v2/sites/{siteName}/collections', /\/api\/v2\/sites\/demo\/collections\?limit=20$/],
+    ['Orders', 'get', '/api/v2/sites/{siteName}/orders', /\/api\/v2\/sites\/demo\/orders\?limit=20$/],
     ['Categories', 'get', '/api/v2/sites/{siteName}/categories', /\/api\/v2\/sites\/demo\/categories\?limit=20$/],
     ['Products', 'get', '/api/v2/sites/{siteName}/products', /\/api\/v2\/sites\/demo\/products\?limit=20$/],
     ['Site users', 'get', '/api/v2/sites/{siteName}/users', /\/api\/v2\/sites\/demo\/users\?limit=20$/],

@@ -1536,6 +1536,130 @@ export interface paths {
         patch: operations["updateContact"];
         trace?: never;
     };
+    "/api/v2/sites/{siteName}/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List orders
+         * @description Newest first; keyset-paginated. Filters: payment and fulfillment status, the customer’s email (exact, case-insensitive), created from/to (RFC 3339). Without lines and shipments: get one for those.
+         */
+        get: operations["listOrders"];
+        put?: never;
+        /**
+         * Create an order
+         * @description Prices, currency and tax come from the catalog and the site’s tax rates (a client’s prices are refused); one currency per order. Stock is taken in the same transaction: 409 `out_of_stock` names the item. The customer gets the `orders.confirmation` mail. `Idempotency-Key` replays the first answer.
+         */
+        post: operations["createOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/orders/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an order
+         * @description With its lines and shipments.
+         */
+        get: operations["getOrder"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/orders/{id}/fulfillment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update the fulfillment of an order
+         * @description Either a `shipment` (carrier, tracking, and the units of each line; absent lines: all that is left), which moves the order to `partially_fulfilled` or `fulfilled` and mails the customer, or a `status`: `canceled` (gives back the stock of what was not shipped) or `fulfilled` (the rest, without a shipment). Shipping more than ordered, shipping a canceled order or canceling a fulfilled one is a 409.
+         */
+        patch: operations["updateOrderFulfillment"];
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/orders/{id}/payment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Record the payment of an order (admin)
+         * @description For the site’s backend, when its payment processor confirms: `pending → paid → refunded`; any other move is a 409 `transition_forbidden`. Paid records `order.paid` (and `order.subscription_requested` per recurring line).
+         */
+        patch: operations["updateOrderPayment"];
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/orders/fulfillment-notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a fulfillment notification
+         * @description From the site’s fulfillment provider, signed instead of keyed: `x-sitebase-signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the site’s fulfillment secret>` (docs/orders.md). A missing, forged or stale (over 5 minutes) signature is a 401. The change is the one `PATCH …/orders/{id}/fulfillment` makes, for `orderId`; the notification’s `id` is unique per site: a replay answers the same outcome with `Idempotent-Replayed: true` and changes nothing.
+         */
+        post: operations["receiveFulfillmentNotification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/orders/fulfillment-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the fulfillment secret of a site (admin)
+         * @description Makes the site’s secret for signed fulfillment notifications (the first one, or a new one) and answers it, once. The previous one keeps verifying until `previousSecretExpiresAt` (FULFILLMENT_SECRET_GRACE_SECONDS).
+         */
+        post: operations["rotateFulfillmentSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/sites/{siteName}/webhooks": {
         parameters: {
             query?: never;
@@ -1756,11 +1880,28 @@ export interface components {
              */
             notifyEmails: string[];
         };
+        OrdersSettingsResponseDto: {
+            /**
+             * @description Basis points by tax code
+             * @example {
+             *       "standard": 2000
+             *     }
+             */
+            taxRates: {
+                [key: string]: number;
+            };
+            /**
+             * @description null: 0
+             * @example null
+             */
+            defaultTaxRate: number | null;
+        };
         SiteSettingsResponseDto: {
             /** @example null */
             publicBaseUrl: string | null;
             email: components["schemas"]["EmailSettingsResponseDto"];
             contacts: components["schemas"]["ContactsSettingsResponseDto"];
+            orders: components["schemas"]["OrdersSettingsResponseDto"];
         };
         SiteResponseDto: {
             /** @example 1 */
@@ -1807,6 +1948,23 @@ export interface components {
              */
             notifyEmails?: string[] | null;
         };
+        OrdersSettingsDto: {
+            /**
+             * @description Tax rates in basis points (2000 = 20 %), keyed by the products' `taxCode`; replaces the whole map. At most 100 codes.
+             * @example {
+             *       "standard": 2000,
+             *       "reduced": 550
+             *     }
+             */
+            taxRates?: {
+                [key: string]: number;
+            } | null;
+            /**
+             * @description The rate of a taxed product whose tax code has none (or that has no code); null: 0
+             * @example 2000
+             */
+            defaultTaxRate?: number | null;
+        };
         SiteSettingsDto: {
             /**
              * @description Origin of the links in this site's mail; null: PUBLIC_BASE_URL
@@ -1817,6 +1975,8 @@ export interface components {
             email?: components["schemas"]["EmailSettingsDto"];
             /** @description The contact inbox: who is told of new messages */
             contacts?: components["schemas"]["ContactsSettingsDto"];
+            /** @description The tax of the site's orders */
+            orders?: components["schemas"]["OrdersSettingsDto"];
         };
         UpdateSiteDto: {
             /** @example My blog */
@@ -4293,6 +4453,444 @@ export interface components {
             company?: string | null;
             /** @example Shipping to Canada */
             subject?: string | null;
+        };
+        CustomerResponseDto: {
+            /**
+             * @description null once anonymised
+             * @example ada@example.com
+             */
+            email: string | null;
+            /** @example Ada Lovelace */
+            name: string | null;
+            /** @example null */
+            phone: string | null;
+        };
+        OrderSummaryDto: {
+            /** @example 42 */
+            id: number;
+            /**
+             * @description Sequential per site, from 1
+             * @example 1042
+             */
+            number: number;
+            /**
+             * @example pending
+             * @enum {string}
+             */
+            paymentStatus: "pending" | "paid" | "refunded";
+            /**
+             * @example unfulfilled
+             * @enum {string}
+             */
+            fulfillmentStatus: "unfulfilled" | "partially_fulfilled" | "fulfilled" | "canceled";
+            /** @example null */
+            processorPaymentId: string | null;
+            /** @example EUR */
+            currency: string;
+            /**
+             * @description Minor units: the sum of the lines’ subtotals
+             * @example 3600
+             */
+            subtotalAmount: number;
+            /**
+             * @description The sum of the lines’ tax
+             * @example 720
+             */
+            taxAmount: number;
+            /**
+             * @description The sum of the lines’ totals: what the customer pays
+             * @example 4320
+             */
+            totalAmount: number;
+            customer: components["schemas"]["CustomerResponseDto"];
+            /**
+             * @example {
+             *       "name": "Ada Lovelace",
+             *       "line1": "12 Harbour Street",
+             *       "line2": null,
+             *       "city": "Bristol",
+             *       "region": null,
+             *       "postalCode": "BS1 4DJ",
+             *       "country": "GB",
+             *       "phone": null
+             *     }
+             */
+            shippingAddress?: {
+                name: string | null;
+                line1: string | null;
+                line2: string | null;
+                city: string | null;
+                region: string | null;
+                postalCode: string | null;
+                country: string | null;
+                phone: string | null;
+            } | null;
+            /**
+             * @description null once anonymised
+             * @example {
+             *       "cartId": "c_8f2a"
+             *     }
+             */
+            metadata: {
+                [key: string]: string;
+            } | null;
+            /** @example 2026-01-01T00:00:00.000Z */
+            createdAt: string;
+            /** @example 2026-01-01T00:00:00.000Z */
+            updatedAt: string;
+            /** @example null */
+            paidAt: string | null;
+            /** @example null */
+            refundedAt: string | null;
+            /** @example null */
+            canceledAt: string | null;
+            /**
+             * @description Account deletion took the customer out
+             * @example null
+             */
+            anonymisedAt: string | null;
+        };
+        OrderSummaryPageDto: {
+            data: components["schemas"]["OrderSummaryDto"][];
+            pagination: components["schemas"]["PaginationDto"];
+        };
+        OrderLineRequestDto: {
+            /**
+             * @description A published product
+             * @example 7
+             */
+            productId: number;
+            /**
+             * @description One of its variants; absent: the product itself
+             * @example 12
+             */
+            variantId?: number;
+            /** @example 2 */
+            quantity: number;
+        };
+        CustomerDto: {
+            /**
+             * @description Where the confirmation goes; kept lower case
+             * @example ada@example.com
+             */
+            email: string;
+            /** @example Ada Lovelace */
+            name?: string;
+            /** @example +44 20 7946 0000 */
+            phone?: string;
+        };
+        AddressDto: {
+            /**
+             * @description The recipient
+             * @example Ada Lovelace
+             */
+            name?: string;
+            /** @example 12 Harbour Street */
+            line1: string;
+            /** @example Flat 3 */
+            line2?: string;
+            /** @example Bristol */
+            city: string;
+            /**
+             * @description State, province or county
+             * @example England
+             */
+            region?: string;
+            /** @example BS1 4DJ */
+            postalCode?: string;
+            /**
+             * @description ISO 3166-1 alpha-2, upper case
+             * @example GB
+             */
+            country: string;
+            /** @example +44 20 7946 0000 */
+            phone?: string;
+        };
+        CreateOrderDto: {
+            lines: components["schemas"]["OrderLineRequestDto"][];
+            customer: components["schemas"]["CustomerDto"];
+            shippingAddress?: components["schemas"]["AddressDto"];
+            /**
+             * @description The integration's own data: at most 50 keys of 1-40 characters, string values of at most 500
+             * @example {
+             *       "cartId": "c_8f2a"
+             *     }
+             */
+            metadata?: {
+                [key: string]: string;
+            };
+        };
+        OrderLineResponseDto: {
+            /** @example 31 */
+            id: number;
+            /**
+             * @description The product sold (it may have been deleted since)
+             * @example 7
+             */
+            productId: number;
+            /** @example null */
+            variantId: number | null;
+            /**
+             * @description As the catalog named it then
+             * @example Stoneware mug (M / Blue)
+             */
+            name: string;
+            /** @example MUG-M-BLUE */
+            sku: string | null;
+            /**
+             * @description Minor units, as priced then
+             * @example 1800
+             */
+            unitAmount: number;
+            /** @example 2 */
+            quantity: number;
+            /**
+             * @description unitAmount × quantity
+             * @example 3600
+             */
+            subtotalAmount: number;
+            /** @example standard */
+            taxCode: string | null;
+            /**
+             * @example exclusive
+             * @enum {string}
+             */
+            taxBehavior: "exclusive" | "inclusive" | "unspecified";
+            /**
+             * @description Basis points applied (2000 = 20 %)
+             * @example 2000
+             */
+            taxRate: number;
+            /** @example 720 */
+            taxAmount: number;
+            /**
+             * @description subtotal + tax when exclusive, the subtotal otherwise
+             * @example 4320
+             */
+            totalAmount: number;
+            /** @example null */
+            recurring?: {
+                /** @enum {string} */
+                interval: "day" | "week" | "month" | "year";
+                intervalCount: number;
+            } | null;
+            /**
+             * @description Units shipped or fulfilled so far
+             * @example 0
+             */
+            fulfilledQuantity: number;
+        };
+        ShipmentLineResponseDto: {
+            /** @example 31 */
+            lineId: number;
+            /** @example 1 */
+            quantity: number;
+        };
+        ShipmentResponseDto: {
+            /** @example 5 */
+            id: number;
+            /** @example DHL */
+            carrier: string;
+            /** @example JD014600003828 */
+            trackingNumber: string;
+            /** @example https://tracking.example/JD014600003828 */
+            trackingUrl: string | null;
+            lines: components["schemas"]["ShipmentLineResponseDto"][];
+            /**
+             * @description The provider's notification that reported it; null: by PATCH …/fulfillment
+             * @example null
+             */
+            notificationId: string | null;
+            /** @example 2026-01-02T00:00:00.000Z */
+            createdAt: string;
+        };
+        OrderResponseDto: {
+            /** @example 42 */
+            id: number;
+            /**
+             * @description Sequential per site, from 1
+             * @example 1042
+             */
+            number: number;
+            /**
+             * @example pending
+             * @enum {string}
+             */
+            paymentStatus: "pending" | "paid" | "refunded";
+            /**
+             * @example unfulfilled
+             * @enum {string}
+             */
+            fulfillmentStatus: "unfulfilled" | "partially_fulfilled" | "fulfilled" | "canceled";
+            /** @example null */
+            processorPaymentId: string | null;
+            /** @example EUR */
+            currency: string;
+            /**
+             * @description Minor units: the sum of the lines’ subtotals
+             * @example 3600
+             */
+            subtotalAmount: number;
+            /**
+             * @description The sum of the lines’ tax
+             * @example 720
+             */
+            taxAmount: number;
+            /**
+             * @description The sum of the lines’ totals: what the customer pays
+             * @example 4320
+             */
+            totalAmount: number;
+            customer: components["schemas"]["CustomerResponseDto"];
+            /**
+             * @example {
+             *       "name": "Ada Lovelace",
+             *       "line1": "12 Harbour Street",
+             *       "line2": null,
+             *       "city": "Bristol",
+             *       "region": null,
+             *       "postalCode": "BS1 4DJ",
+             *       "country": "GB",
+             *       "phone": null
+             *     }
+             */
+            shippingAddress?: {
+                name: string | null;
+                line1: string | null;
+                line2: string | null;
+                city: string | null;
+                region: string | null;
+                postalCode: string | null;
+                country: string | null;
+                phone: string | null;
+            } | null;
+            /**
+             * @description null once anonymised
+             * @example {
+             *       "cartId": "c_8f2a"
+             *     }
+             */
+            metadata: {
+                [key: string]: string;
+            } | null;
+            /** @example 2026-01-01T00:00:00.000Z */
+            createdAt: string;
+            /** @example 2026-01-01T00:00:00.000Z */
+            updatedAt: string;
+            /** @example null */
+            paidAt: string | null;
+            /** @example null */
+            refundedAt: string | null;
+            /** @example null */
+            canceledAt: string | null;
+            /**
+             * @description Account deletion took the customer out
+             * @example null
+             */
+            anonymisedAt: string | null;
+            lines: components["schemas"]["OrderLineResponseDto"][];
+            shipments: components["schemas"]["ShipmentResponseDto"][];
+        };
+        ShipmentLineDto: {
+            /**
+             * @description A line of the order
+             * @example 31
+             */
+            lineId: number;
+            /** @example 1 */
+            quantity: number;
+        };
+        ShipmentDto: {
+            /** @example DHL */
+            carrier: string;
+            /** @example JD014600003828 */
+            trackingNumber: string;
+            /** @example https://tracking.example/JD014600003828 */
+            trackingUrl?: string;
+            /** @description Units of each line in the parcel; absent: everything not yet fulfilled */
+            lines?: components["schemas"]["ShipmentLineDto"][];
+        };
+        UpdateFulfillmentDto: {
+            /** @description A parcel sent: moves the order to partially_fulfilled or fulfilled */
+            shipment?: components["schemas"]["ShipmentDto"];
+            /**
+             * @description `canceled`: cancels an order not yet fulfilled and gives back the stock of what was not shipped; `fulfilled`: fulfils what is left without a shipment (downloads, pick-up)
+             * @enum {string}
+             */
+            status?: "fulfilled" | "canceled";
+        };
+        UpdatePaymentDto: {
+            /**
+             * @description `pending → paid → refunded`
+             * @example paid
+             * @enum {string}
+             */
+            paymentStatus: "pending" | "paid" | "refunded";
+            /**
+             * @description The processor's id of the payment
+             * @example pi_3MtwBwLkdIwHu7ix28a3tqPa
+             */
+            processorPaymentId?: string;
+        };
+        FulfillmentNotificationDto: {
+            /** @description A parcel sent: moves the order to partially_fulfilled or fulfilled */
+            shipment?: components["schemas"]["ShipmentDto"];
+            /**
+             * @description `canceled`: cancels an order not yet fulfilled and gives back the stock of what was not shipped; `fulfilled`: fulfils what is left without a shipment (downloads, pick-up)
+             * @enum {string}
+             */
+            status?: "fulfilled" | "canceled";
+            /**
+             * @description The provider's id of this notification: printable ASCII without spaces, unique per site
+             * @example ntf_1
+             */
+            id: string;
+            /** @example 42 */
+            orderId: number;
+        };
+        NotificationOutcomeDto: {
+            /**
+             * @description The notification's id
+             * @example ntf_1
+             */
+            id: string;
+            /** @example 42 */
+            orderId: number;
+            /**
+             * @description After the change
+             * @example partially_fulfilled
+             * @enum {string}
+             */
+            fulfillmentStatus: "unfulfilled" | "partially_fulfilled" | "fulfilled" | "canceled";
+            /**
+             * @description The shipment it added
+             * @example 5
+             */
+            shipmentId: number | null;
+            /**
+             * @description When it was first received
+             * @example 2026-01-02T00:00:00.000Z
+             */
+            receivedAt: string;
+        };
+        FulfillmentSecretResponseDto: {
+            /**
+             * @description Signs `x-sitebase-signature` (docs/orders.md); shown only now, keep it
+             * @example fsec_Q2hhbmdlIG1lOiB0aGlzIGlzIG5vdCBhIHJlYWwgc2VjcmV0IQ
+             */
+            secret: string;
+            /**
+             * @description Until when the previous secret verifies too; null: there was none
+             * @example 2026-01-02T00:00:00.000Z
+             */
+            previousSecretExpiresAt: string | null;
+            /** @example 2026-01-01T00:00:00.000Z */
+            createdAt: string;
+            /**
+             * @description When it was made (rotated)
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            updatedAt: string;
         };
         WebhookEndpointResponseDto: {
             /** @example 1 */
@@ -10958,6 +11556,408 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    listOrders: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque cursor from pagination.nextCursor of the previous page */
+                cursor?: string;
+                paymentStatus?: "pending" | "paid" | "refunded";
+                fulfillmentStatus?: "unfulfilled" | "partially_fulfilled" | "fulfilled" | "canceled";
+                /** @description The customer's email, exactly (case does not matter). Example: `ada@example.com` */
+                email?: string;
+                /** @description Created at or after this date-time (RFC 3339) */
+                from?: string;
+                /** @description Created before this date-time (RFC 3339) */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderSummaryPageDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    createOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters. Retrying with the same key and body replays the first response for 24 h. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateOrderDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    getOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    updateOrderFulfillment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateFulfillmentDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    updateOrderPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdatePaymentDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    receiveFulfillmentNotification: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` */
+                "x-sitebase-signature": string;
+            };
+            path: {
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FulfillmentNotificationDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description `true` when the id was applied before */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationOutcomeDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    rotateFulfillmentSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FulfillmentSecretResponseDto"];
                 };
             };
             /** @description Missing, malformed, revoked or expired credential */

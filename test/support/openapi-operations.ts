@@ -10,6 +10,7 @@ export interface Schema {
   example?: unknown;
   enum?: unknown[];
   items?: Schema;
+  maxItems?: number;
   oneOf?: Schema[];
   anyOf?: Schema[];
   properties?: Record<string, Schema>;

@@ -6,7 +6,7 @@ import { createFreshDatabase } from '../support/databases';
 import { createTenant, Tenant } from '../support/tenant';
 
 /**
- * Account deletion (API.md §8) covers endpoints and their log, and what was not delivered yet
+ * Account deletion covers endpoints and their log, and what was not delivered yet
  * when the purge ran is dropped with a log line, never silently. The relay is held back (a long
  * poll) so that the deletion's own event is still in the outbox when a grace period of 0 ends.
  */

@@ -4,11 +4,15 @@ import {
   ArrayMaxSize,
   ArrayUnique,
   IsArray,
+  IsInt,
   IsObject,
   IsOptional,
   IsString,
   Matches,
+  Max,
   MaxLength,
+  Min,
+  ValidateBy,
   ValidateNested,
 } from 'class-validator';
 import { SITE_NAME_PATTERN } from '../../common/auth/principal';
@@ -75,6 +79,60 @@ export class ContactsSettingsDto {
   notifyEmails?: string[] | null;
 }
 
+/** A tax rate in basis points: 1 % is 100, 100 % is 10000. */
+export const MAX_TAX_RATE = 10_000;
+const MAX_TAX_CODES = 100;
+
+/** Why a `taxRates` map is refused, or null: at most 100 codes of 1-100 characters, each an integer 0..10000. */
+export function taxRatesError(value: unknown): string | null {
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return 'must be an object of tax codes to basis points';
+  const entries = Object.entries(value as Record<string, unknown>);
+  if (entries.length > MAX_TAX_CODES) return `must have at most ${MAX_TAX_CODES} tax codes`;
+  for (const [code, rate] of entries) {
+    if (code.length < 1 || code.length > 100) return `tax code "${code.slice(0, 20)}" must be 1 to 100 characters`;
+    if (typeof rate !== 'number' || !Number.isInteger(rate) || rate < 0 || rate > MAX_TAX_RATE)
+      return `the rate of "${code}" must be an integer from 0 to ${MAX_TAX_RATE} (basis points)`;
+  }
+  return null;
+}
+
+/** The tax of the site's orders (docs/orders.md); null clears a field. */
+export class OrdersSettingsDto {
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'integer', minimum: 0, maximum: MAX_TAX_RATE },
+    nullable: true,
+    example: { standard: 2000, reduced: 550 },
+    description:
+      "Tax rates in basis points (2000 = 20 %), keyed by the products' `taxCode`; replaces the whole map. " +
+      'At most 100 codes.',
+  })
+  @IsOptional()
+  @ValidateBy({
+    name: 'isTaxRates',
+    validator: {
+      validate: (value: unknown) => taxRatesError(value) === null,
+      defaultMessage: (args) => taxRatesError(args?.value) ?? 'is invalid',
+    },
+  })
+  taxRates?: Record<string, number> | null;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    minimum: 0,
+    maximum: MAX_TAX_RATE,
+    example: 2000,
+    description: 'The rate of a taxed product whose tax code has none (or that has no code); null: 0',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(MAX_TAX_RATE)
+  defaultTaxRate?: number | null;
+}
+
 /** Sections of the site's settings; each module adds its own (src/common/tenancy/site-settings.ts). */
 export class SiteSettingsDto {
   @ApiPropertyOptional({
@@ -104,6 +162,12 @@ export class SiteSettingsDto {
   @ValidateNested()
   @Type(() => ContactsSettingsDto)
   contacts?: ContactsSettingsDto;
+  @ApiPropertyOptional({ type: OrdersSettingsDto, description: "The tax of the site's orders" })
+  @OptionalNotNull()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => OrdersSettingsDto)
+  orders?: OrdersSettingsDto;
 }
 
 /** A partial update: fields left out stay as they are; in settings, null clears a field. */
@@ -133,11 +197,24 @@ export class ContactsSettingsResponseDto {
   notifyEmails: string[];
 }
 
+export class OrdersSettingsResponseDto {
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'integer' },
+    example: { standard: 2000 },
+    description: 'Basis points by tax code',
+  })
+  taxRates: Record<string, number>;
+  @ApiProperty({ type: 'integer', nullable: true, example: null, description: 'null: 0' }) defaultTaxRate:
+    number | null;
+}
+
 /** What the site set; null: the configuration's value applies. */
 export class SiteSettingsResponseDto {
   @ApiProperty({ type: String, nullable: true, example: null }) publicBaseUrl: string | null;
   @ApiProperty({ type: EmailSettingsResponseDto }) email: EmailSettingsResponseDto;
   @ApiProperty({ type: ContactsSettingsResponseDto }) contacts: ContactsSettingsResponseDto;
+  @ApiProperty({ type: OrdersSettingsResponseDto }) orders: OrdersSettingsResponseDto;
 }
 
 export class SiteResponseDto {
@@ -164,6 +241,10 @@ export function toSiteResponse(site: SiteEntity): SiteResponseDto {
         replyTo: site.settings.email?.replyTo ?? null,
       },
       contacts: { notifyEmails: site.settings.contacts?.notifyEmails ?? [] },
+      orders: {
+        taxRates: site.settings.orders?.taxRates ?? {},
+        defaultTaxRate: site.settings.orders?.defaultTaxRate ?? null,
+      },
     },
     createdAt: site.createdAt.toISOString(),
     updatedAt: site.updatedAt.toISOString(),

@@ -40,7 +40,7 @@ export class ProductEntity {
   @Column({ type: 'text', default: '' }) slugPrefix: string;
   @Column({ type: 'text', default: '' }) description: string;
   @Column({ type: 'text', default: 'published' }) status: ProductStatus;
-  /** Integer minor units of `currency` (API.md §3). */
+  /** Integer minor units of `currency`. */
   @Column({ type: 'bigint', transformer: idTransformer }) unitAmount: number;
   @Column({ type: 'text' }) currency: string;
   /** v1 `order`: lists go by it, then by id. */
@@ -61,7 +61,7 @@ export class ProductEntity {
   @Column({ type: 'text', nullable: true }) processorProductIdTest: string | null;
   @Column({ type: 'bigint', array: true, default: () => "'{}'", transformer: idArrayTransformer })
   attachmentIds: number[];
-  /** Bumped by every change; the ETag is built from it (API.md §6). */
+  /** Bumped by every change; the ETag is built from it. */
   @Column({ type: 'integer', default: 1 }) version: number;
   @CreateDateColumn({ type: 'timestamptz', precision: 3 }) createdAt: Date;
   @UpdateDateColumn({ type: 'timestamptz', precision: 3 }) updatedAt: Date;

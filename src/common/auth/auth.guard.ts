@@ -30,7 +30,7 @@ const ROUTE_FLAGS = new RouteFlagCache<RouteFlags>((reflector, targets) => {
 });
 
 /**
- * The one global guard (API.md §2). Reads route metadata, enforces who may call, and resolves
+ * The one global guard. Reads route metadata, enforces who may call, and resolves
  * the site in the path for @CurrentSite(). A site the caller cannot reach is a 404, never a 403.
  */
 @Injectable()
@@ -117,7 +117,7 @@ export class AuthGuard implements CanActivate {
       if (!site) throw new NotFoundProblem('Site', 'site_not_found');
       return site;
     }
-    // v1 project routes: organization = account id, project = site id (API.md §1).
+    // v1 project routes: organization = account id, project = site id.
     if (params.project_id !== undefined && params.organization_id !== undefined) {
       const [organizationId, projectId] = [parseId(params.organization_id), parseId(params.project_id)];
       // Ids are canonical digits everywhere (docs/foundation.md, "Input rules"): `0x1` is a 400, not another project.

@@ -7,7 +7,7 @@ import { SessionVerifiers } from './session-verifiers';
 /**
  * Resolves who is calling, once per request, before routing. A credential that is presented
  * but invalid is a 401 everywhere. Every /v1 path, matched or not, needs an `x-api-key`
- * (INTERFACE.md §5), so an unknown v1 route cannot be probed without one.
+ *, so an unknown v1 route cannot be probed without one.
  */
 /** Every /v1 path (routing is case-insensitive, so is this), on the raw URL. */
 const V1_PATH = /^\/v1(?:[/?#]|$)/i;

@@ -28,7 +28,7 @@ export type Principal = KeyPrincipal | UserPrincipal | AnonymousPrincipal;
 
 /**
  * Whether a caller sees unpublished work (drafts, scheduled items): only a secret key of the
- * site does (API.md §2); anyone else, a site user included, sees what is published.
+ * site does; anyone else, a site user included, sees what is published.
  */
 export function canSeeDrafts(principal: Principal): boolean {
   return principal.kind === 'key';

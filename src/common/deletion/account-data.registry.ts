@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
 
-/** What deleting an account does to one kind of data (API.md §8). */
+/** What deleting an account does to one kind of data. */
 export type DeletionAction = 'delete' | 'anonymise' | 'cancel' | 'forfeit';
 
 export interface DeletionImpact {

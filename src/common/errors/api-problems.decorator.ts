@@ -6,7 +6,7 @@ export class FieldErrorDto {
   @ApiProperty({ example: 'must be an email' }) message: string;
 }
 
-/** RFC 9457 problem details, as every error is rendered (API.md §4). */
+/** RFC 9457 problem details, as every error is rendered. */
 export class ProblemDto {
   @ApiProperty({ example: '/problems/validation-failed' }) type: string;
   @ApiProperty({ example: 'Validation failed' }) title: string;

@@ -106,7 +106,7 @@ export function problemBody(p: ProblemInitLike, requestId?: string): ProblemBody
   };
 }
 
-/** The one place errors become responses (API.md §4). */
+/** The one place errors become responses. */
 @Catch()
 export class ProblemDetailsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Problem');

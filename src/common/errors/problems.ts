@@ -18,7 +18,7 @@ export interface ProblemInit {
 }
 
 /**
- * An RFC 9457 problem (API.md §4). Services throw the subclasses; the global filter renders
+ * An RFC 9457 problem. Services throw the subclasses; the global filter renders
  * them as application/problem+json with a stable snake_case `code`.
  */
 export class Problem extends HttpException {

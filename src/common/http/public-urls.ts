@@ -3,7 +3,7 @@ import type { Response } from 'express';
 import { AppConfig } from '../../config/app-config';
 
 /**
- * The one place absolute URLs come from (API.md §9): `Location` headers, media links, and the
+ * The one place absolute URLs come from: `Location` headers, media links, and the
  * confirmation, unsubscribe and tracking links modules put in mail. The base is the site's own
  * base URL when it has one, else PUBLIC_BASE_URL, whose default follows PORT.
  */
@@ -26,7 +26,7 @@ export class PublicUrls {
 export const PUBLIC_URLS_LOCAL = 'sitebasePublicUrls';
 
 /**
- * A create's `Location` header (API.md §3): the new resource's absolute URL, from its path, or
+ * A create's `Location` header: the new resource's absolute URL, from its path, or
  * an absolute URL as it is (v1 media answers the stored file's public link).
  */
 export function created(res: Response, pathOrUrl: string): void {

@@ -28,7 +28,7 @@ import {
 import { ApiProblems } from '../errors/api-problems.decorator';
 import { Idempotent } from '../idempotency/idempotent.decorator';
 import { MAX_ID } from '../input/dto-rules';
-import { OptionalBody } from '../input/request-body';
+import { KeepRawBody, OptionalBody } from '../input/request-body';
 
 /**
  * Who may call a route; each sets the guard's metadata and the OpenAPI security together.
@@ -73,6 +73,8 @@ export interface RouteOptions {
   upload?: SchemaObject;
   /** A JSON body that may be absent (validated as this DTO when present). */
   optionalBody?: Type;
+  /** The handler also reads the JSON body's exact bytes with @RawBody() (a signature over them). */
+  rawBody?: true;
   /** Replays the first response for a repeated Idempotency-Key. */
   idempotent?: true;
   /** An operator route outside the interface: `x-sitebase-admin: true` in OpenAPI. */
@@ -145,6 +147,7 @@ export function Route(options: RouteOptions): MethodDecorator {
   for (const header of options.headers ?? []) decorators.push(ApiHeader(header));
   if (options.upload) decorators.push(ApiConsumes('multipart/form-data'), ApiBody({ schema: options.upload }));
   if (options.optionalBody) decorators.push(OptionalBody(options.optionalBody));
+  if (options.rawBody) decorators.push(KeepRawBody());
   if (options.idempotent) decorators.push(Idempotent());
   if (options.admin) decorators.push(AdminRoute());
   if (options.duringDeletion) decorators.push(AllowedDuringDeletion());

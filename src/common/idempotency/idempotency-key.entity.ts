@@ -1,7 +1,7 @@
 import { Column, CreateDateColumn, Entity, Index } from 'typeorm';
 import { IdColumn } from '../../database/columns';
 
-/** A stored response for an `Idempotency-Key` (API.md §6), replayed for IDEMPOTENCY_TTL_SECONDS. */
+/** A stored response for an `Idempotency-Key`, replayed for IDEMPOTENCY_TTL_SECONDS. */
 @Entity('idempotency_keys')
 @Index('idempotency_keys_scope_key_key', ['scope', 'key'], { unique: true })
 @Index('idempotency_keys_created_at_idx', ['createdAt'])

@@ -51,7 +51,7 @@ export const IsIdParam = () =>
   );
 
 /**
- * `idOrSlug`-style parameters: all digits is an id (API.md §3), written without leading zeros
+ * `idOrSlug`-style parameters: all digits is an id, written without leading zeros
  * (`01` is not another way to write 1). Anything else is a slug; an id too large to exist is
  * simply not found.
  */

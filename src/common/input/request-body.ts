@@ -1,4 +1,12 @@
-import { applyDecorators, CanActivate, ExecutionContext, Injectable, SetMetadata, Type } from '@nestjs/common';
+import {
+  applyDecorators,
+  CanActivate,
+  createParamDecorator,
+  ExecutionContext,
+  Injectable,
+  SetMetadata,
+  Type,
+} from '@nestjs/common';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { Reflector } from '@nestjs/core';
@@ -11,12 +19,30 @@ import { BadRequestProblem, Problem, UnsupportedMediaTypeProblem, ValidationProb
 import { forbiddenKeyErrors, jsonDepthExceeds, MAX_JSON_DEPTH } from './json-body';
 
 const OPTIONAL_BODY = 'sitebase:optional-body';
+const KEEP_RAW_BODY = 'sitebase:keep-raw-body';
+/** Where a route that keeps its body's bytes finds them on the request. */
+const RAW_BODY = Symbol('sitebase:raw-body');
 /** What @ApiConsumes() records (@nestjs/swagger's API_CONSUMES, not exported by the package). */
 const API_CONSUMES = 'swagger/apiConsumes';
 
 /** A JSON body that may be left out (an empty body reads as `{}`), e.g. publish "now". */
 export const OptionalBody = (type: Type) =>
   applyDecorators(SetMetadata(OPTIONAL_BODY, true), ApiBody({ type, required: false }));
+
+/**
+ * A JSON route whose handler also needs the body's exact bytes (a signature over them, such as a
+ * fulfillment notification's): the body is read, limited and parsed as on every JSON route, and
+ * its bytes are kept for @RawBody(). Nothing else changes, so the route answers 413, 415 and 400
+ * exactly as any other.
+ */
+export const KeepRawBody = () => SetMetadata(KEEP_RAW_BODY, true);
+
+/** The exact bytes of a @KeepRawBody() route's JSON body, as received (before any parsing). */
+export const RawBody = createParamDecorator((_: unknown, ctx: ExecutionContext): Buffer => {
+  const raw = (ctx.switchToHttp().getRequest<Request>() as Request & { [RAW_BODY]?: Buffer })[RAW_BODY];
+  if (!raw) throw new Error('@RawBody() on a route without @KeepRawBody() (Route option rawBody)');
+  return raw;
+});
 
 /**
  * What a route reads: a JSON body (it has a @Body() parameter), a stream its handler reads itself
@@ -28,6 +54,7 @@ type BodyKind = 'json' | 'stream' | 'none';
 interface BodyRoute {
   kind: BodyKind;
   optional: boolean;
+  keepRaw: boolean;
 }
 
 const BODY_ROUTES = new RouteFlagCache<BodyRoute>((reflector, [handler, cls]) => {
@@ -35,7 +62,11 @@ const BODY_ROUTES = new RouteFlagCache<BodyRoute>((reflector, [handler, cls]) =>
   const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, cls, handler.name) ?? {}) as Record<string, unknown>;
   const json = Object.keys(args).some((key) => key.startsWith(`${RouteParamtypes.BODY}:`));
   const kind: BodyKind = consumes.includes('multipart/form-data') ? 'stream' : json ? 'json' : 'none';
-  return { kind, optional: reflector.getAllAndOverride<boolean>(OPTIONAL_BODY, [handler, cls]) === true };
+  return {
+    kind,
+    optional: reflector.getAllAndOverride<boolean>(OPTIONAL_BODY, [handler, cls]) === true,
+    keepRaw: reflector.getAllAndOverride<boolean>(KEEP_RAW_BODY, [handler, cls]) === true,
+  };
 });
 
 /** A request carries a body when it says so: chunked, or a Content-Length other than 0. */
@@ -80,10 +111,10 @@ export class RequestBodyGuard implements CanActivate {
     }
     if (route.kind === 'stream') return true; // the handler streams it (uploads)
     if (route.kind === 'none') throw new UnsupportedMediaTypeProblem('This route takes no request body');
-    return this.readJson(req, route.optional).then(() => true);
+    return this.readJson(req, route.optional, route.keepRaw).then(() => true);
   }
 
-  private async readJson(req: Request, optional: boolean): Promise<void> {
+  private async readJson(req: Request, optional: boolean, keepRaw: boolean): Promise<void> {
     const type = req.headers['content-type'];
     if (type === undefined || !JSON_TYPE.test(type))
       throw new UnsupportedMediaTypeProblem('This route takes application/json');
@@ -91,12 +122,14 @@ export class RequestBodyGuard implements CanActivate {
     if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
       throw new UnsupportedMediaTypeProblem('JSON bodies are read as UTF-8; the charset is not supported');
     }
-    let text: string;
+    let bytes: Buffer;
     try {
-      text = (await getRawBody(req, { length: req.headers['content-length'], limit: this.limit })).toString('utf8');
+      bytes = await getRawBody(req, { length: req.headers['content-length'], limit: this.limit });
     } catch (err) {
       throw readProblem(err);
     }
+    if (keepRaw) (req as Request & { [RAW_BODY]?: Buffer })[RAW_BODY] = bytes;
+    const text = bytes.toString('utf8');
     if (text.trim() === '') {
       if (!optional) throw missingBody();
       req.body = {};

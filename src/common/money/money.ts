@@ -1,5 +1,5 @@
 /**
- * Money (API.md §3): an integer amount in the currency's minor units (`unitAmount`) and an ISO
+ * Money: an integer amount in the currency's minor units (`unitAmount`) and an ISO
  * 4217 code, upper case. v1 also speaks `price`, the same amount in major units. The number of
  * minor units per major one comes from the ICU data Node ships (2 for USD, 0 for JPY, 3 for KWD).
  */

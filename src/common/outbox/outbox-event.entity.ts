@@ -1,7 +1,7 @@
 import { Column, CreateDateColumn, Entity, Index } from 'typeorm';
 import { IdColumn, RefColumn } from '../../database/columns';
 
-/** A domain event, written in the same transaction as the change it describes (API.md §6). */
+/** A domain event, written in the same transaction as the change it describes. */
 @Entity('outbox_events')
 @Index('outbox_events_pending_idx', ['id'], { where: 'dispatched_at IS NULL AND failed_at IS NULL' })
 @Index('outbox_events_site_id_id_idx', ['siteId', 'id'])

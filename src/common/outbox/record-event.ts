@@ -10,7 +10,7 @@ export interface EventScope {
 }
 
 /**
- * Writes a domain event to the outbox inside the caller's transaction (API.md §6): it is
+ * Writes a domain event to the outbox inside the caller's transaction: it is
  * published if and only if the change commits. The event must be one its module declared in
  * its `<module>.events.ts` (defineEvents); anything else is a programming error and throws.
  */

@@ -9,7 +9,7 @@ import { CursorValue, decodeCursor, encodeCursor } from './cursor';
 export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 100;
 
-/** `?limit=&cursor=` of every v2 list (API.md §3). Resource queries extend it with filters. */
+/** `?limit=&cursor=` of every v2 list. Resource queries extend it with filters. */
 export class CursorQueryDto {
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT })
   @IsOptional()

@@ -8,7 +8,7 @@ export interface SiteContext {
   accountId: number;
 }
 
-/** Loads a row of this site by id; another site's id answers 404 like a missing one (API.md §1). */
+/** Loads a row of this site by id; another site's id answers 404 like a missing one. */
 export async function findInSiteOrFail<E extends ObjectLiteral & { id: number; siteId: number }>(
   em: EntityManager,
   entity: EntityTarget<E>,

@@ -8,6 +8,7 @@ export interface SiteSettings {
   publicBaseUrl?: string;
   email?: EmailSettings;
   contacts?: ContactsSettings;
+  orders?: OrdersSettings;
 }
 
 /** The sender of the site's mail (docs/email.md); unset fields come from MAIL_FROM. */
@@ -20,4 +21,13 @@ export interface EmailSettings {
 /** The contact inbox (docs/contacts.md): who is told of each new message; none, no mail. */
 export interface ContactsSettings {
   notifyEmails?: string[];
+}
+
+/**
+ * Tax of the site's orders (docs/orders.md): rates in basis points (1 % = 100), keyed by the
+ * products' `taxCode`; `defaultTaxRate` for a taxed product whose code has no rate (absent: 0).
+ */
+export interface OrdersSettings {
+  taxRates?: Record<string, number>;
+  defaultTaxRate?: number;
 }

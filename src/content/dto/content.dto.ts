@@ -200,7 +200,7 @@ export class ContentQueryDto extends CursorQueryDto {
 }
 
 /**
- * `:id` of GET, the interface's `{idOrSlug}`: all digits is an id (API.md §3), anything else a
+ * `:id` of GET, the interface's `{idOrSlug}`: all digits is an id, anything else a
  * slug. One parameter name per path shape (docs/openapi.md): the writes' `{id}`.
  */
 export class IdOrSlugParamDto extends SiteNameParamDto {

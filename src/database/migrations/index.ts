@@ -11,6 +11,7 @@ import { Users1795360000000 } from './1795360000000-users';
 import { UserCredits1795370000000 } from './1795370000000-user-credits';
 import { UserErasure1795380000000 } from './1795380000000-user-erasure';
 import { Contacts1795350000000 } from './1795350000000-contacts';
+import { Orders1795340000000 } from './1795340000000-orders';
 
 /**
  * Every migration, oldest first. Listed rather than globbed so that the server, the CLI and the
@@ -27,6 +28,7 @@ export const MIGRATIONS = [
   Webhooks1795310000000,
   ContentAttachmentIndex1795320000000,
   Catalog1795330000000,
+  Orders1795340000000,
   Contacts1795350000000,
   Users1795360000000,
   UserCredits1795370000000,

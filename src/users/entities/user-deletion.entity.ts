@@ -6,7 +6,7 @@ export const USER_DELETION_STATUSES = ['scheduled', 'canceled', 'erasing', 'comp
 export type UserDeletionStatus = (typeof USER_DELETION_STATUSES)[number];
 
 /**
- * A site user's erasure request (API.md §8). It outlives the user, as the record that the
+ * A site user's erasure request. It outlives the user, as the record that the
  * erasure happened: it holds the user's id, never their address or name.
  */
 @Entity('user_deletions')

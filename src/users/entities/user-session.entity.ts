@@ -2,7 +2,7 @@ import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne } from '
 import { IdColumn, RefColumn } from '../../database/columns';
 import { SiteUserEntity } from './site-user.entity';
 
-/** A signed-in session (API.md §2): an opaque token, stored as its SHA-256, bound to one site. */
+/** A signed-in session: an opaque token, stored as its SHA-256, bound to one site. */
 @Entity('user_sessions')
 @Index('user_sessions_token_hash_key', ['tokenHash'], { unique: true })
 @Index('user_sessions_user_id_idx', ['userId'])

@@ -22,7 +22,7 @@ import { toV1MediaItem, V1MediaItemDto } from './v1-media.dto';
 
 const TYPE_MESSAGE = 'must be 1-40 lower-case letters, digits, - or _, starting with a letter';
 
-/** The body fields both forms share (INTERFACE.md §2.1), in both namings. */
+/** The body fields both forms share, in both namings. */
 class V1PageFieldsDto {
   @ApiPropertyOptional({ example: 'About us' })
   @OptionalNotNull()
@@ -125,7 +125,7 @@ export class V1CreatePageDto extends V1PageFieldsDto {
   slug?: string;
 }
 
-/** Edit body: every field optional; the slug is not editable in v1 (INTERFACE.md §2.1). */
+/** Edit body: every field optional; the slug is not editable in v1. */
 export class V1UpdatePageDto extends V1PageFieldsDto {}
 
 export class V1PageResponseDto {
@@ -241,7 +241,7 @@ function pick<T>(errors: FieldError[], body: object, current: string, older: str
 }
 
 /**
- * A v1 body as the content service's input (API.md §10): older names are aliases, `date` is the
+ * A v1 body as the content service's input: older names are aliases, `date` is the
  * publication date (the schedule with page_status `scheduled`), `custom` the custom fields,
  * `author` the authors. Slugs are normalised rather than refused.
  */

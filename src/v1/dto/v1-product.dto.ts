@@ -307,7 +307,7 @@ export class V1ProductCategoryParamDto {
 
 /**
  * One amount from `price` (major units) and/or `unit_amount` (minor units) of `currency`
- * (API.md §3): either alone, or both when they agree; a 400 names the field otherwise.
+ *: either alone, or both when they agree; a 400 names the field otherwise.
  */
 export function amountOf(
   body: { price?: number; unit_amount?: number },

@@ -1,0 +1,59 @@
+import { Column, CreateDateColumn, Entity, Index, UpdateDateColumn } from 'typeorm';
+import { IdColumn, RefColumn } from '../../database/columns';
+import { idTransformer } from '../../database/id.transformer';
+import type { FulfillmentStatus, PaymentStatus } from '../order-status';
+
+/** Where an order ships to; every field as the buyer gave it (docs/orders.md). */
+export interface OrderAddress {
+  name?: string;
+  line1: string;
+  line2?: string;
+  city: string;
+  region?: string;
+  postalCode?: string;
+  /** ISO 3166-1 alpha-2, upper case. */
+  country: string;
+  phone?: string;
+}
+
+/**
+ * One order of a site (docs/orders.md). Orders are kept for accounting when their account is
+ * deleted (anonymised, API.md §8), so `site_id` and `account_id` are plain columns without a
+ * foreign key: no cascade reaches them when the site and the account go.
+ */
+@Entity('orders')
+@Index('orders_site_id_number_key', ['siteId', 'number'], { unique: true })
+// Lists: newest first, all orders, by customer, by fulfillment status; the purge by account.
+@Index('orders_site_id_created_at_id_idx', ['siteId', 'createdAt', 'id'])
+@Index('orders_site_id_customer_email_created_at_id_idx', ['siteId', 'customerEmail', 'createdAt', 'id'])
+@Index('orders_site_id_fulfillment_status_created_at_id_idx', ['siteId', 'fulfillmentStatus', 'createdAt', 'id'])
+@Index('orders_account_id_idx', ['accountId'])
+export class OrderEntity {
+  @IdColumn() id: number;
+  @RefColumn() siteId: number;
+  @RefColumn() accountId: number;
+  /** Sequential per site from 1, without gaps (taken in the order's transaction). */
+  @Column({ type: 'integer' }) number: number;
+  @Column({ type: 'text', default: 'pending' }) paymentStatus: PaymentStatus;
+  @Column({ type: 'text', default: 'unfulfilled' }) fulfillmentStatus: FulfillmentStatus;
+  @Column({ type: 'text', nullable: true }) processorPaymentId: string | null;
+  @Column({ type: 'text' }) currency: string;
+  /** Integer minor units of `currency`: the sums of the lines'. */
+  @Column({ type: 'bigint', transformer: idTransformer }) subtotalAmount: number;
+  @Column({ type: 'bigint', transformer: idTransformer }) taxAmount: number;
+  @Column({ type: 'bigint', transformer: idTransformer }) totalAmount: number;
+  /** Lower case; null once anonymised. */
+  @Column({ type: 'text', nullable: true }) customerEmail: string | null;
+  @Column({ type: 'text', nullable: true }) customerName: string | null;
+  @Column({ type: 'text', nullable: true }) customerPhone: string | null;
+  @Column({ type: 'jsonb', nullable: true }) shippingAddress: OrderAddress | null;
+  /** The integration's own keys and string values; null once anonymised. */
+  @Column({ type: 'jsonb', nullable: true }) metadata: Record<string, string> | null;
+  @CreateDateColumn({ type: 'timestamptz', precision: 3 }) createdAt: Date;
+  @UpdateDateColumn({ type: 'timestamptz', precision: 3 }) updatedAt: Date;
+  @Column({ type: 'timestamptz', precision: 3, nullable: true }) paidAt: Date | null;
+  @Column({ type: 'timestamptz', precision: 3, nullable: true }) refundedAt: Date | null;
+  @Column({ type: 'timestamptz', precision: 3, nullable: true }) canceledAt: Date | null;
+  /** When account deletion took the customer's data out. */
+  @Column({ type: 'timestamptz', precision: 3, nullable: true }) anonymisedAt: Date | null;
+}

@@ -1,0 +1,100 @@
+import { Body, Get, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import { CurrentSite } from '../common/auth/decorators';
+import { SiteIdParamDto } from '../common/http/params';
+import { created } from '../common/http/public-urls';
+import { ApiController, Route } from '../common/http/route.decorator';
+import { mapPage, Page, PageDto } from '../common/pagination/page';
+import { SiteContext } from '../common/tenancy/site-context';
+import { OrderResponseDto, OrderSummaryDto, toOrderResponse, toOrderSummary } from './dto/order-response.dto';
+import { CreateOrderDto, OrderQueryDto, UpdateFulfillmentDto, UpdatePaymentDto } from './dto/order.dto';
+import { OrdersService } from './orders.service';
+
+@ApiController('api/v2/sites/:siteName/orders', 'Orders')
+export class OrdersController {
+  constructor(private readonly orders: OrdersService) {}
+
+  @Get()
+  @Route({
+    auth: 'key',
+    summary: 'List orders',
+    description:
+      'Newest first; keyset-paginated. Filters: payment and fulfillment status, the customer’s email (exact, ' +
+      'case-insensitive), created from/to (RFC 3339). Without lines and shipments: get one for those.',
+    ok: PageDto(OrderSummaryDto),
+    problems: [400],
+  })
+  async list(@CurrentSite() site: SiteContext, @Query() query: OrderQueryDto): Promise<Page<OrderSummaryDto>> {
+    return mapPage(await this.orders.list(site, query), toOrderSummary);
+  }
+
+  @Post()
+  @Route({
+    auth: 'key',
+    summary: 'Create an order',
+    description:
+      'Prices, currency and tax come from the catalog and the site’s tax rates (a client’s prices are refused); ' +
+      'one currency per order. Stock is taken in the same transaction: 409 `out_of_stock` names the item. ' +
+      'The customer gets the `orders.confirmation` mail. `Idempotency-Key` replays the first answer.',
+    created: OrderResponseDto,
+    problems: [400, 409],
+    idempotent: true,
+  })
+  async create(
+    @CurrentSite() site: SiteContext,
+    @Body() dto: CreateOrderDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<OrderResponseDto> {
+    const view = await this.orders.create(site, dto);
+    created(res, `/api/v2/sites/${site.name}/orders/${view.order.id}`);
+    return toOrderResponse(view);
+  }
+
+  @Get(':id')
+  @Route({ auth: 'key', summary: 'Get an order', description: 'With its lines and shipments.', ok: OrderResponseDto })
+  async get(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<OrderResponseDto> {
+    return toOrderResponse(await this.orders.get(site, id));
+  }
+
+  @Patch(':id/fulfillment')
+  @Route({
+    auth: 'key',
+    summary: 'Update the fulfillment of an order',
+    operationId: 'updateOrderFulfillment',
+    description:
+      'Either a `shipment` (carrier, tracking, and the units of each line; absent lines: all that is left), which ' +
+      'moves the order to `partially_fulfilled` or `fulfilled` and mails the customer, or a `status`: `canceled` ' +
+      '(gives back the stock of what was not shipped) or `fulfilled` (the rest, without a shipment). Shipping ' +
+      'more than ordered, shipping a canceled order or canceling a fulfilled one is a 409.',
+    ok: OrderResponseDto,
+    problems: [400, 409],
+  })
+  async updateFulfillment(
+    @CurrentSite() site: SiteContext,
+    @Param() { id }: SiteIdParamDto,
+    @Body() dto: UpdateFulfillmentDto,
+  ): Promise<OrderResponseDto> {
+    return toOrderResponse(await this.orders.updateFulfillment(site, id, dto));
+  }
+
+  @Patch(':id/payment')
+  @Route({
+    auth: 'key',
+    summary: 'Record the payment of an order (admin)',
+    operationId: 'updateOrderPayment',
+    description:
+      'For the site’s backend, when its payment processor confirms: `pending → paid → refunded`; any other move ' +
+      'is a 409 `transition_forbidden`. Paid records `order.paid` (and `order.subscription_requested` per ' +
+      'recurring line).',
+    ok: OrderResponseDto,
+    problems: [400, 409],
+    admin: true,
+  })
+  async updatePayment(
+    @CurrentSite() site: SiteContext,
+    @Param() { id }: SiteIdParamDto,
+    @Body() dto: UpdatePaymentDto,
+  ): Promise<OrderResponseDto> {
+    return toOrderResponse(await this.orders.updatePayment(site, id, dto));
+  }
+}

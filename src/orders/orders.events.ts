@@ -1,0 +1,65 @@
+import { defineEvents, event } from '../common/outbox/events';
+import type { FulfillmentStatus, PaymentStatus } from './order-status';
+
+export interface OrderCreatedPayload {
+  id: number;
+  number: number;
+  currency: string;
+  totalAmount: number;
+  paymentStatus: PaymentStatus;
+  fulfillmentStatus: FulfillmentStatus;
+}
+
+export interface OrderPaymentPayload {
+  id: number;
+  number: number;
+  currency: string;
+  totalAmount: number;
+  processorPaymentId: string | null;
+}
+
+export interface OrderFulfillmentPayload {
+  id: number;
+  number: number;
+  fulfillmentStatus: FulfillmentStatus;
+  previousFulfillmentStatus: FulfillmentStatus;
+  /** The shipment the change added; null for a cancel or a fulfilment without shipment. */
+  shipmentId: number | null;
+}
+
+/**
+ * The extension point for recurring products: what a subscription needs of one recurring line
+ * of a paid order. The users module (later) creates the customer's subscription from it; it is
+ * recorded once per recurring line, so each event is one subscription and `lineId` its key.
+ */
+export interface SubscriptionRequestedPayload {
+  orderId: number;
+  orderNumber: number;
+  customerEmail: string;
+  lineId: number;
+  productId: number;
+  variantId: number | null;
+  quantity: number;
+  interval: string;
+  intervalCount: number;
+  unitAmount: number;
+  currency: string;
+}
+
+/** Events this module writes to the outbox (docs/events.md, docs/orders.md). */
+export const ORDERS_EVENTS = defineEvents('orders', {
+  created: event<OrderCreatedPayload>(
+    'order.created',
+    'An order was placed: its lines priced, its stock taken, its confirmation mail queued',
+  ),
+  paid: event<OrderPaymentPayload>('order.paid', "An order's payment was recorded: it went from pending to paid"),
+  refunded: event<OrderPaymentPayload>('order.refunded', 'A paid order was refunded'),
+  fulfillmentUpdated: event<OrderFulfillmentPayload>(
+    'order.fulfillment_updated',
+    "An order's fulfillment changed: a shipment, the rest fulfilled, or a cancel",
+  ),
+  subscriptionRequested: event<SubscriptionRequestedPayload>(
+    'order.subscription_requested',
+    'A paid order holds a recurring line: a subscription should start for its customer',
+  ),
+});

@@ -1,0 +1,51 @@
+import { Module, OnModuleInit } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AccountModule } from '../account/account.module';
+import { CatalogModule } from '../catalog/catalog.module';
+import { EmailModule } from '../email/email.module';
+import { EmailTemplateTypes } from '../email/email.service';
+import { FulfillmentNotificationEntity } from './entities/fulfillment-notification.entity';
+import { FulfillmentSecretEntity } from './entities/fulfillment-secret.entity';
+import { OrderLineEntity } from './entities/order-line.entity';
+import { OrderNumberEntity } from './entities/order-number.entity';
+import { OrderShipmentEntity } from './entities/order-shipment.entity';
+import { OrderEntity } from './entities/order.entity';
+import { FulfillmentNotificationsController } from './fulfillment-notifications.controller';
+import { FulfillmentNotificationsService } from './fulfillment-notifications.service';
+import { ORDER_MAIL_TYPES } from './order-mail';
+import { OrdersDataOwner } from './orders-data.owner';
+import { OrdersController } from './orders.controller';
+import { OrdersRepository } from './orders.repository';
+import { OrdersService } from './orders.service';
+
+/**
+ * Orders (docs/orders.md): placed from the catalog's prices and stock (CatalogService), paid,
+ * fulfilled by the API or by a provider's signed notifications; their mail goes through the
+ * email module, whose template types `orders.confirmation` and `orders.shipped` this module
+ * registers when it starts.
+ */
+@Module({
+  imports: [
+    TypeOrmModule.forFeature([
+      OrderEntity,
+      OrderLineEntity,
+      OrderShipmentEntity,
+      OrderNumberEntity,
+      FulfillmentSecretEntity,
+      FulfillmentNotificationEntity,
+    ]),
+    AccountModule,
+    CatalogModule,
+    EmailModule,
+  ],
+  controllers: [OrdersController, FulfillmentNotificationsController],
+  providers: [OrdersRepository, OrdersService, FulfillmentNotificationsService, OrdersDataOwner],
+  exports: [OrdersService],
+})
+export class OrdersModule implements OnModuleInit {
+  constructor(private readonly types: EmailTemplateTypes) {}
+
+  onModuleInit(): void {
+    for (const type of ORDER_MAIL_TYPES) this.types.register(type);
+  }
+}

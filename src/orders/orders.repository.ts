@@ -1,0 +1,298 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Repository } from 'typeorm';
+import { applyKeyset, KeysetColumn, keysetPage, keysetParameters, Page } from '../common/pagination/page';
+import { SiteContext } from '../common/tenancy/site-context';
+import { ShapedReads } from '../database/fast-read';
+import { sql } from '../database/sql';
+import { OrderQueryDto } from './dto/order.dto';
+import { NotificationOutcome } from './entities/fulfillment-notification.entity';
+import { OrderLineEntity } from './entities/order-line.entity';
+import { OrderShipmentEntity } from './entities/order-shipment.entity';
+import { OrderEntity } from './entities/order.entity';
+
+/** A new order's fields: what the service computed, before the database gives its id and number. */
+export type NewOrder = Pick<
+  OrderEntity,
+  | 'siteId'
+  | 'accountId'
+  | 'currency'
+  | 'subtotalAmount'
+  | 'taxAmount'
+  | 'totalAmount'
+  | 'customerEmail'
+  | 'customerName'
+  | 'customerPhone'
+  | 'shippingAddress'
+  | 'metadata'
+>;
+
+/** A new line's snapshot (its position is its index). */
+export type NewOrderLine = Pick<
+  OrderLineEntity,
+  | 'productId'
+  | 'variantId'
+  | 'name'
+  | 'sku'
+  | 'unitAmount'
+  | 'quantity'
+  | 'taxCode'
+  | 'taxBehavior'
+  | 'taxRate'
+  | 'subtotalAmount'
+  | 'taxAmount'
+  | 'totalAmount'
+  | 'recurringInterval'
+  | 'recurringIntervalCount'
+>;
+
+export interface OrderView {
+  order: OrderEntity;
+  lines: OrderLineEntity[];
+  shipments: OrderShipmentEntity[];
+}
+
+/** Newest first: (created_at, id) descending, over the indexes that start with site_id. */
+const NEWEST: KeysetColumn[] = [
+  { expr: 'o.created_at', type: 'timestamp' },
+  { expr: 'o.id', type: 'number' },
+];
+
+/**
+ * The orders' reads on the fast path (docs/performance.md) and the statements that outgrow a
+ * method: the site's next order number, notification claims, the anonymising purge.
+ */
+@Injectable()
+export class OrdersRepository {
+  private readonly orderReads = new ShapedReads<OrderEntity>();
+  private readonly lineReads = new ShapedReads<OrderLineEntity>();
+  private readonly shipmentReads = new ShapedReads<OrderShipmentEntity>();
+
+  constructor(
+    @InjectRepository(OrderEntity) private readonly orders: Repository<OrderEntity>,
+    @InjectRepository(OrderLineEntity) private readonly lines: Repository<OrderLineEntity>,
+    @InjectRepository(OrderShipmentEntity) private readonly shipments: Repository<OrderShipmentEntity>,
+  ) {}
+
+  /**
+   * Indexes: (site_id, created_at, id) for the list and the payment-status and date filters,
+   * (site_id, customer_email, created_at, id) with an email, (site_id, fulfillment_status,
+   * created_at, id) with a fulfillment status.
+   */
+  async list(site: SiteContext, query: OrderQueryDto): Promise<Page<OrderEntity>> {
+    const params = {
+      siteId: site.id,
+      paymentStatus: query.paymentStatus,
+      fulfillmentStatus: query.fulfillmentStatus,
+      email: query.email?.toLowerCase(),
+      from: query.from,
+      to: query.to,
+      ...keysetParameters(NEWEST, query),
+    };
+    const present = [query.paymentStatus, query.fulfillmentStatus, query.email, query.from, query.to, query.cursor];
+    const shape = `${present.map((v) => (v === undefined ? 0 : 1)).join('')}:${query.limit}`;
+    const { entities } = await this.orderReads.read(shape, params, () => {
+      const qb = this.orders.createQueryBuilder('o').where('o.site_id = :siteId');
+      if (query.paymentStatus !== undefined) qb.andWhere('o.payment_status = :paymentStatus');
+      if (query.fulfillmentStatus !== undefined) qb.andWhere('o.fulfillment_status = :fulfillmentStatus');
+      if (query.email !== undefined) qb.andWhere('o.customer_email = :email');
+      if (query.from !== undefined) qb.andWhere('o.created_at >= :from');
+      if (query.to !== undefined) qb.andWhere('o.created_at < :to');
+      return applyKeyset(qb, NEWEST, query);
+    });
+    return keysetPage(entities, query.limit, (o) => [o.createdAt.toISOString(), o.id]);
+  }
+
+  async find(site: SiteContext, id: number): Promise<OrderEntity | undefined> {
+    const { entities } = await this.orderReads.read('one', { siteId: site.id, id }, () =>
+      this.orders.createQueryBuilder('o').where('o.site_id = :siteId').andWhere('o.id = :id').limit(1),
+    );
+    return entities[0];
+  }
+
+  async linesOf(orderId: number): Promise<OrderLineEntity[]> {
+    const { entities } = await this.lineReads.read('of', { orderId }, () =>
+      this.lines.createQueryBuilder('l').where('l.order_id = :orderId').orderBy('l.position', 'ASC'),
+    );
+    return entities;
+  }
+
+  async shipmentsOf(orderId: number): Promise<OrderShipmentEntity[]> {
+    const { entities } = await this.shipmentReads.read('of', { orderId }, () =>
+      this.shipments.createQueryBuilder('s').where('s.order_id = :orderId').orderBy('s.id', 'ASC'),
+    );
+    return entities;
+  }
+
+  /**
+   * Writes a new order and its lines in one statement, in the order's transaction, with the
+   * site's next number: one upsert of the site's counter row (`order_numbers`), which holds that
+   * row until the order commits, so numbers are sequential and a rolled-back order leaves no gap.
+   * Answers the entities as stored (ids, number, timestamps). One round trip instead of three
+   * (the counter, TypeORM's save of the order, of its lines): docs/benchmarks.md, orders.
+   */
+  async insertOrder(em: EntityManager, order: NewOrder, lines: NewOrderLine[]): Promise<OrderView> {
+    const { rows } = await sql<{ id: number; number: number; created_at: Date; line_ids: number[] }>(
+      em,
+      `WITH n AS (
+         INSERT INTO order_numbers (site_id, last_number) VALUES ($1, 1)
+         ON CONFLICT (site_id) DO UPDATE SET last_number = order_numbers.last_number + 1
+         RETURNING last_number
+       ), o AS (
+         INSERT INTO orders (site_id, account_id, number, currency, subtotal_amount, tax_amount, total_amount,
+                             customer_email, customer_name, customer_phone, shipping_address, metadata)
+         SELECT $1, $2, n.last_number, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11::jsonb FROM n
+         RETURNING id, number, created_at
+       ), l AS (
+         INSERT INTO order_lines (order_id, site_id, position, product_id, variant_id, name, sku, unit_amount,
+                                  quantity, tax_code, tax_behavior, tax_rate, subtotal_amount, tax_amount,
+                                  total_amount, recurring_interval, recurring_interval_count)
+         SELECT o.id, $1, x.position, x."productId", x."variantId", x.name, x.sku, x."unitAmount", x.quantity,
+                x."taxCode", x."taxBehavior", x."taxRate", x."subtotalAmount", x."taxAmount", x."totalAmount",
+                x."recurringInterval", x."recurringIntervalCount"
+           FROM o, jsonb_to_recordset($12::jsonb) AS x(
+             position integer, "productId" bigint, "variantId" bigint, name text, sku text, "unitAmount" bigint,
+             quantity integer, "taxCode" text, "taxBehavior" text, "taxRate" integer, "subtotalAmount" bigint,
+             "taxAmount" bigint, "totalAmount" bigint, "recurringInterval" text, "recurringIntervalCount" integer)
+         RETURNING id, position
+       )
+       SELECT o.id, o.number, o.created_at, (SELECT json_agg(l.id ORDER BY l.position) FROM l) AS line_ids FROM o`,
+      [
+        order.siteId,
+        order.accountId,
+        order.currency,
+        order.subtotalAmount,
+        order.taxAmount,
+        order.totalAmount,
+        order.customerEmail,
+        order.customerName,
+        order.customerPhone,
+        order.shippingAddress === null ? null : JSON.stringify(order.shippingAddress),
+        JSON.stringify(order.metadata),
+        JSON.stringify(lines.map((l, position) => ({ ...l, position }))),
+      ],
+      { bigints: ['id'] },
+    );
+    const [row] = rows;
+    const stored = em.create(OrderEntity, {
+      ...order,
+      id: row.id,
+      number: row.number,
+      paymentStatus: 'pending',
+      fulfillmentStatus: 'unfulfilled',
+      processorPaymentId: null,
+      createdAt: row.created_at,
+      updatedAt: row.created_at,
+      paidAt: null,
+      refundedAt: null,
+      canceledAt: null,
+      anonymisedAt: null,
+    });
+    const storedLines = lines.map((l, position) =>
+      em.create(OrderLineEntity, {
+        ...l,
+        id: row.line_ids[position],
+        orderId: row.id,
+        siteId: order.siteId,
+        position,
+        fulfilledQuantity: 0,
+      }),
+    );
+    return { order: stored, lines: storedLines, shipments: [] };
+  }
+
+  /**
+   * Claims a notification id for the site: true when this transaction is the first to apply
+   * it. A concurrent claim of the same id waits here for the other transaction: if it commits,
+   * this one is a replay (false); if it rolls back, this one goes on.
+   */
+  async claimNotification(
+    em: EntityManager,
+    siteId: number,
+    notificationId: string,
+    orderId: number,
+  ): Promise<boolean> {
+    const { rowCount } = await sql(
+      em,
+      `INSERT INTO order_fulfillment_notifications (site_id, notification_id, order_id) VALUES ($1, $2, $3)
+       ON CONFLICT (site_id, notification_id) DO NOTHING`,
+      [siteId, notificationId, orderId],
+    );
+    return rowCount === 1;
+  }
+
+  async notificationOutcome(
+    em: EntityManager,
+    siteId: number,
+    notificationId: string,
+  ): Promise<NotificationOutcome | null> {
+    const { rows } = await sql<{ outcome: NotificationOutcome | null }>(
+      em,
+      'SELECT outcome FROM order_fulfillment_notifications WHERE site_id = $1 AND notification_id = $2',
+      [siteId, notificationId],
+    );
+    return rows[0]?.outcome ?? null;
+  }
+
+  async recordOutcome(em: EntityManager, siteId: number, outcome: NotificationOutcome): Promise<void> {
+    await sql(
+      em,
+      `UPDATE order_fulfillment_notifications SET outcome = $3
+        WHERE site_id = $1 AND notification_id = $2`,
+      [siteId, outcome.id, JSON.stringify(outcome)],
+    );
+  }
+
+  /**
+   * Sets the site's fulfillment secret in one statement: the first, or a new one whose
+   * predecessor keeps verifying for `graceSeconds` (none when 0). Two rotations at once take
+   * turns on the row.
+   */
+  async rotateSecret(em: EntityManager, siteId: number, secret: string, graceSeconds: number): Promise<void> {
+    await sql(
+      em,
+      `INSERT INTO order_fulfillment_secrets (site_id, secret) VALUES ($1, $2)
+       ON CONFLICT (site_id) DO UPDATE SET
+         previous_secret = CASE WHEN $3::int > 0 THEN order_fulfillment_secrets.secret END,
+         previous_secret_expires_at = CASE WHEN $3::int > 0 THEN now() + make_interval(secs => $3::int) END,
+         secret = EXCLUDED.secret,
+         updated_at = now()`,
+      [siteId, secret, graceSeconds],
+    );
+  }
+
+  /**
+   * Account deletion: the account's orders lose their customer (email, name,
+   * phone, address) and metadata; amounts, statuses and line snapshots stay, for accounting.
+   * Shipments lose their tracking (it identifies the parcel and so its recipient). Runs again
+   * after a crash without touching what it already did.
+   */
+  async anonymise(em: EntityManager, accountId: number): Promise<number> {
+    const { rows } = await sql<{ id: number }>(
+      em,
+      `UPDATE orders SET customer_email = NULL, customer_name = NULL, customer_phone = NULL,
+              shipping_address = NULL, metadata = NULL, anonymised_at = now(), updated_at = now()
+        WHERE account_id = $1 AND anonymised_at IS NULL
+        RETURNING id`,
+      [accountId],
+      { bigints: ['id'] },
+    );
+    if (rows.length)
+      await sql(
+        em,
+        `UPDATE order_shipments SET tracking_number = '', tracking_url = NULL
+          WHERE order_id = ANY($1::bigint[])`,
+        [rows.map((r) => r.id)],
+      );
+    return rows.length;
+  }
+
+  async countToAnonymise(em: EntityManager, accountId: number): Promise<number> {
+    const { rows } = await sql<{ n: number }>(
+      em,
+      'SELECT count(*)::int AS n FROM orders WHERE account_id = $1 AND anonymised_at IS NULL',
+      [accountId],
+    );
+    return rows[0].n;
+  }
+}
