@@ -101,7 +101,7 @@ export class CatalogService {
   }
 
   /**
-   * Takes the lines' stock in the caller's transaction(concurrent orders never sell
+   * Takes the lines' stock in the caller's transaction (concurrent orders never sell
    * more than there is); 409 `out_of_stock` naming the first line that lacks it.
    */
   async takeStock(em: EntityManager, site: SiteContext, lines: PricedLine[]): Promise<void> {

@@ -23,7 +23,7 @@ export interface ResolvedTemplate {
 
 /**
  * Templates per site (docs/email.md): drafts are edited, one published template per type is
- * what sends of that type use(draft -> published; publishing one puts the previous
+ * what sends of that type use (draft -> published; publishing one puts the previous
  * back to draft). Every part is checked against its type's variables when saved and published.
  */
 @Injectable()

@@ -1,5 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { AccountDataRegistry, tablesOwner } from '../common/deletion/account-data.registry';
+import { UserDataRegistry } from '../common/deletion/user-data.registry';
 import { FulfillmentNotificationEntity } from './entities/fulfillment-notification.entity';
 import { FulfillmentSecretEntity } from './entities/fulfillment-secret.entity';
 import { OrderLineEntity } from './entities/order-line.entity';
@@ -13,15 +14,32 @@ import { OrdersRepository } from './orders.repository';
  * name, phone, address), the metadata and the shipments' tracking go; amounts, statuses and the
  * line snapshots stay, under the account's and site's ids (no foreign key: they outlive both).
  * The provider's notifications, the fulfillment secret and the order counter are deleted.
+ * A site user's erasure anonymises the same way the orders they placed (signed in, or under
+ * their address): kept for accounting, without the person.
  */
 @Injectable()
 export class OrdersDataOwner implements OnModuleInit {
   constructor(
     private readonly registry: AccountDataRegistry,
     private readonly repository: OrdersRepository,
+    private readonly users: UserDataRegistry,
   ) {}
 
   onModuleInit(): void {
+    this.users.register({
+      name: 'orders',
+      order: 300,
+      preview: async (em, site, user) => [
+        {
+          resource: 'orders',
+          count: await this.repository.countCustomer(em, site.id, user.id, user.email),
+          action: 'anonymise',
+        },
+      ],
+      erase: async (em, site, user) => ({
+        orders: await this.repository.anonymiseCustomer(em, site.id, user.id, user.email),
+      }),
+    });
     const deleted = tablesOwner('orders', 350, [
       { resource: 'order_fulfillment_notifications', entity: FulfillmentNotificationEntity },
       { resource: 'order_fulfillment_secrets', entity: FulfillmentSecretEntity },

@@ -1,6 +1,7 @@
 import { Body, Get, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { CurrentSite } from '../common/auth/decorators';
+import { CurrentPrincipal, CurrentSite } from '../common/auth/decorators';
+import type { Principal } from '../common/auth/principal';
 import { SiteIdParamDto } from '../common/http/params';
 import { created } from '../common/http/public-urls';
 import { ApiController, Route } from '../common/http/route.decorator';
@@ -16,23 +17,29 @@ export class OrdersController {
 
   @Get()
   @Route({
-    auth: 'key',
+    auth: 'session',
     summary: 'List orders',
     description:
+      'A site user’s session lists only their own orders. ' +
       'Newest first; keyset-paginated. Filters: payment and fulfillment status, the customer’s email (exact, ' +
       'case-insensitive), created from/to (RFC 3339). Without lines and shipments: get one for those.',
     ok: PageDto(OrderSummaryDto),
     problems: [400],
   })
-  async list(@CurrentSite() site: SiteContext, @Query() query: OrderQueryDto): Promise<Page<OrderSummaryDto>> {
-    return mapPage(await this.orders.list(site, query), toOrderSummary);
+  async list(
+    @CurrentSite() site: SiteContext,
+    @Query() query: OrderQueryDto,
+    @CurrentPrincipal() caller: Principal,
+  ): Promise<Page<OrderSummaryDto>> {
+    return mapPage(await this.orders.list(site, query, caller), toOrderSummary);
   }
 
   @Post()
   @Route({
-    auth: 'key',
+    auth: 'session',
     summary: 'Create an order',
     description:
+      'With a key, for any customer; with a site user’s session, the user’s own order (payment `pending`). ' +
       'Prices, currency and tax come from the catalog and the site’s tax rates (a client’s prices are refused); ' +
       'one currency per order. Stock is taken in the same transaction: 409 `out_of_stock` names the item. ' +
       'The customer gets the `orders.confirmation` mail. `Idempotency-Key` replays the first answer.',
@@ -43,17 +50,27 @@ export class OrdersController {
   async create(
     @CurrentSite() site: SiteContext,
     @Body() dto: CreateOrderDto,
+    @CurrentPrincipal() caller: Principal,
     @Res({ passthrough: true }) res: Response,
   ): Promise<OrderResponseDto> {
-    const view = await this.orders.create(site, dto);
+    const view = await this.orders.create(site, dto, caller);
     created(res, `/api/v2/sites/${site.name}/orders/${view.order.id}`);
     return toOrderResponse(view);
   }
 
   @Get(':id')
-  @Route({ auth: 'key', summary: 'Get an order', description: 'With its lines and shipments.', ok: OrderResponseDto })
-  async get(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<OrderResponseDto> {
-    return toOrderResponse(await this.orders.get(site, id));
+  @Route({
+    auth: 'session',
+    summary: 'Get an order',
+    description: 'With its lines and shipments. A site user’s session reads only their own orders.',
+    ok: OrderResponseDto,
+  })
+  async get(
+    @CurrentSite() site: SiteContext,
+    @Param() { id }: SiteIdParamDto,
+    @CurrentPrincipal() caller: Principal,
+  ): Promise<OrderResponseDto> {
+    return toOrderResponse(await this.orders.get(site, id, caller));
   }
 
   @Patch(':id/fulfillment')

@@ -29,13 +29,15 @@ export interface OrderFulfillmentPayload {
 
 /**
  * The extension point for recurring products: what a subscription needs of one recurring line
- * of a paid order. The users module (later) creates the customer's subscription from it; it is
- * recorded once per recurring line, so each event is one subscription and `lineId` its key.
+ * of a paid order. The users module creates the customer's subscription from it; it is recorded
+ * once per recurring line, so each event is one subscription and `lineId` its key. No address:
+ * webhooks carry events out, and the customer is read from the order.
  */
 export interface SubscriptionRequestedPayload {
   orderId: number;
   orderNumber: number;
-  customerEmail: string;
+  /** The site user who placed it with their session; null: the users module finds them by the order's address. */
+  userId: number | null;
   lineId: number;
   productId: number;
   variantId: number | null;

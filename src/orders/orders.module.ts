@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountModule } from '../account/account.module';
 import { CatalogModule } from '../catalog/catalog.module';
 import { EmailModule } from '../email/email.module';
+import { UsersModule } from '../users/users.module';
 import { EmailTemplateTypes } from '../email/email.service';
 import { FulfillmentNotificationEntity } from './entities/fulfillment-notification.entity';
 import { FulfillmentSecretEntity } from './entities/fulfillment-secret.entity';
@@ -37,6 +38,7 @@ import { OrdersService } from './orders.service';
     AccountModule,
     CatalogModule,
     EmailModule,
+    UsersModule,
   ],
   controllers: [OrdersController, FulfillmentNotificationsController],
   providers: [OrdersRepository, OrdersService, FulfillmentNotificationsService, OrdersDataOwner],

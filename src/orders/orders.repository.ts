@@ -16,6 +16,7 @@ export type NewOrder = Pick<
   OrderEntity,
   | 'siteId'
   | 'accountId'
+  | 'userId'
   | 'currency'
   | 'subtotalAmount'
   | 'taxAmount'
@@ -77,11 +78,13 @@ export class OrdersRepository {
   /**
    * Indexes: (site_id, created_at, id) for the list and the payment-status and date filters,
    * (site_id, customer_email, created_at, id) with an email, (site_id, fulfillment_status,
-   * created_at, id) with a fulfillment status.
+   * created_at, id) with a fulfillment status, (site_id, user_id, created_at, id) for a site
+   * user's own orders (`userId`).
    */
-  async list(site: SiteContext, query: OrderQueryDto): Promise<Page<OrderEntity>> {
+  async list(site: SiteContext, query: OrderQueryDto, userId?: number): Promise<Page<OrderEntity>> {
     const params = {
       siteId: site.id,
+      userId,
       paymentStatus: query.paymentStatus,
       fulfillmentStatus: query.fulfillmentStatus,
       email: query.email?.toLowerCase(),
@@ -89,10 +92,19 @@ export class OrdersRepository {
       to: query.to,
       ...keysetParameters(NEWEST, query),
     };
-    const present = [query.paymentStatus, query.fulfillmentStatus, query.email, query.from, query.to, query.cursor];
+    const present = [
+      userId,
+      query.paymentStatus,
+      query.fulfillmentStatus,
+      query.email,
+      query.from,
+      query.to,
+      query.cursor,
+    ];
     const shape = `${present.map((v) => (v === undefined ? 0 : 1)).join('')}:${query.limit}`;
     const { entities } = await this.orderReads.read(shape, params, () => {
       const qb = this.orders.createQueryBuilder('o').where('o.site_id = :siteId');
+      if (userId !== undefined) qb.andWhere('o.user_id = :userId');
       if (query.paymentStatus !== undefined) qb.andWhere('o.payment_status = :paymentStatus');
       if (query.fulfillmentStatus !== undefined) qb.andWhere('o.fulfillment_status = :fulfillmentStatus');
       if (query.email !== undefined) qb.andWhere('o.customer_email = :email');
@@ -140,8 +152,8 @@ export class OrdersRepository {
          RETURNING last_number
        ), o AS (
          INSERT INTO orders (site_id, account_id, number, currency, subtotal_amount, tax_amount, total_amount,
-                             customer_email, customer_name, customer_phone, shipping_address, metadata)
-         SELECT $1, $2, n.last_number, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11::jsonb FROM n
+                             customer_email, customer_name, customer_phone, shipping_address, metadata, user_id)
+         SELECT $1, $2, n.last_number, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11::jsonb, $13 FROM n
          RETURNING id, number, created_at
        ), l AS (
          INSERT INTO order_lines (order_id, site_id, position, product_id, variant_id, name, sku, unit_amount,
@@ -170,6 +182,7 @@ export class OrdersRepository {
         order.shippingAddress === null ? null : JSON.stringify(order.shippingAddress),
         JSON.stringify(order.metadata),
         JSON.stringify(lines.map((l, position) => ({ ...l, position }))),
+        order.userId,
       ],
       { bigints: ['id'] },
     );
@@ -268,13 +281,32 @@ export class OrdersRepository {
    * after a crash without touching what it already did.
    */
   async anonymise(em: EntityManager, accountId: number): Promise<number> {
+    return this.anonymiseWhere(em, 'account_id = $1', [accountId]);
+  }
+
+  /** A site user's erasure: the orders they placed signed in, or under their address. */
+  anonymiseCustomer(em: EntityManager, siteId: number, userId: number, email: string): Promise<number> {
+    return this.anonymiseWhere(em, 'site_id = $1 AND (user_id = $2 OR customer_email = $3)', [siteId, userId, email]);
+  }
+
+  async countCustomer(em: EntityManager, siteId: number, userId: number, email: string): Promise<number> {
+    const { rows } = await sql<{ n: number }>(
+      em,
+      `SELECT count(*)::int AS n FROM orders
+        WHERE site_id = $1 AND (user_id = $2 OR customer_email = $3) AND anonymised_at IS NULL`,
+      [siteId, userId, email],
+    );
+    return rows[0].n;
+  }
+
+  private async anonymiseWhere(em: EntityManager, where: string, params: unknown[]): Promise<number> {
     const { rows } = await sql<{ id: number }>(
       em,
       `UPDATE orders SET customer_email = NULL, customer_name = NULL, customer_phone = NULL,
-              shipping_address = NULL, metadata = NULL, anonymised_at = now(), updated_at = now()
-        WHERE account_id = $1 AND anonymised_at IS NULL
+              shipping_address = NULL, metadata = NULL, user_id = NULL, anonymised_at = now(), updated_at = now()
+        WHERE ${where} AND anonymised_at IS NULL
         RETURNING id`,
-      [accountId],
+      params,
       { bigints: ['id'] },
     );
     if (rows.length)

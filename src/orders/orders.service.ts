@@ -7,6 +7,8 @@ import { recordEvent } from '../common/outbox/record-event';
 import { Page } from '../common/pagination/page';
 import { findInSiteOrFail, SiteContext } from '../common/tenancy/site-context';
 import { EmailService } from '../email/email.service';
+import { UsersService } from '../users/users.service';
+import type { Principal } from '../common/auth/principal';
 import { CreateOrderDto, OrderQueryDto, ShipmentDto, UpdatePaymentDto } from './dto/order.dto';
 import { OrderLineEntity } from './entities/order-line.entity';
 import { OrderShipmentEntity } from './entities/order-shipment.entity';
@@ -27,15 +29,47 @@ export interface FulfillmentRequest {
 }
 
 /** What a change of fulfillment did: the order after it, and the shipment it added. */
+/** A signed-in site user placing or reading their own orders. */
+export interface Buyer {
+  userId: number;
+  /** Their address, normalised. */
+  email: string;
+  name: string;
+}
+
+/** The order's customer: the body's (a key), or the signed-in buyer under their own address. */
+function customerOf(
+  dto: CreateOrderDto,
+  buyer?: Buyer,
+): { customerEmail: string; customerName: string | null; customerPhone: string | null } {
+  if (!buyer) {
+    if (!dto.customer) throw new ValidationProblem([{ path: 'customer', message: 'is required with a key' }]);
+    return {
+      customerEmail: dto.customer.email.toLowerCase(),
+      customerName: dto.customer.name ?? null,
+      customerPhone: dto.customer.phone ?? null,
+    };
+  }
+  if (dto.customer && dto.customer.email.toLowerCase() !== buyer.email)
+    throw new ValidationProblem([
+      { path: 'customer.email', message: 'must be the signed-in user’s own address (or left out)' },
+    ]);
+  return {
+    customerEmail: buyer.email,
+    customerName: dto.customer?.name ?? (buyer.name || null),
+    customerPhone: dto.customer?.phone ?? null,
+  };
+}
+
 export interface FulfillmentResult {
   order: OrderEntity;
   shipment: OrderShipmentEntity | null;
 }
 
 /**
- * Orders (docs/orders.md): placed from the catalog's prices and stock, paid, fulfilled. The
- * methods take the site and the input, never the caller: a site's backend (a key) places orders
- * today, and a site user's session will place its own through the same `create`.
+ * Orders (docs/orders.md): placed from the catalog's prices and stock, paid, fulfilled. A
+ * site's backend (a key) places and reads any order of the site; a signed-in site user (a
+ * `Buyer`) places their own, under their address, and reads only theirs.
  */
 @Injectable()
 export class OrdersService {
@@ -45,16 +79,25 @@ export class OrdersService {
     private readonly catalog: CatalogService,
     private readonly email: EmailService,
     private readonly sites: SitesService,
+    private readonly users: UsersService,
   ) {}
 
-  list(site: SiteContext, query: OrderQueryDto): Promise<Page<OrderEntity>> {
-    return this.repository.list(site, query);
+  /** The caller as a buyer: a site user's session; a key is no buyer (it acts for the site). */
+  private async buyerOf(caller: Principal): Promise<Buyer | undefined> {
+    if (caller.kind !== 'user') return undefined;
+    const user = await this.users.me(caller);
+    return { userId: user.id, email: user.email, name: user.name };
   }
 
-  /** Another site's order is a 404, like a missing one. */
-  async get(site: SiteContext, id: number): Promise<OrderView> {
+  /** A site user's session lists only their own orders. */
+  list(site: SiteContext, query: OrderQueryDto, caller: Principal): Promise<Page<OrderEntity>> {
+    return this.repository.list(site, query, caller.kind === 'user' ? caller.userId : undefined);
+  }
+
+  /** Another site's order, or for a site user another person's, is a 404 like a missing one. */
+  async get(site: SiteContext, id: number, caller: Principal): Promise<OrderView> {
     const order = await this.repository.find(site, id);
-    if (!order) throw new NotFoundProblem('Order');
+    if (!order || (caller.kind === 'user' && order.userId !== caller.userId)) throw new NotFoundProblem('Order');
     const [lines, shipments] = await Promise.all([
       this.repository.linesOf(order.id),
       this.repository.shipmentsOf(order.id),
@@ -68,7 +111,9 @@ export class OrdersService {
    * `out_of_stock` naming the item), the site's next number, the order and its line snapshots,
    * the confirmation mail and `order.created`. Anything that fails leaves nothing behind.
    */
-  create(site: SiteContext, dto: CreateOrderDto): Promise<OrderView> {
+  async create(site: SiteContext, dto: CreateOrderDto, caller: Principal): Promise<OrderView> {
+    const buyer = await this.buyerOf(caller);
+    const customer = customerOf(dto, buyer);
     return this.dataSource.transaction(async (em) => {
       const catalogLines = await this.catalog.priceLines(
         em,
@@ -84,10 +129,9 @@ export class OrdersService {
         {
           siteId: site.id,
           accountId: site.accountId,
+          userId: buyer?.userId ?? null,
           ...totals,
-          customerEmail: dto.customer.email.toLowerCase(),
-          customerName: dto.customer.name ?? null,
-          customerPhone: dto.customer.phone ?? null,
+          ...customer,
           shippingAddress: dto.shippingAddress ? { ...dto.shippingAddress } : null,
           metadata: dto.metadata ?? {},
         },
@@ -153,7 +197,7 @@ export class OrdersService {
           await recordEvent(em, site, ORDERS_EVENTS.subscriptionRequested, {
             orderId: saved.id,
             orderNumber: saved.number,
-            customerEmail: saved.customerEmail ?? '',
+            userId: saved.userId,
             lineId: line.id,
             productId: line.productId,
             variantId: line.variantId,

@@ -1,6 +1,8 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { AccountDataRegistry, tablesOwner } from '../common/deletion/account-data.registry';
 import { CreditEntryEntity } from './entities/credit-entry.entity';
+import { SubscriptionEntryEntity } from './entities/subscription-entry.entity';
+import { UserSubscriptionEntity } from './entities/user-subscription.entity';
 import { SiteUserEntity } from './entities/site-user.entity';
 import { UserDeletionEntity } from './entities/user-deletion.entity';
 import { UserOtpEntity } from './entities/user-otp.entity';
@@ -15,6 +17,8 @@ export class UsersDataOwner implements OnModuleInit {
   onModuleInit(): void {
     this.registry.register(
       tablesOwner('users', 200, [
+        { resource: 'user_subscription_entries', entity: SubscriptionEntryEntity },
+        { resource: 'user_subscriptions', entity: UserSubscriptionEntity },
         { resource: 'user_credit_entries', entity: CreditEntryEntity },
         { resource: 'user_profile_entries', entity: UserProfileEntryEntity },
         { resource: 'user_sessions', entity: UserSessionEntity },

@@ -1,7 +1,10 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { ErasedUser, UserDataRegistry } from '../common/deletion/user-data.registry';
 import { CreditsRepository } from './credits.repository';
+import { Not } from 'typeorm';
 import { CreditEntryEntity } from './entities/credit-entry.entity';
+import { SubscriptionEntryEntity } from './entities/subscription-entry.entity';
+import { UserSubscriptionEntity } from './entities/user-subscription.entity';
 import { SiteUserEntity } from './entities/site-user.entity';
 import { UserOtpEntity } from './entities/user-otp.entity';
 import { UserProfileEntryEntity } from './entities/user-profile-entry.entity';
@@ -9,8 +12,9 @@ import { UserSessionEntity } from './entities/user-session.entity';
 
 /**
  * The users module's share of an erasure, last of all owners: the user's profile, sessions,
- * codes (to the address too, before an account existed) and credit ledger (the balance is
- * forfeited), then the user's row.
+ * codes (to the address too, before an account existed), credit ledger (the balance is
+ * forfeited) and subscriptions (those still running are canceled: they go with their ledger),
+ * then the user's row.
  */
 @Injectable()
 export class UsersErasureOwner implements OnModuleInit {
@@ -34,6 +38,11 @@ export class UsersErasureOwner implements OnModuleInit {
           count: await em.count(UserSessionEntity, { where: { userId: user.id } }),
           action: 'delete',
         },
+        {
+          resource: 'user_subscriptions',
+          count: await em.count(UserSubscriptionEntity, { where: { userId: user.id, status: Not('canceled') } }),
+          action: 'cancel',
+        },
         { resource: 'credits', count: await this.credits.balance(em, user.id), action: 'forfeit' },
         {
           resource: 'user_credit_entries',
@@ -53,7 +62,21 @@ export class UsersErasureOwner implements OnModuleInit {
             userId: user.id,
           })
           .execute();
+        const subscriptions = await em.find(UserSubscriptionEntity, {
+          where: { userId: user.id },
+          select: { id: true },
+        });
+        const entries = subscriptions.length
+          ? await em
+              .createQueryBuilder()
+              .delete()
+              .from(SubscriptionEntryEntity)
+              .where('subscription_id IN (:...ids)', { ids: subscriptions.map((s) => s.id) })
+              .execute()
+          : { affected: 0 };
         const counts = {
+          user_subscription_entries: entries.affected ?? 0,
+          user_subscriptions: (await em.delete(UserSubscriptionEntity, { userId: user.id })).affected ?? 0,
           user_profile_entries: (await em.delete(UserProfileEntryEntity, { userId: user.id })).affected ?? 0,
           user_sessions: (await em.delete(UserSessionEntity, { userId: user.id })).affected ?? 0,
           user_credit_entries: (await em.delete(CreditEntryEntity, { userId: user.id })).affected ?? 0,

@@ -24,6 +24,35 @@ export interface CreditsEventPayload {
   reference: string | null;
 }
 
+/** What happened to a subscription, in `user.subscription.updated` (and `created`, `canceled`). */
+export type SubscriptionChange =
+  'created' | 'paused' | 'resumed' | 'plan_changed' | 'cancel_scheduled' | 'renewed' | 'trial_ended' | 'canceled';
+
+export interface SubscriptionEventPayload {
+  id: number;
+  userId: number;
+  productId: number;
+  variantId: number | null;
+  status: string;
+  /** The status before the change; null for `created`. */
+  previousStatus: string | null;
+  change: SubscriptionChange;
+  currentPeriodEnd: string;
+  cancelAtPeriodEnd: boolean;
+}
+
+export interface SubscriptionChargedPayload {
+  /** The ledger line's id. */
+  id: number;
+  subscriptionId: number;
+  userId: number;
+  kind: 'charge' | 'renewal';
+  amount: number;
+  currency: string;
+  status: 'pending' | 'paid';
+  paidWith: string | null;
+}
+
 /**
  * Events this module writes to the outbox. Payloads carry ids, not addresses or
  * names: webhooks send them out of the installation, and a user's personal data stays behind
@@ -36,4 +65,17 @@ export const USER_EVENTS = defineEvents('users', {
   deleted: event<{ id: number }>('user.deleted', 'A site user was erased, at their request'),
   creditsGranted: event<CreditsEventPayload>('credits.granted', 'Credits were granted to a site user'),
   creditsSpent: event<CreditsEventPayload>('credits.spent', "Credits were spent from a site user's balance"),
+  subscriptionCreated: event<SubscriptionEventPayload>(
+    'user.subscription.created',
+    'A site user’s subscription to a recurring product started (a paid order’s recurring line)',
+  ),
+  subscriptionUpdated: event<SubscriptionEventPayload>(
+    'user.subscription.updated',
+    'A subscription was paused, resumed, renewed, changed plan, ended its trial or was set to cancel at period end',
+  ),
+  subscriptionCanceled: event<SubscriptionEventPayload>('user.subscription.canceled', 'A subscription was canceled'),
+  subscriptionCharged: event<SubscriptionChargedPayload>(
+    'user.subscription.charged',
+    'A charge was recorded against a subscription: paid from credits, or pending for the processor',
+  ),
 });

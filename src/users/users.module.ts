@@ -1,6 +1,13 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { CatalogModule } from '../catalog/catalog.module';
 import { EmailModule } from '../email/email.module';
+import { SubscriptionEntryEntity } from './entities/subscription-entry.entity';
+import { UserSubscriptionEntity } from './entities/user-subscription.entity';
+import { MySubscriptionsController } from './my-subscriptions.controller';
+import { PaymentProcessors } from './payment-processor';
+import { SubscriptionsService } from './subscriptions.service';
+import { UserSubscriptionsController } from './user-subscriptions.controller';
 import { CreditsRepository } from './credits.repository';
 import { CreditsService } from './credits.service';
 import { CreditEntryEntity } from './entities/credit-entry.entity';
@@ -23,7 +30,8 @@ import { UsersService } from './users.service';
 
 /**
  * The people who sign in to a site (docs/users.md): one-time-password sign-in, sessions (the
- * foundation's SessionVerifiers), their profile, and operators' routes over them.
+ * foundation's SessionVerifiers), their profile, credits and subscriptions to recurring products
+ * (started by paid orders), and operators' routes over them.
  */
 @Module({
   imports: [
@@ -34,11 +42,20 @@ import { UsersService } from './users.service';
       UserProfileEntryEntity,
       CreditEntryEntity,
       UserDeletionEntity,
+      UserSubscriptionEntity,
+      SubscriptionEntryEntity,
     ]),
     EmailModule,
+    CatalogModule,
   ],
-  // MeController first: `users/me` must match before `users/:id`.
-  controllers: [UsersAuthController, MeController, UsersController],
+  // The `users/me` controllers first: `users/me` must match before `users/:id`.
+  controllers: [
+    UsersAuthController,
+    MeController,
+    MySubscriptionsController,
+    UsersController,
+    UserSubscriptionsController,
+  ],
   providers: [
     UsersRepository,
     CreditsRepository,
@@ -50,7 +67,9 @@ import { UsersService } from './users.service';
     ErasureService,
     UsersDataOwner,
     UsersErasureOwner,
+    PaymentProcessors,
+    SubscriptionsService,
   ],
-  exports: [UsersService, SessionsService, CreditsService],
+  exports: [UsersService, SessionsService, CreditsService, SubscriptionsService, PaymentProcessors],
 })
 export class UsersModule {}

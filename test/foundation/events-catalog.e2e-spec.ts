@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Test } from 'supertest';
 import { eventCatalog } from '../../src/common/outbox/events';
 import { OutboxEventEntity } from '../../src/common/outbox/outbox-event.entity';
-import { startApp, TestApp } from '../support/app';
+import { eventually, startApp, TestApp } from '../support/app';
 import { createFreshDatabase } from '../support/databases';
 import { lastEventId } from '../support/events';
 import { collectionsUrl, contentUrl, makeContent } from '../support/factories';
@@ -531,10 +531,44 @@ const STEPS: Step[] = [
   },
   {
     does: 'record its payment (PATCH …/orders/{id}/payment): paid, with a recurring line',
-    emits: ['order.paid', 'order.subscription_requested'],
+    emits: ['order.paid', 'order.subscription_requested', 'user.subscription.created'],
     run: async (ctx) => {
       const url = `/api/v2/sites/${ctx.a.siteName}/orders/${id(ctx, 'orderId')}/payment`;
       await call(ctx.a.api.patch(url).send({ paymentStatus: 'paid', processorPaymentId: 'pi_1' }), 200);
+      // The users module starts the customer's subscription from the outbox.
+      const sub = await eventually(async () => {
+        const [row] = await ctx.t.db.query<Array<{ id: string; user_id: string }>>(
+          'SELECT id, user_id FROM user_subscriptions WHERE order_id = $1',
+          [id(ctx, 'orderId')],
+        );
+        return row;
+      });
+      ctx.made.subscriptionId = Number(sub.id);
+      ctx.made.subscriberId = Number(sub.user_id);
+    },
+  },
+  {
+    does: 'pause the subscription (POST …/users/{id}/subscriptions/{subId}/pause)',
+    emits: ['user.subscription.updated'],
+    run: async (ctx) => {
+      const url = `/api/v2/sites/${ctx.a.siteName}/users/${id(ctx, 'subscriberId')}/subscriptions/${id(ctx, 'subscriptionId')}`;
+      await call(ctx.a.api.post(`${url}/pause`).send({}), 200);
+    },
+  },
+  {
+    does: 'charge it (POST …/users/{id}/subscriptions/{subId}/charges)',
+    emits: ['user.subscription.charged'],
+    run: async (ctx) => {
+      const url = `/api/v2/sites/${ctx.a.siteName}/users/${id(ctx, 'subscriberId')}/subscriptions/${id(ctx, 'subscriptionId')}`;
+      await call(ctx.a.api.post(`${url}/charges`).send({ amount: 500, description: 'Extra seats' }), 201);
+    },
+  },
+  {
+    does: 'cancel it now (POST …/users/{id}/subscriptions/{subId}/cancel)',
+    emits: ['user.subscription.canceled'],
+    run: async (ctx) => {
+      const url = `/api/v2/sites/${ctx.a.siteName}/users/${id(ctx, 'subscriberId')}/subscriptions/${id(ctx, 'subscriptionId')}`;
+      await call(ctx.a.api.post(`${url}/cancel`).send({ reason: 'Moving' }), 200);
     },
   },
   {

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import request from 'supertest';
 import { SiteUserEntity } from '../../src/users/entities/site-user.entity';
+import { UserSubscriptionEntity } from '../../src/users/entities/user-subscription.entity';
 import { SessionsService } from '../../src/users/sessions.service';
 import { FORBIDDEN_KEYS } from '../../src/common/input/json-body';
 import { startApp, TestApp } from '../support/app';
@@ -143,6 +144,22 @@ describe('input hardening over every operation of the OpenAPI document', () => {
       .save({ siteId: tenant.siteId, email: 'fixture@example.com', name: 'Fixture', status: 'active', metadata: {} });
     ids.user = user.id;
     sessionToken = (await t.db.transaction((em) => t.app.get(SessionsService).create(em, user, {}))).token;
+    // The user's subscription, as a paid order's recurring line would start it.
+    const now = new Date();
+    ids.subscription = (
+      await t.db.getRepository(UserSubscriptionEntity).save({
+        siteId: tenant.siteId,
+        userId: user.id,
+        productId: ids.product,
+        status: 'active',
+        unitAmount: 100,
+        currency: 'EUR',
+        interval: 'month',
+        intervalCount: 1,
+        currentPeriodStart: now,
+        currentPeriodEnd: new Date(now.getTime() + 30 * 86_400_000),
+      })
+    ).id;
     ids.order = await made(
       await tenant.api
         .post(`${site}/orders`)
@@ -182,6 +199,7 @@ describe('input hardening over every operation of the OpenAPI document', () => {
     if (path.includes('/webhooks/')) return ids.webhook;
     if (path.includes('/categories/')) return ids.productCategory;
     if (path.includes('/products/')) return ids.product;
+    if (path.includes('/users/me/subscriptions/')) return ids.subscription;
     if (path.includes('/users/')) return ids.user;
     if (path.includes('/contacts/')) return ids.contact;
     if (path.includes('/orders/')) return ids.order;
@@ -210,6 +228,8 @@ describe('input hardening over every operation of the OpenAPI document', () => {
         return 'theme';
       case 'variantId':
         return String(ids.variant);
+      case 'subId':
+        return String(ids.subscription);
       case 'product_id':
         return String(ids.product);
       case 'product_category_id':

@@ -92,10 +92,12 @@ describe('Swagger UI in a real browser', () => {
   ];
 
   it.each(LISTS)('%s: Try it out on %s %s answers 200, with the site filled in and no filter set', async (...row) => {
-    const [, method, path, url] = row;
+    const [group, method, path, url] = row;
     const block = page.locator(`.opblock-${method}`).filter({
       has: page.locator(`.opblock-summary-path[data-path="${path}"]`),
     });
+    // The page holds every group: narrow it to this one with the filter box, as a person would.
+    await page.locator('input.operation-filter-input').fill(group);
     await block.locator('.opblock-summary').first().click();
     await block.locator('button.try-out__btn').click();
     await block.locator('button.execute').click();

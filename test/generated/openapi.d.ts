@@ -1356,6 +1356,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/sites/{siteName}/users/me/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the current user’s subscriptions
+         * @description Newest first, keyset-paginated; filter by status.
+         */
+        get: operations["listMySubscriptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/users/me/subscriptions/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause one of the current user’s subscriptions
+         * @description `trialing | active → paused`, until `resumesAt` or a resume. A move the subscription’s status does not allow is a 409 `transition_forbidden`.
+         */
+        post: operations["pauseMySubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/users/me/subscriptions/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume one of the current user’s subscriptions
+         * @description `paused → active`. A move the subscription’s status does not allow is a 409 `transition_forbidden`.
+         */
+        post: operations["resumeMySubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/users/me/subscriptions/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel one of the current user’s subscriptions
+         * @description Now, or with `atPeriodEnd` when the current period ends. A move the subscription’s status does not allow is a 409 `transition_forbidden`.
+         */
+        post: operations["cancelMySubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/users/me/subscriptions/{id}/change-plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the plan of one of the current user’s subscriptions
+         * @description Another recurring product, variant or quantity in the same currency; the proration is recorded. A move the subscription’s status does not allow is a 409 `transition_forbidden`.
+         */
+        post: operations["changeMySubscriptionPlan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/sites/{siteName}/users": {
         parameters: {
             query?: never;
@@ -1491,6 +1591,126 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/sites/{siteName}/users/{id}/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a site user’s subscriptions
+         * @description Newest first, keyset-paginated; filter by status.
+         */
+        get: operations["listUserSubscriptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/users/{id}/subscriptions/{subId}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a site user’s subscription
+         * @description `trialing | active → paused`, until `resumesAt` (then a job resumes it) or a resume. A move the subscription’s status does not allow is a 409 `transition_forbidden` (docs/users.md has the table).
+         */
+        post: operations["pauseUserSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/users/{id}/subscriptions/{subId}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a site user’s subscription
+         * @description `paused → active`; a period that ended while paused starts again now. A move the subscription’s status does not allow is a 409 `transition_forbidden` (docs/users.md has the table).
+         */
+        post: operations["resumeUserSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/users/{id}/subscriptions/{subId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a site user’s subscription
+         * @description Now, or with `atPeriodEnd` when the current period ends. A move the subscription’s status does not allow is a 409 `transition_forbidden` (docs/users.md has the table).
+         */
+        post: operations["cancelUserSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/users/{id}/subscriptions/{subId}/change-plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the plan of a site user’s subscription
+         * @description Another recurring product, variant or quantity in the same currency; the proration of the period left is recorded (never charged). A move the subscription’s status does not allow is a 409 `transition_forbidden` (docs/users.md has the table).
+         */
+        post: operations["changeUserSubscriptionPlan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/users/{id}/subscriptions/{subId}/charges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Charge a site user’s subscription
+         * @description Records a charge: paid from credits with `payWithCredits` when the balance allows, otherwise `pending` for the payment processor. `Idempotency-Key` replays. A move the subscription’s status does not allow is a 409 `transition_forbidden` (docs/users.md has the table).
+         */
+        post: operations["createUserSubscriptionCharge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/sites/{siteName}/contacts": {
         parameters: {
             query?: never;
@@ -1545,13 +1765,13 @@ export interface paths {
         };
         /**
          * List orders
-         * @description Newest first; keyset-paginated. Filters: payment and fulfillment status, the customer’s email (exact, case-insensitive), created from/to (RFC 3339). Without lines and shipments: get one for those.
+         * @description A site user’s session lists only their own orders. Newest first; keyset-paginated. Filters: payment and fulfillment status, the customer’s email (exact, case-insensitive), created from/to (RFC 3339). Without lines and shipments: get one for those.
          */
         get: operations["listOrders"];
         put?: never;
         /**
          * Create an order
-         * @description Prices, currency and tax come from the catalog and the site’s tax rates (a client’s prices are refused); one currency per order. Stock is taken in the same transaction: 409 `out_of_stock` names the item. The customer gets the `orders.confirmation` mail. `Idempotency-Key` replays the first answer.
+         * @description With a key, for any customer; with a site user’s session, the user’s own order (payment `pending`). Prices, currency and tax come from the catalog and the site’s tax rates (a client’s prices are refused); one currency per order. Stock is taken in the same transaction: 409 `out_of_stock` names the item. The customer gets the `orders.confirmation` mail. `Idempotency-Key` replays the first answer.
          */
         post: operations["createOrder"];
         delete?: never;
@@ -1569,7 +1789,7 @@ export interface paths {
         };
         /**
          * Get an order
-         * @description With its lines and shipments.
+         * @description With its lines and shipments. A site user’s session reads only their own orders.
          */
         get: operations["getOrder"];
         put?: never;
@@ -4251,6 +4471,155 @@ export interface components {
                 [key: string]: unknown;
             } | unknown[] | (string | null) | number | boolean;
         };
+        SubscriptionResponseDto: {
+            /** @example 3 */
+            id: number;
+            /** @example 12 */
+            userId: number;
+            /**
+             * @description The plan: a recurring product
+             * @example 9
+             */
+            productId: number;
+            /** @example null */
+            variantId: number | null;
+            /** @example 1 */
+            quantity: number;
+            /**
+             * @example active
+             * @enum {string}
+             */
+            status: "trialing" | "active" | "paused" | "past_due" | "canceled";
+            /**
+             * @description One unit per period, minor units, as taken
+             * @example 2500
+             */
+            unitAmount: number;
+            /** @example EUR */
+            currency: string;
+            /**
+             * @example month
+             * @enum {string}
+             */
+            interval: "day" | "week" | "month" | "year";
+            /** @example 1 */
+            intervalCount: number;
+            /** @example 2026-11-01T00:00:00.000Z */
+            currentPeriodStart: string;
+            /** @example 2026-12-01T00:00:00.000Z */
+            currentPeriodEnd: string;
+            /** @example null */
+            trialEndsAt: string | null;
+            /**
+             * @description Canceled at the end of the current period
+             * @example false
+             */
+            cancelAtPeriodEnd: boolean;
+            /** @example null */
+            canceledAt: string | null;
+            /** @example null */
+            cancelReason: string | null;
+            /** @example null */
+            pausedAt: string | null;
+            /**
+             * @description A pause’s resume date
+             * @example null
+             */
+            resumesAt: string | null;
+            /**
+             * @description The payment processor that bills it
+             * @example manual
+             */
+            processor: string;
+            /** @example null */
+            processorSubscriptionId: string | null;
+            /**
+             * @description The order that started it
+             * @example 42
+             */
+            orderId: number | null;
+            /** @example 2026-11-01T00:00:00.000Z */
+            createdAt: string;
+            /** @example 2026-11-01T00:00:00.000Z */
+            updatedAt: string;
+        };
+        SubscriptionPageDto: {
+            data: components["schemas"]["SubscriptionResponseDto"][];
+            pagination: components["schemas"]["PaginationDto"];
+        };
+        PauseSubscriptionDto: {
+            /**
+             * Format: date-time
+             * @description When it resumes by itself (a queued job); absent: until resumed
+             * @example 2027-02-01T00:00:00.000Z
+             */
+            resumesAt?: string;
+        };
+        CancelSubscriptionDto: {
+            /** @description true: it runs to the end of the current period and is canceled then (`cancelAtPeriodEnd`); false or absent: now */
+            atPeriodEnd?: boolean;
+            /** @example Too expensive */
+            reason?: string;
+        };
+        ChangePlanDto: {
+            /**
+             * @description A recurring product
+             * @example 9
+             */
+            productId: number;
+            /** @example 14 */
+            variantId?: number;
+            /** @description Absent: the current quantity */
+            quantity?: number;
+            /** @description Record the proration of the period left (a credit for the old plan, a charge for the new); absent: true */
+            prorate?: boolean;
+        };
+        SubscriptionEntryDto: {
+            /** @example 7 */
+            id: number;
+            /** @example 3 */
+            subscriptionId: number;
+            /**
+             * @example charge
+             * @enum {string}
+             */
+            kind: "charge" | "renewal" | "proration";
+            /**
+             * @description Minor units; a proration is negative when owed to the customer
+             * @example 1500
+             */
+            amount: number;
+            /** @example EUR */
+            currency: string;
+            /** @example Extra seats, March */
+            description: string;
+            /**
+             * @example pending
+             * @enum {string}
+             */
+            status: "pending" | "paid" | "recorded";
+            /**
+             * @description `credits`, or the processor
+             * @example null
+             */
+            paidWith: string | null;
+            /**
+             * @description The credit ledger line that paid it
+             * @example null
+             */
+            creditEntryId: number | null;
+            /** @example null */
+            processorChargeId: string | null;
+            /** @example 2026-11-01T00:00:00.000Z */
+            createdAt: string;
+            /** @example null */
+            paidAt: string | null;
+        };
+        PlanChangeDto: {
+            subscription: components["schemas"]["SubscriptionResponseDto"];
+            /** @description The proration recorded (empty with `prorate: false`): never charged by Sitebase */
+            prorations: components["schemas"]["SubscriptionEntryDto"][];
+        };
         UserPageDto: {
             data: components["schemas"]["UserResponseDto"][];
             pagination: components["schemas"]["PaginationDto"];
@@ -4307,6 +4676,30 @@ export interface components {
             reason: string;
             /** @example report-77 */
             reference?: string;
+        };
+        CreateChargeDto: {
+            /**
+             * @description Minor units
+             * @example 1500
+             */
+            amount: number;
+            /**
+             * @description ISO 4217; must be the subscription’s (absent: it is)
+             * @example EUR
+             */
+            currency?: string;
+            /** @example Extra seats, March */
+            description: string;
+            /** @description Pay it from the user’s credits (one credit per minor unit) when the balance allows; otherwise, or when false or absent, it is left `pending` for the payment processor */
+            payWithCredits?: boolean;
+        };
+        ChargeResponseDto: {
+            charge: components["schemas"]["SubscriptionEntryDto"];
+            /**
+             * @description The credit balance after a charge paid from credits; null otherwise
+             * @example null
+             */
+            creditBalance: number | null;
         };
         ContactResponseDto: {
             /** @example 1 */
@@ -4474,6 +4867,11 @@ export interface components {
              */
             number: number;
             /**
+             * @description The site user who placed it with their session; null when a key placed it
+             * @example null
+             */
+            userId: number | null;
+            /**
              * @example pending
              * @enum {string}
              */
@@ -4608,7 +5006,8 @@ export interface components {
         };
         CreateOrderDto: {
             lines: components["schemas"]["OrderLineRequestDto"][];
-            customer: components["schemas"]["CustomerDto"];
+            /** @description Required with a key. With a site user’s session it may be left out: the order is the user’s, under their address (an `email` sent must be that address). */
+            customer?: components["schemas"]["CustomerDto"];
             shippingAddress?: components["schemas"]["AddressDto"];
             /**
              * @description The integration's own data: at most 50 keys of 1-40 characters, string values of at most 500
@@ -4712,6 +5111,11 @@ export interface components {
              * @example 1042
              */
             number: number;
+            /**
+             * @description The site user who placed it with their session; null when a key placed it
+             * @example null
+             */
+            userId: number | null;
             /**
              * @example pending
              * @enum {string}
@@ -10874,6 +11278,351 @@ export interface operations {
             };
         };
     };
+    listMySubscriptions: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque cursor from pagination.nextCursor of the previous page */
+                cursor?: string;
+                status?: "trialing" | "active" | "paused" | "past_due" | "canceled";
+            };
+            header?: never;
+            path: {
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionPageDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    pauseMySubscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters. Retrying with the same key and body replays the first response for 24 h. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: number;
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PauseSubscriptionDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    resumeMySubscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters. Retrying with the same key and body replays the first response for 24 h. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: number;
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    cancelMySubscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters. Retrying with the same key and body replays the first response for 24 h. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: number;
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CancelSubscriptionDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    changeMySubscriptionPlan: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters. Retrying with the same key and body replays the first response for 24 h. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: number;
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangePlanDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanChangeDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
     listUsers: {
         parameters: {
             query?: {
@@ -11361,6 +12110,441 @@ export interface operations {
             };
             /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    listUserSubscriptions: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque cursor from pagination.nextCursor of the previous page */
+                cursor?: string;
+                status?: "trialing" | "active" | "paused" | "past_due" | "canceled";
+            };
+            header?: never;
+            path: {
+                id: number;
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionPageDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    pauseUserSubscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters. Retrying with the same key and body replays the first response for 24 h. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                siteName: string;
+                /** @description The user */
+                id: number;
+                /** @description The subscription */
+                subId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PauseSubscriptionDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    resumeUserSubscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters. Retrying with the same key and body replays the first response for 24 h. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                siteName: string;
+                /** @description The user */
+                id: number;
+                /** @description The subscription */
+                subId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    cancelUserSubscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters. Retrying with the same key and body replays the first response for 24 h. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                siteName: string;
+                /** @description The user */
+                id: number;
+                /** @description The subscription */
+                subId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CancelSubscriptionDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    changeUserSubscriptionPlan: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters. Retrying with the same key and body replays the first response for 24 h. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                siteName: string;
+                /** @description The user */
+                id: number;
+                /** @description The subscription */
+                subId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangePlanDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanChangeDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    createUserSubscriptionCharge: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters. Retrying with the same key and body replays the first response for 24 h. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                siteName: string;
+                /** @description The user */
+                id: number;
+                /** @description The subscription */
+                subId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateChargeDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChargeResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -47,6 +47,7 @@ describe('/api/v2/sites/:siteName/orders', () => {
       expect(res.body).toEqual({
         id: expect.any(Number),
         number: 1,
+        userId: null,
         paymentStatus: 'pending',
         fulfillmentStatus: 'unfulfilled',
         processorPaymentId: null,
@@ -488,7 +489,7 @@ describe('/api/v2/sites/:siteName/orders', () => {
           payload: {
             orderId: order.id,
             orderNumber: order.number,
-            customerEmail: 'ada@example.com',
+            userId: null,
             lineId: planLine.id,
             productId: plan.id,
             variantId: null,

@@ -31,7 +31,7 @@ export const AccountAdmin = () => SetMetadata(ACCOUNT_ADMIN, true);
 export const AllowedDuringDeletion = () => SetMetadata(ALLOWED_DURING_DELETION, true);
 
 /**
- * Marks an operator route that is not part of the interface(create keys, sites):
+ * Marks an operator route that is not part of the interface (create keys, sites):
  * `x-sitebase-admin: true` in the OpenAPI document, so client generators can leave it out.
  */
 export const AdminRoute = () => ApiExtension('x-sitebase-admin', true);

@@ -1,7 +1,7 @@
 import slugify from 'slugify';
 import { EntityManager, EntityTarget } from 'typeorm';
 
-/** Lower-case words of a-z and 0-9 joined by single dashes; never all digits(digits mean an id). */
+/** Lower-case words of a-z and 0-9 joined by single dashes; never all digits (digits mean an id). */
 export const SLUG_PATTERN = /^(?!\d+$)[a-z0-9]+(?:-[a-z0-9]+)*$/;
 export const SLUG_MAX_LENGTH = 200;
 export const SLUG_MESSAGE =

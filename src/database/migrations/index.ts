@@ -9,6 +9,7 @@ import { ContentAttachmentIndex1795320000000 } from './1795320000000-content-att
 import { Catalog1795330000000 } from './1795330000000-catalog';
 import { Users1795360000000 } from './1795360000000-users';
 import { UserCredits1795370000000 } from './1795370000000-user-credits';
+import { UserSubscriptions1795390000000 } from './1795390000000-user-subscriptions';
 import { UserErasure1795380000000 } from './1795380000000-user-erasure';
 import { Contacts1795350000000 } from './1795350000000-contacts';
 import { Orders1795340000000 } from './1795340000000-orders';
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   Users1795360000000,
   UserCredits1795370000000,
   UserErasure1795380000000,
+  UserSubscriptions1795390000000,
 ];

@@ -98,6 +98,13 @@ export class ShipmentResponseDto {
 export class OrderSummaryDto {
   @ApiProperty({ example: 42 }) id: number;
   @ApiProperty({ example: 1042, description: 'Sequential per site, from 1' }) number: number;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    example: null,
+    description: 'The site user who placed it with their session; null when a key placed it',
+  })
+  userId: number | null;
   @ApiProperty({ enum: PAYMENT_STATUSES, example: 'pending' }) paymentStatus: PaymentStatus;
   @ApiProperty({ enum: FULFILLMENT_STATUSES, example: 'unfulfilled' }) fulfillmentStatus: FulfillmentStatus;
   @ApiProperty({ type: String, nullable: true, example: null }) processorPaymentId: string | null;
@@ -168,6 +175,7 @@ export function toOrderSummary(o: OrderEntity): OrderSummaryDto {
   return {
     id: o.id,
     number: o.number,
+    userId: o.userId,
     paymentStatus: o.paymentStatus,
     fulfillmentStatus: o.fulfillmentStatus,
     processorPaymentId: o.processorPaymentId,

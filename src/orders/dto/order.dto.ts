@@ -162,11 +162,17 @@ export class CreateOrderDto {
   @ArrayMinSize(1)
   lines: OrderLineRequestDto[];
 
-  @ApiProperty({ type: CustomerDto })
+  @ApiPropertyOptional({
+    type: CustomerDto,
+    description:
+      'Required with a key. With a site user’s session it may be left out: the order is the user’s, under their ' +
+      'address (an `email` sent must be that address).',
+  })
+  @OptionalNotNull()
   @IsObject()
   @ValidateNested()
   @Type(() => CustomerDto)
-  customer: CustomerDto;
+  customer?: CustomerDto;
 
   @ApiPropertyOptional({ type: AddressDto })
   @OptionalNotNull()

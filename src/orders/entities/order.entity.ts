@@ -28,10 +28,16 @@ export interface OrderAddress {
 @Index('orders_site_id_customer_email_created_at_id_idx', ['siteId', 'customerEmail', 'createdAt', 'id'])
 @Index('orders_site_id_fulfillment_status_created_at_id_idx', ['siteId', 'fulfillmentStatus', 'createdAt', 'id'])
 @Index('orders_account_id_idx', ['accountId'])
+// A signed-in user's own orders, newest first.
+@Index('orders_site_id_user_id_created_at_id_idx', ['siteId', 'userId', 'createdAt', 'id'], {
+  where: 'user_id IS NOT NULL',
+})
 export class OrderEntity {
   @IdColumn() id: number;
   @RefColumn() siteId: number;
   @RefColumn() accountId: number;
+  /** The site user who placed it with their session; null when a key placed it. */
+  @RefColumn({ nullable: true }) userId: number | null;
   /** Sequential per site from 1, without gaps (taken in the order's transaction). */
   @Column({ type: 'integer' }) number: number;
   @Column({ type: 'text', default: 'pending' }) paymentStatus: PaymentStatus;

@@ -1,0 +1,120 @@
+import { Body, Get, Param, Post, Query } from '@nestjs/common';
+import { CurrentSite, CurrentUser } from '../common/auth/decorators';
+import { UserPrincipal } from '../common/auth/principal';
+import { SiteIdParamDto } from '../common/http/params';
+import { ApiController, Route } from '../common/http/route.decorator';
+import { mapPage, Page, PageDto } from '../common/pagination/page';
+import { SiteContext } from '../common/tenancy/site-context';
+import {
+  CancelSubscriptionDto,
+  ChangePlanDto,
+  PauseSubscriptionDto,
+  PlanChangeDto,
+  SubscriptionQueryDto,
+  SubscriptionResponseDto,
+  toSubscriptionEntry,
+  toSubscriptionResponse,
+} from './dto/subscription.dto';
+import { SubscriptionsService } from './subscriptions.service';
+
+const FORBIDDEN_MOVES = 'A move the subscription’s status does not allow is a 409 `transition_forbidden`.';
+
+/** The signed-in user's own subscriptions (a session of this site; a key is a 403). */
+@ApiController('api/v2/sites/:siteName/users/me/subscriptions', 'Site users')
+export class MySubscriptionsController {
+  constructor(private readonly subscriptions: SubscriptionsService) {}
+
+  @Get()
+  @Route({
+    auth: 'user',
+    summary: 'List the current user’s subscriptions',
+    operationId: 'listMySubscriptions',
+    description: 'Newest first, keyset-paginated; filter by status.',
+    ok: PageDto(SubscriptionResponseDto),
+    problems: [400],
+  })
+  async list(
+    @CurrentUser() user: UserPrincipal,
+    @Query() query: SubscriptionQueryDto,
+  ): Promise<Page<SubscriptionResponseDto>> {
+    return mapPage(await this.subscriptions.listOf(user.userId, query), toSubscriptionResponse);
+  }
+
+  @Post(':id/pause')
+  @Route({
+    auth: 'user',
+    summary: 'Pause one of the current user’s subscriptions',
+    operationId: 'pauseMySubscription',
+    description: `\`trialing | active → paused\`, until \`resumesAt\` or a resume. ${FORBIDDEN_MOVES}`,
+    ok: SubscriptionResponseDto,
+    problems: [400, 409],
+    optionalBody: PauseSubscriptionDto,
+    idempotent: true,
+  })
+  async pause(
+    @CurrentSite() site: SiteContext,
+    @CurrentUser() user: UserPrincipal,
+    @Param() { id }: SiteIdParamDto,
+    @Body() dto: PauseSubscriptionDto,
+  ): Promise<SubscriptionResponseDto> {
+    return toSubscriptionResponse(await this.subscriptions.pause(site, user.userId, id, dto ?? {}));
+  }
+
+  @Post(':id/resume')
+  @Route({
+    auth: 'user',
+    summary: 'Resume one of the current user’s subscriptions',
+    operationId: 'resumeMySubscription',
+    description: `\`paused → active\`. ${FORBIDDEN_MOVES}`,
+    ok: SubscriptionResponseDto,
+    problems: [409],
+    idempotent: true,
+  })
+  async resume(
+    @CurrentSite() site: SiteContext,
+    @CurrentUser() user: UserPrincipal,
+    @Param() { id }: SiteIdParamDto,
+  ): Promise<SubscriptionResponseDto> {
+    return toSubscriptionResponse(await this.subscriptions.resume(site, user.userId, id));
+  }
+
+  @Post(':id/cancel')
+  @Route({
+    auth: 'user',
+    summary: 'Cancel one of the current user’s subscriptions',
+    operationId: 'cancelMySubscription',
+    description: `Now, or with \`atPeriodEnd\` when the current period ends. ${FORBIDDEN_MOVES}`,
+    ok: SubscriptionResponseDto,
+    problems: [400, 409],
+    optionalBody: CancelSubscriptionDto,
+    idempotent: true,
+  })
+  async cancel(
+    @CurrentSite() site: SiteContext,
+    @CurrentUser() user: UserPrincipal,
+    @Param() { id }: SiteIdParamDto,
+    @Body() dto: CancelSubscriptionDto,
+  ): Promise<SubscriptionResponseDto> {
+    return toSubscriptionResponse(await this.subscriptions.cancel(site, user.userId, id, dto ?? {}));
+  }
+
+  @Post(':id/change-plan')
+  @Route({
+    auth: 'user',
+    summary: 'Change the plan of one of the current user’s subscriptions',
+    operationId: 'changeMySubscriptionPlan',
+    description: `Another recurring product, variant or quantity in the same currency; the proration is recorded. ${FORBIDDEN_MOVES}`,
+    ok: PlanChangeDto,
+    problems: [400, 409],
+    idempotent: true,
+  })
+  async changePlan(
+    @CurrentSite() site: SiteContext,
+    @CurrentUser() user: UserPrincipal,
+    @Param() { id }: SiteIdParamDto,
+    @Body() dto: ChangePlanDto,
+  ): Promise<PlanChangeDto> {
+    const { subscription, prorations } = await this.subscriptions.changePlan(site, user.userId, id, dto);
+    return { subscription: toSubscriptionResponse(subscription), prorations: prorations.map(toSubscriptionEntry) };
+  }
+}

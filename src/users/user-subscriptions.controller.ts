@@ -1,0 +1,147 @@
+import { Body, Get, Param, Post, Query, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import { CurrentSite } from '../common/auth/decorators';
+import { SiteIdParamDto } from '../common/http/params';
+import { created } from '../common/http/public-urls';
+import { ApiController, Route } from '../common/http/route.decorator';
+import { mapPage, Page, PageDto } from '../common/pagination/page';
+import { SiteContext } from '../common/tenancy/site-context';
+import {
+  CancelSubscriptionDto,
+  ChangePlanDto,
+  ChargeResponseDto,
+  CreateChargeDto,
+  PauseSubscriptionDto,
+  PlanChangeDto,
+  SubscriptionQueryDto,
+  SubscriptionResponseDto,
+  toSubscriptionEntry,
+  toSubscriptionResponse,
+  UserSubscriptionParamDto,
+} from './dto/subscription.dto';
+import { SubscriptionsService } from './subscriptions.service';
+
+const FORBIDDEN_MOVES =
+  'A move the subscription’s status does not allow is a 409 `transition_forbidden` (docs/users.md has the table).';
+
+/** Operators' routes over a user's subscriptions (a secret key; a session is a 403). */
+@ApiController('api/v2/sites/:siteName/users', 'Site users')
+export class UserSubscriptionsController {
+  constructor(private readonly subscriptions: SubscriptionsService) {}
+
+  @Get(':id/subscriptions')
+  @Route({
+    auth: 'key',
+    summary: 'List a site user’s subscriptions',
+    operationId: 'listUserSubscriptions',
+    description: 'Newest first, keyset-paginated; filter by status.',
+    ok: PageDto(SubscriptionResponseDto),
+    problems: [400, 403],
+  })
+  async list(
+    @CurrentSite() site: SiteContext,
+    @Param() { id }: SiteIdParamDto,
+    @Query() query: SubscriptionQueryDto,
+  ): Promise<Page<SubscriptionResponseDto>> {
+    return mapPage(await this.subscriptions.list(site, id, query), toSubscriptionResponse);
+  }
+
+  @Post(':id/subscriptions/:subId/pause')
+  @Route({
+    auth: 'key',
+    summary: 'Pause a site user’s subscription',
+    operationId: 'pauseUserSubscription',
+    description: `\`trialing | active → paused\`, until \`resumesAt\` (then a job resumes it) or a resume. ${FORBIDDEN_MOVES}`,
+    ok: SubscriptionResponseDto,
+    problems: [400, 403, 409],
+    optionalBody: PauseSubscriptionDto,
+    idempotent: true,
+  })
+  async pause(
+    @CurrentSite() site: SiteContext,
+    @Param() { id, subId }: UserSubscriptionParamDto,
+    @Body() dto: PauseSubscriptionDto,
+  ): Promise<SubscriptionResponseDto> {
+    return toSubscriptionResponse(await this.subscriptions.pause(site, id, subId, dto ?? {}));
+  }
+
+  @Post(':id/subscriptions/:subId/resume')
+  @Route({
+    auth: 'key',
+    summary: 'Resume a site user’s subscription',
+    operationId: 'resumeUserSubscription',
+    description: `\`paused → active\`; a period that ended while paused starts again now. ${FORBIDDEN_MOVES}`,
+    ok: SubscriptionResponseDto,
+    problems: [403, 409],
+    idempotent: true,
+  })
+  async resume(
+    @CurrentSite() site: SiteContext,
+    @Param() { id, subId }: UserSubscriptionParamDto,
+  ): Promise<SubscriptionResponseDto> {
+    return toSubscriptionResponse(await this.subscriptions.resume(site, id, subId));
+  }
+
+  @Post(':id/subscriptions/:subId/cancel')
+  @Route({
+    auth: 'key',
+    summary: 'Cancel a site user’s subscription',
+    operationId: 'cancelUserSubscription',
+    description: `Now, or with \`atPeriodEnd\` when the current period ends. ${FORBIDDEN_MOVES}`,
+    ok: SubscriptionResponseDto,
+    problems: [400, 403, 409],
+    optionalBody: CancelSubscriptionDto,
+    idempotent: true,
+  })
+  async cancel(
+    @CurrentSite() site: SiteContext,
+    @Param() { id, subId }: UserSubscriptionParamDto,
+    @Body() dto: CancelSubscriptionDto,
+  ): Promise<SubscriptionResponseDto> {
+    return toSubscriptionResponse(await this.subscriptions.cancel(site, id, subId, dto ?? {}));
+  }
+
+  @Post(':id/subscriptions/:subId/change-plan')
+  @Route({
+    auth: 'key',
+    summary: 'Change the plan of a site user’s subscription',
+    operationId: 'changeUserSubscriptionPlan',
+    description:
+      'Another recurring product, variant or quantity in the same currency; the proration of the period left is ' +
+      `recorded (never charged). ${FORBIDDEN_MOVES}`,
+    ok: PlanChangeDto,
+    problems: [400, 403, 409],
+    idempotent: true,
+  })
+  async changePlan(
+    @CurrentSite() site: SiteContext,
+    @Param() { id, subId }: UserSubscriptionParamDto,
+    @Body() dto: ChangePlanDto,
+  ): Promise<PlanChangeDto> {
+    const { subscription, prorations } = await this.subscriptions.changePlan(site, id, subId, dto);
+    return { subscription: toSubscriptionResponse(subscription), prorations: prorations.map(toSubscriptionEntry) };
+  }
+
+  @Post(':id/subscriptions/:subId/charges')
+  @Route({
+    auth: 'key',
+    summary: 'Charge a site user’s subscription',
+    operationId: 'createUserSubscriptionCharge',
+    description:
+      'Records a charge: paid from credits with `payWithCredits` when the balance allows, otherwise `pending` for ' +
+      `the payment processor. \`Idempotency-Key\` replays. ${FORBIDDEN_MOVES}`,
+    created: ChargeResponseDto,
+    problems: [400, 403, 409],
+    idempotent: true,
+  })
+  async charge(
+    @CurrentSite() site: SiteContext,
+    @Param() { id, subId }: UserSubscriptionParamDto,
+    @Body() dto: CreateChargeDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<ChargeResponseDto> {
+    const { charge, creditBalance } = await this.subscriptions.charge(site, id, subId, dto);
+    created(res, `/api/v2/sites/${site.name}/users/${id}/subscriptions/${subId}`);
+    return { charge: toSubscriptionEntry(charge), creditBalance };
+  }
+}
