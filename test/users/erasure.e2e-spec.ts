@@ -8,6 +8,7 @@ import { eventsOf } from '../support/events';
 import { ISO } from '../support/matchers';
 import { expectProblem } from '../support/problem';
 import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { makeProduct, ordersUrl } from '../support/commerce';
 import { createTenant, Tenant } from '../support/tenant';
 import { startWebhookReceiver, WebhookReceiver } from '../support/webhook-receiver';
 
@@ -101,6 +102,29 @@ describe('site users: erasure (DELETE /me)', () => {
       .post(users(`/${me.body.id}/credits/grant`))
       .send({ amount: 40, reason: 'Welcome' })
       .expect(201);
+    // Their own order of a monthly plan, paid: a subscription starts from it.
+    const plan = await makeProduct(a, { name: 'Monthly', recurring: { interval: 'month', intervalCount: 1 } });
+    const order = await request(t.server)
+      .post(ordersUrl(a))
+      .set(auth)
+      .send({
+        lines: [{ productId: plan.id, quantity: 1 }],
+        shippingAddress: { line1: '1 Erasure Road', city: name, country: 'GB' },
+      })
+      .expect(201);
+    await a.api
+      .patch(ordersUrl(a, `/${order.body.id}/payment`))
+      .send({ paymentStatus: 'paid' })
+      .expect(200);
+    await eventually(async () => {
+      const [row] = await t.db.query<Array<{ id: string }>>('SELECT id FROM user_subscriptions WHERE user_id = $1', [
+        me.body.id,
+      ]);
+      return row;
+    });
+    // Its confirmation mail went out (a send in flight while the erasure runs would record its
+    // email.sent afterwards).
+    await smtp.waitFor(3);
     // The events reached the webhook receiver (their deliveries are in the log).
     await hooks.waitFor(3);
     expect(Object.keys(await tablesHolding(t, email))).toEqual(
@@ -111,10 +135,12 @@ describe('site users: erasure (DELETE /me)', () => {
     expect(preview.body).toEqual({
       gracePeriodSeconds: 0,
       resources: expect.arrayContaining([
-        { resource: 'email_messages', count: 1, action: 'delete' },
+        { resource: 'email_messages', count: 2, action: 'delete' },
         { resource: 'contacts', count: 1, action: 'delete' },
         { resource: 'user_profile_entries', count: 1, action: 'delete' },
         { resource: 'credits', count: 40, action: 'forfeit' },
+        { resource: 'orders', count: 1, action: 'anonymise' },
+        { resource: 'user_subscriptions', count: 1, action: 'cancel' },
         { resource: 'site_users', count: 1, action: 'delete' },
       ]),
     });
@@ -135,7 +161,28 @@ describe('site users: erasure (DELETE /me)', () => {
       return row.status === 'completed' ? row : undefined;
     }, 20000);
     expect(done.summary).toEqual(
-      expect.objectContaining({ site_users: 1, user_profile_entries: 1, user_credit_entries: 1, contacts: 1 }),
+      expect.objectContaining({
+        site_users: 1,
+        user_profile_entries: 1,
+        user_credit_entries: 1,
+        contacts: 1,
+        orders: 1,
+        user_subscriptions: 1,
+      }),
+    );
+    // The order stays, for accounting, without the person.
+    const [kept] = await t.db.query<Array<Record<string, unknown>>>(
+      'SELECT customer_email, customer_name, user_id, shipping_address, anonymised_at, total_amount FROM orders WHERE id = $1',
+      [order.body.id],
+    );
+    expect(kept).toEqual(
+      expect.objectContaining({
+        customer_email: null,
+        customer_name: null,
+        user_id: null,
+        shipping_address: null,
+        anonymised_at: expect.any(Date),
+      }),
     );
     expect(await tablesHolding(t, email)).toEqual({});
     expect(await tablesHolding(t, name)).toEqual({});

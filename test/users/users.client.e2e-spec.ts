@@ -2,6 +2,7 @@ import { SiteUserEntity } from '../../src/users/entities/site-user.entity';
 import { hashOtpCode } from '../../src/users/otp-code';
 import { SessionsService } from '../../src/users/sessions.service';
 import { withClient } from '../support/api-client';
+import { eventually } from '../support/app';
 
 /**
  * Every Site users operation built so far through the generated client (docs/openapi.md). The
@@ -126,6 +127,94 @@ describe('generated client: site users', () => {
     expect(status.data?.id).toBe(scheduled.data?.id);
     const canceled = await second.DELETE('/api/v2/sites/{siteName}/users/me/deletion', { params: { path: site() } });
     expect([canceled.response.status, canceled.data?.status]).toEqual([200, 'canceled']);
+  });
+
+  it('subscriptions: a paid recurring order starts one; the owner and operators move it; a charge', async () => {
+    const user = await s.t.db
+      .getRepository(SiteUserEntity)
+      .save({ siteId: s.a.siteId, email: 'sub-client@example.com', name: 'Sub', status: 'active', metadata: {} });
+    const me = s.contract.asSession(
+      (await s.t.db.transaction((em) => s.t.app.get(SessionsService).create(em, user, {}))).token,
+    );
+    const recurring = { interval: 'month' as const, intervalCount: 1 };
+    const plan = await s.api.POST('/api/v2/sites/{siteName}/products', {
+      params: { path: site() },
+      body: { name: 'Plan', unitAmount: 1000, currency: 'EUR', recurring },
+    });
+    const bigger = await s.api.POST('/api/v2/sites/{siteName}/products', {
+      params: { path: site() },
+      body: { name: 'Bigger plan', unitAmount: 2000, currency: 'EUR', recurring },
+    });
+    const order = await me.POST('/api/v2/sites/{siteName}/orders', {
+      params: { path: site() },
+      body: { lines: [{ productId: plan.data!.id, quantity: 1 }] },
+    });
+    expect([order.response.status, order.data?.userId]).toEqual([201, user.id]);
+    const mine = await me.GET('/api/v2/sites/{siteName}/orders', { params: { path: site() } });
+    expect(mine.data?.data.map((o) => o.id)).toEqual([order.data!.id]);
+    await s.api.PATCH('/api/v2/sites/{siteName}/orders/{id}/payment', {
+      params: { path: { ...site(), id: order.data!.id } },
+      body: { paymentStatus: 'paid' },
+    });
+    const listed = await eventually(async () => {
+      const res = await s.api.GET('/api/v2/sites/{siteName}/users/{id}/subscriptions', {
+        params: { path: { ...site(), id: user.id } },
+      });
+      return res.data?.data.length ? res.data.data : undefined;
+    });
+    const sub = { ...site(), id: user.id, subId: listed[0].id };
+    const own = { ...site(), id: listed[0].id };
+
+    const paused = await s.api.POST('/api/v2/sites/{siteName}/users/{id}/subscriptions/{subId}/pause', {
+      params: { path: sub },
+      body: {},
+    });
+    expect(paused.data?.status).toBe('paused');
+    const resumed = await s.api.POST('/api/v2/sites/{siteName}/users/{id}/subscriptions/{subId}/resume', {
+      params: { path: sub },
+    });
+    expect(resumed.data?.status).toBe('active');
+    const changed = await s.api.POST('/api/v2/sites/{siteName}/users/{id}/subscriptions/{subId}/change-plan', {
+      params: { path: sub },
+      body: { productId: bigger.data!.id },
+    });
+    expect(changed.data?.subscription.unitAmount).toBe(2000);
+    const charged = await s.api.POST('/api/v2/sites/{siteName}/users/{id}/subscriptions/{subId}/charges', {
+      params: { path: sub },
+      body: { amount: 300, description: 'Setup' },
+    });
+    expect([charged.response.status, charged.data?.charge.status]).toEqual([201, 'pending']);
+
+    const ownList = await me.GET('/api/v2/sites/{siteName}/users/me/subscriptions', { params: { path: site() } });
+    expect(ownList.data?.data.map((x) => x.id)).toEqual([listed[0].id]);
+    const ownPause = await me.POST('/api/v2/sites/{siteName}/users/me/subscriptions/{id}/pause', {
+      params: { path: own },
+      body: {},
+    });
+    expect(ownPause.data?.status).toBe('paused');
+    const ownResume = await me.POST('/api/v2/sites/{siteName}/users/me/subscriptions/{id}/resume', {
+      params: { path: own },
+    });
+    expect(ownResume.data?.status).toBe('active');
+    const ownChange = await me.POST('/api/v2/sites/{siteName}/users/me/subscriptions/{id}/change-plan', {
+      params: { path: own },
+      body: { productId: plan.data!.id, prorate: false },
+    });
+    expect(ownChange.data?.prorations).toEqual([]);
+    const ownCancel = await me.POST('/api/v2/sites/{siteName}/users/me/subscriptions/{id}/cancel', {
+      params: { path: own },
+      body: { atPeriodEnd: true },
+    });
+    expect(ownCancel.data?.cancelAtPeriodEnd).toBe(true);
+    const canceled = await s.api.POST('/api/v2/sites/{siteName}/users/{id}/subscriptions/{subId}/cancel', {
+      params: { path: sub },
+      body: {},
+    });
+    expect(canceled.data?.status).toBe('canceled');
+    const again = await s.api.POST('/api/v2/sites/{siteName}/users/{id}/subscriptions/{subId}/resume', {
+      params: { path: sub },
+    });
+    expect([again.response.status, again.error?.code]).toEqual([409, 'transition_forbidden']);
   });
 
   it('called every Site users operation through the client', () => {
