@@ -50,6 +50,33 @@ async function seed(url) {
   }
 }
 
+/**
+ * A site user of `demo` with a session, written as the users module writes them (the token's
+ * SHA-256 stored, the token kept by the caller): answers the bearer token for GET /users/me.
+ */
+async function seedSession(url) {
+  const { createHash, randomBytes } = require('node:crypto');
+  const token = `sbs_${randomBytes(32).toString('base64url')}`;
+  const db = new Client({ connectionString: url });
+  await db.connect();
+  try {
+    const [{ id: userId, site_id: siteId }] = (
+      await db.query(
+        `INSERT INTO site_users (site_id, email, name, metadata)
+         SELECT id, 'member@example.com', 'Ada Member', '{"plan": "gold"}' FROM sites WHERE name = 'demo'
+         RETURNING id, site_id`,
+      )
+    ).rows;
+    await db.query(
+      `INSERT INTO user_sessions (site_id, user_id, token_hash, expires_at) VALUES ($1, $2, $3, now() + interval '1 day')`,
+      [siteId, userId, createHash('sha256').update(token).digest('hex')],
+    );
+    return token;
+  } finally {
+    await db.end();
+  }
+}
+
 async function statements(url) {
   const db = new Client({ connectionString: url });
   await db.connect();
@@ -63,4 +90,4 @@ async function statements(url) {
   }
 }
 
-module.exports = { KEY, ITEMS, startDatabase, seed, statements };
+module.exports = { KEY, ITEMS, startDatabase, seed, seedSession, statements };

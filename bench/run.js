@@ -9,7 +9,7 @@ const { join } = require('node:path');
 const { ROOT, PIN, spawnNode, startServer, waitFor, writeSection, median } = require('./lib');
 const { measure, LOAD_GENERATOR } = require('./wrk');
 
-const { KEY, ITEMS, startDatabase, seed, statements } = require('./fixture');
+const { KEY, ITEMS, startDatabase, seed, seedSession, statements } = require('./fixture');
 const PORTS = { sitebase: 3930, nocache: 3931, limited: 3932, hello: 3933, naive: 3934, floor: 3935 };
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 12);
@@ -32,6 +32,7 @@ async function main() {
       await s.stop();
     }
     const siteId = await seed(db.url);
+    const sessionToken = await seedSession(db.url);
 
     // The throughput rows must not be stopped by the anonymous per-address limit (one load
     // generator is one address): a limit no run reaches, so counting still costs what it costs.
@@ -113,6 +114,14 @@ async function main() {
         headers: keyed,
         ref: 'naive',
         target: 1,
+      },
+      {
+        id: 'me',
+        name: 'GET /users/me with a site user’s session',
+        url: url(PORTS.sitebase, '/api/v2/sites/demo/users/me'),
+        headers: { authorization: `Bearer ${sessionToken}` },
+        ref: 'health',
+        target: 0.7,
       },
       {
         id: 'flood',
