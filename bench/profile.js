@@ -9,7 +9,7 @@ const { tmpdir } = require('node:os');
 const { join, relative } = require('node:path');
 const { ROOT, startServer } = require('./lib');
 const { measure } = require('./wrk');
-const { KEY, startDatabase, seed } = require('./fixture');
+const { KEY, startDatabase, seed, seedSession } = require('./fixture');
 
 const PORT = 3940;
 const OUT = join(__dirname, 'profiles');
@@ -21,6 +21,7 @@ const ROUTES = [
   { name: 'list-key', path: LIST, env: { CONTENT_CACHE_TTL_MS: '0' }, headers: { 'x-api-key': KEY } },
   { name: 'slug-cached', path: '/api/v2/sites/demo/content/post-500' },
   { name: 'v1-pages', path: '/v1/demo/pages/20/0', headers: { 'x-api-key': KEY } },
+  { name: 'me', path: '/api/v2/sites/demo/users/me', session: true },
   { name: 'flood-429', path: LIST, env: { RATE_LIMIT_PUBLIC_MAX: '120' } },
 ].filter((r) => !process.env.ROUTES || process.env.ROUTES.split(',').includes(r.name));
 
@@ -102,6 +103,7 @@ async function main() {
     };
     await (await startServer(base)).stop();
     await seed(db.url);
+    const session = { authorization: `Bearer ${await seedSession(db.url)}` };
     for (const route of ROUTES) {
       const dir = join(OUT, route.name);
       rmSync(dir, { recursive: true, force: true });
@@ -116,7 +118,7 @@ async function main() {
       const r = await measure(`http://127.0.0.1:${PORT}${route.path}`, {
         seconds: 8,
         warmup: 2,
-        headers: route.headers,
+        headers: route.session ? session : route.headers,
       });
       await server.stop();
       const file = join(

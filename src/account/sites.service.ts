@@ -48,6 +48,10 @@ export class SitesService implements SiteDirectory {
     );
   }
 
+  peekByName(name: string): SiteContext | null {
+    return this.cached(this.byName.get(name));
+  }
+
   async findById(id: number): Promise<SiteContext | null> {
     const cached = this.cached(this.byId.get(id));
     if (cached) return cached;

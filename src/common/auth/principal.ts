@@ -51,6 +51,10 @@ export abstract class ApiKeyVerifier {
 export abstract class SiteDirectory {
   abstract findByName(name: string): Promise<SiteContext | null>;
   abstract findById(id: number): Promise<SiteContext | null>;
+  /** A site by name when it is at hand in memory (no I/O), else null: the guard's fast path. */
+  peekByName(_name: string): SiteContext | null {
+    return null;
+  }
 }
 
 export type SessionVerifier = (token: string) => Promise<UserPrincipal | null>;
