@@ -12,6 +12,7 @@ import { UserCredits1795370000000 } from './1795370000000-user-credits';
 import { UserErasure1795380000000 } from './1795380000000-user-erasure';
 import { Contacts1795350000000 } from './1795350000000-contacts';
 import { Orders1795340000000 } from './1795340000000-orders';
+import { Newsletter1795400000000 } from './1795400000000-newsletter';
 
 /**
  * Every migration, oldest first. Listed rather than globbed so that the server, the CLI and the
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   Users1795360000000,
   UserCredits1795370000000,
   UserErasure1795380000000,
+  Newsletter1795400000000,
 ];
