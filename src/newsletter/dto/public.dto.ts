@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { ArrayMinSize, IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { SiteNameParamDto } from '../../common/http/params';
 import { IsIdSet, OptionalNotNull, toInteger } from '../../common/input/dto-rules';
 import { IsBoundedJsonObject } from '../../common/input/json-rules';
@@ -29,7 +29,7 @@ export class SubscribeDto {
 
   @ApiProperty({ type: [Number], example: [1], description: 'Public lists of the site to join (1 to 20)' })
   @IsIdSet(20)
-  @IsNotEmpty()
+  @ArrayMinSize(1)
   lists: number[];
 
   @ApiPropertyOptional({
