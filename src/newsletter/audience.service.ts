@@ -65,7 +65,11 @@ export class AudienceService {
   ) {}
 
   /** Answers whether the lists need a confirmation (from the lists alone, never the address). */
-  async subscribe(site: SiteContext, dto: SubscribeDto, rawClient: ClientInfo): Promise<{ confirmationRequired: boolean }> {
+  async subscribe(
+    site: SiteContext,
+    dto: SubscribeDto,
+    rawClient: ClientInfo,
+  ): Promise<{ confirmationRequired: boolean }> {
     const client = cleanClient(rawClient);
     const lists = await this.lists.findMany(this.dataSource.manager, site, dto.lists);
     const publicLists = lists.filter((l) => l.visibility === 'public');
@@ -152,7 +156,8 @@ export class AudienceService {
       sub.consentIp = client.ip ?? sub.consentIp;
       sub.consentUserAgent = client.userAgent ?? sub.consentUserAgent;
       // Confirming is the person's own word: it lifts a complaint or a suppression, not a bounce.
-      if (sub.deliverability === 'complained' || sub.deliverability === 'suppressed') sub.deliverability = 'deliverable';
+      if (sub.deliverability === 'complained' || sub.deliverability === 'suppressed')
+        sub.deliverability = 'deliverable';
       await em.save(sub);
       if (pending.length > 0) {
         await this.writer.unsuppress(em, site, sub.email);

@@ -51,9 +51,7 @@ export function decodeLinkToken(secret: Buffer, text: string, kind: LinkKind): L
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
   const subscriptionId = Number(id);
   if (!Number.isSafeInteger(subscriptionId)) return null;
-  return kind === 'c'
-    ? { kind, subscriptionId, nonce, expiresAt: Number(parts[3]) }
-    : { kind, subscriptionId, nonce };
+  return kind === 'c' ? { kind, subscriptionId, nonce, expiresAt: Number(parts[3]) } : { kind, subscriptionId, nonce };
 }
 
 /** The token's nonce is `expected` (compared in constant time). */

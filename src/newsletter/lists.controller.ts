@@ -6,13 +6,7 @@ import { created } from '../common/http/public-urls';
 import { ApiController, Route } from '../common/http/route.decorator';
 import { mapPage, Page, PageDto } from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
-import {
-  CreateListDto,
-  ListQueryDto,
-  ListResponseDto,
-  toListResponse,
-  UpdateListDto,
-} from './dto/list.dto';
+import { CreateListDto, ListQueryDto, ListResponseDto, toListResponse, UpdateListDto } from './dto/list.dto';
 import { ListsService } from './lists.service';
 
 @ApiController('api/v2/sites/:siteName/newsletter/lists', 'Newsletter')

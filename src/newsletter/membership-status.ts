@@ -12,7 +12,13 @@ export type Actor = 'person' | 'operator' | 'operator-with-consent' | 'mass' | '
  * person brings an `unsubscribed` membership back. A move to the same status is no move.
  */
 const MOVES: Record<Actor, ReadonlyArray<`${MembershipStatus}>${MembershipStatus}`>> = {
-  person: ['pending>active', 'pending>unsubscribed', 'active>unsubscribed', 'unsubscribed>active', 'unsubscribed>pending'],
+  person: [
+    'pending>active',
+    'pending>unsubscribed',
+    'active>unsubscribed',
+    'unsubscribed>active',
+    'unsubscribed>pending',
+  ],
   operator: ['pending>unsubscribed', 'active>unsubscribed'],
   'operator-with-consent': ['pending>active', 'pending>unsubscribed', 'active>unsubscribed'],
   mass: ['pending>unsubscribed', 'active>unsubscribed'],

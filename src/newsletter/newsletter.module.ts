@@ -2,7 +2,13 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountModule } from '../account/account.module';
 import { EmailModule } from '../email/email.module';
+import { UsersModule } from '../users/users.module';
 import { AudienceService } from './audience.service';
+import { BulkService } from './bulk.service';
+import { ImportJob } from './import.job';
+import { ImportRepository } from './import.repository';
+import { ImportService } from './import.service';
+import { NewsletterImportsController, SubscriptionActionsController } from './subscription-actions.controller';
 import { ImportRowEntity } from './entities/import-row.entity';
 import { ImportEntity } from './entities/import.entity';
 import { MembershipEntity } from './entities/membership.entity';
@@ -39,8 +45,15 @@ import { SubscriptionsService } from './subscriptions.service';
     ]),
     AccountModule,
     EmailModule,
+    UsersModule,
   ],
-  controllers: [NewsletterListsController, SubscriptionsController, PublicNewsletterController],
+  controllers: [
+    NewsletterListsController,
+    SubscriptionsController,
+    SubscriptionActionsController,
+    NewsletterImportsController,
+    PublicNewsletterController,
+  ],
   providers: [
     SubscriptionsRepository,
     ListsService,
@@ -51,6 +64,10 @@ import { SubscriptionsService } from './subscriptions.service';
     PublicPages,
     NewsletterMailTypes,
     NewsletterDataOwner,
+    BulkService,
+    ImportRepository,
+    ImportService,
+    ImportJob,
   ],
   exports: [SubscriptionsService, ListsService],
 })

@@ -42,7 +42,10 @@ export class SubscriptionsController {
     problems: [400],
     operationId: 'getSubscriptionByEmail',
   })
-  async byEmail(@CurrentSite() site: SiteContext, @Query() { email }: ByEmailQueryDto): Promise<SubscriptionResponseDto> {
+  async byEmail(
+    @CurrentSite() site: SiteContext,
+    @Query() { email }: ByEmailQueryDto,
+  ): Promise<SubscriptionResponseDto> {
     return toSubscriptionResponse(await this.subscriptions.byEmail(site, email));
   }
 

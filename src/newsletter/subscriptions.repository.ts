@@ -52,7 +52,9 @@ function applyFilters(qb: SelectQueryBuilder<SubscriptionEntity>, f: Subscriptio
       `fm.subscription_id = s.id AND fm.list_id = :listId${f.status !== undefined ? ' AND fm.status = :status' : ''}`,
     );
   } else if (f.status !== undefined) {
-    qb.andWhere('EXISTS (SELECT 1 FROM newsletter_memberships fm WHERE fm.subscription_id = s.id AND fm.status = :status)');
+    qb.andWhere(
+      'EXISTS (SELECT 1 FROM newsletter_memberships fm WHERE fm.subscription_id = s.id AND fm.status = :status)',
+    );
   }
   if (f.deliverability !== undefined) qb.andWhere('s.deliverability = :deliverability');
   if (f.emailContains !== undefined) qb.andWhere("s.email LIKE :emailPattern ESCAPE '\\'");
@@ -140,16 +142,25 @@ export class SubscriptionsRepository {
   }
 
   /** A batch of ids matching a bulk filter, newest first, after `beforeId`. */
-  async idsMatching(site: SiteContext, f: SubscriptionFilterDto, beforeId: number | null, limit: number) {
+  async idsMatching(
+    site: SiteContext,
+    f: SubscriptionFilterDto & { ids?: number[] },
+    beforeId: number | null,
+    limit: number,
+  ): Promise<number[]> {
     const qb = this.subs.createQueryBuilder('s').select('s.id', 'id').where('s.site_id = :siteId');
     applyFilters(qb, f);
+    if (f.ids !== undefined) qb.andWhere('s.id = ANY(:ids::bigint[])', { ids: f.ids });
     if (beforeId !== null) qb.andWhere('s.id < :beforeId', { beforeId });
     qb.setParameters(filterParams(site, f)).orderBy('s.id', 'DESC').limit(limit);
     return (await qb.getRawMany<{ id: string }>()).map((r) => Number(r.id));
   }
 
   /** Members of some lists by status, in one statement. */
-  async listCounts(em: EntityManager | null, listIds: number[]): Promise<Map<number, Record<MembershipStatus, number>>> {
+  async listCounts(
+    em: EntityManager | null,
+    listIds: number[],
+  ): Promise<Map<number, Record<MembershipStatus, number>>> {
     const counts = new Map(listIds.map((id) => [id, { pending: 0, active: 0, unsubscribed: 0 }]));
     if (listIds.length === 0) return counts;
     const { rows } = await sql<{ list_id: number; status: MembershipStatus; n: number }>(
@@ -280,6 +291,17 @@ export class SubscriptionsRepository {
       { bigints: ['id'] },
     );
     return rows.map((r) => r.id);
+  }
+
+  /** The status on a list of each of these subscriptions that has a membership there. */
+  async membershipStates(em: EntityManager, listId: number, ids: number[]): Promise<Map<number, MembershipStatus>> {
+    const { rows } = await sql<{ subscription_id: number; status: MembershipStatus }>(
+      em,
+      'SELECT subscription_id, status FROM newsletter_memberships WHERE list_id = $1 AND subscription_id = ANY($2::bigint[])',
+      [listId, ids],
+      { bigints: ['subscription_id'] },
+    );
+    return new Map(rows.map((r) => [r.subscription_id, r.status]));
   }
 
   /** Members of a list (pending or active) whose address is not in `emails`. */

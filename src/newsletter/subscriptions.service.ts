@@ -5,12 +5,7 @@ import { ConflictProblem, NotFoundProblem, ValidationProblem } from '../common/e
 import { recordEvent } from '../common/outbox/record-event';
 import { Page } from '../common/pagination/page';
 import { findInSiteOrFail, SiteContext } from '../common/tenancy/site-context';
-import {
-  ChangeStatusDto,
-  ListMembershipDto,
-  SubscriptionQueryDto,
-  SubscriptionView,
-} from './dto/subscription.dto';
+import { ChangeStatusDto, ListMembershipDto, SubscriptionQueryDto, SubscriptionView } from './dto/subscription.dto';
 import { SubscriptionEntity } from './entities/subscription.entity';
 import { ListsService } from './lists.service';
 import { canMove } from './membership-status';

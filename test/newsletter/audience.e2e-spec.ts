@@ -20,10 +20,13 @@ describe('newsletter: subscribe, confirm, unsubscribe (public, JSON)', () => {
   const subs = () => ctx.t.db.getRepository(SubscriptionEntity);
   const memberships = async (email: string, x = a) => {
     const sub = await subs().findOneByOrFail({ siteId: x.siteId, email });
-    const rows = await ctx.t.db.getRepository(MembershipEntity).find({ where: { subscriptionId: sub.id }, order: { listId: 'ASC' } });
+    const rows = await ctx.t.db
+      .getRepository(MembershipEntity)
+      .find({ where: { subscriptionId: sub.id }, order: { listId: 'ASC' } });
     return rows.map((m) => [m.listId, m.status]);
   };
-  const mailsTo = (email: string) => ctx.t.db.getRepository(EmailMessageEntity).find({ where: { recipient: email }, order: { id: 'ASC' } });
+  const mailsTo = (email: string) =>
+    ctx.t.db.getRepository(EmailMessageEntity).find({ where: { recipient: email }, order: { id: 'ASC' } });
 
   beforeAll(() => {
     [a, b] = ctx.tenants;
@@ -57,13 +60,23 @@ describe('newsletter: subscribe, confirm, unsubscribe (public, JSON)', () => {
     );
     expect(await memberships('ada@example.com')).toEqual([[list.id, 'pending']]);
     const [mail] = await mailsTo('ada@example.com');
-    expect(mail).toEqual(expect.objectContaining({ templateType: 'newsletter.confirmation', subject: 'Confirm your subscription to Weekly digest' }));
+    expect(mail).toEqual(
+      expect.objectContaining({
+        templateType: 'newsletter.confirmation',
+        subject: 'Confirm your subscription to Weekly digest',
+      }),
+    );
     const { confirm } = await linksMailedTo(ctx.t, a, 'ada@example.com');
     expect(confirm).toMatch(/^c\./);
 
-    const ok = await request(ctx.t.server).get(nl(a, `/confirm/${confirm}`)).set('accept', 'application/json');
+    const ok = await request(ctx.t.server)
+      .get(nl(a, `/confirm/${confirm}`))
+      .set('accept', 'application/json');
     expect(ok.status).toBe(200);
-    expect(ok.body).toEqual({ result: 'confirmed', lists: [{ listId: list.id, name: 'Weekly digest', status: 'active' }] });
+    expect(ok.body).toEqual({
+      result: 'confirmed',
+      lists: [{ listId: list.id, name: 'Weekly digest', status: 'active' }],
+    });
     expect(await memberships('ada@example.com')).toEqual([[list.id, 'active']]);
     expect((await subs().findOneByOrFail({ id: sub.id })).confirmNonce).toBeNull();
     expect(await eventsOf(ctx.t, a, after)).toEqual([
@@ -90,7 +103,9 @@ describe('newsletter: subscribe, confirm, unsubscribe (public, JSON)', () => {
   it('no enumeration: a known address gets the same answer; it keeps its name; a honeypot hit does nothing', async () => {
     const list = await makeList(a, { name: 'Known' });
     const first = await subscribe(ctx.t, a, { email: 'cy@example.com', name: 'Cy', lists: [list.id] }).expect(202);
-    const second = await subscribe(ctx.t, a, { email: 'cy@example.com', name: 'Mallory', lists: [list.id] }).expect(202);
+    const second = await subscribe(ctx.t, a, { email: 'cy@example.com', name: 'Mallory', lists: [list.id] }).expect(
+      202,
+    );
     expect(second.body).toEqual(first.body);
     expect((await subs().findOneByOrFail({ siteId: a.siteId, email: 'cy@example.com' })).name).toBe('Cy');
     const before = await snapshotDatabase(ctx.t.db);
@@ -121,8 +136,18 @@ describe('newsletter: subscribe, confirm, unsubscribe (public, JSON)', () => {
     const { confirm } = await linksMailedTo(ctx.t, a, 'eve@example.com');
     const sub = await subs().findOneByOrFail({ siteId: a.siteId, email: 'eve@example.com' });
     const secret = (await ctx.t.db.getRepository(SigningKeyEntity).findOneByOrFail({ siteId: a.siteId })).secret;
-    const expired = encodeLinkToken(secret, { kind: 'c', subscriptionId: sub.id, nonce: sub.confirmNonce!, expiresAt: 1 });
-    const forged = encodeLinkToken(Buffer.alloc(32), { kind: 'c', subscriptionId: sub.id, nonce: sub.confirmNonce!, expiresAt: 4_000_000_000 });
+    const expired = encodeLinkToken(secret, {
+      kind: 'c',
+      subscriptionId: sub.id,
+      nonce: sub.confirmNonce!,
+      expiresAt: 1,
+    });
+    const forged = encodeLinkToken(Buffer.alloc(32), {
+      kind: 'c',
+      subscriptionId: sub.id,
+      nonce: sub.confirmNonce!,
+      expiresAt: 4_000_000_000,
+    });
     const before = await snapshotDatabase(ctx.t.db);
     expectProblem(await request(ctx.t.server).get(nl(a, `/confirm/${expired}`)), 410, 'token_expired');
     expectProblem(await request(ctx.t.server).get(nl(a, `/confirm/${forged}`)), 400, 'invalid_token');
@@ -191,7 +216,11 @@ describe('newsletter: subscribe, confirm, unsubscribe (public, JSON)', () => {
     expectProblem(none, 400, 'validation_failed');
     expect(none.body.errors).toEqual([{ path: 'token', message: 'is required' }]);
     const forged = manage!.slice(0, -4) + 'AAAA';
-    expectProblem(await request(ctx.t.server).post(nl(a, '/unsubscribe')).send({ token: forged }), 400, 'invalid_token');
+    expectProblem(
+      await request(ctx.t.server).post(nl(a, '/unsubscribe')).send({ token: forged }),
+      400,
+      'invalid_token',
+    );
     expectProblem(
       await request(ctx.t.server).post(nl(a, '/unsubscribe')).send({ token: manage, email: 'other@example.com' }),
       400,
@@ -220,9 +249,12 @@ describe('newsletter subscribe limits', () => {
   it('per address: past its share nothing more is mailed, and the answer is the same', async () => {
     const list = await makeList(a, { name: 'Limited' });
     const answers = [];
-    for (let i = 0; i < 3; i++) answers.push((await subscribe(t, a, { email: 'lim@example.com', lists: [list.id] })).body);
+    for (let i = 0; i < 3; i++)
+      answers.push((await subscribe(t, a, { email: 'lim@example.com', lists: [list.id] })).body);
     expect(answers).toEqual(Array(3).fill({ accepted: true, confirmationRequired: true }));
-    expect(await t.db.getRepository(EmailMessageEntity).countBy({ siteId: a.siteId, recipient: 'lim@example.com' })).toBe(2);
+    expect(
+      await t.db.getRepository(EmailMessageEntity).countBy({ siteId: a.siteId, recipient: 'lim@example.com' }),
+    ).toBe(2);
   });
 
   it('per client IP: 429 with Retry-After past the hourly limit', async () => {

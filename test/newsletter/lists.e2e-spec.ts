@@ -67,12 +67,18 @@ describe('/api/v2/sites/:siteName/newsletter/lists', () => {
     const [a] = ctx.tenants;
     const list = await makeList(a, { name: 'Before' });
     const after = await lastEventId(ctx.t);
-    const res = await a.api.patch(nl(a, `/lists/${list.id}`)).send({ name: 'After', doubleOptIn: false }).expect(200);
+    const res = await a.api
+      .patch(nl(a, `/lists/${list.id}`))
+      .send({ name: 'After', doubleOptIn: false })
+      .expect(200);
     expect(res.body).toEqual(expect.objectContaining({ id: list.id, name: 'After', doubleOptIn: false }));
     expect(await lists().findOneByOrFail({ id: list.id })).toEqual(
       expect.objectContaining({ name: 'After', doubleOptIn: false }),
     );
-    await a.api.patch(nl(a, `/lists/${list.id}`)).send({ name: 'After' }).expect(200);
+    await a.api
+      .patch(nl(a, `/lists/${list.id}`))
+      .send({ name: 'After' })
+      .expect(200);
     expect((await eventsOf(ctx.t, a, after)).map((e) => e.name)).toEqual(['newsletter.list.updated']);
   });
 
@@ -80,7 +86,9 @@ describe('/api/v2/sites/:siteName/newsletter/lists', () => {
     const [a] = ctx.tenants;
     const list = await makeList(a, { name: 'Going', doubleOptIn: false });
     await subscribe(ctx.t, a, { email: 'stays@example.com', lists: [list.id] }).expect(202);
-    const sub = await ctx.t.db.getRepository(SubscriptionEntity).findOneByOrFail({ siteId: a.siteId, email: 'stays@example.com' });
+    const sub = await ctx.t.db
+      .getRepository(SubscriptionEntity)
+      .findOneByOrFail({ siteId: a.siteId, email: 'stays@example.com' });
     const after = await lastEventId(ctx.t);
     await a.api.delete(nl(a, `/lists/${list.id}`)).expect(204);
     expect(await lists().findOneBy({ id: list.id })).toBeNull();

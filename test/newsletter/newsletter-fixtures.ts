@@ -23,7 +23,11 @@ export function subscribe(t: TestApp, x: Tenant, body: Record<string, unknown>):
 }
 
 /** The link tokens in a stored message's HTML (confirm, preferences), newest message of the address first. */
-export async function linksMailedTo(t: TestApp, x: Tenant, email: string): Promise<{ confirm?: string; manage?: string }> {
+export async function linksMailedTo(
+  t: TestApp,
+  x: Tenant,
+  email: string,
+): Promise<{ confirm?: string; manage?: string }> {
   const rows: Array<{ html: string }> = await t.db.query(
     'SELECT html FROM email_messages WHERE site_id = $1 AND recipient = $2 ORDER BY id DESC',
     [x.siteId, email],

@@ -40,13 +40,17 @@ describe('/api/v2/sites/:siteName/newsletter/subscriptions (operators)', () => {
       attributes: { plan: 'pro' },
       deliverability: 'deliverable',
       source: 'form',
-      lists: [{ listId: list.id, status: 'active', subscribedAt: ISO, unsubscribedAt: null, reason: null, updatedAt: ISO }],
+      lists: [
+        { listId: list.id, status: 'active', subscribedAt: ISO, unsubscribedAt: null, reason: null, updatedAt: ISO },
+      ],
       consent: { at: ISO, ip: expect.any(String), userAgent: null, listIds: [list.id], wording: null },
       createdAt: ISO,
       updatedAt: ISO,
     };
     expect((await a.api.get(nl(a, `/subscriptions/${sub.id}`)).expect(200)).body).toEqual(expected);
-    expect((await a.api.get(nl(a, '/subscriptions/by-email?email=ANN@example.com')).expect(200)).body).toEqual(expected);
+    expect((await a.api.get(nl(a, '/subscriptions/by-email?email=ANN@example.com')).expect(200)).body).toEqual(
+      expected,
+    );
     expectProblem(await a.api.get(nl(a, '/subscriptions/by-email?email=nobody@example.com')), 404, 'not_found');
     expectProblem(await a.api.get(nl(a, '/subscriptions/by-email?email=nope')), 400, 'validation_failed');
   });
@@ -78,7 +82,11 @@ describe('/api/v2/sites/:siteName/newsletter/subscriptions (operators)', () => {
   });
 
   it('list-membership: consent joins active; without it pending with a confirmation mail; leaving removes; a left list is a 409', async () => {
-    const [x, y, z] = [await makeList(a, { name: 'X' }), await makeList(a, { name: 'Y' }), await makeList(a, { name: 'Z', doubleOptIn: false })];
+    const [x, y, z] = [
+      await makeList(a, { name: 'X' }),
+      await makeList(a, { name: 'Y' }),
+      await makeList(a, { name: 'Z', doubleOptIn: false }),
+    ];
     const sub = await active(a, 'mem@example.com', [z.id]);
     const after = await lastEventId(ctx.t);
     const res = await a.api
@@ -89,19 +97,33 @@ describe('/api/v2/sites/:siteName/newsletter/subscriptions (operators)', () => {
       [x.id, 'active'],
       [z.id, 'active'],
     ]);
-    expect(res.body.consent).toEqual({ at: ISO, ip: null, userAgent: null, listIds: [x.id], wording: 'Ticked at checkout' });
-    await a.api.post(nl(a, `/subscriptions/${sub.id}/list-membership`)).send({ add: [y.id], remove: [z.id] }).expect(200);
+    expect(res.body.consent).toEqual({
+      at: ISO,
+      ip: null,
+      userAgent: null,
+      listIds: [x.id],
+      wording: 'Ticked at checkout',
+    });
+    await a.api
+      .post(nl(a, `/subscriptions/${sub.id}/list-membership`))
+      .send({ add: [y.id], remove: [z.id] })
+      .expect(200);
     expect(await statusOf(sub.id)).toEqual([
       [x.id, 'active'],
       [y.id, 'pending'],
     ]);
-    const mails = await ctx.t.db.getRepository(EmailMessageEntity).find({ where: { recipient: 'mem@example.com' }, order: { id: 'ASC' } });
+    const mails = await ctx.t.db
+      .getRepository(EmailMessageEntity)
+      .find({ where: { recipient: 'mem@example.com' }, order: { id: 'ASC' } });
     expect(mails.map((m) => m.templateType)).toEqual(['newsletter.welcome', 'newsletter.confirmation']);
     expect(await eventsOf(ctx.t, a, after)).toEqual([
       { name: 'newsletter.subscription.confirmed', payload: { id: sub.id, listIds: [x.id] } },
     ]);
     // The person leaves X; the operator cannot bring them back, even with consent.
-    await a.api.post(nl(a, `/subscriptions/${sub.id}/status`)).send({ status: 'unsubscribed', listIds: [x.id], reason: 'asked' }).expect(200);
+    await a.api
+      .post(nl(a, `/subscriptions/${sub.id}/status`))
+      .send({ status: 'unsubscribed', listIds: [x.id], reason: 'asked' })
+      .expect(200);
     const before = await snapshotDatabase(ctx.t.db);
     expectProblem(
       await a.api.post(nl(a, `/subscriptions/${sub.id}/list-membership`)).send({ add: [x.id], consent: true }),
@@ -109,7 +131,11 @@ describe('/api/v2/sites/:siteName/newsletter/subscriptions (operators)', () => {
       'transition_forbidden',
     );
     expect(await snapshotDatabase(ctx.t.db)).toEqual(before);
-    expectProblem(await a.api.post(nl(a, `/subscriptions/${sub.id}/list-membership`)).send({}), 400, 'validation_failed');
+    expectProblem(
+      await a.api.post(nl(a, `/subscriptions/${sub.id}/list-membership`)).send({}),
+      400,
+      'validation_failed',
+    );
     expectProblem(
       await a.api.post(nl(a, `/subscriptions/${sub.id}/list-membership`)).send({ add: [999999999] }),
       404,
@@ -126,7 +152,14 @@ describe('/api/v2/sites/:siteName/newsletter/subscriptions (operators)', () => {
       .send({ status: 'unsubscribed', reason: 'Asked by phone' })
       .expect(200);
     expect(res.body.lists).toEqual([
-      { listId: list.id, status: 'unsubscribed', subscribedAt: NULL_OR_ISO, unsubscribedAt: ISO, reason: 'Asked by phone', updatedAt: ISO },
+      {
+        listId: list.id,
+        status: 'unsubscribed',
+        subscribedAt: NULL_OR_ISO,
+        unsubscribedAt: ISO,
+        reason: 'Asked by phone',
+        updatedAt: ISO,
+      },
     ]);
     expect(await eventsOf(ctx.t, a, after)).toEqual([
       {
@@ -141,14 +174,21 @@ describe('/api/v2/sites/:siteName/newsletter/subscriptions (operators)', () => {
       'transition_forbidden',
     );
     expect(await snapshotDatabase(ctx.t.db)).toEqual(before);
-    await a.api.post(nl(a, `/subscriptions/${sub.id}/status`)).send({ deliverability: 'complained', reason: 'FBL' }).expect(200);
+    await a.api
+      .post(nl(a, `/subscriptions/${sub.id}/status`))
+      .send({ deliverability: 'complained', reason: 'FBL' })
+      .expect(200);
     expectProblem(
       await a.api.post(nl(a, `/subscriptions/${sub.id}/status`)).send({ deliverability: 'deliverable', reason: 'x' }),
       409,
       'transition_forbidden',
     );
     expect((await subs().findOneByOrFail({ id: sub.id })).deliverability).toBe('complained');
-    expectProblem(await a.api.post(nl(a, `/subscriptions/${sub.id}/status`)).send({ reason: 'x' }), 400, 'validation_failed');
+    expectProblem(
+      await a.api.post(nl(a, `/subscriptions/${sub.id}/status`)).send({ reason: 'x' }),
+      400,
+      'validation_failed',
+    );
     expectProblem(
       await a.api.post(nl(a, `/subscriptions/${sub.id}/status`)).send({ status: 'unsubscribed' }),
       400,
@@ -164,16 +204,24 @@ describe('/api/v2/sites/:siteName/newsletter/subscriptions (operators)', () => {
     expect(await subs().findOneBy({ id: plain.id })).toBeNull();
     expect(await ctx.t.db.getRepository(MembershipEntity).countBy({ subscriptionId: plain.id })).toBe(0);
     expect(await ctx.t.db.getRepository(SuppressionEntity).countBy({ siteId: a.siteId })).toBe(0);
-    expect(await eventsOf(ctx.t, a, after)).toEqual([{ name: 'newsletter.subscription.deleted', payload: { id: plain.id } }]);
+    expect(await eventsOf(ctx.t, a, after)).toEqual([
+      { name: 'newsletter.subscription.deleted', payload: { id: plain.id } },
+    ]);
 
-    await a.api.patch(`/api/v2/sites/${a.siteName}`).send({ settings: { newsletter: { suppressOnDelete: true } } }).expect(200);
+    await a.api
+      .patch(`/api/v2/sites/${a.siteName}`)
+      .send({ settings: { newsletter: { suppressOnDelete: true } } })
+      .expect(200);
     const kept = await active(a, 'kept@example.com', [list.id]);
     await a.api.delete(nl(a, `/subscriptions/${kept.id}`)).expect(204);
     expect(await ctx.t.db.getRepository(SuppressionEntity).find({ where: { siteId: a.siteId } })).toEqual([
       { siteId: a.siteId, emailHash: emailHash('kept@example.com'), reason: 'deleted', createdAt: expect.any(Date) },
     ]);
     await a.api.delete(nl(a, `/subscriptions/${kept.id}`)).expect(404);
-    await a.api.patch(`/api/v2/sites/${a.siteName}`).send({ settings: { newsletter: { suppressOnDelete: null } } }).expect(200);
+    await a.api
+      .patch(`/api/v2/sites/${a.siteName}`)
+      .send({ settings: { newsletter: { suppressOnDelete: null } } })
+      .expect(200);
   });
 
   it('another site’s subscription is a 404 on every route, and nothing changes; no key is a 401', async () => {
@@ -187,7 +235,11 @@ describe('/api/v2/sites/:siteName/newsletter/subscriptions (operators)', () => {
       404,
       'not_found',
     );
-    expectProblem(await b.api.post(nl(b, `/subscriptions/${sub.id}/list-membership`)).send({ remove: [list.id] }), 404, 'not_found');
+    expectProblem(
+      await b.api.post(nl(b, `/subscriptions/${sub.id}/list-membership`)).send({ remove: [list.id] }),
+      404,
+      'not_found',
+    );
     expectProblem(await b.api.get(nl(b, '/subscriptions/by-email?email=mine@example.com')), 404, 'not_found');
     expectProblem(await request(ctx.t.server).get(nl(a, '/subscriptions')), 401, 'missing_credential');
     expect(await snapshotDatabase(ctx.t.db)).toEqual(before);

@@ -1,6 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { ArrayMinSize, IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import {
+  ArrayMinSize,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
 import { SiteNameParamDto } from '../../common/http/params';
 import { IsIdSet, OptionalNotNull, toInteger } from '../../common/input/dto-rules';
 import { IsBoundedJsonObject } from '../../common/input/json-rules';
@@ -76,7 +87,10 @@ export class SubscribeReceiptDto {
  * one-click posts whose body is `List-Unsubscribe=One-Click` and whose token is in the URL).
  */
 export class UnsubscribeDto {
-  @ApiPropertyOptional({ example: 'm.1.x6Qe2-p0P9w3dWw1cG9aQA.9w8Cw6o3Hq1x9D5rA0dQJg', description: 'From a mail link' })
+  @ApiPropertyOptional({
+    example: 'm.1.x6Qe2-p0P9w3dWw1cG9aQA.9w8Cw6o3Hq1x9D5rA0dQJg',
+    description: 'From a mail link',
+  })
   @OptionalNotNull()
   @IsString()
   @MaxLength(200)
@@ -145,7 +159,10 @@ export class LinkResultDto {
 }
 
 export class PreferencesQueryDto {
-  @ApiPropertyOptional({ enum: ['left', 'left-all'], description: 'What the last form post did (a notice on the page)' })
+  @ApiPropertyOptional({
+    enum: ['left', 'left-all'],
+    description: 'What the last form post did (a notice on the page)',
+  })
   @IsOptional()
   @IsIn(['left', 'left-all'])
   done?: 'left' | 'left-all';

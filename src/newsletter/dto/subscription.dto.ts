@@ -37,7 +37,11 @@ const ATTRIBUTE_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /** The filters of the subscription list, also the `filter` of a bulk action. */
 export class SubscriptionFilterDto {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'Members of this list (any status unless `status`)' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    description: 'Members of this list (any status unless `status`)',
+  })
   @IsOptional()
   @Transform(toInteger)
   @IsInt()
@@ -45,7 +49,10 @@ export class SubscriptionFilterDto {
   @Max(Number.MAX_SAFE_INTEGER)
   listId?: number;
 
-  @ApiPropertyOptional({ enum: MEMBERSHIP_STATUSES, description: 'A membership in this status (of `listId` when given)' })
+  @ApiPropertyOptional({
+    enum: MEMBERSHIP_STATUSES,
+    description: 'A membership in this status (of `listId` when given)',
+  })
   @IsOptional()
   @IsIn(MEMBERSHIP_STATUSES)
   status?: MembershipStatus;
@@ -87,7 +94,11 @@ export class SubscriptionFilterDto {
 
 /** `?limit&cursor` and the filters; newest first. */
 export class SubscriptionQueryDto extends CursorQueryDto {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'Members of this list (any status unless `status`)' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    description: 'Members of this list (any status unless `status`)',
+  })
   @IsOptional()
   @Transform(toInteger)
   @IsInt()
@@ -95,7 +106,10 @@ export class SubscriptionQueryDto extends CursorQueryDto {
   @Max(Number.MAX_SAFE_INTEGER)
   listId?: number;
 
-  @ApiPropertyOptional({ enum: MEMBERSHIP_STATUSES, description: 'A membership in this status (of `listId` when given)' })
+  @ApiPropertyOptional({
+    enum: MEMBERSHIP_STATUSES,
+    description: 'A membership in this status (of `listId` when given)',
+  })
   @IsOptional()
   @IsIn(MEMBERSHIP_STATUSES)
   status?: MembershipStatus;

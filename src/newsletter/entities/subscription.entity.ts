@@ -39,7 +39,8 @@ export class SubscriptionEntity {
   @Column({ type: 'timestamptz', precision: 3, nullable: true }) consentAt: Date | null;
   @Column({ type: 'inet', nullable: true }) consentIp: string | null;
   @Column({ type: 'text', nullable: true }) consentUserAgent: string | null;
-  @Column({ type: 'bigint', array: true, nullable: true, transformer: idArrayTransformer }) consentListIds: number[] | null;
+  @Column({ type: 'bigint', array: true, nullable: true, transformer: idArrayTransformer }) consentListIds:
+    number[] | null;
   @Column({ type: 'text', nullable: true }) consentWording: string | null;
   /** The live confirmation link's nonce (single use: cleared when used or replaced). */
   @Column({ type: 'text', nullable: true }) confirmNonce: string | null;
