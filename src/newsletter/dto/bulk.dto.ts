@@ -107,7 +107,7 @@ export class SyncDto {
   })
   @OptionalNotNull()
   @Transform(({ value }: { value: unknown }) =>
-    Array.isArray(value) ? value.map((v) => (typeof v === 'string' ? v.trim().toLowerCase() : v)) : value,
+    Array.isArray(value) ? value.map((v: unknown) => (typeof v === 'string' ? v.trim().toLowerCase() : v)) : value,
   )
   @IsMailAddress({ each: true })
   @ArrayMaxSize(SYNC_MAX_EMAILS)
