@@ -237,7 +237,20 @@ export class SubscriptionResponseDto {
   @ApiProperty({ enum: DELIVERABILITIES, example: 'deliverable' }) deliverability: Deliverability;
   @ApiProperty({ example: 'form', description: '`form`, `api`, `import`, `sync`' }) source: string;
   @ApiProperty({ type: [MembershipResponseDto] }) lists: MembershipResponseDto[];
-  @ApiProperty({ type: ConsentResponseDto, nullable: true, description: 'Evidence of the last consent' })
+  // `ConsentResponseDto | null` written out: OpenAPI 3.0 has no nullable $ref.
+  @ApiProperty({
+    type: 'object',
+    nullable: true,
+    description: 'Evidence of the last consent: when, from where, for which lists, and the words shown',
+    properties: {
+      at: { type: 'string', format: 'date-time' },
+      ip: { type: 'string', nullable: true },
+      userAgent: { type: 'string', nullable: true },
+      listIds: { type: 'array', items: { type: 'integer' } },
+      wording: { type: 'string', nullable: true },
+    },
+    required: ['at', 'ip', 'userAgent', 'listIds', 'wording'],
+  })
   consent: ConsentResponseDto | null;
   @ApiProperty({ example: '2026-11-24T10:00:00.000Z' }) createdAt: string;
   @ApiProperty({ example: '2026-11-24T10:00:00.000Z' }) updatedAt: string;
