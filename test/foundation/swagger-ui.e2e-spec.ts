@@ -77,6 +77,12 @@ describe('Swagger UI in a real browser', () => {
     ['v1 legacy', 'get', '/v1/{site_name}/pages/{limit}/{offset}', /\/v1\/demo\/pages\/20\/0$/],
     ['API keys', 'get', '/api/v2/api-keys', /\/api\/v2\/api-keys\?limit=20$/],
     ['Account', 'get', '/api/v2/account/deletion-preview', /\/api\/v2\/account\/deletion-preview$/],
+    [
+      'Newsletter',
+      'get',
+      '/api/v2/sites/{siteName}/newsletter/lists',
+      /\/api\/v2\/sites\/demo\/newsletter\/lists\?limit=20$/,
+    ],
     ['Media', 'get', '/api/v2/sites/{siteName}/media', /\/api\/v2\/sites\/demo\/media\?limit=20$/],
     ['Content', 'get', '/api/v2/sites/{siteName}/content', /\/api\/v2\/sites\/demo\/content\?limit=20$/],
     ['Email', 'get', '/api/v2/sites/{siteName}/email/templates', /\/api\/v2\/sites\/demo\/email\/templates\?limit=20$/],
