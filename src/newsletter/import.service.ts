@@ -173,6 +173,7 @@ export class ImportService {
     let targets: ColumnTarget[] | undefined;
     let rowNo = 0;
     let pending: StagedRow[] = [];
+    const stager = new Stager((rows) => this.repository.stage(em, imp.id, rows));
     try {
       for await (const record of parser as AsyncIterable<string[]>) {
         rowNo += 1;
@@ -187,19 +188,22 @@ export class ImportService {
         if ('reason' in row) report.refuse(rowNo, row.reason);
         else pending.push(row);
         if (pending.length >= STAGE_ROWS) {
-          await this.repository.stage(em, imp.id, pending);
+          // The insert runs while the next rows are parsed; one at a time on the transaction.
+          await stager.add(pending);
           report.staged += pending.length;
           pending = [];
         }
       }
     } catch (err) {
+      await stager.drain().catch(() => undefined);
       const csv = err as { code?: string; lines?: number; message?: string };
       if (typeof csv.code === 'string' && csv.code.startsWith('CSV_'))
         throw invalidFile(`The CSV cannot be read at line ${csv.lines ?? '?'}: ${csv.message ?? csv.code}`);
       throw err;
     }
     if (!targets) throw invalidFile('The CSV has no header row');
-    await this.repository.stage(em, imp.id, pending);
+    await stager.add(pending);
+    await stager.drain();
     report.staged += pending.length;
     return report;
   }
@@ -226,6 +230,27 @@ export class ImportService {
       await this.repository.stage(em, imp.id, rows.slice(i, i + STAGE_ROWS));
     report.staged = rows.length;
     return report;
+  }
+}
+
+/** Staging inserts one behind the parser: the next batch is parsed while the last one is written. */
+class Stager {
+  private inflight: Promise<void> = Promise.resolve();
+  private failed: unknown = null;
+
+  constructor(private readonly write: (rows: StagedRow[]) => Promise<void>) {}
+
+  async add(rows: StagedRow[]): Promise<void> {
+    await this.drain();
+    if (rows.length === 0) return;
+    this.inflight = this.write(rows).catch((err: unknown) => {
+      this.failed = err;
+    });
+  }
+
+  async drain(): Promise<void> {
+    await this.inflight;
+    if (this.failed) throw this.failed;
   }
 }
 

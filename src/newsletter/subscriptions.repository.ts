@@ -11,6 +11,13 @@ import { SubscriptionEntity } from './entities/subscription.entity';
 
 /** Newest first: ids grow with creation, so one column orders and pages (index (site_id, id)). */
 const NEWEST: KeysetColumn[] = [{ expr: 's.id', type: 'number' }];
+/**
+ * With `listId`, the same order read from the membership's own column: PostgreSQL carries an
+ * equality across a join but not a range, so a cursor on `s.id` would scan the list's members
+ * from the newest down to it; on `fm.subscription_id` it is a range of the index.
+ */
+const NEWEST_IN_LIST: KeysetColumn[] = [{ expr: 'fm.subscription_id', type: 'number' }];
+const keysetOf = (f: SubscriptionFilterDto) => (f.listId !== undefined ? NEWEST_IN_LIST : NEWEST);
 
 /** The memberships of `s`, as one JSON array beside the row: a page is one statement. */
 const MEMBERSHIPS_JSON = `(SELECT coalesce(json_agg(json_build_object('listId', m.list_id, 'status', m.status,
@@ -104,12 +111,13 @@ export class SubscriptionsRepository {
   constructor(@InjectRepository(SubscriptionEntity) private readonly subs: Repository<SubscriptionEntity>) {}
 
   async list(site: SiteContext, query: SubscriptionQueryDto): Promise<Page<SubscriptionView>> {
-    const params = { ...filterParams(site, query), ...keysetParameters(NEWEST, query) };
+    const keyset = keysetOf(query);
+    const params = { ...filterParams(site, query), ...keysetParameters(keyset, query) };
     const shape = `${filterShape(query)}${query.cursor ? 1 : 0}:${query.limit}`;
     const { entities, extra } = await this.reads.read(shape, params, () => {
       const qb = this.subs.createQueryBuilder('s').addSelect(MEMBERSHIPS_JSON, 'lists').where('s.site_id = :siteId');
       applyFilters(qb, query);
-      return applyKeyset(qb, NEWEST, query);
+      return applyKeyset(qb, keyset, query);
     });
     const views = entities.map((subscription, i) => ({ subscription, memberships: toMemberships(extra(i, 'lists')) }));
     return keysetPage(views, query.limit, (v) => [v.subscription.id]);
@@ -151,8 +159,9 @@ export class SubscriptionsRepository {
     const qb = this.subs.createQueryBuilder('s').select('s.id', 'id').where('s.site_id = :siteId');
     applyFilters(qb, f);
     if (f.ids !== undefined) qb.andWhere('s.id = ANY(:ids::bigint[])', { ids: f.ids });
-    if (beforeId !== null) qb.andWhere('s.id < :beforeId', { beforeId });
-    qb.setParameters(filterParams(site, f)).orderBy('s.id', 'DESC').limit(limit);
+    const order = keysetOf(f)[0].expr;
+    if (beforeId !== null) qb.andWhere(`${order} < :beforeId`, { beforeId });
+    qb.setParameters(filterParams(site, f)).orderBy(order, 'DESC').limit(limit);
     return (await qb.getRawMany<{ id: string }>()).map((r) => Number(r.id));
   }
 

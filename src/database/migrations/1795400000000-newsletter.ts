@@ -5,7 +5,6 @@ export class Newsletter1795400000000 implements MigrationInterface {
   name = 'Newsletter1795400000000';
 
   public async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`CREATE EXTENSION IF NOT EXISTS pg_trgm`);
     await queryRunner.query(`CREATE TABLE "newsletter_lists" (
       "id" bigint GENERATED ALWAYS AS IDENTITY NOT NULL,
       "site_id" bigint NOT NULL,
@@ -51,9 +50,6 @@ export class Newsletter1795400000000 implements MigrationInterface {
     );
     await queryRunner.query(
       `CREATE INDEX "newsletter_subscriptions_site_id_deliverability_id_idx" ON "newsletter_subscriptions" ("site_id", "deliverability", "id")`,
-    );
-    await queryRunner.query(
-      `CREATE INDEX "newsletter_subscriptions_email_trgm_idx" ON "newsletter_subscriptions" USING gin ("email" gin_trgm_ops)`,
     );
     await queryRunner.query(
       `CREATE INDEX "newsletter_subscriptions_attributes_idx" ON "newsletter_subscriptions" USING gin ("attributes" jsonb_path_ops)`,

@@ -15,8 +15,8 @@ export type Deliverability = (typeof DELIVERABILITIES)[number];
 // Newest first (keyset on id), every address or one deliverability.
 @Index('newsletter_subscriptions_site_id_id_idx', ['siteId', 'id'])
 @Index('newsletter_subscriptions_site_id_deliverability_id_idx', ['siteId', 'deliverability', 'id'])
-// Written by hand in the migration: trigram GIN on email (`emailContains`), jsonb_path_ops GIN on attributes.
-@Index('newsletter_subscriptions_email_trgm_idx', { synchronize: false })
+// Written by hand in the migration: jsonb_path_ops GIN on attributes (`attributeName`/`attributeValue`).
+// `emailContains` has no index on purpose: a trigram GIN doubled an import's cost (docs/newsletter.md).
 @Index('newsletter_subscriptions_attributes_idx', { synchronize: false })
 @Check(
   'newsletter_subscriptions_deliverability_check',
