@@ -117,6 +117,9 @@ export class SubscriptionsRepository {
     const { entities, extra } = await this.reads.read(shape, params, () => {
       const qb = this.subs.createQueryBuilder('s').addSelect(MEMBERSHIPS_JSON, 'lists').where('s.site_id = :siteId');
       applyFilters(qb, query);
+      // The same bound on both sides of the join: whichever side the planner drives from, it
+      // reads a range of its index (PostgreSQL does not carry a range across the join itself).
+      if (query.listId !== undefined && query.cursor) qb.andWhere('s.id < :keyset_0');
       return applyKeyset(qb, keyset, query);
     });
     const views = entities.map((subscription, i) => ({ subscription, memberships: toMemberships(extra(i, 'lists')) }));
@@ -160,7 +163,7 @@ export class SubscriptionsRepository {
     applyFilters(qb, f);
     if (f.ids !== undefined) qb.andWhere('s.id = ANY(:ids::bigint[])', { ids: f.ids });
     const order = keysetOf(f)[0].expr;
-    if (beforeId !== null) qb.andWhere(`${order} < :beforeId`, { beforeId });
+    if (beforeId !== null) qb.andWhere(`${order} < :beforeId AND s.id < :beforeId`, { beforeId });
     qb.setParameters(filterParams(site, f)).orderBy(order, 'DESC').limit(limit);
     return (await qb.getRawMany<{ id: string }>()).map((r) => Number(r.id));
   }
