@@ -236,7 +236,7 @@ export class ImportService {
 /** Staging inserts one behind the parser: the next batch is parsed while the last one is written. */
 class Stager {
   private inflight: Promise<void> = Promise.resolve();
-  private failed: unknown = null;
+  private failed: Error | null = null;
 
   constructor(private readonly write: (rows: StagedRow[]) => Promise<void>) {}
 
@@ -244,7 +244,7 @@ class Stager {
     await this.drain();
     if (rows.length === 0) return;
     this.inflight = this.write(rows).catch((err: unknown) => {
-      this.failed = err;
+      this.failed = err instanceof Error ? err : new Error(String(err));
     });
   }
 

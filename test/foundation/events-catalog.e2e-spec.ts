@@ -608,10 +608,10 @@ const STEPS: Step[] = [
     does: 'follow the mailed confirmation link (GET …/newsletter/confirm/{token})',
     emits: ['newsletter.subscription.confirmed'],
     run: async (ctx) => {
-      const [mail] = (await ctx.t.db.query(
+      const [mail] = await ctx.t.db.query<Array<{ html: string }>>(
         `SELECT html FROM email_messages WHERE site_id = $1 AND recipient = 'reader@example.com' ORDER BY id DESC LIMIT 1`,
         [ctx.a.siteId],
-      )) as Array<{ html: string }>;
+      );
       const token = /newsletter\/confirm\/([^"?\s]+)/.exec(mail.html)![1];
       await call(agent(ctx.t).get(`/api/v2/sites/${ctx.a.siteName}/newsletter/confirm/${token}`), 200);
     },
@@ -620,10 +620,10 @@ const STEPS: Step[] = [
     does: 'leave by the link of the welcome mail (POST …/newsletter/unsubscribe)',
     emits: ['newsletter.subscription.unsubscribed'],
     run: async (ctx) => {
-      const [mail] = (await ctx.t.db.query(
+      const [mail] = await ctx.t.db.query<Array<{ html: string }>>(
         `SELECT html FROM email_messages WHERE site_id = $1 AND recipient = 'reader@example.com' ORDER BY id DESC LIMIT 1`,
         [ctx.a.siteId],
-      )) as Array<{ html: string }>;
+      );
       const token = /newsletter\/preferences\/([^"?\s]+)/.exec(mail.html)![1];
       await call(
         agent(ctx.t)

@@ -120,7 +120,9 @@ export class Newsletter1795400000000 implements MigrationInterface {
       CONSTRAINT "newsletter_imports_pkey" PRIMARY KEY ("id"),
       CONSTRAINT "newsletter_imports_site_id_fkey" FOREIGN KEY ("site_id") REFERENCES "sites"("id") ON DELETE CASCADE
     )`);
-    await queryRunner.query(`CREATE INDEX "newsletter_imports_site_id_id_idx" ON "newsletter_imports" ("site_id", "id")`);
+    await queryRunner.query(
+      `CREATE INDEX "newsletter_imports_site_id_id_idx" ON "newsletter_imports" ("site_id", "id")`,
+    );
 
     // Staging only: written once and read once per import, so not worth WAL.
     await queryRunner.query(`CREATE UNLOGGED TABLE "newsletter_import_rows" (
