@@ -15,6 +15,7 @@ import { EmailModule } from './email/email.module';
 import { CatalogModule } from './catalog/catalog.module';
 import { UsersModule } from './users/users.module';
 import { ContactsModule } from './contacts/contacts.module';
+import { NewsletterModule } from './newsletter/newsletter.module';
 import { OrdersModule } from './orders/orders.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
@@ -32,6 +33,7 @@ export const FEATURE_MODULES: Type[] = [
   ContactsModule,
   OrdersModule,
   WebhooksModule,
+  NewsletterModule,
 ];
 
 @Module({})

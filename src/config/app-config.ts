@@ -129,6 +129,20 @@ export class AppConfig {
   @Transform(toInt) @IsInt() @Min(1) USER_OTP_EMAIL_HOURLY_LIMIT = 10;
   /** Code requests and sign-in tries one client IP may make in an hour (shared by instances). */
   @Transform(toInt) @IsInt() @Min(1) USER_OTP_IP_HOURLY_LIMIT = 60;
+
+  // Newsletter (docs/newsletter.md)
+  /** A confirmation link works this many hours after it was mailed (and once). */
+  @Transform(toInt) @IsInt() @Min(1) @Max(24 * 30) NEWSLETTER_CONFIRM_TTL_HOURS = 48;
+  /** Public subscribes per client IP and site, per hour (429 past it). */
+  @Transform(toInt) @IsInt() @Min(1) NEWSLETTER_SUBSCRIBE_IP_HOURLY_LIMIT = 30;
+  /** Confirmation mails per address and site, per hour; past it the answer is the same and nothing is sent. */
+  @Transform(toInt) @IsInt() @Min(1) NEWSLETTER_SUBSCRIBE_EMAIL_HOURLY_LIMIT = 3;
+  /** An import file may be at most this many bytes. */
+  @Transform(toInt) @IsInt() @Min(1024) NEWSLETTER_IMPORT_MAX_BYTES = 256 * 1024 * 1024;
+  /** Imports of at most this many rows answer at once (200); larger ones are queued (202). */
+  @Transform(toInt) @IsInt() @Min(0) NEWSLETTER_IMPORT_SYNC_ROWS = 1000;
+  /** Rows upserted per statement and transaction by an import. */
+  @Transform(toInt) @IsInt() @Min(100) @Max(50_000) NEWSLETTER_IMPORT_BATCH_ROWS = 5000;
   /** How long a session lasts. */
   @Transform(toInt) @IsInt() @Min(60) USER_SESSION_TTL_SECONDS = 30 * 24 * 3600;
   /** How long an instance keeps a verified session (with its user) in memory; 0: never. */

@@ -10,19 +10,19 @@ import {
   ChangePlanDto,
   PauseSubscriptionDto,
   PlanChangeDto,
-  SubscriptionQueryDto,
-  SubscriptionResponseDto,
+  UserSubscriptionQueryDto,
+  UserSubscriptionResponseDto,
   toSubscriptionEntry,
   toSubscriptionResponse,
 } from './dto/subscription.dto';
-import { SubscriptionsService } from './subscriptions.service';
+import { UserSubscriptionsService } from './user-subscriptions.service';
 
 const FORBIDDEN_MOVES = 'A move the subscription’s status does not allow is a 409 `transition_forbidden`.';
 
 /** The signed-in user's own subscriptions (a session of this site; a key is a 403). */
 @ApiController('api/v2/sites/:siteName/users/me/subscriptions', 'Site users')
 export class MySubscriptionsController {
-  constructor(private readonly subscriptions: SubscriptionsService) {}
+  constructor(private readonly subscriptions: UserSubscriptionsService) {}
 
   @Get()
   @Route({
@@ -30,13 +30,13 @@ export class MySubscriptionsController {
     summary: 'List the current user’s subscriptions',
     operationId: 'listMySubscriptions',
     description: 'Newest first, keyset-paginated; filter by status.',
-    ok: PageDto(SubscriptionResponseDto),
+    ok: PageDto(UserSubscriptionResponseDto),
     problems: [400],
   })
   async list(
     @CurrentUser() user: UserPrincipal,
-    @Query() query: SubscriptionQueryDto,
-  ): Promise<Page<SubscriptionResponseDto>> {
+    @Query() query: UserSubscriptionQueryDto,
+  ): Promise<Page<UserSubscriptionResponseDto>> {
     return mapPage(await this.subscriptions.listOf(user.userId, query), toSubscriptionResponse);
   }
 
@@ -46,7 +46,7 @@ export class MySubscriptionsController {
     summary: 'Pause one of the current user’s subscriptions',
     operationId: 'pauseMySubscription',
     description: `\`trialing | active → paused\`, until \`resumesAt\` or a resume. ${FORBIDDEN_MOVES}`,
-    ok: SubscriptionResponseDto,
+    ok: UserSubscriptionResponseDto,
     problems: [400, 409],
     optionalBody: PauseSubscriptionDto,
     idempotent: true,
@@ -56,7 +56,7 @@ export class MySubscriptionsController {
     @CurrentUser() user: UserPrincipal,
     @Param() { id }: SiteIdParamDto,
     @Body() dto: PauseSubscriptionDto,
-  ): Promise<SubscriptionResponseDto> {
+  ): Promise<UserSubscriptionResponseDto> {
     return toSubscriptionResponse(await this.subscriptions.pause(site, user.userId, id, dto ?? {}));
   }
 
@@ -66,7 +66,7 @@ export class MySubscriptionsController {
     summary: 'Resume one of the current user’s subscriptions',
     operationId: 'resumeMySubscription',
     description: `\`paused → active\`. ${FORBIDDEN_MOVES}`,
-    ok: SubscriptionResponseDto,
+    ok: UserSubscriptionResponseDto,
     problems: [409],
     idempotent: true,
   })
@@ -74,7 +74,7 @@ export class MySubscriptionsController {
     @CurrentSite() site: SiteContext,
     @CurrentUser() user: UserPrincipal,
     @Param() { id }: SiteIdParamDto,
-  ): Promise<SubscriptionResponseDto> {
+  ): Promise<UserSubscriptionResponseDto> {
     return toSubscriptionResponse(await this.subscriptions.resume(site, user.userId, id));
   }
 
@@ -84,7 +84,7 @@ export class MySubscriptionsController {
     summary: 'Cancel one of the current user’s subscriptions',
     operationId: 'cancelMySubscription',
     description: `Now, or with \`atPeriodEnd\` when the current period ends. ${FORBIDDEN_MOVES}`,
-    ok: SubscriptionResponseDto,
+    ok: UserSubscriptionResponseDto,
     problems: [400, 409],
     optionalBody: CancelSubscriptionDto,
     idempotent: true,
@@ -94,7 +94,7 @@ export class MySubscriptionsController {
     @CurrentUser() user: UserPrincipal,
     @Param() { id }: SiteIdParamDto,
     @Body() dto: CancelSubscriptionDto,
-  ): Promise<SubscriptionResponseDto> {
+  ): Promise<UserSubscriptionResponseDto> {
     return toSubscriptionResponse(await this.subscriptions.cancel(site, user.userId, id, dto ?? {}));
   }
 

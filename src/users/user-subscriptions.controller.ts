@@ -13,13 +13,13 @@ import {
   CreateChargeDto,
   PauseSubscriptionDto,
   PlanChangeDto,
-  SubscriptionQueryDto,
-  SubscriptionResponseDto,
+  UserSubscriptionQueryDto,
+  UserSubscriptionResponseDto,
   toSubscriptionEntry,
   toSubscriptionResponse,
   UserSubscriptionParamDto,
 } from './dto/subscription.dto';
-import { SubscriptionsService } from './subscriptions.service';
+import { UserSubscriptionsService } from './user-subscriptions.service';
 
 const FORBIDDEN_MOVES =
   'A move the subscription’s status does not allow is a 409 `transition_forbidden` (docs/users.md has the table).';
@@ -27,7 +27,7 @@ const FORBIDDEN_MOVES =
 /** Operators' routes over a user's subscriptions (a secret key; a session is a 403). */
 @ApiController('api/v2/sites/:siteName/users', 'Site users')
 export class UserSubscriptionsController {
-  constructor(private readonly subscriptions: SubscriptionsService) {}
+  constructor(private readonly subscriptions: UserSubscriptionsService) {}
 
   @Get(':id/subscriptions')
   @Route({
@@ -35,14 +35,14 @@ export class UserSubscriptionsController {
     summary: 'List a site user’s subscriptions',
     operationId: 'listUserSubscriptions',
     description: 'Newest first, keyset-paginated; filter by status.',
-    ok: PageDto(SubscriptionResponseDto),
+    ok: PageDto(UserSubscriptionResponseDto),
     problems: [400, 403],
   })
   async list(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
-    @Query() query: SubscriptionQueryDto,
-  ): Promise<Page<SubscriptionResponseDto>> {
+    @Query() query: UserSubscriptionQueryDto,
+  ): Promise<Page<UserSubscriptionResponseDto>> {
     return mapPage(await this.subscriptions.list(site, id, query), toSubscriptionResponse);
   }
 
@@ -52,7 +52,7 @@ export class UserSubscriptionsController {
     summary: 'Pause a site user’s subscription',
     operationId: 'pauseUserSubscription',
     description: `\`trialing | active → paused\`, until \`resumesAt\` (then a job resumes it) or a resume. ${FORBIDDEN_MOVES}`,
-    ok: SubscriptionResponseDto,
+    ok: UserSubscriptionResponseDto,
     problems: [400, 403, 409],
     optionalBody: PauseSubscriptionDto,
     idempotent: true,
@@ -61,7 +61,7 @@ export class UserSubscriptionsController {
     @CurrentSite() site: SiteContext,
     @Param() { id, subId }: UserSubscriptionParamDto,
     @Body() dto: PauseSubscriptionDto,
-  ): Promise<SubscriptionResponseDto> {
+  ): Promise<UserSubscriptionResponseDto> {
     return toSubscriptionResponse(await this.subscriptions.pause(site, id, subId, dto ?? {}));
   }
 
@@ -71,14 +71,14 @@ export class UserSubscriptionsController {
     summary: 'Resume a site user’s subscription',
     operationId: 'resumeUserSubscription',
     description: `\`paused → active\`; a period that ended while paused starts again now. ${FORBIDDEN_MOVES}`,
-    ok: SubscriptionResponseDto,
+    ok: UserSubscriptionResponseDto,
     problems: [403, 409],
     idempotent: true,
   })
   async resume(
     @CurrentSite() site: SiteContext,
     @Param() { id, subId }: UserSubscriptionParamDto,
-  ): Promise<SubscriptionResponseDto> {
+  ): Promise<UserSubscriptionResponseDto> {
     return toSubscriptionResponse(await this.subscriptions.resume(site, id, subId));
   }
 
@@ -88,7 +88,7 @@ export class UserSubscriptionsController {
     summary: 'Cancel a site user’s subscription',
     operationId: 'cancelUserSubscription',
     description: `Now, or with \`atPeriodEnd\` when the current period ends. ${FORBIDDEN_MOVES}`,
-    ok: SubscriptionResponseDto,
+    ok: UserSubscriptionResponseDto,
     problems: [400, 403, 409],
     optionalBody: CancelSubscriptionDto,
     idempotent: true,
@@ -97,7 +97,7 @@ export class UserSubscriptionsController {
     @CurrentSite() site: SiteContext,
     @Param() { id, subId }: UserSubscriptionParamDto,
     @Body() dto: CancelSubscriptionDto,
-  ): Promise<SubscriptionResponseDto> {
+  ): Promise<UserSubscriptionResponseDto> {
     return toSubscriptionResponse(await this.subscriptions.cancel(site, id, subId, dto ?? {}));
   }
 

@@ -6,7 +6,7 @@ import { SubscriptionEntryEntity } from './entities/subscription-entry.entity';
 import { UserSubscriptionEntity } from './entities/user-subscription.entity';
 import { MySubscriptionsController } from './my-subscriptions.controller';
 import { PaymentProcessors } from './payment-processor';
-import { SubscriptionsService } from './subscriptions.service';
+import { UserSubscriptionsService } from './user-subscriptions.service';
 import { UserSubscriptionsController } from './user-subscriptions.controller';
 import { CreditsRepository } from './credits.repository';
 import { CreditsService } from './credits.service';
@@ -68,8 +68,8 @@ import { UsersService } from './users.service';
     UsersDataOwner,
     UsersErasureOwner,
     PaymentProcessors,
-    SubscriptionsService,
+    UserSubscriptionsService,
   ],
-  exports: [UsersService, SessionsService, CreditsService, SubscriptionsService, PaymentProcessors],
+  exports: [UsersService, SessionsService, CreditsService, UserSubscriptionsService, PaymentProcessors],
 })
 export class UsersModule {}

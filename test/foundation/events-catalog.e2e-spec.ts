@@ -606,6 +606,84 @@ const STEPS: Step[] = [
       await call(ctx.a.api.post(collectionsUrl(ctx.a)).send({ name: 'Sets off the failing endpoint' }), 201);
     },
   },
+  // newsletter
+  {
+    does: 'create a newsletter list (POST …/newsletter/lists)',
+    emits: ['newsletter.list.created'],
+    run: async (ctx) => {
+      const list = await call(
+        ctx.a.api.post(`/api/v2/sites/${ctx.a.siteName}/newsletter/lists`).send({ name: 'Weekly digest' }),
+        201,
+      );
+      ctx.made.newsletterListId = Number(list.id);
+    },
+  },
+  {
+    does: 'rename it (PATCH …/newsletter/lists/{id})',
+    emits: ['newsletter.list.updated'],
+    run: async (ctx) => {
+      const url = `/api/v2/sites/${ctx.a.siteName}/newsletter/lists/${id(ctx, 'newsletterListId')}`;
+      await call(ctx.a.api.patch(url).send({ name: 'The weekly digest' }), 200);
+    },
+  },
+  {
+    does: 'subscribe to it without a key (POST …/newsletter/subscribe)',
+    emits: ['newsletter.subscription.created'],
+    run: async (ctx) => {
+      await call(
+        agent(ctx.t)
+          .post(`/api/v2/sites/${ctx.a.siteName}/newsletter/subscribe`)
+          .send({ email: 'reader@example.com', lists: [id(ctx, 'newsletterListId')] }),
+        202,
+      );
+    },
+  },
+  {
+    does: 'follow the mailed confirmation link (GET …/newsletter/confirm/{token})',
+    emits: ['newsletter.subscription.confirmed'],
+    run: async (ctx) => {
+      const [mail] = await ctx.t.db.query<Array<{ html: string }>>(
+        `SELECT html FROM email_messages WHERE site_id = $1 AND recipient = 'reader@example.com' ORDER BY id DESC LIMIT 1`,
+        [ctx.a.siteId],
+      );
+      const token = /newsletter\/confirm\/([^"?\s]+)/.exec(mail.html)![1];
+      await call(agent(ctx.t).get(`/api/v2/sites/${ctx.a.siteName}/newsletter/confirm/${token}`), 200);
+    },
+  },
+  {
+    does: 'leave by the link of the welcome mail (POST …/newsletter/unsubscribe)',
+    emits: ['newsletter.subscription.unsubscribed'],
+    run: async (ctx) => {
+      const [mail] = await ctx.t.db.query<Array<{ html: string }>>(
+        `SELECT html FROM email_messages WHERE site_id = $1 AND recipient = 'reader@example.com' ORDER BY id DESC LIMIT 1`,
+        [ctx.a.siteId],
+      );
+      const token = /newsletter\/preferences\/([^"?\s]+)/.exec(mail.html)![1];
+      await call(
+        agent(ctx.t)
+          .post(`/api/v2/sites/${ctx.a.siteName}/newsletter/unsubscribe`)
+          .send({ token, reason: 'Too many mails' }),
+        200,
+      );
+    },
+  },
+  {
+    does: 'delete the subscription (DELETE …/newsletter/subscriptions/{id})',
+    emits: ['newsletter.subscription.deleted'],
+    run: async (ctx) => {
+      const base = `/api/v2/sites/${ctx.a.siteName}/newsletter/subscriptions`;
+      const sub = await call(ctx.a.api.get(`${base}/by-email?email=reader@example.com`), 200);
+      await call(ctx.a.api.delete(`${base}/${Number(sub.id)}`), 204);
+    },
+  },
+  {
+    does: 'delete the list (DELETE …/newsletter/lists/{id})',
+    emits: ['newsletter.list.deleted'],
+    run: async (ctx) => {
+      const url = `/api/v2/sites/${ctx.a.siteName}/newsletter/lists/${id(ctx, 'newsletterListId')}`;
+      await call(ctx.a.api.delete(url), 204);
+    },
+  },
 ];
 
 interface Recorded {

@@ -177,6 +177,20 @@ describe('input hardening over every operation of the OpenAPI document', () => {
       .send({ name: 'Fixture', email: 'fixture@example.com', message: 'Fixture' })
       .expect(201);
     ids.contact = (await tenant.api.get(`${site}/contacts?limit=1`).expect(200)).body.data[0].id as number;
+    ids.newsletterList = await made(await tenant.api.post(`${site}/newsletter/lists`).send({ name: 'Fixture' }));
+    await tenant.api
+      .post(`${site}/newsletter/subscriptions/sync`)
+      .send({ listId: ids.newsletterList, emails: ['fixture@example.com'] })
+      .expect(200);
+    ids.subscription = (await tenant.api.get(`${site}/newsletter/subscriptions?limit=1`).expect(200)).body.data[0]
+      .id as number;
+    ids.newsletterImport = (
+      await tenant.api
+        .post(`${site}/newsletter/subscriptions/import`)
+        .field('listIds', String(ids.newsletterList))
+        .attach('file', Buffer.from('email\nimported@example.com\n'), 'fixture.csv')
+        .expect(200)
+    ).body.id as number;
   });
 
   afterAll(async () => {
@@ -203,6 +217,9 @@ describe('input hardening over every operation of the OpenAPI document', () => {
     if (path.includes('/users/')) return ids.user;
     if (path.includes('/contacts/')) return ids.contact;
     if (path.includes('/orders/')) return ids.order;
+    if (path.includes('/newsletter/lists/')) return ids.newsletterList;
+    if (path.includes('/newsletter/subscriptions/')) return ids.subscription;
+    if (path.includes('/newsletter/imports/')) return ids.newsletterImport;
     throw new Error(`no fixture id for ${path}: add one to the table`);
   }
 
@@ -238,6 +255,11 @@ describe('input hardening over every operation of the OpenAPI document', () => {
         return String(tenant.accountId);
       case 'project_id':
         return String(tenant.siteId);
+      case 'token':
+        // Well-formed, signed by no one: refused before any row is read.
+        return op.path.includes('/confirm/')
+          ? 'c.1.AAAAAAAAAAAAAAAAAAAAAA.1.AAAAAAAAAAAAAAAAAAAAAA'
+          : 'm.1.AAAAAAAAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA';
       case 'limit':
         return '20';
       case 'offset':
@@ -732,12 +754,14 @@ describe('input hardening over every operation of the OpenAPI document', () => {
             ['multipart/form-data; boundary=x', '--x--\r\n'],
             [undefined, body],
           ] as const) {
+            // A route that also takes an HTML form (newsletter unsubscribe) validates it like JSON.
+            const form = type === 'application/x-www-form-urlencoded' && op.formBody;
             cases.push({
               ...base,
               label: `${op.label} as ${type ?? 'no content type'}`,
               headers: type ? { 'content-type': type } : undefined,
               body: text,
-              expect: [415, 'unsupported_media_type'],
+              expect: form ? [400, 'validation_failed'] : [415, 'unsupported_media_type'],
             });
           }
           if (op.bodyRequired) {

@@ -37,6 +37,14 @@ const MODULES = readdirSync(SRC).filter(
 const PUBLIC_FILE = /(\.service|\.events|\.module)\.ts$|\/dto\/[^/]+\.dto\.ts$/;
 
 describe('The module kit (docs/modules.md)', () => {
+  it('no two classes of src share a name: OpenAPI schemas are named after DTO classes, and one would hide the other', () => {
+    const seen = new Map<string, string[]>();
+    for (const file of sourceFiles())
+      for (const [, name] of readFileSync(file, 'utf8').matchAll(/^export (?:abstract )?class (\w+)/gm))
+        seen.set(name, [...(seen.get(name) ?? []), relative(SRC, file)]);
+    expect([...seen].filter(([, files]) => files.length > 1)).toEqual([]);
+  });
+
   it('modules reach each other only through services, events, request DTOs and Nest modules', () => {
     expect(MODULES).toEqual(expect.arrayContaining(['content', 'media', 'collections', 'v1']));
     const leaks: string[] = [];

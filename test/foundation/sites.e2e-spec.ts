@@ -28,6 +28,7 @@ describe('/api/v2/sites (admin)', () => {
       email: { fromName: null, fromAddress: null, replyTo: null },
       contacts: { notifyEmails: [] },
       orders: { taxRates: {}, defaultTaxRate: null },
+      newsletter: { confirmRedirectUrl: null, suppressOnDelete: false },
     },
     createdAt: ISO,
     updatedAt: ISO,
@@ -48,6 +49,7 @@ describe('/api/v2/sites (admin)', () => {
           email: { fromName: null, fromAddress: null, replyTo: null },
           contacts: { notifyEmails: [] },
           orders: { taxRates: {}, defaultTaxRate: null },
+          newsletter: { confirmRedirectUrl: null, suppressOnDelete: false },
         },
         createdAt: ISO,
         updatedAt: ISO,
@@ -232,6 +234,7 @@ describe('/api/v2/sites (admin)', () => {
             email: { fromName: 'The Shop', fromAddress: 'hello@shop.example.com', replyTo: 'help@shop.example.com' },
             contacts: { notifyEmails: [] },
             orders: { taxRates: {}, defaultTaxRate: null },
+            newsletter: { confirmRedirectUrl: null, suppressOnDelete: false },
           },
         }),
       );
@@ -242,6 +245,7 @@ describe('/api/v2/sites (admin)', () => {
         email: { fromName: 'Shop Team', fromAddress: 'hello@shop.example.com', replyTo: null },
         contacts: { notifyEmails: [] },
         orders: { taxRates: {}, defaultTaxRate: null },
+        newsletter: { confirmRedirectUrl: null, suppressOnDelete: false },
       });
       const row = await sites().findOneByOrFail({ id: x.siteId });
       expect(row.settings).toEqual({
@@ -265,6 +269,7 @@ describe('/api/v2/sites (admin)', () => {
         email: { fromName: null, fromAddress: null, replyTo: null },
         contacts: { notifyEmails: ['team@shop.example.com', 'sales@shop.example.com'] },
         orders: { taxRates: {}, defaultTaxRate: null },
+        newsletter: { confirmRedirectUrl: null, suppressOnDelete: false },
       });
       // Another section's change leaves it alone; a new list replaces the old one.
       await x.api

@@ -2026,6 +2026,310 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/sites/{siteName}/newsletter/lists": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List newsletter lists
+         * @description Newest first, keyset-paginated, with the members of each by status.
+         */
+        get: operations["listNewsletterLists"];
+        put?: never;
+        /** Create a newsletter list */
+        post: operations["createNewsletterList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/newsletter/lists/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a newsletter list */
+        get: operations["getNewsletterList"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a newsletter list
+         * @description Its memberships go with it; the subscribers stay.
+         */
+        delete: operations["deleteNewsletterList"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a newsletter list
+         * @description Fields left out stay as they are; `doubleOptIn` applies to members who join from now on.
+         */
+        patch: operations["updateNewsletterList"];
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/newsletter/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List subscriptions
+         * @description Newest first, keyset-paginated; filters combine. Each subscription shows its lists.
+         */
+        get: operations["listSubscriptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/newsletter/subscriptions/by-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a subscription by email */
+        get: operations["getSubscriptionByEmail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/newsletter/subscriptions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a subscription */
+        get: operations["getSubscription"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a subscription
+         * @description Erases the subscriber: the row, its memberships and consent evidence. With the site setting `newsletter.suppressOnDelete`, a hash of the address is kept so import, sync and bulk never add it again.
+         */
+        delete: operations["deleteSubscription"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/newsletter/subscriptions/{id}/list-membership": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change list membership
+         * @description Joins (`add`) and leaves (`remove`) lists. With `consent` the joins are `active`; without, `pending` and a confirmation is mailed. Joining a list the subscriber left, or any list for an address that complained or is suppressed, is a 409: only the person subscribes again.
+         */
+        post: operations["changeSubscriptionListMembership"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/newsletter/subscriptions/{id}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change a subscription status
+         * @description Moves memberships to `unsubscribed` (some lists or all) and/or sets the deliverability, with a reason. Other moves are a 409 with nothing changed: an operator never subscribes anyone back, and a complaint only moves to `suppressed`.
+         */
+        post: operations["changeSubscriptionStatus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/newsletter/subscriptions/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Bulk action
+         * @description Unsubscribes, deletes, sets the deliverability of, adds to or removes from lists the subscriptions named by `ids` or matched by `filter` (the list route’s filters), one transaction per batch of 1,000, and answers counts. Never subscribes back an address that left a list, complained or is suppressed; records no per-subscription event.
+         */
+        post: operations["bulkSubscriptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/newsletter/subscriptions/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import
+         * @description Upserts subscribers from a CSV (streamed; a header row, UTF-8 with or without BOM; `columns` maps headers) or a JSON array, by address. Mode `subscribe` joins `listIds` (`active` with `consent`, else `pending`, no mail); mode `blocklist` suppresses the addresses. Never subscribes back an address that left a list, complained or is suppressed. Up to NEWSLETTER_IMPORT_SYNC_ROWS rows answer at once (200) with the counts and the invalid rows by row number; larger imports answer 202 with the import, to follow at `GET …/newsletter/imports/{id}`. `Idempotency-Key` replays the first answer (the key names the upload).
+         */
+        post: operations["importSubscriptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/newsletter/subscriptions/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sync a list
+         * @description Makes the list’s members exactly `emails` (and, with `fromUsers`, the site users whose `metadata.newsletter` is true): the missing join (`active` with `consent`, else `pending`, no mail), the others are unsubscribed from this list. Addresses that left the list, complained or are suppressed are skipped. Running it again with the same set changes nothing.
+         */
+        post: operations["syncSubscriptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/newsletter/imports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an import (admin)
+         * @description Progress of a queued import: rows read and done, created, updated, skipped, and the bad-row report.
+         */
+        get: operations["getNewsletterImport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/newsletter/subscribe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Subscribe
+         * @description A signup form posts here, without a key. Creates or updates the address's subscription and joins the public lists named; lists with double opt-in stay `pending` until the mailed link is followed, the others are `active` at once (and a welcome mail is sent). The answer is the same whether or not the address was known. Limited per client IP (429) and per address (past it, nothing more is mailed). A filled-in `website` honeypot gets the same answer and nothing happens.
+         */
+        post: operations["subscribePublicNewsletter"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/newsletter/confirm/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Confirm a subscription
+         * @description The link of the confirmation mail: makes the pending memberships `active`. The token is signed, expires (NEWSLETTER_CONFIRM_TTL_HOURS) and works once: forged is a 400 `invalid_token`, expired 410 `token_expired`, used or replaced 410 `token_used`, and nothing changes. A browser (`Accept: text/html`) gets a small page in the site’s name instead (or a 303 to the site’s `newsletter.confirmRedirectUrl`); API clients get JSON.
+         */
+        get: operations["confirmPublicNewsletter"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/newsletter/unsubscribe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Unsubscribe
+         * @description Leaves one list (`listId`) or every list, by the token of a mail link (in the body, or in the URL of a `List-Unsubscribe` header). Takes JSON or a form: RFC 8058 one-click posts (`List-Unsubscribe=One-Click`, form-encoded, token in the URL) leave every list, and the hosted preferences page posts its forms here (a browser is sent back to that page, 303). Idempotent: leaving again, or by the link of an address since deleted, answers 200.
+         */
+        post: operations["unsubscribePublicNewsletter"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/newsletter/preferences/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Subscription preferences page
+         * @description An HTML page for people, outside the interface: the link of every newsletter mail. Shows the address's lists and lets the person leave one or all (its forms post to `unsubscribe`). No script, no third-party asset; an invalid link is a page too (400).
+         */
+        get: operations["preferencesPublicNewsletter"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2116,12 +2420,19 @@ export interface components {
              */
             defaultTaxRate: number | null;
         };
+        NewsletterSettingsResponseDto: {
+            /** @example null */
+            confirmRedirectUrl: string | null;
+            /** @example false */
+            suppressOnDelete: boolean;
+        };
         SiteSettingsResponseDto: {
             /** @example null */
             publicBaseUrl: string | null;
             email: components["schemas"]["EmailSettingsResponseDto"];
             contacts: components["schemas"]["ContactsSettingsResponseDto"];
             orders: components["schemas"]["OrdersSettingsResponseDto"];
+            newsletter: components["schemas"]["NewsletterSettingsResponseDto"];
         };
         SiteResponseDto: {
             /** @example 1 */
@@ -2185,6 +2496,18 @@ export interface components {
              */
             defaultTaxRate?: number | null;
         };
+        NewsletterSettingsDto: {
+            /**
+             * @description Where a browser is sent (303) once it confirms a subscription; null: a page in the site’s name
+             * @example https://blog.example.com/thanks
+             */
+            confirmRedirectUrl?: string | null;
+            /**
+             * @description Deleting a subscription keeps a hash of its address, so import, sync and bulk never add it again; null: false
+             * @example true
+             */
+            suppressOnDelete?: boolean | null;
+        };
         SiteSettingsDto: {
             /**
              * @description Origin of the links in this site's mail; null: PUBLIC_BASE_URL
@@ -2197,6 +2520,8 @@ export interface components {
             contacts?: components["schemas"]["ContactsSettingsDto"];
             /** @description The tax of the site's orders */
             orders?: components["schemas"]["OrdersSettingsDto"];
+            /** @description The newsletter audience */
+            newsletter?: components["schemas"]["NewsletterSettingsDto"];
         };
         UpdateSiteDto: {
             /** @example My blog */
@@ -4471,7 +4796,7 @@ export interface components {
                 [key: string]: unknown;
             } | unknown[] | (string | null) | number | boolean;
         };
-        SubscriptionResponseDto: {
+        UserSubscriptionResponseDto: {
             /** @example 3 */
             id: number;
             /** @example 12 */
@@ -4543,8 +4868,8 @@ export interface components {
             /** @example 2026-11-01T00:00:00.000Z */
             updatedAt: string;
         };
-        SubscriptionPageDto: {
-            data: components["schemas"]["SubscriptionResponseDto"][];
+        UserSubscriptionPageDto: {
+            data: components["schemas"]["UserSubscriptionResponseDto"][];
             pagination: components["schemas"]["PaginationDto"];
         };
         PauseSubscriptionDto: {
@@ -4616,7 +4941,7 @@ export interface components {
             paidAt: string | null;
         };
         PlanChangeDto: {
-            subscription: components["schemas"]["SubscriptionResponseDto"];
+            subscription: components["schemas"]["UserSubscriptionResponseDto"];
             /** @description The proration recorded (empty with `prorate: false`): never charged by Sitebase */
             prorations: components["schemas"]["SubscriptionEntryDto"][];
         };
@@ -5638,6 +5963,479 @@ export interface components {
             };
             /** @description Every attempt of the delivery, oldest first */
             attemptLog: components["schemas"]["WebhookAttemptDto"][];
+        };
+        ListCountsDto: {
+            /** @example 3 */
+            pending: number;
+            /** @example 120 */
+            active: number;
+            /** @example 4 */
+            unsubscribed: number;
+        };
+        ListResponseDto: {
+            /** @example 1 */
+            id: number;
+            /** @example Weekly digest */
+            name: string;
+            /** @example The best of the week, every Friday */
+            description: string;
+            /** @example true */
+            doubleOptIn: boolean;
+            /**
+             * @example public
+             * @enum {string}
+             */
+            visibility: "public" | "private";
+            /** @description Members by status */
+            counts: components["schemas"]["ListCountsDto"];
+            /** @example 2026-11-24T10:00:00.000Z */
+            createdAt: string;
+            /** @example 2026-11-24T10:00:00.000Z */
+            updatedAt: string;
+        };
+        ListPageDto: {
+            data: components["schemas"]["ListResponseDto"][];
+            pagination: components["schemas"]["PaginationDto"];
+        };
+        CreateListDto: {
+            /**
+             * @description Shown to subscribers
+             * @example Weekly digest
+             */
+            name: string;
+            /** @example The best of the week, every Friday */
+            description?: string;
+            /**
+             * @description New members confirm by mail before they are active. Absent on create: true
+             * @example true
+             */
+            doubleOptIn?: boolean;
+            /**
+             * @description Only public lists may be named in the public subscribe. Absent on create: `public`
+             * @enum {string}
+             */
+            visibility?: "public" | "private";
+        };
+        UpdateListDto: {
+            /** @example Weekly digest */
+            name?: string;
+            /** @example The best of the week, every Friday */
+            description?: string;
+            /**
+             * @description Applies to members who join from now on
+             * @example true
+             */
+            doubleOptIn?: boolean;
+            /** @enum {string} */
+            visibility?: "public" | "private";
+        };
+        MembershipResponseDto: {
+            /** @example 1 */
+            listId: number;
+            /**
+             * @example active
+             * @enum {string}
+             */
+            status: "pending" | "active" | "unsubscribed";
+            /** @example 2026-11-24T10:00:00.000Z */
+            subscribedAt: string | null;
+            /** @example null */
+            unsubscribedAt: string | null;
+            /**
+             * @description Why it last moved (operator)
+             * @example null
+             */
+            reason: string | null;
+            /** @example 2026-11-24T10:00:00.000Z */
+            updatedAt: string;
+        };
+        SubscriptionResponseDto: {
+            /** @example 1 */
+            id: number;
+            /** @example ada@example.com */
+            email: string;
+            /** @example Ada Lovelace */
+            name: string;
+            /**
+             * @description A JSON object of at most 3 levels and 4096 bytes
+             * @example {
+             *       "plan": "pro",
+             *       "city": "Lyon"
+             *     }
+             */
+            attributes: {
+                [key: string]: unknown;
+            };
+            /**
+             * @example deliverable
+             * @enum {string}
+             */
+            deliverability: "deliverable" | "bounced" | "complained" | "suppressed";
+            /**
+             * @description `form`, `api`, `import`, `sync`
+             * @example form
+             */
+            source: string;
+            lists: components["schemas"]["MembershipResponseDto"][];
+            /** @description Evidence of the last consent: when, from where, for which lists, and the words shown */
+            consent?: {
+                /** Format: date-time */
+                at: string;
+                ip: string | null;
+                userAgent: string | null;
+                listIds: number[];
+                wording: string | null;
+            } | null;
+            /** @example 2026-11-24T10:00:00.000Z */
+            createdAt: string;
+            /** @example 2026-11-24T10:00:00.000Z */
+            updatedAt: string;
+        };
+        SubscriptionPageDto: {
+            data: components["schemas"]["SubscriptionResponseDto"][];
+            pagination: components["schemas"]["PaginationDto"];
+        };
+        ListMembershipDto: {
+            /**
+             * @description Lists to join (at most 100)
+             * @example [
+             *       1
+             *     ]
+             */
+            add?: number[];
+            /**
+             * @description Lists to leave: the membership is removed
+             * @example [
+             *       2
+             *     ]
+             */
+            remove?: number[];
+            /**
+             * @description The person agreed to receive these lists (you keep the proof): joins are `active` at once. Absent or false: `pending`, and a confirmation is mailed for lists with double opt-in
+             * @example false
+             */
+            consent?: boolean;
+            /** @example Ticked "Send me the weekly digest" at checkout */
+            consentWording?: string;
+        };
+        ChangeStatusDto: {
+            /**
+             * @description Memberships to move (only `unsubscribed`: an operator never subscribes anyone back)
+             * @enum {string}
+             */
+            status?: "unsubscribed";
+            /**
+             * @description The lists of `status`; absent: all its lists
+             * @example [
+             *       1
+             *     ]
+             */
+            listIds?: number[];
+            /**
+             * @description The address's deliverability
+             * @enum {string}
+             */
+            deliverability?: "deliverable" | "bounced" | "complained" | "suppressed";
+            /** @example Asked by phone to stop */
+            reason: string;
+        };
+        SubscriptionFilterDto: {
+            /** @description Members of this list (any status unless `status`) */
+            listId?: number;
+            /**
+             * @description A membership in this status (of `listId` when given)
+             * @enum {string}
+             */
+            status?: "pending" | "active" | "unsubscribed";
+            /** @enum {string} */
+            deliverability?: "deliverable" | "bounced" | "complained" | "suppressed";
+            /**
+             * @description Part of the address (any case)
+             * @example example.com
+             */
+            emailContains?: string;
+            /**
+             * @description With `attributeValue`: the attribute that must equal it
+             * @example plan
+             */
+            attributeName?: string;
+            /**
+             * @description A string value of `attributeName`
+             * @example pro
+             */
+            attributeValue?: string;
+            /**
+             * Format: date-time
+             * @description Created at or after this date-time (RFC 3339)
+             */
+            createdFrom?: string;
+            /**
+             * Format: date-time
+             * @description Created before this date-time (RFC 3339), exclusive
+             */
+            createdTo?: string;
+        };
+        BulkDto: {
+            /**
+             * @example unsubscribe
+             * @enum {string}
+             */
+            action: "unsubscribe" | "delete" | "set_deliverability" | "add_to_lists" | "remove_from_lists";
+            /**
+             * @description Subscriptions (at most 1000); or give `filter`
+             * @example [
+             *       1,
+             *       2
+             *     ]
+             */
+            ids?: number[];
+            /** @description Every subscription the list route would show with these filters */
+            filter?: components["schemas"]["SubscriptionFilterDto"];
+            /**
+             * @description add_to_lists, remove_from_lists: the lists; unsubscribe: these lists only (absent: all)
+             * @example [
+             *       1
+             *     ]
+             */
+            listIds?: number[];
+            /**
+             * @description set_deliverability: the new value
+             * @enum {string}
+             */
+            deliverability?: "deliverable" | "bounced" | "complained" | "suppressed";
+            /**
+             * @description add_to_lists: the people agreed (active); else pending, no mail
+             * @example false
+             */
+            consent?: boolean;
+            /** @example Cleanup of 2026 */
+            reason?: string;
+        };
+        BulkResultDto: {
+            /**
+             * @description Subscriptions the ids or the filter named
+             * @example 120
+             */
+            matched: number;
+            /**
+             * @description Subscriptions the action changed
+             * @example 100
+             */
+            changed: number;
+            /**
+             * @description Matched but left as they were (already so, or not allowed)
+             * @example 20
+             */
+            skipped: number;
+            /**
+             * @description Transactions used (one per batch of 1,000)
+             * @example 1
+             */
+            batches: number;
+        };
+        InvalidRowDto: {
+            /**
+             * @description The row in the file (a CSV header is row 1; JSON items count from 1)
+             * @example 7
+             */
+            row: number;
+            /** @example email: must be an email address */
+            reason: string;
+        };
+        ImportResponseDto: {
+            /** @example 1 */
+            id: number;
+            /**
+             * @example completed
+             * @enum {string}
+             */
+            status: "queued" | "running" | "completed" | "failed";
+            /**
+             * @example subscribe
+             * @enum {string}
+             */
+            mode: "subscribe" | "blocklist";
+            /**
+             * @example [
+             *       1
+             *     ]
+             */
+            listIds: number[];
+            /** @example false */
+            consent: boolean;
+            /** @example false */
+            overwrite: boolean;
+            /**
+             * @description Data rows read from the file
+             * @example 1200
+             */
+            rowsRead: number;
+            /**
+             * @description Valid rows upserted so far
+             * @example 1200
+             */
+            rowsDone: number;
+            /** @example 1100 */
+            created: number;
+            /** @example 80 */
+            updated: number;
+            /**
+             * @description Valid rows left alone: repeated addresses, suppressed or complained ones, or lists they left
+             * @example 15
+             */
+            skipped: number;
+            /** @example 5 */
+            invalidCount: number;
+            /** @description The first 1,000 invalid rows */
+            invalid: components["schemas"]["InvalidRowDto"][];
+            /** @example null */
+            error: string | null;
+            /** @example 2026-11-24T10:00:00.000Z */
+            createdAt: string;
+            /** @example 2026-11-24T10:00:05.000Z */
+            finishedAt: string | null;
+        };
+        SyncDto: {
+            /**
+             * @description The list whose members become exactly the given set
+             * @example 1
+             */
+            listId: number;
+            /**
+             * @description The addresses (at most 10000, any case)
+             * @example [
+             *       "ada@example.com"
+             *     ]
+             */
+            emails?: string[];
+            /**
+             * @description Also the site users who opted in (`metadata.newsletter` true on an active user)
+             * @example false
+             */
+            fromUsers?: boolean;
+            /**
+             * @description The people agreed: new members are active; else pending, no mail
+             * @example false
+             */
+            consent?: boolean;
+        };
+        SyncResultDto: {
+            /**
+             * @description Addresses that joined the list (or were activated with consent)
+             * @example 10
+             */
+            added: number;
+            /**
+             * @description Members not in the set, unsubscribed from the list
+             * @example 2
+             */
+            unsubscribed: number;
+            /**
+             * @description Addresses already on the list as asked
+             * @example 40
+             */
+            unchanged: number;
+            /**
+             * @description Addresses left out: they left the list, complained, or are suppressed
+             * @example 1
+             */
+            skipped: number;
+        };
+        SubscribeDto: {
+            /**
+             * @description Stored trimmed and in lower case
+             * @example ada@example.com
+             */
+            email: string;
+            /** @example Ada */
+            name?: string;
+            /**
+             * @description Public lists of the site to join (1 to 20)
+             * @example [
+             *       1
+             *     ]
+             */
+            lists: number[];
+            /**
+             * @description A JSON object of at most 3 levels and 4096 bytes; on a known address, only attributes it does not have yet are added
+             * @example {
+             *       "plan": "pro",
+             *       "city": "Lyon"
+             *     }
+             */
+            attributes?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description The words the form showed beside its button: kept as consent evidence
+             * @example Send me the weekly digest. Unsubscribe at any time.
+             */
+            consentText?: string;
+            /**
+             * @description A honeypot: leave it out or empty (forms hide it from people). Filled in, the answer is the same and nothing happens
+             * @example
+             */
+            website?: string;
+        };
+        SubscribeReceiptDto: {
+            /**
+             * @example true
+             * @enum {boolean}
+             */
+            accepted: true;
+            /**
+             * @description Some of the lists need a confirmation: a mail with a link was sent (whatever the address)
+             * @example true
+             */
+            confirmationRequired: boolean;
+        };
+        ListStatusDto: {
+            /** @example 1 */
+            listId: number;
+            /** @example Weekly digest */
+            name: string;
+            /**
+             * @example active
+             * @enum {string}
+             */
+            status: "pending" | "active" | "unsubscribed";
+        };
+        LinkResultDto: {
+            /**
+             * @example confirmed
+             * @enum {string}
+             */
+            result: "confirmed" | "unsubscribed";
+            lists: components["schemas"]["ListStatusDto"][];
+        };
+        UnsubscribeDto: {
+            /**
+             * @description From a mail link
+             * @example m.1.x6Qe2-p0P9w3dWw1cG9aQA.9w8Cw6o3Hq1x9D5rA0dQJg
+             */
+            token?: string;
+            /**
+             * @description With the token: must be its address
+             * @example ada@example.com
+             */
+            email?: string;
+            /**
+             * @description Leave this list only; absent: every list
+             * @example 1
+             */
+            listId?: number;
+            /**
+             * @description Leave every list (the default when `listId` is absent)
+             * @example true
+             */
+            all?: boolean;
+            /** @example Too many mails */
+            reason?: string;
+            /**
+             * @description RFC 8058 one-click: leaves every list
+             * @enum {string}
+             */
+            "List-Unsubscribe"?: "One-Click";
         };
         FieldErrorDto: {
             /** @example email */
@@ -11299,7 +12097,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SubscriptionPageDto"];
+                    "application/json": components["schemas"]["UserSubscriptionPageDto"];
                 };
             };
             /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
@@ -11364,7 +12162,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SubscriptionResponseDto"];
+                    "application/json": components["schemas"]["UserSubscriptionResponseDto"];
                 };
             };
             /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
@@ -11434,7 +12232,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SubscriptionResponseDto"];
+                    "application/json": components["schemas"]["UserSubscriptionResponseDto"];
                 };
             };
             /** @description Missing, malformed, revoked or expired credential */
@@ -11499,7 +12297,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SubscriptionResponseDto"];
+                    "application/json": components["schemas"]["UserSubscriptionResponseDto"];
                 };
             };
             /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
@@ -12141,7 +12939,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SubscriptionPageDto"];
+                    "application/json": components["schemas"]["UserSubscriptionPageDto"];
                 };
             };
             /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
@@ -12209,7 +13007,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SubscriptionResponseDto"];
+                    "application/json": components["schemas"]["UserSubscriptionResponseDto"];
                 };
             };
             /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
@@ -12282,7 +13080,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SubscriptionResponseDto"];
+                    "application/json": components["schemas"]["UserSubscriptionResponseDto"];
                 };
             };
             /** @description Missing, malformed, revoked or expired credential */
@@ -12350,7 +13148,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SubscriptionResponseDto"];
+                    "application/json": components["schemas"]["UserSubscriptionResponseDto"];
                 };
             };
             /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
@@ -13635,6 +14433,1060 @@ export interface operations {
             };
             /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    listNewsletterLists: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque cursor from pagination.nextCursor of the previous page */
+                cursor?: string;
+                visibility?: "public" | "private";
+            };
+            header?: never;
+            path: {
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListPageDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    createNewsletterList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateListDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    getNewsletterList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    deleteNewsletterList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    updateNewsletterList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateListDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    listSubscriptions: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque cursor from pagination.nextCursor of the previous page */
+                cursor?: string;
+                /** @description Members of this list (any status unless `status`) */
+                listId?: number;
+                /** @description A membership in this status (of `listId` when given) */
+                status?: "pending" | "active" | "unsubscribed";
+                deliverability?: "deliverable" | "bounced" | "complained" | "suppressed";
+                /** @description Part of the address (any case). Example: `example.com` */
+                emailContains?: string;
+                /** @description With `attributeValue`: the attribute that must equal it. Example: `plan` */
+                attributeName?: string;
+                /** @description A string value of `attributeName`. Example: `pro` */
+                attributeValue?: string;
+                /** @description Created at or after this date-time (RFC 3339) */
+                createdFrom?: string;
+                /** @description Created before this date-time (RFC 3339), exclusive */
+                createdTo?: string;
+            };
+            header?: never;
+            path: {
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionPageDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    getSubscriptionByEmail: {
+        parameters: {
+            query: {
+                /** @description Any case */
+                email: string;
+            };
+            header?: never;
+            path: {
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    getSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    deleteSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    changeSubscriptionListMembership: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ListMembershipDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    changeSubscriptionStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangeStatusDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    bulkSubscriptions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters. Retrying with the same key and body replays the first response for 24 h. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkResultDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    importSubscriptions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters. Retrying with the same key and body replays the first response for 24 h. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description CSV (UTF-8, with or without BOM; a header row) or JSON (an array of `{ email, name?, attributes? }`)
+                     */
+                    file: Blob;
+                    /**
+                     * @description `subscribe` (default): upsert and join `listIds`; `blocklist`: suppress the addresses
+                     * @enum {string}
+                     */
+                    mode?: "subscribe" | "blocklist";
+                    /**
+                     * @description Comma-separated list ids (subscribe mode)
+                     * @example 1,2
+                     */
+                    listIds?: string;
+                    /**
+                     * @description The people agreed to receive these lists: memberships are `active`. Default false: `pending`
+                     * @enum {string}
+                     */
+                    consent?: "true" | "false";
+                    /**
+                     * @description Known addresses take the file’s name and attributes. Default false: only what they lack
+                     * @enum {string}
+                     */
+                    overwrite?: "true" | "false";
+                    /**
+                     * @description Default: from the part’s type or file name
+                     * @enum {string}
+                     */
+                    format?: "csv" | "json";
+                    /**
+                     * @description JSON: CSV header -> `email`, `name`, `attributes.<key>` or `-` (ignored). Unmapped headers: `email`, `e-mail` and `email address` are the address, `name` the name, any other an attribute of its own name
+                     * @example {"E-mail Address":"email","Full name":"name","Plan":"attributes.plan","Notes":"-"}
+                     */
+                    columns?: string;
+                };
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportResponseDto"];
+                };
+            };
+            /** @description Queued: follow it at GET …/newsletter/imports/{id} */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Body or upload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    syncSubscriptions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters. Retrying with the same key and body replays the first response for 24 h. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SyncDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SyncResultDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    getNewsletterImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    subscribePublicNewsletter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubscribeDto"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscribeReceiptDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    confirmPublicNewsletter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                siteName: string;
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkResultDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Gone: a mailed link that expired or was already used */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    unsubscribePublicNewsletter: {
+        parameters: {
+            query?: {
+                /** @description The token of a one-click link (`List-Unsubscribe` header) */
+                token?: string;
+            };
+            header?: never;
+            path: {
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UnsubscribeDto"];
+                "application/x-www-form-urlencoded": components["schemas"]["UnsubscribeDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkResultDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    preferencesPublicNewsletter: {
+        parameters: {
+            query?: {
+                /** @description What the last form post did (a notice on the page) */
+                done?: "left" | "left-all";
+            };
+            header?: never;
+            path: {
+                siteName: string;
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page (text/html) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

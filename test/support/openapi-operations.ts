@@ -40,6 +40,8 @@ export interface Operation {
   pathParamSchemas: Record<string, Schema>;
   queryParams: Array<{ name: string; schema: Schema }>;
   body: 'json' | 'multipart' | 'none';
+  /** A JSON route that also takes `application/x-www-form-urlencoded` (an HTML form's post). */
+  formBody: boolean;
   bodyRequired: boolean;
   /** The JSON body schema with its $ref resolved. */
   schema?: Schema;
@@ -76,6 +78,7 @@ export async function loadOperations(server: Server): Promise<{ doc: OpenApiDocu
           .filter((p) => p.in === 'query')
           .map((p) => ({ name: p.name, schema: resolve(doc, p.schema ?? {}) })),
         body: json ? 'json' : content['multipart/form-data'] ? 'multipart' : 'none',
+        formBody: Boolean(json && content['application/x-www-form-urlencoded']),
         bodyRequired: op.requestBody?.required !== false,
         schema: json ? resolve(doc, json) : undefined,
         isPublic:

@@ -5,7 +5,7 @@ import { SiteUserEntity } from '../../src/users/entities/site-user.entity';
 import { SubscriptionEntryEntity } from '../../src/users/entities/subscription-entry.entity';
 import { UserSubscriptionEntity } from '../../src/users/entities/user-subscription.entity';
 import { SessionsService } from '../../src/users/sessions.service';
-import { SubscriptionsService } from '../../src/users/subscriptions.service';
+import { UserSubscriptionsService } from '../../src/users/user-subscriptions.service';
 import { eventually } from '../support/app';
 import { eventsOf, lastEventId } from '../support/events';
 import { ISO } from '../support/matchers';
@@ -25,7 +25,7 @@ describe('site users: subscriptions to recurring products', () => {
   const users = (x: Tenant, rest = '') => `/api/v2/sites/${x.siteName}/users${rest}`;
   const subs = () => ctx.t.db.getRepository(UserSubscriptionEntity);
   const entries = () => ctx.t.db.getRepository(SubscriptionEntryEntity);
-  const service = () => ctx.t.app.get(SubscriptionsService);
+  const service = () => ctx.t.app.get(UserSubscriptionsService);
 
   beforeAll(async () => {
     [a, b] = ctx.tenants;

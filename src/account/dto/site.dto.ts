@@ -4,6 +4,7 @@ import {
   ArrayMaxSize,
   ArrayUnique,
   IsArray,
+  IsBoolean,
   IsInt,
   IsObject,
   IsOptional,
@@ -133,6 +134,32 @@ export class OrdersSettingsDto {
   defaultTaxRate?: number | null;
 }
 
+/** The newsletter audience (docs/newsletter.md); null clears a field. */
+export class NewsletterSettingsDto {
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: 'https://blog.example.com/thanks',
+    description: 'Where a browser is sent (303) once it confirms a subscription; null: a page in the site’s name',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  @Matches(/^https?:\/\/[^\s/?#]+([/?#]\S*)?$/, { message: 'must be an http(s) URL' })
+  confirmRedirectUrl?: string | null;
+
+  @ApiPropertyOptional({
+    type: Boolean,
+    nullable: true,
+    example: true,
+    description:
+      'Deleting a subscription keeps a hash of its address, so import, sync and bulk never add it again; null: false',
+  })
+  @IsOptional()
+  @IsBoolean()
+  suppressOnDelete?: boolean | null;
+}
+
 /** Sections of the site's settings; each module adds its own (src/common/tenancy/site-settings.ts). */
 export class SiteSettingsDto {
   @ApiPropertyOptional({
@@ -168,6 +195,12 @@ export class SiteSettingsDto {
   @ValidateNested()
   @Type(() => OrdersSettingsDto)
   orders?: OrdersSettingsDto;
+  @ApiPropertyOptional({ type: NewsletterSettingsDto, description: 'The newsletter audience' })
+  @OptionalNotNull()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => NewsletterSettingsDto)
+  newsletter?: NewsletterSettingsDto;
 }
 
 /** A partial update: fields left out stay as they are; in settings, null clears a field. */
@@ -209,12 +242,18 @@ export class OrdersSettingsResponseDto {
     number | null;
 }
 
+export class NewsletterSettingsResponseDto {
+  @ApiProperty({ type: String, nullable: true, example: null }) confirmRedirectUrl: string | null;
+  @ApiProperty({ example: false }) suppressOnDelete: boolean;
+}
+
 /** What the site set; null: the configuration's value applies. */
 export class SiteSettingsResponseDto {
   @ApiProperty({ type: String, nullable: true, example: null }) publicBaseUrl: string | null;
   @ApiProperty({ type: EmailSettingsResponseDto }) email: EmailSettingsResponseDto;
   @ApiProperty({ type: ContactsSettingsResponseDto }) contacts: ContactsSettingsResponseDto;
   @ApiProperty({ type: OrdersSettingsResponseDto }) orders: OrdersSettingsResponseDto;
+  @ApiProperty({ type: NewsletterSettingsResponseDto }) newsletter: NewsletterSettingsResponseDto;
 }
 
 export class SiteResponseDto {
@@ -244,6 +283,10 @@ export function toSiteResponse(site: SiteEntity): SiteResponseDto {
       orders: {
         taxRates: site.settings.orders?.taxRates ?? {},
         defaultTaxRate: site.settings.orders?.defaultTaxRate ?? null,
+      },
+      newsletter: {
+        confirmRedirectUrl: site.settings.newsletter?.confirmRedirectUrl ?? null,
+        suppressOnDelete: site.settings.newsletter?.suppressOnDelete ?? false,
       },
     },
     createdAt: site.createdAt.toISOString(),

@@ -28,6 +28,7 @@ const DESCRIPTIONS: Record<number, string> = {
   403: 'The credential may not do this',
   404: 'No such resource in this site, or a site the caller cannot reach',
   409: 'Duplicate, forbidden state transition, or an idempotency key reused with another body',
+  410: 'Gone: a mailed link that expired or was already used',
   412: 'If-Match no longer matches the ETag',
   413: 'Body or upload too large',
   415: 'Media type or Content-Encoding of the body not accepted',

@@ -28,7 +28,7 @@ import {
 import { ApiProblems } from '../errors/api-problems.decorator';
 import { Idempotent } from '../idempotency/idempotent.decorator';
 import { MAX_ID } from '../input/dto-rules';
-import { KeepRawBody, OptionalBody } from '../input/request-body';
+import { FORM_MEDIA_TYPE, KeepRawBody, OptionalBody } from '../input/request-body';
 
 /**
  * Who may call a route; each sets the guard's metadata and the OpenAPI security together.
@@ -71,6 +71,8 @@ export interface RouteOptions {
   headers?: ApiHeaderOptions[];
   /** A multipart upload: the form's schema (the handler reads the stream itself). */
   upload?: SchemaObject;
+  /** The JSON body may also come as an HTML form (`application/x-www-form-urlencoded`), validated alike. */
+  formBody?: true;
   /** A JSON body that may be absent (validated as this DTO when present). */
   optionalBody?: Type;
   /** The handler also reads the JSON body's exact bytes with @RawBody() (a signature over them). */
@@ -146,6 +148,7 @@ export function Route(options: RouteOptions): MethodDecorator {
   for (const param of options.params ?? []) decorators.push(ApiParam(param));
   for (const header of options.headers ?? []) decorators.push(ApiHeader(header));
   if (options.upload) decorators.push(ApiConsumes('multipart/form-data'), ApiBody({ schema: options.upload }));
+  if (options.formBody) decorators.push(ApiConsumes('application/json', FORM_MEDIA_TYPE));
   if (options.optionalBody) decorators.push(OptionalBody(options.optionalBody));
   if (options.rawBody) decorators.push(KeepRawBody());
   if (options.idempotent) decorators.push(Idempotent());

@@ -103,7 +103,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
               { id: Number(id) },
               {
                 state: 'completed',
-                responseStatus: status,
+                // What the handler answered: a route may choose its status (200 now, or 202 queued).
+                responseStatus: res.statusCode || status,
                 responseBody: sealBody(body, scope, key),
                 responseHeaders: headers,
               },

@@ -55,6 +55,8 @@ interface BodyRoute {
   kind: BodyKind;
   optional: boolean;
   keepRaw: boolean;
+  /** A JSON route that also takes an HTML form's body (it declares both media types). */
+  form: boolean;
 }
 
 const BODY_ROUTES = new RouteFlagCache<BodyRoute>((reflector, [handler, cls]) => {
@@ -66,6 +68,7 @@ const BODY_ROUTES = new RouteFlagCache<BodyRoute>((reflector, [handler, cls]) =>
     kind,
     optional: reflector.getAllAndOverride<boolean>(OPTIONAL_BODY, [handler, cls]) === true,
     keepRaw: reflector.getAllAndOverride<boolean>(KEEP_RAW_BODY, [handler, cls]) === true,
+    form: kind === 'json' && consumes.includes(FORM_MEDIA_TYPE),
   };
 });
 
@@ -75,6 +78,9 @@ export function hasBody(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
+/** What an HTML form posts (and RFC 8058 one-click unsubscribes). */
+export const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';
+const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(?:;|$)/i;
 const JSON_TYPE = /^application\/(?:[a-z0-9!#$&^_.-]+\+)?json\s*(?:;|$)/i;
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
 
@@ -111,7 +117,37 @@ export class RequestBodyGuard implements CanActivate {
     }
     if (route.kind === 'stream') return true; // the handler streams it (uploads)
     if (route.kind === 'none') throw new UnsupportedMediaTypeProblem('This route takes no request body');
+    if (route.form && FORM_TYPE.test(req.headers['content-type'] ?? '')) return this.readForm(req).then(() => true);
     return this.readJson(req, route.optional, route.keepRaw).then(() => true);
+  }
+
+  /**
+   * An HTML form's body (routes that declare it beside JSON): UTF-8 name=value pairs, read with
+   * the JSON limit, each name at most once, validated by the route's DTO like JSON. Values are
+   * strings; the DTO converts the ones it expects as numbers or booleans.
+   */
+  private async readForm(req: Request): Promise<void> {
+    const charset = CHARSET.exec(req.headers['content-type'] ?? '')?.[1].toLowerCase();
+    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+      throw new UnsupportedMediaTypeProblem('Form bodies are read as UTF-8; the charset is not supported');
+    }
+    let bytes: Buffer;
+    try {
+      bytes = await getRawBody(req, { length: req.headers['content-length'], limit: this.limit });
+    } catch (err) {
+      throw readProblem(err);
+    }
+    const body: Record<string, string> = Object.create(null) as Record<string, string>;
+    const repeated = new Set<string>();
+    for (const [name, value] of new URLSearchParams(bytes.toString('utf8'))) {
+      if (Object.hasOwn(body, name)) repeated.add(name);
+      body[name] = value;
+    }
+    if (repeated.size > 0)
+      throw new ValidationProblem([...repeated].map((path) => ({ path, message: 'is given more than once' })));
+    const forbidden = forbiddenKeyErrors(body);
+    if (forbidden.length) throw new ValidationProblem(forbidden);
+    req.body = { ...body };
   }
 
   private async readJson(req: Request, optional: boolean, keepRaw: boolean): Promise<void> {

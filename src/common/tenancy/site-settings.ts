@@ -9,6 +9,7 @@ export interface SiteSettings {
   email?: EmailSettings;
   contacts?: ContactsSettings;
   orders?: OrdersSettings;
+  newsletter?: NewsletterSettings;
 }
 
 /** The sender of the site's mail (docs/email.md); unset fields come from MAIL_FROM. */
@@ -30,4 +31,14 @@ export interface ContactsSettings {
 export interface OrdersSettings {
   taxRates?: Record<string, number>;
   defaultTaxRate?: number;
+}
+
+/**
+ * The newsletter audience (docs/newsletter.md): where a browser goes after confirming (absent: a
+ * page in the site's name), and whether a deleted subscriber's address stays blocked from
+ * re-import (kept as a hash).
+ */
+export interface NewsletterSettings {
+  confirmRedirectUrl?: string;
+  suppressOnDelete?: boolean;
 }

@@ -13,6 +13,7 @@ import { UserSubscriptions1795390000000 } from './1795390000000-user-subscriptio
 import { UserErasure1795380000000 } from './1795380000000-user-erasure';
 import { Contacts1795350000000 } from './1795350000000-contacts';
 import { Orders1795340000000 } from './1795340000000-orders';
+import { Newsletter1795400000000 } from './1795400000000-newsletter';
 
 /**
  * Every migration, oldest first. Listed rather than globbed so that the server, the CLI and the
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   UserCredits1795370000000,
   UserErasure1795380000000,
   UserSubscriptions1795390000000,
+  Newsletter1795400000000,
 ];

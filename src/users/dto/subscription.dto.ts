@@ -48,7 +48,7 @@ export class UserSubscriptionParamDto {
   subId: number;
 }
 
-export class SubscriptionQueryDto extends CursorQueryDto {
+export class UserSubscriptionQueryDto extends CursorQueryDto {
   @ApiPropertyOptional({ enum: SUBSCRIPTION_STATUSES })
   @IsOptional()
   @IsIn(SUBSCRIPTION_STATUSES)
@@ -142,7 +142,7 @@ export class CreateChargeDto {
   payWithCredits?: boolean;
 }
 
-export class SubscriptionResponseDto {
+export class UserSubscriptionResponseDto {
   @ApiProperty({ example: 3 }) id: number;
   @ApiProperty({ example: 12 }) userId: number;
   @ApiProperty({ example: 9, description: 'The plan: a recurring product' }) productId: number;
@@ -190,7 +190,7 @@ export class SubscriptionEntryDto {
 }
 
 export class PlanChangeDto {
-  @ApiProperty({ type: SubscriptionResponseDto }) subscription: SubscriptionResponseDto;
+  @ApiProperty({ type: UserSubscriptionResponseDto }) subscription: UserSubscriptionResponseDto;
   @ApiProperty({
     type: [SubscriptionEntryDto],
     description: 'The proration recorded (empty with `prorate: false`): never charged by Sitebase',
@@ -209,7 +209,7 @@ export class ChargeResponseDto {
   creditBalance: number | null;
 }
 
-export function toSubscriptionResponse(s: UserSubscriptionEntity): SubscriptionResponseDto {
+export function toSubscriptionResponse(s: UserSubscriptionEntity): UserSubscriptionResponseDto {
   return {
     id: s.id,
     userId: s.userId,

@@ -17,7 +17,7 @@ import {
   ChangePlanDto,
   CreateChargeDto,
   PauseSubscriptionDto,
-  SubscriptionQueryDto,
+  UserSubscriptionQueryDto,
 } from './dto/subscription.dto';
 import { SiteUserEntity } from './entities/site-user.entity';
 import { SubscriptionEntryEntity } from './entities/subscription-entry.entity';
@@ -50,7 +50,7 @@ export interface ChargeResult {
  * periods roll, scheduled cancels happen and pauses end by queued jobs.
  */
 @Injectable()
-export class SubscriptionsService implements OnModuleInit {
+export class UserSubscriptionsService implements OnModuleInit {
   private readonly reads = new ShapedReads<UserSubscriptionEntity>();
 
   constructor(
@@ -77,13 +77,17 @@ export class SubscriptionsService implements OnModuleInit {
   }
 
   /** A user's subscriptions, newest first; another site's user is a 404. */
-  async list(site: SiteContext, userId: number, query: SubscriptionQueryDto): Promise<Page<UserSubscriptionEntity>> {
+  async list(
+    site: SiteContext,
+    userId: number,
+    query: UserSubscriptionQueryDto,
+  ): Promise<Page<UserSubscriptionEntity>> {
     await findInSiteOrFail(this.dataSource.manager, SiteUserEntity, site, userId, 'User');
     return this.listOf(userId, query);
   }
 
   /** The signed-in user's own (their session already names them). */
-  async listOf(userId: number, query: SubscriptionQueryDto): Promise<Page<UserSubscriptionEntity>> {
+  async listOf(userId: number, query: UserSubscriptionQueryDto): Promise<Page<UserSubscriptionEntity>> {
     const shape = `${query.status ? 1 : 0}${query.cursor ? 1 : 0}:${query.limit}`;
     const { entities } = await this.reads.read(
       shape,

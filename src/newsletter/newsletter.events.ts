@@ -1,0 +1,58 @@
+import { defineEvents, event } from '../common/outbox/events';
+import type { ListVisibility } from './entities/newsletter-list.entity';
+
+/**
+ * What integrators learn of a subscription: ids, lists and where it came from. Never the
+ * address, name or attributes: webhooks carry payloads out of Sitebase, so read the
+ * subscription through the API (a key) for those (docs/newsletter.md).
+ */
+export interface SubscriptionCreatedPayload {
+  id: number;
+  source: string;
+  listIds: number[];
+}
+
+export interface SubscriptionListsPayload {
+  id: number;
+  /** The lists this change concerns. */
+  listIds: number[];
+}
+
+export interface SubscriptionUnsubscribedPayload extends SubscriptionListsPayload {
+  /** `person` (a link or the public route) or `operator` (a key). */
+  by: 'person' | 'operator';
+  reason: string | null;
+}
+
+export interface ListEventPayload {
+  id: number;
+  name: string;
+  doubleOptIn: boolean;
+  visibility: ListVisibility;
+}
+
+/** Events this module writes to the outbox (docs/events.md). */
+export const NEWSLETTER_EVENTS = defineEvents('newsletter', {
+  subscriptionCreated: event<SubscriptionCreatedPayload>(
+    'newsletter.subscription.created',
+    'An address joined the site’s audience (subscribe, or an operator adding it)',
+  ),
+  subscriptionConfirmed: event<SubscriptionListsPayload>(
+    'newsletter.subscription.confirmed',
+    'Memberships became active: confirmed by the person, a single opt-in list, or consent given by an operator',
+  ),
+  subscriptionUnsubscribed: event<SubscriptionUnsubscribedPayload>(
+    'newsletter.subscription.unsubscribed',
+    'An address left one or more lists',
+  ),
+  subscriptionDeleted: event<{ id: number }>(
+    'newsletter.subscription.deleted',
+    'A subscription and its personal data were deleted',
+  ),
+  listCreated: event<ListEventPayload>('newsletter.list.created', 'A newsletter list was created'),
+  listUpdated: event<ListEventPayload>('newsletter.list.updated', 'A newsletter list was changed'),
+  listDeleted: event<ListEventPayload>(
+    'newsletter.list.deleted',
+    'A newsletter list was deleted with its memberships (the subscribers stay)',
+  ),
+});

@@ -1,0 +1,74 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AccountModule } from '../account/account.module';
+import { EmailModule } from '../email/email.module';
+import { UsersModule } from '../users/users.module';
+import { AudienceService } from './audience.service';
+import { BulkService } from './bulk.service';
+import { ImportJob } from './import.job';
+import { ImportRepository } from './import.repository';
+import { ImportService } from './import.service';
+import { NewsletterImportsController, SubscriptionActionsController } from './subscription-actions.controller';
+import { ImportRowEntity } from './entities/import-row.entity';
+import { ImportEntity } from './entities/import.entity';
+import { MembershipEntity } from './entities/membership.entity';
+import { NewsletterListEntity } from './entities/newsletter-list.entity';
+import { SigningKeyEntity } from './entities/signing-key.entity';
+import { SubscriptionEntity } from './entities/subscription.entity';
+import { SuppressionEntity } from './entities/suppression.entity';
+import { NewsletterListsController } from './lists.controller';
+import { ListsService } from './lists.service';
+import { NewsletterDataOwner } from './newsletter-data.owner';
+import { NewsletterLinks } from './newsletter-links.service';
+import { NewsletterMailTypes } from './newsletter-mail-types';
+import { PublicNewsletterController } from './public.controller';
+import { PublicPages } from './public-pages.service';
+import { SubscriptionWriter } from './subscription-writer';
+import { SubscriptionsController } from './subscriptions.controller';
+import { SubscriptionsRepository } from './subscriptions.repository';
+import { SubscriptionsService } from './subscriptions.service';
+
+/**
+ * The newsletter audience (docs/newsletter.md): lists, subscriptions and their memberships,
+ * double opt-in with hosted pages, bulk actions, import and sync. Campaigns come later.
+ */
+@Module({
+  imports: [
+    TypeOrmModule.forFeature([
+      NewsletterListEntity,
+      SubscriptionEntity,
+      MembershipEntity,
+      SuppressionEntity,
+      SigningKeyEntity,
+      ImportEntity,
+      ImportRowEntity,
+    ]),
+    AccountModule,
+    EmailModule,
+    UsersModule,
+  ],
+  controllers: [
+    NewsletterListsController,
+    SubscriptionsController,
+    SubscriptionActionsController,
+    NewsletterImportsController,
+    PublicNewsletterController,
+  ],
+  providers: [
+    SubscriptionsRepository,
+    ListsService,
+    SubscriptionsService,
+    AudienceService,
+    SubscriptionWriter,
+    NewsletterLinks,
+    PublicPages,
+    NewsletterMailTypes,
+    NewsletterDataOwner,
+    BulkService,
+    ImportRepository,
+    ImportService,
+    ImportJob,
+  ],
+  exports: [SubscriptionsService, ListsService],
+})
+export class NewsletterModule {}

@@ -1,0 +1,141 @@
+import { formData, withClient } from '../support/api-client';
+import { linksMailedTo } from './newsletter-fixtures';
+
+/** Every Newsletter operation built so far (the audience), through the generated client (docs/openapi.md). */
+describe('generated client: newsletter audience', () => {
+  const s = withClient(2);
+  const site = () => ({ siteName: s.a.siteName });
+
+  it('lists: create, list, get, update, delete', async () => {
+    const made = await s.api.POST('/api/v2/sites/{siteName}/newsletter/lists', {
+      params: { path: site() },
+      body: { name: 'Client list', doubleOptIn: false },
+    });
+    expect(made.response.status).toBe(201);
+    const id = made.data!.id;
+    const list = await s.api.GET('/api/v2/sites/{siteName}/newsletter/lists', {
+      params: { path: site(), query: { limit: 10, visibility: 'public' } },
+    });
+    expect(list.data?.data.map((l) => l.id)).toEqual([id]);
+    const got = await s.api.GET('/api/v2/sites/{siteName}/newsletter/lists/{id}', {
+      params: { path: { ...site(), id } },
+    });
+    expect(got.data?.counts).toEqual({ pending: 0, active: 0, unsubscribed: 0 });
+    const patched = await s.api.PATCH('/api/v2/sites/{siteName}/newsletter/lists/{id}', {
+      params: { path: { ...site(), id } },
+      body: { description: 'From the client' },
+    });
+    expect(patched.data?.description).toBe('From the client');
+    const removed = await s.api.DELETE('/api/v2/sites/{siteName}/newsletter/lists/{id}', {
+      params: { path: { ...site(), id } },
+    });
+    expect(removed.response.status).toBe(204);
+  });
+
+  it('public: subscribe, confirm, preferences page, unsubscribe', async () => {
+    const anonymous = s.contract.as();
+    const list = (
+      await s.api.POST('/api/v2/sites/{siteName}/newsletter/lists', {
+        params: { path: site() },
+        body: { name: 'Double' },
+      })
+    ).data!;
+    const subscribed = await anonymous.POST('/api/v2/sites/{siteName}/newsletter/subscribe', {
+      params: { path: site() },
+      body: { email: 'client@example.com', lists: [list.id], consentText: 'Yes please' },
+    });
+    expect([subscribed.response.status, subscribed.data]).toEqual([
+      202,
+      { accepted: true, confirmationRequired: true },
+    ]);
+    const { confirm } = await linksMailedTo(s.t, s.a, 'client@example.com');
+    const confirmed = await anonymous.GET('/api/v2/sites/{siteName}/newsletter/confirm/{token}', {
+      params: { path: { ...site(), token: confirm! } },
+    });
+    expect(confirmed.data).toEqual({
+      result: 'confirmed',
+      lists: [{ listId: list.id, name: 'Double', status: 'active' }],
+    });
+    const { manage } = await linksMailedTo(s.t, s.a, 'client@example.com');
+    const page = await anonymous.GET('/api/v2/sites/{siteName}/newsletter/preferences/{token}', {
+      params: { path: { ...site(), token: manage! } },
+      parseAs: 'text',
+    });
+    expect(page.response.status).toBe(200);
+    expect(page.data).toContain('client@example.com');
+    const left = await anonymous.POST('/api/v2/sites/{siteName}/newsletter/unsubscribe', {
+      params: { path: site() },
+      body: { token: manage, listId: list.id, reason: 'Too many' },
+    });
+    expect(left.data?.lists).toEqual([{ listId: list.id, name: 'Double', status: 'unsubscribed' }]);
+  });
+
+  it('operators: list, get, by-email, list-membership, status, bulk, sync, import and its status, delete', async () => {
+    const list = (
+      await s.api.POST('/api/v2/sites/{siteName}/newsletter/lists', {
+        params: { path: site() },
+        body: { name: 'Ops', doubleOptIn: false },
+      })
+    ).data!;
+    const synced = await s.api.POST('/api/v2/sites/{siteName}/newsletter/subscriptions/sync', {
+      params: { path: site() },
+      body: { listId: list.id, emails: ['o1@example.com', 'o2@example.com'], consent: true },
+    });
+    expect(synced.data).toEqual({ added: 2, unsubscribed: 0, unchanged: 0, skipped: 0 });
+    const page = await s.api.GET('/api/v2/sites/{siteName}/newsletter/subscriptions', {
+      params: { path: site(), query: { listId: list.id, status: 'active', limit: 1 } },
+    });
+    expect(page.data?.pagination.nextCursor).toEqual(expect.any(String));
+    const byEmail = await s.api.GET('/api/v2/sites/{siteName}/newsletter/subscriptions/by-email', {
+      params: { path: site(), query: { email: 'o1@example.com' } },
+    });
+    const id = byEmail.data!.id;
+    const got = await s.api.GET('/api/v2/sites/{siteName}/newsletter/subscriptions/{id}', {
+      params: { path: { ...site(), id } },
+    });
+    expect(got.data?.lists.map((m) => m.status)).toEqual(['active']);
+    const other = (
+      await s.api.POST('/api/v2/sites/{siteName}/newsletter/lists', {
+        params: { path: site() },
+        body: { name: 'Other' },
+      })
+    ).data!;
+    const joined = await s.api.POST('/api/v2/sites/{siteName}/newsletter/subscriptions/{id}/list-membership', {
+      params: { path: { ...site(), id } },
+      body: { add: [other.id], consent: true },
+    });
+    expect(joined.data?.lists.map((m) => [m.listId, m.status])).toEqual([
+      [list.id, 'active'],
+      [other.id, 'active'],
+    ]);
+    const status = await s.api.POST('/api/v2/sites/{siteName}/newsletter/subscriptions/{id}/status', {
+      params: { path: { ...site(), id } },
+      body: { status: 'unsubscribed', listIds: [other.id], reason: 'Asked' },
+    });
+    expect(status.data?.lists.find((m) => m.listId === other.id)?.status).toBe('unsubscribed');
+    const bulk = await s.api.POST('/api/v2/sites/{siteName}/newsletter/subscriptions/bulk', {
+      params: { path: site() },
+      body: { action: 'set_deliverability', filter: { emailContains: 'o2@' }, deliverability: 'bounced' },
+    });
+    expect(bulk.data).toEqual({ matched: 1, changed: 1, skipped: 0, batches: 1 });
+    const imported = await s.api.POST('/api/v2/sites/{siteName}/newsletter/subscriptions/import', {
+      params: { path: site() },
+      body: {
+        file: new File(['email,name\nimp@example.com,Imp\n'], 'people.csv', { type: 'text/csv' }),
+        listIds: String(list.id),
+        consent: 'true',
+      },
+      bodySerializer: formData,
+    });
+    expect(imported.data).toEqual(expect.objectContaining({ status: 'completed', created: 1, invalid: [] }));
+    const status2 = await s.api.GET('/api/v2/sites/{siteName}/newsletter/imports/{id}', {
+      params: { path: { ...site(), id: imported.data!.id } },
+    });
+    expect(status2.data?.created).toBe(1);
+    const removed = await s.api.DELETE('/api/v2/sites/{siteName}/newsletter/subscriptions/{id}', {
+      params: { path: { ...site(), id } },
+    });
+    expect(removed.response.status).toBe(204);
+    expect(s.contract.uncalled(['Newsletter'])).toEqual([]);
+  });
+});
