@@ -325,7 +325,12 @@ describe('/api/v2/sites (admin)', () => {
         [{ settings: { email: { fromName: 'Evil\r\nBcc: x@example.com' } } }, 'settings.email.fromName'],
         [{ settings: { email: { replyTo: 'a@example.com\nBcc: b@example.com' } } }, 'settings.email.replyTo'],
         [{ settings: { publicBaseUrl: 'ftp://example.com' } }, 'settings.publicBaseUrl'],
-        [{ settings: { newsletter: { anything: true } } }, 'settings.newsletter'],
+        [{ settings: { campaigns: { anything: true } } }, 'settings.campaigns'],
+        [{ settings: { newsletter: { suppressOnDelete: 'yes' } } }, 'settings.newsletter.suppressOnDelete'],
+        [
+          { settings: { newsletter: { confirmRedirectUrl: 'javascript:alert(1)' } } },
+          'settings.newsletter.confirmRedirectUrl',
+        ],
         [{ settings: { email: 'x' } }, 'settings.email'],
         [{ settings: { contacts: null } }, 'settings.contacts'],
         [{ settings: { contacts: { notifyEmails: 'team@example.com' } } }, 'settings.contacts.notifyEmails'],

@@ -26,7 +26,9 @@ describe('newsletter: subscribe, confirm, unsubscribe (public, JSON)', () => {
     return rows.map((m) => [m.listId, m.status]);
   };
   const mailsTo = (email: string) =>
-    ctx.t.db.getRepository(EmailMessageEntity).find({ where: { recipient: email }, order: { id: 'ASC' } });
+    ctx.t.db
+      .getRepository(EmailMessageEntity)
+      .find({ where: { recipient: email, siteId: a.siteId }, order: { id: 'ASC' } });
 
   beforeAll(() => {
     [a, b] = ctx.tenants;
