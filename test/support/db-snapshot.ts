@@ -9,8 +9,29 @@ const VOLATILE_COLUMNS = new Set([
   'failed_at',
   'last_used_at',
 ]);
-/** Tables that are not data: migrations, and the rate-limit counters every public hit writes. */
-const SKIPPED_TABLES = new Set(['typeorm_migrations', 'typeorm_metadata', 'rate_limits']);
+/**
+ * Columns of one table that background work moves: webhook deliveries run from the queue while
+ * a test's requests are made (an earlier event's delivery is retried, an endpoint's health
+ * follows), so they are not what a refused request could have changed.
+ */
+const VOLATILE_TABLE_COLUMNS: Record<string, Set<string>> = {
+  webhook_deliveries: new Set(['status', 'last_attempt_at', 'last_status_code', 'last_error_kind', 'delivered_at']),
+  webhook_endpoints: new Set([
+    'status',
+    'disabled_reason',
+    'disabled_at',
+    'failing_since',
+    'consecutive_failures',
+    'retry_at',
+    'last_success_at',
+    'last_failure_at',
+  ]),
+};
+/**
+ * Tables that are not data, or only a log of background work: migrations, the rate-limit
+ * counters every public hit writes, and the webhook delivery attempts the queue makes.
+ */
+const SKIPPED_TABLES = new Set(['typeorm_migrations', 'typeorm_metadata', 'rate_limits', 'webhook_attempts']);
 
 /**
  * Row count and an md5 of every row of every table in `public` (outbox_events included), leaving
@@ -24,6 +45,7 @@ export async function snapshotDatabase(db: DataSource): Promise<Record<string, s
   const byTable = new Map<string, string[]>();
   for (const c of columns) {
     if (SKIPPED_TABLES.has(c.table_name) || VOLATILE_COLUMNS.has(c.column_name)) continue;
+    if (VOLATILE_TABLE_COLUMNS[c.table_name]?.has(c.column_name)) continue;
     byTable.set(c.table_name, [...(byTable.get(c.table_name) ?? []), c.column_name]);
   }
   const snapshot: Record<string, string> = {};
