@@ -16,7 +16,7 @@ export type Deliverability = (typeof DELIVERABILITIES)[number];
 @Index('newsletter_subscriptions_site_id_id_idx', ['siteId', 'id'])
 @Index('newsletter_subscriptions_site_id_deliverability_id_idx', ['siteId', 'deliverability', 'id'])
 // Written by hand in the migration: jsonb_path_ops GIN on attributes (`attributeName`/`attributeValue`).
-// `emailContains` has no index on purpose: a trigram GIN doubled an import's cost (docs/newsletter.md).
+// `emailContains` has no index on purpose: a trigram GIN adds ~20 entries per imported row (docs/newsletter.md).
 @Index('newsletter_subscriptions_attributes_idx', { synchronize: false })
 @Check(
   'newsletter_subscriptions_deliverability_check',
