@@ -15,6 +15,7 @@ import { SiteContext } from '../common/tenancy/site-context';
 import { AppConfig } from '../config/app-config';
 import { EmailService } from '../email/email.service';
 import { SiteUserEntity } from './entities/site-user.entity';
+import { UsersRepository } from './users.repository';
 import { OtpPurpose, UserOtpEntity } from './entities/user-otp.entity';
 import { hashOtpCode, newOtpCode, newSalt, normaliseEmail, otpCodeMatches } from './otp-code';
 import { NewSession, SessionsService } from './sessions.service';
@@ -46,6 +47,7 @@ export class OtpService {
     private readonly sessions: SessionsService,
     private readonly limits: RateLimitStore,
     private readonly config: AppConfig,
+    private readonly users: UsersRepository,
   ) {}
 
   /**
@@ -81,7 +83,7 @@ export class OtpService {
     const outcome = await this.dataSource.transaction(async (em) => {
       const otp = await this.consume(em, site, { email, purpose: 'sign_in' }, code);
       if (!otp) return null;
-      const { user: found, created } = await this.findOrCreateUser(em, site, email);
+      const { user: found, created } = await this.users.findOrCreate(em, site.id, email);
       let user = found;
       if (user.status !== 'active') return 'disabled' as const;
       const now = new Date();
@@ -198,31 +200,6 @@ export class OtpService {
     }
     await em.update(UserOtpEntity, { id: otp.id }, { consumedAt: new Date(), attempts: otp.attempts + 1 });
     return otp;
-  }
-
-  /**
-   * The user of the address, made on the first sign-in. A concurrent first sign-in with another
-   * code waits on the unique index and then finds the row the other one made.
-   */
-  private async findOrCreateUser(
-    em: EntityManager,
-    site: SiteContext,
-    email: string,
-  ): Promise<{ user: SiteUserEntity; created: boolean }> {
-    const inserted = await em
-      .createQueryBuilder()
-      .insert()
-      .into(SiteUserEntity)
-      .values({ siteId: site.id, email, name: '', status: 'active', metadata: {} })
-      .orIgnore()
-      .returning(['id'])
-      .execute();
-    const created = (inserted.raw as unknown[]).length > 0;
-    const user = await em.findOneOrFail(SiteUserEntity, {
-      where: { siteId: site.id, email },
-      lock: { mode: 'pessimistic_write' },
-    });
-    return { user, created };
   }
 
   /** Code requests and tries from one IP, per hour, shared by instances (429 past it). */

@@ -23,6 +23,8 @@ import { SiteUserEntity } from './entities/site-user.entity';
 import { SubscriptionEntryEntity } from './entities/subscription-entry.entity';
 import { UserSubscriptionEntity } from './entities/user-subscription.entity';
 import { PaymentProcessors } from './payment-processor';
+import { UsersRepository } from './users.repository';
+import { SiteDirectory } from '../common/auth/principal';
 import { addInterval, assertSubscriptionMove, proration, SubscriptionStatus } from './subscription-status';
 import { SubscriptionChange, USER_EVENTS } from './users.events';
 
@@ -61,6 +63,8 @@ export class UserSubscriptionsService implements OnModuleInit {
     private readonly credits: CreditsService,
     private readonly catalog: CatalogService,
     private readonly processors: PaymentProcessors,
+    private readonly users: UsersRepository,
+    private readonly sites: SiteDirectory,
   ) {}
 
   onModuleInit(): void {
@@ -274,7 +278,7 @@ export class UserSubscriptionsService implements OnModuleInit {
     await this.dataSource.transaction(async (em) => {
       const sub = await em.findOne(UserSubscriptionEntity, { where: { id }, lock: { mode: 'pessimistic_write' } });
       if (!sub || sub.status !== 'paused' || sub.version !== version) return;
-      await this.resumeIn(em, await this.scopeOf(em, sub.siteId), sub);
+      await this.resumeIn(em, await this.scopeOf(sub.siteId), sub);
     });
   }
 
@@ -298,7 +302,7 @@ export class UserSubscriptionsService implements OnModuleInit {
           .getMany();
         const scopes = new Map<number, EventScope>();
         for (const sub of due) {
-          const scope = scopes.get(sub.siteId) ?? (await this.scopeOf(em, sub.siteId));
+          const scope = scopes.get(sub.siteId) ?? (await this.scopeOf(sub.siteId));
           scopes.set(sub.siteId, scope);
           await this.endPeriod(em, scope, sub, now);
         }
@@ -521,27 +525,16 @@ export class UserSubscriptionsService implements OnModuleInit {
     );
     const email = rows[0]?.customer_email;
     if (!email) return null;
-    const inserted = await em
-      .createQueryBuilder()
-      .insert()
-      .into(SiteUserEntity)
-      .values({ siteId: scope.id!, email, name: '', status: 'active', metadata: {} })
-      .orIgnore()
-      .returning(['id'])
-      .execute();
-    const user = await em.findOneOrFail(SiteUserEntity, { where: { siteId: scope.id!, email } });
-    if ((inserted.raw as unknown[]).length > 0)
-      await recordEvent(em, scope, USER_EVENTS.created, { id: user.id, status: user.status });
+    const { user, created } = await this.users.findOrCreate(em, scope.id!, email);
+    if (created) await recordEvent(em, scope, USER_EVENTS.created, { id: user.id, status: user.status });
     return user.id;
   }
 
-  private async scopeOf(em: EntityManager, siteId: number): Promise<SiteContext> {
-    const { rows } = await sql<{ account_id: string; name: string }>(
-      em,
-      'SELECT account_id, name FROM sites WHERE id = $1',
-      [siteId],
-    );
-    return { id: siteId, accountId: Number(rows[0]?.account_id), name: rows[0]?.name ?? '' };
+  /** A site as events and jobs need it, from the site directory's cache. */
+  private async scopeOf(siteId: number): Promise<SiteContext> {
+    const site = await this.sites.findById(siteId);
+    if (!site) throw new Error(`Site ${siteId} is gone`);
+    return site;
   }
 
   private record(

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AccountModule } from '../account/account.module';
 import { CatalogModule } from '../catalog/catalog.module';
 import { EmailModule } from '../email/email.module';
 import { SubscriptionEntryEntity } from './entities/subscription-entry.entity';
@@ -47,6 +48,7 @@ import { UsersService } from './users.service';
     ]),
     EmailModule,
     CatalogModule,
+    AccountModule,
   ],
   // The `users/me` controllers first: `users/me` must match before `users/:id`.
   controllers: [

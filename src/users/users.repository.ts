@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
 import { applyKeyset, KeysetColumn, keysetPage, keysetParameters, Page } from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
 import { ShapedReads } from '../database/fast-read';
@@ -51,6 +51,30 @@ export class UsersRepository {
       return applyKeyset(qb, NEWEST, query);
     });
     return keysetPage(entities, query.limit, (u) => [u.createdAt.toISOString(), u.id]);
+  }
+
+  /**
+   * The site's user of an address, made now if there is none. A concurrent first creation waits
+   * on the unique index and then finds the row the other one made; the row comes locked.
+   */
+  async findOrCreate(
+    em: EntityManager,
+    siteId: number,
+    email: string,
+  ): Promise<{ user: SiteUserEntity; created: boolean }> {
+    const inserted = await em
+      .createQueryBuilder()
+      .insert()
+      .into(SiteUserEntity)
+      .values({ siteId, email, name: '', status: 'active', metadata: {} })
+      .orIgnore()
+      .returning(['id'])
+      .execute();
+    const user = await em.findOneOrFail(SiteUserEntity, {
+      where: { siteId, email },
+      lock: { mode: 'pessimistic_write' },
+    });
+    return { user, created: (inserted.raw as unknown[]).length > 0 };
   }
 
   async find(site: SiteContext, id: number): Promise<SiteUserEntity | undefined> {
