@@ -132,7 +132,7 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
           AND (m.status = 'queued' OR (m.status = 'sending' AND m.claimed_at < now() - interval '${STALE_CLAIM}'))
         RETURNING m.id, m.site_id AS "siteId", m.batch_id AS "batchId", m.recipient, m.from_header AS "fromHeader",
           m.reply_to AS "replyTo", m.to_header AS "toHeader", m.cc_header AS "ccHeader", m.subject, m.html, m.text,
-          m.template_type AS "templateType", m.tags`,
+          m.template_type AS "templateType", m.tags, m.extra_headers AS "extraHeaders"`,
       [sites, ids],
       { bigints: ['id', 'siteId'] },
     );
@@ -212,6 +212,7 @@ type Claimed = Pick<
   | 'text'
   | 'templateType'
   | 'tags'
+  | 'extraHeaders'
 >;
 
 /** The SMTP mail of one recipient's copy: headers show To and Cc, the envelope names only them. */
@@ -226,6 +227,6 @@ function mailOf(m: Claimed) {
     html: m.html,
     text: m.text,
     envelope: { from, to: [m.recipient] },
-    headers: { 'X-Sitebase-Message-Id': String(m.id) },
+    headers: { ...(m.extraHeaders ?? {}), 'X-Sitebase-Message-Id': String(m.id) },
   };
 }

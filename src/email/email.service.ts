@@ -40,6 +40,11 @@ export interface MailInput {
   html?: string;
   text?: string;
   tags?: string[];
+  /**
+   * Headers every copy carries beside the standard ones, such as a campaign's `List-Unsubscribe`
+   * and `List-Unsubscribe-Post` (RFC 8058). Names must be `X-…` or `List-…`; values one line.
+   */
+  headers?: Record<string, string>;
 }
 
 /** At most this many recipients (to, cc and bcc together) in one mail. */
@@ -134,6 +139,7 @@ export class EmailService {
           templateId: resolved?.template?.id ?? null,
           templateType: resolved?.type.type ?? null,
           tags: mail.tags ?? [],
+          extraHeaders: mail.headers ? checkHeaders(mail.headers) : null,
           status: 'queued',
         });
       }
@@ -179,6 +185,17 @@ export class EmailService {
       throw new ValidationProblem([{ path: 'data', message: 'is only for templates (templateType or templateId)' }]);
     return this.renderer.plainMail(mail.subject!, mail.html, mail.text);
   }
+}
+
+const HEADER_NAME = /^(X|List)-[A-Za-z0-9-]{1,64}$/;
+
+/** Extra headers a module may set: only `X-…` and `List-…` names, values on one line. */
+function checkHeaders(headers: Record<string, string>): Record<string, string> {
+  for (const [name, value] of Object.entries(headers)) {
+    if (!HEADER_NAME.test(name) || /[\r\n]/.test(value) || value.length > 2000)
+      throw new BadRequestProblem('invalid_mail', `Header ${JSON.stringify(name.slice(0, 80))} is not allowed`);
+  }
+  return { ...headers };
 }
 
 interface Recipient extends MailRecipient {

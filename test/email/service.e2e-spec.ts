@@ -92,6 +92,41 @@ describe('EmailService, the API other modules send through', () => {
     expect(jobs.map((j) => j.n)).toEqual([50, 10]);
   });
 
+  it('a mail carries the extra List-/X- headers its sender sets; other header names are refused', async () => {
+    smtp.received.length = 0;
+    const [message] = await t.db.transaction((em) =>
+      email.send(em, site(), {
+        to: { email: 'list@example.com' },
+        subject: 'With list headers',
+        text: 'Hello',
+        headers: {
+          'List-Unsubscribe': '<https://demo.example/u/abc>',
+          'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+        },
+      }),
+    );
+    const [mail] = await smtp.waitFor(1);
+    expect(mail.raw).toContain('List-Unsubscribe-Post: List-Unsubscribe=One-Click');
+    expect(mail.raw).toContain('List-Unsubscribe: <https://demo.example/u/abc>');
+    const row = await rows().findOneByOrFail({ id: message.id });
+    expect(row.extraHeaders).toEqual({
+      'List-Unsubscribe': '<https://demo.example/u/abc>',
+      'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+    });
+    const before = await rows().count();
+    for (const headers of <Array<Record<string, string>>>[
+      { From: 'evil@example.com' },
+      { 'X-Note': 'a\r\nBcc: evil@example.com' },
+    ]) {
+      await expect(
+        t.db.transaction((em) =>
+          email.send(em, site(), { to: { email: 'x@example.com' }, subject: 's', text: 't', headers }),
+        ),
+      ).rejects.toMatchObject({ status: 400 });
+    }
+    expect(await rows().count()).toBe(before);
+  });
+
   it('modules register their template types; a type is registered once', () => {
     const types = t.app.get(EmailTemplateTypes);
     expect(types.find('users.otp')?.module).toBe('users');

@@ -4083,6 +4083,15 @@ export interface components {
             html: string;
             /** @example Your code is 482913. */
             text: string;
+            /**
+             * @description Headers this copy carries beside the standard ones (campaign mail sets List-Unsubscribe)
+             * @example {
+             *       "List-Unsubscribe": "<https://demo.example/u/1>"
+             *     }
+             */
+            headers: {
+                [key: string]: string;
+            };
         };
         CategoryResponseDto: {
             /** @example 3 */

@@ -14,6 +14,7 @@ import { UserErasure1795380000000 } from './1795380000000-user-erasure';
 import { Contacts1795350000000 } from './1795350000000-contacts';
 import { Orders1795340000000 } from './1795340000000-orders';
 import { Newsletter1795400000000 } from './1795400000000-newsletter';
+import { EmailExtraHeaders1795410000000 } from './1795410000000-email-extra-headers';
 
 /**
  * Every migration, oldest first. Listed rather than globbed so that the server, the CLI and the
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   UserErasure1795380000000,
   UserSubscriptions1795390000000,
   Newsletter1795400000000,
+  EmailExtraHeaders1795410000000,
 ];

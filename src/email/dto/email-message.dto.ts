@@ -49,6 +49,13 @@ export class EmailMessageResponseDto extends EmailMessageSummaryDto {
   @ApiProperty({ type: String, nullable: true, example: null }) ccHeader: string | null;
   @ApiProperty({ example: '<p>Your code is <strong>482913</strong>.</p>' }) html: string;
   @ApiProperty({ example: 'Your code is 482913.' }) text: string;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    example: { 'List-Unsubscribe': '<https://demo.example/u/1>' },
+    description: 'Headers this copy carries beside the standard ones (campaign mail sets List-Unsubscribe)',
+  })
+  headers: Record<string, string>;
 }
 
 export function toEmailMessageSummary(m: EmailMessageEntity): EmailMessageSummaryDto {
@@ -81,5 +88,6 @@ export function toEmailMessageResponse(m: EmailMessageEntity): EmailMessageRespo
     ccHeader: m.ccHeader,
     html: m.html,
     text: m.text,
+    headers: m.extraHeaders ?? {},
   };
 }

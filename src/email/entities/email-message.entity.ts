@@ -36,6 +36,8 @@ export class EmailMessageEntity {
   @RefColumn({ nullable: true }) templateId: number | null;
   @Column({ type: 'text', nullable: true }) templateType: string | null;
   @Column({ type: 'text', array: true, default: () => "'{}'" }) tags: string[];
+  /** Headers of this copy beside the standard ones (e.g. List-Unsubscribe of a campaign mail). */
+  @Column({ type: 'jsonb', nullable: true }) extraHeaders: Record<string, string> | null;
   @Column({ type: 'text', default: 'queued' }) status: MessageStatus;
   @Column({ type: 'integer', default: 0 }) attempts: number;
   @Column({ type: 'timestamptz', precision: 3, nullable: true }) claimedAt: Date | null;
