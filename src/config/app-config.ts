@@ -143,6 +143,8 @@ export class AppConfig {
   @Transform(toInt) @IsInt() @Min(0) NEWSLETTER_IMPORT_SYNC_ROWS = 1000;
   /** Rows upserted per statement and transaction by an import. */
   @Transform(toInt) @IsInt() @Min(100) @Max(50_000) NEWSLETTER_IMPORT_BATCH_ROWS = 5000;
+  /** Batches an import upserts side by side (each a database connection). */
+  @Transform(toInt) @IsInt() @Min(1) @Max(8) NEWSLETTER_IMPORT_WORKERS = 2;
   /** How long a session lasts. */
   @Transform(toInt) @IsInt() @Min(60) USER_SESSION_TTL_SECONDS = 30 * 24 * 3600;
   /** How long an instance keeps a verified session (with its user) in memory; 0: never. */

@@ -24,14 +24,19 @@ describe('import rows', () => {
     expect(csvRow(2, [' Ada@Example.com ', 'Ada', 'pro'], targets)).toEqual({
       rowNo: 2,
       email: 'ada@example.com',
-      emailHash: expect.stringMatching(/^[0-9a-f]{64}$/),
       name: 'Ada',
-      attributes: { plan: 'pro' },
+      attributes: '{"plan":"pro"}',
+    });
+    expect(csvRow(5, ['c@example.com', '', ''], targets)).toEqual({
+      rowNo: 5,
+      email: 'c@example.com',
+      name: '',
+      attributes: '{}',
     });
     expect(csvRow(3, ['nope', '', ''], targets)).toEqual({ reason: 'email: must be an email address' });
     expect(csvRow(4, ['', '', ''], targets)).toEqual({ reason: 'email: is required' });
     expect(jsonRow(1, { email: 'b@example.com', attributes: { x: 1 } })).toEqual(
-      expect.objectContaining({ rowNo: 1, email: 'b@example.com', name: null, attributes: { x: 1 } }),
+      expect.objectContaining({ rowNo: 1, email: 'b@example.com', name: '', attributes: '{"x":1}' }),
     );
     expect(jsonRow(2, { email: 'b@example.com', phone: '1' })).toEqual({ reason: 'phone: is not allowed' });
     expect(jsonRow(3, 'b@example.com')).toEqual({ reason: 'must be an object' });

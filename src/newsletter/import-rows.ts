@@ -1,5 +1,4 @@
 import { isEmail } from 'class-validator';
-import { emailHash } from './subscription-writer';
 import type { StagedRow } from './import.repository';
 
 /** Where a CSV column goes: the address, the name, an attribute, or nowhere. */
@@ -73,10 +72,10 @@ function finish(
     (typeof name !== 'string' || name.length > NAME_MAX || /[\r\n]/.test(name))
   )
     return { reason: `name: must be one line of at most ${NAME_MAX} characters` };
-  if (attributes && Buffer.byteLength(JSON.stringify(attributes)) > ATTRIBUTES_MAX_BYTES)
+  const json = attributes ? JSON.stringify(attributes) : '{}';
+  if (Buffer.byteLength(json) > ATTRIBUTES_MAX_BYTES)
     return { reason: `attributes: must be at most ${ATTRIBUTES_MAX_BYTES} bytes` };
-  const trimmed = typeof name === 'string' ? name.trim() : '';
-  return { rowNo, email: a.email, emailHash: emailHash(a.email), name: trimmed || null, attributes };
+  return { rowNo, email: a.email, name: typeof name === 'string' ? name.trim() : '', attributes: json };
 }
 
 /** One CSV record (after the header) as a staged row, or why it is refused. */

@@ -2,6 +2,8 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { QueueService } from '../common/queue/queue.service';
 import { IMPORT_JOB, ImportService } from './import.service';
 
+const RETRIES = 5;
+
 export interface ImportJobData {
   importId: number;
 }
@@ -18,9 +20,18 @@ export class ImportJob implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.queue.register<ImportJobData>(IMPORT_JOB, (data) => this.imports.run(data.importId), {
-      retryLimit: 5,
-      expireInSeconds: 3600,
-    });
+    this.queue.register<ImportJobData>(
+      IMPORT_JOB,
+      async (data, job) => {
+        try {
+          await this.imports.run(data.importId);
+        } catch (err) {
+          // The last retry: the import says it failed instead of staying `running` for ever.
+          if (job.retryCount >= RETRIES) await this.imports.fail(data.importId);
+          throw err;
+        }
+      },
+      { retryLimit: RETRIES, expireInSeconds: 3600 },
+    );
   }
 }

@@ -6,9 +6,10 @@ import { sql } from '../database/sql';
 export interface StagedRow {
   rowNo: number;
   email: string;
-  emailHash: string;
-  name: string | null;
-  attributes: Record<string, unknown> | null;
+  /** '' for none. */
+  name: string;
+  /** The attributes as JSON text, `{}` for none. */
+  attributes: string;
 }
 
 export interface BatchCounts {
@@ -18,32 +19,51 @@ export interface BatchCounts {
 }
 
 /**
- * An import's SQL (docs/newsletter.md, "Import"): rows are staged with one multi-row insert per
- * batch, then each batch is taken out of staging and upserted by one statement (its deletion is
- * the batch's source, so a batch that commits is never taken again, and a job that runs twice
- * resumes where the first stopped). Never one round trip per row.
+ * Takes the import's next staged chunk out of staging, skipping one another worker holds: the
+ * chunk's deletion is the batch's source, so a batch that commits is never taken again, and a
+ * job that runs again resumes where the last one stopped.
+ */
+const TAKE_CHUNK = `chunk AS (
+         DELETE FROM newsletter_import_chunks c
+         WHERE (c.import_id, c.chunk_no) = (
+           SELECT import_id, chunk_no FROM newsletter_import_chunks WHERE import_id = $1
+           ORDER BY chunk_no LIMIT 1 FOR UPDATE SKIP LOCKED)
+         RETURNING c.row_nos, c.emails, c.names, c.attributes
+       ),
+       raw AS (
+         SELECT r.* FROM chunk, unnest(chunk.row_nos, chunk.emails, chunk.names, chunk.attributes)
+           AS r(row_no, email, name, attributes)
+       )`;
+
+/** The hex SHA-256 of an address, as `emailHash` computes it in subscription-writer.ts. */
+const HASH_OF = (email: string) => `encode(sha256(convert_to(${email}, 'UTF8')), 'hex')`;
+
+/**
+ * An import's SQL (docs/newsletter.md, "Import"): the valid rows are staged as chunks (one row
+ * of arrays per batch, one insert each), then each chunk is taken out of staging and upserted by
+ * one statement. Never one round trip per row.
  */
 @Injectable()
 export class ImportRepository {
-  async stage(em: EntityManager, importId: number, rows: StagedRow[]): Promise<void> {
+  async stage(em: EntityManager, importId: number, chunkNo: number, rows: StagedRow[]): Promise<void> {
     if (rows.length === 0) return;
     await sql(
       em,
-      `INSERT INTO newsletter_import_rows (import_id, row_no, email, email_hash, name, attributes)
-       SELECT $1, * FROM unnest($2::int[], $3::text[], $4::text[], $5::text[], $6::jsonb[])`,
+      `INSERT INTO newsletter_import_chunks (import_id, chunk_no, row_nos, emails, names, attributes)
+       VALUES ($1, $2, $3::int[], $4::text[], $5::text[], $6::jsonb[])`,
       [
         importId,
+        chunkNo,
         rows.map((r) => r.rowNo),
         rows.map((r) => r.email),
-        rows.map((r) => r.emailHash),
         rows.map((r) => r.name),
-        rows.map((r) => (r.attributes === null ? null : JSON.stringify(r.attributes))),
+        rows.map((r) => r.attributes),
       ],
     );
   }
 
   /**
-   * Upserts the next `limit` staged rows of a subscribe import: repeated addresses count once
+   * Upserts the next staged chunk of a subscribe import: repeated addresses count once
    * (the last row wins), suppressed addresses and those that complained or left one of the
    * lists are left alone, known ones are updated (name and attributes: all of the file's with
    * `overwrite`, else only what they lack), and each joins the lists (`active` with consent,
@@ -52,56 +72,53 @@ export class ImportRepository {
   async subscribeBatch(
     em: EntityManager,
     imp: { id: number; siteId: number; listIds: number[]; consent: boolean; overwrite: boolean },
-    limit: number,
   ): Promise<BatchCounts> {
     const { rows } = await sql<BatchCounts>(
       em,
-      `WITH raw AS (
-         DELETE FROM newsletter_import_rows r
-         WHERE r.import_id = $1 AND r.row_no IN (
-           SELECT row_no FROM newsletter_import_rows WHERE import_id = $1 ORDER BY row_no LIMIT $2)
-         RETURNING r.row_no, r.email, r.email_hash, r.name, r.attributes
-       ),
+      `WITH ${TAKE_CHUNK},
        batch AS (SELECT DISTINCT ON (email) * FROM raw ORDER BY email, row_no DESC),
        blocked AS (
          SELECT b.email FROM batch b
-         WHERE EXISTS (SELECT 1 FROM newsletter_suppressions x WHERE x.site_id = $3 AND x.email_hash = b.email_hash)
+         WHERE EXISTS (SELECT 1 FROM newsletter_suppressions x
+                       WHERE x.site_id = $2 AND x.email_hash = ${HASH_OF('b.email')})
             OR EXISTS (
               SELECT 1 FROM newsletter_subscriptions s
-              WHERE s.site_id = $3 AND s.email = b.email
+              WHERE s.site_id = $2 AND s.email = b.email
                 AND (s.deliverability IN ('complained', 'suppressed') OR EXISTS (
                   SELECT 1 FROM newsletter_memberships m
-                  WHERE m.subscription_id = s.id AND m.status = 'unsubscribed' AND m.list_id = ANY($4::bigint[]))))
+                  WHERE m.subscription_id = s.id AND m.status = 'unsubscribed' AND m.list_id = ANY($3::bigint[]))))
        ),
        up AS (
          INSERT INTO newsletter_subscriptions AS s
            (site_id, email, name, attributes, source, manage_nonce, consent_at, consent_list_ids, consent_wording)
-         SELECT $3, b.email, coalesce(b.name, ''), coalesce(b.attributes, '{}'::jsonb), 'import',
-                replace(gen_random_uuid()::text, '-', ''),
-                CASE WHEN $5::boolean THEN now() END, CASE WHEN $5::boolean THEN $4::bigint[] END,
-                CASE WHEN $5::boolean THEN 'Consent collected by the site (import)' END
+         SELECT $2, b.email, b.name, b.attributes, 'import', replace(gen_random_uuid()::text, '-', ''),
+                CASE WHEN $4::boolean THEN now() END, CASE WHEN $4::boolean THEN $3::bigint[] END,
+                CASE WHEN $4::boolean THEN 'Consent collected by the site (import)' END
          FROM batch b WHERE NOT EXISTS (SELECT 1 FROM blocked k WHERE k.email = b.email)
+         -- In address order, as every worker inserts: two chunks that share addresses wait on
+         -- each other in one order and cannot deadlock.
+         ORDER BY b.email
          ON CONFLICT (site_id, email) DO UPDATE SET
-           name = CASE WHEN excluded.name <> '' AND ($6::boolean OR s.name = '') THEN excluded.name ELSE s.name END,
-           attributes = CASE WHEN $6::boolean THEN s.attributes || excluded.attributes
+           name = CASE WHEN excluded.name <> '' AND ($5::boolean OR s.name = '') THEN excluded.name ELSE s.name END,
+           attributes = CASE WHEN $5::boolean THEN s.attributes || excluded.attributes
                              ELSE excluded.attributes || s.attributes END,
            updated_at = now()
          RETURNING s.id, (s.xmax = 0) AS inserted
        ),
        mem AS (
          INSERT INTO newsletter_memberships AS m (subscription_id, list_id, site_id, status, subscribed_at)
-         SELECT up.id, l.id, $3, CASE WHEN $5::boolean THEN 'active' ELSE 'pending' END,
-                CASE WHEN $5::boolean THEN now() END
-         FROM up CROSS JOIN unnest($4::bigint[]) AS l(id)
+         SELECT up.id, l.id, $2, CASE WHEN $4::boolean THEN 'active' ELSE 'pending' END,
+                CASE WHEN $4::boolean THEN now() END
+         FROM up CROSS JOIN unnest($3::bigint[]) AS l(id)
          ON CONFLICT (subscription_id, list_id) DO UPDATE SET status = 'active', subscribed_at = now(), updated_at = now()
-           WHERE m.status = 'pending' AND $5::boolean
+           WHERE m.status = 'pending' AND $4::boolean
          RETURNING 1
        )
        SELECT (SELECT count(*) FROM raw)::int AS rows,
               (SELECT count(*) FROM up WHERE inserted)::int AS created,
               (SELECT count(*) FROM up WHERE NOT inserted)::int AS updated,
               (SELECT count(*) FROM mem)::int AS memberships`,
-      [imp.id, limit, imp.siteId, imp.listIds, imp.consent, imp.overwrite],
+      [imp.id, imp.siteId, imp.listIds, imp.consent, imp.overwrite],
     );
     return rows[0];
   }
@@ -110,23 +127,18 @@ export class ImportRepository {
    * A blocklist batch: each address's hash is suppressed (created: newly blocked), and a known
    * subscription becomes `suppressed` and leaves every list (updated).
    */
-  async blocklistBatch(em: EntityManager, imp: { id: number; siteId: number }, limit: number): Promise<BatchCounts> {
+  async blocklistBatch(em: EntityManager, imp: { id: number; siteId: number }): Promise<BatchCounts> {
     const { rows } = await sql<BatchCounts>(
       em,
-      `WITH raw AS (
-         DELETE FROM newsletter_import_rows r
-         WHERE r.import_id = $1 AND r.row_no IN (
-           SELECT row_no FROM newsletter_import_rows WHERE import_id = $1 ORDER BY row_no LIMIT $2)
-         RETURNING r.email, r.email_hash
-       ),
-       batch AS (SELECT DISTINCT email, email_hash FROM raw),
+      `WITH ${TAKE_CHUNK},
+       batch AS (SELECT DISTINCT email, ${HASH_OF('email')} AS email_hash FROM raw),
        sup AS (
          INSERT INTO newsletter_suppressions (site_id, email_hash, reason)
-         SELECT $3, email_hash, 'blocklist' FROM batch ON CONFLICT DO NOTHING RETURNING 1
+         SELECT $2, email_hash, 'blocklist' FROM batch ORDER BY email_hash ON CONFLICT DO NOTHING RETURNING 1
        ),
        subs AS (
          UPDATE newsletter_subscriptions s SET deliverability = 'suppressed', updated_at = now()
-         FROM batch b WHERE s.site_id = $3 AND s.email = b.email AND s.deliverability <> 'suppressed'
+         FROM batch b WHERE s.site_id = $2 AND s.email = b.email AND s.deliverability <> 'suppressed'
          RETURNING s.id
        ),
        mem AS (
@@ -137,7 +149,7 @@ export class ImportRepository {
        )
        SELECT (SELECT count(*) FROM raw)::int AS rows, (SELECT count(*) FROM sup)::int AS created,
               (SELECT count(*) FROM subs)::int AS updated, (SELECT count(*) FROM mem)::int AS memberships`,
-      [imp.id, limit, imp.siteId],
+      [imp.id, imp.siteId],
     );
     return rows[0];
   }

@@ -3,7 +3,7 @@ import { parse } from 'csv-parse';
 import type { Request } from 'express';
 import { createReadStream } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, In } from 'typeorm';
 import {
   BadRequestProblem,
   NotFoundProblem,
@@ -15,6 +15,7 @@ import { QueueService } from '../common/queue/queue.service';
 import { SiteContext } from '../common/tenancy/site-context';
 import { AppConfig } from '../config/app-config';
 import { ImportFormDto } from './dto/import.dto';
+import { ImportChunkEntity } from './entities/import-chunk.entity';
 import { ImportEntity, InvalidRow } from './entities/import.entity';
 import { ImportRepository, StagedRow } from './import.repository';
 import { ColumnTarget, columnsError, csvRow, jsonRow, mapHeader } from './import-rows';
@@ -26,8 +27,8 @@ export const IMPORT_JOB = 'newsletter.import';
 export const IMPORT_INVALID_LISTED = 1000;
 /** JSON imports are parsed whole; CSV streams. */
 const JSON_MAX_BYTES = 32 * 1024 * 1024;
-/** Rows staged per insert. */
-const STAGE_ROWS = 5000;
+/** Deadlocks and serialization failures: a batch that meets one is tried again (it changed nothing). */
+const RETRYABLE = new Set(['40P01', '40001']);
 
 const invalidFile = (detail: string) => new BadRequestProblem('invalid_file', detail);
 
@@ -39,10 +40,11 @@ export interface ImportStart {
 
 /**
  * Imports (docs/newsletter.md, "Import"): the upload is spooled to disk, parsed as a stream
- * (csv-parse) and staged in multi-row inserts, in one transaction with the import's record.
- * Up to NEWSLETTER_IMPORT_SYNC_ROWS valid rows are upserted in that transaction and answered at
- * once; more are left to the `newsletter.import` job, which upserts NEWSLETTER_IMPORT_BATCH_ROWS
- * per statement and transaction, so a million rows never hold a request open.
+ * (csv-parse) and staged as chunks of NEWSLETTER_IMPORT_BATCH_ROWS (one insert each), in one
+ * transaction with the import's record. Up to NEWSLETTER_IMPORT_SYNC_ROWS valid rows are
+ * upserted in that transaction and answered at once; more are left to the `newsletter.import`
+ * job, which upserts a chunk per statement and transaction, so a million rows never hold a
+ * request open.
  */
 @Injectable()
 export class ImportService {
@@ -121,16 +123,49 @@ export class ImportService {
     });
   }
 
-  /** The queued part: every batch in its own transaction; running it again resumes. */
+  /**
+   * The queued part: NEWSLETTER_IMPORT_WORKERS loops each take the next chunk and upsert it in
+   * a transaction of its own, side by side (the database does the work, so two loops use two
+   * cores); running it again resumes with the chunks left.
+   */
   async run(importId: number): Promise<void> {
     const imp = await this.dataSource.manager.findOneBy(ImportEntity, { id: importId });
-    if (!imp || imp.status === 'completed') return;
+    if (!imp || imp.status === 'completed' || imp.status === 'failed') return;
     await this.dataSource.manager.update(ImportEntity, { id: imp.id }, { status: 'running' });
-    for (;;) {
-      const rows = await this.dataSource.transaction((em) => this.batch(em, imp));
-      if (rows === 0) break;
-    }
+    const loop = async () => {
+      while ((await this.batchWithRetry(imp)) > 0);
+    };
+    const outcomes = await Promise.allSettled(Array.from({ length: this.config.NEWSLETTER_IMPORT_WORKERS }, loop));
+    const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+    if (failed) throw failed.reason;
     await this.dataSource.manager.update(ImportEntity, { id: imp.id }, { status: 'completed', finishedAt: new Date() });
+  }
+
+  /** The job gave up on an import (its last retry failed): it says so, and its staged rows go. */
+  async fail(importId: number): Promise<void> {
+    await this.dataSource.transaction(async (em) => {
+      await em.update(
+        ImportEntity,
+        { id: importId, status: In(['queued', 'running']) },
+        {
+          status: 'failed',
+          error: 'The import stopped on an internal error; the rows counted as done are in',
+          finishedAt: new Date(),
+        },
+      );
+      await em.delete(ImportChunkEntity, { importId });
+    });
+  }
+
+  private async batchWithRetry(imp: ImportEntity): Promise<number> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.dataSource.transaction((em) => this.batch(em, imp));
+      } catch (err) {
+        const code = (err as { driverError?: { code?: string }; code?: string }).driverError?.code;
+        if (attempt >= 5 || !code || !RETRYABLE.has(code)) throw err;
+      }
+    }
   }
 
   private async processAll(em: EntityManager, imp: ImportEntity): Promise<void> {
@@ -138,13 +173,12 @@ export class ImportService {
     await em.update(ImportEntity, { id: imp.id }, { status: 'completed', finishedAt: new Date() });
   }
 
-  /** One batch upserted and counted; answers how many staged rows it took (0: done). */
+  /** One chunk upserted and counted; answers how many staged rows it took (0: none left). */
   private async batch(em: EntityManager, imp: ImportEntity): Promise<number> {
-    const limit = this.config.NEWSLETTER_IMPORT_BATCH_ROWS;
     const c =
       imp.mode === 'blocklist'
-        ? await this.repository.blocklistBatch(em, imp, limit)
-        : await this.repository.subscribeBatch(em, imp, limit);
+        ? await this.repository.blocklistBatch(em, imp)
+        : await this.repository.subscribeBatch(em, imp);
     if (c.rows === 0) return 0;
     await em
       .createQueryBuilder()
@@ -172,8 +206,9 @@ export class ImportService {
     );
     let targets: ColumnTarget[] | undefined;
     let rowNo = 0;
+    const chunkRows = this.config.NEWSLETTER_IMPORT_BATCH_ROWS;
     let pending: StagedRow[] = [];
-    const stager = new Stager((rows) => this.repository.stage(em, imp.id, rows));
+    const stager = new Stager((rows, chunkNo) => this.repository.stage(em, imp.id, chunkNo, rows));
     try {
       for await (const record of parser as AsyncIterable<string[]>) {
         rowNo += 1;
@@ -187,7 +222,7 @@ export class ImportService {
         const row = csvRow(rowNo, record, targets);
         if ('reason' in row) report.refuse(rowNo, row.reason);
         else pending.push(row);
-        if (pending.length >= STAGE_ROWS) {
+        if (pending.length >= chunkRows) {
           // The insert runs while the next rows are parsed; one at a time on the transaction.
           await stager.add(pending);
           report.staged += pending.length;
@@ -226,24 +261,27 @@ export class ImportService {
       if ('reason' in row) report.refuse(i + 1, row.reason);
       else rows.push(row);
     });
-    for (let i = 0; i < rows.length; i += STAGE_ROWS)
-      await this.repository.stage(em, imp.id, rows.slice(i, i + STAGE_ROWS));
+    const chunkRows = this.config.NEWSLETTER_IMPORT_BATCH_ROWS;
+    for (let i = 0; i < rows.length; i += chunkRows)
+      await this.repository.stage(em, imp.id, i / chunkRows + 1, rows.slice(i, i + chunkRows));
     report.staged = rows.length;
     return report;
   }
 }
 
-/** Staging inserts one behind the parser: the next batch is parsed while the last one is written. */
+/** Staging inserts one chunk behind the parser: the next is parsed while the last one is written. */
 class Stager {
   private inflight: Promise<void> = Promise.resolve();
   private failed: Error | null = null;
+  private chunks = 0;
 
-  constructor(private readonly write: (rows: StagedRow[]) => Promise<void>) {}
+  constructor(private readonly write: (rows: StagedRow[], chunkNo: number) => Promise<void>) {}
 
   async add(rows: StagedRow[]): Promise<void> {
     await this.drain();
     if (rows.length === 0) return;
-    this.inflight = this.write(rows).catch((err: unknown) => {
+    this.chunks += 1;
+    this.inflight = this.write(rows, this.chunks).catch((err: unknown) => {
       this.failed = err instanceof Error ? err : new Error(String(err));
     });
   }

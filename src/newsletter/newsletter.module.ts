@@ -9,7 +9,7 @@ import { ImportJob } from './import.job';
 import { ImportRepository } from './import.repository';
 import { ImportService } from './import.service';
 import { NewsletterImportsController, SubscriptionActionsController } from './subscription-actions.controller';
-import { ImportRowEntity } from './entities/import-row.entity';
+import { ImportChunkEntity } from './entities/import-chunk.entity';
 import { ImportEntity } from './entities/import.entity';
 import { MembershipEntity } from './entities/membership.entity';
 import { NewsletterListEntity } from './entities/newsletter-list.entity';
@@ -41,7 +41,7 @@ import { SubscriptionsService } from './subscriptions.service';
       SuppressionEntity,
       SigningKeyEntity,
       ImportEntity,
-      ImportRowEntity,
+      ImportChunkEntity,
     ]),
     AccountModule,
     EmailModule,

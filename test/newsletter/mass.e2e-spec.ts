@@ -1,4 +1,6 @@
+import { IsNull } from 'typeorm';
 import { ImportEntity } from '../../src/newsletter/entities/import.entity';
+import { ImportService } from '../../src/newsletter/import.service';
 import { MembershipEntity } from '../../src/newsletter/entities/membership.entity';
 import { SubscriptionEntity } from '../../src/newsletter/entities/subscription.entity';
 import { SuppressionEntity } from '../../src/newsletter/entities/suppression.entity';
@@ -156,6 +158,65 @@ describe('newsletter import, bulk and sync', () => {
     const counts = await a.api.get(nl(a, `/lists/${list.id}`)).expect(200);
     expect(counts.body.counts).toEqual({ pending: 0, active: 250, unsubscribed: 0 });
     expectProblem(await b.api.get(nl(b, `/imports/${res.body.id}`)), 404, 'not_found');
+  });
+
+  it('chunks upserted side by side: an address repeated across chunks counts once created, then updated', async () => {
+    const list = await makeList(a, { name: 'Chunks' });
+    // 1,000 rows in chunks of 100, taken by two workers at once; every chunk repeats ten
+    // addresses, so the workers meet on the same rows (in address order: no deadlock).
+    const lines = ['email,name'];
+    for (let i = 0; i < 1000; i++)
+      lines.push(i % 10 === 0 ? `shared${(i / 10) % 10}@example.com,Shared` : `own${i}@example.com,Own ${i}`);
+    const res = await importFile(a, lines.join('\n'), { listIds: String(list.id), consent: 'true' }).expect(202);
+    const done = await eventually(async () => {
+      const r = await a.api.get(nl(a, `/imports/${res.body.id}`)).expect(200);
+      return r.body.status === 'completed' ? r.body : undefined;
+    });
+    expect(done).toEqual(
+      expect.objectContaining({ rowsRead: 1000, rowsDone: 1000, created: 910, updated: 90, skipped: 0 }),
+    );
+    expect(await subs().countBy({ siteId: a.siteId, source: 'import', name: 'Shared' })).toBe(10);
+    const counts = await a.api.get(nl(a, `/lists/${list.id}`)).expect(200);
+    expect(counts.body.counts).toEqual({ pending: 0, active: 910, unsubscribed: 0 });
+    const [{ n }] = await ctx.t.db.query<Array<{ n: number }>>(
+      'SELECT count(*)::int AS n FROM newsletter_import_chunks WHERE import_id = $1',
+      [res.body.id],
+    );
+    expect(n).toBe(0);
+  });
+
+  it('an import whose job gives up says failed, and its staged rows go', async () => {
+    const list = await makeList(a, { name: 'Doomed' });
+    const imp = await ctx.t.db.getRepository(ImportEntity).save({
+      siteId: a.siteId,
+      status: 'queued',
+      mode: 'subscribe',
+      listIds: [list.id],
+      consent: false,
+      overwrite: false,
+      invalid: [],
+      error: null,
+      finishedAt: null,
+    });
+    // A chunk no upsert can take: an address of NULL breaks the statement every time.
+    await ctx.t.db.query(
+      `INSERT INTO newsletter_import_chunks (import_id, chunk_no, row_nos, emails, names, attributes)
+       VALUES ($1, 1, '{2}', '{NULL}', '{""}', '{"{}"}')`,
+      [imp.id],
+    );
+    const imports = ctx.t.app.get(ImportService);
+    await expect(imports.run(imp.id)).rejects.toThrow();
+    await imports.fail(imp.id);
+    const r = await a.api.get(nl(a, `/imports/${imp.id}`)).expect(200);
+    expect(r.body).toEqual(expect.objectContaining({ status: 'failed', finishedAt: ISO, rowsDone: 0 }));
+    expect(r.body.error).toMatch(/internal error/);
+    expect(JSON.stringify(r.body)).not.toMatch(/null value|violates|newsletter_/);
+    const [{ n }] = await ctx.t.db.query<Array<{ n: number }>>(
+      'SELECT count(*)::int AS n FROM newsletter_import_chunks WHERE import_id = $1',
+      [imp.id],
+    );
+    expect(n).toBe(0);
+    expect(await subs().countBy({ siteId: a.siteId, email: IsNull() })).toBe(0);
   });
 
   it('Idempotency-Key: the same import replays its answer without importing twice', async () => {

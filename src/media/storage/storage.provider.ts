@@ -2,7 +2,6 @@ import { Provider } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { LocalMediaStorage } from './local.storage';
 import { MediaStorage } from './media-storage';
-import { S3MediaStorage } from './s3.storage';
 
 /** The driver MEDIA_STORAGE names (docs/media.md). */
 export const mediaStorageProvider: Provider = {
@@ -10,6 +9,9 @@ export const mediaStorageProvider: Provider = {
   inject: [AppConfig],
   useFactory: (config: AppConfig): MediaStorage => {
     if (config.MEDIA_STORAGE === 's3') {
+      // Loaded only when chosen: the AWS SDK adds about 20 MB to every process that loads it.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { S3MediaStorage } = require('./s3.storage') as typeof import('./s3.storage');
       return new S3MediaStorage({
         bucket: config.S3_BUCKET,
         region: config.S3_REGION,

@@ -1,9 +1,21 @@
-import sharp, { Metadata } from 'sharp';
+import type { Metadata } from 'sharp';
 import { Problem } from '../../common/errors/problems';
 
-// Decoded pixels are not worth caching between requests, and open file handles would keep
-// deleted spool files alive.
-sharp.cache(false);
+let loaded: typeof import('sharp') | undefined;
+
+/**
+ * sharp (libvips), loaded on the first image: a process that serves no upload does not carry
+ * its 20 MB. Decoded pixels are not worth caching between requests, and open file handles
+ * would keep deleted spool files alive.
+ */
+function sharp(...args: Parameters<typeof import('sharp')>): ReturnType<typeof import('sharp')> {
+  if (!loaded) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    loaded = require('sharp') as typeof import('sharp');
+    loaded.cache(false);
+  }
+  return loaded(...args);
+}
 
 export interface ImageInfo {
   /** As displayed, after the EXIF orientation. */
