@@ -52,11 +52,14 @@ function likePattern(text: string): string {
 /** Adds the filters of a list or bulk query (docs/newsletter.md lists the index of each). */
 function applyFilters(qb: SelectQueryBuilder<SubscriptionEntity>, f: SubscriptionFilterDto): void {
   if (f.listId !== undefined) {
-    // Driven by (list_id, [status,] subscription_id): ordered by s.id through the join's equivalence.
+    // Driven by (list_id, [status,] subscription_id), each member's subscription read by its
+    // primary key (a nested loop). `+ 0` keeps the planner from a merge join down the whole
+    // subscriptions index instead: on a list whose members are old rows, page 1 of such a plan
+    // read every newer subscription of the table first (2.3 million rows, 2.6 s, before this).
     qb.innerJoin(
       MembershipEntity,
       'fm',
-      `fm.subscription_id = s.id AND fm.list_id = :listId${f.status !== undefined ? ' AND fm.status = :status' : ''}`,
+      `s.id = fm.subscription_id + 0 AND fm.list_id = :listId${f.status !== undefined ? ' AND fm.status = :status' : ''}`,
     );
   } else if (f.status !== undefined) {
     qb.andWhere(
@@ -117,9 +120,6 @@ export class SubscriptionsRepository {
     const { entities, extra } = await this.reads.read(shape, params, () => {
       const qb = this.subs.createQueryBuilder('s').addSelect(MEMBERSHIPS_JSON, 'lists').where('s.site_id = :siteId');
       applyFilters(qb, query);
-      // The same bound on both sides of the join: whichever side the planner drives from, it
-      // reads a range of its index (PostgreSQL does not carry a range across the join itself).
-      if (query.listId !== undefined && query.cursor) qb.andWhere('s.id < :keyset_0');
       return applyKeyset(qb, keyset, query);
     });
     const views = entities.map((subscription, i) => ({ subscription, memberships: toMemberships(extra(i, 'lists')) }));
@@ -163,7 +163,7 @@ export class SubscriptionsRepository {
     applyFilters(qb, f);
     if (f.ids !== undefined) qb.andWhere('s.id = ANY(:ids::bigint[])', { ids: f.ids });
     const order = keysetOf(f)[0].expr;
-    if (beforeId !== null) qb.andWhere(`${order} < :beforeId AND s.id < :beforeId`, { beforeId });
+    if (beforeId !== null) qb.andWhere(`${order} < :beforeId`, { beforeId });
     qb.setParameters(filterParams(site, f)).orderBy(order, 'DESC').limit(limit);
     return (await qb.getRawMany<{ id: string }>()).map((r) => Number(r.id));
   }
