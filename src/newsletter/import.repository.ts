@@ -45,6 +45,11 @@ const HASH_OF = (email: string) => `encode(sha256(convert_to(${email}, 'UTF8')),
  */
 @Injectable()
 export class ImportRepository {
+  /** This transaction commits without waiting for its WAL to reach the disk (safe to lose: see the caller). */
+  async commitWithoutWaitingForDisk(em: EntityManager): Promise<void> {
+    await sql(em, 'SET LOCAL synchronous_commit TO off');
+  }
+
   async stage(em: EntityManager, importId: number, chunkNo: number, rows: StagedRow[]): Promise<void> {
     if (rows.length === 0) return;
     await sql(

@@ -160,7 +160,12 @@ export class ImportService {
   private async batchWithRetry(imp: ImportEntity): Promise<number> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.dataSource.transaction((em) => this.batch(em, imp));
+        return await this.dataSource.transaction(async (em) => {
+          // A batch's commit need not wait for the disk: if the database loses it in a crash,
+          // the chunk it deleted comes back with it, and the job upserts it again.
+          await this.repository.commitWithoutWaitingForDisk(em);
+          return this.batch(em, imp);
+        });
       } catch (err) {
         const code = (err as { driverError?: { code?: string }; code?: string }).driverError?.code;
         if (attempt >= 5 || !code || !RETRYABLE.has(code)) throw err;
