@@ -1,8 +1,5 @@
 import fc from 'fast-check';
 import request from 'supertest';
-import { SiteUserEntity } from '../../src/users/entities/site-user.entity';
-import { UserSubscriptionEntity } from '../../src/users/entities/user-subscription.entity';
-import { SessionsService } from '../../src/users/sessions.service';
 import { FORBIDDEN_KEYS } from '../../src/common/input/json-body';
 import { startApp, TestApp } from '../support/app';
 import { snapshotDatabase } from '../support/db-snapshot';
@@ -17,7 +14,13 @@ import {
 } from '../support/openapi-operations';
 import { expectProblem } from '../support/problem';
 import { createTenant, Tenant } from '../support/tenant';
-import { filesUnder, makePdf, tempMediaDir } from '../support/files';
+import { filesUnder, tempMediaDir } from '../support/files';
+import {
+  operationUrl,
+  paramValue as fixtureParam,
+  ResourceFixtures,
+  seedResources,
+} from '../support/resource-fixtures';
 
 /**
  * docs/foundation.md, "Input rules", over every operation of the app's own OpenAPI document: a
@@ -92,7 +95,8 @@ describe('input hardening over every operation of the OpenAPI document', () => {
   let doc: OpenApiDocument;
   let operations: Operation[];
   let requests = 0;
-  const ids: Record<string, number> = {};
+  let fixtures: ResourceFixtures;
+  let ids: Record<string, number>;
   /** A site user's session, for the `/users/me/**` operations. */
   let sessionToken = '';
 
@@ -100,97 +104,8 @@ describe('input hardening over every operation of the OpenAPI document', () => {
     t = await startApp({ env: { MEDIA_LOCAL_DIR: media.dir, RATE_LIMIT_PUBLIC_MAX: '1000000' } });
     tenant = await createTenant(t);
     ({ doc, operations } = await loadOperations(t.server));
-    const site = `/api/v2/sites/${tenant.siteName}`;
-    const made = async (res: request.Response) => {
-      if (res.status !== 201) throw new Error(`fixture: ${res.status} ${JSON.stringify(res.body)}`);
-      return res.body.id as number;
-    };
-    ids.key = await made(await tenant.api.post('/api/v2/api-keys').send({ name: 'spare' }));
-    ids.content = await made(await tenant.api.post(`${site}/content`).send({ title: 'Fixture', tags: ['a'] }));
-    ids.collection = await made(await tenant.api.post(`${site}/collections`).send({ name: 'Fixture' }));
-    await tenant.api.post(`${site}/collections/${ids.collection}/items`).send({ contentId: ids.content }).expect(201);
-    ids.category = await made(await tenant.api.post(`${site}/media/categories`).send({ name: 'Fixture' }));
-    ids.tag = await made(await tenant.api.post(`${site}/media/tags`).send({ name: 'Fixture' }));
-    ids.media = await made(await tenant.api.post(`${site}/media`).attach('file', makePdf(), 'fixture.pdf'));
-    ids.revision = (await tenant.api.get(`${site}/content/${ids.content}/revisions`).expect(200)).body.data[0].id;
-    ids.template = await made(
-      await tenant.api
-        .post(`${site}/email/templates`)
-        .send({ type: 'custom', name: 'Fixture', subject: '{{ subject }}', html: '{{ body }}' }),
-    );
-    const sent = await tenant.api
-      .post(`${site}/email/send`)
-      .send({ to: [{ email: 'f@example.com' }], subject: 'F', text: 'F' });
-    if (sent.status !== 202) throw new Error(`fixture: ${sent.status} ${JSON.stringify(sent.body)}`);
-    ids.message = sent.body.messages[0].id;
-    // Disabled, so the events of the fixtures above are not fanned out to it mid-snapshot; a
-    // public IP literal, so no DNS is needed to create it.
-    ids.webhook = await made(
-      await tenant.api
-        .post(`${site}/webhooks`)
-        .send({ url: 'https://93.184.215.14/hooks', status: 'disabled', eventTypes: ['content.*'] }),
-    );
-    ids.productCategory = await made(await tenant.api.post(`${site}/categories`).send({ name: 'Fixture' }));
-    const product = await tenant.api
-      .post(`${site}/products`)
-      .send({ name: 'Fixture', unitAmount: 100, currency: 'EUR', option1: 'Size', categoryId: ids.productCategory });
-    ids.product = await made(product);
-    const withVariant = await tenant.api.post(`${site}/products/${ids.product}/variants`).send({ option1Value: 'M' });
-    if (withVariant.status !== 201)
-      throw new Error(`fixture: ${withVariant.status} ${JSON.stringify(withVariant.body)}`);
-    ids.variant = withVariant.body.variants[0].id as number;
-    const user = await t.db
-      .getRepository(SiteUserEntity)
-      .save({ siteId: tenant.siteId, email: 'fixture@example.com', name: 'Fixture', status: 'active', metadata: {} });
-    ids.user = user.id;
-    sessionToken = (await t.db.transaction((em) => t.app.get(SessionsService).create(em, user, {}))).token;
-    // The user's subscription, as a paid order's recurring line would start it.
-    const now = new Date();
-    ids.subscription = (
-      await t.db.getRepository(UserSubscriptionEntity).save({
-        siteId: tenant.siteId,
-        userId: user.id,
-        productId: ids.product,
-        status: 'active',
-        unitAmount: 100,
-        currency: 'EUR',
-        interval: 'month',
-        intervalCount: 1,
-        currentPeriodStart: now,
-        currentPeriodEnd: new Date(now.getTime() + 30 * 86_400_000),
-      })
-    ).id;
-    ids.order = await made(
-      await tenant.api
-        .post(`${site}/orders`)
-        .send({ lines: [{ productId: ids.product, quantity: 1 }], customer: { email: 'f@example.com' } }),
-    );
-    const [delivery] = await t.db.query<Array<{ id: string }>>(
-      `INSERT INTO webhook_deliveries (site_id, endpoint_id, event_type, payload, status)
-       VALUES ($1, $2, 'webhook.test', '{}', 'failed') RETURNING id`,
-      [tenant.siteId, ids.webhook],
-    );
-    ids.delivery = Number(delivery.id);
-    // Sent with the key (the receipt names no id), then found in the inbox.
-    await tenant.api
-      .post(`${site}/contacts`)
-      .send({ name: 'Fixture', email: 'fixture@example.com', message: 'Fixture' })
-      .expect(201);
-    ids.contact = (await tenant.api.get(`${site}/contacts?limit=1`).expect(200)).body.data[0].id as number;
-    ids.newsletterList = await made(await tenant.api.post(`${site}/newsletter/lists`).send({ name: 'Fixture' }));
-    await tenant.api
-      .post(`${site}/newsletter/subscriptions/sync`)
-      .send({ listId: ids.newsletterList, emails: ['fixture@example.com'] })
-      .expect(200);
-    ids.subscription = (await tenant.api.get(`${site}/newsletter/subscriptions?limit=1`).expect(200)).body.data[0]
-      .id as number;
-    ids.newsletterImport = (
-      await tenant.api
-        .post(`${site}/newsletter/subscriptions/import`)
-        .field('listIds', String(ids.newsletterList))
-        .attach('file', Buffer.from('email\nimported@example.com\n'), 'fixture.csv')
-        .expect(200)
-    ).body.id as number;
+    fixtures = await seedResources(t, tenant);
+    ({ ids, sessionToken } = fixtures);
   });
 
   afterAll(async () => {
@@ -202,77 +117,8 @@ describe('input hardening over every operation of the OpenAPI document', () => {
 
   // --- the table's vocabulary -------------------------------------------------------------
 
-  function idFor(path: string): number {
-    if (path.includes('/api-keys/')) return ids.key;
-    if (path.includes('/collections/')) return ids.collection;
-    if (path.includes('/content/')) return ids.content;
-    if (path.includes('/media/categories/')) return ids.category;
-    if (path.includes('/media/tags/')) return ids.tag;
-    if (path.includes('/media/')) return ids.media;
-    if (path.includes('/email/messages/')) return ids.message;
-    if (path.includes('/webhooks/')) return ids.webhook;
-    if (path.includes('/categories/')) return ids.productCategory;
-    if (path.includes('/products/')) return ids.product;
-    if (path.includes('/users/me/subscriptions/')) return ids.subscription;
-    if (path.includes('/users/')) return ids.user;
-    if (path.includes('/contacts/')) return ids.contact;
-    if (path.includes('/orders/')) return ids.order;
-    if (path.includes('/newsletter/lists/')) return ids.newsletterList;
-    if (path.includes('/newsletter/subscriptions/')) return ids.subscription;
-    if (path.includes('/newsletter/imports/')) return ids.newsletterImport;
-    throw new Error(`no fixture id for ${path}: add one to the table`);
-  }
-
-  function paramValue(op: Operation, name: string): string {
-    switch (name) {
-      case 'siteName':
-      case 'site_name':
-        return tenant.siteName;
-      case 'id':
-        return String(idFor(op.path));
-      case 'itemId':
-      case 'page_id':
-        return String(ids.content);
-      case 'revisionId':
-        return String(ids.revision);
-      case 'templateId':
-        return String(ids.template);
-      case 'templateType':
-        return 'custom';
-      case 'deliveryId':
-        return String(ids.delivery);
-      case 'key':
-        return 'theme';
-      case 'variantId':
-        return String(ids.variant);
-      case 'subId':
-        return String(ids.subscription);
-      case 'product_id':
-        return String(ids.product);
-      case 'product_category_id':
-        return String(ids.productCategory);
-      case 'organization_id':
-        return String(tenant.accountId);
-      case 'project_id':
-        return String(tenant.siteId);
-      case 'token':
-        // Well-formed, signed by no one: refused before any row is read.
-        return op.path.includes('/confirm/')
-          ? 'c.1.AAAAAAAAAAAAAAAAAAAAAA.1.AAAAAAAAAAAAAAAAAAAAAA'
-          : 'm.1.AAAAAAAAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA';
-      case 'limit':
-        return '20';
-      case 'offset':
-        return '0';
-      default:
-        throw new Error(`${op.label}: no value for path parameter ${name}: add it to the table`);
-    }
-  }
-
-  /** The operation's URL; `raw` values are put in as they are (already encoded). */
-  function url(op: Operation, raw: Record<string, string> = {}): string {
-    return op.path.replace(/\{([^}]+)\}/g, (_m, name: string) => raw[name] ?? encodeURIComponent(paramValue(op, name)));
-  }
+  const paramValue = (op: Operation, name: string) => fixtureParam(fixtures, op, name);
+  const url = (op: Operation, raw: Record<string, string> = {}) => operationUrl(fixtures, op, raw);
 
   const jsonOps = () => operations.filter((op) => op.body === 'json');
   const props = (op: Operation) =>
