@@ -13,7 +13,11 @@ export class CatalogDataOwner implements OnModuleInit {
     // After orders (which keep their lines, not the products), before media and sites.
     this.registry.register(
       tablesOwner('catalog', 360, [
-        { resource: 'product_variants', entity: ProductVariantEntity },
+        {
+          resource: 'product_variants',
+          entity: ProductVariantEntity,
+          via: { column: 'product_id', parent: 'products' },
+        },
         { resource: 'products', entity: ProductEntity },
         { resource: 'product_categories', entity: ProductCategoryEntity },
       ]),

@@ -12,7 +12,11 @@ export class CollectionsDataOwner implements OnModuleInit {
     // Before content (items point at it) and sites.
     this.registry.register(
       tablesOwner('collections', 400, [
-        { resource: 'collection_items', entity: CollectionItemEntity },
+        {
+          resource: 'collection_items',
+          entity: CollectionItemEntity,
+          via: { column: 'collection_id', parent: 'collections' },
+        },
         { resource: 'collections', entity: CollectionEntity },
       ]),
     );

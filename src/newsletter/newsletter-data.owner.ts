@@ -27,7 +27,11 @@ export class NewsletterDataOwner implements OnModuleInit {
     this.registry.register(
       tablesOwner('newsletter', 320, [
         { resource: 'newsletter_imports', entity: ImportEntity },
-        { resource: 'newsletter_memberships', entity: MembershipEntity },
+        {
+          resource: 'newsletter_memberships',
+          entity: MembershipEntity,
+          via: { column: 'list_id', parent: 'newsletter_lists' },
+        },
         { resource: 'newsletter_subscriptions', entity: SubscriptionEntity },
         { resource: 'newsletter_lists', entity: NewsletterListEntity },
         { resource: 'newsletter_suppressions', entity: SuppressionEntity },

@@ -19,9 +19,17 @@ export class UsersDataOwner implements OnModuleInit {
       tablesOwner('users', 200, [
         { resource: 'user_subscription_entries', entity: SubscriptionEntryEntity },
         { resource: 'user_subscriptions', entity: UserSubscriptionEntity },
-        { resource: 'user_credit_entries', entity: CreditEntryEntity },
-        { resource: 'user_profile_entries', entity: UserProfileEntryEntity },
-        { resource: 'user_sessions', entity: UserSessionEntity },
+        {
+          resource: 'user_credit_entries',
+          entity: CreditEntryEntity,
+          via: { column: 'user_id', parent: 'site_users' },
+        },
+        {
+          resource: 'user_profile_entries',
+          entity: UserProfileEntryEntity,
+          via: { column: 'user_id', parent: 'site_users' },
+        },
+        { resource: 'user_sessions', entity: UserSessionEntity, via: { column: 'user_id', parent: 'site_users' } },
         { resource: 'user_otps', entity: UserOtpEntity },
         { resource: 'site_users', entity: SiteUserEntity },
         { resource: 'user_deletions', entity: UserDeletionEntity },

@@ -25,7 +25,11 @@ export class WebhooksDataOwner implements OnModuleInit {
   onModuleInit(): void {
     // Attempts go with their deliveries (on delete cascade).
     const tables = tablesOwner('webhooks', 250, [
-      { resource: 'webhook_deliveries', entity: WebhookDeliveryEntity },
+      {
+        resource: 'webhook_deliveries',
+        entity: WebhookDeliveryEntity,
+        via: { column: 'endpoint_id', parent: 'webhook_endpoints' },
+      },
       { resource: 'webhook_endpoints', entity: WebhookEndpointEntity },
     ]);
     this.users.register({

@@ -20,6 +20,7 @@ export interface Schema {
 interface Parameter {
   name: string;
   in: string;
+  required?: boolean;
   schema?: Schema;
 }
 

@@ -50,6 +50,12 @@ export interface OwnedTable {
   entity: EntityTarget<ObjectLiteral>;
   /** How its rows belong to the account: through their site (site_id, the default) or account_id. */
   scope?: 'site' | 'account';
+  /**
+   * Rows found through their parent's id (`user_id` of `site_users`), where the table's own
+   * indexes lead with that column and not with site_id: the preview and the purge then read an
+   * index range per parent instead of the whole table.
+   */
+  via?: { column: string; parent: string };
 }
 
 export const OF_ACCOUNT = {
@@ -63,7 +69,10 @@ export const OF_ACCOUNT = {
  * their own AccountDataOwner in `<module>-data.owner.ts`.
  */
 export function tablesOwner(name: string, order: number, tables: OwnedTable[]): AccountDataOwner {
-  const where = (t: OwnedTable) => OF_ACCOUNT[t.scope ?? 'site'];
+  const where = (t: OwnedTable) =>
+    t.via
+      ? `${t.via.column} IN (SELECT id FROM ${t.via.parent} WHERE ${OF_ACCOUNT.site})`
+      : OF_ACCOUNT[t.scope ?? 'site'];
   return {
     name,
     order,
@@ -74,7 +83,7 @@ export function tablesOwner(name: string, order: number, tables: OwnedTable[]): 
       for (const t of [...tables].reverse()) {
         const count = await em
           .createQueryBuilder(t.entity, 'x')
-          .where(`x.${where(t)}`, { accountId })
+          .where(t.via ? where(t) : `x.${where(t)}`, { accountId })
           .getCount();
         impacts.push({ resource: t.resource, count, action: 'delete' });
       }

@@ -16,6 +16,7 @@ import { Orders1795340000000 } from './1795340000000-orders';
 import { Newsletter1795400000000 } from './1795400000000-newsletter';
 import { EmailExtraHeaders1795410000000 } from './1795410000000-email-extra-headers';
 import { NewsletterImportChunks1795415000000 } from './1795415000000-newsletter-import-chunks';
+import { AccountDeletionIndexes1795416000000 } from './1795416000000-account-deletion-indexes';
 
 /**
  * Every migration, oldest first. Listed rather than globbed so that the server, the CLI and the
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   Newsletter1795400000000,
   EmailExtraHeaders1795410000000,
   NewsletterImportChunks1795415000000,
+  AccountDeletionIndexes1795416000000,
 ];

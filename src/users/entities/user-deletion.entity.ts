@@ -11,6 +11,8 @@ export type UserDeletionStatus = (typeof USER_DELETION_STATUSES)[number];
  */
 @Entity('user_deletions')
 @Index('user_deletions_user_id_id_idx', ['userId', 'id'])
+// Outlives the user it erased: account deletion finds it by site.
+@Index('user_deletions_site_id_id_idx', ['siteId', 'id'])
 export class UserDeletionEntity {
   @IdColumn() id: number;
   @RefColumn() siteId: number;
