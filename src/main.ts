@@ -1,7 +1,9 @@
 import 'reflect-metadata';
 import 'dotenv/config';
+import cluster from 'node:cluster';
+import { availableParallelism } from 'node:os';
 import { createApp } from './app.factory';
-import { loadConfig } from './config/app-config';
+import { AppConfig, loadConfig } from './config/app-config';
 import { EmbeddedDatabase } from './database/embedded';
 import { resolveDatabase } from './database/resolve-database';
 import {
@@ -12,11 +14,74 @@ import {
   portError,
 } from './startup-errors';
 
+/** How many server processes WORKERS asks for (0: one per core). */
+function workerCount(config: AppConfig): number {
+  return config.WORKERS === 0 ? availableParallelism() : config.WORKERS;
+}
+
+/**
+ * WORKERS > 1: this process holds the port and the database (the embedded one, when
+ * DATABASE_URL is unset, is started once, here) and runs the server in that many node cluster
+ * workers, which share the port (round-robin) and the database. A worker that dies is started
+ * again; SIGTERM stops the workers (each drains as a single server does), then the database.
+ */
+async function primary(config: AppConfig, workers: number): Promise<void> {
+  await assertPortFree(config.PORT, config.HOST);
+  const external = Boolean(config.DATABASE_URL);
+  let db: EmbeddedDatabase;
+  try {
+    db = await resolveDatabase(config);
+  } catch (err) {
+    throw external ? databaseError(err, config.DATABASE_URL!) : embeddedDatabaseError(err, config);
+  }
+  let closing = false;
+  const restarts: number[] = [];
+  const fork = (n: number) => cluster.fork({ DATABASE_URL: db.url, SITEBASE_WORKER: String(n) });
+  const numbers = new Map<number, number>();
+  for (let n = 1; n <= workers; n++) numbers.set(fork(n).id, n);
+  cluster.on('exit', (worker, code, signal) => {
+    const n = numbers.get(worker.id) ?? 0;
+    numbers.delete(worker.id);
+    if (closing) {
+      if (numbers.size === 0) void db.stop().finally(() => process.exit(0));
+      return;
+    }
+    const now = Date.now();
+    restarts.push(now);
+    while (restarts.length && restarts[0] < now - 60_000) restarts.shift();
+    process.stderr.write(`Sitebase worker ${n} exited (${signal ?? code}); starting it again\n`);
+    if (restarts.length > 5) {
+      process.stderr.write('Sitebase: workers keep exiting (more than 5 in a minute); stopping\n');
+      closing = true;
+      for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');
+      if (numbers.size === 0) void db.stop().finally(() => process.exit(1));
+      return;
+    }
+    numbers.set(fork(n).id, n);
+  });
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    setTimeout(() => process.exit(1), config.SHUTDOWN_TIMEOUT_MS + 10_000).unref();
+    process.stdout.write(`Sitebase stopping its ${numbers.size} workers (${signal})\n`);
+    for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');
+    if (numbers.size === 0) void db.stop().finally(() => process.exit(0));
+  };
+  process.removeAllListeners('SIGTERM');
+  process.removeAllListeners('SIGINT');
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
   const config = loadConfig();
-  // Before anything is created or printed: a start that cannot serve must say so first.
-  await assertPortFree(config.PORT, config.HOST);
+  const workers = workerCount(config);
+  if (workers > 1 && cluster.isPrimary) return primary(config, workers);
+  const worker = cluster.isWorker ? Number(process.env.SITEBASE_WORKER) : 0;
+  // Before anything is created or printed: a start that cannot serve must say so first. (A
+  // worker's port is the primary's, which checked it.)
+  if (!worker) await assertPortFree(config.PORT, config.HOST);
   const external = Boolean(config.DATABASE_URL);
   let db: EmbeddedDatabase;
   try {
@@ -58,7 +123,7 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.stdout.write(
-    `Sitebase listening on http://${config.HOST}:${config.PORT} (ready in ${Date.now() - started} ms; API docs at ${config.PUBLIC_BASE_URL.replace(/\/+$/, '')}/docs)\n`,
+    `Sitebase${worker ? ` worker ${worker}` : ''} listening on http://${config.HOST}:${config.PORT} (ready in ${Date.now() - started} ms; API docs at ${config.PUBLIC_BASE_URL.replace(/\/+$/, '')}/docs)\n`,
   );
 }
 

@@ -55,6 +55,11 @@ export class AppConfig {
   @IsString() EMBEDDED_PG_DIR = '.data/postgres';
   @Transform(toInt) @IsInt() @Min(1) @Max(65535) EMBEDDED_PG_PORT = 54329;
   @Transform(toInt) @IsInt() @Min(1) @Max(200) DB_POOL_SIZE = 10;
+  /**
+   * Server processes (node cluster) sharing the port: 1 (the default) runs one; 0 one per core.
+   * Each has its own pool of DB_POOL_SIZE connections (docs/performance.md, "Every core").
+   */
+  @Transform(toInt) @IsInt() @Min(0) @Max(64) WORKERS = 1;
   @Transform(toBool) @IsBoolean() MIGRATIONS_RUN = true;
 
   @Transform(toBool) @IsBoolean() BOOTSTRAP_ENABLED = true;
