@@ -1,6 +1,7 @@
 import { Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
+import { installPublicReadCaching } from './common/http/public-read-cache';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
 import { ProblemDetailsFilter } from './common/errors/problem-details.filter';
@@ -40,6 +41,7 @@ export async function createApp({
   // No body-hash ETag on every response (a SHA-1 of each list page): resources that can be
   // edited carry their own version ETag (content), and stored files theirs. docs/performance.md.
   app.set('etag', false);
+  installPublicReadCaching(app.getHttpAdapter().getInstance(), config.PUBLIC_CACHE_MAX_AGE_SECONDS);
   (app.getHttpAdapter().getInstance() as { locals: Record<string, unknown> }).locals[PUBLIC_URLS_LOCAL] =
     app.get(PublicUrls);
   app.set('trust proxy', parseTrustProxy(config.TRUST_PROXY));

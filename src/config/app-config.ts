@@ -60,6 +60,11 @@ export class AppConfig {
    * Each has its own pool of DB_POOL_SIZE connections (docs/performance.md, "Every core").
    */
   @Transform(toInt) @IsInt() @Min(0) @Max(64) WORKERS = 1;
+  /**
+   * max-age of anonymous reads of published data (`Cache-Control: public`); 0: `no-cache`, so a
+   * browser or CDN keeps them but revalidates each time (a 304 when nothing changed).
+   */
+  @Transform(toInt) @IsInt() @Min(0) @Max(86_400) PUBLIC_CACHE_MAX_AGE_SECONDS = 0;
   @Transform(toBool) @IsBoolean() MIGRATIONS_RUN = true;
 
   @Transform(toBool) @IsBoolean() BOOTSTRAP_ENABLED = true;

@@ -26,8 +26,9 @@ function toLinkResult(result: LinkResultDto['result'], outcome: LinkOutcome): Li
   return { result, lists: outcome.lists.map((l) => ({ listId: l.listId, name: l.name, status: l.status })) };
 }
 
-/** Handlers that may answer a page send their JSON themselves too. */
+/** Handlers that may answer a page send their JSON themselves too; a link's answer is never kept. */
 function sendJson(res: Response, body: LinkResultDto): void {
+  res.setHeader('Cache-Control', 'no-store');
   res.status(200).json(body);
 }
 

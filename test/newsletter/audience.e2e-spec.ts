@@ -75,6 +75,9 @@ describe('newsletter: subscribe, confirm, unsubscribe (public, JSON)', () => {
       .get(nl(a, `/confirm/${confirm}`))
       .set('accept', 'application/json');
     expect(ok.status).toBe(200);
+    // A link with an effect: never kept by a browser or a CDN, unlike public reads.
+    expect(ok.headers['cache-control']).toBe('no-store');
+    expect(ok.headers.etag).toBeUndefined();
     expect(ok.body).toEqual({
       result: 'confirmed',
       lists: [{ listId: list.id, name: 'Weekly digest', status: 'active' }],

@@ -1,3 +1,4 @@
+import { PublicReadFlag } from '../http/public-read-cache';
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
@@ -86,6 +87,9 @@ export class AuthGuard implements CanActivate {
     if (!canReach(caller, site)) throw new NotFoundProblem('Site', 'site_not_found');
     req.site = site;
     req.principal = caller;
+    // An anonymous read of the site's public data: cacheable by anyone (public-read-cache.ts).
+    if (route.isPublic && caller.kind === 'anonymous' && req.method === 'GET')
+      (req as Request & PublicReadFlag).publicRead = true;
     // After the site check, so another account's site still reads as a 404.
     return this.checkDeletion(req, caller, route);
   }
