@@ -191,6 +191,13 @@ describe('input hardening over every operation of the OpenAPI document', () => {
         .attach('file', Buffer.from('email\nimported@example.com\n'), 'fixture.csv')
         .expect(200)
     ).body.id as number;
+    ids.newsletterSeries = await made(
+      await tenant.api.post(`${site}/newsletter/series`).send({
+        name: 'Fixture',
+        listIds: [ids.newsletterList],
+        steps: [{ delaySeconds: 0, subject: 'Fixture', html: '<p>Fixture</p>' }],
+      }),
+    );
   });
 
   afterAll(async () => {
@@ -220,6 +227,7 @@ describe('input hardening over every operation of the OpenAPI document', () => {
     if (path.includes('/newsletter/lists/')) return ids.newsletterList;
     if (path.includes('/newsletter/subscriptions/')) return ids.subscription;
     if (path.includes('/newsletter/imports/')) return ids.newsletterImport;
+    if (path.includes('/newsletter/series/')) return ids.newsletterSeries;
     throw new Error(`no fixture id for ${path}: add one to the table`);
   }
 

@@ -82,13 +82,20 @@ export class CreateSeriesDto {
   @ApiProperty({
     type: [Number],
     example: [1],
+    minItems: 1,
+    maxItems: SERIES_LIMITS.lists,
     description: 'Lists of the site: who becomes active on one of them from now on is enrolled',
   })
   @ArrayMinSize(1)
   @IsIdSet(SERIES_LIMITS.lists)
   listIds: number[];
 
-  @ApiProperty({ type: [SeriesStepDto], description: 'The mails, in order (1 to 50)' })
+  @ApiProperty({
+    type: [SeriesStepDto],
+    minItems: 1,
+    maxItems: SERIES_LIMITS.steps,
+    description: 'The mails, in order',
+  })
   @ArrayMinSize(1)
   @NestedArray(() => SeriesStepDto, SERIES_LIMITS.steps)
   steps: SeriesStepDto[];
@@ -107,7 +114,13 @@ export class UpdateSeriesDto {
   @IsHeaderText(SERIES_LIMITS.name)
   name?: string;
 
-  @ApiPropertyOptional({ type: [Number], example: [1], description: 'Replaces the trigger lists' })
+  @ApiPropertyOptional({
+    type: [Number],
+    example: [1],
+    minItems: 1,
+    maxItems: SERIES_LIMITS.lists,
+    description: 'Replaces the trigger lists',
+  })
   @OptionalNotNull()
   @ArrayMinSize(1)
   @IsIdSet(SERIES_LIMITS.lists)
@@ -115,6 +128,8 @@ export class UpdateSeriesDto {
 
   @ApiPropertyOptional({
     type: [SeriesStepDto],
+    minItems: 1,
+    maxItems: SERIES_LIMITS.steps,
     description:
       'Replaces the steps: a step given with its `id` is kept (edited, moved), one without is new, one left out ' +
       'is removed. Only steps a person has not received yet change for them',
