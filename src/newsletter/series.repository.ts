@@ -116,7 +116,10 @@ export class SeriesRepository {
 
   /**
    * Claims up to `limit` enrollments whose next step is due, of series that are not paused
-   * (FOR UPDATE SKIP LOCKED: several instances share the work, none sends a step twice).
+   * (FOR UPDATE SKIP LOCKED: several instances share the work, none sends a step twice). The
+   * series' row is held in KEY SHARE meanwhile: a PATCH or DELETE of it (FOR UPDATE) waits for
+   * the batch, or the batch skips a series being edited, so the two never deadlock over its
+   * steps and enrollments.
    */
   async claimDue(em: EntityManager, limit: number): Promise<DueEnrollment[]> {
     const { rows } = await sql<DueEnrollment>(
@@ -135,7 +138,7 @@ export class SeriesRepository {
         WHERE e.status = 'active' AND e.next_due_at <= now()
         ORDER BY e.next_due_at
         LIMIT $1
-        FOR UPDATE OF e SKIP LOCKED`,
+        FOR UPDATE OF e SKIP LOCKED FOR KEY SHARE OF s SKIP LOCKED`,
       [limit],
       { bigints: ['id', 'siteId', 'accountId', 'seriesId', 'subscriptionId', 'stepId'] },
     );

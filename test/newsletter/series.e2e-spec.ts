@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { EmailService } from '../../src/email/email.service';
 import { SeriesSweepJob } from '../../src/newsletter/series-sweep.job';
 import { eventually, startApp, TestApp } from '../support/app';
 import { createFreshDatabase } from '../support/databases';
@@ -423,6 +424,41 @@ describe('newsletter series', () => {
       await a.api.delete(nl(a, `/subscriptions/${sub.body.id}`)).expect(204);
       expect(await enrollmentOf(series.id, 'm1@example.com')).toEqual([]);
       expect(await enrollmentOf(series.id, 'm2@example.com')).toHaveLength(1);
+    });
+
+    it('a hand-over that fails records nothing; sweeps running at once send each step exactly once', async () => {
+      const list = await makeList(a, { doubleOptIn: false });
+      const series = await createSeries({ name: 'Once only', listIds: [list.id], steps: [step('C1', 0)] });
+      // A sync with consent records no per-person event: only a sweep enrolls them.
+      await a.api
+        .post(nl(a, '/subscriptions/sync'))
+        .send({ listId: list.id, emails: ['gus@example.com'], consent: true })
+        .expect(200);
+      const spy = jest.spyOn(t.app.get(EmailService), 'send').mockRejectedValueOnce(new Error('SMTP relay fell over'));
+      try {
+        await sweep();
+      } finally {
+        spy.mockRestore();
+      }
+      expect(await stepsMailedTo('gus@example.com')).toEqual([]);
+      const sends: Array<{ n: number }> = await t.db.query(
+        `SELECT count(*)::int AS n FROM newsletter_series_sends d JOIN newsletter_series_enrollments e
+           ON e.id = d.enrollment_id WHERE e.series_id = $1`,
+        [series.id],
+      );
+      expect(sends[0].n).toBe(0);
+      expect(await enrollmentOf(series.id, 'gus@example.com')).toEqual([
+        { status: 'active', steps_sent: 0, stopped_reason: null },
+      ]);
+      // Due again now; three sweeps race for it.
+      await t.db.query('UPDATE newsletter_series_enrollments SET next_due_at = now() WHERE series_id = $1', [
+        series.id,
+      ]);
+      await Promise.all([sweep(), sweep(), sweep()]);
+      expect(await stepsMailedTo('gus@example.com')).toEqual(['C1']);
+      expect(await enrollmentOf(series.id, 'gus@example.com')).toEqual([
+        { status: 'completed', steps_sent: 1, stopped_reason: null },
+      ]);
     });
 
     it('deleting a series stops it', async () => {
