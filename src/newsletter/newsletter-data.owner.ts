@@ -1,4 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
 import { AccountDataRegistry, tablesOwner } from '../common/deletion/account-data.registry';
 import { UserDataRegistry } from '../common/deletion/user-data.registry';
 import { ImportEntity } from './entities/import.entity';
@@ -8,6 +9,10 @@ import { SigningKeyEntity } from './entities/signing-key.entity';
 import { SubscriptionEntity } from './entities/subscription.entity';
 import { SuppressionEntity } from './entities/suppression.entity';
 import { SubscriptionsService } from './subscriptions.service';
+import { SeriesEnrollmentEntity } from './entities/series-enrollment.entity';
+import { SeriesSendEntity } from './entities/series-send.entity';
+import { SeriesStepEntity } from './entities/series-step.entity';
+import { SeriesEntity, SeriesListEntity } from './entities/series.entity';
 
 /**
  * Account deletion: every newsletter table of the account's sites. A site user's erasure: the
@@ -26,6 +31,12 @@ export class NewsletterDataOwner implements OnModuleInit {
     // Nothing outside the module refers to these; before sites. Staged import rows go with their import.
     this.registry.register(
       tablesOwner('newsletter', 320, [
+        // Series first: their enrollments refer to subscriptions, their trigger lists to lists.
+        { resource: 'newsletter_series_sends', entity: SeriesSendEntity },
+        { resource: 'newsletter_series_enrollments', entity: SeriesEnrollmentEntity },
+        { resource: 'newsletter_series_steps', entity: SeriesStepEntity },
+        { resource: 'newsletter_series_lists', entity: SeriesListEntity },
+        { resource: 'newsletter_series', entity: SeriesEntity },
         { resource: 'newsletter_imports', entity: ImportEntity },
         {
           resource: 'newsletter_memberships',
@@ -47,10 +58,28 @@ export class NewsletterDataOwner implements OnModuleInit {
           count: await em.count(SubscriptionEntity, { where: { siteId: site.id, email: user.email } }),
           action: 'delete',
         },
+        {
+          resource: 'newsletter_series_enrollments',
+          count: await enrollmentsOf(em, site.id, user.email),
+          action: 'delete',
+        },
       ],
-      erase: async (em, site, user) => ({
-        newsletter_subscriptions: await this.subscriptions.eraseByEmail(em, site, user.email),
-      }),
+      // The subscription's series enrollments (and what they were sent) go with it: ON DELETE CASCADE.
+      erase: async (em, site, user) => {
+        const enrollments = await enrollmentsOf(em, site.id, user.email);
+        return {
+          newsletter_subscriptions: await this.subscriptions.eraseByEmail(em, site, user.email),
+          newsletter_series_enrollments: enrollments,
+        };
+      },
     });
   }
+}
+
+function enrollmentsOf(em: EntityManager, siteId: number, email: string): Promise<number> {
+  return em
+    .createQueryBuilder(SeriesEnrollmentEntity, 'e')
+    .innerJoin(SubscriptionEntity, 's', 's.id = e.subscription_id')
+    .where('s.site_id = :siteId AND s.email = :email', { siteId, email })
+    .getCount();
 }

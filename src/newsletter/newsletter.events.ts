@@ -1,5 +1,6 @@
 import { defineEvents, event } from '../common/outbox/events';
 import type { ListVisibility } from './entities/newsletter-list.entity';
+import type { SeriesStatus } from './entities/series.entity';
 
 /**
  * What integrators learn of a subscription: ids, lists and where it came from. Never the
@@ -31,6 +32,16 @@ export interface ListEventPayload {
   visibility: ListVisibility;
 }
 
+export interface SeriesEventPayload {
+  id: number;
+  name: string;
+  status: SeriesStatus;
+  /** The trigger lists. */
+  listIds: number[];
+  /** How many steps (mails) it has. */
+  steps: number;
+}
+
 /** Events this module writes to the outbox (docs/events.md). */
 export const NEWSLETTER_EVENTS = defineEvents('newsletter', {
   subscriptionCreated: event<SubscriptionCreatedPayload>(
@@ -54,5 +65,14 @@ export const NEWSLETTER_EVENTS = defineEvents('newsletter', {
   listDeleted: event<ListEventPayload>(
     'newsletter.list.deleted',
     'A newsletter list was deleted with its memberships (the subscribers stay)',
+  ),
+  seriesCreated: event<SeriesEventPayload>('newsletter.series.created', 'A newsletter series was created'),
+  seriesUpdated: event<SeriesEventPayload>(
+    'newsletter.series.updated',
+    'A newsletter series was changed: its name, trigger lists or steps, or paused or resumed',
+  ),
+  seriesDeleted: event<SeriesEventPayload>(
+    'newsletter.series.deleted',
+    'A newsletter series was deleted with its enrollments: nobody receives its steps any more',
   ),
 });

@@ -27,6 +27,14 @@ import { SubscriptionWriter } from './subscription-writer';
 import { SubscriptionsController } from './subscriptions.controller';
 import { SubscriptionsRepository } from './subscriptions.repository';
 import { SubscriptionsService } from './subscriptions.service';
+import { SeriesEnrollmentEntity } from './entities/series-enrollment.entity';
+import { SeriesSendEntity } from './entities/series-send.entity';
+import { SeriesStepEntity } from './entities/series-step.entity';
+import { SeriesEntity, SeriesListEntity } from './entities/series.entity';
+import { NewsletterSeriesController } from './series.controller';
+import { SeriesRepository } from './series.repository';
+import { SeriesService } from './series.service';
+import { SeriesSweepJob } from './series-sweep.job';
 
 /**
  * The newsletter audience (docs/newsletter.md): lists, subscriptions and their memberships,
@@ -42,6 +50,11 @@ import { SubscriptionsService } from './subscriptions.service';
       SigningKeyEntity,
       ImportEntity,
       ImportChunkEntity,
+      SeriesEntity,
+      SeriesListEntity,
+      SeriesStepEntity,
+      SeriesEnrollmentEntity,
+      SeriesSendEntity,
     ]),
     AccountModule,
     EmailModule,
@@ -53,6 +66,7 @@ import { SubscriptionsService } from './subscriptions.service';
     SubscriptionActionsController,
     NewsletterImportsController,
     PublicNewsletterController,
+    NewsletterSeriesController,
   ],
   providers: [
     SubscriptionsRepository,
@@ -68,6 +82,9 @@ import { SubscriptionsService } from './subscriptions.service';
     ImportRepository,
     ImportService,
     ImportJob,
+    SeriesRepository,
+    SeriesService,
+    SeriesSweepJob,
   ],
   exports: [SubscriptionsService, ListsService],
 })

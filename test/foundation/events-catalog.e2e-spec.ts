@@ -684,6 +684,39 @@ const STEPS: Step[] = [
       await call(ctx.a.api.delete(url), 204);
     },
   },
+  {
+    does: 'create a newsletter series on a new list (POST …/newsletter/series)',
+    emits: ['newsletter.series.created'],
+    run: async (ctx) => {
+      const base = `/api/v2/sites/${ctx.a.siteName}/newsletter`;
+      const list = await call(ctx.a.api.post(`${base}/lists`).send({ name: 'Onboarding' }), 201);
+      const series = await call(
+        ctx.a.api.post(`${base}/series`).send({
+          name: 'Onboarding',
+          listIds: [Number(list.id)],
+          steps: [{ delaySeconds: 0, subject: 'Welcome', html: '<p>Hello</p>' }],
+        }),
+        201,
+      );
+      ctx.made.newsletterSeriesId = Number(series.id);
+    },
+  },
+  {
+    does: 'pause it (PATCH …/newsletter/series/{id})',
+    emits: ['newsletter.series.updated'],
+    run: async (ctx) => {
+      const url = `/api/v2/sites/${ctx.a.siteName}/newsletter/series/${id(ctx, 'newsletterSeriesId')}`;
+      await call(ctx.a.api.patch(url).send({ status: 'paused' }), 200);
+    },
+  },
+  {
+    does: 'delete it (DELETE …/newsletter/series/{id})',
+    emits: ['newsletter.series.deleted'],
+    run: async (ctx) => {
+      const url = `/api/v2/sites/${ctx.a.siteName}/newsletter/series/${id(ctx, 'newsletterSeriesId')}`;
+      await call(ctx.a.api.delete(url), 204);
+    },
+  },
 ];
 
 interface Recorded {

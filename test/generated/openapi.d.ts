@@ -2330,6 +2330,55 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/sites/{siteName}/newsletter/series": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List newsletter series
+         * @description Newest first, keyset-paginated, each with its steps and its enrollments by status.
+         */
+        get: operations["listNewsletterSeries"];
+        put?: never;
+        /**
+         * Create a newsletter series
+         * @description A drip sequence: people who become active on one of its lists from now on are enrolled once and receive its steps in order, each `delaySeconds` after the previous one.
+         */
+        post: operations["createNewsletterSeries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/newsletter/series/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a newsletter series */
+        get: operations["getNewsletterSeries"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a newsletter series
+         * @description Its steps and enrollments go with it: nobody receives its steps any more.
+         */
+        delete: operations["deleteNewsletterSeries"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a newsletter series
+         * @description Fields left out stay as they are. `status` pauses (`active → paused`: steps are held) or resumes (`paused → active`: held steps that fell due go out at once); any other move is a 409. `steps` replaces the steps; people already in the series get only the steps they have not received. With If-Match, a stale ETag is a 412.
+         */
+        patch: operations["updateNewsletterSeries"];
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -6445,6 +6494,129 @@ export interface components {
              * @enum {string}
              */
             "List-Unsubscribe"?: "One-Click";
+        };
+        SeriesStepResponseDto: {
+            /** @example 12 */
+            id: number;
+            /** @example 1 */
+            position: number;
+            /** @example 86400 */
+            delaySeconds: number;
+            /** @example Welcome aboard */
+            subject: string;
+            /** @example What to expect from us */
+            previewText: string;
+            /** @example <h1>Hello</h1> */
+            html: string | null;
+            /** @example null */
+            templateId: number | null;
+        };
+        SeriesEnrollmentCountsDto: {
+            /**
+             * @description Still receiving steps
+             * @example 40
+             */
+            active: number;
+            /**
+             * @description Received every step
+             * @example 120
+             */
+            completed: number;
+            /**
+             * @description Left the trigger lists or became undeliverable
+             * @example 3
+             */
+            stopped: number;
+        };
+        SeriesResponseDto: {
+            /** @example 1 */
+            id: number;
+            /** @example Onboarding */
+            name: string;
+            /**
+             * @example active
+             * @enum {string}
+             */
+            status: "active" | "paused";
+            /**
+             * @example [
+             *       1
+             *     ]
+             */
+            listIds: number[];
+            steps: components["schemas"]["SeriesStepResponseDto"][];
+            /** @description Enrollments by status */
+            enrollments: components["schemas"]["SeriesEnrollmentCountsDto"];
+            /** @example 2026-11-24T10:00:00.000Z */
+            createdAt: string;
+            /** @example 2026-11-24T10:00:00.000Z */
+            updatedAt: string;
+        };
+        SeriesPageDto: {
+            data: components["schemas"]["SeriesResponseDto"][];
+            pagination: components["schemas"]["PaginationDto"];
+        };
+        SeriesStepDto: {
+            /**
+             * @description On update: the id of a step to keep (its place in the order is where it is in this array). Absent: a new step
+             * @example 12
+             */
+            id?: number;
+            /**
+             * @description Seconds after the previous step was sent; for the first step, after the person joined
+             * @example 86400
+             */
+            delaySeconds: number;
+            /** @example Welcome aboard */
+            subject: string;
+            /** @example What to expect from us */
+            previewText?: string;
+            /**
+             * @description The mail's HTML (trusted), in the `newsletter.campaign` template. Required without `templateId`
+             * @example <h1>Hello</h1><p>Thanks for joining.</p>
+             */
+            html?: string;
+            /**
+             * @description An email template of the site of type `newsletter.campaign`, given subject, html and preheader
+             * @example 4
+             */
+            templateId?: number;
+        };
+        CreateSeriesDto: {
+            /** @example Onboarding */
+            name: string;
+            /**
+             * @description Lists of the site: who becomes active on one of them from now on is enrolled
+             * @example [
+             *       1
+             *     ]
+             */
+            listIds: number[];
+            /** @description The mails, in order */
+            steps: components["schemas"]["SeriesStepDto"][];
+            /**
+             * @description Absent on create: `active`
+             * @enum {string}
+             */
+            status?: "active" | "paused";
+        };
+        UpdateSeriesDto: {
+            /** @example Onboarding */
+            name?: string;
+            /**
+             * @description Replaces the trigger lists
+             * @example [
+             *       1
+             *     ]
+             */
+            listIds?: number[];
+            /** @description Replaces the steps: a step given with its `id` is kept (edited, moved), one without is new, one left out is removed. Only steps a person has not received yet change for them */
+            steps?: components["schemas"]["SeriesStepDto"][];
+            /**
+             * @description A move: `active → paused` holds the steps, `paused → active` releases them; anything else is a 409
+             * @enum {string}
+             */
+            status?: "active" | "paused";
         };
         FieldErrorDto: {
             /** @example email */
@@ -15496,6 +15668,270 @@ export interface operations {
             };
             /** @description Rate limited; see Retry-After */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    listNewsletterSeries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque cursor from pagination.nextCursor of the previous page */
+                cursor?: string;
+                status?: "active" | "paused";
+            };
+            header?: never;
+            path: {
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeriesPageDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    createNewsletterSeries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSeriesDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    /** @description Version of the item; send it back as If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeriesResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    getNewsletterSeries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Version of the item; send it back as If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeriesResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    deleteNewsletterSeries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    updateNewsletterSeries: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETag from the last read */
+                "If-Match"?: string;
+            };
+            path: {
+                id: number;
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateSeriesDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description Version of the item; send it back as If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeriesResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description If-Match no longer matches the ETag */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };

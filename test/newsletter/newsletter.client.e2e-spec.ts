@@ -70,6 +70,42 @@ describe('generated client: newsletter audience', () => {
     expect(left.data?.lists).toEqual([{ listId: list.id, name: 'Double', status: 'unsubscribed' }]);
   });
 
+  it('series: create, list, get, update (pause), delete', async () => {
+    const list = (
+      await s.api.POST('/api/v2/sites/{siteName}/newsletter/lists', {
+        params: { path: site() },
+        body: { name: 'Series trigger', doubleOptIn: false },
+      })
+    ).data!;
+    const made = await s.api.POST('/api/v2/sites/{siteName}/newsletter/series', {
+      params: { path: site() },
+      body: {
+        name: 'Client series',
+        listIds: [list.id],
+        steps: [{ delaySeconds: 0, subject: 'Welcome', html: '<p>Hello</p>', previewText: 'Hi' }],
+      },
+    });
+    expect(made.response.status).toBe(201);
+    const id = made.data!.id;
+    const page = await s.api.GET('/api/v2/sites/{siteName}/newsletter/series', {
+      params: { path: site(), query: { limit: 10, status: 'active' } },
+    });
+    expect(page.data?.data.map((x) => x.id)).toEqual([id]);
+    const got = await s.api.GET('/api/v2/sites/{siteName}/newsletter/series/{id}', {
+      params: { path: { ...site(), id } },
+    });
+    expect(got.data?.steps.map((x) => x.subject)).toEqual(['Welcome']);
+    const paused = await s.api.PATCH('/api/v2/sites/{siteName}/newsletter/series/{id}', {
+      params: { path: { ...site(), id }, header: { 'If-Match': got.response.headers.get('etag')! } },
+      body: { status: 'paused' },
+    });
+    expect(paused.data?.status).toBe('paused');
+    const removed = await s.api.DELETE('/api/v2/sites/{siteName}/newsletter/series/{id}', {
+      params: { path: { ...site(), id } },
+    });
+    expect(removed.response.status).toBe(204);
+  });
+
   it('operators: list, get, by-email, list-membership, status, bulk, sync, import and its status, delete', async () => {
     const list = (
       await s.api.POST('/api/v2/sites/{siteName}/newsletter/lists', {

@@ -26,6 +26,8 @@ const VOLATILE_TABLE_COLUMNS: Record<string, Set<string>> = {
     'last_success_at',
     'last_failure_at',
   ]),
+  // The series' enrollment sweep (every minute) moves its watermark.
+  newsletter_series: new Set(['enrolled_through']),
 };
 /**
  * Tables that are not data, or only a log of background work: migrations, the rate-limit

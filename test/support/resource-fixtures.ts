@@ -118,6 +118,13 @@ export async function seedResources(t: TestApp, tenant: Tenant, copy = 0): Promi
       .attach('file', Buffer.from(`email\n${mail('imported')}\n`), 'fixture.csv')
       .expect(200)
   ).body.id as number;
+  ids.newsletterSeries = await made(
+    await tenant.api.post(`${site}/newsletter/series`).send({
+      name: `Fixture${n}`,
+      listIds: [ids.newsletterList],
+      steps: [{ delaySeconds: 0, subject: 'Fixture', html: '<p>Fixture</p>' }],
+    }),
+  );
   return { tenant, ids, sessionToken };
 }
 
@@ -141,6 +148,7 @@ export function idFor(f: ResourceFixtures, path: string): number {
   if (path.includes('/newsletter/lists/')) return ids.newsletterList;
   if (path.includes('/newsletter/subscriptions/')) return ids.subscription;
   if (path.includes('/newsletter/imports/')) return ids.newsletterImport;
+  if (path.includes('/newsletter/series/')) return ids.newsletterSeries;
   throw new Error(`no fixture id for ${path}: add one to test/support/resource-fixtures.ts`);
 }
 

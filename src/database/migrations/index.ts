@@ -17,6 +17,7 @@ import { Newsletter1795400000000 } from './1795400000000-newsletter';
 import { EmailExtraHeaders1795410000000 } from './1795410000000-email-extra-headers';
 import { NewsletterImportChunks1795415000000 } from './1795415000000-newsletter-import-chunks';
 import { AccountDeletionIndexes1795416000000 } from './1795416000000-account-deletion-indexes';
+import { NewsletterSeries1795430000000 } from './1795430000000-newsletter-series';
 
 /**
  * Every migration, oldest first. Listed rather than globbed so that the server, the CLI and the
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   EmailExtraHeaders1795410000000,
   NewsletterImportChunks1795415000000,
   AccountDeletionIndexes1795416000000,
+  NewsletterSeries1795430000000,
 ];

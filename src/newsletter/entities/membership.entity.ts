@@ -13,6 +13,8 @@ export type MembershipStatus = (typeof MEMBERSHIP_STATUSES)[number];
 @Index('newsletter_memberships_list_id_status_subscription_id_idx', ['listId', 'status', 'subscriptionId'])
 // A list's members of any status, newest first.
 @Index('newsletter_memberships_list_id_subscription_id_idx', ['listId', 'subscriptionId'])
+// The series enrollment sweep: who became active on a list lately (docs/newsletter.md, "Series").
+@Index('newsletter_memberships_list_id_subscribed_at_idx', ['listId', 'subscribedAt'], { where: `"status" = 'active'` })
 @Check('newsletter_memberships_status_check', `"status" IN ('pending', 'active', 'unsubscribed')`)
 export class MembershipEntity {
   @PrimaryColumn({ type: 'bigint', transformer: idTransformer }) subscriptionId: number;
