@@ -19,6 +19,9 @@ import { SeriesEntity, SeriesListEntity } from './entities/series.entity';
  * subscription of their address (its memberships go with it), as a deletion: no hash is kept,
  * since the person asked to be forgotten.
  */
+/** Series' rows are found through their series (their indexes lead with series_id). */
+const SERIES = { column: 'series_id', parent: 'newsletter_series' };
+
 @Injectable()
 export class NewsletterDataOwner implements OnModuleInit {
   constructor(
@@ -32,10 +35,14 @@ export class NewsletterDataOwner implements OnModuleInit {
     this.registry.register(
       tablesOwner('newsletter', 320, [
         // Series first: their enrollments refer to subscriptions, their trigger lists to lists.
-        { resource: 'newsletter_series_sends', entity: SeriesSendEntity },
-        { resource: 'newsletter_series_enrollments', entity: SeriesEnrollmentEntity },
-        { resource: 'newsletter_series_steps', entity: SeriesStepEntity },
-        { resource: 'newsletter_series_lists', entity: SeriesListEntity },
+        {
+          resource: 'newsletter_series_sends',
+          entity: SeriesSendEntity,
+          via: { column: 'enrollment_id', parent: 'newsletter_series_enrollments', via: SERIES },
+        },
+        { resource: 'newsletter_series_enrollments', entity: SeriesEnrollmentEntity, via: SERIES },
+        { resource: 'newsletter_series_steps', entity: SeriesStepEntity, via: SERIES },
+        { resource: 'newsletter_series_lists', entity: SeriesListEntity, via: SERIES },
         { resource: 'newsletter_series', entity: SeriesEntity },
         { resource: 'newsletter_imports', entity: ImportEntity },
         {

@@ -55,7 +55,18 @@ export interface OwnedTable {
    * indexes lead with that column and not with site_id: the preview and the purge then read an
    * index range per parent instead of the whole table.
    */
-  via?: { column: string; parent: string };
+  via?: ParentPath;
+}
+
+/** A parent table and the column that names it; the parent may itself be found through its own. */
+export interface ParentPath {
+  column: string;
+  parent: string;
+  via?: ParentPath;
+}
+
+function throughParents(path: ParentPath): string {
+  return `${path.column} IN (SELECT id FROM ${path.parent} WHERE ${path.via ? throughParents(path.via) : OF_ACCOUNT.site})`;
 }
 
 export const OF_ACCOUNT = {
@@ -69,10 +80,7 @@ export const OF_ACCOUNT = {
  * their own AccountDataOwner in `<module>-data.owner.ts`.
  */
 export function tablesOwner(name: string, order: number, tables: OwnedTable[]): AccountDataOwner {
-  const where = (t: OwnedTable) =>
-    t.via
-      ? `${t.via.column} IN (SELECT id FROM ${t.via.parent} WHERE ${OF_ACCOUNT.site})`
-      : OF_ACCOUNT[t.scope ?? 'site'];
+  const where = (t: OwnedTable) => (t.via ? throughParents(t.via) : OF_ACCOUNT[t.scope ?? 'site']);
   return {
     name,
     order,
