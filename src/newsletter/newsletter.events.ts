@@ -31,6 +31,16 @@ export interface ListEventPayload {
   visibility: ListVisibility;
 }
 
+/** What integrators learn of a campaign's moves: never its content or its recipients. */
+export interface CampaignEventPayload {
+  id: number;
+  slug: string;
+  status: string;
+  scheduledAt: string | null;
+  /** Recipients handed to the email module so far. */
+  sent: number;
+}
+
 /** Events this module writes to the outbox (docs/events.md). */
 export const NEWSLETTER_EVENTS = defineEvents('newsletter', {
   subscriptionCreated: event<SubscriptionCreatedPayload>(
@@ -54,5 +64,21 @@ export const NEWSLETTER_EVENTS = defineEvents('newsletter', {
   listDeleted: event<ListEventPayload>(
     'newsletter.list.deleted',
     'A newsletter list was deleted with its memberships (the subscribers stay)',
+  ),
+  campaignScheduled: event<CampaignEventPayload>(
+    'newsletter.campaign.scheduled',
+    'A campaign was scheduled: its send starts at `scheduledAt`',
+  ),
+  campaignSent: event<CampaignEventPayload>(
+    'newsletter.campaign.sent',
+    'A campaign’s send ended: every recipient was handed to the email module',
+  ),
+  campaignPaused: event<CampaignEventPayload>(
+    'newsletter.campaign.paused',
+    'A campaign’s send was paused; the recipients not yet mailed wait',
+  ),
+  campaignCanceled: event<CampaignEventPayload>(
+    'newsletter.campaign.canceled',
+    'A campaign was canceled; nobody else receives it',
   ),
 });

@@ -27,10 +27,24 @@ import { SubscriptionWriter } from './subscription-writer';
 import { SubscriptionsController } from './subscriptions.controller';
 import { SubscriptionsRepository } from './subscriptions.repository';
 import { SubscriptionsService } from './subscriptions.service';
+import { CampaignMail } from './campaign-mail';
+import { CampaignSendJob } from './campaign-send.job';
+import { CampaignSender } from './campaign-sender';
+import { CampaignsController } from './campaigns.controller';
+import { CampaignsService } from './campaigns.service';
+import { CampaignRecipientEntity } from './entities/campaign-recipient.entity';
+import { CampaignEntity, CampaignLinkEntity, CampaignStatsEntity } from './entities/campaign.entity';
+import { ListCountEntity, ListDailyEntity } from './entities/statistics.entity';
+import { TrackingEventEntity } from './entities/tracking-event.entity';
+import { NewsletterStatisticsController } from './statistics.controller';
+import { StatisticsService } from './statistics.service';
+import { TrackingController } from './tracking.controller';
+import { TrackingService } from './tracking.service';
 
 /**
  * The newsletter audience (docs/newsletter.md): lists, subscriptions and their memberships,
- * double opt-in with hosted pages, bulk actions, import and sync. Campaigns come later.
+ * double opt-in with hosted pages, bulk actions, import and sync; campaigns with their delivery, open and
+ * click tracking, and statistics.
  */
 @Module({
   imports: [
@@ -42,6 +56,13 @@ import { SubscriptionsService } from './subscriptions.service';
       SigningKeyEntity,
       ImportEntity,
       ImportRowEntity,
+      CampaignEntity,
+      CampaignStatsEntity,
+      CampaignLinkEntity,
+      CampaignRecipientEntity,
+      TrackingEventEntity,
+      ListCountEntity,
+      ListDailyEntity,
     ]),
     AccountModule,
     EmailModule,
@@ -53,6 +74,9 @@ import { SubscriptionsService } from './subscriptions.service';
     SubscriptionActionsController,
     NewsletterImportsController,
     PublicNewsletterController,
+    CampaignsController,
+    TrackingController,
+    NewsletterStatisticsController,
   ],
   providers: [
     SubscriptionsRepository,
@@ -68,6 +92,12 @@ import { SubscriptionsService } from './subscriptions.service';
     ImportRepository,
     ImportService,
     ImportJob,
+    CampaignMail,
+    CampaignsService,
+    CampaignSender,
+    CampaignSendJob,
+    TrackingService,
+    StatisticsService,
   ],
   exports: [SubscriptionsService, ListsService],
 })

@@ -15,6 +15,7 @@ import { Contacts1795350000000 } from './1795350000000-contacts';
 import { Orders1795340000000 } from './1795340000000-orders';
 import { Newsletter1795400000000 } from './1795400000000-newsletter';
 import { EmailExtraHeaders1795410000000 } from './1795410000000-email-extra-headers';
+import { NewsletterCampaigns1795420000000 } from './1795420000000-newsletter-campaigns';
 
 /**
  * Every migration, oldest first. Listed rather than globbed so that the server, the CLI and the
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   UserSubscriptions1795390000000,
   Newsletter1795400000000,
   EmailExtraHeaders1795410000000,
+  NewsletterCampaigns1795420000000,
 ];
