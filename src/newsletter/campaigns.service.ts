@@ -148,8 +148,9 @@ export class CampaignsService {
         await this.checkReferences(em, site, campaign);
         changed = true;
       }
+      const before = `${campaign.status}|${campaign.scheduledAt?.getTime() ?? ''}`;
       const event = await this.move(em, campaign, dto);
-      if (event || dto.scheduledAt !== undefined) changed = true;
+      if (event || before !== `${campaign.status}|${campaign.scheduledAt?.getTime() ?? ''}`) changed = true;
       if (!changed) return this.withStats(em, campaign);
       campaign.version += 1;
       const saved = await em.save(campaign);
