@@ -1,4 +1,5 @@
 import { Get, Param, Post, Req, Res } from '@nestjs/common';
+import { ApiResponse } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentSite } from '../common/auth/decorators';
 import { SkipRateLimit } from '../common/http/rate-limit.guard';
@@ -54,10 +55,14 @@ export class TrackingController {
     summary: 'Open pixel (admin)',
     description: 'The image a campaign mail shows: records the open like the POST and answers a 1x1 GIF.',
     params: TOKEN_PARAM,
-    ok: { description: 'A 1x1 transparent GIF', schema: { type: 'string', format: 'binary' } },
     problems: [429],
     admin: true,
     operationId: 'newsletterOpenPixel',
+  })
+  @ApiResponse({
+    status: 200,
+    description: 'A 1x1 transparent GIF',
+    content: { 'image/gif': { schema: { type: 'string', format: 'binary' } } },
   })
   async pixel(
     @CurrentSite() site: SiteContext,
@@ -96,10 +101,14 @@ export class TrackingController {
     summary: 'Follow a tracked link (admin)',
     description: 'The link of a campaign mail: records the click like the POST and redirects (302) to the target.',
     params: TOKEN_PARAM,
-    ok: { description: 'Not used: the answer is a 302 redirect with Location' },
     problems: [429],
     admin: true,
     operationId: 'followNewsletterLink',
+  })
+  @ApiResponse({
+    status: 302,
+    description: 'To the link’s target',
+    headers: { Location: { description: 'The target URL', schema: { type: 'string', format: 'uri' } } },
   })
   async follow(
     @CurrentSite() site: SiteContext,
@@ -110,6 +119,8 @@ export class TrackingController {
     const url = await this.tracking.click(site, token, client(req));
     res.setHeader('Cache-Control', 'no-store, private');
     res.setHeader('Referrer-Policy', 'no-referrer');
-    res.redirect(302, url);
+    // No body: a mail client follows the Location, and nothing else is documented.
+    res.status(302).setHeader('Location', url);
+    res.end();
   }
 }
