@@ -190,7 +190,9 @@ describe('input hardening over every operation of the OpenAPI document', () => {
         .field('listIds', String(ids.newsletterList))
         .attach('file', Buffer.from('email\nimported@example.com\n'), 'fixture.csv')
         .expect(200)
-    ).body.id as number;
+    ).body.id as number;    ids.campaign = await made(
+      await tenant.api.post(`${site}/newsletter/campaigns`).send({ name: 'Fixture', listIds: [ids.newsletterList] }),
+    );
   });
 
   afterAll(async () => {
@@ -220,6 +222,7 @@ describe('input hardening over every operation of the OpenAPI document', () => {
     if (path.includes('/newsletter/lists/')) return ids.newsletterList;
     if (path.includes('/newsletter/subscriptions/')) return ids.subscription;
     if (path.includes('/newsletter/imports/')) return ids.newsletterImport;
+    if (path.includes('/newsletter/campaigns/')) return ids.campaign;
     throw new Error(`no fixture id for ${path}: add one to the table`);
   }
 
@@ -257,6 +260,8 @@ describe('input hardening over every operation of the OpenAPI document', () => {
         return String(tenant.siteId);
       case 'token':
         // Well-formed, signed by no one: refused before any row is read.
+        if (op.path.includes('/track/open/')) return 'o.1.1.AAAAAAAAAAAAAAAAAAAAAA';
+        if (op.path.includes('/track/click/')) return 'k.1.1.0.AAAAAAAAAAAAAAAAAAAAAA';
         return op.path.includes('/confirm/')
           ? 'c.1.AAAAAAAAAAAAAAAAAAAAAA.1.AAAAAAAAAAAAAAAAAAAAAA'
           : 'm.1.AAAAAAAAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA';
