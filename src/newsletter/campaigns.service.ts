@@ -183,7 +183,7 @@ export class CampaignsService {
         );
         // A test copy's links must not act on anybody: its unsubscribe header goes.
         delete mail.headers;
-        mail.data = { ...mail.data, subject: `[Test] ${String(mail.data?.subject ?? '')}` };
+        mail.data = { ...mail.data, subject: `[Test] ${mail.data?.subject as string}` };
         return mail;
       });
       await this.email.sendBatch(em, site, mails);

@@ -190,7 +190,8 @@ describe('input hardening over every operation of the OpenAPI document', () => {
         .field('listIds', String(ids.newsletterList))
         .attach('file', Buffer.from('email\nimported@example.com\n'), 'fixture.csv')
         .expect(200)
-    ).body.id as number;    ids.campaign = await made(
+    ).body.id as number;
+    ids.campaign = await made(
       await tenant.api.post(`${site}/newsletter/campaigns`).send({ name: 'Fixture', listIds: [ids.newsletterList] }),
     );
   });

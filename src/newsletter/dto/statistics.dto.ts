@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsBoolean, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { IsTimestamp, MAX_ID, toInteger } from '../../common/input/dto-rules';
 import { CAMPAIGN_STATUSES, type CampaignStatus } from '../entities/campaign.entity';
 
