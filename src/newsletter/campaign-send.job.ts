@@ -69,8 +69,13 @@ export class CampaignSendJob implements OnModuleInit, OnApplicationBootstrap, On
         );
         return;
       }
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      // Interrupted by a stop: shutting down waits for running jobs.
+      const until = Date.now() + wait;
+      while (!this.stopping && Date.now() < until)
+        await new Promise((r) => setTimeout(r, Math.min(100, until - Date.now())));
     }
-    this.logger.log({ campaignId }, 'Stopping: the send resumes when an instance starts');
+    // Another live instance may carry on at once; every instance also resumes sends when it starts.
+    await this.queue.send(CAMPAIGN_SEND_JOB, { siteId, campaignId }).catch(() => undefined);
+    this.logger.log({ campaignId }, 'Stopping: the send resumes on another instance or at the next start');
   }
 }
