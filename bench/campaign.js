@@ -228,9 +228,11 @@ async function main() {
     await waitFor(`http://127.0.0.1:${HELLO_PORT}/health`);
     const { encodeTrackingToken } = require(join(ROOT, 'dist/src/newsletter/tracking-tokens'));
     const [{ secret }] = await query(db.url, 'SELECT secret FROM newsletter_signing_keys WHERE site_id = $1', [siteId]);
-    const subs = await query(db.url, 'SELECT subscription_id FROM newsletter_campaign_recipients WHERE campaign_id = $1', [
-      campaign.id,
-    ]);
+    const subs = await query(
+      db.url,
+      'SELECT subscription_id FROM newsletter_campaign_recipients WHERE campaign_id = $1',
+      [campaign.id],
+    );
     const paths = subs.map(
       (r) =>
         `/api/v2/sites/demo/newsletter/track/open/${encodeTrackingToken(secret, {
@@ -261,7 +263,12 @@ async function main() {
       await sleep(1000);
       const rows = (await countRows()) - before;
       const r = {
-        hello: { rps: Math.round(h.requests.average), p50: h.latency.p50, p99: h.latency.p99, bad: h.non2xx + h.errors },
+        hello: {
+          rps: Math.round(h.requests.average),
+          p50: h.latency.p50,
+          p99: h.latency.p99,
+          bad: h.non2xx + h.errors,
+        },
         open: {
           rps: Math.round(o.requests.average),
           p50: o.latency.p50,
@@ -295,7 +302,9 @@ async function main() {
     const m = rounds[ratios.indexOf(mid)];
     const verdict = (ok) => (ok ? 'met' : '**missed**');
     const f2 = (x) => x.toFixed(2);
-    const allRows = rounds.map((r) => `${r.open.rows.toLocaleString('en')} rows / ${r.open.ok.toLocaleString('en')} 2xx`);
+    const allRows = rounds.map(
+      (r) => `${r.open.rows.toLocaleString('en')} rows / ${r.open.ok.toLocaleString('en')} 2xx`,
+    );
     const md = `## Newsletter campaigns and tracking (issue 16)
 
 Run: ${new Date().toISOString()}, Node ${process.version}, ${cpus().length} cores, an embedded PostgreSQL the bench starts. \`npm run bench:campaign\`. One run on a shared machine (another agent worked on it at the same time): figures are indicative.
