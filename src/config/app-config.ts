@@ -155,6 +155,15 @@ export class AppConfig {
   @Transform(toInt) @IsInt() @Min(100) @Max(50_000) NEWSLETTER_IMPORT_BATCH_ROWS = 5000;
   /** Batches an import upserts side by side (each a database connection). */
   @Transform(toInt) @IsInt() @Min(1) @Max(8) NEWSLETTER_IMPORT_WORKERS = 2;
+  /** Campaign recipients handed to the email module per transaction of a send. */
+  @Transform(toInt) @IsInt() @Min(1) @Max(5000) NEWSLETTER_SEND_BATCH_SIZE = 500;
+  /** A site's campaign send rate (mails a minute) unless its `newsletter.sendRatePerMinute` says otherwise. */
+  @Transform(toInt) @IsInt() @Min(1) NEWSLETTER_SEND_RATE_PER_MINUTE = 60_000;
+  /** Tracking events written per statement at most, and the longest an event waits for its batch (ms). */
+  @Transform(toInt) @IsInt() @Min(1) @Max(10_000) NEWSLETTER_TRACKING_BATCH = 500;
+  @Transform(toInt) @IsInt() @Min(0) @Max(1000) NEWSLETTER_TRACKING_FLUSH_MS = 5;
+  /** Opens and clicks this soon after a copy was delivered are flagged as a machine's. */
+  @Transform(toInt) @IsInt() @Min(0) @Max(3600) NEWSLETTER_MACHINE_WINDOW_SECONDS = 5;
   /** How long a session lasts. */
   @Transform(toInt) @IsInt() @Min(60) USER_SESSION_TTL_SECONDS = 30 * 24 * 3600;
   /** How long an instance keeps a verified session (with its user) in memory; 0: never. */

@@ -37,7 +37,7 @@ import { EmailTemplateTypes } from './template-types';
     EmailDataOwner,
     EmailErasureOwner,
   ],
-  exports: [EmailService, EmailTemplateTypes],
+  exports: [EmailService, EmailTemplateTypes, EmailTemplatesService],
 })
 export class EmailModule implements OnModuleInit {
   constructor(private readonly types: EmailTemplateTypes) {}

@@ -33,6 +33,8 @@ export interface MailInput {
   cc?: MailRecipient[];
   bcc?: MailRecipient[];
   replyTo?: MailRecipient;
+  /** The sender, when not the site's (a campaign's own); a field left out comes from the site's. */
+  from?: { email?: string; name?: string };
   templateType?: string;
   templateId?: number;
   data?: Record<string, unknown>;
@@ -103,9 +105,26 @@ export class EmailService {
     const from = sender(profile.settings.email, this.mailFrom);
     const rows: Array<Partial<EmailMessageEntity>> = [];
     const sizes: number[] = [];
+    // A batch (a campaign's) names the same template in every mail: looked up once.
+    const templates = new Map<string, Promise<ResolvedTemplate | null>>();
     for (const mail of mails) {
       const recipients = recipientsOf(mail);
-      const resolved = await this.resolve(em, site, mail);
+      const key = `${mail.templateType ?? ''}\u0000${mail.templateId ?? ''}\u0000${mail.subject !== undefined}`;
+      let resolving = templates.get(key);
+      if (!resolving) {
+        resolving = this.resolve(em, site, mail);
+        templates.set(key, resolving);
+      }
+      const resolved = await resolving;
+      const fromHeader = mail.from
+        ? sender(
+            {
+              fromName: mail.from.name ?? profile.settings.email?.fromName,
+              fromAddress: mail.from.email ?? profile.settings.email?.fromAddress,
+            },
+            this.mailFrom,
+          )
+        : from;
       const rendered = resolved
         ? await this.renderer.render(resolved.parts, {
             ...this.variables.check(resolved.type, mail.data ?? {}),
@@ -129,7 +148,7 @@ export class EmailService {
           batchId,
           recipient: r.email,
           recipientKind: r.kind,
-          fromHeader: from,
+          fromHeader,
           replyTo: replyTo ? formatAddress(replyTo) : null,
           toHeader,
           ccHeader: cc || null,

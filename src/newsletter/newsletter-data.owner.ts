@@ -13,6 +13,10 @@ import { SeriesEnrollmentEntity } from './entities/series-enrollment.entity';
 import { SeriesSendEntity } from './entities/series-send.entity';
 import { SeriesStepEntity } from './entities/series-step.entity';
 import { SeriesEntity, SeriesListEntity } from './entities/series.entity';
+import { CampaignRecipientEntity } from './entities/campaign-recipient.entity';
+import { CampaignEntity, CampaignLinkEntity, CampaignStatsEntity } from './entities/campaign.entity';
+import { ListCountEntity, ListDailyEntity } from './entities/statistics.entity';
+import { TrackingEventEntity } from './entities/tracking-event.entity';
 
 /**
  * Account deletion: every newsletter table of the account's sites. A site user's erasure: the
@@ -56,6 +60,18 @@ export class NewsletterDataOwner implements OnModuleInit {
         { resource: 'newsletter_signing_keys', entity: SigningKeyEntity },
       ]),
     );
+    // Campaigns and their tracking refer to subscriptions and lists: before them.
+    this.registry.register(
+      tablesOwner('newsletter_campaigns', 315, [
+        { resource: 'newsletter_tracking_events', entity: TrackingEventEntity },
+        { resource: 'newsletter_campaign_recipients', entity: CampaignRecipientEntity },
+        { resource: 'newsletter_campaign_links', entity: CampaignLinkEntity },
+        { resource: 'newsletter_campaign_stats', entity: CampaignStatsEntity },
+        { resource: 'newsletter_campaigns', entity: CampaignEntity },
+        { resource: 'newsletter_list_daily', entity: ListDailyEntity },
+        { resource: 'newsletter_list_counts', entity: ListCountEntity },
+      ]),
+    );
     this.users.register({
       name: 'newsletter',
       order: 310,
@@ -70,13 +86,21 @@ export class NewsletterDataOwner implements OnModuleInit {
           count: await enrollmentsOf(em, site.id, user.email),
           action: 'delete',
         },
+        {
+          resource: 'newsletter_tracking_events',
+          count: await trackingOf(em, site.id, user.email),
+          action: 'delete',
+        },
       ],
-      // The subscription's series enrollments (and what they were sent) go with it: ON DELETE CASCADE.
+      // The subscription's series enrollments (and what they were sent), campaign recipients and
+      // tracking events go with it: ON DELETE CASCADE.
       erase: async (em, site, user) => {
         const enrollments = await enrollmentsOf(em, site.id, user.email);
+        const tracking = await trackingOf(em, site.id, user.email);
         return {
           newsletter_subscriptions: await this.subscriptions.eraseByEmail(em, site, user.email),
           newsletter_series_enrollments: enrollments,
+          newsletter_tracking_events: tracking,
         };
       },
     });
@@ -88,5 +112,17 @@ function enrollmentsOf(em: EntityManager, siteId: number, email: string): Promis
     .createQueryBuilder(SeriesEnrollmentEntity, 'e')
     .innerJoin(SubscriptionEntity, 's', 's.id = e.subscription_id')
     .where('s.site_id = :siteId AND s.email = :email', { siteId, email })
+    .getCount();
+}
+
+/** The opens and clicks recorded for an address of a site. */
+function trackingOf(em: EntityManager, siteId: number, email: string): Promise<number> {
+  return em
+    .createQueryBuilder(TrackingEventEntity, 't')
+    .innerJoin(SubscriptionEntity, 's', 's.id = t.subscription_id')
+    .where('s.site_id = :siteId AND s.email = :email AND t.site_id = :siteId', {
+      siteId,
+      email: email.trim().toLowerCase(),
+    })
     .getCount();
 }

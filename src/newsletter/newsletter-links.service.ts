@@ -43,6 +43,17 @@ export class NewsletterLinks {
     return row.secret;
   }
 
+  /** The site's secret if it has made one (read once, then from memory); null: it has issued no token. */
+  async secretIfAny(siteId: number): Promise<Buffer | null> {
+    const known = this.secrets.get(siteId);
+    if (known) return known;
+    const row = await this.dataSource.manager.findOneBy(SigningKeyEntity, { siteId });
+    if (!row) return null;
+    if (this.secrets.size >= MAX_CACHED) this.secrets.clear();
+    this.secrets.set(siteId, row.secret);
+    return row.secret;
+  }
+
   /** Forgets a site's secret (its row went with the site). */
   forget(siteId: number): void {
     this.secrets.delete(siteId);

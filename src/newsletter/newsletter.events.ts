@@ -42,6 +42,16 @@ export interface SeriesEventPayload {
   steps: number;
 }
 
+/** What integrators learn of a campaign's moves: never its content or its recipients. */
+export interface CampaignEventPayload {
+  id: number;
+  slug: string;
+  status: string;
+  scheduledAt: string | null;
+  /** Recipients handed to the email module so far. */
+  sent: number;
+}
+
 /** Events this module writes to the outbox (docs/events.md). */
 export const NEWSLETTER_EVENTS = defineEvents('newsletter', {
   subscriptionCreated: event<SubscriptionCreatedPayload>(
@@ -74,5 +84,21 @@ export const NEWSLETTER_EVENTS = defineEvents('newsletter', {
   seriesDeleted: event<SeriesEventPayload>(
     'newsletter.series.deleted',
     'A newsletter series was deleted with its enrollments: nobody receives its steps any more',
+  ),
+  campaignScheduled: event<CampaignEventPayload>(
+    'newsletter.campaign.scheduled',
+    'A campaign was scheduled: its send starts at `scheduledAt`',
+  ),
+  campaignSent: event<CampaignEventPayload>(
+    'newsletter.campaign.sent',
+    'A campaign’s send ended: every recipient was handed to the email module',
+  ),
+  campaignPaused: event<CampaignEventPayload>(
+    'newsletter.campaign.paused',
+    'A campaign’s send was paused; the recipients not yet mailed wait',
+  ),
+  campaignCanceled: event<CampaignEventPayload>(
+    'newsletter.campaign.canceled',
+    'A campaign was canceled; nobody else receives it',
   ),
 });

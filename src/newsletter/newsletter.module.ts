@@ -35,10 +35,24 @@ import { NewsletterSeriesController } from './series.controller';
 import { SeriesRepository } from './series.repository';
 import { SeriesService } from './series.service';
 import { SeriesSweepJob } from './series-sweep.job';
+import { CampaignMail } from './campaign-mail';
+import { CampaignSendJob } from './campaign-send.job';
+import { CampaignSender } from './campaign-sender';
+import { CampaignsController } from './campaigns.controller';
+import { CampaignsService } from './campaigns.service';
+import { CampaignRecipientEntity } from './entities/campaign-recipient.entity';
+import { CampaignEntity, CampaignLinkEntity, CampaignStatsEntity } from './entities/campaign.entity';
+import { ListCountEntity, ListDailyEntity } from './entities/statistics.entity';
+import { TrackingEventEntity } from './entities/tracking-event.entity';
+import { NewsletterStatisticsController } from './statistics.controller';
+import { StatisticsService } from './statistics.service';
+import { TrackingController } from './tracking.controller';
+import { TrackingService } from './tracking.service';
 
 /**
  * The newsletter audience (docs/newsletter.md): lists, subscriptions and their memberships,
- * double opt-in with hosted pages, bulk actions, import and sync. Campaigns come later.
+ * double opt-in with hosted pages, bulk actions, import and sync; campaigns with their delivery, open and
+ * click tracking, and statistics.
  */
 @Module({
   imports: [
@@ -55,6 +69,13 @@ import { SeriesSweepJob } from './series-sweep.job';
       SeriesStepEntity,
       SeriesEnrollmentEntity,
       SeriesSendEntity,
+      CampaignEntity,
+      CampaignStatsEntity,
+      CampaignLinkEntity,
+      CampaignRecipientEntity,
+      TrackingEventEntity,
+      ListCountEntity,
+      ListDailyEntity,
     ]),
     AccountModule,
     EmailModule,
@@ -67,6 +88,9 @@ import { SeriesSweepJob } from './series-sweep.job';
     NewsletterImportsController,
     PublicNewsletterController,
     NewsletterSeriesController,
+    CampaignsController,
+    TrackingController,
+    NewsletterStatisticsController,
   ],
   providers: [
     SubscriptionsRepository,
@@ -85,6 +109,12 @@ import { SeriesSweepJob } from './series-sweep.job';
     SeriesRepository,
     SeriesService,
     SeriesSweepJob,
+    CampaignMail,
+    CampaignsService,
+    CampaignSender,
+    CampaignSendJob,
+    TrackingService,
+    StatisticsService,
   ],
   exports: [SubscriptionsService, ListsService],
 })

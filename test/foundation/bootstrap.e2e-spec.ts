@@ -73,7 +73,7 @@ describe('first start on an empty database (BOOTSTRAP_ENABLED=true)', () => {
         email: { fromName: null, fromAddress: null, replyTo: null },
         contacts: { notifyEmails: [] },
         orders: { taxRates: {}, defaultTaxRate: null },
-        newsletter: { confirmRedirectUrl: null, suppressOnDelete: false },
+        newsletter: { confirmRedirectUrl: null, suppressOnDelete: false, sendRatePerMinute: null },
       },
       createdAt: ISO,
       updatedAt: ISO,

@@ -710,11 +710,86 @@ const STEPS: Step[] = [
     },
   },
   {
+    does: 'schedule a campaign to a list at one mail a minute (PATCH …/newsletter/campaigns/{id}, status scheduled)',
+    emits: ['newsletter.campaign.scheduled'],
+    run: async (ctx) => {
+      const base = `/api/v2/sites/${ctx.a.siteName}/newsletter`;
+      await call(
+        ctx.a.api.patch(`/api/v2/sites/${ctx.a.siteName}`).send({ settings: { newsletter: { sendRatePerMinute: 1 } } }),
+        200,
+      );
+      const list = await call(
+        ctx.a.api.post(`${base}/lists`).send({ name: 'Campaign list', doubleOptIn: false, visibility: 'private' }),
+        201,
+      );
+      ctx.made.campaignListId = Number(list.id);
+      await call(
+        ctx.a.api
+          .post(`${base}/subscriptions/sync`)
+          .send({ listId: Number(list.id), emails: ['one@example.com', 'two@example.com'], consent: true }),
+        200,
+      );
+      const campaign = await call(
+        ctx.a.api.post(`${base}/campaigns`).send({
+          name: 'Slow campaign',
+          subject: 'Slow',
+          contentHtml: '<p>Hello</p>',
+          listIds: [Number(list.id)],
+        }),
+        201,
+      );
+      ctx.made.campaignId = Number(campaign.id);
+      await call(ctx.a.api.patch(`${base}/campaigns/${Number(campaign.id)}`).send({ status: 'scheduled' }), 200);
+    },
+  },
+  {
+    does: 'pause its send after the first mail (PATCH …/newsletter/campaigns/{id}, status paused)',
+    emits: ['newsletter.campaign.paused'],
+    run: async (ctx) => {
+      const url = `/api/v2/sites/${ctx.a.siteName}/newsletter/campaigns/${id(ctx, 'campaignId')}`;
+      const deadline = Date.now() + 10000;
+      while ((await call(ctx.a.api.get(url), 200)).status !== 'sending' && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 100));
+      await call(ctx.a.api.patch(url).send({ status: 'paused' }), 200);
+    },
+  },
+  {
     does: 'delete it (DELETE …/newsletter/series/{id})',
     emits: ['newsletter.series.deleted'],
     run: async (ctx) => {
       const url = `/api/v2/sites/${ctx.a.siteName}/newsletter/series/${id(ctx, 'newsletterSeriesId')}`;
       await call(ctx.a.api.delete(url), 204);
+    },
+  },
+  {
+    does: 'cancel it (PATCH …/newsletter/campaigns/{id}, status canceled)',
+    emits: ['newsletter.campaign.canceled'],
+    run: async (ctx) => {
+      const url = `/api/v2/sites/${ctx.a.siteName}/newsletter/campaigns/${id(ctx, 'campaignId')}`;
+      await call(ctx.a.api.patch(url).send({ status: 'canceled' }), 200);
+    },
+  },
+  {
+    does: 'send a campaign to the end at the default rate (its job records the end)',
+    emits: ['newsletter.campaign.scheduled', 'newsletter.campaign.sent'],
+    run: async (ctx) => {
+      const base = `/api/v2/sites/${ctx.a.siteName}/newsletter`;
+      await call(
+        ctx.a.api
+          .patch(`/api/v2/sites/${ctx.a.siteName}`)
+          .send({ settings: { newsletter: { sendRatePerMinute: null } } }),
+        200,
+      );
+      const campaign = await call(
+        ctx.a.api.post(`${base}/campaigns`).send({
+          name: 'Quick campaign',
+          subject: 'Quick',
+          contentHtml: '<p>Hello</p>',
+          listIds: [id(ctx, 'campaignListId')],
+        }),
+        201,
+      );
+      await call(ctx.a.api.patch(`${base}/campaigns/${Number(campaign.id)}`).send({ status: 'scheduled' }), 200);
     },
   },
 ];

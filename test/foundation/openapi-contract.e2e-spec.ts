@@ -35,6 +35,9 @@ const KEPT_WARNINGS = [
   ...['clone', 'publish', 'preview'].map(
     (action) => `no-ambiguous-paths #/paths/~1api~1v2~1sites~1{siteName}~1email~1templates~1{templateId}~1${action}`,
   ),
+  // A campaign mail's tracked link (GET beside the interface's POST) answers a redirect, never a 2xx:
+  // that is what a link a person follows must do.
+  'operation-2xx-response #/paths/~1api~1v2~1sites~1{siteName}~1newsletter~1track~1click~1{token}/get/responses',
 ];
 
 describe('The OpenAPI document as a contract', () => {

@@ -28,7 +28,7 @@ describe('/api/v2/sites (admin)', () => {
       email: { fromName: null, fromAddress: null, replyTo: null },
       contacts: { notifyEmails: [] },
       orders: { taxRates: {}, defaultTaxRate: null },
-      newsletter: { confirmRedirectUrl: null, suppressOnDelete: false },
+      newsletter: { confirmRedirectUrl: null, suppressOnDelete: false, sendRatePerMinute: null },
     },
     createdAt: ISO,
     updatedAt: ISO,
@@ -49,7 +49,7 @@ describe('/api/v2/sites (admin)', () => {
           email: { fromName: null, fromAddress: null, replyTo: null },
           contacts: { notifyEmails: [] },
           orders: { taxRates: {}, defaultTaxRate: null },
-          newsletter: { confirmRedirectUrl: null, suppressOnDelete: false },
+          newsletter: { confirmRedirectUrl: null, suppressOnDelete: false, sendRatePerMinute: null },
         },
         createdAt: ISO,
         updatedAt: ISO,
@@ -234,7 +234,7 @@ describe('/api/v2/sites (admin)', () => {
             email: { fromName: 'The Shop', fromAddress: 'hello@shop.example.com', replyTo: 'help@shop.example.com' },
             contacts: { notifyEmails: [] },
             orders: { taxRates: {}, defaultTaxRate: null },
-            newsletter: { confirmRedirectUrl: null, suppressOnDelete: false },
+            newsletter: { confirmRedirectUrl: null, suppressOnDelete: false, sendRatePerMinute: null },
           },
         }),
       );
@@ -245,7 +245,7 @@ describe('/api/v2/sites (admin)', () => {
         email: { fromName: 'Shop Team', fromAddress: 'hello@shop.example.com', replyTo: null },
         contacts: { notifyEmails: [] },
         orders: { taxRates: {}, defaultTaxRate: null },
-        newsletter: { confirmRedirectUrl: null, suppressOnDelete: false },
+        newsletter: { confirmRedirectUrl: null, suppressOnDelete: false, sendRatePerMinute: null },
       });
       const row = await sites().findOneByOrFail({ id: x.siteId });
       expect(row.settings).toEqual({
@@ -269,7 +269,7 @@ describe('/api/v2/sites (admin)', () => {
         email: { fromName: null, fromAddress: null, replyTo: null },
         contacts: { notifyEmails: ['team@shop.example.com', 'sales@shop.example.com'] },
         orders: { taxRates: {}, defaultTaxRate: null },
-        newsletter: { confirmRedirectUrl: null, suppressOnDelete: false },
+        newsletter: { confirmRedirectUrl: null, suppressOnDelete: false, sendRatePerMinute: null },
       });
       // Another section's change leaves it alone; a new list replaces the old one.
       await x.api

@@ -2379,6 +2379,143 @@ export interface paths {
         patch: operations["updateNewsletterSeries"];
         trace?: never;
     };
+    "/api/v2/sites/{siteName}/newsletter/campaigns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List campaigns
+         * @description Newest first, keyset-paginated; filter by status.
+         */
+        get: operations["listNewsletterCampaigns"];
+        put?: never;
+        /**
+         * Create a campaign
+         * @description A draft. Its subject, preview text and content are Liquid, checked here (a syntax error is a 400).
+         */
+        post: operations["createNewsletterCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/newsletter/campaigns/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a campaign by id or slug */
+        get: operations["getNewsletterCampaign"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a campaign
+         * @description With its recipients, tracking data and counters. A send in progress: pause it first (409).
+         */
+        delete: operations["deleteNewsletterCampaign"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a campaign
+         * @description Fields left out stay as they are; content changes only while `draft`, `scheduled` or `paused` (409). `status` moves it (API.md §5): `scheduled` with `scheduledAt` (absent or past: now) starts the send at that time, `draft` takes a scheduled one back, `paused` holds a send, `sending` resumes it, `canceled` ends a draft, scheduled or paused one; other moves are a 409 and nothing changes. With If-Match, a stale ETag is a 412.
+         */
+        patch: operations["updateNewsletterCampaign"];
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/newsletter/campaigns/{id}/test-send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test copy of a campaign (admin)
+         * @description Renders the campaign as a subscriber without name or attributes would get it, with `[Test]` before the subject, and mails it to 1 to 5 addresses now. Its links are not tracked and it carries no List-Unsubscribe; nothing is counted. Works in any status.
+         */
+        post: operations["testSendNewsletterCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/newsletter/track/open/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Open pixel (admin)
+         * @description The image a campaign mail shows: records the open like the POST and answers a 1x1 GIF.
+         */
+        get: operations["newsletterOpenPixel"];
+        put?: never;
+        /**
+         * Record an open
+         * @description Counts an open of a campaign mail by the token of its pixel. Answered once the event is stored; opens by machines (mail privacy proxies, within seconds of delivery) are stored but flagged. Forged token: 404.
+         */
+        post: operations["trackNewsletterOpen"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/newsletter/track/click/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow a tracked link (admin)
+         * @description The link of a campaign mail: records the click like the POST and redirects (302) to the target.
+         */
+        get: operations["followNewsletterLink"];
+        put?: never;
+        /**
+         * Record a click
+         * @description Counts a click of a campaign link by its token and answers where the link leads. Answered once the event is stored; a scanner’s clicks (within seconds of delivery, every link at once) are flagged. Forged: 404.
+         */
+        post: operations["trackNewsletterClick"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/newsletter/statistics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get newsletter statistics
+         * @description Subscribers by status, growth per UTC day (joined, unsubscribed), and per campaign: sent, delivered, failed, bounces, unique and total opens and clicks (people and machines apart), unsubscribes, rates (machines left out unless `includeMachines`) and top links. Read from counters kept on write.
+         */
+        get: operations["getNewsletterStatistics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2474,6 +2611,11 @@ export interface components {
             confirmRedirectUrl: string | null;
             /** @example false */
             suppressOnDelete: boolean;
+            /**
+             * @description null: the server’s default
+             * @example null
+             */
+            sendRatePerMinute: number | null;
         };
         SiteSettingsResponseDto: {
             /** @example null */
@@ -2556,6 +2698,11 @@ export interface components {
              * @example true
              */
             suppressOnDelete?: boolean | null;
+            /**
+             * @description Campaign mails a minute at most; null: the server’s NEWSLETTER_SEND_RATE_PER_MINUTE
+             * @example 6000
+             */
+            sendRatePerMinute?: number | null;
         };
         SiteSettingsDto: {
             /**
@@ -6617,6 +6764,363 @@ export interface components {
              * @enum {string}
              */
             status?: "active" | "paused";
+        };
+        CampaignCountsDto: {
+            /**
+             * @description Counted when the send started
+             * @example 120
+             */
+            audience: number | null;
+            /**
+             * @description Handed to the email module
+             * @example 120
+             */
+            sent: number;
+            /** @example 118 */
+            delivered: number;
+            /** @example 2 */
+            failed: number;
+            /**
+             * @description People who opened, machines left out
+             * @example 60
+             */
+            uniqueOpens: number;
+            /**
+             * @description People who clicked, machines left out
+             * @example 20
+             */
+            uniqueClicks: number;
+            /** @example 1 */
+            unsubscribes: number;
+        };
+        CampaignResponseDto: {
+            /** @example 1 */
+            id: number;
+            /** @example November digest */
+            name: string;
+            /** @example november-digest */
+            slug: string;
+            /** @example This week on Demo Blog */
+            subject: string;
+            /** @example Three stories we liked */
+            previewText: string;
+            /** @example null */
+            fromName: string | null;
+            /** @example null */
+            fromAddress: string | null;
+            /** @example null */
+            replyTo: string | null;
+            /** @example <h1>Hello</h1> */
+            contentHtml: string;
+            /** @example null */
+            templateId: number | null;
+            /**
+             * @example [
+             *       1
+             *     ]
+             */
+            listIds: number[];
+            /** @example null */
+            attributeFilter: {
+                [key: string]: string | number | boolean;
+            } | null;
+            /**
+             * @example draft
+             * @enum {string}
+             */
+            status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "canceled";
+            /** @example null */
+            scheduledAt: string | null;
+            /** @example null */
+            startedAt: string | null;
+            /** @example null */
+            sentAt: string | null;
+            /** @example null */
+            canceledAt: string | null;
+            counts: components["schemas"]["CampaignCountsDto"];
+            /** @example 2026-11-24T10:00:00.000Z */
+            createdAt: string;
+            /** @example 2026-11-24T10:00:00.000Z */
+            updatedAt: string;
+        };
+        CampaignPageDto: {
+            data: components["schemas"]["CampaignResponseDto"][];
+            pagination: components["schemas"]["PaginationDto"];
+        };
+        CreateCampaignDto: {
+            /**
+             * @description Unique in the site; absent on create: made from the name
+             * @example november-digest
+             */
+            slug?: string;
+            /** @example This week: {{ subscriber.name }} */
+            subject?: string;
+            /** @example Three stories we liked */
+            previewText?: string;
+            /**
+             * @description null: the site’s sender
+             * @example Demo Blog
+             */
+            fromName?: string | null;
+            /**
+             * @description null: the site’s
+             * @example news@demo.example
+             */
+            fromAddress?: string | null;
+            /**
+             * @description null: the site’s
+             * @example editor@demo.example
+             */
+            replyTo?: string | null;
+            /**
+             * @description Liquid HTML rendered per recipient with `subscriber.name`, `subscriber.email`, `subscriber.attributes`, `preferencesUrl`, `unsubscribeUrl` and `campaign.name`; absolute links are rewritten for click tracking
+             * @example <h1>Hello {{ subscriber.name }}</h1><p><a href="https://demo.example/post">Read</a></p>
+             */
+            contentHtml?: string;
+            /**
+             * @description An email template of type `newsletter.campaign` wrapping the content; null: the site’s published one
+             * @example null
+             */
+            templateId?: number | null;
+            /**
+             * @description Target lists (up to 50) of the site
+             * @example [
+             *       1
+             *     ]
+             */
+            listIds?: number[];
+            /**
+             * @description Only subscribers whose attributes have all these values; null: everyone on the lists
+             * @example {
+             *       "plan": "pro"
+             *     }
+             */
+            attributeFilter?: {
+                [key: string]: string | number | boolean;
+            } | null;
+            /** @example November digest */
+            name: string;
+        };
+        UpdateCampaignDto: {
+            /**
+             * @description Unique in the site; absent on create: made from the name
+             * @example november-digest
+             */
+            slug?: string;
+            /** @example This week: {{ subscriber.name }} */
+            subject?: string;
+            /** @example Three stories we liked */
+            previewText?: string;
+            /**
+             * @description null: the site’s sender
+             * @example Demo Blog
+             */
+            fromName?: string | null;
+            /**
+             * @description null: the site’s
+             * @example news@demo.example
+             */
+            fromAddress?: string | null;
+            /**
+             * @description null: the site’s
+             * @example editor@demo.example
+             */
+            replyTo?: string | null;
+            /**
+             * @description Liquid HTML rendered per recipient with `subscriber.name`, `subscriber.email`, `subscriber.attributes`, `preferencesUrl`, `unsubscribeUrl` and `campaign.name`; absolute links are rewritten for click tracking
+             * @example <h1>Hello {{ subscriber.name }}</h1><p><a href="https://demo.example/post">Read</a></p>
+             */
+            contentHtml?: string;
+            /**
+             * @description An email template of type `newsletter.campaign` wrapping the content; null: the site’s published one
+             * @example null
+             */
+            templateId?: number | null;
+            /**
+             * @description Target lists (up to 50) of the site
+             * @example [
+             *       1
+             *     ]
+             */
+            listIds?: number[];
+            /**
+             * @description Only subscribers whose attributes have all these values; null: everyone on the lists
+             * @example {
+             *       "plan": "pro"
+             *     }
+             */
+            attributeFilter?: {
+                [key: string]: string | number | boolean;
+            } | null;
+            /** @example November digest */
+            name?: string;
+            /**
+             * @description The move to make (others: 409)
+             * @enum {string}
+             */
+            status?: "draft" | "scheduled" | "sending" | "paused" | "canceled";
+            /**
+             * Format: date-time
+             * @description When the send starts (RFC 3339); with `status: scheduled`, absent or past: now
+             * @example 2030-01-01T09:00:00Z
+             */
+            scheduledAt?: string | null;
+        };
+        CampaignTestSendDto: {
+            /**
+             * @description 1 to 5 addresses
+             * @example [
+             *       "editor@demo.example"
+             *     ]
+             */
+            emails: string[];
+        };
+        CampaignTestSendResponseDto: {
+            /** @example 1 */
+            queued: number;
+        };
+        ClickTargetDto: {
+            /**
+             * @description Where the link leads
+             * @example https://demo.example/post
+             */
+            url: string;
+        };
+        SubscriberCountsDto: {
+            /** @example 3 */
+            pending: number;
+            /** @example 120 */
+            active: number;
+            /** @example 4 */
+            unsubscribed: number;
+        };
+        GrowthDayDto: {
+            /**
+             * @description A UTC day
+             * @example 2026-11-24
+             */
+            day: string;
+            /**
+             * @description Memberships that became active
+             * @example 12
+             */
+            joined: number;
+            /**
+             * @description Memberships that became unsubscribed
+             * @example 1
+             */
+            unsubscribed: number;
+        };
+        EngagementDto: {
+            /**
+             * @description People (first event each)
+             * @example 60
+             */
+            unique: number;
+            /** @example 75 */
+            total: number;
+            /**
+             * @description Recipients with a machine’s event
+             * @example 30
+             */
+            machineUnique: number;
+            /** @example 41 */
+            machineTotal: number;
+        };
+        CampaignRatesDto: {
+            /**
+             * @description delivered / sent
+             * @example 0.98
+             */
+            delivery: number;
+            /**
+             * @description unique opens / delivered
+             * @example 0.5
+             */
+            open: number;
+            /**
+             * @description unique clicks / delivered
+             * @example 0.2
+             */
+            click: number;
+            /**
+             * @description unique clicks / unique opens
+             * @example 0.4
+             */
+            clickToOpen: number;
+            /**
+             * @description unsubscribes / delivered
+             * @example 0.01
+             */
+            unsubscribe: number;
+            /**
+             * @description bounces / sent
+             * @example 0.01
+             */
+            bounce: number;
+        };
+        TopLinkDto: {
+            /** @example https://demo.example/post */
+            url: string;
+            /**
+             * @description By people
+             * @example 20
+             */
+            clicks: number;
+            /** @example 4 */
+            machineClicks: number;
+        };
+        CampaignStatisticsDto: {
+            /** @example 1 */
+            id: number;
+            /** @example November digest */
+            name: string;
+            /**
+             * @example sent
+             * @enum {string}
+             */
+            status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "canceled";
+            /** @example 2026-11-24T10:00:00.000Z */
+            startedAt: string | null;
+            /** @example 2026-11-24T10:05:00.000Z */
+            sentAt: string | null;
+            /**
+             * @description Handed to the email module
+             * @example 120
+             */
+            sent: number;
+            /** @example 118 */
+            delivered: number;
+            /** @example 2 */
+            failed: number;
+            /**
+             * @description Refused for good (5xx)
+             * @example 1
+             */
+            bounces: number;
+            opens: components["schemas"]["EngagementDto"];
+            clicks: components["schemas"]["EngagementDto"];
+            /**
+             * @description Recipients who left a list within 30 days of this mail
+             * @example 1
+             */
+            unsubscribes: number;
+            /** @description Machines left out unless includeMachines */
+            rates: components["schemas"]["CampaignRatesDto"];
+            /** @description Up to 10, most clicked by people first */
+            topLinks: components["schemas"]["TopLinkDto"][];
+        };
+        StatisticsResponseDto: {
+            /** @example 2026-10-25T00:00:00.000Z */
+            from: string;
+            /** @example 2026-11-24T10:00:00.000Z */
+            to: string;
+            /** @description Memberships by status: of `listId`, else of every list of the site (an address on two lists counts twice) */
+            subscribers: components["schemas"]["SubscriberCountsDto"];
+            /** @description Days with a change, oldest first */
+            growth: components["schemas"]["GrowthDayDto"][];
+            /** @description `campaignId`, else the campaigns started in the range (of `listId` when given), newest first, up to 50 */
+            campaigns: components["schemas"]["CampaignStatisticsDto"][];
         };
         FieldErrorDto: {
             /** @example email */
@@ -15932,6 +16436,562 @@ export interface operations {
             };
             /** @description If-Match no longer matches the ETag */
             412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    listNewsletterCampaigns: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque cursor from pagination.nextCursor of the previous page */
+                cursor?: string;
+                status?: "draft" | "scheduled" | "sending" | "paused" | "sent" | "canceled";
+            };
+            header?: never;
+            path: {
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignPageDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    createNewsletterCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateCampaignDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    /** @description Version of the item; send it back as If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    getNewsletterCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                siteName: string;
+                /** @description The id, or the slug: all digits (no leading zeros) is an id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Version of the item; send it back as If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    deleteNewsletterCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    updateNewsletterCampaign: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description ETag from the last read */
+                "If-Match"?: string;
+            };
+            path: {
+                id: number;
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateCampaignDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description Version of the item; send it back as If-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description If-Match no longer matches the ETag */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    testSendNewsletterCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CampaignTestSendDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignTestSendResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    newsletterOpenPixel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                siteName: string;
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A 1x1 transparent GIF */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/gif": Blob;
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    trackNewsletterOpen: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                siteName: string;
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    followNewsletterLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                siteName: string;
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the link’s target */
+            302: {
+                headers: {
+                    /** @description The target URL */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    trackNewsletterClick: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                siteName: string;
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClickTargetDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    getNewsletterStatistics: {
+        parameters: {
+            query?: {
+                /** @description One campaign only. Example: `1` */
+                campaignId?: number;
+                /** @description One list: its subscribers, growth and campaigns. Example: `1` */
+                listId?: number;
+                /** @description From this date-time (RFC 3339), inclusive; absent: 30 days before `to` */
+                from?: string;
+                /** @description Up to this date-time (RFC 3339), exclusive; absent: now */
+                to?: string;
+                /** @description Count machines’ opens and clicks in the rates too (absent: false) */
+                includeMachines?: boolean;
+            };
+            header?: never;
+            path: {
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatisticsResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,3 +1,4 @@
+import { eventually } from '../support/app';
 import { formData, withClient } from '../support/api-client';
 import { linksMailedTo } from './newsletter-fixtures';
 
@@ -101,6 +102,93 @@ describe('generated client: newsletter audience', () => {
     });
     expect(paused.data?.status).toBe('paused');
     const removed = await s.api.DELETE('/api/v2/sites/{siteName}/newsletter/series/{id}', {
+      params: { path: { ...site(), id } },
+    });
+    expect(removed.response.status).toBe(204);
+  });
+
+  it('campaigns: create, list, get, update (schedule), test send, tracking, statistics, delete', async () => {
+    const list = (
+      await s.api.POST('/api/v2/sites/{siteName}/newsletter/lists', {
+        params: { path: site() },
+        body: { name: 'Campaign readers', doubleOptIn: false, visibility: 'private' },
+      })
+    ).data!;
+    await s.api.POST('/api/v2/sites/{siteName}/newsletter/subscriptions/sync', {
+      params: { path: site() },
+      body: { listId: list.id, emails: ['reader@example.com'], consent: true },
+    });
+    const made = await s.api.POST('/api/v2/sites/{siteName}/newsletter/campaigns', {
+      params: { path: site() },
+      body: {
+        name: 'Client campaign',
+        subject: 'Hello',
+        contentHtml: '<p><a href="https://blog.example/post">Read</a></p>',
+        listIds: [list.id],
+      },
+    });
+    expect(made.response.status).toBe(201);
+    const id = made.data!.id;
+    const listed = await s.api.GET('/api/v2/sites/{siteName}/newsletter/campaigns', {
+      params: { path: site(), query: { limit: 5, status: 'draft' } },
+    });
+    expect(listed.data?.data.map((c) => c.id)).toContain(id);
+    const bySlug = await s.api.GET('/api/v2/sites/{siteName}/newsletter/campaigns/{id}', {
+      params: { path: { ...site(), id: 'client-campaign' } },
+    });
+    expect(bySlug.data?.id).toBe(id);
+    const tested = await s.api.POST('/api/v2/sites/{siteName}/newsletter/campaigns/{id}/test-send', {
+      params: { path: { ...site(), id } },
+      body: { emails: ['editor@example.com'] },
+    });
+    expect(tested.data).toEqual({ queued: 1 });
+    const scheduled = await s.api.PATCH('/api/v2/sites/{siteName}/newsletter/campaigns/{id}', {
+      params: { path: { ...site(), id }, header: { 'If-Match': bySlug.response.headers.get('etag')! } },
+      body: { status: 'scheduled' },
+    });
+    expect(scheduled.data?.status).toBe('scheduled');
+    const html = await eventually(async () => {
+      const rows: Array<{ html: string }> = await s.t.db.query(
+        `SELECT html FROM email_messages WHERE site_id = $1 AND recipient = 'reader@example.com' AND 'newsletter-campaign' = ANY(tags)`,
+        [s.a.siteId],
+      );
+      return rows[0]?.html;
+    });
+    const open = /track\/open\/([^"]+)"/.exec(html)![1];
+    const click = /track\/click\/([^"]+)"/.exec(html)![1];
+    const anonymous = s.contract.as();
+    const opened = await anonymous.POST('/api/v2/sites/{siteName}/newsletter/track/open/{token}', {
+      params: { path: { ...site(), token: open } },
+    });
+    expect(opened.response.status).toBe(204);
+    const pixel = await anonymous.GET('/api/v2/sites/{siteName}/newsletter/track/open/{token}', {
+      params: { path: { ...site(), token: open } },
+      parseAs: 'blob',
+    });
+    expect(pixel.response.headers.get('content-type')).toBe('image/gif');
+    const clicked = await anonymous.POST('/api/v2/sites/{siteName}/newsletter/track/click/{token}', {
+      params: { path: { ...site(), token: click } },
+    });
+    expect(clicked.data).toEqual({ url: 'https://blog.example/post' });
+    const followed = await anonymous.GET('/api/v2/sites/{siteName}/newsletter/track/click/{token}', {
+      params: { path: { ...site(), token: click } },
+      redirect: 'manual',
+    });
+    expect([followed.response.status, followed.response.headers.get('location')]).toEqual([
+      302,
+      'https://blog.example/post',
+    ]);
+    const stats = await s.api.GET('/api/v2/sites/{siteName}/newsletter/statistics', {
+      params: { path: site(), query: { campaignId: id } },
+    });
+    expect(stats.data!.campaigns[0].opens.total + stats.data!.campaigns[0].opens.machineTotal).toBe(2);
+    await eventually(async () => {
+      const got = await s.api.GET('/api/v2/sites/{siteName}/newsletter/campaigns/{id}', {
+        params: { path: { ...site(), id: String(id) } },
+      });
+      return got.data?.status === 'sent' ? true : undefined;
+    });
+    const removed = await s.api.DELETE('/api/v2/sites/{siteName}/newsletter/campaigns/{id}', {
       params: { path: { ...site(), id } },
     });
     expect(removed.response.status).toBe(204);

@@ -125,6 +125,9 @@ export async function seedResources(t: TestApp, tenant: Tenant, copy = 0): Promi
       steps: [{ delaySeconds: 0, subject: 'Fixture', html: '<p>Fixture</p>' }],
     }),
   );
+  ids.campaign = await made(
+    await tenant.api.post(`${site}/newsletter/campaigns`).send({ name: `Fixture${n}`, listIds: [ids.newsletterList] }),
+  );
   return { tenant, ids, sessionToken };
 }
 
@@ -149,6 +152,7 @@ export function idFor(f: ResourceFixtures, path: string): number {
   if (path.includes('/newsletter/subscriptions/')) return ids.subscription;
   if (path.includes('/newsletter/imports/')) return ids.newsletterImport;
   if (path.includes('/newsletter/series/')) return ids.newsletterSeries;
+  if (path.includes('/newsletter/campaigns/')) return ids.campaign;
   throw new Error(`no fixture id for ${path}: add one to test/support/resource-fixtures.ts`);
 }
 
@@ -188,6 +192,8 @@ export function paramValue(f: ResourceFixtures, op: Operation, name: string): st
       return String(tenant.siteId);
     case 'token':
       // Well-formed, signed by no one: refused before any row is read.
+      if (op.path.includes('/track/open/')) return 'o.1.1.AAAAAAAAAAAAAAAAAAAAAA';
+      if (op.path.includes('/track/click/')) return 'k.1.1.0.AAAAAAAAAAAAAAAAAAAAAA';
       return op.path.includes('/confirm/')
         ? 'c.1.AAAAAAAAAAAAAAAAAAAAAA.1.AAAAAAAAAAAAAAAAAAAAAA'
         : 'm.1.AAAAAAAAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA';

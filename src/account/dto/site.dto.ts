@@ -158,6 +158,20 @@ export class NewsletterSettingsDto {
   @IsOptional()
   @IsBoolean()
   suppressOnDelete?: boolean | null;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    minimum: 1,
+    maximum: 1_000_000,
+    example: 6000,
+    description: 'Campaign mails a minute at most; null: the server’s NEWSLETTER_SEND_RATE_PER_MINUTE',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  sendRatePerMinute?: number | null;
 }
 
 /** Sections of the site's settings; each module adds its own (src/common/tenancy/site-settings.ts). */
@@ -245,6 +259,8 @@ export class OrdersSettingsResponseDto {
 export class NewsletterSettingsResponseDto {
   @ApiProperty({ type: String, nullable: true, example: null }) confirmRedirectUrl: string | null;
   @ApiProperty({ example: false }) suppressOnDelete: boolean;
+  @ApiProperty({ type: 'integer', nullable: true, example: null, description: 'null: the server’s default' })
+  sendRatePerMinute: number | null;
 }
 
 /** What the site set; null: the configuration's value applies. */
@@ -287,6 +303,7 @@ export function toSiteResponse(site: SiteEntity): SiteResponseDto {
       newsletter: {
         confirmRedirectUrl: site.settings.newsletter?.confirmRedirectUrl ?? null,
         suppressOnDelete: site.settings.newsletter?.suppressOnDelete ?? false,
+        sendRatePerMinute: site.settings.newsletter?.sendRatePerMinute ?? null,
       },
     },
     createdAt: site.createdAt.toISOString(),

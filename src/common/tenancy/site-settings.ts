@@ -41,4 +41,6 @@ export interface OrdersSettings {
 export interface NewsletterSettings {
   confirmRedirectUrl?: string;
   suppressOnDelete?: boolean;
+  /** Campaign mails a minute at most (absent: NEWSLETTER_SEND_RATE_PER_MINUTE). */
+  sendRatePerMinute?: number;
 }

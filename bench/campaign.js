@@ -1,0 +1,347 @@
+'use strict';
+// Campaign benchmark (issue 16): `npm run bench:campaign`.
+//
+//  1. A campaign to 100,000 subscribers (BENCH_CAMPAIGN_RECIPIENTS) of one list, end to end: from
+//     `PATCH …/campaigns/{id} {status: scheduled}` until an SMTP sink in this process has received
+//     every copy (the send job renders each recipient's copy, records it and queues its delivery;
+//     the email module's delivery job hands it to the sink). Every address must arrive exactly
+//     once. Target ≥ 500 messages/s; the server's resident memory is sampled every 100 ms (flat:
+//     recipients stream in keyset batches).
+//  2. `POST …/newsletter/track/open/{token}` under sustained load (100,000 distinct signed tokens,
+//     autocannon, 64 connections) against a bare NestJS hello-world (bench/hello.js) in the same
+//     round, both pinned to core 1 with PostgreSQL. Target ≥ 0.6 × hello-world. Then a run of a
+//     fixed number of requests: the rows written must equal the 2xx answers (acknowledged ==
+//     stored).
+//
+// Writes the campaign section of docs/benchmarks.md.
+const { execFileSync } = require('node:child_process');
+const { chmodSync, mkdtempSync, readFileSync, rmSync } = require('node:fs');
+const { cpus, tmpdir } = require('node:os');
+const { join } = require('node:path');
+const autocannon = require('autocannon');
+const { Client } = require('pg');
+const { SMTPServer } = require('smtp-server');
+const { ROOT, PIN, sleep, spawnNode, startServer, waitFor, writeSection, median } = require('./lib');
+
+const RECIPIENTS = Number(process.env.BENCH_CAMPAIGN_RECIPIENTS ?? 100_000);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const EXACT = Number(process.env.BENCH_EXACT_REQUESTS ?? 20_000);
+const CONNECTIONS = 64;
+const PORT = 3980;
+const HELLO_PORT = 3981;
+const PG_PORT = 54398;
+const KEY = 'sb_live_campaignbenchcampaignbenchcamp1234';
+const base = `http://127.0.0.1:${PORT}`;
+const headers = { 'x-api-key': KEY };
+
+/** An SMTP sink that counts copies per recipient (duplicates are a failure). */
+function sink() {
+  const seen = new Set();
+  let received = 0;
+  let duplicates = 0;
+  let first = 0;
+  let last = 0;
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    logger: false,
+    maxClients: 100,
+    onData(stream, session, callback) {
+      stream.on('data', () => undefined);
+      stream.on('end', () => {
+        for (const r of session.envelope.rcptTo) {
+          if (seen.has(r.address)) duplicates += 1;
+          else seen.add(r.address);
+        }
+        received += 1;
+        last = performance.now();
+        if (received === 1) first = last;
+        callback(null, 'OK');
+      });
+    },
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({
+        url: `smtp://127.0.0.1:${server.server.address().port}`,
+        stats: () => ({ received, distinct: seen.size, duplicates, first, last }),
+        close: () => new Promise((r) => server.close(r)),
+      }),
+    ),
+  );
+}
+
+function memoryOf(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (name) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN);
+  return { peak: Math.round(kb('VmHWM') / 1024), now: Math.round(kb('VmRSS') / 1024) };
+}
+
+/** The postmaster and its children on these cores (backends fork from it and inherit them). */
+function pinDatabase(dir, cores) {
+  if (!PIN) return false;
+  const pid = readFileSync(join(dir, 'postmaster.pid'), 'utf8').split('\n')[0].trim();
+  const pids = execFileSync('ps', ['-o', 'pid=', '--ppid', pid]).toString().split(/\s+/).filter(Boolean);
+  for (const p of [pid, ...pids]) execFileSync('taskset', ['-a', '-cp', cores, p], { stdio: 'ignore' });
+  return true;
+}
+
+async function api(method, path, body) {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const json = await res.json();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+async function query(url, text, params = []) {
+  const c = new Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query(text, params)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
+function run(opts) {
+  return autocannon({ connections: CONNECTIONS, ...opts });
+}
+
+async function main() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'sitebase-bench-campaign-'));
+  chmodSync(dataDir, 0o755);
+  const pgDir = join(dataDir, 'pg');
+  let server;
+  let hello;
+  let db;
+  let smtp;
+  try {
+    const { startEmbeddedPostgres } = require(join(ROOT, 'dist/src/database/embedded'));
+    db = await startEmbeddedPostgres({ dir: pgDir, port: PG_PORT, database: 'sitebase', persistent: false });
+    // Part 1 wants every core: the send job, the delivery job and PostgreSQL work at once.
+    pinDatabase(pgDir, `0-${cpus().length - 1}`);
+    smtp = await sink();
+    const env = {
+      DATABASE_URL: db.url,
+      BOOTSTRAP_API_KEY: KEY,
+      BOOTSTRAP_SITE: 'demo',
+      LOG_LEVEL: 'warn',
+      PORT: String(PORT),
+      SMTP_URL: smtp.url,
+      JOBS_POLL_SECONDS: '1',
+      RATE_LIMIT_PUBLIC_MAX: '1000000000',
+      RATE_LIMIT_KEY_MAX: '0',
+    };
+    server = await startServer(env, { pin: false, quiet: process.env.BENCH_VERBOSE !== '1' });
+    const idle = memoryOf(server.child.pid);
+    const list = await api('POST', '/api/v2/sites/demo/newsletter/lists', {
+      name: 'Bench readers',
+      doubleOptIn: false,
+      visibility: 'private',
+    });
+    const [{ id: siteId }] = await query(db.url, `SELECT id FROM sites WHERE name = 'demo'`);
+    console.error(`seeding ${RECIPIENTS.toLocaleString('en')} active subscribers…`);
+    await query(
+      db.url,
+      `INSERT INTO newsletter_subscriptions (site_id, email, name, attributes, source, manage_nonce, consent_at)
+       SELECT $1, 'reader' || g || '@bench.example', 'Reader ' || g,
+              jsonb_build_object('plan', CASE WHEN g % 3 = 0 THEN 'pro' ELSE 'free' END), 'import',
+              md5(g::text || random()::text), now()
+         FROM generate_series(1, $2::int) g`,
+      [siteId, RECIPIENTS],
+    );
+    await query(
+      db.url,
+      `INSERT INTO newsletter_memberships (subscription_id, list_id, site_id, status, subscribed_at)
+       SELECT id, $2, $1, 'active', now() FROM newsletter_subscriptions WHERE site_id = $1`,
+      [siteId, list.id],
+    );
+    await query(db.url, 'VACUUM ANALYZE newsletter_subscriptions');
+    await query(db.url, 'VACUUM ANALYZE newsletter_memberships');
+
+    const campaign = await api('POST', '/api/v2/sites/demo/newsletter/campaigns', {
+      name: 'Bench campaign',
+      subject: 'This week, {{ subscriber.name }}',
+      previewText: 'Three stories we liked',
+      contentHtml:
+        '<h1>Hello {{ subscriber.name }}</h1><p>Your plan: {{ subscriber.attributes.plan }}.</p>' +
+        '<p>Three stories we liked this week: <a href="https://blog.example/one">one</a>, ' +
+        '<a href="https://blog.example/two">two</a> and <a href="https://blog.example/three">three</a>.</p>' +
+        `<p>${'Lorem ipsum dolor sit amet, consectetur adipiscing elit. '.repeat(12)}</p>`,
+      listIds: [list.id],
+    });
+    let peakRss = idle.now;
+    const sampler = setInterval(() => {
+      try {
+        peakRss = Math.max(peakRss, memoryOf(server.child.pid).now);
+      } catch {
+        /* gone */
+      }
+    }, 100);
+    console.error('sending…');
+    const started = performance.now();
+    await api('PATCH', `/api/v2/sites/demo/newsletter/campaigns/${campaign.id}`, { status: 'scheduled' });
+    let handedMs = null;
+    const deadline = Date.now() + 60 * 60_000;
+    for (;;) {
+      const s = smtp.stats();
+      if (handedMs === null) {
+        const c = await api('GET', `/api/v2/sites/demo/newsletter/campaigns/${campaign.id}`);
+        if (c.status === 'sent') handedMs = performance.now() - started;
+      }
+      if (s.received >= RECIPIENTS && handedMs !== null) break;
+      if (Date.now() > deadline) throw new Error(`only ${s.received} of ${RECIPIENTS} mails within the hour`);
+      await sleep(200);
+    }
+    clearInterval(sampler);
+    const delivered = smtp.stats();
+    const endToEnd = (delivered.last - started) / 1000;
+    const rate = Math.round(RECIPIENTS / endToEnd);
+    const peakHwm = memoryOf(server.child.pid).peak;
+    const [{ n: recorded }] = await query(
+      db.url,
+      'SELECT count(*)::int AS n FROM newsletter_campaign_recipients WHERE campaign_id = $1',
+      [campaign.id],
+    );
+    console.error(
+      `  ${rate} messages/s end to end (${endToEnd.toFixed(1)} s), handed over in ${(handedMs / 1000).toFixed(1)} s, ` +
+        `${delivered.distinct} distinct, ${delivered.duplicates} duplicates, peak RSS ${peakRss} MB (VmHWM ${peakHwm} MB)`,
+    );
+    await server.stop();
+    server = undefined;
+
+    // Part 2: the server, hello-world and PostgreSQL on core 1, autocannon (this process) on core 0.
+    const pinned = pinDatabase(pgDir, PIN ? PIN.server[1][1] : '0');
+    server = await startServer({ ...env, JOBS_ENABLED: 'false' }, { pin: true });
+    const helloChild = spawnNode([join(__dirname, 'hello.js')], {
+      cwd: ROOT,
+      env: { ...process.env, PORT: String(HELLO_PORT) },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    hello = { stop: async () => helloChild.kill('SIGTERM') };
+    await waitFor(`http://127.0.0.1:${HELLO_PORT}/health`);
+    const { encodeTrackingToken } = require(join(ROOT, 'dist/src/newsletter/tracking-tokens'));
+    const [{ secret }] = await query(db.url, 'SELECT secret FROM newsletter_signing_keys WHERE site_id = $1', [siteId]);
+    const subs = await query(
+      db.url,
+      'SELECT subscription_id FROM newsletter_campaign_recipients WHERE campaign_id = $1',
+      [campaign.id],
+    );
+    const paths = subs.map(
+      (r) =>
+        `/api/v2/sites/demo/newsletter/track/open/${encodeTrackingToken(secret, {
+          kind: 'open',
+          campaignId: campaign.id,
+          subscriptionId: Number(r.subscription_id),
+        })}`,
+    );
+    let at = 0;
+    const next = () => paths[at++ % paths.length];
+    const opens = (opts) =>
+      run({
+        url: base,
+        requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, path: next() }) }],
+        ...opts,
+      });
+    const countRows = async () =>
+      (await query(db.url, `SELECT count(*)::int AS n FROM newsletter_tracking_events WHERE kind = 'open'`))[0].n;
+    const rounds = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const warm = round === 0 ? WARMUP * 2 : WARMUP;
+      await run({ url: `http://127.0.0.1:${HELLO_PORT}/health`, duration: warm });
+      const h = await run({ url: `http://127.0.0.1:${HELLO_PORT}/health`, duration: SECONDS });
+      await opens({ duration: warm });
+      await sleep(500);
+      const before = await countRows();
+      const o = await opens({ duration: SECONDS });
+      await sleep(1000);
+      const rows = (await countRows()) - before;
+      const r = {
+        hello: {
+          rps: Math.round(h.requests.average),
+          p50: h.latency.p50,
+          p99: h.latency.p99,
+          bad: h.non2xx + h.errors,
+        },
+        open: {
+          rps: Math.round(o.requests.average),
+          p50: o.latency.p50,
+          p99: o.latency.p99,
+          bad: o.non2xx + o.errors + o.timeouts,
+          ok: o['2xx'],
+          rows,
+        },
+      };
+      r.ratio = r.open.rps / r.hello.rps;
+      rounds.push(r);
+      console.error(
+        `round ${round + 1}: hello ${r.hello.rps}/s, track/open ${r.open.rps}/s (p50 ${r.open.p50} ms, p99 ${r.open.p99} ms), ` +
+          `ratio ${r.ratio.toFixed(2)}, 2xx ${r.open.ok}, rows ${rows}, non-2xx/errors ${r.open.bad}`,
+      );
+    }
+    // A fixed number of requests, every one answered: rows written must equal the 2xx answers.
+    const before = await countRows();
+    const exact = await opens({ amount: EXACT });
+    await sleep(500);
+    const exactRows = (await countRows()) - before;
+    console.error(`exact run: ${EXACT} requests, 2xx ${exact['2xx']}, non-2xx ${exact.non2xx}, rows ${exactRows}`);
+    const [stats] = await query(
+      db.url,
+      'SELECT opens, machine_opens, unique_opens, unique_machine_opens FROM newsletter_campaign_stats WHERE campaign_id = $1',
+      [campaign.id],
+    );
+
+    const ratios = rounds.map((r) => r.ratio);
+    const mid = median(ratios);
+    const m = rounds[ratios.indexOf(mid)];
+    const verdict = (ok) => (ok ? 'met' : '**missed**');
+    const f2 = (x) => x.toFixed(2);
+    const allRows = rounds.map(
+      (r) => `${r.open.rows.toLocaleString('en')} rows / ${r.open.ok.toLocaleString('en')} 2xx`,
+    );
+    const md = `## Newsletter campaigns and tracking (issue 16)
+
+Run: ${new Date().toISOString()}, Node ${process.version}, ${cpus().length} cores, an embedded PostgreSQL the bench starts. \`npm run bench:campaign\`. One run on a shared machine (another agent worked on it at the same time): figures are indicative.
+
+### A campaign to ${RECIPIENTS.toLocaleString('en')} subscribers
+
+One list of ${RECIPIENTS.toLocaleString('en')} active subscribers (seeded by SQL), a campaign of about 1 KB of Liquid HTML with the subscriber's name and an attribute, three links (rewritten per recipient to signed click links) and an open pixel; \`List-Unsubscribe\` and \`List-Unsubscribe-Post\` on every copy. The server and PostgreSQL on every core, the SMTP sink (smtp-server, in the bench process) on core 0. Timed from \`PATCH …/campaigns/{id} {status: scheduled}\` until the sink received the last copy. Defaults: NEWSLETTER_SEND_BATCH_SIZE 500 recipients a transaction, NEWSLETTER_SEND_RATE_PER_MINUTE 60,000, the email module's delivery (2 loops of 16 jobs of 50 messages, SMTP_POOL_SIZE 5).
+
+| recipients | end to end | messages/s | handed to the email module | received | distinct addresses | duplicates | recipients rows | server RSS idle → peak |
+|--:|--:|--:|--:|--:|--:|--:|--:|---|
+| ${RECIPIENTS.toLocaleString('en')} | ${endToEnd.toFixed(1)} s | **${rate}** | after ${(handedMs / 1000).toFixed(1)} s | ${delivered.received.toLocaleString('en')} | ${delivered.distinct.toLocaleString('en')} | ${delivered.duplicates} | ${recorded.toLocaleString('en')} | ${idle.now} → ${peakRss} MB (VmHWM ${peakHwm} MB) |
+
+≥ 500 messages/s end to end: ${verdict(rate >= 500)}. Every address exactly once: ${verdict(delivered.distinct === RECIPIENTS && delivered.duplicates === 0 && recorded === RECIPIENTS)}.
+
+### POST track/open against a bare NestJS hello-world
+
+${PIN ? 'The server (jobs off), bench/hello.js and PostgreSQL (postmaster and every backend) pinned to core 1, autocannon on core 0' : 'Not pinned (taskset missing or one core)'}; autocannon, ${CONNECTIONS} connections, ${WARMUP} s warm-up (${WARMUP * 2} s in the first round), ${SECONDS} s measured per row, ${ROUNDS} rounds; each request a different signed open token of the campaign above (${paths.length.toLocaleString('en')} tokens, cycled). Each open is answered after its batch (NEWSLETTER_TRACKING_BATCH 500, NEWSLETTER_TRACKING_FLUSH_MS 5) is committed: the event rows, the recipients' first open and the campaign's counters in one transaction. The ratio is taken within a round; the table shows the median round.
+
+| row | req/s | p50 ms | p99 ms | non-2xx / errors | ratio |
+|---|--:|--:|--:|--:|---|
+| bare NestJS hello-world, GET /health | ${m.hello.rps} | ${m.hello.p50} | ${m.hello.p99} | ${m.hello.bad} | 1 |
+| POST …/newsletter/track/open/{token} | ${m.open.rps} | ${m.open.p50} | ${m.open.p99} | ${m.open.bad} | ${f2(mid)} of hello (rounds ${ratios.map(f2).join(', ')}); target ≥ 0.6: ${verdict(mid >= 0.6)} |
+
+Rows written during each measured run against its 2xx answers: ${allRows.join('; ')} (autocannon stops counting at the end of the run with requests still in flight, which the server completes and stores: rows may exceed the counted answers by at most the ${CONNECTIONS} connections). A run of exactly ${EXACT.toLocaleString('en')} requests, each awaited: **${exactRows.toLocaleString('en')} rows for ${Number(exact['2xx']).toLocaleString('en')} 2xx answers** (${exact.non2xx} non-2xx): ${verdict(exactRows === exact['2xx'] && exact.non2xx === 0)}. The campaign's counters after the run: ${(stats.opens + stats.machine_opens).toLocaleString('en')} opens (${stats.machine_opens.toLocaleString('en')} flagged as machines'; autocannon sends no user agent and the copies were delivered minutes before), ${(stats.unique_opens + stats.unique_machine_opens).toLocaleString('en')} unique.`;
+    writeSection('campaign', md);
+    console.log(`\n${md}`);
+    if (!pinned) console.error('PostgreSQL not pinned');
+  } finally {
+    if (hello) await hello.stop().catch(() => undefined);
+    if (server) await server.stop().catch(() => undefined);
+    if (smtp) await smtp.close().catch(() => undefined);
+    if (db) await db.stop().catch(() => undefined);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
