@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import 'dotenv/config';
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
-import { createApp } from './app.factory';
+import type { createApp as CreateApp } from './app.factory';
 import { AppConfig, loadConfig } from './config/app-config';
 import { EmbeddedDatabase } from './database/embedded';
 import { resolveDatabase } from './database/resolve-database';
@@ -90,7 +90,10 @@ async function main(): Promise<void> {
     throw external ? databaseError(err, config.DATABASE_URL!) : embeddedDatabaseError(err, config);
   }
   config.DATABASE_URL = db.url;
-  let app: Awaited<ReturnType<typeof createApp>>;
+  // Loaded here, not at the top: a cluster's primary never builds the app, so it starts at once.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { createApp } = require('./app.factory') as { createApp: typeof CreateApp };
+  let app: Awaited<ReturnType<typeof CreateApp>>;
   try {
     app = await createApp({ config });
     await app.listen(config.PORT, config.HOST).catch((err: NodeJS.ErrnoException) => {

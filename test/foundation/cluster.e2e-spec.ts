@@ -56,7 +56,7 @@ describe('WORKERS=2: one server per core on one port and one database', () => {
       .map((l) => Number(l.trim()))
       .filter((n) => n > 0);
 
-  async function until(check: () => boolean, what: string, ms = 90_000): Promise<void> {
+  async function until(check: () => boolean, what: string, ms = 180_000): Promise<void> {
     const end = Date.now() + ms;
     while (!check()) {
       if (Date.now() > end) throw new Error(`timed out waiting for ${what}; output:\n${output}`);
@@ -87,7 +87,7 @@ describe('WORKERS=2: one server per core on one port and one database', () => {
     server.stdout!.on('data', (c: Buffer) => (output += c.toString()));
     server.stderr!.on('data', (c: Buffer) => (output += c.toString()));
     await until(() => listening() >= 2, 'two workers listening');
-  }, 120_000);
+  }, 200_000);
 
   afterAll(async () => {
     if (server.exitCode === null) {
@@ -136,7 +136,7 @@ describe('WORKERS=2: one server per core on one port and one database', () => {
     expect(pids).toHaveLength(2);
     expect(pids).not.toContain(victim);
     expect((await call('GET', '/health')).status).toBe(200);
-  }, 120_000);
+  }, 200_000);
 
   it('SIGTERM stops every worker, then the primary', async () => {
     const pids = workerPids();
