@@ -23,6 +23,8 @@ import { TrackingEventEntity } from './entities/tracking-event.entity';
  * subscription of their address (its memberships go with it), as a deletion: no hash is kept,
  * since the person asked to be forgotten.
  */
+/** Campaigns' rows are found through their campaign (their keys lead with campaign_id). */
+const CAMPAIGN = { column: 'campaign_id', parent: 'newsletter_campaigns' };
 /** Series' rows are found through their series (their indexes lead with series_id). */
 const SERIES = { column: 'series_id', parent: 'newsletter_series' };
 
@@ -63,13 +65,17 @@ export class NewsletterDataOwner implements OnModuleInit {
     // Campaigns and their tracking refer to subscriptions and lists: before them.
     this.registry.register(
       tablesOwner('newsletter_campaigns', 315, [
-        { resource: 'newsletter_tracking_events', entity: TrackingEventEntity },
-        { resource: 'newsletter_campaign_recipients', entity: CampaignRecipientEntity },
-        { resource: 'newsletter_campaign_links', entity: CampaignLinkEntity },
-        { resource: 'newsletter_campaign_stats', entity: CampaignStatsEntity },
+        { resource: 'newsletter_tracking_events', entity: TrackingEventEntity, via: CAMPAIGN },
+        { resource: 'newsletter_campaign_recipients', entity: CampaignRecipientEntity, via: CAMPAIGN },
+        { resource: 'newsletter_campaign_links', entity: CampaignLinkEntity, via: CAMPAIGN },
+        { resource: 'newsletter_campaign_stats', entity: CampaignStatsEntity, via: CAMPAIGN },
         { resource: 'newsletter_campaigns', entity: CampaignEntity },
         { resource: 'newsletter_list_daily', entity: ListDailyEntity },
-        { resource: 'newsletter_list_counts', entity: ListCountEntity },
+        {
+          resource: 'newsletter_list_counts',
+          entity: ListCountEntity,
+          via: { column: 'list_id', parent: 'newsletter_lists' },
+        },
       ]),
     );
     this.users.register({

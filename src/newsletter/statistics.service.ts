@@ -67,8 +67,10 @@ export class StatisticsService {
 
     const { rows: counts } = await sql<{ status: string; n: number }>(
       db,
+      // Through the site's lists: the counts' primary key leads with list_id.
       `SELECT status, sum(count)::int AS n FROM newsletter_list_counts
-        WHERE site_id = $1 AND ($2::bigint IS NULL OR list_id = $2) GROUP BY status`,
+        WHERE list_id IN (SELECT id FROM newsletter_lists WHERE site_id = $1 AND ($2::bigint IS NULL OR id = $2))
+        GROUP BY status`,
       [site.id, list],
     );
     const subscribers: SubscriberCountsDto = { pending: 0, active: 0, unsubscribed: 0 };

@@ -20,7 +20,7 @@ import { createTenant, Tenant } from '../support/tenant';
  */
 
 /** Reads that are not the API's data: probes, the document, pages reached by signed tokens. */
-const NOT_DATA = [/^\/health/, /\/newsletter\/(confirm|preferences)\//];
+const NOT_DATA = [/^\/health/, /\/newsletter\/(confirm|preferences|track\/open|track\/click)\//];
 
 /** Reads that answer 404 until something is asked for (a deletion): their statements are planned all the same. */
 const NONE_YET = [/\/account\/deletion$/, /\/users\/me\/deletion$/];
@@ -31,12 +31,10 @@ const SCANNED_ON_PURPOSE = new Set<string>();
 /** A value each filter takes (one that matches fixtures where the filter is an id). */
 function filterValue(f: ResourceFixtures, op: Operation, name: string): string | undefined {
   const { ids } = f;
-  const dates: Record<string, string> = {
-    from: '2020-01-01T00:00:00Z',
-    to: '2100-01-01T00:00:00Z',
-    createdFrom: '2020-01-01T00:00:00Z',
-    createdTo: '2100-01-01T00:00:00Z',
-  };
+  // A month around now: every fixture falls in it, and ranges of at most a year are accepted.
+  const since = new Date(Date.now() - 30 * 86_400_000).toISOString();
+  const until = new Date(Date.now() + 86_400_000).toISOString();
+  const dates: Record<string, string> = { from: since, to: until, createdFrom: since, createdTo: until };
   if (name in dates) return dates[name];
   switch (name) {
     case 'limit':
@@ -49,6 +47,7 @@ function filterValue(f: ResourceFixtures, op: Operation, name: string): string |
     case 'contentType':
       return 'application/pdf';
     case 'original':
+    case 'includeMachines':
     case 'inStock':
     case 'recurring':
       return 'true';
@@ -72,6 +71,8 @@ function filterValue(f: ResourceFixtures, op: Operation, name: string): string |
       return 'fixture';
     case 'listId':
       return String(ids.newsletterList);
+    case 'campaignId':
+      return String(ids.campaign);
     case 'attributeName':
       return 'plan';
     case 'attributeValue':
