@@ -59,7 +59,10 @@ export class ImportService {
   async start(site: SiteContext, req: Request): Promise<ImportStart> {
     const upload = await spoolImport(req, this.config.NEWSLETTER_IMPORT_MAX_BYTES);
     try {
-      return await this.stageAndRun(site, upload);
+      const started = await this.stageAndRun(site, upload);
+      // Committed: this instance's import loop starts on it now, not at its next poll.
+      if (started.queued) this.queue.wake(IMPORT_JOB);
+      return started;
     } finally {
       await rm(upload.path, { force: true });
     }

@@ -59,6 +59,8 @@ const DEFAULTS: Required<JobOptions> = {
  */
 @Injectable()
 export class QueueService implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
+  /** Each queue's worker loops on this instance (pg-boss worker ids), for wake(). */
+  private readonly loops = new Map<string, string[]>();
   private readonly logger = new Logger('Queue');
   private readonly registrations = new Map<string, Registration>();
   private boss?: PgBoss;
@@ -136,6 +138,8 @@ export class QueueService implements OnModuleInit, OnApplicationBootstrap, OnMod
   private async work(boss: PgBoss, name: string, reg: Registration): Promise<void> {
     const batchSize = reg.options.batchSize ?? DEFAULTS.batchSize;
     const loop: { id?: string } = {};
+    const loops = this.loops.get(name) ?? [];
+    this.loops.set(name, loops);
     loop.id = await boss.work<Record<string, unknown>>(
       name,
       { pollingIntervalSeconds: this.config.JOBS_POLL_SECONDS, batchSize, includeMetadata: true },
@@ -159,6 +163,17 @@ export class QueueService implements OnModuleInit, OnApplicationBootstrap, OnMod
         if (jobs.length === batchSize && loop.id && !this.stopping) boss.notifyWorker(loop.id);
       },
     );
+    loops.push(loop.id);
+  }
+
+  /**
+   * Wakes this instance's loops of a queue now instead of at their next poll (up to
+   * JOBS_POLL_SECONDS away): for a job a request has just queued and committed, whose caller
+   * waits on it (an import's status). Other instances still find it at their next poll.
+   */
+  wake(name: string): void {
+    if (this.stopping || !this.boss) return;
+    for (const id of this.loops.get(name) ?? []) this.boss.notifyWorker(id);
   }
 
   async send<T extends object>(name: string, data: T, options: SendOptions = {}): Promise<string | null> {
