@@ -14,6 +14,15 @@ import {
   portError,
 } from './startup-errors';
 
+/** DATABASE_URL's database, or the embedded one started; a failure says which and why. */
+async function openDatabase(config: AppConfig): Promise<EmbeddedDatabase> {
+  try {
+    return await resolveDatabase(config);
+  } catch (err) {
+    throw config.DATABASE_URL ? databaseError(err, config.DATABASE_URL) : embeddedDatabaseError(err, config);
+  }
+}
+
 /** How many server processes WORKERS asks for (0: one per core). */
 function workerCount(config: AppConfig): number {
   return config.WORKERS === 0 ? availableParallelism() : config.WORKERS;
@@ -27,13 +36,7 @@ function workerCount(config: AppConfig): number {
  */
 async function primary(config: AppConfig, workers: number): Promise<void> {
   await assertPortFree(config.PORT, config.HOST);
-  const external = Boolean(config.DATABASE_URL);
-  let db: EmbeddedDatabase;
-  try {
-    db = await resolveDatabase(config);
-  } catch (err) {
-    throw external ? databaseError(err, config.DATABASE_URL!) : embeddedDatabaseError(err, config);
-  }
+  const db = await openDatabase(config);
   let closing = false;
   const restarts: number[] = [];
   const fork = (n: number) => cluster.fork({ DATABASE_URL: db.url, SITEBASE_WORKER: String(n) });
@@ -83,12 +86,7 @@ async function main(): Promise<void> {
   // worker's port is the primary's, which checked it.)
   if (!worker) await assertPortFree(config.PORT, config.HOST);
   const external = Boolean(config.DATABASE_URL);
-  let db: EmbeddedDatabase;
-  try {
-    db = await resolveDatabase(config);
-  } catch (err) {
-    throw external ? databaseError(err, config.DATABASE_URL!) : embeddedDatabaseError(err, config);
-  }
+  const db = await openDatabase(config);
   config.DATABASE_URL = db.url;
   // Loaded here, not at the top: a cluster's primary never builds the app, so it starts at once.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
