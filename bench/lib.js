@@ -65,7 +65,14 @@ async function startServer(env, { quiet = true, pin = true, nodeArgs = [] } = {}
   if (!existsSync(join(ROOT, 'dist/src/main.js'))) throw new Error('Run `npm run build` first');
   const started = Date.now();
   const child = spawnNode(
-    [...SERVER_NODE_FLAGS, ...nodeArgs, 'dist/src/main.js'],
+    // BENCH_SERVER_NODE_ARGS adds flags to every server a bench starts (e.g. `--cpu-prof
+    // --cpu-prof-dir=/tmp/profiles`, which NODE_OPTIONS refuses): how the figures are profiled.
+    [
+      ...SERVER_NODE_FLAGS,
+      ...(process.env.BENCH_SERVER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),
+      ...nodeArgs,
+      'dist/src/main.js',
+    ],
     {
       cwd: ROOT,
       env: { ...process.env, LOG_LEVEL: 'warn', ...env },
