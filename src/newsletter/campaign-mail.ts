@@ -93,8 +93,7 @@ export class CampaignMail {
   render(p: PreparedCampaign, r: Recipient, tracked = true): MailInput {
     const { site, campaign } = p;
     const manage = encodeLinkToken(p.secret, { kind: 'm', subscriptionId: r.id, nonce: r.manageNonce });
-    const preferencesUrl = this.links.absolute(this.links.preferencesPath(site, manage), p.base);
-    const oneClickUrl = this.links.absolute(this.links.oneClickPath(site, manage), p.base);
+    const { preferencesUrl, headers } = this.links.mailLinks(site, manage, p.base);
     const vars = {
       subscriber: { name: r.name, email: r.email, attributes: r.attributes },
       preferencesUrl,
@@ -139,7 +138,7 @@ export class CampaignMail {
         ...(campaign.templateId ? { templateId: campaign.templateId } : { templateType: CAMPAIGN_MAIL_TYPE }),
         data,
         tags: tracked ? campaignTags(campaign.id) : ['newsletter-campaign-test'],
-        headers: { 'List-Unsubscribe': `<${oneClickUrl}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
+        headers,
       };
     } catch (err) {
       if (err instanceof ValidationProblem) throw err;

@@ -107,6 +107,22 @@ export class NewsletterLinks {
     return `${this.unsubscribePath(site)}?token=${encodeURIComponent(token)}`;
   }
 
+  /**
+   * What every mail to a subscriber carries (campaigns, series): the preferences page's URL, and
+   * the RFC 8058 headers whose one-click target unsubscribes with a POST.
+   */
+  mailLinks(
+    site: SiteContext,
+    token: string,
+    siteBase: string | undefined,
+  ): { preferencesUrl: string; headers: Record<string, string> } {
+    const oneClick = this.absolute(this.oneClickPath(site, token), siteBase);
+    return {
+      preferencesUrl: this.absolute(this.preferencesPath(site, token), siteBase),
+      headers: { 'List-Unsubscribe': `<${oneClick}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
+    };
+  }
+
   absolute(path: string, siteBase: string | undefined): string {
     return this.urls.absolute(path, siteBase);
   }

@@ -154,7 +154,7 @@ export class SeriesSweepJob implements OnModuleInit {
       { id: e.subscriptionId, manageNonce: e.manageNonce } as SubscriptionEntity,
       em,
     );
-    const oneClick = this.links.absolute(this.links.oneClickPath(site, token), base);
+    const links = this.links.mailLinks(site, token, base);
     const useTemplate = step.templateId !== null && templates.get(step.templateId) === SERIES_TEMPLATE_TYPE;
     return {
       to: { email: e.email, ...(e.name ? { name: e.name } : {}) },
@@ -162,11 +162,11 @@ export class SeriesSweepJob implements OnModuleInit {
       data: {
         subject: step.subject,
         contentHtml: step.html ?? '',
-        unsubscribeUrl: this.links.absolute(this.links.preferencesPath(site, token), base),
+        unsubscribeUrl: links.preferencesUrl,
         ...(step.previewText ? { preheader: step.previewText } : {}),
       },
       tags: ['newsletter', 'series'],
-      headers: { 'List-Unsubscribe': `<${oneClick}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
+      headers: links.headers,
     };
   }
 
