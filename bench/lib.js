@@ -159,9 +159,30 @@ async function benchDatabase(tag, dataDir, embeddedPort) {
   };
 }
 
+/**
+ * A headline target of a scenario bench, for the summary of `npm run bench` (bench/all.js), which
+ * runs it with BENCH_SUMMARY_FILE set; run alone, a bench skips this.
+ */
+function summarize(name, met, value) {
+  const file = process.env.BENCH_SUMMARY_FILE;
+  if (file) require('node:fs').appendFileSync(file, `${JSON.stringify({ name, met, value })}\n`);
+}
+
 function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)];
 }
 
-module.exports = { ROOT, PIN, sleep, waitFor, spawnNode, startServer, load, writeSection, median, benchDatabase };
+module.exports = {
+  ROOT,
+  PIN,
+  sleep,
+  waitFor,
+  spawnNode,
+  startServer,
+  load,
+  writeSection,
+  median,
+  benchDatabase,
+  summarize,
+};

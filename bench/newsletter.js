@@ -19,7 +19,7 @@ const { chmodSync, mkdtempSync, readFileSync, rmSync } = require('node:fs');
 const { cpus, tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { Client } = require('pg');
-const { ROOT, startServer, writeSection, median, PIN } = require('./lib');
+const { ROOT, startServer, writeSection, median, PIN, summarize } = require('./lib');
 const { measure, LOAD_GENERATOR } = require('./wrk');
 
 const QUICK = process.env.BENCH_QUICK === '1' || process.argv.includes('--quick');
@@ -216,6 +216,16 @@ async function main() {
     // Bounded: the second half of the large import (rows 500,000 on) peaks no higher than the
     // first half plus 10 %; memory that grew with the rows read would.
     const bounded = large.secondHalfPeak <= large.firstHalfPeak * 1.1;
+    summarize(
+      `Import of ${SMALL.toLocaleString('en')} CSV rows ≥ 20,000 rows/s, peak RSS < 300 MB`,
+      small.rate >= 20000 && afterSmall.peak < 300,
+      `${small.rate.toLocaleString('en')} rows/s, ${afterSmall.peak} MB`,
+    );
+    summarize(
+      `Import of ${LARGE.toLocaleString('en')} CSV rows in bounded memory`,
+      bounded,
+      `${large.rate.toLocaleString('en')} rows/s; RSS peaks ${large.firstHalfPeak} / ${large.secondHalfPeak} MB (1st / 2nd half)`,
+    );
     const md = `## Newsletter audience (issue 15)
 
 Run: ${new Date().toISOString()}${QUICK ? ' (quick run)' : ''}, Node ${process.version}, ${cpus().length} cores; the server and its embedded PostgreSQL unpinned (both cores: an import wants every core)${PIN ? ', the load generator on core 0' : ''}. \`npm run bench:newsletter\`.

@@ -1,5 +1,5 @@
 'use strict';
-// The hot-path benchmark (`npm run bench`): one run, every target in it, ratios against baselines
+// The hot-path benchmark (`npm run bench:hotpath`): one run, every target in it, ratios against baselines
 // measured in the same run. The servers and their PostgreSQL share core 1; wrk (1 thread, 64
 // connections, 10 s warm-up, 12 s measured) runs on core 0 and its own CPU use is reported.
 // Writes the "hotpath" section of docs/benchmarks.md. See docs/performance.md for the method.
@@ -180,7 +180,7 @@ async function main() {
     const p99s = rounds.flatMap((res) => ROWS.filter((r) => !r.refused && r.id !== 'hello').map((r) => res[r.id].p99));
     const md = `## Hot path (issue 7)
 
-Run: ${new Date().toISOString()}, Node ${process.version}, ${cpus().length} cores; ${PIN ? `servers **and their PostgreSQL** pinned to core 1 (${db.pinned ? 'postmaster and every backend' : 'servers only'}), the load generator to core 0` : 'not pinned (taskset missing or one core): figures are indicative only'}. Load: ${LOAD_GENERATOR}, 64 connections, ${WARMUP} s warm-up (2 s in later rounds), ${SECONDS} s measured per row, ${ROUNDS} rounds of every row. Data: ${ITEMS.toLocaleString('en')} published items of about 1 KB in site \`demo\`, in an embedded PostgreSQL the bench starts. \`npm run bench\`.
+Run: ${new Date().toISOString()}, Node ${process.version}, ${cpus().length} cores; ${PIN ? `servers **and their PostgreSQL** pinned to core 1 (${db.pinned ? 'postmaster and every backend' : 'servers only'}), the load generator to core 0` : 'not pinned (taskset missing or one core): figures are indicative only'}. Load: ${LOAD_GENERATOR}, 64 connections, ${WARMUP} s warm-up (2 s in later rounds), ${SECONDS} s measured per row, ${ROUNDS} rounds of every row. Data: ${ITEMS.toLocaleString('en')} published items of about 1 KB in site \`demo\`, in an embedded PostgreSQL the bench starts. \`npm run bench:hotpath\`.
 
 The Sitebase throughput rows run with \`RATE_LIMIT_PUBLIC_MAX=1000000000\` (one load generator is one address; the limiter still counts every hit); the flood row runs a server with the default limit (120 a minute). "cache off" rows run a server with \`CONTENT_CACHE_TTL_MS=0\`, where every request reads PostgreSQL; key holders never read the public cache. "load core" is wrk's own CPU share of its core: far under 100 % means the server, not the generator, was the limit. A row with a non-2xx answer or a socket error is invalid (the flood row: with anything but 429s after the first window's hits). Ratios are taken within a round; the table shows each row's median round.
 

@@ -35,7 +35,7 @@ const { cpus, loadavg, tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { Client } = require('pg');
 const { Webhook } = require('standardwebhooks');
-const { startServer, writeSection, PIN, sleep } = require('./lib');
+const { startServer, writeSection, PIN, sleep, summarize } = require('./lib');
 const { startDatabase } = require('./fixture');
 
 const QUICK = process.env.BENCH_QUICK === '1' || process.argv.includes('--quick');
@@ -708,6 +708,11 @@ async function main() {
     server = undefined;
 
     const md = report({ rows, outages, load, pinned: pg.pinned });
+    summarize(
+      `Webhooks ≥ ${TARGET} deliveries/s, nothing lost`,
+      [...rows, ...outages].every((r) => !r.problems.length) && rows.every((r) => r.steady >= TARGET),
+      rows.map((r) => `${Math.round(r.steady)}/s to ${r.endpoints} endpoint${r.endpoints > 1 ? 's' : ''}`).join(', '),
+    );
     writeSection('webhooks', md);
     console.log(md);
     if ([...rows, ...outages].some((r) => r.problems.length)) process.exitCode = 1;
