@@ -11,7 +11,6 @@
 // their own sections. Writes the "summary" and "service" sections of docs/benchmarks.md and the
 // "growth" section of docs/performance.md. `--quick` (BENCH_QUICK=1) keeps a run under 10 minutes.
 const { execFileSync, spawn } = require('node:child_process');
-const { createHash, randomBytes } = require('node:crypto');
 const { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
 const http = require('node:http');
 const { cpus, tmpdir } = require('node:os');
@@ -20,6 +19,18 @@ const autocannon = require('autocannon');
 const { Client } = require('pg');
 const { ROOT, PIN, spawnNode, startServer, waitFor, writeSection, median, sleep } = require('./lib');
 const { KEY, startDatabase } = require('./fixture');
+const {
+  siteOf,
+  seedContent,
+  seedProducts,
+  seedSubscriptions,
+  seedUsers,
+  seedSessions,
+  seedOrders,
+  seedContacts,
+  seedMedia,
+  seedSentCampaign,
+} = require('./seed');
 
 const QUICK = process.env.BENCH_QUICK === '1' || process.argv.includes('--quick');
 // BENCH_SCALE and BENCH_GROWTH (comma-separated sizes) shrink a run to try the script itself.
@@ -115,116 +126,6 @@ async function loadRow(server, base, next, { seconds = SECONDS, warmup = WARMUP,
 const get =
   (path, headers = {}) =>
   () => ({ method: 'GET', path, headers });
-
-// ---------------------------------------------------------------------------------------------
-// Seeding: plain SQL, as the modules write their rows (the bench measures reads, not the seed).
-
-async function siteOf(db, name) {
-  const { rows } = await db.query('SELECT id, account_id FROM sites WHERE name = $1', [name]);
-  return { id: Number(rows[0].id), accountId: Number(rows[0].account_id) };
-}
-
-async function seedContent(db, siteId, from, to, prefix) {
-  const body = `<p>${'Lorem ipsum dolor sit amet, consectetur adipiscing elit. '.repeat(13)}</p>`;
-  await db.query(
-    `INSERT INTO content_items (site_id, type, title, slug, content, excerpt, status, published_at, tags, categories, authors, created_at, updated_at, version)
-     SELECT $1, 'post', 'Post number ' || i, $5 || i, $2, 'An excerpt of post ' || i, 'published',
-            timestamptz '2026-01-01' + i * interval '1 minute', ARRAY['news','guides'], ARRAY['blog'],
-            '[{"id": 7, "name": "Ada Lovelace"}]'::jsonb, timestamptz '2026-01-01' + i * interval '1 minute',
-            timestamptz '2026-01-01' + i * interval '1 minute', 1
-       FROM generate_series($3::int, $4::int) AS i`,
-    [siteId, body, from, to, prefix],
-  );
-}
-
-async function seedProducts(db, siteId, from, to, categoryId = null) {
-  const description = 'A hand-thrown stoneware piece, glazed in the studio. '.repeat(4);
-  await db.query(
-    `INSERT INTO products (site_id, category_id, name, slug, description, status, unit_amount, currency, position, quantity_available)
-     SELECT $1, $5, 'Product ' || i, 'product-' || i, $2, 'published', 1000 + i % 5000, 'EUR', i, 1000000000
-       FROM generate_series($3::int, $4::int) AS i`,
-    [siteId, description, from, to, categoryId],
-  );
-}
-
-async function seedSubscriptions(db, siteId, from, to, listId = null) {
-  await db.query(
-    `INSERT INTO newsletter_subscriptions (site_id, email, name, attributes, source, manage_nonce, consent_at, created_at, updated_at)
-     SELECT $1, 'reader' || g || '@bench.example', 'Reader ' || g,
-            jsonb_build_object('plan', CASE WHEN g % 3 = 0 THEN 'pro' ELSE 'free' END), 'import',
-            md5(g::text), now(), now(), now()
-       FROM generate_series($2::int, $3::int) g`,
-    [siteId, from, to],
-  );
-  if (listId !== null)
-    await db.query(
-      `INSERT INTO newsletter_memberships (subscription_id, list_id, site_id, status, subscribed_at)
-       SELECT id, $2, $1, 'active', now() FROM newsletter_subscriptions
-        WHERE site_id = $1 AND email LIKE 'reader%' AND NOT EXISTS (
-          SELECT 1 FROM newsletter_memberships m WHERE m.subscription_id = newsletter_subscriptions.id AND m.list_id = $2)`,
-      [siteId, listId],
-    );
-}
-
-async function seedUsers(db, siteId, from, to) {
-  await db.query(
-    `INSERT INTO site_users (site_id, email, name, metadata, created_at, updated_at)
-     SELECT $1, 'member' || g || '@bench.example', 'Member ' || g, '{"plan": "gold"}',
-            timestamptz '2026-01-01' + g * interval '1 second', now()
-       FROM generate_series($2::int, $3::int) g`,
-    [siteId, from, to],
-  );
-}
-
-/** A session for every seeded user of the site; answers the bearer tokens. */
-async function seedSessions(db, siteId, count) {
-  const tokens = Array.from({ length: count }, () => `sbs_${randomBytes(32).toString('base64url')}`);
-  const hashes = tokens.map((t) => createHash('sha256').update(t).digest('hex'));
-  await db.query(
-    `INSERT INTO user_sessions (site_id, user_id, token_hash, expires_at)
-     SELECT $1, u.id, h.hash, now() + interval '1 day'
-       FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM site_users WHERE site_id = $1) u
-       JOIN unnest($2::text[]) WITH ORDINALITY AS h(hash, n) ON h.n = u.n`,
-    [siteId, hashes],
-  );
-  return tokens;
-}
-
-async function seedOrders(db, site, from, to) {
-  await db.query(
-    `INSERT INTO orders (site_id, account_id, number, payment_status, currency, subtotal_amount, tax_amount, total_amount,
-                         customer_email, customer_name, created_at, updated_at)
-     SELECT $1, $2, g, 'paid', 'EUR', 3700, 0, 3700, 'customer' || (g % 5000) || '@example.com', 'Bench Customer',
-            timestamptz '2026-01-01' + g * interval '1 second', now()
-       FROM generate_series($3::int, $4::int) g`,
-    [site.id, site.accountId, from, to],
-  );
-  await db.query(
-    `INSERT INTO order_numbers (site_id, last_number) VALUES ($1, $2)
-     ON CONFLICT (site_id) DO UPDATE SET last_number = EXCLUDED.last_number`,
-    [site.id, to],
-  );
-}
-
-async function seedContacts(db, siteId, from, to) {
-  await db.query(
-    `INSERT INTO contacts (site_id, name, email, subject, message, created_at, updated_at)
-     SELECT $1, 'Visitor ' || g, 'visitor' || g || '@example.com', 'A question', 'Hello, I would like to know more.',
-            timestamptz '2026-01-01' + g * interval '1 second', now()
-       FROM generate_series($2::int, $3::int) g`,
-    [siteId, from, to],
-  );
-}
-
-async function seedMedia(db, siteId, from, to) {
-  await db.query(
-    `INSERT INTO media_items (site_id, storage_key, file_name, content_type, filesize, width, height, title, created_at, updated_at)
-     SELECT $1, 'bench/' || $1 || '/' || g || '.jpg', 'photo-' || g || '.jpg', 'image/jpeg', 200000, 1200, 800,
-            'Photo ' || g, timestamptz '2026-01-01' + g * interval '1 second', now()
-       FROM generate_series($2::int, $3::int) g`,
-    [siteId, from, to],
-  );
-}
 
 // ---------------------------------------------------------------------------------------------
 // Part 3: cost as data grows.
@@ -376,18 +277,6 @@ function svgPlot(series, sizes) {
   return `${parts.join('\n')}\n`;
 }
 
-function writeDocSection(file, name, markdown) {
-  const path = join(ROOT, file);
-  const start = `<!-- ${name}:start -->`;
-  const end = `<!-- ${name}:end -->`;
-  let text = readFileSync(path, 'utf8');
-  const block = `${start}\n${markdown.trim()}\n${end}`;
-  const i = text.indexOf(start);
-  const j = text.indexOf(end);
-  text = i >= 0 && j > i ? text.slice(0, i) + block + text.slice(j + end.length) : `${text.trimEnd()}\n\n${block}\n`;
-  writeFileSync(path, text);
-}
-
 // ---------------------------------------------------------------------------------------------
 
 /** Runs another bench script to its end; its headline figures arrive in SUMMARY. */
@@ -452,34 +341,7 @@ async function main() {
       const sessions = await seedSessions(c, site.id, SIZES.users);
       console.error(`seeding ${int(SIZES.orders)} orders…`);
       await seedOrders(c, site, 1, SIZES.orders);
-      // A sent campaign with a recipients row for the first subscribers, delivered an hour ago
-      // (opens then are people's, not machines'), and the site's signing key for its tokens.
-      const { rows: campaign } = await c.query(
-        `INSERT INTO newsletter_campaigns (site_id, name, slug, subject, list_ids, status, sent_at, recipient_count)
-         VALUES ($1, 'Bench campaign', 'bench-campaign', 'Hello', $2, 'sent', now() - interval '1 hour', $3) RETURNING id`,
-        [site.id, [listId], SIZES.recipients],
-      );
-      const campaignId = Number(campaign[0].id);
-      await c.query(`INSERT INTO newsletter_campaign_stats (campaign_id, site_id) VALUES ($1, $2)`, [
-        campaignId,
-        site.id,
-      ]);
-      await c.query(
-        `INSERT INTO newsletter_campaign_recipients (campaign_id, subscription_id, site_id, created_at, delivered_at)
-         SELECT $1, id, $2, now() - interval '1 hour', now() - interval '1 hour'
-           FROM newsletter_subscriptions WHERE site_id = $2 ORDER BY id LIMIT $3`,
-        [campaignId, site.id, SIZES.recipients],
-      );
-      await c.query(
-        `INSERT INTO newsletter_signing_keys (site_id, secret) VALUES ($1, $2) ON CONFLICT (site_id) DO NOTHING`,
-        [site.id, randomBytes(32)],
-      );
-      const [{ secret }] = (await c.query('SELECT secret FROM newsletter_signing_keys WHERE site_id = $1', [site.id]))
-        .rows;
-      const { rows: subs } = await c.query(
-        'SELECT subscription_id FROM newsletter_campaign_recipients WHERE campaign_id = $1',
-        [campaignId],
-      );
+      const { campaignId, openPaths } = await seedSentCampaign(c, site.id, listId, SIZES.recipients, 'demo');
       const { rows: some } = await c.query(
         `SELECT min(id) AS first, max(id) AS last FROM newsletter_subscriptions WHERE site_id = $1`,
         [site.id],
@@ -493,22 +355,13 @@ async function main() {
         categoryId,
         listId,
         campaignId,
-        secret,
+        openPaths,
         sessions,
-        recipients: subs.map((r) => Number(r.subscription_id)),
         firstSubscription: Number(some[0].first),
         products: orderProduct.map((r) => Number(r.id)),
       };
     });
-    const { encodeTrackingToken } = require(join(ROOT, 'dist/src/newsletter/tracking-tokens'));
-    const openPaths = seeded.recipients.map(
-      (subscriptionId) =>
-        `/api/v2/sites/demo/newsletter/track/open/${encodeTrackingToken(seeded.secret, {
-          kind: 'open',
-          campaignId: seeded.campaignId,
-          subscriptionId,
-        })}`,
-    );
+    const { openPaths } = seeded;
 
     // ---- Part 1: every hot route against the baselines, pinned.
     phase('routes');
@@ -1013,8 +866,7 @@ ${workerTable}`;
         return `| ${route.name} | ${cells.join(' | ')} |`;
       })
       .join('\n');
-    writeDocSection(
-      'docs/performance.md',
+    writeSection(
       'growth',
       `Measured by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)} (${QUICK ? 'quick run' : 'full run'}): a second site grown to ${GROWTH.map(int).join(', ')} rows in each table; each list route (with a key, \`limit=20\`, read caches off) timed by ${QUICK ? 100 : 200} sequential requests on one keep-alive connection after 20 unmeasured, the server and PostgreSQL on core 1. Each cell: median ms of page 1 / a page whose cursor is 1,000 rows from the end of the list (v1 pages: offset = rows − 1,000).
 
@@ -1023,6 +875,7 @@ ${workerTable}`;
 ${growthTable}
 
 ![Median latency of each list route by rows](img/list-growth.svg)`,
+      'docs/performance.md',
     );
     console.log(`\n${summary}\n\n${service}`);
     console.error(

@@ -110,18 +110,25 @@ async function load(opts) {
   };
 }
 
-function writeSection(name, markdown) {
-  const file = join(ROOT, 'docs/benchmarks.md');
+/**
+ * Writes a section of a doc (docs/benchmarks.md unless told) between <!-- name:start --> and
+ * <!-- name:end -->, appending it when the doc has none; a missing doc starts with `title`.
+ */
+function writeSection(
+  name,
+  markdown,
+  file = 'docs/benchmarks.md',
+  title = '# Benchmarks\n\nMeasured by the scripts in `bench/` on the project machine (2 cores); figures are recorded, never asserted in tests.\n',
+) {
+  const path = join(ROOT, file);
   const start = `<!-- ${name}:start -->`;
   const end = `<!-- ${name}:end -->`;
-  let text = existsSync(file)
-    ? readFileSync(file, 'utf8')
-    : '# Benchmarks\n\nMeasured by the scripts in `bench/` on the project machine (2 cores); figures are recorded, never asserted in tests.\n';
+  let text = existsSync(path) ? readFileSync(path, 'utf8') : title;
   const block = `${start}\n${markdown.trim()}\n${end}`;
   const i = text.indexOf(start);
   const j = text.indexOf(end);
   text = i >= 0 && j > i ? text.slice(0, i) + block + text.slice(j + end.length) : `${text.trimEnd()}\n\n${block}\n`;
-  writeFileSync(file, text);
+  writeFileSync(path, text);
 }
 
 /**
