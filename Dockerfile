@@ -7,6 +7,8 @@
 
 # --- build: every dependency, compile, then drop the dev dependencies -------------------------
 FROM node:20-bookworm-slim AS build
+# swagger-ui-dist's @scarf/scarf reports installs from a postinstall script: not from our builds.
+ENV SCARF_ANALYTICS=false
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund

@@ -458,6 +458,22 @@ describe(`${INSTANCES} instances on one database behind a round-robin load balan
     expect(caughtUpAfter).toBeLessThanOrEqual(CONTENT_TTL_MS + 500);
   });
 
+  it('each instance holds at most DB_POOL_SIZE + 5 connections (docs/deployment.md, "Connection budget")', async () => {
+    const rows = await query<{ app: string; n: number }>(
+      `SELECT application_name AS app, count(*)::int AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND pid <> pg_backend_pid() GROUP BY 1 ORDER BY 1`,
+    );
+    const of = (app: string) => rows.find((r) => r.app === app)?.n ?? 0;
+    // The request pool grows on demand up to DB_POOL_SIZE (10 by default); the job queue's up to
+    // 4; one listening connection each.
+    expect(of('sitebase')).toBeGreaterThanOrEqual(INSTANCES);
+    expect(of('sitebase')).toBeLessThanOrEqual(INSTANCES * 10);
+    expect(of('sitebase-queue')).toBeGreaterThanOrEqual(INSTANCES);
+    expect(of('sitebase-queue')).toBeLessThanOrEqual(INSTANCES * 4);
+    expect(of('sitebase-notifications')).toBe(INSTANCES);
+    expect(rows.map((r) => r.app).filter((app) => !app.startsWith('sitebase'))).toEqual([]);
+  });
+
   it('deleting the account: the purge runs once, and every instance forgets its site and key at once', async () => {
     const sitePath = `/api/v2/sites/${SITE}/collections`;
     // Both instances have the site cached (the site cache keeps a found site 30 s).
