@@ -13,6 +13,7 @@ import { RateLimitStore } from '../common/http/rate-limit.store';
 import { recordEvent } from '../common/outbox/record-event';
 import { SiteContext } from '../common/tenancy/site-context';
 import { AppConfig } from '../config/app-config';
+import { namedXactLock } from '../database/sql';
 import { EmailService } from '../email/email.service';
 import { SiteUserEntity } from './entities/site-user.entity';
 import { UsersRepository } from './users.repository';
@@ -138,6 +139,9 @@ export class OtpService {
     userId: number | null,
     userName: string | undefined,
   ): Promise<void> {
+    // Requests for one address take turns, so a parallel one sees the code just issued and the
+    // resend wait holds (else each would mail a code). The lock ends with the transaction.
+    await namedXactLock(em, `user_otps:${site.id}:${purpose}:${email}`);
     const last = await em.findOne(UserOtpEntity, {
       where: { siteId: site.id, email, purpose },
       order: { id: 'DESC' },

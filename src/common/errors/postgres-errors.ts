@@ -21,6 +21,13 @@ export function problemFromPostgres(err: unknown): Problem | undefined {
         'reference_conflict',
         'The resource is referenced by, or refers to, another one that does not allow this',
       );
+    case '40P01': // deadlock_detected
+    case '40001': // serialization_failure
+      // A timing outcome, not a bug: the transaction it hit was rolled back whole, so a retry is safe.
+      return new ConflictProblem(
+        'concurrent_update',
+        'The request met another one changing the same data at the same time; retry it',
+      );
     case '22P02': // invalid_text_representation
     case '22003': // numeric_value_out_of_range
     case '22001': // string_data_right_truncation

@@ -58,6 +58,8 @@ describe('toProblem', () => {
 
   it.each([
     ['23503', 409, 'reference_conflict'],
+    ['40P01', 409, 'concurrent_update'],
+    ['40001', 409, 'concurrent_update'],
     ['22P02', 400, 'invalid_value'],
     ['22003', 400, 'invalid_value'],
     ['22001', 400, 'invalid_value'],
@@ -72,7 +74,7 @@ describe('toProblem', () => {
 
   it('keeps other postgres errors internal (a bug, not the client)', () => {
     expect(toProblem(pgError('42P01'), '/x')).toEqual(INTERNAL);
-    expect(toProblem(pgError('40P01'), '/x')).toEqual(INTERNAL);
+    expect(toProblem(pgError('53300'), '/x')).toEqual(INTERNAL);
   });
 
   it('names a missing route', () => {

@@ -119,6 +119,9 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const requestId = req.id !== undefined ? String(req.id) : undefined;
     if (internal) {
       this.logger.error({ err: exception, requestId, method: req.method, url: req.originalUrl }, 'Unhandled error');
+    } else if (problem.code === 'concurrent_update') {
+      // Answered 409, but a deadlock that recurs points at two code paths locking in opposite orders.
+      this.logger.warn({ err: exception, requestId, method: req.method, url: req.originalUrl }, 'Concurrent update');
     }
     if (res.headersSent) return;
     for (const [name, value] of Object.entries(problem.headers ?? {})) res.setHeader(name, value);

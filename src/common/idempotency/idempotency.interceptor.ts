@@ -14,6 +14,15 @@ import { idempotencyKeyHash, openBody, SealedBody, sealBody } from './sealed-res
 import { stableJson } from './stable-json';
 
 const REPLAYED_HEADERS = ['location', 'etag'];
+/** Tries to claim a key whose row keeps vanishing (its requests failing) before answering 409. */
+const CLAIM_ATTEMPTS = 3;
+
+function inProgress(): ConflictProblem {
+  return new ConflictProblem(
+    'idempotency_request_in_progress',
+    'A request with this Idempotency-Key is still being processed',
+  );
+}
 
 /**
  * Stores the first successful response of an @Idempotent() route per (caller, key) and replays
@@ -62,26 +71,29 @@ export class IdempotencyInterceptor implements NestInterceptor {
         ttl: this.config.IDEMPOTENCY_TTL_SECONDS,
       })
       .execute();
-    const inserted = await repo
-      .createQueryBuilder()
-      .insert()
-      .values({ scope, key: keyHash, method: req.method, path, requestHash, state: 'processing' })
-      .orIgnore()
-      .returning(['id'])
-      .execute();
-    const id = (inserted.raw as Array<{ id: string }>)[0]?.id;
+    let id: string | undefined;
+    let existing: IdempotencyKeyEntity | null = null;
+    // A request that failed deletes its row (so it can be retried): between our insert, which met
+    // that row, and our read, it may be gone. Then the key is free: claim it again.
+    for (let attempt = 0; attempt < CLAIM_ATTEMPTS && !id && !existing; attempt++) {
+      const inserted = await repo
+        .createQueryBuilder()
+        .insert()
+        .values({ scope, key: keyHash, method: req.method, path, requestHash, state: 'processing' })
+        .orIgnore()
+        .returning(['id'])
+        .execute();
+      id = (inserted.raw as Array<{ id: string }>)[0]?.id;
+      if (!id) existing = await repo.findOneBy({ scope, key: keyHash });
+    }
 
     if (!id) {
-      const existing = await repo.findOneByOrFail({ scope, key: keyHash });
+      // Still unclaimed after the attempts: requests under this key keep starting and failing.
+      if (!existing) throw inProgress();
       if (existing.requestHash !== requestHash) {
         throw new ConflictProblem('idempotency_key_reused', 'This Idempotency-Key was used with another request');
       }
-      if (existing.state !== 'completed') {
-        throw new ConflictProblem(
-          'idempotency_request_in_progress',
-          'A request with this Idempotency-Key is still being processed',
-        );
-      }
+      if (existing.state !== 'completed') throw inProgress();
       for (const [name, value] of Object.entries(existing.responseHeaders ?? {})) res.setHeader(name, value);
       res.setHeader('Idempotent-Replayed', 'true');
       res.status(existing.responseStatus ?? HttpStatus.OK);

@@ -1,5 +1,6 @@
 import slugify from 'slugify';
 import { EntityManager, EntityTarget } from 'typeorm';
+import { namedXactLock } from '../../database/sql';
 
 /** Lower-case words of a-z and 0-9 joined by single dashes; never all digits (digits mean an id). */
 export const SLUG_PATTERN = /^(?!\d+$)[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -66,7 +67,10 @@ interface Slugged {
  * (nextFreeSlug). With `explicit`, the caller named the slug: it is `base` or nothing (null,
  * the caller's 409). `exceptId` is the row being renamed. One index range scan of the
  * (site_id, slug) unique index: the column is C-collated, so `base-…` is the byte range
- * [base-, base.). The unique index still decides races; callers map its violation to 409.
+ * [base-, base.). Allocations of one base in a site are serialised (an advisory lock held to
+ * the end of `em`'s transaction), so a generated slug is not lost to a parallel one; the unique
+ * index still decides other races (an explicit `base-2` beside a generated one), and callers map
+ * its violation to 409.
  */
 export async function allocateSlug<E extends Slugged>(
   em: EntityManager,
@@ -75,6 +79,9 @@ export async function allocateSlug<E extends Slugged>(
   base: string,
   options: { explicit?: boolean; exceptId?: number } = {},
 ): Promise<string | null> {
+  // Writers of one base slug take turns until their transaction ends: the next one reads the slug
+  // just taken and picks `-N`, instead of both picking it and one failing on the unique index.
+  await namedXactLock(em, `slug:${em.getRepository(entity).metadata.tableName}:${siteId}:${base}`);
   const rows = await em
     .createQueryBuilder(entity, 'x')
     .select(['x.id', 'x.slug'])
