@@ -293,19 +293,23 @@ describe('tenant isolation over every operation of the OpenAPI document', () => 
       for (const op of operations.filter((o) => o.pathParams.some((p) => RESOURCE_PARAMS.has(p)))) {
         // C shares A's account: only site-scoped resources are foreign to A there.
         const others = namesSite(op) ? [fb, fc] : [fb];
+        // A route open to keys and sessions alike (orders) is tried with both.
+        const callers =
+          takesSession(op) && !op.sessionOnly ? [ownCaller(op), { session: fa.sessionToken }] : [ownCaller(op)];
         for (const other of others)
-          for (const name of op.pathParams.filter((p) => RESOURCE_PARAMS.has(p))) {
-            const foreign = paramValue(mixed(fa, other), op, name);
-            cases.push({
-              label: `${op.label} ${name} of ${other === fb ? 'B' : 'C'}`,
-              method: op.method,
-              url: operationUrl(fa, op, { [name]: foreign }),
-              absentUrl: operationUrl(fa, op, { [name]: ABSENT_ID }),
-              as: ownCaller(op),
-              body: bodyFor(op),
-              expect: [404, 'not_found'],
-            });
-          }
+          for (const as of callers)
+            for (const name of op.pathParams.filter((p) => RESOURCE_PARAMS.has(p))) {
+              const foreign = paramValue(mixed(fa, other), op, name);
+              cases.push({
+                label: `${op.label} ${name} of ${other === fb ? 'B' : 'C'}${'session' in as ? ' (session)' : ''}`,
+                method: op.method,
+                url: operationUrl(fa, op, { [name]: foreign }),
+                absentUrl: operationUrl(fa, op, { [name]: ABSENT_ID }),
+                as,
+                body: bodyFor(op),
+                expect: [404, 'not_found'],
+              });
+            }
       }
       return run('1 foreign ids', cases);
     }));
