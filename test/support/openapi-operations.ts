@@ -39,7 +39,7 @@ export interface Operation {
   pathParams: string[];
   /** Each path parameter's documented schema (an id is an integer; an id-or-slug a string). */
   pathParamSchemas: Record<string, Schema>;
-  queryParams: Array<{ name: string; schema: Schema }>;
+  queryParams: Array<{ name: string; schema: Schema; required: boolean }>;
   body: 'json' | 'multipart' | 'none';
   /** A JSON route that also takes `application/x-www-form-urlencoded` (an HTML form's post). */
   formBody: boolean;
@@ -50,6 +50,8 @@ export interface Operation {
   isPublic: boolean;
   /** Only a site-user session may call it (`/users/me/**`): a key is refused. */
   sessionOnly: boolean;
+  /** The security schemes any of its requirements names (`apiKey`, `bearer`, `session`). */
+  security: string[];
 }
 
 export interface OpenApiDocument {
@@ -77,7 +79,7 @@ export async function loadOperations(server: Server): Promise<{ doc: OpenApiDocu
         ),
         queryParams: (op.parameters ?? [])
           .filter((p) => p.in === 'query')
-          .map((p) => ({ name: p.name, schema: resolve(doc, p.schema ?? {}) })),
+          .map((p) => ({ name: p.name, schema: resolve(doc, p.schema ?? {}), required: p.required === true })),
         body: json ? 'json' : content['multipart/form-data'] ? 'multipart' : 'none',
         formBody: Boolean(json && content['application/x-www-form-urlencoded']),
         bodyRequired: op.requestBody?.required !== false,
@@ -87,6 +89,7 @@ export async function loadOperations(server: Server): Promise<{ doc: OpenApiDocu
         sessionOnly:
           (op.security ?? []).length > 0 &&
           (op.security ?? []).every((s) => Object.keys(s).length === 1 && Object.keys(s)[0] === 'session'),
+        security: [...new Set((op.security ?? []).flatMap((s) => Object.keys(s)))],
       });
     }
   }
