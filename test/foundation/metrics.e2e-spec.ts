@@ -14,7 +14,7 @@ const TOKEN = 'metrics-token-0123456789abcdef';
 @Controller()
 class BoomController {
   @Public()
-  @Get('metrics-probe/boom/:id')
+  @Get('probe/boom/:id')
   boom(): never {
     throw new Error('boom');
   }
@@ -127,10 +127,10 @@ describe('Prometheus metrics', () => {
     });
 
     it('counts 5xx answers as server errors', async () => {
-      const labels = { method: 'GET', route: '/metrics-probe/boom/:id' };
+      const labels = { method: 'GET', route: '/probe/boom/:id' };
       const before = sample(await scrape(), 'sitebase_http_server_errors_total', labels) ?? 0;
-      expectProblem(await request(t.server).get('/metrics-probe/boom/1'), 500, 'internal_error');
-      expectProblem(await request(t.server).get('/metrics-probe/boom/2'), 500, 'internal_error');
+      expectProblem(await request(t.server).get('/probe/boom/1'), 500, 'internal_error');
+      expectProblem(await request(t.server).get('/probe/boom/2'), 500, 'internal_error');
       const after = await scrape();
       expect(sample(after, 'sitebase_http_server_errors_total', labels)).toBe(before + 2);
       expect(sample(after, 'sitebase_http_requests_total', { ...labels, status_class: '5xx' })).toBe(before + 2);
