@@ -122,8 +122,9 @@ describe('Prometheus metrics', () => {
       expect(after).not.toContain(tenant.siteName);
       expect(after).not.toContain(stray);
       // Scrapes are not counted.
-      expect(sample(after, 'sitebase_http_requests_total', { method: 'GET', route: 'unmatched', status_class: '2xx' }))
-        .toBeUndefined();
+      expect(
+        sample(after, 'sitebase_http_requests_total', { method: 'GET', route: 'unmatched', status_class: '2xx' }),
+      ).toBeUndefined();
     });
 
     it('counts 5xx answers as server errors', async () => {
@@ -204,8 +205,9 @@ describe('Prometheus metrics', () => {
       await request(t.server).get('/health').expect(200);
       const metricsServer = `http://127.0.0.1:${port}`;
       const res = await request(metricsServer).get('/metrics').expect(200);
-      expect(sample(res.text, 'sitebase_http_requests_total', { method: 'GET', route: '/health', status_class: '2xx' }))
-        .toBe(1);
+      expect(
+        sample(res.text, 'sitebase_http_requests_total', { method: 'GET', route: '/health', status_class: '2xx' }),
+      ).toBe(1);
       expect(res.headers['x-content-type-options']).toBe('nosniff');
       expect(res.headers['content-security-policy']).toBe("default-src 'none';frame-ancestors 'none'");
       await request(metricsServer).get('/').expect(404);

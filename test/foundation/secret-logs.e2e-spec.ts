@@ -134,10 +134,16 @@ describe('no secret reaches the logs', () => {
     };
     const confirm = await link('confirm', 1);
     secrets.set('confirmation token', confirm);
-    await anonymous().get(site(`/newsletter/confirm/${confirm}`)).set('accept', 'application/json').expect(200);
+    await anonymous()
+      .get(site(`/newsletter/confirm/${confirm}`))
+      .set('accept', 'application/json')
+      .expect(200);
     const manage = await link('preferences', 2);
     secrets.set('preferences token', manage);
-    await anonymous().get(site(`/newsletter/preferences/${manage}`)).set('accept', 'application/json').expect(200);
+    await anonymous()
+      .get(site(`/newsletter/preferences/${manage}`))
+      .set('accept', 'application/json')
+      .expect(200);
     await anonymous()
       .post(site(`/newsletter/unsubscribe?token=${encodeURIComponent(manage)}`))
       .type('form')

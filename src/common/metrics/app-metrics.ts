@@ -174,9 +174,7 @@ export class AppMetrics {
       },
       ['queue'],
     );
-    gauge('outbox_events_pending', 'Outbox events not yet dispatched (nor given up)', (g, s) =>
-      g.set(s.outboxPending),
-    );
+    gauge('outbox_events_pending', 'Outbox events not yet dispatched (nor given up)', (g, s) => g.set(s.outboxPending));
     gauge('outbox_lag_seconds', 'Age of the oldest outbox event not yet dispatched (0: none waiting)', (g, s) =>
       g.set(s.outboxOldestSeconds),
     );
@@ -190,10 +188,8 @@ export class AppMetrics {
       'Recipients handed to the email module so far, summed over the campaigns that are sending',
       (g, s) => g.set(s.campaignRecipientsRecorded),
     );
-    gauge(
-      'campaign_audience',
-      'Audience of the campaigns that are sending (counted when each send started)',
-      (g, s) => g.set(s.campaignAudience),
+    gauge('campaign_audience', 'Audience of the campaigns that are sending (counted when each send started)', (g, s) =>
+      g.set(s.campaignAudience),
     );
   }
 }

@@ -62,7 +62,10 @@ export class StateMetrics {
     this.reading = this.read()
       .then((s) => (this.last = s))
       .catch((err: Error) => {
-        this.logger.warn({ error: err.message }, 'Metrics: reading the database gauges failed; keeping the last values');
+        this.logger.warn(
+          { error: err.message },
+          'Metrics: reading the database gauges failed; keeping the last values',
+        );
         return this.last;
       })
       .finally(() => {
