@@ -92,7 +92,13 @@ describe('slow requests (SLOW_REQUEST_MS)', () => {
     await request(t.server).get('/docs/openapi.json').set('x-request-id', 'slow-1').expect(200);
     const line = lines.find((l) => l.reqId === 'slow-1');
     expect(line).toEqual(
-      expect.objectContaining({ level: 40, msg: 'request completed', slow: true, route: '/docs/openapi.json', status: 200 }),
+      expect.objectContaining({
+        level: 40,
+        msg: 'request completed',
+        slow: true,
+        route: '/docs/openapi.json',
+        status: 200,
+      }),
     );
     expect(line!.ms).toBeGreaterThanOrEqual(1);
   });
