@@ -16,6 +16,10 @@ import { credentials, CredentialsMiddleware } from './common/auth/credentials.mi
 import { refuseContentEncoding } from './common/input/request-body';
 import { requestId } from './common/http/request-id';
 import { AppConfig } from './config/app-config';
+import { AppMetrics } from './common/metrics/app-metrics';
+import { httpMetrics } from './common/metrics/http-metrics';
+import { MetricsEndpoint } from './common/metrics/metrics.module';
+import { RouteTemplates } from './common/http/route-template';
 
 export interface CreateAppOptions {
   config: AppConfig;
@@ -48,9 +52,15 @@ export async function createApp({
   app.use(requestId);
   app.use(securityHeaders());
   app.use(corsForBrowsers());
+  // Scrapes are neither counted nor logged; a blocked client's refusals are counted.
+  const scrape = app.get(MetricsEndpoint).mainPortHandler();
+  if (scrape) app.use(scrape);
+  const routes = new RouteTemplates([config.MEDIA_PUBLIC_PATH, '/docs']);
+  const metrics = app.get(AppMetrics);
+  if (metrics.enabled) app.use(httpMetrics(metrics, routes));
   // A blocked client's flood is refused before the access log: the block itself is logged once.
   app.use(refuseBlocked(app.get(BlockedClients)));
-  app.use(httpLogger(logger));
+  app.use(httpLogger(logger, { slowMs: config.SLOW_REQUEST_MS, routes }));
   // Bodies are read after the guards (RequestBodyGuard), not here: credentials come first.
   app.use(refuseContentEncoding);
   app.use(credentials(app.get(CredentialsMiddleware)));

@@ -3,6 +3,7 @@ import { AccountModule } from './account/account.module';
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { AuthModule } from './common/auth/auth.module';
 import { CommonModule } from './common/common.module';
+import { MetricsModule } from './common/metrics/metrics.module';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
@@ -44,6 +45,7 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         DatabaseModule.forRoot(config),
+        MetricsModule,
         CommonModule,
         AuthModule,
         HealthModule,

@@ -4,6 +4,7 @@ import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import type { createApp as CreateApp } from './app.factory';
 import { AppConfig, loadConfig } from './config/app-config';
+import { servePrimaryMetrics } from './common/metrics/metrics-server';
 import { EmbeddedDatabase } from './database/embedded';
 import { resolveDatabase } from './database/resolve-database';
 import {
@@ -37,6 +38,14 @@ function workerCount(config: AppConfig): number {
 async function primary(config: AppConfig, workers: number): Promise<void> {
   await assertPortFree(config.PORT, config.HOST);
   const db = await openDatabase(config);
+  // Aggregates the workers' metrics for a scrape on either port (docs/operations.md).
+  const metricsServer =
+    config.METRICS_TOKEN !== '' || config.METRICS_PORT > 0
+      ? await servePrimaryMetrics({ host: config.METRICS_HOST, port: config.METRICS_PORT }).catch(async (err) => {
+          await db.stop().catch(() => undefined);
+          throw portError(err as NodeJS.ErrnoException, config.METRICS_PORT, config.METRICS_HOST);
+        })
+      : undefined;
   let closing = false;
   const restarts: number[] = [];
   const fork = (n: number) => cluster.fork({ DATABASE_URL: db.url, SITEBASE_WORKER: String(n) });
@@ -65,6 +74,7 @@ async function primary(config: AppConfig, workers: number): Promise<void> {
   const shutdown = (signal: string) => {
     if (closing) return;
     closing = true;
+    metricsServer?.close();
     setTimeout(() => process.exit(1), config.SHUTDOWN_TIMEOUT_MS + 10_000).unref();
     process.stdout.write(`Sitebase stopping its ${numbers.size} workers (${signal})\n`);
     for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');

@@ -79,6 +79,19 @@ export class AppConfig {
   @IsString() BODY_LIMIT = '1mb';
   @IsString() TRUST_PROXY = 'false';
   @Transform(toBool) @IsBoolean() DOCS_ENABLED = true;
+  /** Requests slower than this are logged at warn with their route (docs/operations.md); 0: off. */
+  @Transform(toInt) @IsInt() @Min(0) SLOW_REQUEST_MS = 1000;
+
+  // Metrics (docs/operations.md). Off unless a token or a port is set.
+  /** Bearer token that GET /metrics on the main port requires; empty: no /metrics there. */
+  @ValidateIf((c: AppConfig) => c.METRICS_TOKEN !== '')
+  @Matches(/^[\x21-\x7e]{16,}$/, { message: 'METRICS_TOKEN must be 16 or more printable characters without spaces' })
+  METRICS_TOKEN = '';
+  /** A separate port serving GET /metrics without a token (bind it to a private address); 0: none. */
+  @Transform(toInt) @IsInt() @Min(0) @Max(65535) METRICS_PORT = 0;
+  @IsString() @IsNotEmpty() METRICS_HOST = '127.0.0.1';
+  /** How long the gauges read from the database (queues, outbox, campaigns) are reused between scrapes. */
+  @Transform(toInt) @IsInt() @Min(0) @Max(60_000) METRICS_CACHE_MS = 5000;
 
   @Transform(toInt) @IsInt() @Min(1000) RATE_LIMIT_TTL_MS = 60_000;
   @Transform(toInt) @IsInt() @Min(1) RATE_LIMIT_PUBLIC_MAX = 120;

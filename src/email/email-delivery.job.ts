@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { AppMetrics } from '../common/metrics/app-metrics';
 import { recordEvent } from '../common/outbox/record-event';
 import { QueueService } from '../common/queue/queue.service';
 import { AppConfig } from '../config/app-config';
@@ -39,6 +40,7 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
     private readonly queue: QueueService,
     private readonly transport: EmailTransport,
     private readonly config: AppConfig,
+    private readonly metrics: AppMetrics,
   ) {}
 
   onModuleInit(): void {
@@ -113,6 +115,11 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
       await this.dataSource.transaction(async (em) => {
         for (const [i, m] of claimed.entries()) await this.settle(em, m, results[i], lastTry.get(m.id) ?? false);
       });
+      for (const [i, m] of claimed.entries()) {
+        const r = results[i];
+        const outcome = r.ok ? 'sent' : r.permanent || lastTry.get(m.id) ? 'failed' : 'deferred';
+        this.metrics.emailDeliveries.inc({ outcome });
+      }
       const refused = new Set(claimed.filter((_m, i) => !results[i].ok && !results[i].permanent).map((m) => m.id));
       for (const w of waiting) w.resolve(w.part.messageIds.filter((id) => refused.has(id)).length);
     } catch (err) {

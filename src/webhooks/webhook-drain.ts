@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { AppMetrics } from '../common/metrics/app-metrics';
 import { recordEvent } from '../common/outbox/record-event';
 import { QueueService } from '../common/queue/queue.service';
 import { AppConfig } from '../config/app-config';
@@ -46,6 +47,7 @@ export class WebhookDrain {
     private readonly sender: WebhookSender,
     private readonly queue: QueueService,
     private readonly config: AppConfig,
+    private readonly metrics: AppMetrics,
   ) {}
 
   async run(endpointId: number): Promise<void> {
@@ -59,7 +61,8 @@ export class WebhookDrain {
         await this.schedule(endpointId, endpoint.retryAt);
         return;
       }
-      await this.repository.expire(em, endpointId);
+      const expired = await this.repository.expire(em, endpointId);
+      if (expired > 0) this.metrics.webhookDeliveriesFailed.inc(expired);
       const due = await this.repository.dueDeliveries(em, endpointId, BATCH);
       if (due.length === 0) {
         // Retries waiting for their time: a drain then.
@@ -102,6 +105,10 @@ export class WebhookDrain {
         }
       }
       const retryAt = await this.settle(endpoint, outcomes, stop);
+      for (const o of outcomes) {
+        this.metrics.webhookAttempts.inc({ result: o.status === 'succeeded' ? 'success' : 'failure' });
+        if (o.status === 'failed') this.metrics.webhookDeliveriesFailed.inc();
+      }
       if (retryAt) return this.schedule(endpointId, retryAt);
       if (stop) return; // disabled
       if (Date.now() > deadline) return this.schedule(endpointId);

@@ -13,6 +13,7 @@ import { createFreshDatabase, freePort } from '../support/databases';
 const ROOT = join(__dirname, '..', '..');
 const KEY = 'sb_live_clusterclusterclustercluster12345';
 const LIMIT = 8;
+const METRICS_TOKEN = 'cluster-metrics-token-0123456789';
 
 interface Answer {
   status: number;
@@ -22,6 +23,7 @@ interface Answer {
 describe('WORKERS=2: one server per core on one port and one database', () => {
   let server: ChildProcess;
   let port: number;
+  let metricsPort: number;
   let output = '';
   const noKeepAlive = new Agent({ keepAlive: false });
 
@@ -67,6 +69,7 @@ describe('WORKERS=2: one server per core on one port and one database', () => {
 
   beforeAll(async () => {
     port = await freePort();
+    metricsPort = await freePort();
     server = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/main.ts'], {
       cwd: ROOT,
       env: {
@@ -81,6 +84,8 @@ describe('WORKERS=2: one server per core on one port and one database', () => {
         LOG_LEVEL: 'warn',
         RATE_LIMIT_PUBLIC_MAX: String(LIMIT),
         SMTP_URL: '',
+        METRICS_TOKEN,
+        METRICS_PORT: String(metricsPort),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -100,6 +105,32 @@ describe('WORKERS=2: one server per core on one port and one database', () => {
     expect(workerPids()).toHaveLength(2);
     const answers = await Promise.all(Array.from({ length: 10 }, () => call('GET', '/health')));
     expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
+  });
+
+  it('a scrape, on METRICS_PORT or on the main port through either worker, sees both workers summed', async () => {
+    const healthCount = (text: string) =>
+      Number(
+        /^sitebase_http_requests_total\{method="GET",route="\/health",status_class="2xx"\} (\d+)$/m.exec(text)?.[1],
+      );
+    const own = await new Promise<Answer>((resolve, reject) => {
+      request({ host: '127.0.0.1', port: metricsPort, path: '/metrics', agent: noKeepAlive }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      })
+        .on('error', reject)
+        .end();
+    });
+    expect(own.status).toBe(200);
+    // The ten /health calls of the test before went to both workers, about five each.
+    expect(healthCount(own.body)).toBeGreaterThanOrEqual(10);
+    const main = await Promise.all(
+      Array.from({ length: 4 }, () => call('GET', '/metrics', { authorization: `Bearer ${METRICS_TOKEN}` })),
+    );
+    expect(main.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+    for (const a of main) expect(healthCount(a.body)).toBeGreaterThanOrEqual(10);
+    expect((await call('GET', '/metrics')).status).toBe(401);
   });
 
   it('a key revoked through one worker fails on every worker at once', async () => {

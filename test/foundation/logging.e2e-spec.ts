@@ -41,6 +41,8 @@ describe('structured access logs', () => {
         url: '/api/v2/api-keys?limit=5',
         status: 200,
         ms: expect.any(Number),
+        route: '/api/v2/api-keys',
+        keyId: tenant.keyId,
       }),
     );
     expect(JSON.stringify(lines)).not.toContain(tenant.key);
@@ -51,5 +53,53 @@ describe('structured access logs', () => {
     expect(accessLine('log-test-2')).toEqual(expect.objectContaining({ level: 40, status: 401 }));
     await request(t.server).get('/health').set('x-request-id', 'log-test-3').expect(200);
     expect(accessLine('log-test-3')).toBeUndefined();
+  });
+
+  it('names the route template, the site and the key of a site request', async () => {
+    await tenant.api
+      .get(`/api/v2/sites/${tenant.siteName}/content/999999`)
+      .set('x-request-id', 'log-test-4')
+      .expect(404);
+    expect(accessLine('log-test-4')).toEqual(
+      expect.objectContaining({
+        level: 40,
+        url: `/api/v2/sites/${tenant.siteName}/content/999999`,
+        route: '/api/v2/sites/:siteName/content/:id',
+        site: tenant.siteName,
+        keyId: tenant.keyId,
+        status: 404,
+      }),
+    );
+    expect(accessLine('log-test-4')).not.toHaveProperty('userId');
+  });
+});
+
+describe('slow requests (SLOW_REQUEST_MS)', () => {
+  let t: TestApp;
+  const lines: LogLine[] = [];
+
+  beforeAll(async () => {
+    // Warn only: a fast 200 is not logged at all, a slow one is.
+    t = await startApp({
+      env: { LOG_LEVEL: 'warn', JOBS_ENABLED: 'false', SLOW_REQUEST_MS: '1' },
+      logDestination: { write: (l: string) => lines.push(JSON.parse(l)) },
+    });
+  });
+  afterAll(() => t.close());
+
+  it('logs a request slower than the threshold at warn, with its route and duration', async () => {
+    // Reading the OpenAPI document takes well over a millisecond.
+    await request(t.server).get('/docs/openapi.json').set('x-request-id', 'slow-1').expect(200);
+    const line = lines.find((l) => l.reqId === 'slow-1');
+    expect(line).toEqual(
+      expect.objectContaining({
+        level: 40,
+        msg: 'request completed',
+        slow: true,
+        route: '/docs/openapi.json',
+        status: 200,
+      }),
+    );
+    expect(line!.ms).toBeGreaterThanOrEqual(1);
   });
 });

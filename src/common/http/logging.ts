@@ -2,6 +2,8 @@ import { LoggerService } from '@nestjs/common';
 import type { RequestHandler } from 'express';
 import pino, { Logger as Pino } from 'pino';
 import { AppConfig } from '../../config/app-config';
+import type { AuthenticatedRequest } from '../auth/principal';
+import { RouteTemplates } from './route-template';
 
 /**
  * The process logger: JSON lines on stdout (or `destination`, for tests), or readable lines for
@@ -45,14 +47,64 @@ const STARTUP_CONTEXTS = new Set([
   'NestApplication',
 ]);
 
+/** Path parameters and query keys whose values are credentials: never written to a log. */
+const SECRET_NAME = /token|secret|password|passcode|otp|code|key|signature|sig$/i;
+const REDACTED = '[redacted]';
+
 /**
- * One access-log line per request, at info (warn for 4xx, error for 5xx), with the request id
- * the requestId middleware set, method, URL, status and duration. Health probes are not logged.
+ * The URL as the access log writes it: path parameters of the route template and query values
+ * whose names say they carry a credential (`/newsletter/confirm/:token`, `?token=`) are replaced
+ * by `[redacted]`; everything else is kept as sent.
+ */
+export function loggableUrl(url: string, template: string): string {
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  let out = path;
+  if (template.includes(':')) {
+    const names = template.split('/');
+    const parts = path.split('/');
+    if (names.length === parts.length) {
+      out = parts
+        .map((part, i) => (names[i].startsWith(':') && SECRET_NAME.test(names[i].slice(1)) ? REDACTED : part))
+        .join('/');
+    }
+  }
+  if (q < 0) return out;
+  const query = url
+    .slice(q + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      if (eq < 0) return pair;
+      let name = pair.slice(0, eq);
+      try {
+        name = decodeURIComponent(name);
+      } catch {
+        // keep the raw name
+      }
+      return SECRET_NAME.test(name) ? `${pair.slice(0, eq)}=${REDACTED}` : pair;
+    })
+    .join('&');
+  return `${out}?${query}`;
+}
+
+export interface HttpLoggerOptions {
+  /** Requests slower than this (ms) are logged at warn (at least) with `slow: true`; 0: never. */
+  slowMs: number;
+  routes: RouteTemplates;
+}
+
+/**
+ * One access-log line per request, at info (warn for 4xx and slow requests, error for 5xx),
+ * with the request id the requestId middleware set, method, URL (credentials redacted:
+ * loggableUrl), route template, status, duration, the site and who called (`keyId` or `userId`;
+ * never a secret). Health probes are not logged.
  * Not pino-http: it builds two child loggers per request, serialising the request into each,
  * whether or not anything is logged (a tenth of a cached public read); and not nestjs-pino,
  * whose per-request AsyncLocalStorage turns on promise hooks for the whole process on Node 20.
  */
-export function httpLogger(logger: Pino): RequestHandler {
+export function httpLogger(logger: Pino, options: HttpLoggerOptions): RequestHandler {
+  const { slowMs, routes } = options;
   return (req, res, next) => {
     if (req.url.startsWith('/health')) return next();
     const started = process.hrtime.bigint();
@@ -60,16 +112,25 @@ export function httpLogger(logger: Pino): RequestHandler {
       res.removeListener('finish', done);
       res.removeListener('close', done);
       const status = res.writableFinished ? res.statusCode : 499; // 499: the client went away
-      const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
-      if (!logger.isLevelEnabled(level)) return;
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const slow = slowMs > 0 && ms >= slowMs;
+      const level = status >= 500 ? 'error' : status >= 400 || slow ? 'warn' : 'info';
+      if (!logger.isLevelEnabled(level)) return;
+      const r = req as typeof req & AuthenticatedRequest & { id?: string };
+      const route = routes.of(req);
+      const principal = r.principal;
       logger[level](
         {
-          reqId: (req as { id?: string }).id,
+          reqId: r.id,
           method: req.method,
-          url: req.originalUrl,
+          url: loggableUrl(req.originalUrl, route),
+          route,
           status,
           ms: Math.round(ms * 10) / 10,
+          ...(slow ? { slow: true } : {}),
+          site: r.site?.name,
+          keyId: principal?.kind === 'key' ? principal.keyId : undefined,
+          userId: principal?.kind === 'user' ? principal.userId : undefined,
         },
         'request completed',
       );

@@ -4,6 +4,7 @@ import PgBoss from 'pg-boss';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
 import { withAdvisoryLock } from '../../database/advisory-lock';
+import { AppMetrics } from '../metrics/app-metrics';
 
 export interface JobOptions {
   retryLimit?: number;
@@ -72,6 +73,7 @@ export class QueueService implements OnModuleInit, OnApplicationBootstrap, OnMod
   constructor(
     private readonly config: AppConfig,
     private readonly dataSource: DataSource,
+    private readonly metrics: AppMetrics,
   ) {}
 
   /** Registers a handler for `name`; with `cron`, the job also runs on that schedule. */
@@ -149,7 +151,9 @@ export class QueueService implements OnModuleInit, OnApplicationBootstrap, OnMod
           jobs.map(async (job) => {
             try {
               await reg.handler(job.data as never, { id: job.id, retryCount: job.retryCount });
+              this.metrics.jobs.inc({ queue: name, result: 'completed' });
             } catch (err) {
+              this.metrics.jobs.inc({ queue: name, result: 'failed' });
               this.logger.warn(
                 { err, job: name, jobId: job.id, retryCount: job.retryCount },
                 'Job failed; it will be retried',
