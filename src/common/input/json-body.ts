@@ -65,6 +65,7 @@ export function forbiddenKeyErrors(value: unknown, limit = 50, path = '', out: F
  * holds either as sent: PostgreSQL refuses NUL, the driver turns a lone surrogate into U+FFFD
  * (a silent change), and validators that encode URIs (isEmail, isURL) threw on it (a 500).
  */
+// eslint-disable-next-line no-control-regex -- NUL is what it looks for
 const UNSTORABLE_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /**
@@ -74,7 +75,8 @@ const UNSTORABLE_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\
 export function unstorableTextErrors(value: unknown, limit = 50, path = '', out: FieldError[] = []): FieldError[] {
   if (out.length >= limit) return out;
   if (typeof value === 'string') {
-    if (UNSTORABLE_TEXT.test(value)) out.push({ path, message: 'must not contain NUL or unpaired surrogate characters' });
+    if (UNSTORABLE_TEXT.test(value))
+      out.push({ path, message: 'must not contain NUL or unpaired surrogate characters' });
     return out;
   }
   if (value === null || typeof value !== 'object') return out;
@@ -86,7 +88,8 @@ export function unstorableTextErrors(value: unknown, limit = 50, path = '', out:
   for (const key of Object.keys(value)) {
     if (out.length >= limit) break;
     const at = join(path, key);
-    if (UNSTORABLE_TEXT.test(key)) out.push({ path: at, message: 'must not contain NUL or unpaired surrogate characters' });
+    if (UNSTORABLE_TEXT.test(key))
+      out.push({ path: at, message: 'must not contain NUL or unpaired surrogate characters' });
     else unstorableTextErrors((value as Record<string, unknown>)[key], limit, at, out);
   }
   return out;

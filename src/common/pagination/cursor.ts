@@ -27,7 +27,12 @@ export function decodeCursor(cursor: string, shape: CursorShape[]): CursorValue[
   values.forEach((v, i) => {
     // A forged timestamp out of PostgreSQL's range was a 500 (22009) instead of this 400.
     if (shape[i] === 'timestamp') {
-      if (typeof v !== 'string' || !ISO_TIMESTAMP.test(v) || Number.isNaN(Date.parse(v)) || new Date(v).toISOString() !== v)
+      if (
+        typeof v !== 'string' ||
+        !ISO_TIMESTAMP.test(v) ||
+        Number.isNaN(Date.parse(v)) ||
+        new Date(v).toISOString() !== v
+      )
         throw invalidCursor();
     } else if (typeof v !== shape[i] || (typeof v === 'number' && !Number.isSafeInteger(v))) throw invalidCursor();
   });
