@@ -239,3 +239,32 @@ export function refuseContentEncoding(req: Request, _res: Response, next: NextFu
     }),
   );
 }
+
+/**
+ * Query strings must be UTF-8 percent-encoding: Node's parser read `%FF`, an encoded surrogate
+ * (`%ED%A0%80`) or a stray `%` as U+FFFD and the route answered as if that had been sent. A
+ * header-like check on the raw URL, before credentials, like the Content-Encoding one.
+ */
+export function refuseMalformedQuery(req: Request, _res: Response, next: NextFunction): void {
+  const start = req.url.indexOf('?');
+  if (start < 0) return next();
+  for (const pair of req.url.slice(start + 1).split('&')) {
+    const eq = pair.indexOf('=');
+    const name = eq < 0 ? pair : pair.slice(0, eq);
+    const decodedName = decodeQueryPart(name);
+    if (decodedName === undefined || decodeQueryPart(eq < 0 ? '' : pair.slice(eq + 1)) === undefined) {
+      return next(
+        new ValidationProblem([{ path: decodedName ?? 'query', message: 'must be UTF-8 text, percent-encoded' }]),
+      );
+    }
+  }
+  next();
+}
+
+function decodeQueryPart(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return undefined;
+  }
+}
