@@ -13,7 +13,7 @@ import { MemoizedInputPipe } from './common/http/memoized-input.pipe';
 import { setupOpenApi } from './common/http/openapi';
 import { corsForBrowsers, securityHeaders } from './common/http/security-headers';
 import { credentials, CredentialsMiddleware } from './common/auth/credentials.middleware';
-import { refuseContentEncoding } from './common/input/request-body';
+import { refuseContentEncoding, refuseMalformedQuery } from './common/input/request-body';
 import { requestId } from './common/http/request-id';
 import { AppConfig } from './config/app-config';
 import { AppMetrics } from './common/metrics/app-metrics';
@@ -63,6 +63,7 @@ export async function createApp({
   app.use(httpLogger(logger, { slowMs: config.SLOW_REQUEST_MS, routes }));
   // Bodies are read after the guards (RequestBodyGuard), not here: credentials come first.
   app.use(refuseContentEncoding);
+  app.use(refuseMalformedQuery);
   app.use(credentials(app.get(CredentialsMiddleware)));
   app.useGlobalPipes(new MemoizedInputPipe(createValidationPipe()));
   app.useGlobalFilters(new ProblemDetailsFilter());

@@ -47,7 +47,7 @@ export class UsersAuthController {
       'Signs in with the mailed code and answers a session token (send it as `Authorization: Bearer`). A wrong, ' +
       'expired or used code is a 401 and counts an attempt; after 5 attempts even the right code fails.',
     ok: SessionResponseDto,
-    problems: [400, 403, 429],
+    problems: [400, 401, 403, 429],
   })
   async verifyOtp(
     @CurrentSite() site: SiteContext,

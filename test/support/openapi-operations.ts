@@ -11,6 +11,9 @@ export interface Schema {
   enum?: unknown[];
   items?: Schema;
   maxItems?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
   oneOf?: Schema[];
   anyOf?: Schema[];
   properties?: Record<string, Schema>;
@@ -26,6 +29,7 @@ interface Parameter {
 
 interface OperationObject {
   parameters?: Parameter[];
+  responses?: Record<string, unknown>;
   requestBody?: { required?: boolean; content: Record<string, { schema: Schema }> };
   security?: Array<Record<string, string[]>>;
 }
@@ -40,6 +44,8 @@ export interface Operation {
   /** Each path parameter's documented schema (an id is an integer; an id-or-slug a string). */
   pathParamSchemas: Record<string, Schema>;
   queryParams: Array<{ name: string; schema: Schema; required: boolean }>;
+  /** The statuses the document lists for it, success and problems alike. */
+  responses: number[];
   body: 'json' | 'multipart' | 'none';
   /** A JSON route that also takes `application/x-www-form-urlencoded` (an HTML form's post). */
   formBody: boolean;
@@ -80,6 +86,7 @@ export async function loadOperations(server: Server): Promise<{ doc: OpenApiDocu
         queryParams: (op.parameters ?? [])
           .filter((p) => p.in === 'query')
           .map((p) => ({ name: p.name, schema: resolve(doc, p.schema ?? {}), required: p.required === true })),
+        responses: Object.keys(op.responses ?? {}).map(Number),
         body: json ? 'json' : content['multipart/form-data'] ? 'multipart' : 'none',
         formBody: Boolean(json && content['application/x-www-form-urlencoded']),
         bodyRequired: op.requestBody?.required !== false,

@@ -33,6 +33,7 @@ export function problemFromPostgres(err: unknown): Problem | undefined {
     case '22001': // string_data_right_truncation
     case '22007': // invalid_datetime_format
     case '22008': // datetime_field_overflow
+    case '22009': // invalid_time_zone_displacement_value, e.g. a year past 9999 written "+275760-..."
     case '22023': // invalid_parameter_value
     case '2201B': // invalid_regular_expression
     case '22021': // character_not_in_repertoire, e.g. a NUL character in a text value

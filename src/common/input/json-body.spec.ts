@@ -1,4 +1,4 @@
-import { FORBIDDEN_KEYS, forbiddenKeyErrors, jsonDepthExceeds } from './json-body';
+import { FORBIDDEN_KEYS, forbiddenKeyErrors, jsonDepthExceeds, unstorableTextErrors } from './json-body';
 
 describe('jsonDepthExceeds', () => {
   const nested = (n: number) => '['.repeat(n) + ']'.repeat(n);
@@ -47,5 +47,24 @@ describe('forbiddenKeyErrors', () => {
     expect(forbiddenKeyErrors({ title: 'x', tags: ['constructor'], customFields: { proto: 1 } })).toEqual([]);
     const many = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`k${i}`, JSON.parse('{"__proto__":1}')]));
     expect(forbiddenKeyErrors(many, 3)).toHaveLength(3);
+  });
+});
+
+describe('unstorableTextErrors', () => {
+  it('names strings and keys holding NUL or a lone surrogate, at any depth', () => {
+    const body = JSON.parse(
+      '{"title":"a\\u0000b","tags":["ok","\\ud800"],"customFields":{"x\\udc00":1,"y":{"z":"\\udfff\\ud800"}}}',
+    );
+    const message = 'must not contain NUL or unpaired surrogate characters';
+    expect(unstorableTextErrors(body)).toEqual([
+      { path: 'title', message },
+      { path: 'tags.1', message },
+      { path: 'customFields.x\udc00', message },
+      { path: 'customFields.y.z', message },
+    ]);
+  });
+
+  it('takes paired surrogates (emoji) and ordinary text', () => {
+    expect(unstorableTextErrors({ title: 'ok \ud83d\ude00', n: 1, b: null, a: [{ k: 'é' }] })).toEqual([]);
   });
 });

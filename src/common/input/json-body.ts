@@ -60,6 +60,41 @@ export function forbiddenKeyErrors(value: unknown, limit = 50, path = '', out: F
   return out;
 }
 
+/**
+ * NUL, or a UTF-16 surrogate without its pair (`"\ud800"` is valid JSON text). No text column
+ * holds either as sent: PostgreSQL refuses NUL, the driver turns a lone surrogate into U+FFFD
+ * (a silent change), and validators that encode URIs (isEmail, isURL) threw on it (a 500).
+ */
+// eslint-disable-next-line no-control-regex -- NUL is what it looks for
+const UNSTORABLE_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * The paths of strings (values, or keys) holding NUL or a lone surrogate in a parsed body, at
+ * most `limit` of them. Recursive: the depth was checked on the text first.
+ */
+export function unstorableTextErrors(value: unknown, limit = 50, path = '', out: FieldError[] = []): FieldError[] {
+  if (out.length >= limit) return out;
+  if (typeof value === 'string') {
+    if (UNSTORABLE_TEXT.test(value))
+      out.push({ path, message: 'must not contain NUL or unpaired surrogate characters' });
+    return out;
+  }
+  if (value === null || typeof value !== 'object') return out;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length && out.length < limit; i++)
+      unstorableTextErrors(value[i], limit, join(path, String(i)), out);
+    return out;
+  }
+  for (const key of Object.keys(value)) {
+    if (out.length >= limit) break;
+    const at = join(path, key);
+    if (UNSTORABLE_TEXT.test(key))
+      out.push({ path: at, message: 'must not contain NUL or unpaired surrogate characters' });
+    else unstorableTextErrors((value as Record<string, unknown>)[key], limit, at, out);
+  }
+  return out;
+}
+
 function join(parent: string, key: string): string {
   return parent ? `${parent}.${key}` : key;
 }

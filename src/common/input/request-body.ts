@@ -16,7 +16,7 @@ import getRawBody from 'raw-body';
 import { AppConfig } from '../../config/app-config';
 import { RouteFlagCache } from '../auth/route-flags';
 import { BadRequestProblem, Problem, UnsupportedMediaTypeProblem, ValidationProblem } from '../errors/problems';
-import { forbiddenKeyErrors, jsonDepthExceeds, MAX_JSON_DEPTH } from './json-body';
+import { forbiddenKeyErrors, jsonDepthExceeds, MAX_JSON_DEPTH, unstorableTextErrors } from './json-body';
 
 const OPTIONAL_BODY = 'sitebase:optional-body';
 const KEEP_RAW_BODY = 'sitebase:keep-raw-body';
@@ -84,6 +84,8 @@ const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(?:;|$)/i;
 const JSON_TYPE = /^application\/(?:[a-z0-9!#$&^_.-]+\+)?json\s*(?:;|$)/i;
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
 
+/** Throws on bytes that are not UTF-8; a BOM stays in the text, as Buffer#toString kept it. */
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const missingBody = () => new BadRequestProblem('missing_body', 'This route takes a JSON body');
 const malformedJson = (detail = 'The request body is not valid JSON') =>
   new Problem({ status: 400, code: 'malformed_json', title: 'Malformed JSON', detail });
@@ -147,6 +149,8 @@ export class RequestBodyGuard implements CanActivate {
       throw new ValidationProblem([...repeated].map((path) => ({ path, message: 'is given more than once' })));
     const forbidden = forbiddenKeyErrors(body);
     if (forbidden.length) throw new ValidationProblem(forbidden);
+    const unstorable = unstorableTextErrors(body);
+    if (unstorable.length) throw new ValidationProblem(unstorable);
     req.body = { ...body };
   }
 
@@ -165,7 +169,13 @@ export class RequestBodyGuard implements CanActivate {
       throw readProblem(err);
     }
     if (keepRaw) (req as Request & { [RAW_BODY]?: Buffer })[RAW_BODY] = bytes;
-    const text = bytes.toString('utf8');
+    let text: string;
+    try {
+      text = STRICT_UTF8.decode(bytes);
+    } catch {
+      // Bytes that are not UTF-8 were read as U+FFFD before: a silent change of what was sent.
+      throw malformedJson('The request body is not valid UTF-8');
+    }
     if (text.trim() === '') {
       if (!optional) throw missingBody();
       req.body = {};
@@ -187,6 +197,8 @@ export class RequestBodyGuard implements CanActivate {
       throw malformedJson('The request body must be a JSON object');
     const forbidden = forbiddenKeyErrors(body);
     if (forbidden.length) throw new ValidationProblem(forbidden);
+    const unstorable = unstorableTextErrors(body);
+    if (unstorable.length) throw new ValidationProblem(unstorable);
     req.body = body;
   }
 }
@@ -226,4 +238,33 @@ export function refuseContentEncoding(req: Request, _res: Response, next: NextFu
       headers: { 'Accept-Encoding': 'identity' },
     }),
   );
+}
+
+/**
+ * Query strings must be UTF-8 percent-encoding: Node's parser read `%FF`, an encoded surrogate
+ * (`%ED%A0%80`) or a stray `%` as U+FFFD and the route answered as if that had been sent. A
+ * header-like check on the raw URL, before credentials, like the Content-Encoding one.
+ */
+export function refuseMalformedQuery(req: Request, _res: Response, next: NextFunction): void {
+  const start = req.url.indexOf('?');
+  if (start < 0) return next();
+  for (const pair of req.url.slice(start + 1).split('&')) {
+    const eq = pair.indexOf('=');
+    const name = eq < 0 ? pair : pair.slice(0, eq);
+    const decodedName = decodeQueryPart(name);
+    if (decodedName === undefined || decodeQueryPart(eq < 0 ? '' : pair.slice(eq + 1)) === undefined) {
+      return next(
+        new ValidationProblem([{ path: decodedName ?? 'query', message: 'must be UTF-8 text, percent-encoded' }]),
+      );
+    }
+  }
+  next();
+}
+
+function decodeQueryPart(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return undefined;
+  }
 }

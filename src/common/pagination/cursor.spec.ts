@@ -24,4 +24,12 @@ describe('cursor encoding', () => {
       expect((e as Problem).code).toBe('invalid_cursor');
     }
   });
+
+  it('takes timestamps only as encodeCursor writes them, in years 0001-9999', () => {
+    const ok = encodeCursor(['2026-01-01T00:00:00.000Z', 42]);
+    expect(decodeCursor(ok, ['timestamp', 'number'])).toEqual(['2026-01-01T00:00:00.000Z', 42]);
+    for (const forged of ['+275760-09-13T00:00:00.000Z', '2024-02-30T00:00:00.000Z', '2026-01-01', 'not a date', 1]) {
+      expect(() => decodeCursor(encodeCursor([forged, 1]), ['timestamp', 'number'])).toThrow(Problem);
+    }
+  });
 });

@@ -10,8 +10,13 @@ export function encodeCursor(values: CursorValue[]): string {
   return Buffer.from(JSON.stringify(values)).toString('base64url');
 }
 
+/** What each value of a cursor is: a timestamp is an ISO string as encodeCursor wrote it (years 0001-9999). */
+export type CursorShape = 'string' | 'number' | 'timestamp';
+
+const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
 /** Decodes a cursor and checks it has the expected shape; anything else is a 400. */
-export function decodeCursor(cursor: string, shape: Array<'string' | 'number'>): CursorValue[] {
+export function decodeCursor(cursor: string, shape: CursorShape[]): CursorValue[] {
   let values: unknown;
   try {
     values = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
@@ -20,7 +25,16 @@ export function decodeCursor(cursor: string, shape: Array<'string' | 'number'>):
   }
   if (!Array.isArray(values) || values.length !== shape.length) throw invalidCursor();
   values.forEach((v, i) => {
-    if (typeof v !== shape[i] || (typeof v === 'number' && !Number.isSafeInteger(v))) throw invalidCursor();
+    // A forged timestamp out of PostgreSQL's range was a 500 (22009) instead of this 400.
+    if (shape[i] === 'timestamp') {
+      if (
+        typeof v !== 'string' ||
+        !ISO_TIMESTAMP.test(v) ||
+        Number.isNaN(Date.parse(v)) ||
+        new Date(v).toISOString() !== v
+      )
+        throw invalidCursor();
+    } else if (typeof v !== shape[i] || (typeof v === 'number' && !Number.isSafeInteger(v))) throw invalidCursor();
   });
   return values as CursorValue[];
 }

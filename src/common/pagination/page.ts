@@ -82,7 +82,7 @@ export function keysetParameters(columns: KeysetColumn[], query: CursorQueryDto)
   if (!query.cursor) return params;
   decodeCursor(
     query.cursor,
-    columns.map((c) => (c.type === 'number' ? 'number' : 'string')),
+    columns.map((c) => (c.type === 'text' ? 'string' : c.type)),
   ).forEach((v, i) => (params[`keyset_${i}`] = v));
   return params;
 }
