@@ -1,5 +1,5 @@
 import { forwardRef, Inject, Injectable, OnModuleInit } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, LessThan } from 'typeorm';
 import { SiteDirectory } from '../common/auth/principal';
 import { QueueService } from '../common/queue/queue.service';
 import { snapshotOf } from './content-snapshot';
@@ -8,6 +8,12 @@ import { ContentItemEntity } from './entities/content-item.entity';
 import { PublicContentCache } from './public-content.cache';
 
 export const PUBLISH_SCHEDULED_JOB = 'content.publish-scheduled';
+export const PUBLISH_OVERDUE_JOB = 'content.publish-overdue';
+
+/** A scheduled item this long past its time has lost its job (a crash): the sweep queues another. */
+const OVERDUE_MS = 60_000;
+/** Items one sweep queues at most (the next sweep, a minute on, takes the rest). */
+const SWEEP_LIMIT = 1000;
 
 /** The job's payload: ids and the schedule it carries out, never the item. */
 export interface PublishScheduledJob {
@@ -34,6 +40,31 @@ export class ContentPublishJob implements OnModuleInit {
 
   onModuleInit(): void {
     this.queue.register<PublishScheduledJob>(PUBLISH_SCHEDULED_JOB, (data) => this.run(data));
+    this.queue.register(PUBLISH_OVERDUE_JOB, async () => void (await this.recover()), {
+      cron: '* * * * *',
+      retryLimit: 0,
+    });
+  }
+
+  /**
+   * Every minute: each item still scheduled a minute after its time gets its job again. A job
+   * held by an instance that was killed waits out its expiry (15 minutes) before a retry; this
+   * publishes within two. Running a job twice is harmless (see run). Answers how many it queued.
+   */
+  async recover(): Promise<number> {
+    const overdue = await this.dataSource.manager.find(ContentItemEntity, {
+      select: { id: true, siteId: true, publishAt: true },
+      where: { status: 'scheduled', publishAt: LessThan(new Date(Date.now() - OVERDUE_MS)) },
+      order: { publishAt: 'ASC' },
+      take: SWEEP_LIMIT,
+    });
+    for (const item of overdue)
+      await this.queue.send<PublishScheduledJob>(PUBLISH_SCHEDULED_JOB, {
+        siteId: item.siteId,
+        contentId: item.id,
+        publishAt: item.publishAt!.toISOString(),
+      });
+    return overdue.length;
   }
 
   async run({ siteId, contentId, publishAt }: PublishScheduledJob): Promise<void> {

@@ -14,6 +14,7 @@ export const EMAIL_DELIVERY_JOB = 'email.deliver';
 export const MESSAGES_PER_JOB = 50;
 /** A message claimed this long ago by a worker that never finished (a crash) is claimed again. */
 const STALE_CLAIM = '5 minutes';
+export const EMAIL_RECOVER_JOB = 'email.recover';
 /** Jobs one instance delivers at once (2 loops of 16); each sends its messages over the pool. */
 const CONCURRENCY = 2;
 const BATCH_SIZE = 16;
@@ -51,6 +52,10 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
       concurrency: CONCURRENCY,
       batchSize: BATCH_SIZE,
     });
+    this.queue.register(EMAIL_RECOVER_JOB, async () => void (await this.recover()), {
+      cron: '* * * * *',
+      retryLimit: 0,
+    });
   }
 
   /**
@@ -59,16 +64,39 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
    */
   async onApplicationBootstrap(): Promise<void> {
     if (!this.transport.configured || !this.config.JOBS_ENABLED) return;
+    const queued = await this.requeue(
+      `SELECT site_id, id FROM email_messages WHERE status = 'queued' AND created_at < now() - interval '1 minute'
+        ORDER BY id LIMIT 10000`,
+    );
+    if (queued > 0) this.logger.log({ messages: queued }, 'Queued messages recorded while SMTP was not configured');
+  }
+
+  /**
+   * Every minute (EMAIL_RECOVER_JOB): messages claimed more than STALE_CLAIM ago and still
+   * `sending` belong to a sender that stopped (a killed instance): they get a delivery job
+   * again, which claims them. Without this they would wait for their job's expiry (15 minutes)
+   * and its retry. Answers how many messages it queued again.
+   */
+  async recover(): Promise<number> {
+    if (!this.transport.configured) return 0;
+    return this.requeue(
+      `SELECT site_id, id FROM email_messages WHERE status = 'sending' AND claimed_at < now() - interval '${STALE_CLAIM}'
+        ORDER BY claimed_at LIMIT 10000`,
+    );
+  }
+
+  /** Queues delivery jobs for the messages `select` names (site_id, id); answers how many. */
+  private async requeue(select: string): Promise<number> {
     const { rows } = await sql<{ site_id: number; ids: number[] }>(
       this.dataSource,
-      `SELECT site_id, array_agg(id ORDER BY id) AS ids FROM (
-         SELECT site_id, id FROM email_messages WHERE status = 'queued' AND created_at < now() - interval '1 minute'
-         ORDER BY id LIMIT 10000) w GROUP BY site_id`,
+      `SELECT site_id, array_agg(id ORDER BY id) AS ids FROM (${select}) w GROUP BY site_id`,
       [],
       { bigints: ['site_id'] },
     );
+    let messages = 0;
     for (const row of rows) {
       const ids = row.ids.map(Number);
+      messages += ids.length;
       for (let i = 0; i < ids.length; i += MESSAGES_PER_JOB) {
         await this.queue.send(EMAIL_DELIVERY_JOB, {
           siteId: row.site_id,
@@ -76,8 +104,7 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
         });
       }
     }
-    if (rows.length > 0)
-      this.logger.log({ sites: rows.length }, 'Queued messages recorded while SMTP was not configured');
+    return messages;
   }
 
   async run({ siteId, messageIds }: EmailDeliveryJobData, retryCount = 0): Promise<void> {

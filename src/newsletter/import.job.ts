@@ -1,6 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { QueueService } from '../common/queue/queue.service';
-import { IMPORT_JOB, ImportService } from './import.service';
+import { IMPORT_JOB, IMPORT_RECOVER_JOB, ImportService } from './import.service';
 
 const RETRIES = 5;
 
@@ -33,5 +33,9 @@ export class ImportJob implements OnModuleInit {
       },
       { retryLimit: RETRIES, expireInSeconds: 3600 },
     );
+    this.queue.register(IMPORT_RECOVER_JOB, async () => void (await this.imports.recover()), {
+      cron: '* * * * *',
+      retryLimit: 0,
+    });
   }
 }

@@ -50,6 +50,40 @@ export class ImportRepository {
     await sql(em, 'SET LOCAL synchronous_commit TO off');
   }
 
+  /**
+   * The import is `completed` once no chunk is left, counting one another runner holds in an
+   * open transaction (its deletion is not committed): two runners of one import (a recovered
+   * job beside a slow one) never say completed while a chunk is still being upserted.
+   */
+  async complete(em: EntityManager, importId: number): Promise<boolean> {
+    const { rowCount } = await sql(
+      em,
+      `UPDATE newsletter_imports SET status = 'completed', finished_at = now(), updated_at = now()
+        WHERE id = $1 AND status IN ('queued', 'running')
+          AND NOT EXISTS (SELECT 1 FROM newsletter_import_chunks WHERE import_id = $1)`,
+      [importId],
+    );
+    return rowCount > 0;
+  }
+
+  /**
+   * Imports whose rows stopped moving for `stalledSeconds` while queued or running (their job's
+   * instance was killed): marked as touched now, and answered, so the caller queues them again.
+   */
+  async takeStalled(em: EntityManager, stalledSeconds: number, limit: number): Promise<number[]> {
+    const { rows } = await sql<{ id: number }>(
+      em,
+      `UPDATE newsletter_imports SET updated_at = now() WHERE id IN (
+         SELECT id FROM newsletter_imports
+          WHERE status IN ('queued', 'running') AND updated_at < now() - make_interval(secs => $1)
+          ORDER BY updated_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+       RETURNING id`,
+      [stalledSeconds, limit],
+      { bigints: ['id'] },
+    );
+    return rows.map((r) => r.id);
+  }
+
   async stage(em: EntityManager, importId: number, chunkNo: number, rows: StagedRow[]): Promise<void> {
     if (rows.length === 0) return;
     await sql(

@@ -23,6 +23,9 @@ import { spoolImport, SpooledImport } from './import-upload';
 import { ListsService } from './lists.service';
 
 export const IMPORT_JOB = 'newsletter.import';
+export const IMPORT_RECOVER_JOB = 'newsletter.import-recover';
+/** An unfinished import whose counts stood still this long has lost its runner. */
+const STALLED_SECONDS = 120;
 /** The bad rows an import keeps for its report; the count goes on. */
 export const IMPORT_INVALID_LISTED = 1000;
 /** JSON imports are parsed whole; CSV streams. */
@@ -141,7 +144,21 @@ export class ImportService {
     const outcomes = await Promise.allSettled(Array.from({ length: this.config.NEWSLETTER_IMPORT_WORKERS }, loop));
     const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
     if (failed) throw failed.reason;
-    await this.dataSource.manager.update(ImportEntity, { id: imp.id }, { status: 'completed', finishedAt: new Date() });
+    await this.repository.complete(this.dataSource.manager, imp.id);
+  }
+
+  /**
+   * Every minute (IMPORT_RECOVER_JOB): an import queued or running whose counts have not moved
+   * for two minutes lost its runner (a killed instance; a running batch commits every second or
+   * so): it is queued again. Its job would otherwise wait out its expiry (an hour). A second
+   * runner beside a slow first one is harmless: they take different chunks (SKIP LOCKED).
+   * Answers the imports it queued.
+   */
+  async recover(): Promise<number[]> {
+    const ids = await this.repository.takeStalled(this.dataSource.manager, STALLED_SECONDS, 100);
+    for (const importId of ids) await this.queue.send(IMPORT_JOB, { importId });
+    if (ids.length > 0) this.queue.wake(IMPORT_JOB);
+    return ids;
   }
 
   /** The job gave up on an import (its last retry failed): it says so, and its staged rows go. */

@@ -24,6 +24,8 @@ export const CONTENT_SEARCH_EXPRESSION =
 @Index('content_items_site_id_status_published_at_id_idx', ['siteId', 'status', 'publishedAt', 'id'])
 // The key holder's list of every status, newest first.
 @Index('content_items_site_id_created_at_id_idx', ['siteId', 'createdAt', 'id'])
+// The recovery sweep: scheduled items past their time (content-publish.job.ts).
+@Index('content_items_scheduled_idx', ['publishAt'], { where: `"status" = 'scheduled'` })
 // GIN indexes written by hand in the migration (TypeORM cannot declare them).
 @Index('content_items_search_idx', { synchronize: false })
 @Index('content_items_tags_idx', { synchronize: false })

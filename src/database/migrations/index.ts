@@ -18,6 +18,7 @@ import { EmailExtraHeaders1795410000000 } from './1795410000000-email-extra-head
 import { NewsletterImportChunks1795415000000 } from './1795415000000-newsletter-import-chunks';
 import { AccountDeletionIndexes1795416000000 } from './1795416000000-account-deletion-indexes';
 import { NewsletterSeries1795430000000 } from './1795430000000-newsletter-series';
+import { RecoverySweeps1795440000000 } from './1795440000000-recovery-sweeps';
 import { NewsletterCampaigns1795420000000 } from './1795420000000-newsletter-campaigns';
 
 /**
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   AccountDeletionIndexes1795416000000,
   NewsletterCampaigns1795420000000,
   NewsletterSeries1795430000000,
+  RecoverySweeps1795440000000,
 ];

@@ -17,6 +17,8 @@ export interface InvalidRow {
 /** An import of subscribers and its progress (the status resource of a queued import). */
 @Entity('newsletter_imports')
 @Index('newsletter_imports_site_id_id_idx', ['siteId', 'id'])
+// The recovery sweep: imports that stopped moving (import.job.ts).
+@Index('newsletter_imports_unfinished_idx', ['updatedAt'], { where: `"status" IN ('queued', 'running')` })
 @Check('newsletter_imports_status_check', `"status" IN ('queued', 'running', 'completed', 'failed')`)
 export class ImportEntity {
   @IdColumn() id: number;
