@@ -15,7 +15,7 @@ describe('Recovery sweeps', () => {
   let smtp: SmtpSink;
   let t: TestApp;
   let a: Tenant;
-  const one = async <T>(text: string, params: unknown[] = []) => ((await t.db.query(text, params)) as T[])[0];
+  const one = async <T>(text: string, params: unknown[] = []) => (await t.db.query<T[]>(text, params))[0];
 
   beforeAll(async () => {
     smtp = await startSmtpSink();
