@@ -101,10 +101,17 @@ function rssOf(pid) {
  * request from `next(i)` ({ method, path, body, headers }); the server's resident memory sampled
  * every 100 ms (the largest process: a worker, or the only one).
  */
-async function loadRow(server, base, next, { seconds = SECONDS, warmup = WARMUP, connections = CONNECTIONS } = {}) {
+async function loadRow(
+  server,
+  base,
+  next,
+  { seconds = SECONDS, warmup = WARMUP, connections = CONNECTIONS, beforeMeasured } = {},
+) {
   let i = 0;
   const requests = [{ setupRequest: (req) => ({ ...req, ...next(i++) }) }];
   if (warmup > 0) await autocannon({ url: base, connections, duration: warmup, requests });
+  // After the warm-up, whose requests the server may still be finishing: what the row counts from.
+  if (beforeMeasured) await beforeMeasured();
   let peak = 0;
   const sampler = server ? setInterval(() => (peak = Math.max(peak, rssOf(server.child.pid).max)), 100) : null;
   const started = process.cpuUsage();
@@ -333,7 +340,9 @@ async function main() {
       console.error(`seeding ${int(SIZES.content)} content items…`);
       await seedContent(c, site.id, 1, SIZES.content, 'post-');
       console.error(`seeding ${int(SIZES.products)} products…`);
-      await seedProducts(c, site.id, 1, SIZES.products, categoryId);
+      // One category of 50 products (the v1 category route answers it whole); the rest uncategorised.
+      await seedProducts(c, site.id, 1, 50, categoryId);
+      await seedProducts(c, site.id, 51, SIZES.products);
       console.error(`seeding ${int(SIZES.subscriptions)} subscriptions and memberships…`);
       await seedSubscriptions(c, site.id, 1, SIZES.subscriptions, listId);
       console.error(`seeding ${int(SIZES.users)} site users with sessions…`);
@@ -567,10 +576,17 @@ async function main() {
     for (let round = 0; round < ROUNDS; round++) {
       const results = {};
       for (const r of ROWS) {
-        const before = r.id === 'open' ? await countOpens() : 0;
+        let before = 0;
         const m = await loadRow(serverOf(r), at(r.port), r.next, {
           warmup: round === 0 ? WARMUP * 2 : WARMUP,
           connections: r.connections ?? CONNECTIONS,
+          beforeMeasured:
+            r.id === 'open'
+              ? async () => {
+                  await sleep(1000);
+                  before = await countOpens();
+                }
+              : undefined,
         });
         if (r.id === 'open') {
           await sleep(1000);
@@ -796,7 +812,7 @@ async function main() {
         `${f2(Math.min(...workerLines.map((l) => l.x)))}–${f2(Math.max(...workerLines.map((l) => l.x)))}`,
       ],
       [
-        `Deep keyset page within 20 % of page 1 (${int(SIZES.subscriptions)} rows)`,
+        `Deep keyset page within 20 % of page 1 (${int(SIZES.subscriptions)} rows): at least 80 % of its rate`,
         rowLines.find((l) => l.r.id === 'subsDeep').met,
         `${(rowLines.find((l) => l.r.id === 'subsDeep').mid * 100).toFixed(0)} %`,
       ],
@@ -824,7 +840,7 @@ Run: ${new Date().toISOString()}, Node ${process.version}, ${cpus().length} core
 ${targets.map(([name, ok, value]) => `| ${name} | ${verdict(ok)} | ${value} |`).join('\n')}`;
     const service = `## The service on realistic data (issue 17)
 
-Data: ${sizesText} in site \`demo\`, seeded by SQL into an embedded PostgreSQL the bench starts. Servers (\`node dist/src/main.js\`, as \`npm start\` runs it), the baselines and PostgreSQL (postmaster and every backend) pinned to core 1; the load generator, autocannon (wrk not installed) in the bench process, on core 0; ${CONNECTIONS} connections (32 for orders), ${WARMUP * 2} s warm-up in the first round (${WARMUP} s after), ${SECONDS} s measured, ${ROUNDS} round${ROUNDS > 1 ? 's' : ''}. "cache on" rows read the in-process read caches (CONTENT_CACHE_TTL_MS, CATALOG_CACHE_TTL_MS at their defaults); every other read row runs on a server with both at 0, so each request reads PostgreSQL (the key, session and site lookups stay cached, as in production). Peak RSS: the server's resident set sampled every 100 ms during the row. A row with any non-2xx answer or socket error is invalid. Ratios are taken within a round; the table shows the median round.
+Data: ${sizesText} in site \`demo\` (one product category of 50 products), seeded by SQL into an embedded PostgreSQL the bench starts. Servers (\`node dist/src/main.js\`, as \`npm start\` runs it), the baselines and PostgreSQL (postmaster and every backend) pinned to core 1; the load generator, autocannon (wrk not installed) in the bench process, on core 0; ${CONNECTIONS} connections (32 for orders), ${WARMUP * 2} s warm-up in the first round (${WARMUP} s after), ${SECONDS} s measured, ${ROUNDS} round${ROUNDS > 1 ? 's' : ''}. "cache on" rows read the in-process read caches (CONTENT_CACHE_TTL_MS, CATALOG_CACHE_TTL_MS at their defaults); every other read row runs on a server with both at 0, so each request reads PostgreSQL (the key, session and site lookups stay cached, as in production). Peak RSS: the server's resident set sampled every 100 ms during the row. A row with any non-2xx answer or socket error is invalid. Ratios are taken within a round; the table shows the median round.
 
 | row | req/s | p50 ms | p99 ms | non-2xx / errors | peak RSS MB | ratio |
 |---|--:|--:|--:|--:|--:|---|

@@ -106,7 +106,7 @@ async function seedContacts(db, siteId, from, to) {
 async function seedMedia(db, siteId, from, to) {
   await db.query(
     `INSERT INTO media_items (site_id, storage_key, file_name, content_type, filesize, width, height, title, created_at, updated_at)
-     SELECT $1, 'bench/' || $1 || '/' || g || '.jpg', 'photo-' || g || '.jpg', 'image/jpeg', 200000, 1200, 800,
+     SELECT $1, 'bench/' || $1::bigint || '/' || g || '.jpg', 'photo-' || g || '.jpg', 'image/jpeg', 200000, 1200, 800,
             'Photo ' || g, timestamptz '2026-01-01' + g * interval '1 second', now()
        FROM generate_series($2::int, $3::int) g`,
     [siteId, from, to],
