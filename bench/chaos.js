@@ -328,8 +328,9 @@ async function main() {
       const [{ n: events, distinct }] = await query(
         db.url,
         `SELECT count(*)::int AS n, count(DISTINCT payload->>'id')::int AS distinct FROM outbox_events
-          WHERE name = 'content.published' AND (payload->>'id')::bigint = ANY($1)`,
-        [ids],
+          WHERE name = 'content.published' AND site_id = $2 AND (payload->>'id')::bigint = ANY($1)
+            AND payload->>'slug' LIKE 'chaos-scheduled-%'`,
+        [ids, siteId],
       );
       results.push({
         scenario: `${SCHEDULED} items scheduled for one instant`,

@@ -119,9 +119,9 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
 
   /**
    * The jobs of one fetched batch run at once; their messages are claimed in one statement and
-   * their outcomes written in one transaction, so a backlog of one-message jobs (single sends)
-   * costs a few statements per batch rather than several per message. Answers how many of this
-   * job's messages were refused for now.
+   * their outcomes written in a few group transactions as the answers come, so a backlog of
+   * one-message jobs (single sends) costs a few statements per batch rather than several per
+   * message. Answers how many of this job's messages were refused for now.
    */
   private together(part: Part): Promise<number> {
     return new Promise<number>((resolve, reject) => {
@@ -137,11 +137,23 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
     const waiting = this.pending.splice(0);
     try {
       const claimed = await this.claim(waiting.map((w) => w.part));
-      const results = await Promise.all(claimed.map((m) => this.transport.deliver(mailOf(m))));
       const lastTry = new Map(waiting.flatMap((w) => w.part.messageIds.map((id) => [id, w.part.lastTry] as const)));
-      await this.dataSource.transaction(async (em) => {
-        for (const [i, m] of claimed.entries()) await this.settle(em, m, results[i], lastTry.get(m.id) ?? false);
-      });
+      // Each answer is written as soon as the transaction before it commits (those that came in
+      // meanwhile go together): a crash resends only what the SMTP server accepted in the last
+      // few milliseconds, not the whole batch (delivery is at least once; docs/email.md).
+      const outcomes = new GroupWriter<[Claimed, DeliveryResult]>((done) =>
+        this.dataSource.transaction(async (em) => {
+          for (const [m, r] of done) await this.settle(em, m, r, lastTry.get(m.id) ?? false);
+        }),
+      );
+      const results = await Promise.all(
+        claimed.map(async (m) => {
+          const r = await this.transport.deliver(mailOf(m));
+          outcomes.add([m, r]);
+          return r;
+        }),
+      );
+      await outcomes.drain();
       for (const [i, m] of claimed.entries()) {
         const r = results[i];
         const outcome = r.ok ? 'sent' : r.permanent || lastTry.get(m.id) ? 'failed' : 'deferred';
@@ -263,4 +275,41 @@ function mailOf(m: Claimed) {
     envelope: { from, to: [m.recipient] },
     headers: { ...(m.extraHeaders ?? {}), 'X-Sitebase-Message-Id': String(m.id) },
   };
+}
+
+/**
+ * Group commit: items added while a write is in flight are written together by the next one;
+ * at most one write runs at a time. drain() waits for every item and throws the first failure.
+ */
+class GroupWriter<T> {
+  private waiting: T[] = [];
+  private running: Promise<void> | null = null;
+  private failure: Error | null = null;
+
+  constructor(private readonly write: (items: T[]) => Promise<void>) {}
+
+  add(item: T): void {
+    this.waiting.push(item);
+    this.running ??= this.loop();
+  }
+
+  async drain(): Promise<void> {
+    while (this.running) await this.running;
+    if (this.failure) throw this.failure;
+  }
+
+  private async loop(): Promise<void> {
+    // Answers that arrive in the same tick join the first write.
+    await new Promise((r) => setImmediate(r));
+    while (this.waiting.length > 0) {
+      const items = this.waiting;
+      this.waiting = [];
+      try {
+        await this.write(items);
+      } catch (err) {
+        this.failure ??= err instanceof Error ? err : new Error(String(err));
+      }
+    }
+    this.running = null;
+  }
 }
