@@ -19,9 +19,20 @@ const { chmodSync, mkdtempSync, readFileSync, rmSync } = require('node:fs');
 const { cpus, tmpdir } = require('node:os');
 const { join } = require('node:path');
 const autocannon = require('autocannon');
-const { Client } = require('pg');
 const { SMTPServer } = require('smtp-server');
-const { ROOT, PIN, sleep, spawnNode, startServer, waitFor, writeSection, median, summarize } = require('./lib');
+const {
+  ROOT,
+  PIN,
+  sleep,
+  spawnNode,
+  startServer,
+  waitFor,
+  writeSection,
+  median,
+  summarize,
+  apiClient,
+  query,
+} = require('./lib');
 
 const RECIPIENTS = Number(process.env.BENCH_CAMPAIGN_RECIPIENTS ?? 100_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -88,26 +99,7 @@ function pinDatabase(dir, cores) {
   return true;
 }
 
-async function api(method, path, body) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const json = await res.json();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
-
-async function query(url, text, params = []) {
-  const c = new Client({ connectionString: url });
-  await c.connect();
-  try {
-    return (await c.query(text, params)).rows;
-  } finally {
-    await c.end();
-  }
-}
+const api = apiClient(base, headers);
 
 function run(opts) {
   return autocannon({ connections: CONNECTIONS, ...opts });

@@ -14,9 +14,8 @@ const { chmodSync, mkdtempSync, rmSync } = require('node:fs');
 const http = require('node:http');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
-const { Client } = require('pg');
 const { SMTPServer } = require('smtp-server');
-const { ROOT, startServer, sleep, writeSection } = require('./lib');
+const { ROOT, startServer, sleep, writeSection, apiClient, query } = require('./lib');
 
 const RECIPIENTS = Number(process.env.CHAOS_RECIPIENTS ?? 5000);
 const EVENTS = Number(process.env.CHAOS_EVENTS ?? 3000);
@@ -29,26 +28,7 @@ const base = `http://127.0.0.1:${PORT}`;
 const headers = { 'x-api-key': KEY };
 const DEADLINE_MS = 10 * 60_000;
 
-async function api(method, path, body) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const json = res.status === 204 ? null : await res.json();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
-
-async function query(url, text, params = []) {
-  const c = new Client({ connectionString: url });
-  await c.connect();
-  try {
-    return (await c.query(text, params)).rows;
-  } finally {
-    await c.end();
-  }
-}
+const api = apiClient(base, headers);
 
 /** Waits until `check()` answers truthy, polling; throws after the deadline with `what`. */
 async function until(what, check, ms = DEADLINE_MS) {

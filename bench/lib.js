@@ -175,6 +175,35 @@ function summarize(name, met, value) {
   if (file) require('node:fs').appendFileSync(file, `${JSON.stringify({ name, met, value })}\n`);
 }
 
+/**
+ * A JSON client of a bench's server: `api(method, path, body)` sends the key's headers, answers
+ * the parsed body (null for a 204) and throws on any non-2xx answer.
+ */
+function apiClient(base, headers) {
+  return async function api(method, path, body) {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const json = res.status === 204 ? null : await res.json();
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+}
+
+/** The rows of one statement, on a connection of its own. */
+async function query(url, text, params = []) {
+  const { Client } = require('pg');
+  const c = new Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query(text, params)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
 function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)];
@@ -192,4 +221,6 @@ module.exports = {
   median,
   benchDatabase,
   summarize,
+  apiClient,
+  query,
 };

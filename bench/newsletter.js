@@ -19,7 +19,7 @@ const { chmodSync, mkdtempSync, readFileSync, rmSync } = require('node:fs');
 const { cpus, tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { Client } = require('pg');
-const { ROOT, startServer, writeSection, median, PIN, summarize } = require('./lib');
+const { ROOT, startServer, writeSection, median, PIN, summarize, apiClient } = require('./lib');
 const { measure, LOAD_GENERATOR } = require('./wrk');
 
 const QUICK = process.env.BENCH_QUICK === '1' || process.argv.includes('--quick');
@@ -47,16 +47,7 @@ function memoryOf(pid) {
   return { peak: Math.round(kb('VmHWM') / 1024), now: Math.round(kb('VmRSS') / 1024) };
 }
 
-async function api(method, path, body) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const json = await res.json();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
+const api = apiClient(base, headers);
 
 /**
  * One import, from the first byte sent until its status resource says completed, sampling the
