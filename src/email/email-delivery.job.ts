@@ -15,6 +15,8 @@ export const MESSAGES_PER_JOB = 50;
 /** A message claimed this long ago by a worker that never finished (a crash) is claimed again. */
 const STALE_CLAIM = '5 minutes';
 export const EMAIL_RECOVER_JOB = 'email.recover';
+/** Messages of a batch being sent or sent but not yet recorded, at most (see flush). */
+const UNRECORDED = 64;
 /** Jobs one instance delivers at once (2 loops of 16); each sends its messages over the pool. */
 const CONCURRENCY = 2;
 const BATCH_SIZE = 16;
@@ -148,6 +150,9 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
       );
       const results = await Promise.all(
         claimed.map(async (m) => {
+          // At most UNRECORDED messages between the start of their sending and their written
+          // answer: sending never runs ahead of the record (what a crash would send again).
+          await outcomes.room(UNRECORDED);
           const r = await this.transport.deliver(mailOf(m));
           outcomes.add([m, r]);
           return r;
@@ -285,8 +290,17 @@ class GroupWriter<T> {
   private waiting: T[] = [];
   private running: Promise<void> | null = null;
   private failure: Error | null = null;
+  /** Taken by room(), given back when the item is written. */
+  private taken = 0;
+  private readonly wanting: Array<() => void> = [];
 
   constructor(private readonly write: (items: T[]) => Promise<void>) {}
+
+  /** Resolves once fewer than `limit` items are taken and not yet written; takes one. */
+  async room(limit: number): Promise<void> {
+    while (this.taken >= limit) await new Promise<void>((r) => this.wanting.push(r));
+    this.taken += 1;
+  }
 
   add(item: T): void {
     this.waiting.push(item);
@@ -309,6 +323,8 @@ class GroupWriter<T> {
       } catch (err) {
         this.failure ??= err instanceof Error ? err : new Error(String(err));
       }
+      this.taken = Math.max(0, this.taken - items.length);
+      for (const wake of this.wanting.splice(0)) wake();
     }
     this.running = null;
   }
