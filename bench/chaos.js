@@ -15,7 +15,7 @@ const http = require('node:http');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { SMTPServer } = require('smtp-server');
-const { ROOT, startServer, sleep, writeSection, apiClient, query } = require('./lib');
+const { startServer, sleep, writeSection, apiClient, query, benchServerDb } = require('./lib');
 
 const RECIPIENTS = Number(process.env.CHAOS_RECIPIENTS ?? 5000);
 const EVENTS = Number(process.env.CHAOS_EVENTS ?? 3000);
@@ -104,24 +104,17 @@ async function main() {
   const rx = await receiver();
   const results = [];
   try {
-    const { startEmbeddedPostgres } = require(join(ROOT, 'dist/src/database/embedded'));
-    db = await startEmbeddedPostgres({
-      dir: join(dataDir, 'pg'),
-      port: PG_PORT,
-      database: 'sitebase',
-      persistent: false,
-    });
-    const env = {
-      DATABASE_URL: db.url,
-      BOOTSTRAP_API_KEY: KEY,
-      BOOTSTRAP_SITE: 'demo',
-      LOG_LEVEL: 'warn',
-      PORT: String(PORT),
-      SMTP_URL: smtp.url,
-      RATE_LIMIT_KEY_MAX: '0',
-      WEBHOOKS_ALLOW_PRIVATE: 'true',
-      WEBHOOKS_ALLOW_HTTP: 'true',
-    };
+    let env;
+    ({ db, env } = await benchServerDb(dataDir, PG_PORT, {
+      key: KEY,
+      port: PORT,
+      extra: {
+        SMTP_URL: smtp.url,
+        RATE_LIMIT_KEY_MAX: '0',
+        WEBHOOKS_ALLOW_PRIVATE: 'true',
+        WEBHOOKS_ALLOW_HTTP: 'true',
+      },
+    }));
     const start = () => startServer(env, { pin: false });
     let kills = 0;
     /** SIGKILL: no shutdown hook, no drain, no commit of what is in flight. */

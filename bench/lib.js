@@ -192,6 +192,29 @@ function apiClient(base, headers) {
   };
 }
 
+/**
+ * The embedded PostgreSQL of a bench run in `dataDir` (thrown away after), and the settings of a
+ * server on it: the bootstrap site `demo` with `key`, on `port`, plus `extra`.
+ */
+async function benchServerDb(dataDir, pgPort, { key, port, extra = {} }) {
+  const { startEmbeddedPostgres } = require(join(ROOT, 'dist/src/database/embedded'));
+  const db = await startEmbeddedPostgres({
+    dir: join(dataDir, 'pg'),
+    port: pgPort,
+    database: 'sitebase',
+    persistent: false,
+  });
+  const env = {
+    DATABASE_URL: db.url,
+    BOOTSTRAP_API_KEY: key,
+    BOOTSTRAP_SITE: 'demo',
+    LOG_LEVEL: 'warn',
+    PORT: String(port),
+    ...extra,
+  };
+  return { db, env };
+}
+
 /** The rows of one statement, on a connection of its own. */
 async function query(url, text, params = []) {
   const { Client } = require('pg');
@@ -223,4 +246,5 @@ module.exports = {
   summarize,
   apiClient,
   query,
+  benchServerDb,
 };

@@ -19,7 +19,7 @@ const { chmodSync, mkdtempSync, readFileSync, rmSync } = require('node:fs');
 const { cpus, tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { Client } = require('pg');
-const { ROOT, startServer, writeSection, median, PIN, summarize, apiClient } = require('./lib');
+const { ROOT, startServer, writeSection, median, PIN, summarize, apiClient, benchServerDb } = require('./lib');
 const { measure, LOAD_GENERATOR } = require('./wrk');
 
 const QUICK = process.env.BENCH_QUICK === '1' || process.argv.includes('--quick');
@@ -107,21 +107,14 @@ async function main() {
   try {
     // Unpinned, server and database alike: an import is work that wants every core
     // (bench/lib.js startServer), and the list rows are compared within their own round.
-    const { startEmbeddedPostgres } = require(join(ROOT, 'dist/src/database/embedded'));
-    db = await startEmbeddedPostgres({
-      dir: join(dataDir, 'pg'),
-      port: PG_PORT,
-      database: 'sitebase',
-      persistent: false,
-    });
-    const env = {
-      DATABASE_URL: db.url,
-      BOOTSTRAP_API_KEY: KEY,
-      BOOTSTRAP_SITE: 'demo',
-      LOG_LEVEL: 'warn',
-      PORT: String(PORT),
-      RATE_LIMIT_KEY_MAX: '0',
-    };
+    let env;
+    ({ db, env } = await benchServerDb(dataDir, PG_PORT, {
+      key: KEY,
+      port: PORT,
+      extra: {
+        RATE_LIMIT_KEY_MAX: '0',
+      },
+    }));
     server = await startServer(env, { pin: false, quiet: process.env.BENCH_VERBOSE !== '1' });
     const pid = server.child.pid;
     const idle = memoryOf(pid);

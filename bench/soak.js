@@ -12,7 +12,7 @@ const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 const autocannon = require('autocannon');
 const { Client } = require('pg');
-const { ROOT, startServer, writeSection } = require('./lib');
+const { startServer, writeSection, benchServerDb } = require('./lib');
 const {
   siteOf,
   seedContent,
@@ -40,24 +40,17 @@ async function main() {
   let server;
   let db;
   try {
-    const { startEmbeddedPostgres } = require(join(ROOT, 'dist/src/database/embedded'));
-    db = await startEmbeddedPostgres({
-      dir: join(dataDir, 'pg'),
-      port: PG_PORT,
-      database: 'sitebase',
-      persistent: false,
-    });
-    const env = {
-      DATABASE_URL: db.url,
-      BOOTSTRAP_API_KEY: KEY,
-      BOOTSTRAP_SITE: 'demo',
-      LOG_LEVEL: 'warn',
-      PORT: String(PORT),
-      // One load generator is one address: the anonymous limit would refuse it (its 429s are
-      // measured elsewhere); the limiter still counts every request.
-      RATE_LIMIT_PUBLIC_MAX: '1000000000',
-      RATE_LIMIT_KEY_MAX: '0',
-    };
+    let env;
+    ({ db, env } = await benchServerDb(dataDir, PG_PORT, {
+      key: KEY,
+      port: PORT,
+      extra: {
+        // One load generator is one address: the anonymous limit would refuse it (its 429s are
+        // measured elsewhere); the limiter still counts every request.
+        RATE_LIMIT_PUBLIC_MAX: '1000000000',
+        RATE_LIMIT_KEY_MAX: '0',
+      },
+    }));
     server = await startServer(env, { pin: false });
     await server.stop();
     const c = new Client({ connectionString: db.url });
