@@ -17,7 +17,18 @@ const { cpus, tmpdir } = require('node:os');
 const { join } = require('node:path');
 const autocannon = require('autocannon');
 const { Client } = require('pg');
-const { ROOT, PIN, spawnNode, startServer, waitFor, writeSection, median, sleep } = require('./lib');
+const {
+  ROOT,
+  PIN,
+  ALL_CORES,
+  pinDatabase,
+  spawnNode,
+  startServer,
+  waitFor,
+  writeSection,
+  median,
+  sleep,
+} = require('./lib');
 const { KEY, startDatabase } = require('./fixture');
 const {
   siteOf,
@@ -627,18 +638,7 @@ async function main() {
 
     // ---- Part 2: one worker against every worker, nothing pinned (the same load generator).
     phase('workers');
-    execFileSync(
-      'taskset',
-      [
-        '-a',
-        '-cp',
-        `0-${cpus().length - 1}`,
-        readFileSync(join(dataDir, 'pg', 'postmaster.pid'), 'utf8')
-          .split('\n')[0]
-          .trim(),
-      ],
-      { stdio: 'ignore' },
-    );
+    pinDatabase(join(dataDir, 'pg'), ALL_CORES);
     const WORKER_ROWS = [
       { id: 'health', name: 'GET /health', next: get('/health') },
       { id: 'contentCached', name: 'content list, anonymous, cache on', next: get(`${v2}/content?limit=20`) },
@@ -716,18 +716,7 @@ async function main() {
       { pin: true },
     );
     children.push(growthServer);
-    execFileSync(
-      'taskset',
-      [
-        '-a',
-        '-cp',
-        PIN ? PIN.server[1][1] : '0',
-        readFileSync(join(dataDir, 'pg', 'postmaster.pid'), 'utf8')
-          .split('\n')[0]
-          .trim(),
-      ],
-      { stdio: 'ignore' },
-    );
+    pinDatabase(join(dataDir, 'pg'), PIN ? PIN.server[1][1] : ALL_CORES);
     const growthSite = await withDb(db.url, (c) => siteOf(c, 'growth'));
     const routes = growthRoutes(growthSite, at(PORTS.nocache));
     const growth = [];

@@ -14,7 +14,6 @@
 //     stored).
 //
 // Writes the campaign section of docs/benchmarks.md.
-const { execFileSync } = require('node:child_process');
 const { chmodSync, mkdtempSync, readFileSync, rmSync } = require('node:fs');
 const { cpus, tmpdir } = require('node:os');
 const { join } = require('node:path');
@@ -23,6 +22,8 @@ const { SMTPServer } = require('smtp-server');
 const {
   ROOT,
   PIN,
+  ALL_CORES,
+  pinDatabase,
   sleep,
   spawnNode,
   startServer,
@@ -90,15 +91,6 @@ function memoryOf(pid) {
   return { peak: Math.round(kb('VmHWM') / 1024), now: Math.round(kb('VmRSS') / 1024) };
 }
 
-/** The postmaster and its children on these cores (backends fork from it and inherit them). */
-function pinDatabase(dir, cores) {
-  if (!PIN) return false;
-  const pid = readFileSync(join(dir, 'postmaster.pid'), 'utf8').split('\n')[0].trim();
-  const pids = execFileSync('ps', ['-o', 'pid=', '--ppid', pid]).toString().split(/\s+/).filter(Boolean);
-  for (const p of [pid, ...pids]) execFileSync('taskset', ['-a', '-cp', cores, p], { stdio: 'ignore' });
-  return true;
-}
-
 const api = apiClient(base, headers);
 
 function run(opts) {
@@ -117,7 +109,7 @@ async function main() {
     const { startEmbeddedPostgres } = require(join(ROOT, 'dist/src/database/embedded'));
     db = await startEmbeddedPostgres({ dir: pgDir, port: PG_PORT, database: 'sitebase', persistent: false });
     // Part 1 wants every core: the send job, the delivery job and PostgreSQL work at once.
-    pinDatabase(pgDir, `0-${cpus().length - 1}`);
+    pinDatabase(pgDir, ALL_CORES);
     smtp = await sink();
     const env = {
       DATABASE_URL: db.url,

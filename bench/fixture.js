@@ -1,11 +1,9 @@
 'use strict';
 // What bench/run.js and bench/profile.js share: an embedded PostgreSQL pinned beside the servers,
 // and 1,000 published items of about 1 KB in site `demo`.
-const { execFileSync } = require('node:child_process');
-const { readFileSync } = require('node:fs');
 const { join } = require('node:path');
 const { Client } = require('pg');
-const { ROOT, PIN } = require('./lib');
+const { ROOT, PIN, ALL_CORES, pinDatabase } = require('./lib');
 
 const KEY = 'sb_live_hotpathbenchhotpathbenchhotpath1234';
 const ITEMS = 1000;
@@ -15,14 +13,7 @@ const PG_PORT = 54392;
 async function startDatabase(dir, port = PG_PORT) {
   const { startEmbeddedPostgres } = require(join(ROOT, 'dist/src/database/embedded'));
   const db = await startEmbeddedPostgres({ dir, port, database: 'sitebase', persistent: false });
-  // Backends fork from the postmaster and inherit its core: pin it (and what it has started).
-  let pinned = false;
-  if (PIN) {
-    const pid = readFileSync(join(dir, 'postmaster.pid'), 'utf8').split('\n')[0].trim();
-    const pids = execFileSync('ps', ['-o', 'pid=', '--ppid', pid]).toString().split(/\s+/).filter(Boolean);
-    for (const p of [pid, ...pids]) execFileSync('taskset', ['-a', '-cp', PIN.server[1][1], p], { stdio: 'ignore' });
-    pinned = true;
-  }
+  const pinned = pinDatabase(dir, PIN ? PIN.server[1][1] : ALL_CORES);
   return { ...db, pinned };
 }
 

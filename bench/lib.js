@@ -24,11 +24,29 @@ const PIN = (() => {
   }
 })();
 
+/** Every core of this machine, as taskset writes them (`0-1`). */
+const ALL_CORES = `0-${os.cpus().length - 1}`;
+
+/**
+ * Puts an embedded PostgreSQL in `dir` (its postmaster and every process it has started: backends,
+ * background writers, I/O workers) on `cores` (`ALL_CORES`, or `PIN.server[1][1]` beside a pinned
+ * server); backends started later fork from the postmaster and inherit them. A database started by
+ * a bench inherits the bench's own core (core 0, the load generator's), so every bench says where
+ * its database runs. Answers false when pinning is not available here.
+ */
+function pinDatabase(dir, cores) {
+  if (!PIN) return false;
+  const pid = readFileSync(join(dir, 'postmaster.pid'), 'utf8').split('\n')[0].trim();
+  const pids = execFileSync('ps', ['-o', 'pid=', '--ppid', pid]).toString().split(/\s+/).filter(Boolean);
+  for (const p of [pid, ...pids]) execFileSync('taskset', ['-a', '-cp', cores, p], { stdio: 'ignore' });
+  return true;
+}
+
 /** Spawns `node args`, on the server core when `pin` is asked for and pinning works. */
 function spawnNode(args, options, pin = true) {
   if (!PIN) return spawn(process.execPath, args, options);
   // Children inherit this process's core; an unpinned server is given all of them back.
-  const cores = pin ? PIN.server[1] : ['-c', `0-${os.cpus().length - 1}`];
+  const cores = pin ? PIN.server[1] : ['-c', ALL_CORES];
   return spawn('taskset', [...cores, process.execPath, ...args], options);
 }
 
@@ -193,8 +211,8 @@ function apiClient(base, headers) {
 }
 
 /**
- * The embedded PostgreSQL of a bench run in `dataDir` (thrown away after), and the settings of a
- * server on it: the bootstrap site `demo` with `key`, on `port`, plus `extra`.
+ * The embedded PostgreSQL of a bench run in `dataDir` (thrown away after), on every core, and the
+ * settings of a server on it: the bootstrap site `demo` with `key`, on `port`, plus `extra`.
  */
 async function benchServerDb(dataDir, pgPort, { key, port, extra = {} }) {
   const { startEmbeddedPostgres } = require(join(ROOT, 'dist/src/database/embedded'));
@@ -204,6 +222,8 @@ async function benchServerDb(dataDir, pgPort, { key, port, extra = {} }) {
     database: 'sitebase',
     persistent: false,
   });
+  // Started from this process, it would share the load generator's core.
+  pinDatabase(join(dataDir, 'pg'), ALL_CORES);
   const env = {
     DATABASE_URL: db.url,
     BOOTSTRAP_API_KEY: key,
@@ -235,6 +255,8 @@ function median(xs) {
 module.exports = {
   ROOT,
   PIN,
+  ALL_CORES,
+  pinDatabase,
   sleep,
   waitFor,
   spawnNode,
