@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppMetrics } from '../common/metrics/app-metrics';
-import { recordEvent } from '../common/outbox/record-event';
+import { recordEvents } from '../common/outbox/record-event';
 import { QueueService } from '../common/queue/queue.service';
 import { AppConfig } from '../config/app-config';
 import { sql } from '../database/sql';
@@ -144,9 +144,7 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
       // meanwhile go together): a crash resends only what the SMTP server accepted in the last
       // few milliseconds, not the whole batch (delivery is at least once; docs/email.md).
       const outcomes = new GroupWriter<[Claimed, DeliveryResult]>((done) =>
-        this.dataSource.transaction(async (em) => {
-          for (const [m, r] of done) await this.settle(em, m, r, lastTry.get(m.id) ?? false);
-        }),
+        this.dataSource.transaction((em) => this.settle(em, done, lastTry)),
       );
       const results = await Promise.all(
         claimed.map(async (m) => {
@@ -190,36 +188,64 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
     return rows.sort((a, b) => a.id - b.id);
   }
 
-  private async settle(em: EntityManager, m: Claimed, result: DeliveryResult, lastTry: boolean): Promise<void> {
-    const scope = { id: m.siteId, accountId: await this.accountOf(em, m.siteId) };
-    const payload = {
+  /**
+   * Writes a group of answers set-based: one UPDATE per outcome (sent, failed, deferred) over
+   * the group's ids, and one INSERT of the email.sent / email.failed events per site. A
+   * campaign's copies settle hundreds a second: a statement or two per message was the send's
+   * bottleneck (docs/email.md, "Delivery").
+   */
+  private async settle(em: EntityManager, done: Array<[Claimed, DeliveryResult]>, lastTry: Map<number, boolean>) {
+    const sent: Array<[Claimed, Extract<DeliveryResult, { ok: true }>]> = [];
+    const failed: Array<[Claimed, string]> = [];
+    const deferred: Array<[Claimed, string]> = [];
+    for (const [m, r] of done) {
+      if (r.ok) sent.push([m, r]);
+      else if (r.permanent || lastTry.get(m.id)) failed.push([m, r.error]);
+      else deferred.push([m, r.error]);
+    }
+    if (sent.length > 0)
+      await sql(
+        em,
+        `UPDATE email_messages m SET status = 'sent', sent_at = now(), smtp_response = u.response,
+           smtp_message_id = u.message_id, error = NULL, claimed_at = NULL, updated_at = now()
+          FROM unnest($1::bigint[], $2::text[], $3::text[]) AS u(id, response, message_id) WHERE m.id = u.id`,
+        [sent.map(([m]) => m.id), sent.map(([, r]) => r.response.slice(0, 1000)), sent.map(([, r]) => r.messageId)],
+      );
+    if (failed.length > 0)
+      await sql(
+        em,
+        `UPDATE email_messages m SET status = 'failed', failed_at = now(), error = u.error, claimed_at = NULL,
+           updated_at = now()
+          FROM unnest($1::bigint[], $2::text[]) AS u(id, error) WHERE m.id = u.id`,
+        [failed.map(([m]) => m.id), failed.map(([, error]) => error)],
+      );
+    if (deferred.length > 0)
+      await sql(
+        em,
+        `UPDATE email_messages m SET status = 'queued', error = u.error, claimed_at = NULL, updated_at = now()
+          FROM unnest($1::bigint[], $2::text[]) AS u(id, error) WHERE m.id = u.id`,
+        [deferred.map(([m]) => m.id), deferred.map(([, error]) => error)],
+      );
+    const payload = (m: Claimed) => ({
       messageId: m.id,
       batchId: m.batchId,
       to: m.recipient,
       templateType: m.templateType,
       tags: m.tags,
-    };
-    if (result.ok) {
-      await sql(
+    });
+    for (const siteId of new Set([...sent, ...failed].map(([m]) => m.siteId))) {
+      const scope = { id: siteId, accountId: await this.accountOf(em, siteId) };
+      await recordEvents(
         em,
-        `UPDATE email_messages SET status = 'sent', sent_at = now(), smtp_response = $2, smtp_message_id = $3,
-           error = NULL, claimed_at = NULL, updated_at = now() WHERE id = $1`,
-        [m.id, result.response.slice(0, 1000), result.messageId],
+        scope,
+        EMAIL_EVENTS.sent,
+        sent.filter(([m]) => m.siteId === siteId).map(([m, r]) => ({ ...payload(m), smtpMessageId: r.messageId })),
       );
-      await recordEvent(em, scope, EMAIL_EVENTS.sent, { ...payload, smtpMessageId: result.messageId });
-    } else if (result.permanent || lastTry) {
-      await sql(
+      await recordEvents(
         em,
-        `UPDATE email_messages SET status = 'failed', failed_at = now(), error = $2, claimed_at = NULL, updated_at = now()
-          WHERE id = $1`,
-        [m.id, result.error],
-      );
-      await recordEvent(em, scope, EMAIL_EVENTS.failed, { ...payload, error: result.error });
-    } else {
-      await sql(
-        em,
-        `UPDATE email_messages SET status = 'queued', error = $2, claimed_at = NULL, updated_at = now() WHERE id = $1`,
-        [m.id, result.error],
+        scope,
+        EMAIL_EVENTS.failed,
+        failed.filter(([m]) => m.siteId === siteId).map(([m, error]) => ({ ...payload(m), error })),
       );
     }
   }

@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import nodemailer, { SentMessageInfo, Transporter } from 'nodemailer';
+import MailComposer from 'nodemailer/lib/mail-composer';
 import type Mail from 'nodemailer/lib/mailer';
 import { AppConfig } from '../config/app-config';
 
@@ -38,11 +39,20 @@ export class EmailTransport implements OnModuleDestroy {
     return this.transporter !== undefined;
   }
 
+  /**
+   * Sends one message. It is composed into one buffer first (nodemailer's MailComposer) and
+   * handed to the pool as raw MIME with its envelope: streamed straight into the socket, each
+   * encoded line was a write of its own, and those writes cost a campaign send more CPU than
+   * composing did. The bytes are the same either way.
+   */
   async deliver(mail: Mail.Options): Promise<DeliveryResult> {
     if (!this.transporter) throw new Error('SMTP_URL is not set');
     try {
-      const info = (await this.transporter.sendMail(mail)) as { response?: string; messageId?: string };
-      return { ok: true, response: info.response ?? '', messageId: info.messageId ?? null };
+      const message = new MailComposer(mail).compile();
+      const messageId = message.messageId();
+      const raw = await message.build();
+      const info = (await this.transporter.sendMail({ envelope: mail.envelope, raw })) as { response?: string };
+      return { ok: true, response: info.response ?? '', messageId };
     } catch (err) {
       const e = err as Error & { responseCode?: number; response?: string; code?: string };
       const permanent = typeof e.responseCode === 'number' && e.responseCode >= 500 && e.responseCode < 600;

@@ -101,6 +101,8 @@ describe('POST /api/v2/sites/:siteName/email/send over real SMTP', () => {
         error: null,
       }),
     );
+    // The id recorded is the one the copy carries (it is composed before it is handed over).
+    rows.forEach((row) => expect(byRecipient.get(row.recipient)!.parsed.messageId).toBe(row.smtpMessageId));
     const sent = (await eventsOf(t, a, since)).filter((e) => e.name === 'email.sent');
     expect(sent.map((e) => e.payload)).toEqual(
       ids.map((id, i) =>

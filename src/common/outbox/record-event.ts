@@ -1,5 +1,6 @@
 import { EntityManager } from 'typeorm';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { sql } from '../../database/sql';
 import { DomainEvent, isDeclared } from './events';
 import { OutboxEventEntity } from './outbox-event.entity';
 
@@ -28,4 +29,24 @@ export async function recordEvent<P extends object>(
     payload,
   } as QueryDeepPartialEntity<OutboxEventEntity>;
   await em.insert(OutboxEventEntity, row);
+}
+
+/**
+ * Writes many events of one kind and scope in one INSERT, in the order given (their ids follow
+ * it), inside the caller's transaction: what a batch (a group of delivered mails) records.
+ */
+export async function recordEvents<P extends object>(
+  em: EntityManager,
+  scope: EventScope,
+  event: DomainEvent<P>,
+  payloads: P[],
+): Promise<void> {
+  if (!isDeclared(event)) throw new Error(`Event ${event.name} is not declared in a module's events file`);
+  if (payloads.length === 0) return;
+  await sql(
+    em,
+    `INSERT INTO outbox_events (account_id, site_id, name, payload)
+     SELECT $1, $2, $3, u.payload FROM unnest($4::jsonb[]) WITH ORDINALITY AS u(payload, n) ORDER BY u.n`,
+    [scope.accountId, scope.id ?? null, event.name, payloads.map((p) => JSON.stringify(p))],
+  );
 }

@@ -21,6 +21,7 @@ import { NewsletterSeries1795430000000 } from './1795430000000-newsletter-series
 import { RecoverySweeps1795440000000 } from './1795440000000-recovery-sweeps';
 import { NewsletterCampaigns1795420000000 } from './1795420000000-newsletter-campaigns';
 
+import { CampaignMessageStatus1795450000000 } from './1795450000000-campaign-message-status';
 /**
  * Every migration, oldest first. Listed rather than globbed so that the server, the CLI and the
  * test set-up (which runs outside ts-node) load the same classes. `npm run migration:generate`
@@ -49,4 +50,5 @@ export const MIGRATIONS = [
   NewsletterCampaigns1795420000000,
   NewsletterSeries1795430000000,
   RecoverySweeps1795440000000,
+  CampaignMessageStatus1795450000000,
 ];
