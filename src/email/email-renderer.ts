@@ -76,9 +76,7 @@ export class EmailRenderer {
       const rendered = String(await this.html.render(this.parse('html', this.inlined(parts.html)), data));
       const html = /<style[\s>]/i.test(rendered) ? juice(rendered) : rendered;
       const text =
-        parts.text !== null
-          ? String(await this.plain.render(this.parse('text', parts.text), data))
-          : toText(html);
+        parts.text !== null ? String(await this.plain.render(this.parse('text', parts.text), data)) : toText(html);
       return { subject, html, text };
     } catch (err) {
       if (err instanceof ValidationProblem) throw err;
