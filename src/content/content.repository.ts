@@ -114,26 +114,40 @@ export class ContentRepository {
   }
 
   /**
-   * An offset page, newest first, with the total, in one statement (the count is an index-only scan, run once).
+   * An offset page, newest first, with the total, in one statement (v1; docs/content.md "v1
+   * pages"). The offset is walked in the index alone (a deferred join: the page's ids by an
+   * index-only scan of `(site_id, created_at, id)`, then only those rows read), so a page a
+   * million rows deep does not read a million rows; the total is the site's count, kept by
+   * triggers (`content_counts`), not a scan of its items. The offset is a parameter (one
+   * prepared statement a limit); the limit is written into the SQL, so even the generic plan of
+   * that statement expects a page of rows and joins them by primary key (with `LIMIT $n` it
+   * expected a tenth of the table and hashed all of it).
    */
   async offsetPage(
     site: SiteContext,
     limit: number,
     offset: number,
   ): Promise<{ rows: ContentItemEntity[]; total: number }> {
-    const { entities, extra } = await this.offsetReads.read(`${limit}:${offset}`, { siteId: site.id }, () =>
+    const { entities, extra } = await this.offsetReads.read(`limit:${limit}`, { siteId: site.id, offset }, () =>
       this.items
         .createQueryBuilder('c')
-        .addSelect('(SELECT count(*) FROM content_items t WHERE t.site_id = :siteId)', 'total')
+        .addSelect('(SELECT t.items FROM content_counts t WHERE t.site_id = :siteId)', 'total')
         .where('c.site_id = :siteId')
+        .andWhere(
+          `c.id IN (SELECT p.id FROM content_items p WHERE p.site_id = :siteId
+                     ORDER BY p.created_at DESC, p.id DESC LIMIT ${limit} OFFSET :offset)`,
+        )
         .orderBy('c.created_at', 'DESC')
-        .addOrderBy('c.id', 'DESC')
-        .limit(limit)
-        .offset(offset),
+        .addOrderBy('c.id', 'DESC'),
     );
     if (entities.length > 0) return { rows: entities, total: Number(extra(0, 'total')) };
     // Past the last page: no row to carry the total.
-    return { rows: [], total: await this.items.countBy({ siteId: site.id }) };
+    const { rows } = await sql<{ items: string }>(
+      this.items.manager,
+      'SELECT items FROM content_counts WHERE site_id = $1',
+      [site.id],
+    );
+    return { rows: [], total: Number(rows[0]?.items ?? 0) };
   }
 
   /** Every item of the site, newest first. */

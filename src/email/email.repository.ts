@@ -33,6 +33,26 @@ const MESSAGE_SUMMARY: Array<keyof EmailMessageEntity> = [
   'createdAt',
 ];
 
+/** A message to record: what the sender decided; the database adds the rest (queued, 0 attempts, times). */
+export type NewMessage = Pick<
+  EmailMessageEntity,
+  | 'siteId'
+  | 'batchId'
+  | 'recipient'
+  | 'recipientKind'
+  | 'fromHeader'
+  | 'replyTo'
+  | 'toHeader'
+  | 'ccHeader'
+  | 'subject'
+  | 'html'
+  | 'text'
+  | 'templateId'
+  | 'templateType'
+  | 'tags'
+  | 'extraHeaders'
+>;
+
 /**
  * The email lists and gets, on the fast read path (docs/performance.md): newest first by id,
  * over indexes (site_id, id), (site_id, type, id) and (site_id, status, id).
@@ -97,6 +117,65 @@ export class EmailRepository {
       this.messageRows.createQueryBuilder('x').where('x.site_id = :siteId').andWhere('x.id = :id').limit(1),
     );
     return entities[0];
+  }
+
+  /**
+   * Records messages in one INSERT (an array a column, unnested in order), queued: a campaign
+   * batch writes hundreds of rendered copies, and TypeORM's save of as many entities cost more
+   * CPU than rendering them. Answers the entities, in the order given, with their ids and times.
+   */
+  async insertMessages(em: EntityManager, rows: NewMessage[]): Promise<EmailMessageEntity[]> {
+    if (rows.length === 0) return [];
+    const col = <K extends keyof NewMessage>(key: K) => rows.map((r) => r[key]);
+    const { rows: made } = await sql<{ id: number; created_at: Date }>(
+      em,
+      `INSERT INTO email_messages (site_id, batch_id, recipient, recipient_kind, from_header, reply_to, to_header,
+         cc_header, subject, html, text, template_id, template_type, tags, extra_headers)
+       SELECT u.site_id, u.batch_id, u.recipient, u.recipient_kind, u.from_header, u.reply_to, u.to_header,
+              u.cc_header, u.subject, u.html, u.text, u.template_id, u.template_type,
+              ARRAY(SELECT jsonb_array_elements_text(u.tags)), u.extra_headers
+         FROM unnest($1::bigint[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+                     $9::text[], $10::text[], $11::text[], $12::bigint[], $13::text[], $14::jsonb[], $15::jsonb[])
+              WITH ORDINALITY AS u(site_id, batch_id, recipient, recipient_kind, from_header, reply_to, to_header,
+                                   cc_header, subject, html, text, template_id, template_type, tags, extra_headers, n)
+        ORDER BY u.n
+       RETURNING id, created_at`,
+      [
+        col('siteId'),
+        col('batchId'),
+        col('recipient'),
+        col('recipientKind'),
+        col('fromHeader'),
+        col('replyTo'),
+        col('toHeader'),
+        col('ccHeader'),
+        col('subject'),
+        col('html'),
+        col('text'),
+        col('templateId'),
+        col('templateType'),
+        rows.map((r) => JSON.stringify(r.tags)),
+        rows.map((r) => (r.extraHeaders ? JSON.stringify(r.extraHeaders) : null)),
+      ],
+      { bigints: ['id'] },
+    );
+    // Ids are drawn in the order the rows were inserted (ORDER BY u.n): ascending ids match the input.
+    made.sort((a, b) => a.id - b.id);
+    return rows.map((r, i) =>
+      Object.assign(new EmailMessageEntity(), r, {
+        id: made[i].id,
+        status: 'queued' as const,
+        attempts: 0,
+        claimedAt: null,
+        smtpMessageId: null,
+        smtpResponse: null,
+        error: null,
+        sentAt: null,
+        failedAt: null,
+        createdAt: made[i].created_at,
+        updatedAt: made[i].created_at,
+      }),
+    );
   }
 
   /** Messages sent to an address, and the outbox events that name it (a user's erasure). */

@@ -12,7 +12,7 @@ import { EMAIL_DELIVERY_JOB, EmailDeliveryJobData, MESSAGES_PER_JOB } from './em
 import { EmailRenderer, RenderedMail } from './email-renderer';
 import { EmailTemplatesService, ResolvedTemplate } from './email-templates.service';
 import { EmailVariables } from './email-variables';
-import { EmailRepository } from './email.repository';
+import { EmailRepository, NewMessage } from './email.repository';
 import { EmailMessageEntity, RecipientKind } from './entities/email-message.entity';
 
 /** What modules that send mail use to register their template types (docs/email.md, "Adding a template type"). */
@@ -103,7 +103,7 @@ export class EmailService {
   private async record(em: EntityManager, site: SiteContext, mails: MailInput[]): Promise<EmailMessageEntity[][]> {
     const profile = await this.sites.profileOf(site.id, em);
     const from = sender(profile.settings.email, this.mailFrom);
-    const rows: Array<Partial<EmailMessageEntity>> = [];
+    const rows: NewMessage[] = [];
     const sizes: number[] = [];
     // A batch (a campaign's) names the same template in every mail: looked up once.
     const templates = new Map<string, Promise<ResolvedTemplate | null>>();
@@ -159,16 +159,12 @@ export class EmailService {
           templateType: resolved?.type.type ?? null,
           tags: mail.tags ?? [],
           extraHeaders: mail.headers ? checkHeaders(mail.headers) : null,
-          status: 'queued',
         });
       }
       sizes.push(recipients.length);
     }
-    // One INSERT for all rows (TypeORM batches new entities of one save).
-    const saved = await em.save(
-      EmailMessageEntity,
-      rows.map((r) => em.create(EmailMessageEntity, r)),
-    );
+    // One INSERT for all rows: a campaign batch records hundreds of rendered copies at once.
+    const saved = await this.repository.insertMessages(em, rows);
     for (let i = 0; i < saved.length; i += MESSAGES_PER_JOB) {
       const data: EmailDeliveryJobData = {
         siteId: site.id,

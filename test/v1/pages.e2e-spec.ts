@@ -251,6 +251,27 @@ describe('v1 pages', () => {
       expect((await site.api.get(pages(site, '/10/5'))).body).toEqual({ data: [], total: 3, limit: 10, offset: 5 });
     });
 
+    it("the total is the site's own count, kept through creates and deletes (content_counts), never another site's", async () => {
+      const [x, y] = [await createTenant(t), await createTenant(t)];
+      expect((await x.api.get(pages(x, '/10/0'))).body).toEqual({ data: [], total: 0, limit: 10, offset: 0 });
+      const mine = [];
+      for (const title of ['X1', 'X2', 'X3']) mine.push(await create(x, { title }));
+      for (const title of ['Y1', 'Y2']) await create(y, { title });
+      expect((await x.api.delete(pages(x, `/${mine[1].page_id}`))).status).toBe(200);
+      expect((await x.api.get(pages(x, '/1/0'))).body).toEqual({ data: [mine[2]], total: 2, limit: 1, offset: 0 });
+      expect((await x.api.get(pages(x, '/10/9'))).body).toEqual({ data: [], total: 2, limit: 10, offset: 9 });
+      expect((await y.api.get(pages(y, '/1/0'))).body.total).toBe(2);
+      const counted = await t.db.query(
+        `SELECT c.site_id::int AS site, c.items::int AS items, (SELECT count(*)::int FROM content_items i WHERE i.site_id = c.site_id) AS rows
+           FROM content_counts c WHERE c.site_id = ANY($1::bigint[]) ORDER BY c.site_id`,
+        [[x.siteId, y.siteId]],
+      );
+      expect(counted).toEqual([
+        { site: x.siteId, items: 2, rows: 2 },
+        { site: y.siteId, items: 2, rows: 2 },
+      ]);
+    });
+
     it.each([
       ['/0/0', 'limit'],
       ['/101/0', 'limit'],

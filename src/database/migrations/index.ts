@@ -22,6 +22,7 @@ import { RecoverySweeps1795440000000 } from './1795440000000-recovery-sweeps';
 import { NewsletterCampaigns1795420000000 } from './1795420000000-newsletter-campaigns';
 
 import { CampaignMessageStatus1795450000000 } from './1795450000000-campaign-message-status';
+import { ContentCounts1795460000000 } from './1795460000000-content-counts';
 /**
  * Every migration, oldest first. Listed rather than globbed so that the server, the CLI and the
  * test set-up (which runs outside ts-node) load the same classes. `npm run migration:generate`
@@ -51,4 +52,5 @@ export const MIGRATIONS = [
   NewsletterSeries1795430000000,
   RecoverySweeps1795440000000,
   CampaignMessageStatus1795450000000,
+  ContentCounts1795460000000,
 ];
