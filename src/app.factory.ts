@@ -10,6 +10,8 @@ import { createRootLogger, httpLogger, PinoNestLogger } from './common/http/logg
 import { BlockedClients, refuseBlocked } from './common/http/blocked-clients';
 import { PUBLIC_URLS_LOCAL, PublicUrls } from './common/http/public-urls';
 import { MemoizedInputPipe } from './common/http/memoized-input.pipe';
+import { prefilterRoutes } from './common/http/route-prefilter';
+import { memoizeValidationMetadata } from './common/input/validation-metadata';
 import { setupOpenApi } from './common/http/openapi';
 import { corsForBrowsers, securityHeaders } from './common/http/security-headers';
 import { credentials, CredentialsMiddleware } from './common/auth/credentials.middleware';
@@ -65,10 +67,14 @@ export async function createApp({
   app.use(refuseContentEncoding);
   app.use(refuseMalformedQuery);
   app.use(credentials(app.get(CredentialsMiddleware)));
+  // Every DTO class is defined by now (the modules imported them): their rules are fixed.
+  memoizeValidationMetadata();
   app.useGlobalPipes(new MemoizedInputPipe(createValidationPipe()));
   app.useGlobalFilters(new ProblemDetailsFilter());
   if (config.DOCS_ENABLED) setupOpenApi(app);
   await app.init();
+  // Every route is registered now: each gets a cheap segment test before its path expression.
+  prefilterRoutes((app.getHttpAdapter().getInstance() as { router: { stack: unknown[] } }).router.stack);
   return app;
 }
 

@@ -2,6 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestj
 import { DataSource, EntityManager } from 'typeorm';
 import { AppMetrics } from '../common/metrics/app-metrics';
 import { recordEvents } from '../common/outbox/record-event';
+import { GroupWriter } from '../common/queue/group-writer';
 import { QueueService } from '../common/queue/queue.service';
 import { AppConfig } from '../config/app-config';
 import { sql } from '../database/sql';
@@ -306,52 +307,4 @@ function mailOf(m: Claimed) {
     envelope: { from, to: [m.recipient] },
     headers: { ...(m.extraHeaders ?? {}), 'X-Sitebase-Message-Id': String(m.id) },
   };
-}
-
-/**
- * Group commit: items added while a write is in flight are written together by the next one;
- * at most one write runs at a time. drain() waits for every item and throws the first failure.
- */
-class GroupWriter<T> {
-  private waiting: T[] = [];
-  private running: Promise<void> | null = null;
-  private failure: Error | null = null;
-  /** Taken by room(), given back when the item is written. */
-  private taken = 0;
-  private readonly wanting: Array<() => void> = [];
-
-  constructor(private readonly write: (items: T[]) => Promise<void>) {}
-
-  /** Resolves once fewer than `limit` items are taken and not yet written; takes one. */
-  async room(limit: number): Promise<void> {
-    while (this.taken >= limit) await new Promise<void>((r) => this.wanting.push(r));
-    this.taken += 1;
-  }
-
-  add(item: T): void {
-    this.waiting.push(item);
-    this.running ??= this.loop();
-  }
-
-  async drain(): Promise<void> {
-    while (this.running) await this.running;
-    if (this.failure) throw this.failure;
-  }
-
-  private async loop(): Promise<void> {
-    // Answers that arrive in the same tick join the first write.
-    await new Promise((r) => setImmediate(r));
-    while (this.waiting.length > 0) {
-      const items = this.waiting;
-      this.waiting = [];
-      try {
-        await this.write(items);
-      } catch (err) {
-        this.failure ??= err instanceof Error ? err : new Error(String(err));
-      }
-      this.taken = Math.max(0, this.taken - items.length);
-      for (const wake of this.wanting.splice(0)) wake();
-    }
-    this.running = null;
-  }
 }

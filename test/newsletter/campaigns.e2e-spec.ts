@@ -396,5 +396,52 @@ describe('newsletter campaigns: delivery, tracking, statistics', () => {
       ]);
       expect(s.unique_opens).toBe(1);
     });
+
+    it('a burst for one recipient (opens and clicks of both links at once) counts every event once and each first once', async () => {
+      const dan = trackingUrls(byAddress.get('dan@example.com')!);
+      const counters = async () => {
+        const [stats] = await t.db.query(
+          `SELECT opens, unique_opens, clicks, unique_clicks, machine_opens FROM newsletter_campaign_stats WHERE campaign_id = $1`,
+          [campaignId],
+        );
+        const links = await t.db.query(
+          'SELECT link_index, clicks FROM newsletter_campaign_links WHERE campaign_id = $1 ORDER BY link_index',
+          [campaignId],
+        );
+        const [{ n }] = await t.db.query(
+          'SELECT count(*)::int AS n FROM newsletter_tracking_events WHERE campaign_id = $1',
+          [campaignId],
+        );
+        return { stats, links, events: n };
+      };
+      const before = await counters();
+      const ua = 'Mozilla/5.0 (X11; Linux x86_64) Firefox/130.0';
+      const answers = await Promise.all([
+        ...[1, 2, 3].map(() => request(t.server).post(dan.open).set('User-Agent', ua)),
+        ...[1, 2].map(() => request(t.server).post(dan.clicks[0]).set('User-Agent', ua)),
+        request(t.server).post(dan.clicks[1]).set('User-Agent', ua),
+      ]);
+      expect(answers.map((r) => r.status)).toEqual([204, 204, 204, 200, 200, 200]);
+      const after = await counters();
+      expect(after.events - before.events).toBe(6);
+      expect(after.stats).toEqual({
+        opens: before.stats.opens + 3,
+        unique_opens: before.stats.unique_opens + 1,
+        clicks: before.stats.clicks + 3,
+        unique_clicks: before.stats.unique_clicks + 1,
+        machine_opens: before.stats.machine_opens,
+      });
+      expect(after.links).toEqual([
+        { link_index: 0, clicks: before.links[0].clicks + 2 },
+        { link_index: 1, clicks: before.links[1].clicks + 1 },
+      ]);
+      const [firsts] = await t.db.query(
+        `SELECT r.opened_at IS NOT NULL AS opened, r.clicked_at IS NOT NULL AS clicked, r.machine_opened_at IS NULL AS no_machine
+           FROM newsletter_campaign_recipients r JOIN newsletter_subscriptions s ON s.id = r.subscription_id
+          WHERE r.campaign_id = $1 AND s.email = 'dan@example.com'`,
+        [campaignId],
+      );
+      expect(firsts).toEqual({ opened: true, clicked: true, no_machine: true });
+    });
   });
 });
