@@ -2,7 +2,6 @@ import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppMetrics } from '../common/metrics/app-metrics';
 import { recordEvent } from '../common/outbox/record-event';
-import { GroupWriter } from '../common/queue/group-writer';
 import { QueueService } from '../common/queue/queue.service';
 import { AppConfig } from '../config/app-config';
 import { webhookIdOf } from './dto/webhook-delivery.dto';
@@ -15,10 +14,8 @@ import { webhookHeaders } from './webhook-signature';
 import { WEBHOOK_EVENTS } from './webhooks.events';
 import { DeliveryOutcome, WebhooksRepository } from './webhooks.repository';
 
-/** Deliveries one drain reads at a time. */
+/** Deliveries one drain reads and sends before writing their outcomes. */
 const BATCH = 100;
-/** Deliveries sent and not yet recorded, at most (see run): a crash sends these again. */
-const UNRECORDED = 8;
 /** Failures in a row, answered by a reachable endpoint, after which a drain stops. */
 const MAX_FAILURES_IN_A_ROW = 3;
 /** The longest an endpoint that keeps failing is left alone between probes, in seconds. */
@@ -37,9 +34,8 @@ const MAX_PROBE_DELAY = 3600;
  *   answers again.
  * - An endpoint failing without a success for WEBHOOK_DISABLE_AFTER_SECONDS is disabled, with
  *   a `webhook.endpoint_disabled` event.
- * - Outcomes are written as they come (group commit) while the next deliveries go out, with at
- *   most UNRECORDED sent and not yet written; a crash sends those again with the same
- *   `webhook-id`s (at least once).
+ * - Outcomes are written once per batch (two statements); a crash before that sends the batch
+ *   again with the same `webhook-id`s (at least once).
  */
 @Injectable()
 export class WebhookDrain {
@@ -74,18 +70,10 @@ export class WebhookDrain {
         if (next) await this.schedule(endpointId, next);
         return;
       }
-      // Outcomes are written as they come (group commit, one write at a time) while the next
-      // deliveries go out, at most UNRECORDED of them sent and not yet written: what a crash
-      // sends again (with the same webhook-id) is bounded by that, not by the batch.
-      let ended = false;
-      const written = new GroupWriter<DeliveryOutcome>(async (items) => {
-        if ((await this.settle(endpoint, items, false)).ended) ended = true;
-      });
+      const outcomes: DeliveryOutcome[] = [];
       let inARow = 0;
-      let stopping: DeliveryOutcome | null = null;
+      let stop = false;
       for (const d of due) {
-        await written.room(UNRECORDED);
-        if (ended || written.failure) break;
         const attemptedAt = new Date();
         const result = await this.sender.send({
           url: endpoint.url,
@@ -97,48 +85,46 @@ export class WebhookDrain {
         });
         const attempts = d.attempts + 1;
         if (result.ok) {
-          written.add({ deliveryId: d.id, attemptedAt, result, status: 'succeeded', attempts, nextAttemptAt: null });
+          outcomes.push({ deliveryId: d.id, attemptedAt, result, status: 'succeeded', attempts, nextAttemptAt: null });
           inARow = 0;
           continue;
         }
         const next = nextAttempt(this.config.WEBHOOK_RETRY_SCHEDULE, attempts);
-        const outcome: DeliveryOutcome = {
+        outcomes.push({
           deliveryId: d.id,
           attemptedAt,
           result,
           status: next.retry ? 'pending' : 'failed',
           attempts,
           nextAttemptAt: next.retry ? new Date(attemptedAt.getTime() + next.delaySeconds * 1000) : null,
-        };
+        });
         inARow += 1;
         if (unreachable(result) || inARow >= MAX_FAILURES_IN_A_ROW) {
-          // Written last, with the drain's stop (it sets when the endpoint is tried again).
-          stopping = outcome;
+          stop = true;
           break;
         }
-        written.add(outcome);
       }
-      await written.drain();
-      if (ended) return; // deleted or disabled meanwhile
-      if (stopping) {
-        const { retryAt } = await this.settle(endpoint, [stopping], true);
-        return retryAt ? this.schedule(endpointId, retryAt) : undefined; // none: disabled
+      const retryAt = await this.settle(endpoint, outcomes, stop);
+      for (const o of outcomes) {
+        this.metrics.webhookAttempts.inc({ result: o.status === 'succeeded' ? 'success' : 'failure' });
+        if (o.status === 'failed') this.metrics.webhookDeliveriesFailed.inc();
       }
+      if (retryAt) return this.schedule(endpointId, retryAt);
+      if (stop) return; // disabled
       if (Date.now() > deadline) return this.schedule(endpointId);
     }
   }
 
   /**
-   * Writes attempts and the endpoint's health in one transaction, and keeps that health on
-   * `endpoint` for the next write of the drain. Answers when the endpoint may be tried again if
-   * the drain stopped on failures (`retryAt`, null otherwise or when it was disabled), and
-   * whether the drain must end: the endpoint was deleted or disabled (now or by a PATCH).
+   * Writes a batch's attempts and the endpoint's health in one transaction. Answers when the
+   * endpoint may be tried again if the drain stopped on failures (null otherwise, or when the
+   * endpoint was disabled).
    */
   private async settle(
     endpoint: WebhookEndpointEntity,
     outcomes: DeliveryOutcome[],
     stop: boolean,
-  ): Promise<{ retryAt: Date | null; ended: boolean }> {
+  ): Promise<Date | null> {
     let { consecutiveFailures, failingSince, lastSuccessAt, lastFailureAt } = endpoint;
     for (const o of outcomes) {
       if (o.status === 'succeeded') {
@@ -168,16 +154,16 @@ export class WebhookDrain {
       const last = outcomes[outcomes.length - 1];
       if (last.status === 'pending') last.nextAttemptAt = retryAt;
     }
-    const state = await this.dataSource.transaction(async (em) => {
+    const disabled = await this.dataSource.transaction(async (em) => {
       // The endpoint first, then its deliveries: the order a delete (endpoint, then cascade) locks them in.
       const current = await em.findOne(WebhookEndpointEntity, {
         where: { id: endpoint.id },
         lock: { mode: 'pessimistic_write' },
       });
-      if (!current) return 'gone'; // deleted meanwhile, with its deliveries
+      if (!current) return false; // deleted meanwhile, with its deliveries
       await this.repository.recordOutcomes(em, outcomes);
       // A PATCH that disabled it meanwhile wins: the attempts are logged, its health is left alone.
-      if (current.status !== 'enabled') return 'disabled elsewhere';
+      if (current.status !== 'enabled') return false;
       await em.update(
         WebhookEndpointEntity,
         { id: endpoint.id },
@@ -190,7 +176,7 @@ export class WebhookDrain {
           ...(disable ? { status: 'disabled' as const, disabledReason: 'failing' as const, disabledAt: now } : {}),
         },
       );
-      if (!disable || !failingSince) return 'enabled';
+      if (!disable || !failingSince) return false;
       const accountId = await this.repository.accountOfSite(em, endpoint.siteId);
       await recordEvent(em, { id: endpoint.siteId, accountId }, WEBHOOK_EVENTS.endpointDisabled, {
         id: endpoint.id,
@@ -198,17 +184,11 @@ export class WebhookDrain {
         failingSince: failingSince.toISOString(),
         lastError: outcomes[outcomes.length - 1].result.error,
       });
-      return 'disabled now';
+      return true;
     });
-    for (const o of outcomes) {
-      this.metrics.webhookAttempts.inc({ result: o.status === 'succeeded' ? 'success' : 'failure' });
-      if (o.status === 'failed') this.metrics.webhookDeliveriesFailed.inc();
-    }
-    if (state === 'disabled now')
+    if (disabled)
       this.logger.warn({ endpointId: endpoint.id, failingSince }, 'Webhook endpoint disabled: it kept failing');
-    if (state !== 'enabled') return { retryAt: null, ended: true };
-    Object.assign(endpoint, { consecutiveFailures, failingSince, retryAt, lastSuccessAt, lastFailureAt });
-    return { retryAt, ended: false };
+    return retryAt;
   }
 
   /** Queues a drain of the endpoint (now, or at `at`); one is enough, so a refusal is fine. */
