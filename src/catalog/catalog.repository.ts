@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, In, Repository } from 'typeorm';
+import { EntityManager, Repository } from 'typeorm';
 import { applyKeyset, KeysetColumn, keysetPage, keysetParameters, Page } from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
 import { ShapedReads } from '../database/fast-read';
@@ -137,21 +137,30 @@ export class CatalogRepository {
   async variantsOfMany(productIds: number[]): Promise<Map<number, ProductVariantEntity[]>> {
     const byProduct = new Map<number, ProductVariantEntity[]>(productIds.map((id) => [id, []]));
     if (productIds.length === 0) return byProduct;
-    const rows = await this.variants.find({
-      where: { productId: In(productIds) },
-      order: { productId: 'ASC', position: 'ASC', id: 'ASC' },
-    });
-    for (const v of rows) byProduct.get(v.productId)?.push(v);
+    const { entities } = await this.variantReads.read('many', { ids: productIds }, () =>
+      this.variants
+        .createQueryBuilder('x')
+        .where('x.product_id = ANY(:ids)')
+        .orderBy('x.product_id', 'ASC')
+        .addOrderBy('x.position', 'ASC')
+        .addOrderBy('x.id', 'ASC'),
+    );
+    for (const v of entities) byProduct.get(v.productId)?.push(v);
     return byProduct;
   }
 
   /** A category's products as v1 nests them: every status a key may see, by position. */
-  productsOfCategory(site: SiteContext, categoryId: number): Promise<ProductEntity[]> {
-    return this.products.find({
-      where: { siteId: site.id, categoryId },
-      order: { position: 'ASC', id: 'ASC' },
-      take: 1000,
-    });
+  async productsOfCategory(site: SiteContext, categoryId: number): Promise<ProductEntity[]> {
+    const { entities } = await this.productReads.read('category', { siteId: site.id, categoryId }, () =>
+      this.products
+        .createQueryBuilder('x')
+        .where('x.site_id = :siteId')
+        .andWhere('x.category_id = :categoryId')
+        .orderBy('x.position', 'ASC')
+        .addOrderBy('x.id', 'ASC')
+        .limit(1000),
+    );
+    return entities;
   }
 
   /**
