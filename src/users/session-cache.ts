@@ -16,7 +16,8 @@ const MAX_ENTRIES = 50_000;
 
 /**
  * Verified sessions (and unknown tokens) by token hash, so a signed-in request does not wait for
- * a session lookup (docs/users.md). Cleared by `reset()` whenever a trigger announces a change
+ * a session lookup (docs/users.md). An entry lives between half the TTL and the TTL (chosen at
+ * random), never past the session's own expiry. Cleared by `reset()` whenever a trigger announces a change
  * to sessions or users (ChangeNotifications `sitebase_sessions`), and bypassed while those
  * notifications are down; a read that raced a change is not stored (the generation moved on).
  */
@@ -29,6 +30,7 @@ export class SessionCache {
   constructor(
     private readonly ttlMs: number,
     private readonly live: () => boolean,
+    private readonly random: () => number = Math.random,
   ) {}
 
   get generation(): number {
@@ -52,7 +54,10 @@ export class SessionCache {
       this.entries.clear();
       this.bySession.clear();
     }
-    this.entries.set(hash, { session, until: Math.min(now + this.ttlMs, expiresAt ?? Infinity) });
+    // Between half the TTL and the TTL: sessions first verified together (a burst of sign-ins,
+    // a restart) are verified again spread over time, not all in the same second.
+    const ttl = this.ttlMs * (0.5 + 0.5 * this.random());
+    this.entries.set(hash, { session, until: Math.min(now + ttl, expiresAt ?? Infinity) });
     if (session) this.bySession.set(session.principal.sessionId, session);
   }
 
