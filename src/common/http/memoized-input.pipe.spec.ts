@@ -1,6 +1,6 @@
 import { ArgumentMetadata } from '@nestjs/common';
 import { Type } from 'class-transformer';
-import { IsInt, Max, Min } from 'class-validator';
+import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
 import { createValidationPipe } from '../errors/validation';
 import { ValidationProblem } from '../errors/problems';
 import { MemoizedInputPipe } from './memoized-input.pipe';
@@ -11,6 +11,12 @@ class LimitQuery {
   @Min(1)
   @Max(100)
   limit: number;
+}
+
+class TokenParam {
+  @IsString()
+  @Matches(/^t[0-9]+$/)
+  token: string;
 }
 
 const query: ArgumentMetadata = { type: 'query', metatype: LimitQuery };
@@ -50,5 +56,31 @@ describe('MemoizedInputPipe', () => {
     expect(a).not.toBe(b);
     expect(Object.isFrozen(a)).toBe(false);
     expect(spy).toHaveBeenCalledTimes(2);
+  });
+
+  it('stops memoising a class whose inputs never repeat, and still validates every one', async () => {
+    const inner = createValidationPipe();
+    const spy = jest.spyOn(inner, 'transform');
+    const pipe = new MemoizedInputPipe(inner);
+    // Inputs that repeat stay memoised: 2,100 lookups of 100 values are validated 100 times.
+    for (let i = 0; i < 2100; i++) await pipe.transform({ limit: String((i % 100) + 1) }, query);
+    expect(spy).toHaveBeenCalledTimes(100);
+    spy.mockClear();
+    const token: ArgumentMetadata = { type: 'param', metatype: TokenParam };
+    for (let i = 0; i < 2500; i++) await pipe.transform({ token: `t${i}` }, token);
+    expect(spy).toHaveBeenCalledTimes(2500);
+    spy.mockClear();
+    // Judged unique: a repeated input is validated again rather than answered from a memo.
+    const once = await pipe.transform({ token: 't7' }, token);
+    const twice = await pipe.transform({ token: 't7' }, token);
+    expect(spy).toHaveBeenCalledTimes(2);
+    expect(twice).not.toBe(once);
+    expect(twice).toEqual({ token: 't7' });
+    expect(Object.isFrozen(twice)).toBe(false);
+    await expect(pipe.transform({ token: 'x' }, token)).rejects.toBeInstanceOf(ValidationProblem);
+    // The repeating class is still memoised.
+    spy.mockClear();
+    await pipe.transform({ limit: '20' }, query);
+    expect(spy).not.toHaveBeenCalled();
   });
 });

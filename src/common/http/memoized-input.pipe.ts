@@ -4,6 +4,17 @@ import { ArgumentMetadata, PipeTransform } from '@nestjs/common';
 const MAX_PER_TYPE = 2000;
 /** Longer inputs are validated every time rather than held. */
 const MAX_KEY_LENGTH = 512;
+/** Inputs of a class looked up before its hit rate is judged, and the rate below which it is not memoised. */
+const JUDGE_AFTER = 2000;
+const MIN_HIT_RATE = 0.02;
+
+interface PerClass {
+  results: Map<string, unknown>;
+  lookups: number;
+  hits: number;
+  /** Its inputs (a signed token a request) never repeat: memoising them only cost a key and a map entry each. */
+  unique: boolean;
+}
 
 /**
  * Validation and transformation of query strings and path parameters, memoised. The same
@@ -11,10 +22,12 @@ const MAX_KEY_LENGTH = 512;
  * class-validator with class-transformer cost more than the rest of a cached read; their result
  * is a pure function of the input and the DTO class, so it is computed once and kept (frozen:
  * a handler cannot change what the next request gets). Bodies are never memoised, and errors
- * are not kept: a bad input is validated, and answered, every time. docs/performance.md.
+ * are not kept: a bad input is validated, and answered, every time. A class whose inputs do not
+ * repeat (under 2 % hits over its first 2,000, as a tracking token's) is then validated without
+ * the memo: building keys and churning entries for it was pure cost. docs/performance.md.
  */
 export class MemoizedInputPipe implements PipeTransform {
-  private readonly results = new Map<Function, Map<string, unknown>>();
+  private readonly classes = new Map<Function, PerClass>();
 
   constructor(private readonly inner: PipeTransform) {}
 
@@ -29,12 +42,23 @@ export class MemoizedInputPipe implements PipeTransform {
     ) {
       return this.inner.transform(value, metadata);
     }
+    let memo = this.classes.get(type);
+    if (!memo) this.classes.set(type, (memo = { results: new Map(), lookups: 0, hits: 0, unique: false }));
+    if (memo.unique) return this.inner.transform(value, metadata);
     const key = JSON.stringify(value);
     if (key.length > MAX_KEY_LENGTH) return this.inner.transform(value, metadata);
-    let byKey = this.results.get(type);
-    if (!byKey) this.results.set(type, (byKey = new Map<string, unknown>()));
+    const byKey = memo.results;
+    memo.lookups += 1;
     const hit = byKey.get(key);
-    if (hit !== undefined) return hit;
+    if (hit !== undefined) {
+      memo.hits += 1;
+      return hit;
+    }
+    if (memo.lookups >= JUDGE_AFTER && memo.hits < memo.lookups * MIN_HIT_RATE) {
+      memo.unique = true;
+      byKey.clear();
+      return this.inner.transform(value, metadata);
+    }
     const remember = (result: unknown) => {
       if (byKey.size >= MAX_PER_TYPE) byKey.delete(byKey.keys().next().value as string);
       byKey.set(key, typeof result === 'object' && result !== null ? Object.freeze(result) : result);
