@@ -8,6 +8,7 @@ import { AppConfig } from '../config/app-config';
 import { sql } from '../database/sql';
 import { EMAIL_EVENTS } from './email.events';
 import { DeliveryResult, EmailTransport } from './email-transport';
+import type { NewMessage } from './email.repository';
 import { EmailMessageEntity } from './entities/email-message.entity';
 
 export const EMAIL_DELIVERY_JOB = 'email.deliver';
@@ -275,23 +276,7 @@ interface Part {
 }
 
 /** What delivering a claimed message needs. */
-type Claimed = Pick<
-  EmailMessageEntity,
-  | 'id'
-  | 'siteId'
-  | 'batchId'
-  | 'recipient'
-  | 'fromHeader'
-  | 'replyTo'
-  | 'toHeader'
-  | 'ccHeader'
-  | 'subject'
-  | 'html'
-  | 'text'
-  | 'templateType'
-  | 'tags'
-  | 'extraHeaders'
->;
+type Claimed = Pick<EmailMessageEntity, 'id'> & Omit<NewMessage, 'recipientKind' | 'templateId'>;
 
 /** The SMTP mail of one recipient's copy: headers show To and Cc, the envelope names only them. */
 function mailOf(m: Claimed) {
