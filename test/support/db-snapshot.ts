@@ -12,10 +12,18 @@ const VOLATILE_COLUMNS = new Set([
 /**
  * Columns of one table that background work moves: webhook deliveries run from the queue while
  * a test's requests are made (an earlier event's delivery is retried, an endpoint's health
- * follows), so they are not what a refused request could have changed.
+ * follows, and each such write moves the row's updated_at), so they are not what a refused
+ * request could have changed.
  */
 const VOLATILE_TABLE_COLUMNS: Record<string, Set<string>> = {
-  webhook_deliveries: new Set(['status', 'last_attempt_at', 'last_status_code', 'last_error_kind', 'delivered_at']),
+  webhook_deliveries: new Set([
+    'status',
+    'last_attempt_at',
+    'last_status_code',
+    'last_error_kind',
+    'delivered_at',
+    'updated_at',
+  ]),
   webhook_endpoints: new Set([
     'status',
     'disabled_reason',
@@ -25,6 +33,7 @@ const VOLATILE_TABLE_COLUMNS: Record<string, Set<string>> = {
     'retry_at',
     'last_success_at',
     'last_failure_at',
+    'updated_at',
   ]),
   // The series' enrollment sweep (every minute) moves its watermark.
   newsletter_series: new Set(['enrolled_through']),
