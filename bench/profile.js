@@ -10,6 +10,7 @@ const { join, relative } = require('node:path');
 const { ROOT, startServer } = require('./lib');
 const { measure } = require('./wrk');
 const { KEY, startDatabase, seed, seedSession } = require('./fixture');
+const { seedProducts } = require('./seed');
 
 const PORT = 3940;
 const OUT = join(__dirname, 'profiles');
@@ -21,6 +22,7 @@ const ROUTES = [
   { name: 'list-key', path: LIST, env: { CONTENT_CACHE_TTL_MS: '0' }, headers: { 'x-api-key': KEY } },
   { name: 'slug-cached', path: '/api/v2/sites/demo/content/post-500' },
   { name: 'v1-pages', path: '/v1/demo/pages/20/0', headers: { 'x-api-key': KEY } },
+  { name: 'v1-category', path: (s) => `/v1/demo/product_category/${s.categoryId}`, headers: { 'x-api-key': KEY } },
   { name: 'me', path: '/api/v2/sites/demo/users/me', session: true },
   { name: 'flood-429', path: LIST, env: { RATE_LIMIT_PUBLIC_MAX: '120' } },
 ].filter((r) => !process.env.ROUTES || process.env.ROUTES.split(',').includes(r.name));
@@ -86,6 +88,25 @@ async function explainAll(url, sqlFile) {
   return out.join('\n');
 }
 
+/** One product category of 50 published products, as `npm run bench` seeds it. */
+async function seedCategory(url) {
+  const db = new Client({ connectionString: url });
+  await db.connect();
+  try {
+    const [{ id: siteId }] = (await db.query(`SELECT id FROM sites WHERE name = 'demo'`)).rows;
+    const [{ id }] = (
+      await db.query(
+        `INSERT INTO product_categories (site_id, name, slug) VALUES ($1, 'Stoneware', 'stoneware') RETURNING id`,
+        [siteId],
+      )
+    ).rows;
+    await seedProducts(db, siteId, 1, 50, id);
+    return Number(id);
+  } finally {
+    await db.end();
+  }
+}
+
 async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'sitebase-profile-'));
   chmodSync(dataDir, 0o755);
@@ -104,6 +125,7 @@ async function main() {
     await (await startServer(base)).stop();
     await seed(db.url);
     const session = { authorization: `Bearer ${await seedSession(db.url)}` };
+    const seeded = { categoryId: await seedCategory(db.url) };
     for (const route of ROUTES) {
       const dir = join(OUT, route.name);
       rmSync(dir, { recursive: true, force: true });
@@ -115,7 +137,8 @@ async function main() {
         },
       );
       writeFileSync(sqlFile, ''); // what start-up sent is not the route's
-      const r = await measure(`http://127.0.0.1:${PORT}${route.path}`, {
+      const path = typeof route.path === 'function' ? route.path(seeded) : route.path;
+      const r = await measure(`http://127.0.0.1:${PORT}${path}`, {
         seconds: 8,
         warmup: 2,
         headers: route.session ? session : route.headers,

@@ -1,4 +1,11 @@
-import { prefilterRoutes, routeShape } from '../../src/common/http/route-prefilter';
+import request from 'supertest';
+import {
+  prefilterRoutes,
+  routeBySegmentCount,
+  routedPath,
+  routeShape,
+  segmentCount,
+} from '../../src/common/http/route-prefilter';
 import { startApp, TestApp } from '../support/app';
 
 interface Layer {
@@ -80,6 +87,68 @@ describe('Route prefilter: a cheap segment test before each route expression', (
     expect(differ).toEqual([]);
     expect(compared).toBeGreaterThan(100_000);
     expect(matched).toBeGreaterThan(covered.length);
+  });
+
+  it('routes each request over the table less the routes with another number of segments, in the same order', () => {
+    const covered = stack.filter((l) => l.unfilteredMatch);
+    const paths = [...new Set(covered.flatMap((l) => variants(String(l.rawPath))))];
+    paths.push('/', '/api', '/api/v2/sites', '/v1/demo/pages/20/0/', '//', '/a//b/');
+    // A table like the app's, routed by a handle that only records which table it was given.
+    let given: unknown[] = [];
+    const table = {
+      stack,
+      handle(this: { stack: unknown[] }) {
+        given = this.stack;
+      },
+    };
+    routeBySegmentCount(table);
+    let skipped = 0;
+    const wrong: string[] = [];
+    for (const path of paths) {
+      for (const url of [path, `${path}?q=1/2/3`]) {
+        table.handle({ url }, undefined, undefined);
+        expect(table.stack).toBe(stack);
+        // The same layers in the same order, less some...
+        let at = 0;
+        for (const layer of given) at = stack.indexOf(layer as Layer, at) + 1;
+        expect(at).toBeGreaterThan(0);
+        // ...and every one left out is a route that does not match this path.
+        const kept = new Set(given);
+        for (const layer of stack.filter((l) => !kept.has(l))) {
+          skipped += 1;
+          if (!layer.route || layer.match(path) !== false) wrong.push(`${String(layer.rawPath)} <- ${url}`);
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(skipped).toBeGreaterThan(paths.length * 100);
+    // A target parseurl would parse the slow way walks the whole table.
+    for (const url of ['http://host/api/v2/sites', '/a b', '/a#b', '/a?b#c', '*']) {
+      table.handle({ url }, undefined, undefined);
+      expect(given).toBe(stack);
+    }
+  });
+
+  it('counts segments and reads the routed path as the router does', () => {
+    for (const path of ['/', '/a', '/a/', '/a//', '//a/b', '/a/b/c/', '/api/v2/sites/demo/content/1'])
+      expect(segmentCount(path)).toBe(
+        path.split('/').length - (path.split('/').length > 2 && path.endsWith('/') ? 1 : 0),
+      );
+    expect(routedPath('/a/b?c=/d')).toBe('/a/b');
+    expect(routedPath('/a/b?c?d')).toBe('/a/b');
+    expect(routedPath('/a/b')).toBe('/a/b');
+    expect(routedPath('/a/b?c#d')).toBeNull();
+    expect(routedPath('http://x/a')).toBeNull();
+  });
+
+  it('answers routes of every depth through the real app', async () => {
+    await request(t.app.getHttpServer()).get('/health').expect(200);
+    await request(t.app.getHttpServer()).get('/HEALTH/').expect(200);
+    await request(t.app.getHttpServer()).get('/health?x=/a/b/c').expect(200);
+    const missing = await request(t.app.getHttpServer()).get('/api/v2/sites/demo/no/such/route/at/all');
+    expect(missing.status).toBe(404);
+    expect(missing.headers['content-type']).toMatch(/^application\/problem\+json/);
+    await request(t.app.getHttpServer()).get('/api/v2/sites/no-such-site/content').expect(404);
   });
 
   it('reads a route path into its segments and literals, or refuses what it does not understand', () => {
