@@ -97,7 +97,7 @@ describe('Route prefilter: a cheap segment test before each route expression', (
     let given: unknown[] = [];
     const table = {
       stack,
-      handle(this: { stack: unknown[] }) {
+      handle(this: { stack: unknown[] }, _req: { url?: unknown }, _res: unknown, _done: unknown) {
         given = this.stack;
       },
     };
