@@ -136,6 +136,7 @@ export class ApiKeysService implements ApiKeyVerifier {
    * never locks itself out (create another first).
    */
   async revoke(key: KeyPrincipal, id: number): Promise<void> {
+    const mark = this.notifications.mark('sitebase_credentials');
     await this.dataSource.transaction(async (em) => {
       // Serialises revocations within the account, so two at once cannot remove the last key.
       await this.repository.lockAccount(em, key.accountId);
@@ -154,6 +155,7 @@ export class ApiKeysService implements ApiKeyVerifier {
       await em.update(ApiKeyEntity, { id }, { revokedAt: new Date() });
       await recordEvent(em, { accountId: key.accountId }, API_KEY_EVENTS.revoked, { id });
     });
-    this.notifications.changed('sitebase_credentials');
+    // Answered once every instance has been sent the change (docs/foundation.md).
+    await this.notifications.changedEverywhere('sitebase_credentials', mark);
   }
 }

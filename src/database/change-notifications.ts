@@ -7,6 +7,8 @@ export type ChangeChannel = 'sitebase_credentials' | 'sitebase_sites' | 'sitebas
 const CHANNELS: ChangeChannel[] = ['sitebase_credentials', 'sitebase_sites', 'sitebase_sessions'];
 
 const RECONNECT_MS = 1000;
+/** How long a revoking request waits for its change's NOTIFY to come back (then it answers anyway). */
+const HEARD_WITHIN_MS = 1000;
 
 /**
  * One LISTEN connection per instance for the triggers that announce changes to what instances
@@ -24,6 +26,8 @@ export class ChangeNotifications implements OnModuleInit, OnApplicationShutdown 
   private closed = false;
   private timer?: NodeJS.Timeout;
   live = false;
+  private readonly heard = new Map<ChangeChannel, number>();
+  private waiters = new Map<ChangeChannel, Array<{ mark: number; done: () => void }>>();
 
   constructor(private readonly config: AppConfig) {}
 
@@ -38,6 +42,33 @@ export class ChangeNotifications implements OnModuleInit, OnApplicationShutdown 
    */
   changed(channel: ChangeChannel): void {
     this.fire(channel);
+  }
+
+  /** How many notifications of `channel` this instance has heard: take it before a change. */
+  mark(channel: ChangeChannel): number {
+    return this.heard.get(channel) ?? 0;
+  }
+
+  /**
+   * A change this instance just committed, which every instance must act on before the caller
+   * is answered (a revoked key or session): its own subscribers hear of it now, and this waits
+   * (at most `HEARD_WITHIN_MS`) until the trigger's NOTIFY has come back to this instance. The
+   * database sends it to every listening instance at the same commit, so when this instance
+   * has it, the others have been sent it too: the caller's next request, wherever it lands,
+   * finds the cache dropped, instead of racing the notification to that instance.
+   */
+  async changedEverywhere(channel: ChangeChannel, mark: number): Promise<void> {
+    this.fire(channel);
+    if (!this.live || this.mark(channel) > mark) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, HEARD_WITHIN_MS);
+      const waiter = { mark, done };
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.waiters.set(channel, [...(this.waiters.get(channel) ?? []), waiter]);
+    });
   }
 
   async onModuleInit(): Promise<void> {
@@ -61,6 +92,8 @@ export class ChangeNotifications implements OnModuleInit, OnApplicationShutdown 
       this.client = undefined;
       this.live = false;
       this.resetAll();
+      for (const waiting of this.waiters.values()) for (const w of waiting) w.done();
+      this.waiters.clear();
       if (this.closed) return;
       if (err) this.logger.warn({ err }, 'Change notifications lost; caches bypassed until they are back');
       this.timer = setTimeout(() => void this.connect(), RECONNECT_MS);
@@ -68,7 +101,7 @@ export class ChangeNotifications implements OnModuleInit, OnApplicationShutdown 
     };
     client.on('error', lost);
     client.on('end', () => lost());
-    client.on('notification', (msg) => this.fire(msg.channel as ChangeChannel));
+    client.on('notification', (msg) => this.hear(msg.channel as ChangeChannel));
     try {
       this.client = client;
       await client.connect();
@@ -80,6 +113,20 @@ export class ChangeNotifications implements OnModuleInit, OnApplicationShutdown 
       lost(err as Error);
       await client.end().catch(() => undefined);
     }
+  }
+
+  private hear(channel: ChangeChannel): void {
+    const count = this.mark(channel) + 1;
+    this.heard.set(channel, count);
+    this.fire(channel);
+    const waiting = this.waiters.get(channel);
+    if (!waiting) return;
+    const now = waiting.filter((w) => w.mark < count);
+    this.waiters.set(
+      channel,
+      waiting.filter((w) => w.mark >= count),
+    );
+    for (const w of now) w.done();
   }
 
   private fire(channel: ChangeChannel): void {

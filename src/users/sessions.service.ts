@@ -112,4 +112,14 @@ export class SessionsService implements OnModuleInit {
   changed(): void {
     this.notifications.changed('sitebase_sessions');
   }
+
+  /** Taken before a change that must reach every instance before its caller is answered. */
+  mark(): number {
+    return this.notifications.mark('sitebase_sessions');
+  }
+
+  /** After such a commit: forgets here, and waits for the NOTIFY sent to every instance (docs/users.md). */
+  changedEverywhere(mark: number): Promise<void> {
+    return this.notifications.changedEverywhere('sitebase_sessions', mark);
+  }
 }

@@ -44,6 +44,7 @@ export class UsersService {
   /** An operator's change; disabling a user ends every session of theirs at once. */
   async update(site: SiteContext, id: number, dto: UpdateUserDto): Promise<SiteUserEntity> {
     checkMetadata(dto.metadata);
+    const mark = this.sessions.mark();
     const user = await this.dataSource.transaction(async (em) => {
       const user = await findInSiteOrFail(em, SiteUserEntity, site, id, 'User', { lock: true });
       const fields = changedFields(user, { ...dto, email: dto.email && normaliseEmail(dto.email) });
@@ -57,7 +58,7 @@ export class UsersService {
         await recordEvent(em, site, USER_EVENTS.updated, { id: saved.id, status: saved.status, fields });
       return saved;
     });
-    this.sessions.changed();
+    await this.sessions.changedEverywhere(mark);
     return user;
   }
 
@@ -97,8 +98,9 @@ export class UsersService {
 
   /** Ends the request's own session. */
   async signOut(principal: UserPrincipal): Promise<void> {
+    const mark = this.sessions.mark();
     await this.dataSource.transaction((em) => this.sessions.revoke(em, principal.sessionId));
-    this.sessions.changed();
+    await this.sessions.changedEverywhere(mark);
   }
 
   private async save(em: EntityManager, user: SiteUserEntity): Promise<SiteUserEntity> {

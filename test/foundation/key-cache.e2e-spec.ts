@@ -91,6 +91,26 @@ describe('verified keys are cached per instance and dropped everywhere at commit
     expect((await probe(two, key)).status).toBe(200);
   });
 
+  it('a revocation is answered once its NOTIFY came back: by then every instance has been sent it', async () => {
+    const notifications = one.app.get(ChangeNotifications);
+    const { id } = await newKey();
+    const before = notifications.mark('sitebase_credentials');
+    expect((await t.api.delete(`/api/v2/api-keys/${id}`)).status).toBe(204);
+    expect(notifications.mark('sitebase_credentials')).toBeGreaterThan(before);
+    // The wait itself: a committed NOTIFY is still on its way to the listener when the
+    // statement's own answer arrives; changedEverywhere returns only once it has been heard.
+    for (let i = 0; i < 5; i++) {
+      const mark = notifications.mark('sitebase_sessions');
+      await one.db.query('NOTIFY sitebase_sessions');
+      await notifications.changedEverywhere('sitebase_sessions', mark);
+      expect(notifications.mark('sitebase_sessions')).toBeGreaterThan(mark);
+    }
+    // A change whose NOTIFY never comes (none is sent here) does not hold its caller for ever.
+    const mark = notifications.mark('sitebase_sessions');
+    await notifications.changedEverywhere('sitebase_sessions', mark);
+    expect(notifications.mark('sitebase_sessions')).toBe(mark);
+  });
+
   it('while notifications are down the cache is bypassed: every request reads the database', async () => {
     const { key } = await newKey();
     expect((await probe(one, key)).status).toBe(200);
