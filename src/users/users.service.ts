@@ -45,9 +45,11 @@ export class UsersService {
   async update(site: SiteContext, id: number, dto: UpdateUserDto): Promise<SiteUserEntity> {
     checkMetadata(dto.metadata);
     const mark = this.sessions.mark();
+    let changed = false;
     const user = await this.dataSource.transaction(async (em) => {
       const user = await findInSiteOrFail(em, SiteUserEntity, site, id, 'User', { lock: true });
       const fields = changedFields(user, { ...dto, email: dto.email && normaliseEmail(dto.email) });
+      changed = fields.length > 0;
       if (dto.name !== undefined) user.name = dto.name;
       if (dto.metadata !== undefined) user.metadata = dto.metadata;
       if (dto.email !== undefined) user.email = normaliseEmail(dto.email);
@@ -58,7 +60,9 @@ export class UsersService {
         await recordEvent(em, site, USER_EVENTS.updated, { id: saved.id, status: saved.status, fields });
       return saved;
     });
-    await this.sessions.changedEverywhere(mark);
+    // Nothing written, no NOTIFY to wait for.
+    if (changed) await this.sessions.changedEverywhere(mark);
+    else this.sessions.changed();
     return user;
   }
 
