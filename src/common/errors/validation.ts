@@ -1,4 +1,4 @@
-import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, ValidationError, ValidationPipe, ValidationPipeOptions } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage } from 'class-validator';
 import { acceptCheckFor } from '../input/fast-accept';
@@ -112,14 +112,17 @@ class InputValidationPipe extends ValidationPipe {
   }
 }
 
-/** The global pipe: whitelist, reject unknown fields, transform types, problem+json errors. */
+/** The global pipe's options: whitelist, reject unknown fields, transform types, problem+json errors. */
+export const VALIDATION_PIPE_OPTIONS: ValidationPipeOptions = {
+  whitelist: true,
+  forbidNonWhitelisted: true,
+  transform: true,
+  transformOptions: { enableImplicitConversion: false },
+  validationError: { target: false, value: false },
+  exceptionFactory: (errors) => new ValidationProblem(flattenValidationErrors(errors)),
+};
+
+/** The global pipe (VALIDATION_PIPE_OPTIONS, with the checks of InputValidationPipe). */
 export function createValidationPipe(): ValidationPipe {
-  return new InputValidationPipe({
-    whitelist: true,
-    forbidNonWhitelisted: true,
-    transform: true,
-    transformOptions: { enableImplicitConversion: false },
-    validationError: { target: false, value: false },
-    exceptionFactory: (errors) => new ValidationProblem(flattenValidationErrors(errors)),
-  });
+  return new InputValidationPipe(VALIDATION_PIPE_OPTIONS);
 }

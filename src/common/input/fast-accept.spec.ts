@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { ProductQueryDto } from '../../catalog/dto/product.dto';
 import { ContentQueryDto } from '../../content/dto/content.dto';
 import { TrackingTokenParamDto } from '../../newsletter/dto/tracking.dto';
-import { createValidationPipe, flattenValidationErrors } from '../errors/validation';
+import { createValidationPipe, VALIDATION_PIPE_OPTIONS } from '../errors/validation';
 import { ValidationProblem } from '../errors/problems';
 import { SiteIdParamDto } from '../http/params';
 import { acceptCheckFor } from './fast-accept';
@@ -20,14 +20,7 @@ class WithNested {
 
 /** The pipe of the app, and Nest's own pipe with the same options: what the app's must equal. */
 const fast = createValidationPipe();
-const reference = new ValidationPipe({
-  whitelist: true,
-  forbidNonWhitelisted: true,
-  transform: true,
-  transformOptions: { enableImplicitConversion: false },
-  validationError: { target: false, value: false },
-  exceptionFactory: (errors) => new ValidationProblem(flattenValidationErrors(errors)),
-});
+const reference = new ValidationPipe(VALIDATION_PIPE_OPTIONS);
 
 async function outcome(
   pipe: { transform: (v: unknown, m: ArgumentMetadata) => unknown },
