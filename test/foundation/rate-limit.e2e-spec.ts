@@ -226,7 +226,8 @@ describe('public rate limit (RATE_LIMIT_PUBLIC_MAX=3), shared by two instances',
     expect(statements.filter((sql) => !/unnest/.test(sql))).toEqual([]);
     expect(statements.length).toBeLessThanOrEqual(4);
     await Promise.all([one, two].map((app) => app.app.get(RateLimitStore).flush()));
-    const [row] = (await rows()).filter((r) => r.hits >= 60 + 8);
+    // This client's row for the flood route (the database may hold other suites' counters too).
+    const row = (await rows()).find((r) => r.key.includes('flood'));
     expect(row).toEqual({
       key: expect.stringContaining('flood'),
       hits: 68,
