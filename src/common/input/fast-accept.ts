@@ -34,7 +34,7 @@ const compiled = new WeakMap<Function, AcceptCheck | null>();
 
 /**
  * A yes-only answer to "does class-validator find nothing wrong with this instance?", for the
- * validation pipe's common case (docs/performance.md, "Validation"). It runs the class's own
+ * validation pipe's common case (docs/performance.md, "Params and queries that pass"). It runs the class's own
  * rules — the same constraint objects, with the same arguments, in the same order that
  * class-validator's executor uses, under the options of this app's pipe (whitelist, unknown
  * properties refused, no groups) — and answers true only when every one passes. Anything it
