@@ -24,6 +24,12 @@ const {
   PIN,
   ALL_CORES,
   pinDatabase,
+  cpuByPid,
+  cpuSecondsOf,
+  cpuSince,
+  clusterPids,
+  coreTimes,
+  stealShare,
   sleep,
   spawnNode,
   startServer,
@@ -83,6 +89,11 @@ function sink() {
       }),
     ),
   );
+}
+
+/** A share as a whole percentage, or `?` when it could not be read. */
+function pct(share) {
+  return share === null ? '?' : `${(100 * share).toFixed(0)} %`;
 }
 
 function memoryOf(pid) {
@@ -169,6 +180,13 @@ async function main() {
       }
     }, 100);
     console.error('sending…');
+    // CPU spent on the send, the server's and PostgreSQL's (every backend): a cost per message
+    // that, unlike messages/s, does not depend on how fast this machine is running today.
+    const sendCpu0 = {
+      server: cpuSecondsOf([server.child.pid]),
+      pg: cpuByPid(clusterPids(pgDir)),
+      cores: coreTimes(''),
+    };
     const started = performance.now();
     await api('PATCH', `/api/v2/sites/demo/newsletter/campaigns/${campaign.id}`, { status: 'scheduled' });
     let handedMs = null;
@@ -184,6 +202,11 @@ async function main() {
       await sleep(200);
     }
     clearInterval(sampler);
+    const sendCpu = {
+      serverUs: ((cpuSecondsOf([server.child.pid]) - sendCpu0.server) * 1e6) / RECIPIENTS,
+      pgUs: (cpuSince(sendCpu0.pg, () => clusterPids(pgDir)) * 1e6) / RECIPIENTS,
+      steal: stealShare(sendCpu0.cores, coreTimes('')),
+    };
     const delivered = smtp.stats();
     const endToEnd = (delivered.last - started) / 1000;
     const rate = Math.round(RECIPIENTS / endToEnd);
@@ -195,7 +218,9 @@ async function main() {
     );
     console.error(
       `  ${rate} messages/s end to end (${endToEnd.toFixed(1)} s), handed over in ${(handedMs / 1000).toFixed(1)} s, ` +
-        `${delivered.distinct} distinct, ${delivered.duplicates} duplicates, peak RSS ${peakRss} MB (VmHWM ${peakHwm} MB)`,
+        `${delivered.distinct} distinct, ${delivered.duplicates} duplicates, peak RSS ${peakRss} MB (VmHWM ${peakHwm} MB); ` +
+        `CPU per message: server ${sendCpu.serverUs.toFixed(0)} µs + PostgreSQL ${sendCpu.pgUs.toFixed(0)} µs; ` +
+        `stolen ${pct(sendCpu.steal)}`,
     );
     await server.stop();
     server = undefined;
@@ -239,11 +264,21 @@ async function main() {
     for (let round = 0; round < ROUNDS; round++) {
       const warm = round === 0 ? WARMUP * 2 : WARMUP;
       await run({ url: `http://127.0.0.1:${HELLO_PORT}/health`, duration: warm });
+      const helloCpu = cpuSecondsOf([helloChild.pid]);
       const h = await run({ url: `http://127.0.0.1:${HELLO_PORT}/health`, duration: SECONDS });
+      const helloUs = ((cpuSecondsOf([helloChild.pid]) - helloCpu) * 1e6) / h.requests.total;
       await opens({ duration: warm });
       await sleep(500);
       const before = await countRows();
+      // CPU per answered request, the server's and PostgreSQL's: unlike req/s, it does not move
+      // when the hypervisor takes the core away for a while (steal, reported beside it).
+      const cpu0 = { server: cpuSecondsOf([server.child.pid]), pg: cpuByPid(clusterPids(pgDir)), core: coreTimes(1) };
       const o = await opens({ duration: SECONDS });
+      const cpu1 = {
+        server: cpuSecondsOf([server.child.pid]),
+        pg: cpuSince(cpu0.pg, () => clusterPids(pgDir)),
+        core: coreTimes(1),
+      };
       await sleep(1000);
       const rows = (await countRows()) - before;
       const r = {
@@ -260,13 +295,19 @@ async function main() {
           bad: o.non2xx + o.errors + o.timeouts,
           ok: o['2xx'],
           rows,
+          serverUs: ((cpu1.server - cpu0.server) * 1e6) / o.requests.total,
+          pgUs: (cpu1.pg * 1e6) / o.requests.total,
         },
+        helloUs,
+        steal: stealShare(cpu0.core, cpu1.core),
       };
       r.ratio = r.open.rps / r.hello.rps;
       rounds.push(r);
       console.error(
         `round ${round + 1}: hello ${r.hello.rps}/s, track/open ${r.open.rps}/s (p50 ${r.open.p50} ms, p99 ${r.open.p99} ms), ` +
-          `ratio ${r.ratio.toFixed(2)}, 2xx ${r.open.ok}, rows ${rows}, non-2xx/errors ${r.open.bad}`,
+          `ratio ${r.ratio.toFixed(2)}, 2xx ${r.open.ok}, rows ${rows}, non-2xx/errors ${r.open.bad}; CPU per request: ` +
+          `hello ${r.helloUs.toFixed(0)} µs, track/open ${r.open.serverUs.toFixed(0)} µs + PostgreSQL ${r.open.pgUs.toFixed(0)} µs; ` +
+          `core 1 stolen ${pct(r.steal)}`,
       );
     }
     // A fixed number of requests, every one answered: rows written must equal the 2xx answers.
@@ -302,9 +343,11 @@ Run: ${new Date().toISOString()}, Node ${process.version}, ${cpus().length} core
 
 One list of ${RECIPIENTS.toLocaleString('en')} active subscribers (seeded by SQL), a campaign of about 1 KB of Liquid HTML with the subscriber's name and an attribute, three links (rewritten per recipient to signed click links) and an open pixel; \`List-Unsubscribe\` and \`List-Unsubscribe-Post\` on every copy. The server and PostgreSQL on every core, the SMTP sink (smtp-server, in the bench process) on core 0. Timed from \`PATCH …/campaigns/{id} {status: scheduled}\` until the sink received the last copy. Defaults: NEWSLETTER_SEND_BATCH_SIZE 500 recipients a transaction, NEWSLETTER_SEND_RATE_PER_MINUTE 60,000, the email module's delivery (2 loops of 16 jobs of 50 messages, SMTP_POOL_SIZE 5).
 
-| recipients | end to end | messages/s | handed to the email module | received | distinct addresses | duplicates | recipients rows | server RSS idle → peak |
-|--:|--:|--:|--:|--:|--:|--:|--:|---|
-| ${RECIPIENTS.toLocaleString('en')} | ${endToEnd.toFixed(1)} s | **${rate}** | after ${(handedMs / 1000).toFixed(1)} s | ${delivered.received.toLocaleString('en')} | ${delivered.distinct.toLocaleString('en')} | ${delivered.duplicates} | ${recorded.toLocaleString('en')} | ${idle.now} → ${peakRss} MB (VmHWM ${peakHwm} MB) |
+| recipients | end to end | messages/s | handed to the email module | received | distinct addresses | duplicates | recipients rows | server RSS idle → peak | CPU per message |
+|--:|--:|--:|--:|--:|--:|--:|--:|---|---|
+| ${RECIPIENTS.toLocaleString('en')} | ${endToEnd.toFixed(1)} s | **${rate}** | after ${(handedMs / 1000).toFixed(1)} s | ${delivered.received.toLocaleString('en')} | ${delivered.distinct.toLocaleString('en')} | ${delivered.duplicates} | ${recorded.toLocaleString('en')} | ${idle.now} → ${peakRss} MB (VmHWM ${peakHwm} MB) | server ${sendCpu.serverUs.toFixed(0)} µs + PostgreSQL ${sendCpu.pgUs.toFixed(0)} µs |
+
+CPU per message is the CPU time (user + system, from /proc) the server process and every PostgreSQL process used during the send, divided by the messages: unlike messages/s it does not depend on how fast this shared machine runs that hour (the hypervisor took ${pct(sendCpu.steal)} of the cores' time during the send).
 
 ≥ 500 messages/s end to end: ${verdict(rate >= 500)}. Every address exactly once: ${verdict(delivered.distinct === RECIPIENTS && delivered.duplicates === 0 && recorded === RECIPIENTS)}.
 
@@ -312,10 +355,12 @@ One list of ${RECIPIENTS.toLocaleString('en')} active subscribers (seeded by SQL
 
 ${PIN ? 'The server (jobs off), bench/hello.js and PostgreSQL (postmaster and every backend) pinned to core 1, autocannon on core 0' : 'Not pinned (taskset missing or one core)'}; autocannon, ${CONNECTIONS} connections, ${WARMUP} s warm-up (${WARMUP * 2} s in the first round), ${SECONDS} s measured per row, ${ROUNDS} rounds; each request a different signed open token of the campaign above (${paths.length.toLocaleString('en')} tokens, cycled). Each open is answered after its batch (NEWSLETTER_TRACKING_BATCH 500, NEWSLETTER_TRACKING_FLUSH_MS 5) is committed: the event rows, the recipients' first open and the campaign's counters in one transaction. The ratio is taken within a round; the table shows the median round.
 
-| row | req/s | p50 ms | p99 ms | non-2xx / errors | ratio |
-|---|--:|--:|--:|--:|---|
-| bare NestJS hello-world, GET /health | ${m.hello.rps} | ${m.hello.p50} | ${m.hello.p99} | ${m.hello.bad} | 1 |
-| POST …/newsletter/track/open/{token} | ${m.open.rps} | ${m.open.p50} | ${m.open.p99} | ${m.open.bad} | ${f2(mid)} of hello (rounds ${ratios.map(f2).join(', ')}); target ≥ 0.6: ${verdict(mid >= 0.6)} |
+| row | req/s | p50 ms | p99 ms | non-2xx / errors | CPU per request | ratio |
+|---|--:|--:|--:|--:|---|---|
+| bare NestJS hello-world, GET /health | ${m.hello.rps} | ${m.hello.p50} | ${m.hello.p99} | ${m.hello.bad} | ${m.helloUs.toFixed(0)} µs | 1 |
+| POST …/newsletter/track/open/{token} | ${m.open.rps} | ${m.open.p50} | ${m.open.p99} | ${m.open.bad} | server ${m.open.serverUs.toFixed(0)} µs + PostgreSQL ${m.open.pgUs.toFixed(0)} µs | ${f2(mid)} of hello (rounds ${ratios.map(f2).join(', ')}); target ≥ 0.6: ${verdict(mid >= 0.6)} |
+
+CPU per request: the CPU time of the process (and of PostgreSQL's processes, for the tracking row) during the measured run over the requests answered; the core is shared by all three, so the ratio of req/s follows the ratio of these costs. Core 1 was stolen by the hypervisor ${rounds.map((r) => pct(r.steal)).join(', ')} of the time in the rounds' tracking runs.
 
 Rows written during each measured run against its 2xx answers: ${allRows.join('; ')} (autocannon stops counting at the end of the run with requests still in flight, which the server completes and stores: rows may exceed the counted answers by at most the ${CONNECTIONS} connections). A run of exactly ${EXACT.toLocaleString('en')} requests, each awaited: **${exactRows.toLocaleString('en')} rows for ${Number(exact['2xx']).toLocaleString('en')} 2xx answers** (${exact.non2xx} non-2xx): ${verdict(exactRows === exact['2xx'] && exact.non2xx === 0)}. The campaign's counters after the run: ${(stats.opens + stats.machine_opens).toLocaleString('en')} opens (${stats.machine_opens.toLocaleString('en')} flagged as machines'; autocannon sends no user agent and the copies were delivered minutes before), ${(stats.unique_opens + stats.unique_machine_opens).toLocaleString('en')} unique.`;
     writeSection('campaign', md);

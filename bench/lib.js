@@ -50,6 +50,67 @@ function spawnNode(args, options, pin = true) {
   return spawn('taskset', [...cores, process.execPath, ...args], options);
 }
 
+/** CPU seconds (user + system) of each of `pids` so far (/proc), by pid; a gone one is left out. */
+function cpuByPid(pids) {
+  const out = new Map();
+  for (const pid of pids) {
+    try {
+      // Fields after the command's closing parenthesis: state is the 3rd field, utime the 14th.
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(String(pid), (Number(fields[11]) + Number(fields[12])) / 100); // USER_HZ is 100 on Linux
+    } catch {
+      /* gone */
+    }
+  }
+  return out;
+}
+
+/** CPU seconds (user + system) the processes `pids` have used so far. */
+function cpuSecondsOf(pids) {
+  let total = 0;
+  for (const s of cpuByPid(pids).values()) total += s;
+  return total;
+}
+
+/**
+ * CPU seconds the processes of `pidsNow()` used since `before` (a `cpuByPid` reading): a
+ * process started since (a new database backend) counts from zero.
+ */
+function cpuSince(before, pidsNow) {
+  let total = 0;
+  for (const [pid, s] of cpuByPid(pidsNow())) total += s - (before.get(pid) ?? 0);
+  return total;
+}
+
+/** The postmaster of the embedded PostgreSQL in `dir` and every process it has now (backends). */
+function clusterPids(dir) {
+  const pid = readFileSync(join(dir, 'postmaster.pid'), 'utf8').split('\n')[0].trim();
+  return [pid, ...execFileSync('ps', ['-o', 'pid=', '--ppid', pid]).toString().split(/\s+/).filter(Boolean)];
+}
+
+/**
+ * The times of one core so far (/proc/stat, in 1/100 s): `busy`, `idle` and `steal` (time the
+ * hypervisor gave the core to another machine, which makes a run slower without any process
+ * using more CPU). Two readings give a run's steal share.
+ */
+function coreTimes(core) {
+  const line = readFileSync('/proc/stat', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith(`cpu${core} `));
+  if (!line) return null;
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
+  return { busy: user + nice + system + irq + softirq, idle: idle + iowait, steal };
+}
+
+/** The share of `core`'s time stolen between two `coreTimes` readings. */
+function stealShare(before, after) {
+  if (!before || !after) return null;
+  const d = (k) => after[k] - before[k];
+  const all = d('busy') + d('idle') + d('steal');
+  return all > 0 ? d('steal') / all : null;
+}
+
 function sleep(ms) {
   return new Promise((r) => setTimeout(r, ms));
 }
@@ -257,6 +318,12 @@ module.exports = {
   PIN,
   ALL_CORES,
   pinDatabase,
+  cpuByPid,
+  cpuSecondsOf,
+  cpuSince,
+  clusterPids,
+  coreTimes,
+  stealShare,
   sleep,
   waitFor,
   spawnNode,
