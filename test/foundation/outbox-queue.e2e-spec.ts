@@ -12,6 +12,10 @@ const PROBE = defineEvents('probe', {
   happened: event<{ tag: string; once?: string }>('probe.happened', 'A probe event of a site'),
   accountLevel: event<{ tag: string }>('probe.account_level', 'A probe event of an account'),
   unheard: event<{ tag: string }>('unheard.event', 'A probe event no subscriber listens to'),
+  wanted: event<{ tag: string; want: 'yes' | 'no' | 'throws' }>(
+    'probe.wanted',
+    'A probe event a subscriber may or may not want',
+  ),
 });
 
 interface Run {
@@ -31,6 +35,9 @@ class QueueProbe implements OnModuleInit {
   deliveryAttempts = new Map<string, number>();
   /** Runs of work deferred with `batch.once`: its key, and the tags of its events dispatched by then. */
   readonly onceRuns: Array<{ key: string; seen: string[] }> = [];
+  /** Tags of the probe.wanted events its subscriber ran for, and how often its shared read loaded. */
+  readonly wantedRuns: string[] = [];
+  memoLoads = 0;
 
   constructor(
     private readonly queue: QueueService,
@@ -65,6 +72,22 @@ class QueueProbe implements OnModuleInit {
       if (this.failAlways.has(tag)) throw new Error('subscriber always fails');
       this.dispatched.push(event);
     });
+    this.relay.subscribe(
+      'probe.wanted',
+      async (_em, event) => {
+        this.wantedRuns.push(String(event.payload.tag));
+      },
+      {
+        wants: async (_em, event, batch) => {
+          await batch.memo('probe.shared-read', async () => {
+            this.memoLoads += 1;
+            return true;
+          });
+          if (event.payload.want === 'throws') throw new Error('cannot tell');
+          return event.payload.want === 'yes';
+        },
+      },
+    );
   }
 }
 
@@ -200,6 +223,20 @@ describe('the outbox and the job queue', () => {
       expect(probe.onceRuns.filter((r) => r.key === shared)).toEqual([{ key: shared, seen: [a1, a2] }]);
       expect(probe.onceRuns.some((r) => r.key === dropped)).toBe(false);
       expect(await jobRows('probe.simple', dropped)).toEqual([]);
+    });
+
+    it('a subscriber is not run for an event it does not want; a read its batch shares loads once', async () => {
+      const tags = { yes: uniqueName('yes'), no: uniqueName('no'), throws: uniqueName('throws') };
+      const loads = probe.memoLoads;
+      await t.db.transaction(async (em) => {
+        for (const want of ['yes', 'no', 'throws'] as const)
+          await recordEvent(em, { accountId: x.accountId, id: x.siteId }, PROBE.wanted, { tag: tags[want], want });
+      });
+      for (const tag of Object.values(tags)) await eventually(() => dispatchedRow(tag));
+      // Not wanted: dispatched without it. A `wants` that throws counts as wanting.
+      const ran = probe.wantedRuns.filter((tag) => Object.values(tags).includes(tag));
+      expect(ran.sort()).toEqual([tags.yes, tags.throws].sort());
+      expect(probe.memoLoads - loads).toBe(1);
     });
 
     it('events nobody subscribes to are still marked dispatched', async () => {

@@ -21,10 +21,26 @@ export interface OutboxBatch {
    * event that asked first is rolled back; a throw rolls back the whole batch (retried).
    */
   once(key: string, fn: () => Promise<void>): void;
+  /**
+   * What `load` answers for `key`, loaded once per batch, in the batch's transaction: for reads
+   * that many events of a batch would repeat (a site's webhook endpoints). The batch's events are
+   * dispatched as of that read. A load that fails is not kept.
+   */
+  memo<T>(key: string, load: () => Promise<T>): Promise<T>;
 }
 
 /** A subscriber runs inside the relay's transaction: enqueue jobs with `em`, never call out. */
 export type OutboxSubscriber = (em: EntityManager, event: OutboxEvent, batch: OutboxBatch) => Promise<void>;
+
+export interface SubscribeOptions {
+  /**
+   * Whether the subscriber has anything to do for this event, answered by reading only (through
+   * `batch.memo` for reads the batch's events share). An event that no subscriber wants is marked
+   * dispatched without a savepoint or any statement of its own. A `wants` that throws counts as
+   * wanting: the subscriber then runs, and fails, in the event's own savepoint.
+   */
+  wants?: (em: EntityManager, event: OutboxEvent, batch: OutboxBatch) => Promise<boolean>;
+}
 
 const BATCH = 200;
 const MAX_ATTEMPTS = 10;
@@ -36,7 +52,8 @@ const MAX_ATTEMPTS = 10;
 @Injectable()
 export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('Outbox');
-  private readonly subscribers: Array<{ pattern: RegExp; fn: OutboxSubscriber }> = [];
+  private readonly subscribers: Array<{ pattern: RegExp; fn: OutboxSubscriber; wants?: SubscribeOptions['wants'] }> =
+    [];
   private timer?: NodeJS.Timeout;
   private running?: Promise<number>;
   private stopped = false;
@@ -47,14 +64,14 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   ) {}
 
   /** `pattern` is an event name, or a prefix ending in `*` (`content.*`), or `*`. */
-  subscribe(pattern: string, fn: OutboxSubscriber): void {
+  subscribe(pattern: string, fn: OutboxSubscriber, options: SubscribeOptions = {}): void {
     const re = new RegExp(
       `^${pattern
         .split('*')
         .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
         .join('.*')}$`,
     );
-    this.subscribers.push({ pattern: re, fn });
+    this.subscribers.push({ pattern: re, fn, wants: options.wants });
   }
 
   onApplicationBootstrap(): void {
@@ -79,10 +96,12 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
-   * Dispatches one batch; returns how many events it handled. Each event runs in a savepoint:
-   * a subscriber that throws rolls back only that event, which is retried with backoff
-   * (2^attempts s, at most an hour) and given up after MAX_ATTEMPTS, so it never holds back
-   * the others.
+   * Dispatches one batch; returns how many events it handled. Each event its subscribers want
+   * runs in a savepoint: a subscriber that throws rolls back only that event, which is retried
+   * with backoff (2^attempts s, at most an hour) and given up after MAX_ATTEMPTS, so it never
+   * holds back the others. An event nobody wants (every campaign copy's `email.sent` on a site
+   * without webhooks) costs no statement: a savepoint and its release were two of the three
+   * statements each such event cost, the endpoints' read the third (docs/performance.md, "Outbox").
    */
   dispatchBatch(): Promise<number> {
     return this.dataSource.transaction(async (em) => {
@@ -98,6 +117,16 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
       if (rows.length === 0) return 0;
       const done: number[] = [];
       const deferred = new Map<string, () => Promise<void>>();
+      const memos = new Map<string, Promise<unknown>>();
+      const memo = <T>(key: string, load: () => Promise<T>): Promise<T> => {
+        let value = memos.get(key) as Promise<T> | undefined;
+        if (!value) {
+          value = load();
+          memos.set(key, value);
+          value.catch(() => memos.delete(key));
+        }
+        return value;
+      };
       for (const row of rows) {
         const asked: string[] = [];
         const batch: OutboxBatch = {
@@ -106,18 +135,29 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
             deferred.set(key, fn);
             asked.push(key);
           },
+          memo,
         };
+        const event: OutboxEvent = {
+          id: row.id,
+          accountId: row.accountId,
+          siteId: row.siteId,
+          name: row.name,
+          payload: row.payload,
+          createdAt: row.createdAt,
+        };
+        const targets: OutboxSubscriber[] = [];
+        for (const s of this.subscribers) {
+          if (!s.pattern.test(row.name)) continue;
+          if (s.wants && !(await s.wants(em, event, batch).catch(() => true))) continue;
+          targets.push(s.fn);
+        }
+        if (targets.length === 0) {
+          done.push(row.id);
+          continue;
+        }
         await sql(em, 'SAVEPOINT outbox_event');
         try {
-          const event: OutboxEvent = {
-            id: row.id,
-            accountId: row.accountId,
-            siteId: row.siteId,
-            name: row.name,
-            payload: row.payload,
-            createdAt: row.createdAt,
-          };
-          for (const s of this.subscribers) if (s.pattern.test(row.name)) await s.fn(em, event, batch);
+          for (const fn of targets) await fn(em, event, batch);
           await sql(em, 'RELEASE SAVEPOINT outbox_event');
           done.push(row.id);
         } catch (err) {
