@@ -1,8 +1,9 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import nodemailer, { SentMessageInfo, Transporter } from 'nodemailer';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import type Mail from 'nodemailer/lib/mailer';
+import { parseConnectionUrl } from 'nodemailer/lib/shared';
 import { AppConfig } from '../config/app-config';
+import { SmtpConnections } from './smtp-connections';
 
 /** What the SMTP server answered for one message. */
 export type DeliveryResult =
@@ -11,48 +12,44 @@ export type DeliveryResult =
   | { ok: false; permanent: boolean; error: string };
 
 /**
- * The SMTP connection pool (nodemailer) from SMTP_URL; without it, `configured` is false and
- * messages wait in the database.
+ * The SMTP connections (nodemailer's SMTPConnection, pooled by SmtpConnections) from SMTP_URL;
+ * without it, `configured` is false and messages wait in the database.
  */
 @Injectable()
 export class EmailTransport implements OnModuleDestroy {
   private readonly logger = new Logger('Email');
-  private readonly transporter?: Transporter<SentMessageInfo>;
+  private readonly connections?: SmtpConnections;
 
   constructor(config: AppConfig) {
     if (!config.SMTP_URL) return;
-    this.transporter = nodemailer.createTransport({
-      url: config.SMTP_URL,
-      pool: true,
-      maxConnections: config.SMTP_POOL_SIZE,
-      maxMessages: 1000,
-      // Retries are the delivery job's (counted, backed off, recorded): the pool does not resend
-      // on its own when a connection drops mid-message.
-      maxRequeues: 0,
-      connectionTimeout: 10_000,
-      greetingTimeout: 10_000,
-      socketTimeout: 30_000,
-    } as never);
+    const { auth, ...server } = parseConnectionUrl(config.SMTP_URL);
+    this.connections = new SmtpConnections(
+      { ...server, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 },
+      auth,
+      config.SMTP_POOL_SIZE,
+      1000,
+    );
   }
 
   get configured(): boolean {
-    return this.transporter !== undefined;
+    return this.connections !== undefined;
   }
 
   /**
-   * Sends one message. It is composed into one buffer first (nodemailer's MailComposer) and
-   * handed to the pool as raw MIME with its envelope: streamed straight into the socket, each
-   * encoded line was a write of its own, and those writes cost a campaign send more CPU than
-   * composing did. The bytes are the same either way.
+   * Sends one message. It is composed into one buffer (nodemailer's MailComposer) and written to
+   * a pooled connection as it is, with its envelope: streamed straight into the socket, each
+   * encoded line was a write of its own; handed to nodemailer's pooled transport, it was
+   * composed a second time (docs/email.md, "Delivery"). The bytes are the same either way.
+   * Retries are the delivery job's (counted, backed off, recorded): nothing is resent here.
    */
   async deliver(mail: Mail.Options): Promise<DeliveryResult> {
-    if (!this.transporter) throw new Error('SMTP_URL is not set');
+    if (!this.connections) throw new Error('SMTP_URL is not set');
     try {
       const message = new MailComposer(mail).compile();
       const messageId = message.messageId();
       const raw = await message.build();
-      const info = (await this.transporter.sendMail({ envelope: mail.envelope, raw })) as { response?: string };
-      return { ok: true, response: info.response ?? '', messageId };
+      const { response } = await this.connections.send(mail.envelope as { from: string; to: string[] }, raw);
+      return { ok: true, response, messageId };
     } catch (err) {
       const e = err as Error & { responseCode?: number; response?: string; code?: string };
       const permanent = typeof e.responseCode === 'number' && e.responseCode >= 500 && e.responseCode < 600;
@@ -63,6 +60,6 @@ export class EmailTransport implements OnModuleDestroy {
   }
 
   onModuleDestroy(): void {
-    this.transporter?.close();
+    this.connections?.close();
   }
 }
