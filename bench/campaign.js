@@ -26,12 +26,9 @@ const {
   PIN,
   ALL_CORES,
   pinDatabase,
-  cpuByPid,
-  cpuSecondsOf,
-  cpuSince,
-  clusterPids,
-  coreTimes,
-  stealShare,
+  cpuSample,
+  cpuUse,
+  postmasterOf,
   sleep,
   spawnNode,
   startServer,
@@ -166,7 +163,8 @@ async function sendCampaign(server, workers, listId, db, pgDir, smtp) {
   console.error(`sending with WORKERS=${workers} (${processes} server process${processes > 1 ? 'es' : ''})…`);
   // CPU spent on the send, the server's and PostgreSQL's (every backend): a cost per message
   // that, unlike messages/s, does not depend on how fast this machine is running today.
-  const cpu0 = { server: cpuByPid(serverPids(server)), pg: cpuByPid(clusterPids(pgDir)), cores: coreTimes('') };
+  const postmaster = postmasterOf(pgDir);
+  const cpu0 = cpuSample(serverPids(server), postmaster);
   const started = performance.now();
   await api('PATCH', `/api/v2/sites/demo/newsletter/campaigns/${campaign.id}`, { status: 'scheduled' });
   let handedMs = null;
@@ -182,10 +180,11 @@ async function sendCampaign(server, workers, listId, db, pgDir, smtp) {
     await sleep(200);
   }
   clearInterval(sampler);
+  const use = cpuUse(cpu0, cpuSample(serverPids(server), postmaster));
   const cpu = {
-    serverUs: (cpuSince(cpu0.server, () => serverPids(server)) * 1e6) / RECIPIENTS,
-    pgUs: (cpuSince(cpu0.pg, () => clusterPids(pgDir)) * 1e6) / RECIPIENTS,
-    steal: stealShare(cpu0.cores, coreTimes('')),
+    serverUs: (use.server * 1e6) / RECIPIENTS,
+    pgUs: (use.pg * 1e6) / RECIPIENTS,
+    steal: use.steal.reduce((a, b) => a + b, 0) / use.steal.length,
   };
   const delivered = smtp.stats();
   const endToEnd = (delivered.last - started) / 1000;
@@ -316,21 +315,17 @@ async function main() {
     for (let round = 0; round < ROUNDS; round++) {
       const warm = round === 0 ? WARMUP * 2 : WARMUP;
       await run({ url: `http://127.0.0.1:${HELLO_PORT}/health`, duration: warm });
-      const helloCpu = cpuSecondsOf([helloChild.pid]);
+      const hello0 = cpuSample([helloChild.pid]);
       const h = await run({ url: `http://127.0.0.1:${HELLO_PORT}/health`, duration: SECONDS });
-      const helloUs = ((cpuSecondsOf([helloChild.pid]) - helloCpu) * 1e6) / h.requests.total;
+      const helloUs = (cpuUse(hello0, cpuSample([helloChild.pid])).server * 1e6) / h.requests.total;
       await opens({ duration: warm });
       await sleep(500);
       const before = await countRows();
       // CPU per answered request, the server's and PostgreSQL's: unlike req/s, it does not move
       // when the hypervisor takes the core away for a while (steal, reported beside it).
-      const cpu0 = { server: cpuSecondsOf([server.child.pid]), pg: cpuByPid(clusterPids(pgDir)), core: coreTimes(1) };
+      const cpu0 = cpuSample([server.child.pid], postmasterOf(pgDir));
       const o = await opens({ duration: SECONDS });
-      const cpu1 = {
-        server: cpuSecondsOf([server.child.pid]),
-        pg: cpuSince(cpu0.pg, () => clusterPids(pgDir)),
-        core: coreTimes(1),
-      };
+      const use = cpuUse(cpu0, cpuSample([server.child.pid], postmasterOf(pgDir)));
       await sleep(1000);
       const rows = (await countRows()) - before;
       const r = {
@@ -347,11 +342,11 @@ async function main() {
           bad: o.non2xx + o.errors + o.timeouts,
           ok: o['2xx'],
           rows,
-          serverUs: ((cpu1.server - cpu0.server) * 1e6) / o.requests.total,
-          pgUs: (cpu1.pg * 1e6) / o.requests.total,
+          serverUs: (use.server * 1e6) / o.requests.total,
+          pgUs: (use.pg * 1e6) / o.requests.total,
         },
         helloUs,
-        steal: stealShare(cpu0.core, cpu1.core),
+        steal: use.steal[1],
       };
       r.ratio = r.open.rps / r.hello.rps;
       rounds.push(r);

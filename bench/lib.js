@@ -36,7 +36,7 @@ const ALL_CORES = `0-${os.cpus().length - 1}`;
  */
 function pinDatabase(dir, cores) {
   if (!PIN) return false;
-  const pid = readFileSync(join(dir, 'postmaster.pid'), 'utf8').split('\n')[0].trim();
+  const pid = String(postmasterOf(dir));
   const pids = execFileSync('ps', ['-o', 'pid=', '--ppid', pid]).toString().split(/\s+/).filter(Boolean);
   for (const p of [pid, ...pids]) execFileSync('taskset', ['-a', '-cp', cores, p], { stdio: 'ignore' });
   return true;
@@ -50,65 +50,61 @@ function spawnNode(args, options, pin = true) {
   return spawn('taskset', [...cores, process.execPath, ...args], options);
 }
 
-/** CPU seconds (user + system) of each of `pids` so far (/proc), by pid; a gone one is left out. */
-function cpuByPid(pids) {
-  const out = new Map();
-  for (const pid of pids) {
-    try {
-      // Fields after the command's closing parenthesis: state is the 3rd field, utime the 14th.
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(String(pid), (Number(fields[11]) + Number(fields[12])) / 100); // USER_HZ is 100 on Linux
-    } catch {
-      /* gone */
-    }
+/** utime + stime (+ the reaped children's, with `children`) of a process, in USER_HZ ticks; 0 once it is gone. */
+function procTicks(pid, children = false) {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ').map(Number);
+    return f[11] + f[12] + (children ? f[13] + f[14] : 0);
+  } catch {
+    return 0;
   }
-  return out;
 }
 
-/** CPU seconds (user + system) the processes `pids` have used so far. */
-function cpuSecondsOf(pids) {
-  let total = 0;
-  for (const s of cpuByPid(pids).values()) total += s;
-  return total;
+/** The postmaster of the embedded PostgreSQL whose data directory is `dir`. */
+function postmasterOf(dir) {
+  return Number(readFileSync(join(dir, 'postmaster.pid'), 'utf8').split('\n')[0].trim());
 }
 
 /**
- * CPU seconds the processes of `pidsNow()` used since `before` (a `cpuByPid` reading): a
- * process started since (a new database backend) counts from zero.
+ * CPU time so far (from /proc) of each core, of the server's processes and of PostgreSQL: its
+ * postmaster with the backends it has reaped, and the live ones. Two samples give `cpuUse`.
  */
-function cpuSince(before, pidsNow) {
-  let total = 0;
-  for (const [pid, s] of cpuByPid(pidsNow())) total += s - (before.get(pid) ?? 0);
-  return total;
-}
-
-/** The postmaster of the embedded PostgreSQL in `dir` and every process it has now (backends). */
-function clusterPids(dir) {
-  const pid = readFileSync(join(dir, 'postmaster.pid'), 'utf8').split('\n')[0].trim();
-  return [pid, ...execFileSync('ps', ['-o', 'pid=', '--ppid', pid]).toString().split(/\s+/).filter(Boolean)];
-}
-
-/**
- * The times of one core so far (/proc/stat, in 1/100 s): `busy`, `idle` and `steal` (time the
- * hypervisor gave the core to another machine, which makes a run slower without any process
- * using more CPU). Two readings give a run's steal share.
- */
-function coreTimes(core) {
-  const line = readFileSync('/proc/stat', 'utf8')
+function cpuSample(serverPids, postmasterPid) {
+  const cores = readFileSync('/proc/stat', 'utf8')
     .split('\n')
-    .find((l) => l.startsWith(`cpu${core} `));
-  if (!line) return null;
-  const [user, nice, system, idle, iowait, irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
-  return { busy: user + nice + system + irq + softirq, idle: idle + iowait, steal };
+    .filter((l) => /^cpu\d/.test(l))
+    .map((l) => {
+      // user nice system idle iowait irq softirq steal (guest time is already in user)
+      const f = l.trim().split(/\s+/).slice(1, 9).map(Number);
+      const total = f.reduce((a, b) => a + b, 0);
+      return { busy: total - f[3] - f[4] - f[7], steal: f[7], total };
+    });
+  let server = 0;
+  for (const pid of [].concat(serverPids)) server += procTicks(pid);
+  let pg = 0;
+  if (postmasterPid) {
+    pg = procTicks(postmasterPid, true);
+    const kids = execFileSync('ps', ['-o', 'pid=', '--ppid', String(postmasterPid)]).toString();
+    for (const pid of kids.split(/\s+/).filter(Boolean)) pg += procTicks(pid);
+  }
+  return { cores, server, pg, at: performance.now() };
 }
 
-/** The share of `core`'s time stolen between two `coreTimes` readings. */
-function stealShare(before, after) {
-  if (!before || !after) return null;
-  const d = (k) => after[k] - before[k];
-  const all = d('busy') + d('idle') + d('steal');
-  return all > 0 ? d('steal') / all : null;
+/**
+ * Between two `cpuSample`s: each core's busy share and the share the hypervisor took from it
+ * (steal: the machine runs slower without any process using more CPU), and the CPU seconds of
+ * the server and of PostgreSQL.
+ */
+function cpuUse(a, b) {
+  const share = (i, key) => (b.cores[i][key] - a.cores[i][key]) / (b.cores[i].total - a.cores[i].total || 1);
+  return {
+    cores: b.cores.map((_, i) => share(i, 'busy')),
+    steal: b.cores.map((_, i) => share(i, 'steal')),
+    /** CPU seconds (USER_HZ = 100). */
+    server: (b.server - a.server) / 100,
+    pg: (b.pg - a.pg) / 100,
+    seconds: (b.at - a.at) / 1000,
+  };
 }
 
 function sleep(ms) {
@@ -318,12 +314,10 @@ module.exports = {
   PIN,
   ALL_CORES,
   pinDatabase,
-  cpuByPid,
-  cpuSecondsOf,
-  cpuSince,
-  clusterPids,
-  coreTimes,
-  stealShare,
+  procTicks,
+  postmasterOf,
+  cpuSample,
+  cpuUse,
   sleep,
   waitFor,
   spawnNode,

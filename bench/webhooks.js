@@ -28,14 +28,13 @@
 // BENCH_PROFILE=dir: CPU profiles of the servers (node --cpu-prof). BENCH_SQL_TIMING=1: the
 // time the server waits for each statement, summed per statement (bench/time-sql.js), printed.
 // Writes the webhooks section of docs/benchmarks.md.
-const { execFileSync } = require('node:child_process');
 const { chmodSync, mkdtempSync, readFileSync, rmSync } = require('node:fs');
 const http = require('node:http');
 const { cpus, loadavg, tmpdir } = require('node:os');
 const { join } = require('node:path');
 const { Client } = require('pg');
 const { Webhook } = require('standardwebhooks');
-const { startServer, writeSection, PIN, sleep, summarize } = require('./lib');
+const { startServer, writeSection, PIN, sleep, summarize, cpuSample, cpuUse, postmasterOf } = require('./lib');
 const { startDatabase } = require('./fixture');
 
 const QUICK = process.env.BENCH_QUICK === '1' || process.argv.includes('--quick');
@@ -222,48 +221,6 @@ async function insertEvents(db, site, n) {
 
 /** performance.now() + EPOCH = Date.now(): to compare the database's timestamps with this process's. */
 const EPOCH = Date.now() - performance.now();
-
-/** utime + stime (+ the reaped children's, with `children`) of a process, in USER_HZ ticks; 0 once it is gone. */
-function procTicks(pid, children = false) {
-  try {
-    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ').map(Number);
-    return f[11] + f[12] + (children ? f[13] + f[14] : 0);
-  } catch {
-    return 0;
-  }
-}
-
-/**
- * CPU time of each core (from /proc/stat), of the server, and of PostgreSQL: its postmaster
- * with the backends it has reaped, and the live ones.
- */
-function cpuSample(serverPid, postmasterPid) {
-  const cores = readFileSync('/proc/stat', 'utf8')
-    .split('\n')
-    .filter((l) => /^cpu\d/.test(l))
-    .map((l) => {
-      const f = l.trim().split(/\s+/).slice(1).map(Number);
-      const idle = f[3] + f[4];
-      return { busy: f.reduce((a, b) => a + b, 0) - idle, total: f.reduce((a, b) => a + b, 0) };
-    });
-  let pg = 0;
-  if (postmasterPid) {
-    pg = procTicks(postmasterPid, true);
-    const kids = execFileSync('ps', ['-o', 'pid=', '--ppid', String(postmasterPid)]).toString();
-    for (const pid of kids.split(/\s+/).filter(Boolean)) pg += procTicks(pid);
-  }
-  return { cores, server: procTicks(serverPid), pg, at: performance.now() };
-}
-
-function cpuUse(a, b) {
-  return {
-    cores: b.cores.map((c, i) => (c.busy - a.cores[i].busy) / (c.total - a.cores[i].total)),
-    /** CPU seconds (USER_HZ = 100). */
-    server: (b.server - a.server) / 100,
-    pg: (b.pg - a.pg) / 100,
-    seconds: (b.at - a.at) / 1000,
-  };
-}
 
 /** Waits until the receiver has `expected` distinct deliveries; fails on a stall. */
 async function waitForDeliveries(rx, expected) {
@@ -663,7 +620,7 @@ async function main() {
     await db.connect();
     const [site] = (await db.query('SELECT id::int, account_id::int AS "accountId" FROM sites WHERE name = \'demo\''))
       .rows;
-    const postmaster = Number(readFileSync(join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const postmaster = postmasterOf(join(dataDir, 'pg'));
     const ctx = { rx, db, site, server, postmaster };
 
     // 1. Delivery rate: a warm-up, then each row.

@@ -3,9 +3,8 @@
 // CPU use measured so a run can tell when the generator, not the server, was the limit. Falls back
 // to autocannon (in-process, and much heavier per request) when wrk is not installed.
 const { execFileSync, spawn } = require('node:child_process');
-const { readFileSync } = require('node:fs');
 const autocannon = require('autocannon');
-const { PIN } = require('./lib');
+const { PIN, procTicks } = require('./lib');
 
 const HAS_WRK = (() => {
   try {
@@ -15,18 +14,6 @@ const HAS_WRK = (() => {
     return err.status === 1; // wrk --version prints its banner and exits 1
   }
 })();
-
-const CLK_TCK = 100;
-
-/** User + system CPU seconds a process has used so far (Linux /proc). */
-function cpuSeconds(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
-  } catch {
-    return NaN;
-  }
-}
 
 function toMs(text) {
   const m = /^([\d.]+)(us|ms|s|m)$/.exec(text.trim());
@@ -76,10 +63,15 @@ async function run(url, seconds, connections, headers) {
   const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
+  // CPU seconds of wrk (/proc); a reading once it has exited (0 ticks) is not taken.
+  const wrkCpu = () => procTicks(child.pid) / 100 || NaN;
   let before = NaN;
-  setTimeout(() => (before = cpuSeconds(child.pid)), 200).unref();
+  setTimeout(() => (before = wrkCpu()), 200).unref();
   let after = NaN;
-  const sampler = setInterval(() => (after = cpuSeconds(child.pid)), 250);
+  const sampler = setInterval(() => {
+    const now = wrkCpu();
+    if (!Number.isNaN(now)) after = now;
+  }, 250);
   const code = await new Promise((resolve) => child.on('exit', resolve));
   clearInterval(sampler);
   if (code !== 0) throw new Error(`wrk exited with ${code}: ${out}`);
