@@ -52,8 +52,7 @@ const MAX_ATTEMPTS = 10;
 @Injectable()
 export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('Outbox');
-  private readonly subscribers: Array<{ pattern: RegExp; fn: OutboxSubscriber; wants?: SubscribeOptions['wants'] }> =
-    [];
+  private readonly subscribers: Array<{ pattern: RegExp; fn: OutboxSubscriber } & SubscribeOptions> = [];
   private timer?: NodeJS.Timeout;
   private running?: Promise<number>;
   private stopped = false;
@@ -71,7 +70,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
         .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
         .join('.*')}$`,
     );
-    this.subscribers.push({ pattern: re, fn, wants: options.wants });
+    this.subscribers.push({ ...options, pattern: re, fn });
   }
 
   onApplicationBootstrap(): void {
