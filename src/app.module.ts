@@ -19,6 +19,7 @@ import { ContactsModule } from './contacts/contacts.module';
 import { NewsletterModule } from './newsletter/newsletter.module';
 import { OrdersModule } from './orders/orders.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { SendersModule } from './senders/senders.module';
 
 /** Feature modules, one per resource group. A new module is added here. */
 export const FEATURE_MODULES: Type[] = [
@@ -35,6 +36,7 @@ export const FEATURE_MODULES: Type[] = [
   OrdersModule,
   WebhooksModule,
   NewsletterModule,
+  SendersModule,
 ];
 
 @Module({})

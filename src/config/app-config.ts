@@ -234,6 +234,10 @@ export class AppConfig {
   @Transform(toInt) @IsInt() @Min(1) @Max(256) WEBHOOK_CONCURRENCY = 8;
   /** Finished deliveries and their attempts are kept this many days. */
   @Transform(toInt) @IsInt() @Min(1) WEBHOOK_LOG_RETENTION_DAYS = 30;
+
+  // Sender domains (docs/email.md, "Sender domains")
+  /** How long verifying a sender domain waits for each DNS TXT lookup before answering 503. */
+  @Transform(toInt) @IsInt() @Min(100) @Max(30_000) SENDER_DNS_TIMEOUT_MS = 5000;
 }
 
 export const CONFIG_KEYS = Object.keys(new AppConfig()).concat('DATABASE_URL', 'BOOTSTRAP_API_KEY');

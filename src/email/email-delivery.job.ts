@@ -7,7 +7,9 @@ import { QueueService } from '../common/queue/queue.service';
 import { AppConfig } from '../config/app-config';
 import { sql } from '../database/sql';
 import { EMAIL_EVENTS } from './email.events';
+import { SendersService, SigningKey } from '../senders/senders.service';
 import { DeliveryResult, EmailTransport } from './email-transport';
+import { chooseSender, Mailbox, parseFromHeader, parseMailFrom } from './sender-policy';
 import type { NewMessage } from './email.repository';
 import { EmailMessageEntity } from './entities/email-message.entity';
 
@@ -46,7 +48,12 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
     private readonly transport: EmailTransport,
     private readonly config: AppConfig,
     private readonly metrics: AppMetrics,
-  ) {}
+    private readonly senders: SendersService,
+  ) {
+    this.mailFrom = parseMailFrom(config.MAIL_FROM);
+  }
+
+  private readonly mailFrom: Mailbox;
 
   onModuleInit(): void {
     this.queue.register<EmailDeliveryJobData>(EMAIL_DELIVERY_JOB, (data, job) => this.run(data, job.retryCount), {
@@ -141,6 +148,8 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
     const waiting = this.pending.splice(0);
     try {
       const claimed = await this.claim(waiting.map((w) => w.part));
+      // The signing keys of the claimed messages' accounts: one statement per flush, not per message.
+      const keys = await this.senders.signingKeys(claimed.map((m) => m.siteId));
       const lastTry = new Map(waiting.flatMap((w) => w.part.messageIds.map((id) => [id, w.part.lastTry] as const)));
       // Each answer is written as soon as the transaction before it commits (those that came in
       // meanwhile go together): a crash resends only what the SMTP server accepted in the last
@@ -153,7 +162,8 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
           // At most UNRECORDED messages between the start of their sending and their written
           // answer: sending never runs ahead of the record (what a crash would send again).
           await outcomes.room(UNRECORDED);
-          const r = await this.transport.deliver(mailOf(m));
+          const { mail, dkim } = mailOf(m, keys.get(m.siteId), this.mailFrom);
+          const r = await this.transport.deliver(mail, dkim);
           outcomes.add([m, r]);
           return r;
         }),
@@ -278,18 +288,28 @@ interface Part {
 /** What delivering a claimed message needs. */
 type Claimed = Pick<EmailMessageEntity, 'id'> & Omit<NewMessage, 'recipientKind' | 'templateId'>;
 
-/** The SMTP mail of one recipient's copy: headers show To and Cc, the envelope names only them. */
-function mailOf(m: Claimed) {
-  const from = /<([^>]+)>$/.exec(m.fromHeader)?.[1] ?? m.fromHeader;
+/**
+ * The SMTP mail of one recipient's copy: headers show To and Cc, the envelope names only them,
+ * and the envelope sender (MAIL FROM, where bounces go) is always MAIL_FROM's address. The
+ * From is checked again against the account's verified domains now (docs/email.md, "Who mail
+ * is From"): a copy recorded before its domain was removed goes From MAIL_FROM; one From a
+ * verified domain is signed with that domain's key.
+ */
+function mailOf(m: Claimed, keys: Map<string, SigningKey> | undefined, mailFrom: Mailbox) {
+  const sender = chooseSender(parseFromHeader(m.fromHeader), m.replyTo, new Set(keys?.keys()), mailFrom);
+  const key = sender.signingDomain ? keys?.get(sender.signingDomain) : undefined;
   return {
-    from: m.fromHeader,
-    to: m.toHeader,
-    cc: m.ccHeader ?? undefined,
-    replyTo: m.replyTo ?? undefined,
-    subject: m.subject,
-    html: m.html,
-    text: m.text,
-    envelope: { from, to: [m.recipient] },
-    headers: { ...(m.extraHeaders ?? {}), 'X-Sitebase-Message-Id': String(m.id) },
+    mail: {
+      from: sender.from,
+      to: m.toHeader,
+      cc: m.ccHeader ?? undefined,
+      replyTo: sender.replyTo ?? undefined,
+      subject: m.subject,
+      html: m.html,
+      text: m.text,
+      envelope: { from: mailFrom.email, to: [m.recipient] },
+      headers: { ...(m.extraHeaders ?? {}), 'X-Sitebase-Message-Id': String(m.id) },
+    },
+    dkim: key,
   };
 }

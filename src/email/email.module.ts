@@ -1,6 +1,7 @@
 import { Module, OnModuleInit } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountModule } from '../account/account.module';
+import { SendersModule } from '../senders/senders.module';
 import { BUILTIN_TEMPLATE_TYPES } from './builtin-template-types';
 import { EmailDataOwner } from './email-data.owner';
 import { EmailErasureOwner } from './email-erasure.owner';
@@ -23,7 +24,7 @@ import { EmailTemplateTypes } from './template-types';
  * their transaction; they register their template types with EmailTemplateTypes.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([EmailTemplateEntity, EmailMessageEntity]), AccountModule],
+  imports: [TypeOrmModule.forFeature([EmailTemplateEntity, EmailMessageEntity]), AccountModule, SendersModule],
   controllers: [EmailTemplatesController, EmailController],
   providers: [
     EmailTemplateTypes,

@@ -14,10 +14,13 @@ import { EmailTemplatesService, ResolvedTemplate } from './email-templates.servi
 import { EmailVariables } from './email-variables';
 import { EmailRepository, NewMessage } from './email.repository';
 import { EmailMessageEntity, RecipientKind } from './entities/email-message.entity';
+import { chooseSender, formatAddress, parseMailFrom } from './sender-policy';
+import { SendersService } from '../senders/senders.service';
 
 /** What modules that send mail use to register their template types (docs/email.md, "Adding a template type"). */
 export { EmailTemplateTypes, type EmailTemplateType } from './template-types';
 export { layout as mailLayout } from './builtin-template-types';
+export { formatAddress } from './sender-policy';
 
 export interface MailRecipient {
   email: string;
@@ -33,7 +36,10 @@ export interface MailInput {
   cc?: MailRecipient[];
   bcc?: MailRecipient[];
   replyTo?: MailRecipient;
-  /** The sender, when not the site's (a campaign's own); a field left out comes from the site's. */
+  /**
+   * The sender, when not the site's (a campaign's own); a field left out comes from the site's.
+   * An address at a domain the account has not verified goes out From MAIL_FROM (sender-policy.ts).
+   */
   from?: { email?: string; name?: string };
   templateType?: string;
   templateId?: number;
@@ -68,11 +74,13 @@ export class EmailService {
     private readonly renderer: EmailRenderer,
     private readonly sites: SitesService,
     private readonly repository: EmailRepository,
+    private readonly senders: SendersService,
   ) {
     this.mailFrom = parseMailFrom(config.MAIL_FROM);
   }
 
   private readonly mailFrom: MailRecipient;
+
 
   /** Records one message per recipient and queues their delivery, in the caller's transaction. */
   async send(em: EntityManager, site: SiteContext, mail: MailInput): Promise<EmailMessageEntity[]> {
@@ -102,7 +110,11 @@ export class EmailService {
 
   private async record(em: EntityManager, site: SiteContext, mails: MailInput[]): Promise<EmailMessageEntity[][]> {
     const profile = await this.sites.profileOf(site.id, em);
-    const from = sender(profile.settings.email, this.mailFrom);
+    const siteSender = profile.settings.email;
+    // The account's verified domains: read once per call (a campaign batch's hundreds of copies
+    // share it), and only when some mail names an address that could need one.
+    const asks = mails.some((m) => (m.from?.email ?? siteSender?.fromAddress) !== undefined);
+    const verified = asks ? await this.senders.verifiedDomains(em, site.accountId) : new Set<string>();
     const rows: NewMessage[] = [];
     const sizes: number[] = [];
     // A batch (a campaign's) names the same template in every mail: looked up once.
@@ -116,23 +128,22 @@ export class EmailService {
         templates.set(key, resolving);
       }
       const resolved = await resolving;
-      const fromHeader = mail.from
-        ? sender(
-            {
-              fromName: mail.from.name ?? profile.settings.email?.fromName,
-              fromAddress: mail.from.email ?? profile.settings.email?.fromAddress,
-            },
-            this.mailFrom,
-          )
-        : from;
       const rendered = resolved
         ? await this.renderer.render(resolved.parts, {
             ...this.variables.check(resolved.type, mail.data ?? {}),
             site: { name: site.name, title: profile.title },
           })
         : this.plain(mail);
-      const replyTo =
-        mail.replyTo ?? (profile.settings.email?.replyTo ? { email: profile.settings.email.replyTo } : undefined);
+      const askedReplyTo = mail.replyTo ?? (siteSender?.replyTo ? { email: siteSender.replyTo } : undefined);
+      const sender = chooseSender(
+        {
+          email: mail.from?.email ?? siteSender?.fromAddress,
+          name: mail.from?.name ?? siteSender?.fromName,
+        },
+        askedReplyTo ? formatAddress(askedReplyTo) : null,
+        verified,
+        this.mailFrom,
+      );
       const batchId = randomUUID();
       const toHeader = recipients
         .filter((r) => r.kind === 'to')
@@ -148,8 +159,8 @@ export class EmailService {
           batchId,
           recipient: r.email,
           recipientKind: r.kind,
-          fromHeader,
-          replyTo: replyTo ? formatAddress(replyTo) : null,
+          fromHeader: sender.from,
+          replyTo: sender.replyTo,
           toHeader,
           ccHeader: cc || null,
           subject: rendered.subject,
@@ -230,21 +241,4 @@ function recipientsOf(mail: MailInput): Recipient[] {
       { path: 'to', message: `at most ${MAX_RECIPIENTS} recipients in all (to, cc and bcc); got ${all.length}` },
     ]);
   return all;
-}
-
-/** `"Name" <address>`, the name quoted so that commas and quotes in it stay part of it. */
-export function formatAddress(r: MailRecipient): string {
-  return r.name ? `"${r.name.replace(/["\\]/g, '\\$&')}" <${r.email}>` : r.email;
-}
-
-/** MAIL_FROM (`address` or `Name <address>`) as a recipient. */
-function parseMailFrom(text: string): MailRecipient {
-  const m = /^(.*?)\s*<([^>]+)>$/.exec(text);
-  return m ? { email: m[2], name: m[1].replace(/^"|"$/g, '') || undefined } : { email: text };
-}
-
-/** The site's sender; what it leaves unset comes from MAIL_FROM (its name only with its address). */
-function sender(settings: { fromName?: string; fromAddress?: string } | undefined, fallback: MailRecipient): string {
-  const name = settings?.fromName ?? (settings?.fromAddress ? undefined : fallback.name);
-  return formatAddress({ email: settings?.fromAddress ?? fallback.email, name: name || undefined });
 }

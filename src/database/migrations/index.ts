@@ -24,6 +24,7 @@ import { NewsletterCampaigns1795420000000 } from './1795420000000-newsletter-cam
 import { CampaignMessageStatus1795450000000 } from './1795450000000-campaign-message-status';
 import { ContentCounts1795460000000 } from './1795460000000-content-counts';
 import { TrackingWrite1795470000000 } from './1795470000000-tracking-write';
+import { SenderDomains1795480000000 } from './1795480000000-sender-domains';
 /**
  * Every migration, oldest first. Listed rather than globbed so that the server, the CLI and the
  * test set-up (which runs outside ts-node) load the same classes. `npm run migration:generate`
@@ -55,4 +56,5 @@ export const MIGRATIONS = [
   CampaignMessageStatus1795450000000,
   ContentCounts1795460000000,
   TrackingWrite1795470000000,
+  SenderDomains1795480000000,
 ];

@@ -1,0 +1,127 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { DataSource, Repository } from 'typeorm';
+import { KeyPrincipal } from '../common/auth/principal';
+import { ConflictProblem, FieldError, NotFoundProblem, Problem } from '../common/errors/problems';
+import { recordEvent } from '../common/outbox/record-event';
+import { applyKeyset, CursorQueryDto, keysetPage, Page } from '../common/pagination/page';
+import { CreateSenderDomainDto } from './dto/sender-domain.dto';
+import { SenderDomainEntity } from './entities/sender-domain.entity';
+import { SenderDns } from './sender-dns';
+import {
+  challengeRecord,
+  dkimRecord,
+  hasChallenge,
+  hasDkimKey,
+  newClaim,
+  txtValues,
+} from './sender-domain-records';
+import { SENDER_EVENTS } from './senders.events';
+
+/**
+ * An account's sender domains (docs/email.md, "Sender domains"): added with a challenge and a
+ * DKIM key of their own, verified when both records are in DNS, removed at once. Every method
+ * takes the caller's key first and reads only its account's rows: another account's id is a 404.
+ */
+@Injectable()
+export class SenderDomainsService {
+  constructor(
+    @InjectRepository(SenderDomainEntity) private readonly domains: Repository<SenderDomainEntity>,
+    private readonly dataSource: DataSource,
+    private readonly dns: SenderDns,
+  ) {}
+
+  async add(key: KeyPrincipal, dto: CreateSenderDomainDto): Promise<SenderDomainEntity> {
+    const claim = await newClaim();
+    return this.dataSource.transaction(async (em) => {
+      if (await em.existsBy(SenderDomainEntity, { accountId: key.accountId, domain: dto.domain }))
+        throw new ConflictProblem('domain_exists', `${dto.domain} is already a sender domain of this account`);
+      // The unique index (account, domain) settles two adds at once: the loser is a 409 too.
+      const saved = await em.save(
+        em.create(SenderDomainEntity, { accountId: key.accountId, domain: dto.domain, status: 'pending', ...claim }),
+      );
+      await recordEvent(em, { accountId: key.accountId }, SENDER_EVENTS.created, { id: saved.id, domain: saved.domain });
+      return this.reload(em.getRepository(SenderDomainEntity), key, saved.id);
+    });
+  }
+
+  async list(key: KeyPrincipal, query: CursorQueryDto): Promise<Page<SenderDomainEntity>> {
+    const qb = this.domains.createQueryBuilder('d').where('d.account_id = :accountId', { accountId: key.accountId });
+    const rows = await applyKeyset(qb, [{ expr: 'd.id', type: 'number' }], query, 'DESC').getMany();
+    return keysetPage(rows, query.limit, (d) => [d.id]);
+  }
+
+  get(key: KeyPrincipal, id: number): Promise<SenderDomainEntity> {
+    return this.reload(this.domains, key, id);
+  }
+
+  /**
+   * Looks both records up (SenderDns: a timeout, 503 when DNS fails) and marks the domain
+   * verified when both hold this claim's values; otherwise a 422 naming each record missing.
+   * A verified domain is checked again the same way and stays verified either way.
+   */
+  async verify(key: KeyPrincipal, id: number): Promise<SenderDomainEntity> {
+    const domain = await this.get(key, id);
+    const challenge = challengeRecord(domain.domain, domain.challengeToken);
+    const dkim = dkimRecord(domain.domain, domain.dkimSelector, domain.dkimPublicKey);
+    const [challengeValues, dkimValues] = await Promise.all([
+      this.dns.txt(challenge.name).then(txtValues),
+      this.dns.txt(dkim.name).then(txtValues),
+    ]);
+    const missing: FieldError[] = [];
+    if (!hasChallenge(challengeValues, challenge))
+      missing.push({
+        path: 'records.verification',
+        message: `no TXT record ${challenge.name} with the value ${challenge.value}`,
+      });
+    if (!hasDkimKey(dkimValues, domain.dkimPublicKey))
+      missing.push({ path: 'records.dkim', message: `no TXT record ${dkim.name} with this domain's DKIM key (p=…)` });
+    if (missing.length > 0)
+      throw new Problem({
+        status: 422,
+        code: 'dns_records_missing',
+        title: 'DNS records not found',
+        detail: `Publish ${missing.map((m) => m.path.replace('records.', '')).join(' and ')} record(s) for ${domain.domain}, then verify again (DNS changes can take a while to be seen)`,
+        errors: missing,
+      });
+    if (domain.status === 'verified') return domain;
+    return this.dataSource.transaction(async (em) => {
+      // Only the request that moves it records the event: two verifications at once make one.
+      const moved = await em
+        .createQueryBuilder()
+        .update(SenderDomainEntity)
+        .set({ status: 'verified', verifiedAt: () => 'now()' })
+        .where('id = :id AND account_id = :accountId AND status = :pending', {
+          id,
+          accountId: key.accountId,
+          pending: 'pending',
+        })
+        .execute();
+      if (moved.affected)
+        await recordEvent(em, { accountId: key.accountId }, SENDER_EVENTS.verified, { id, domain: domain.domain });
+      return this.reload(em.getRepository(SenderDomainEntity), key, id);
+    });
+  }
+
+  /** Mail From the domain goes From MAIL_FROM from the next batch on; its key is deleted with it. */
+  async remove(key: KeyPrincipal, id: number): Promise<void> {
+    await this.dataSource.transaction(async (em) => {
+      const gone = await em
+        .createQueryBuilder()
+        .delete()
+        .from(SenderDomainEntity)
+        .where('id = :id AND account_id = :accountId', { id, accountId: key.accountId })
+        .returning(['domain'])
+        .execute();
+      const row = (gone.raw as Array<{ domain: string }>)[0];
+      if (!row) throw new NotFoundProblem('Sender domain');
+      await recordEvent(em, { accountId: key.accountId }, SENDER_EVENTS.deleted, { id, domain: row.domain });
+    });
+  }
+
+  private async reload(repo: Repository<SenderDomainEntity>, key: KeyPrincipal, id: number) {
+    const found = await repo.findOneBy({ id, accountId: key.accountId });
+    if (!found) throw new NotFoundProblem('Sender domain');
+    return found;
+  }
+}
