@@ -14,6 +14,8 @@ export interface FakeDns {
   fail: string | 'hang' | null;
   /** Names looked up, in order. */
   lookups: string[];
+  /** The same answers for a verifier in the test (mailauth's `resolver(name, 'TXT')`). */
+  resolve(name: string): Promise<string[][]>;
 }
 
 export function fakeDns(): FakeDns {
@@ -24,6 +26,7 @@ export function fakeDns(): FakeDns {
     unpublish: (name) => records.delete(name),
     fail: null,
     lookups: [],
+    resolve: (name) => resolver.resolveTxt(name),
   };
   const resolver: TxtResolver = {
     resolveTxt(name: string) {
