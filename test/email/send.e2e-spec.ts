@@ -2,6 +2,7 @@ import request from 'supertest';
 import { EmailMessageEntity } from '../../src/email/entities/email-message.entity';
 import { eventually, startApp, TestApp } from '../support/app';
 import { createFreshDatabase } from '../support/databases';
+import { fakeDns, verifySenderDomain } from '../support/dns';
 import { eventsOf, lastEventId } from '../support/events';
 import { ISO } from '../support/matchers';
 import { expectProblem } from '../support/problem';
@@ -24,13 +25,17 @@ describe('POST /api/v2/sites/:siteName/email/send over real SMTP', () => {
 
   beforeAll(async () => {
     smtp = await startSmtpSink();
+    const dns = fakeDns();
     // A database of its own: mail other files left queued in the worker's database would reach
     // this SMTP server too (the start-up sweep sends what waited for one).
     t = await startApp({
       databaseUrl: await createFreshDatabase('mailsend'),
       env: { SMTP_URL: smtp.url, MAIL_FROM: 'Sitebase <no-reply@sitebase.test>' },
+      extraModules: [dns.module],
     });
     [a, b] = await Promise.all([createTenant(t), createTenant(t)]);
+    // The site sends From its own address once its account verified the domain (docs/email.md).
+    await verifySenderDomain(a, dns, 'demo.test');
     await a.api
       .patch(`/api/v2/sites/${a.siteName}`)
       .send({
@@ -67,8 +72,10 @@ describe('POST /api/v2/sites/:siteName/email/send over real SMTP', () => {
     const byRecipient = new Map(mails.map((m) => [m.to.join(','), m]));
     expect([...byRecipient.keys()].sort()).toEqual(['ada@example.com', 'audit@example.com', 'grace@example.com']);
     for (const mail of mails) {
-      expect(mail.from).toBe('news@demo.test');
+      // The envelope sender (where bounces go) is the operator's, never the site's.
+      expect(mail.from).toBe('no-reply@sitebase.test');
       expect(mail.parsed.from?.value).toEqual([{ address: 'news@demo.test', name: 'Demo Blog' }]);
+      expect(mail.raw).toMatch(/^DKIM-Signature: .*\bd=demo\.test;/m);
       expect(mail.parsed.replyTo?.value).toEqual([{ address: 'editors@demo.test', name: '' }]);
       expect(mail.parsed.subject).toBe('Welcome aboard');
       expect(mail.parsed.headers.get('to')).toEqual(

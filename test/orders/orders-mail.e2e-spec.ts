@@ -1,5 +1,6 @@
 import { startApp, TestApp } from '../support/app';
 import { createFreshDatabase } from '../support/databases';
+import { fakeDns, verifySenderDomain } from '../support/dns';
 import { startSmtpSink, SmtpSink } from '../support/smtp';
 import { createTenant, Tenant } from '../support/tenant';
 import { makeOrder, makeProduct, ordersUrl } from './orders-fixtures';
@@ -13,8 +14,15 @@ describe('order mail', () => {
   beforeAll(async () => {
     smtp = await startSmtpSink();
     // A database of its own: mail other files left queued in the worker's database would reach this sink too.
-    t = await startApp({ databaseUrl: await createFreshDatabase('ordersmail'), env: { SMTP_URL: smtp.url } });
+    const dns = fakeDns();
+    t = await startApp({
+      databaseUrl: await createFreshDatabase('ordersmail'),
+      env: { SMTP_URL: smtp.url },
+      extraModules: [dns.module],
+    });
     a = await createTenant(t);
+    // The shop sends From its own address once its account verified the domain (docs/email.md).
+    await verifySenderDomain(a, dns, 'harbour.example');
     await a.api
       .patch(`/api/v2/sites/${a.siteName}`)
       .send({
@@ -50,8 +58,10 @@ describe('order mail', () => {
     );
     const [mail] = await smtp.waitFor(1);
     expect(mail.to).toEqual(['grace@example.com']);
-    expect(mail.from).toBe('orders@harbour.example');
+    // The envelope sender is the operator's (MAIL_FROM), the From the shop's verified address.
+    expect(mail.from).toBe('no-reply@localhost');
     expect(mail.parsed.from?.text).toBe('"Harbour Shop" <orders@harbour.example>');
+    expect(mail.raw).toMatch(/^DKIM-Signature: .*\bd=harbour\.example;/m);
     expect(mail.parsed.to && !Array.isArray(mail.parsed.to) ? mail.parsed.to.text : '').toBe(
       '"Grace Hopper" <grace@example.com>',
     );
