@@ -11,6 +11,7 @@ import { makePng, tempMediaDir } from '../support/files';
 import { startSmtpSink, SmtpSink } from '../support/smtp';
 import { agent, createTenant, Tenant, uniqueName } from '../support/tenant';
 import { startWebhookReceiver, WebhookReceiver } from '../support/webhook-receiver';
+import { FakeDns, fakeDns } from '../support/dns';
 
 /**
  * docs/events.md is the catalogue integrators (webhooks) read. This file holds it to the code:
@@ -140,6 +141,8 @@ interface Ctx {
   hooks: WebhookReceiver;
   /** Ids and names earlier steps made, for later ones. */
   made: Record<string, number | string>;
+  /** The DNS the app verifies sender domains against. */
+  dns: FakeDns;
 }
 
 interface Step {
@@ -792,6 +795,31 @@ const STEPS: Step[] = [
       await call(ctx.a.api.patch(`${base}/campaigns/${Number(campaign.id)}`).send({ status: 'scheduled' }), 200);
     },
   },
+  // senders
+  {
+    does: 'add a sender domain (POST /api/v2/sender-domains)',
+    emits: ['sender_domain.created'],
+    run: async (ctx) => {
+      const body = await call(ctx.a.api.post('/api/v2/sender-domains').send({ domain: 'news.harbour.example' }), 201);
+      ctx.made.senderDomainId = body.id as number;
+      const records = body.records as Record<'verification' | 'dkim', { name: string; value: string }>;
+      for (const r of Object.values(records)) ctx.dns.publish(r.name, r.value);
+    },
+  },
+  {
+    does: 'verify it once its records are in DNS (POST /api/v2/sender-domains/:id/verify)',
+    emits: ['sender_domain.verified'],
+    run: async (ctx) => {
+      await call(ctx.a.api.post(`/api/v2/sender-domains/${id(ctx, 'senderDomainId')}/verify`), 200);
+    },
+  },
+  {
+    does: 'remove it (DELETE /api/v2/sender-domains/:id)',
+    emits: ['sender_domain.deleted'],
+    run: async (ctx) => {
+      await call(ctx.a.api.delete(`/api/v2/sender-domains/${id(ctx, 'senderDomainId')}`), 204);
+    },
+  },
 ];
 
 interface Recorded {
@@ -806,7 +834,7 @@ const STEP_WAIT_MS = 10000;
 
 describe('docs/events.md against the event catalog and what the app records', () => {
   const media = tempMediaDir('events');
-  const ctx = { made: {}, refuseMail: false } as Ctx;
+  const ctx = { made: {}, refuseMail: false, dns: fakeDns() } as Ctx;
   const recorded: Recorded[] = [];
   /** Steps that failed (their call, or the events they name never came). */
   const stepErrors: string[] = [];
@@ -829,6 +857,7 @@ describe('docs/events.md against the event catalog and what the app records', ()
         WEBHOOK_DISABLE_AFTER_SECONDS: '1',
         USER_DELETION_GRACE_SECONDS: '0',
       },
+      extraModules: [ctx.dns.module],
     });
     [ctx.a, ctx.b] = await Promise.all([createTenant(ctx.t), createTenant(ctx.t)]);
     const outbox = ctx.t.db.getRepository(OutboxEventEntity);
