@@ -81,7 +81,6 @@ export class EmailService {
 
   private readonly mailFrom: MailRecipient;
 
-
   /** Records one message per recipient and queues their delivery, in the caller's transaction. */
   async send(em: EntityManager, site: SiteContext, mail: MailInput): Promise<EmailMessageEntity[]> {
     const [messages] = await this.record(em, site, [mail]);

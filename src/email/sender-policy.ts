@@ -55,7 +55,8 @@ export function chooseSender(
   if (email === undefined || email.toLowerCase() === mailFrom.email.toLowerCase())
     return { from: operator(requested.name), replyTo, signingDomain: null };
   const domain = domainOf(email);
-  if (verified.has(domain)) return { from: formatAddress({ email, name: requested.name }), replyTo, signingDomain: domain };
+  if (verified.has(domain))
+    return { from: formatAddress({ email, name: requested.name }), replyTo, signingDomain: domain };
   return {
     from: operator(requested.name),
     replyTo: replyTo ?? formatAddress({ email, name: requested.name }),

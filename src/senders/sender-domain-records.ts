@@ -91,4 +91,3 @@ export function hasDkimKey(values: string[], publicKey: string): boolean {
     return (v === undefined || v === 'DKIM1') && (k === undefined || k === 'rsa') && tags.get('p') === publicKey;
   });
 }
-

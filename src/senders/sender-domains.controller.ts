@@ -19,7 +19,7 @@ export class SenderDomainsController {
     auth: 'account-key',
     summary: 'Add a sender domain (admin)',
     description:
-      'Answers the two TXT records to publish: the verification challenge (this account\'s own) and the DKIM key. ' +
+      "Answers the two TXT records to publish: the verification challenge (this account's own) and the DKIM key. " +
       "Until the domain is verified, mail of the account's sites that names an address at it goes From MAIL_FROM.",
     created: SenderDomainResponseDto,
     problems: [400, 409],
@@ -49,7 +49,13 @@ export class SenderDomainsController {
   }
 
   @Get(':id')
-  @Route({ auth: 'account-key', summary: 'Get a sender domain (admin)', ok: SenderDomainResponseDto, admin: true })
+  @Route({
+    auth: 'account-key',
+    summary: 'Get a sender domain (admin)',
+    ok: SenderDomainResponseDto,
+    problems: [400, 404],
+    admin: true,
+  })
   async get(@CurrentKey() key: KeyPrincipal, @Param() { id }: IdParamDto): Promise<SenderDomainResponseDto> {
     return toSenderDomainResponse(await this.domains.get(key, id));
   }
@@ -62,7 +68,7 @@ export class SenderDomainsController {
       'Looks up both TXT records. 200 with the domain (verified) when both are published; 422 `dns_records_missing` ' +
       'naming each one not found; 503 when DNS does not answer in time.',
     ok: SenderDomainResponseDto,
-    problems: [422, 503],
+    problems: [400, 404, 422, 503],
     admin: true,
   })
   async verify(@CurrentKey() key: KeyPrincipal, @Param() { id }: IdParamDto): Promise<SenderDomainResponseDto> {
@@ -75,6 +81,7 @@ export class SenderDomainsController {
     summary: 'Remove a sender domain (admin)',
     description: 'Its DKIM key is deleted; mail From it goes From MAIL_FROM again.',
     noContent: true,
+    problems: [400, 404],
     admin: true,
   })
   async remove(@CurrentKey() key: KeyPrincipal, @Param() { id }: IdParamDto): Promise<void> {

@@ -8,14 +8,7 @@ import { applyKeyset, CursorQueryDto, keysetPage, Page } from '../common/paginat
 import { CreateSenderDomainDto } from './dto/sender-domain.dto';
 import { SenderDomainEntity } from './entities/sender-domain.entity';
 import { SenderDns } from './sender-dns';
-import {
-  challengeRecord,
-  dkimRecord,
-  hasChallenge,
-  hasDkimKey,
-  newClaim,
-  txtValues,
-} from './sender-domain-records';
+import { challengeRecord, dkimRecord, hasChallenge, hasDkimKey, newClaim, txtValues } from './sender-domain-records';
 import { SENDER_EVENTS } from './senders.events';
 
 /**
@@ -40,7 +33,10 @@ export class SenderDomainsService {
       const saved = await em.save(
         em.create(SenderDomainEntity, { accountId: key.accountId, domain: dto.domain, status: 'pending', ...claim }),
       );
-      await recordEvent(em, { accountId: key.accountId }, SENDER_EVENTS.created, { id: saved.id, domain: saved.domain });
+      await recordEvent(em, { accountId: key.accountId }, SENDER_EVENTS.created, {
+        id: saved.id,
+        domain: saved.domain,
+      });
       return this.reload(em.getRepository(SenderDomainEntity), key, saved.id);
     });
   }

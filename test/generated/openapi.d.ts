@@ -2516,6 +2516,71 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/sender-domains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List sender domains (admin)
+         * @description The sender domains of the account, newest first.
+         */
+        get: operations["listSenderDomains"];
+        put?: never;
+        /**
+         * Add a sender domain (admin)
+         * @description Answers the two TXT records to publish: the verification challenge (this account's own) and the DKIM key. Until the domain is verified, mail of the account's sites that names an address at it goes From MAIL_FROM.
+         */
+        post: operations["createSenderDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sender-domains/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a sender domain (admin) */
+        get: operations["getSenderDomain"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a sender domain (admin)
+         * @description Its DKIM key is deleted; mail From it goes From MAIL_FROM again.
+         */
+        delete: operations["deleteSenderDomain"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sender-domains/{id}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify a sender domain (admin)
+         * @description Looks up both TXT records. 200 with the domain (verified) when both are published; 422 `dns_records_missing` naming each one not found; 503 when DNS does not answer in time.
+         */
+        post: operations["verifySenderDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -7121,6 +7186,60 @@ export interface components {
             growth: components["schemas"]["GrowthDayDto"][];
             /** @description `campaignId`, else the campaigns started in the range (of `listId` when given), newest first, up to 50 */
             campaigns: components["schemas"]["CampaignStatisticsDto"][];
+        };
+        CreateSenderDomainDto: {
+            /**
+             * @description The domain the sites of this account will send From: a host name (lower-cased; an internationalised name is stored in its ASCII form), no IP address, no trailing dot. Its subdomains are not included.
+             * @example news.example.com
+             */
+            domain: string;
+        };
+        DnsRecordDto: {
+            /**
+             * @example TXT
+             * @enum {string}
+             */
+            type: "TXT";
+            /** @example _sitebase-challenge.news.example.com */
+            name: string;
+            /**
+             * @description The whole value; a DNS host splits one longer than 255 characters into strings itself
+             * @example sitebase-verification=3q2-7wX5…
+             */
+            value: string;
+        };
+        SenderDomainRecordsDto: {
+            /** @description Proves the account controls the domain (this account's own value) */
+            verification: components["schemas"]["DnsRecordDto"];
+            /** @description The public key that checks the DKIM signature of mail From it */
+            dkim: components["schemas"]["DnsRecordDto"];
+        };
+        SenderDomainResponseDto: {
+            /** @example 1 */
+            id: number;
+            /** @example news.example.com */
+            domain: string;
+            /**
+             * @description pending: mail goes From MAIL_FROM with the site's address as Reply-To; verified: From the site's address, DKIM-signed
+             * @example pending
+             * @enum {string}
+             */
+            status: "pending" | "verified";
+            /**
+             * @description The DKIM selector (s=) of signatures with this domain
+             * @example sb1a2b3c4d5e
+             */
+            dkimSelector: string;
+            /** @description The DNS records to publish */
+            records: components["schemas"]["SenderDomainRecordsDto"];
+            /** @example null */
+            verifiedAt: string | null;
+            /** @example 2026-01-01T00:00:00.000Z */
+            createdAt: string;
+        };
+        SenderDomainPageDto: {
+            data: components["schemas"]["SenderDomainResponseDto"][];
+            pagination: components["schemas"]["PaginationDto"];
         };
         FieldErrorDto: {
             /** @example email */
@@ -17001,6 +17120,303 @@ export interface operations {
             };
             /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    listSenderDomains: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Opaque cursor from pagination.nextCursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SenderDomainPageDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    createSenderDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSenderDomainDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SenderDomainResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    getSenderDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SenderDomainResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    deleteSenderDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    verifySenderDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SenderDomainResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Not ready: a dependency (the database) does not answer */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

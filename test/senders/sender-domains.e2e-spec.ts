@@ -136,7 +136,7 @@ describe('/api/v2/sender-domains', () => {
       expect(await rows().countBy({ accountId: a.accountId, domain: d })).toBe(1);
     });
 
-    it("lets another account claim the same domain with a challenge and key of its own, verified only by them", async () => {
+    it('lets another account claim the same domain with a challenge and key of its own, verified only by them', async () => {
       const d = domain();
       const mine = (await add(a, d)).body as SenderDomainBody;
       const theirs = (await add(b, d)).body as SenderDomainBody;
@@ -171,7 +171,10 @@ describe('/api/v2/sender-domains', () => {
             path: 'records.verification',
             message: `no TXT record ${body.records.verification.name} with the value ${body.records.verification.value}`,
           },
-          { path: 'records.dkim', message: `no TXT record ${body.records.dkim.name} with this domain's DKIM key (p=…)` },
+          {
+            path: 'records.dkim',
+            message: `no TXT record ${body.records.dkim.name} with this domain's DKIM key (p=…)`,
+          },
         ],
       );
       // A record with another value at the name does not count.

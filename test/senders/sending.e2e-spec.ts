@@ -105,9 +105,15 @@ describe('sender domains in mail that leaves', () => {
   it("does not count another account's verified domain, nor a pending one", async () => {
     const theirs = `${uniqueName('theirs')}.example`;
     await verifySenderDomain(b, dns, theirs);
-    await b.api.post('/api/v2/sender-domains').send({ domain: `pending-${theirs}` }).expect(201);
+    await b.api
+      .post('/api/v2/sender-domains')
+      .send({ domain: `pending-${theirs}` })
+      .expect(201);
     const x = await createTenant(t);
-    await x.api.post('/api/v2/sender-domains').send({ domain: `pending-${theirs}` }).expect(201);
+    await x.api
+      .post('/api/v2/sender-domains')
+      .send({ domain: `pending-${theirs}` })
+      .expect(201);
     for (const address of [`news@${theirs}`, `news@pending-${theirs}`]) {
       await setSender(x, { fromName: 'X', fromAddress: address });
       const mail = await sendOne(x);
@@ -175,7 +181,14 @@ describe('sender domains in mail that leaves', () => {
         const subject = uniqueName('campaign');
         const c = await a.api
           .post(`/api/v2/sites/${a.siteName}/newsletter/campaigns`)
-          .send({ name: subject, subject, contentHtml: '<p>Hi</p>', listIds: [list.body.id], fromName: 'Letters', fromAddress })
+          .send({
+            name: subject,
+            subject,
+            contentHtml: '<p>Hi</p>',
+            listIds: [list.body.id],
+            fromName: 'Letters',
+            fromAddress,
+          })
           .expect(201);
         await a.api
           .patch(`/api/v2/sites/${a.siteName}/newsletter/campaigns/${c.body.id}`)

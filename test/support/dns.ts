@@ -55,11 +55,7 @@ export interface SenderDomainBody {
 }
 
 /** Adds `domain` to the tenant's account, publishes both records in `dns` and verifies it. */
-export async function verifySenderDomain(
-  tenant: Tenant,
-  dns: FakeDns,
-  domain: string,
-): Promise<SenderDomainBody> {
+export async function verifySenderDomain(tenant: Tenant, dns: FakeDns, domain: string): Promise<SenderDomainBody> {
   const added = await tenant.api.post('/api/v2/sender-domains').send({ domain });
   if (added.status !== 201) throw new Error(`adding ${domain}: ${added.status} ${JSON.stringify(added.body)}`);
   const body = added.body as SenderDomainBody;

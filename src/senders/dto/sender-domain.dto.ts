@@ -56,7 +56,8 @@ export class SenderDomainResponseDto {
   @ApiProperty({
     enum: SENDER_DOMAIN_STATUSES,
     example: 'pending',
-    description: "pending: mail goes From MAIL_FROM with the site's address as Reply-To; verified: From the site's address, DKIM-signed",
+    description:
+      "pending: mail goes From MAIL_FROM with the site's address as Reply-To; verified: From the site's address, DKIM-signed",
   })
   status: SenderDomainStatus;
   @ApiProperty({ example: 'sb1a2b3c4d5e', description: 'The DKIM selector (s=) of signatures with this domain' })
