@@ -197,7 +197,10 @@ export class AppConfig {
   @ValidateIf((c: AppConfig) => c.SMTP_URL !== '')
   @Matches(/^smtps?:\/\/\S+$/, { message: 'SMTP_URL must be an smtp:// or smtps:// URL' })
   SMTP_URL = '';
-  /** Sender of sites that set none: an address, or `Name <address>`. */
+  /**
+   * The envelope sender of all mail, and the From of sites whose address is not at a domain their
+   * account verified (docs/email.md, "Sender domains"): an address, or `Name <address>`.
+   */
   @Matches(/^(?:[^<>\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/, {
     message: 'MAIL_FROM must be an address or "Name <address>"',
   })

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import request from 'supertest';
 import { FORBIDDEN_KEYS } from '../../src/common/input/json-body';
 import { startApp, TestApp } from '../support/app';
+import { fakeDns } from '../support/dns';
 import { snapshotDatabase } from '../support/db-snapshot';
 import {
   exampleBody,
@@ -124,7 +125,11 @@ describe('input hardening over every operation of the OpenAPI document', () => {
   let sessionToken = '';
 
   beforeAll(async () => {
-    t = await startApp({ env: { MEDIA_LOCAL_DIR: media.dir, RATE_LIMIT_PUBLIC_MAX: '1000000' } });
+    // Sender domains are verified against a DNS of the test's own: no lookup leaves the machine.
+    t = await startApp({
+      env: { MEDIA_LOCAL_DIR: media.dir, RATE_LIMIT_PUBLIC_MAX: '1000000' },
+      extraModules: [fakeDns().module],
+    });
     tenant = await createTenant(t);
     ({ doc, operations } = await loadOperations(t.server));
     fixtures = await seedResources(t, tenant);

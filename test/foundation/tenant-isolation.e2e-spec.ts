@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { startApp, TestApp } from '../support/app';
+import { fakeDns } from '../support/dns';
 import { snapshotDatabase } from '../support/db-snapshot';
 import { tempMediaDir } from '../support/files';
 import { exampleBody, loadOperations, OpenApiDocument, Operation, resolve } from '../support/openapi-operations';
@@ -87,6 +88,7 @@ function listKind(op: Operation): string | null {
   const kinds: Record<string, string> = {
     sites: 'site',
     'api-keys': 'key',
+    'sender-domains': 'senderDomain',
     content: 'content',
     pages: 'content',
     collections: 'collection',
@@ -148,7 +150,11 @@ describe('tenant isolation over every operation of the OpenAPI document', () => 
 
   beforeAll(async () => {
     // No background work: the database moves only with the requests the cases make.
-    t = await startApp({ env: { MEDIA_LOCAL_DIR: media.dir, JOBS_ENABLED: 'false' } });
+    // Sender domains are verified against a DNS of the test's own: no lookup leaves the machine.
+    t = await startApp({
+      env: { MEDIA_LOCAL_DIR: media.dir, JOBS_ENABLED: 'false' },
+      extraModules: [fakeDns().module],
+    });
     [a, b] = [await createTenant(t), await createTenant(t)];
     const siteC = await a.api
       .post('/api/v2/sites')

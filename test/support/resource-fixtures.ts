@@ -30,6 +30,9 @@ export async function seedResources(t: TestApp, tenant: Tenant, copy = 0): Promi
     return res.body.id as number;
   };
   ids.key = await made(await tenant.api.post('/api/v2/api-keys').send({ name: `spare${n}` }));
+  ids.senderDomain = await made(
+    await tenant.api.post('/api/v2/sender-domains').send({ domain: `fixture${copy || ''}.${tenant.siteName}.example` }),
+  );
   ids.content = await made(await tenant.api.post(`${site}/content`).send({ title: `Fixture${n}`, tags: ['a'] }));
   ids.collection = await made(await tenant.api.post(`${site}/collections`).send({ name: `Fixture${n}` }));
   await tenant.api.post(`${site}/collections/${ids.collection}/items`).send({ contentId: ids.content }).expect(201);
@@ -135,6 +138,7 @@ export async function seedResources(t: TestApp, tenant: Tenant, copy = 0): Promi
 export function idFor(f: ResourceFixtures, path: string): number {
   const { ids } = f;
   if (path.includes('/api-keys/')) return ids.key;
+  if (path.includes('/sender-domains/')) return ids.senderDomain;
   if (path.includes('/collections/')) return ids.collection;
   if (path.includes('/content/')) return ids.content;
   if (path.includes('/media/categories/')) return ids.category;
