@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
 import { KeyPrincipal } from '../common/auth/principal';
+import { isUniqueViolation } from '../common/errors/postgres-errors';
 import { ConflictProblem, FieldError, NotFoundProblem, Problem } from '../common/errors/problems';
 import { recordEvent } from '../common/outbox/record-event';
 import { applyKeyset, CursorQueryDto, keysetPage, Page } from '../common/pagination/page';
@@ -27,12 +28,19 @@ export class SenderDomainsService {
   async add(key: KeyPrincipal, dto: CreateSenderDomainDto): Promise<SenderDomainEntity> {
     const claim = await newClaim();
     return this.dataSource.transaction(async (em) => {
-      if (await em.existsBy(SenderDomainEntity, { accountId: key.accountId, domain: dto.domain }))
-        throw new ConflictProblem('domain_exists', `${dto.domain} is already a sender domain of this account`);
-      // The unique index (account, domain) settles two adds at once: the loser is a 409 too.
-      const saved = await em.save(
-        em.create(SenderDomainEntity, { accountId: key.accountId, domain: dto.domain, status: 'pending', ...claim }),
-      );
+      const taken = () =>
+        new ConflictProblem('domain_exists', `${dto.domain} is already a sender domain of this account`);
+      if (await em.existsBy(SenderDomainEntity, { accountId: key.accountId, domain: dto.domain })) throw taken();
+      let saved: SenderDomainEntity;
+      try {
+        saved = await em.save(
+          em.create(SenderDomainEntity, { accountId: key.accountId, domain: dto.domain, status: 'pending', ...claim }),
+        );
+      } catch (err) {
+        // The unique index (account, domain) settles adds at once: the losers get the same 409.
+        if (isUniqueViolation(err, 'sender_domains_account_id_domain_key')) throw taken();
+        throw err;
+      }
       await recordEvent(em, { accountId: key.accountId }, SENDER_EVENTS.created, {
         id: saved.id,
         domain: saved.domain,

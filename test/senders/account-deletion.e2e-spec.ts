@@ -18,7 +18,10 @@ describe('account deletion: sender domains', () => {
   it('previews and purges them; another account claiming the same domain keeps its own', async () => {
     const domain = `${x.siteName}.example`;
     for (const tenant of [x, other]) await tenant.api.post('/api/v2/sender-domains').send({ domain }).expect(201);
-    await x.api.post('/api/v2/sender-domains').send({ domain: `second.${domain}` }).expect(201);
+    await x.api
+      .post('/api/v2/sender-domains')
+      .send({ domain: `second.${domain}` })
+      .expect(201);
     const preview = await x.api.get('/api/v2/account/deletion-preview').expect(200);
     expect(preview.body.resources).toContainEqual({ resource: 'sender_domains', count: 2, action: 'delete' });
 

@@ -155,6 +155,27 @@ describe('/api/v2/sender-domains', () => {
     });
   });
 
+  describe('races', () => {
+    it('one domain added 12 times at once: one 201, eleven 409 domain_exists, one row', async () => {
+      const d = domain();
+      const answers = await Promise.all(Array.from({ length: 12 }, () => add(a, d)));
+      expect(answers.map((r) => r.status).sort()).toEqual([201, ...Array<number>(11).fill(409)]);
+      for (const r of answers.filter((r) => r.status === 409)) expectProblem(r, 409, 'domain_exists');
+      expect(await rows().countBy({ accountId: a.accountId, domain: d })).toBe(1);
+    });
+
+    it('one domain verified 8 times at once: every answer verified, one sender_domain.verified', async () => {
+      const body = (await add(a, domain())).body as SenderDomainBody;
+      publish(body);
+      const answers = await Promise.all(Array.from({ length: 8 }, () => a.api.post(`${URL}/${body.id}/verify`)));
+      expect(answers.map((r) => [r.status, r.body.status])).toEqual(Array(8).fill([200, 'verified']));
+      const events = (await accountEvents(a.accountId, 'sender_domain.verified')).filter(
+        (e) => e.payload.id === body.id,
+      );
+      expect(events).toHaveLength(1);
+    });
+  });
+
   describe('POST /{id}/verify', () => {
     it('answers 422 naming each record not found, then verifies once both are published', async () => {
       const body = (await add(a, domain())).body as SenderDomainBody;
