@@ -66,9 +66,7 @@ describe('sender domains in mail that leaves', () => {
 
   /** The message's DKIM results, the keys read from the test's DNS. */
   async function dkimOf(mail: ReceivedMail) {
-    const { results } = await dkimVerify(Buffer.from(mail.raw), {
-      resolver: (name: string) => dns.resolve(name),
-    } as Parameters<typeof dkimVerify>[1]);
+    const { results } = await dkimVerify(Buffer.from(mail.raw), { resolver: (name: string) => dns.resolve(name) });
     return results.map((r) => ({ d: r.signingDomain, s: r.selector, result: r.status.result }));
   }
 

@@ -11,7 +11,7 @@ export interface FakeDns {
   module: Type;
   publish(name: string, value: string): void;
   unpublish(name: string): void;
-  fail: string | 'hang' | null;
+  fail: string | null;
   /** Names looked up, in order. */
   lookups: string[];
   /** The same answers for a verifier in the test (mailauth's `resolver(name, 'TXT')`). */
