@@ -148,8 +148,12 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
     const waiting = this.pending.splice(0);
     try {
       const claimed = await this.claim(waiting.map((w) => w.part));
-      // The signing keys of the claimed messages' accounts: one statement per flush, not per message.
-      const keys = await this.senders.signingKeys(claimed.map((m) => m.siteId));
+      // The signing keys of the accounts of the messages not From MAIL_FROM: one statement per
+      // flush, not per message, and none when every message is From MAIL_FROM.
+      const operator = this.mailFrom.email.toLowerCase();
+      const keys = await this.senders.signingKeys(
+        claimed.filter((m) => parseFromHeader(m.fromHeader).email.toLowerCase() !== operator).map((m) => m.siteId),
+      );
       const lastTry = new Map(waiting.flatMap((w) => w.part.messageIds.map((id) => [id, w.part.lastTry] as const)));
       // Each answer is written as soon as the transaction before it commits (those that came in
       // meanwhile go together): a crash resends only what the SMTP server accepted in the last
