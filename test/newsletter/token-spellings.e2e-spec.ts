@@ -72,15 +72,18 @@ describe('newsletter tokens: one spelling each', () => {
     }
     expect(await snapshotDatabase(ctx.t.db)).toEqual(before);
 
-    // The canonical spellings still work.
-    await anon()
-      .get(nl(a, `/preferences/${manage}`))
-      .set('Accept', 'text/html')
-      .expect(200);
-    await anon()
-      .get(nl(a, `/confirm/${confirm}`))
-      .expect(200);
-    await anon().post(nl(a, '/unsubscribe')).send({ token: manage }).expect(200);
+    // The canonical spellings still work, and their per-person answers are never kept by a cache.
+    const worked = [
+      await anon()
+        .get(nl(a, `/preferences/${manage}`))
+        .set('Accept', 'text/html')
+        .expect(200),
+      await anon()
+        .get(nl(a, `/confirm/${confirm}`))
+        .expect(200),
+      await anon().post(nl(a, '/unsubscribe')).send({ token: manage }).expect(200),
+    ];
+    for (const res of worked) expect(res.headers['cache-control']).toBe('private, no-store');
   });
 
   it('open and click: other spellings are a 404 like a forged token and record no open or click', async () => {
@@ -144,9 +147,10 @@ describe('newsletter tokens: one spelling each', () => {
     expect(await events()).toBe(0);
 
     // The canonical tokens are counted.
-    await anon()
+    const opened = await anon()
       .post(nl(a, `/track/open/${open}`))
       .expect(204);
+    expect(opened.headers['cache-control']).toBe('private, no-store');
     await anon()
       .post(nl(a, `/track/click/${click}`))
       .expect(200);
