@@ -25,9 +25,9 @@ describe('webhook custom header values are write-only', () => {
   const stored = async (id: number) =>
     (await t.db.getRepository(WebhookEndpointEntity).findOneByOrFail({ id })).headers;
   /** Every answer is checked: neither value appears anywhere in it, raw or JSON-escaped. */
-  const answers: request.Response[] = [];
+  const answers: { label: string; text: string }[] = [];
   const seen = (res: request.Response) => {
-    answers.push(res);
+    answers.push({ label: `${answers.length}: ${res.status}`, text: res.text });
     return res;
   };
 
@@ -107,9 +107,9 @@ describe('webhook custom header values are write-only', () => {
     }
 
     expect(answers.length).toBe(9);
-    for (const res of answers) {
+    for (const { label, text } of answers) {
       for (const value of [SECRET, SECRET_2, 'rcv_5e3b1c0a9d8f7e6d5c4b3a29'])
-        expect({ url: res.req.path, has: res.text.includes(value) }).toEqual({ url: res.req.path, has: false });
+        expect({ label, has: text.includes(value) }).toEqual({ label, has: false });
     }
   });
 
