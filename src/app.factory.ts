@@ -13,6 +13,7 @@ import { MemoizedInputPipe } from './common/http/memoized-input.pipe';
 import { prefilterRoutes, routeBySegmentCount, RoutingTable } from './common/http/route-prefilter';
 import { memoizeValidationMetadata } from './common/input/validation-metadata';
 import { setupOpenApi } from './common/http/openapi';
+import { privateAnswers } from './common/http/private-answers';
 import { corsForBrowsers, securityHeaders } from './common/http/security-headers';
 import { credentials, CredentialsMiddleware } from './common/auth/credentials.middleware';
 import { refuseContentEncoding, refuseMalformedQuery } from './common/input/request-body';
@@ -52,6 +53,8 @@ export async function createApp({
     app.get(PublicUrls);
   app.set('trust proxy', parseTrustProxy(config.TRUST_PROXY));
   app.use(requestId);
+  // Before anything can answer: credentialed answers are private (docs/security.md).
+  app.use(privateAnswers());
   app.use(securityHeaders());
   app.use(corsForBrowsers());
   // Scrapes are neither counted nor logged; a blocked client's refusals are counted.

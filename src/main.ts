@@ -14,6 +14,7 @@ import {
   embeddedDatabaseError,
   portError,
 } from './startup-errors';
+import { trimTrailing } from './common/input/trim-trailing';
 
 /** DATABASE_URL's database, or the embedded one started; a failure says which and why. */
 async function openDatabase(config: AppConfig): Promise<EmbeddedDatabase> {
@@ -134,7 +135,7 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.stdout.write(
-    `Sitebase${worker ? ` worker ${worker}` : ''} listening on http://${config.HOST}:${config.PORT} (ready in ${Date.now() - started} ms; API docs at ${config.PUBLIC_BASE_URL.replace(/\/+$/, '')}/docs)\n`,
+    `Sitebase${worker ? ` worker ${worker}` : ''} listening on http://${config.HOST}:${config.PORT} (ready in ${Date.now() - started} ms; API docs at ${trimTrailing(config.PUBLIC_BASE_URL, '/')}/docs)\n`,
   );
 }
 

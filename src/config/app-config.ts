@@ -13,6 +13,7 @@ import {
   ValidateIf,
   validateSync,
 } from 'class-validator';
+import { trimTrailing } from '../common/input/trim-trailing';
 
 const TRUE_WORDS = ['1', 'true', 'yes', 'on'];
 const FALSE_WORDS = ['0', 'false', 'no', 'off'];
@@ -259,6 +260,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new Error(`Invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   if (!config.PUBLIC_BASE_URL) config.PUBLIC_BASE_URL = `http://localhost:${config.PORT}`;
-  config.PUBLIC_BASE_URL = config.PUBLIC_BASE_URL.replace(/\/+$/, '');
+  config.PUBLIC_BASE_URL = trimTrailing(config.PUBLIC_BASE_URL, '/');
   return config;
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import slugify from 'slugify';
+import { trimTrailing } from '../common/input/trim-trailing';
 
 /**
  * Storage keys are made here and nowhere else: `sites/<siteId>/<random>/<slug>.<ext>`. The slug
@@ -34,7 +35,7 @@ export function safeFileName(clientName: string | undefined, ext: string): strin
 export function fileSlug(clientName: string | undefined): string {
   const base = (clientName ?? '').split(/[\\/]/).pop() ?? '';
   const stem = base.replace(/\.[^.]*$/, '').replace(/[._]+/g, ' ');
-  const slug = slugify(stem, { lower: true, strict: true, trim: true }).slice(0, MAX_SLUG).replace(/-+$/, '');
+  const slug = trimTrailing(slugify(stem, { lower: true, strict: true, trim: true }).slice(0, MAX_SLUG), '-');
   return slug || 'file';
 }
 

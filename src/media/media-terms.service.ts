@@ -7,6 +7,7 @@ import { applyKeyset, CursorQueryDto, keysetPage, Page } from '../common/paginat
 import { findInSiteOrFail, SiteContext } from '../common/tenancy/site-context';
 import { CreateMediaTermDto, UpdateMediaTermDto } from './dto/media-term.dto';
 import { MediaCategoryEntity, MediaTagEntity } from './entities/media-term.entity';
+import { trimTrailing } from '../common/input/trim-trailing';
 
 export type MediaTermKind = 'category' | 'tag';
 type TermEntity = MediaCategoryEntity | MediaTagEntity;
@@ -75,7 +76,7 @@ export class MediaTermsService {
 }
 
 function slugFromName(name: string): string {
-  const slug = slugOf(name).slice(0, SLUG_MAX_LENGTH).replace(/-+$/, '');
+  const slug = trimTrailing(slugOf(name).slice(0, SLUG_MAX_LENGTH), '-');
   if (!slug) throw new ValidationProblem([{ path: 'slug', message: 'is required when the name gives no slug' }]);
   return slug;
 }

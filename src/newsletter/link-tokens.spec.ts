@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { alternateSpellings, signatureOf, withSignature } from '../../test/support/token-spellings';
 import { decodeLinkToken, encodeLinkToken, newNonce, nonceMatches } from './link-tokens';
 
 describe('newsletter link tokens', () => {
@@ -27,6 +28,21 @@ describe('newsletter link tokens', () => {
     expect(decodeLinkToken(secret, confirm.replace('.100.', '.999999.'), 'c')).toBeNull();
     for (const bad of ['', 'c', 'm.1.x.y', 'm.01.' + nonce + '.AAAA', 'm.1.' + nonce + '.' + 'A'.repeat(22)])
       expect(decodeLinkToken(secret, bad, 'm')).toBeNull();
+  });
+
+  it('accepts one spelling of a signature: every other spelling of the same bytes is refused', () => {
+    for (const token of [
+      encodeLinkToken(secret, { kind: 'c', subscriptionId: 42, nonce, expiresAt: 1_900_000_000 }),
+      encodeLinkToken(secret, { kind: 'm', subscriptionId: 7, nonce }),
+    ]) {
+      const kind = token[0] as 'c' | 'm';
+      const spellings = alternateSpellings(signatureOf(token));
+      // 15 other last characters (128 bits leave 4 unused), padding, skipped characters.
+      expect(spellings.length).toBeGreaterThanOrEqual(20);
+      expect(decodeLinkToken(secret, token, kind)).not.toBeNull();
+      const accepted = spellings.filter((sig) => decodeLinkToken(secret, withSignature(token, sig), kind) !== null);
+      expect(accepted).toEqual([]);
+    }
   });
 
   it('compares nonces exactly', () => {

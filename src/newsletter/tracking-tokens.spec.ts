@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { alternateSpellings, signatureOf, withSignature } from '../../test/support/token-spellings';
 import { decodeTrackingToken, encodeTrackingToken } from './tracking-tokens';
 import { ClickBursts, machineByClient } from './tracking-rules';
 
@@ -25,6 +26,20 @@ describe('tracking tokens', () => {
     expect(decodeTrackingToken(randomBytes(32), open, 'open')).toBeNull();
     expect(decodeTrackingToken(secret, 'o.7.42.AAAAAAAAAAAAAAAAAAAAAA', 'open')).toBeNull();
     expect(decodeTrackingToken(secret, 'o.07.42.x', 'open')).toBeNull();
+  });
+
+  it('accepts one spelling of a signature: every other spelling of the same bytes is refused', () => {
+    for (const token of [
+      encodeTrackingToken(secret, { kind: 'open', campaignId: 7, subscriptionId: 42 }),
+      encodeTrackingToken(secret, { kind: 'click', campaignId: 7, subscriptionId: 42, linkIndex: 3 }),
+    ]) {
+      const kind = token.startsWith('o.') ? 'open' : 'click';
+      const spellings = alternateSpellings(signatureOf(token));
+      expect(spellings.length).toBeGreaterThanOrEqual(20);
+      expect(decodeTrackingToken(secret, token, kind)).not.toBeNull();
+      const accepted = spellings.filter((sig) => decodeTrackingToken(secret, withSignature(token, sig), kind) !== null);
+      expect(accepted).toEqual([]);
+    }
   });
 });
 

@@ -24,7 +24,7 @@ describe('fulfillment notification signatures', () => {
   it('parses t and every v1; ignores other schemes; refuses anything malformed', () => {
     const v = 'ab'.repeat(32);
     expect(parseSignatureHeader(`t=12,v1=${v}`)).toEqual({ timestamp: 12, signatures: [Buffer.from(v, 'hex')] });
-    expect(parseSignatureHeader(` t=12 , v0=zz , v1=${v},v1=${'CD'.repeat(32)}`)?.signatures).toHaveLength(2);
+    expect(parseSignatureHeader(` t=12 , v0=zz , v1=${v},v1=${'cd'.repeat(32)}`)?.signatures).toHaveLength(2);
     for (const bad of [
       undefined,
       '',
@@ -58,6 +58,20 @@ describe('fulfillment notification signatures', () => {
     // The timestamp is signed: moving it breaks the signature.
     const moved = header.replace(`t=${t}`, `t=${t + 1}`);
     expect(verifySignature(moved, body, [secret], t)).toBe('mismatch');
+  });
+
+  it('takes one spelling of a header: upper-case hex and a zero-padded t are malformed', () => {
+    const header = signatureHeader(secret, t, body);
+    const v1 = header.slice(header.indexOf('v1=') + 3);
+    expect(verifySignature(header, body, [secret], t)).toBe('ok');
+    for (const other of [
+      `t=${t},v1=${v1.toUpperCase()}`,
+      `t=${t},v1=${v1.slice(0, 10).toUpperCase()}${v1.slice(10)}`,
+      `t=0${t},v1=${v1}`,
+      `t=000${t},v1=${v1}`,
+    ])
+      expect(verifySignature(other, body, [secret], t)).toBe('malformed');
+    expect(parseSignatureHeader(`t=0,v1=${v1}`)?.timestamp).toBe(0);
   });
 
   it('makes secrets of 32 random bytes', () => {

@@ -8,7 +8,8 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
  * `t` is the Unix time (seconds) the provider signed at; each `v1` is the hex HMAC-SHA256, keyed
  * with the site's fulfillment secret (its UTF-8 bytes, `fsec_…` included), of `<t>.<raw body>`.
  * Several `v1` may be sent (a provider that holds two secrets); one that verifies is enough.
- * Other keys (`v0`, future schemes) are ignored.
+ * Other keys (`v0`, future schemes) are ignored. One spelling each (docs/security.md): `t` without
+ * leading zeros, `v1` in lower-case hex as `digest('hex')` writes it; other spellings are malformed.
  */
 export const SIGNATURE_HEADER = 'x-sitebase-signature';
 
@@ -37,10 +38,10 @@ export function parseSignatureHeader(header: string | string[] | undefined): Par
     const key = part.slice(0, eq).trim();
     const value = part.slice(eq + 1).trim();
     if (key === 't') {
-      if (timestamp !== null || !/^[0-9]{1,12}$/.test(value)) return null;
+      if (timestamp !== null || !/^(?:0|[1-9][0-9]{0,11})$/.test(value)) return null;
       timestamp = Number(value);
     } else if (key === 'v1') {
-      if (!/^[0-9a-fA-F]{64}$/.test(value)) return null;
+      if (!/^[0-9a-f]{64}$/.test(value)) return null;
       signatures.push(Buffer.from(value, 'hex'));
     }
   }

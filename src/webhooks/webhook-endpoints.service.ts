@@ -15,7 +15,7 @@ import { WebhookDeliveryEntity } from './entities/webhook-delivery.entity';
 import { WebhookEndpointEntity } from './entities/webhook-endpoint.entity';
 import { resolveTarget, WebhookTargetError } from './webhook-address';
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
-import { envelope, signingSecrets, urlProblem } from './webhook-rules';
+import { envelope, mergeHeaders, signingSecrets, urlProblem } from './webhook-rules';
 import { AttemptResult, WebhookSender } from './webhook-sender';
 import { newWebhookSecret, webhookHeaders } from './webhook-signature';
 import { WEBHOOK_EVENTS } from './webhooks.events';
@@ -47,6 +47,9 @@ export class WebhookEndpointsService {
 
   async create(site: SiteContext, dto: CreateWebhookEndpointDto): Promise<WebhookEndpointEntity> {
     await this.checkUrl(dto.url);
+    // Nothing is stored yet: the masked placeholder cannot stand for a value.
+    const given = mergeHeaders({}, dto.headers ?? {});
+    if ('error' in given) throw new ValidationProblem([given.error]);
     return this.dataSource.transaction(async (em) => {
       // Creates of one site take turns, so the limit holds under concurrency.
       await namedXactLock(em, `webhook_endpoints:${site.id}`);
@@ -62,7 +65,7 @@ export class WebhookEndpointsService {
           url: dto.url,
           description: dto.description ?? '',
           eventTypes: dto.eventTypes ?? ['*'],
-          headers: dto.headers ?? {},
+          headers: given.headers,
           status,
           disabledReason: status === 'disabled' ? 'manual' : null,
           disabledAt: status === 'disabled' ? new Date() : null,
@@ -80,7 +83,11 @@ export class WebhookEndpointsService {
       if (dto.url !== undefined) endpoint.url = dto.url;
       if (dto.description !== undefined) endpoint.description = dto.description;
       if (dto.eventTypes !== undefined) endpoint.eventTypes = dto.eventTypes;
-      if (dto.headers !== undefined) endpoint.headers = dto.headers;
+      if (dto.headers !== undefined) {
+        const merged = mergeHeaders(endpoint.headers, dto.headers);
+        if ('error' in merged) throw new ValidationProblem([merged.error]);
+        endpoint.headers = merged.headers;
+      }
       if (dto.status === 'disabled' && wasEnabled)
         Object.assign(endpoint, { status: 'disabled', disabledReason: 'manual', disabledAt: new Date() });
       if (dto.status === 'enabled' && !wasEnabled)

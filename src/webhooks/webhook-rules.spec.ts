@@ -1,5 +1,15 @@
 import { defineEvents, event } from '../common/outbox/events';
-import { envelope, eventTypeProblem, headersProblem, signingSecrets, subscribes, urlProblem } from './webhook-rules';
+import {
+  envelope,
+  eventTypeProblem,
+  headersProblem,
+  MASKED_HEADER_VALUE,
+  maskHeaders,
+  mergeHeaders,
+  signingSecrets,
+  subscribes,
+  urlProblem,
+} from './webhook-rules';
 
 defineEvents('rulespec', {
   one: event<{ id: number }>('rulespec.one', 'One'),
@@ -22,6 +32,21 @@ describe('webhook rules', () => {
     expect(eventTypeProblem('rulespec.three')).toBe('rulespec.three is not an event type');
     expect(eventTypeProblem('nope.*')).toBe('nope.* matches no event type');
     expect(eventTypeProblem(7)).toMatch(/must be an event type/);
+  });
+
+  it('masks every header value and keeps a stored value where the mask is sent back (by name, any case)', () => {
+    expect(maskHeaders({ Authorization: 'Bearer x', 'X-Team': 'web' })).toEqual({
+      Authorization: MASKED_HEADER_VALUE,
+      'X-Team': MASKED_HEADER_VALUE,
+    });
+    const stored = { Authorization: 'Bearer x', 'X-Team': 'web' };
+    expect(mergeHeaders(stored, { authorization: MASKED_HEADER_VALUE, 'X-New': 'n' })).toEqual({
+      headers: { authorization: 'Bearer x', 'X-New': 'n' },
+    });
+    expect(mergeHeaders(stored, {})).toEqual({ headers: {} });
+    expect(mergeHeaders(stored, { 'X-Other': MASKED_HEADER_VALUE })).toEqual({
+      error: { path: 'headers.X-Other', message: `is the masked placeholder ${MASKED_HEADER_VALUE}; send the value` },
+    });
   });
 
   it('allows ordinary headers and refuses those the server owns', () => {

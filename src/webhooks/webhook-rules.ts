@@ -50,6 +50,43 @@ export function headersProblem(value: unknown): string | null {
   return null;
 }
 
+/**
+ * Custom header values are write-only (docs/webhooks.md, "Custom headers"): any of them may be a
+ * credential (`Authorization: Bearer …`), so every answer shows each header's name with this in
+ * place of its value.
+ */
+export const MASKED_HEADER_VALUE = '********';
+
+export function maskHeaders(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.keys(headers).map((name) => [name, MASKED_HEADER_VALUE]));
+}
+
+/**
+ * The headers a PATCH stores: `given` replaces them all, but a value sent back as the mask keeps
+ * the stored value of that name (compared without case), so a client can round-trip a GET.
+ * The error of a masked value that names no stored header, or null.
+ */
+export function mergeHeaders(
+  stored: Record<string, string>,
+  given: Record<string, string>,
+): { headers: Record<string, string> } | { error: { path: string; message: string } } {
+  const byLower = new Map(Object.entries(stored).map(([name, value]) => [name.toLowerCase(), value]));
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(given)) {
+    if (value !== MASKED_HEADER_VALUE) {
+      headers[name] = value;
+      continue;
+    }
+    const kept = byLower.get(name.toLowerCase());
+    if (kept === undefined)
+      return {
+        error: { path: `headers.${name}`, message: `is the masked placeholder ${MASKED_HEADER_VALUE}; send the value` },
+      };
+    headers[name] = kept;
+  }
+  return { headers };
+}
+
 /** Why one entry of `eventTypes` is refused, or null: an event of the catalogue, `prefix.*` of some, or `*`. */
 export function eventTypeProblem(value: unknown): string | null {
   if (typeof value !== 'string' || value.length === 0 || value.length > 100)

@@ -6,7 +6,7 @@ import { withTenants } from '../support/tenant';
 /**
  * docs/performance.md, "Public reads": anonymous reads of a site's published data carry a body
  * ETag and `Cache-Control: public`, and a matching `If-None-Match` gets a `304` with no body;
- * reads with a key, other sites' data and pages that must not be kept are left alone.
+ * reads with a key are private (private-answers.e2e-spec.ts), problems are `no-store`.
  */
 describe('ETag, Cache-Control and 304 on public reads', () => {
   const ctx = withTenants(1, { env: { RATE_LIMIT_PUBLIC_MAX: '100000' } });
@@ -58,17 +58,19 @@ describe('ETag, Cache-Control and 304 on public reads', () => {
     await anon().get(url).set('If-None-Match', pub.headers.etag).expect(304);
     const keyed = await a.api.get(url).set('If-None-Match', pub.headers.etag).expect(200);
     expect(keyed.headers.etag).toBeUndefined();
-    expect(keyed.headers['cache-control']).toBeUndefined();
+    // Private to its caller (docs/security.md, "Caching of credentialed answers").
+    expect(keyed.headers['cache-control']).toBe('private, no-store');
   });
 
   it('errors, health probes and writes carry no public cache headers', async () => {
     const [a] = ctx.tenants;
     const missing = await anon().get(contentUrl(a, '/no-such-item')).expect(404);
     expect(missing.headers.etag).toBeUndefined();
-    expect(missing.headers['cache-control']).toBeUndefined();
+    // A problem is never kept: no CDN serves a 404 or a 429 to the next caller.
+    expect(missing.headers['cache-control']).toBe('no-store');
     const health = await anon().get('/health').expect(200);
     expect(health.headers.etag).toBeUndefined();
     const created = await a.api.post(contentUrl(a)).send({ title: 'Write' }).expect(201);
-    expect(created.headers['cache-control']).toBeUndefined();
+    expect(created.headers['cache-control']).toBe('private, no-store');
   });
 });

@@ -5906,8 +5906,9 @@ export interface components {
              */
             eventTypes: string[];
             /**
+             * @description The extra request headers by name; every value is shown as `********` (write-only)
              * @example {
-             *       "Authorization": "Bearer 0123456789abcdef"
+             *       "Authorization": "********"
              *     }
              */
             headers: {
@@ -5961,7 +5962,7 @@ export interface components {
              */
             eventTypes?: string[];
             /**
-             * @description Up to 20 extra request headers (not hop-by-hop, Host, Content-*, User-Agent or webhook-*); a PATCH replaces them all
+             * @description Up to 20 extra request headers (not hop-by-hop, Host, Content-*, User-Agent or webhook-*). Values are write-only: answers show `********` in their place. A PATCH without `headers` keeps them; with `headers` it replaces them all, except that a value sent as `********` keeps the stored value of that name (so a GET can be sent back as is)
              * @example {
              *       "Authorization": "Bearer 0123456789abcdef"
              *     }
@@ -5995,8 +5996,9 @@ export interface components {
              */
             eventTypes: string[];
             /**
+             * @description The extra request headers by name; every value is shown as `********` (write-only)
              * @example {
-             *       "Authorization": "Bearer 0123456789abcdef"
+             *       "Authorization": "********"
              *     }
              */
             headers: {
@@ -6051,7 +6053,7 @@ export interface components {
              */
             eventTypes?: string[];
             /**
-             * @description Up to 20 extra request headers (not hop-by-hop, Host, Content-*, User-Agent or webhook-*); a PATCH replaces them all
+             * @description Up to 20 extra request headers (not hop-by-hop, Host, Content-*, User-Agent or webhook-*). Values are write-only: answers show `********` in their place. A PATCH without `headers` keeps them; with `headers` it replaces them all, except that a value sent as `********` keeps the stored value of that name (so a GET can be sent back as is)
              * @example {
              *       "Authorization": "Bearer 0123456789abcdef"
              *     }

@@ -76,7 +76,7 @@ describe('newsletter: subscribe, confirm, unsubscribe (public, JSON)', () => {
       .set('accept', 'application/json');
     expect(ok.status).toBe(200);
     // A link with an effect: never kept by a browser or a CDN, unlike public reads.
-    expect(ok.headers['cache-control']).toBe('no-store');
+    expect(ok.headers['cache-control']).toBe('private, no-store');
     expect(ok.headers.etag).toBeUndefined();
     expect(ok.body).toEqual({
       result: 'confirmed',

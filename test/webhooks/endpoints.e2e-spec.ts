@@ -37,7 +37,8 @@ describe('/api/v2/sites/:siteName/webhooks (private targets refused, as by defau
         url: PUBLIC_URL,
         description: 'Rebuild the site',
         eventTypes: ['content.published', 'media.*'],
-        headers: { Authorization: 'Bearer t0ken', 'X-Team': 'web' },
+        // Write-only values (docs/webhooks.md): the names, each value masked.
+        headers: { Authorization: '********', 'X-Team': '********' },
         status: 'enabled',
         disabledReason: null,
         disabledAt: null,
@@ -51,7 +52,14 @@ describe('/api/v2/sites/:siteName/webhooks (private targets refused, as by defau
       });
       expect(res.headers.location).toMatch(new RegExp(`/api/v2/sites/${a.siteName}/webhooks/${res.body.id}$`));
       const row = await rows().findOneByOrFail({ id: res.body.id });
-      expect(row).toEqual(expect.objectContaining({ siteId: a.siteId, secret: res.body.secret, status: 'enabled' }));
+      expect(row).toEqual(
+        expect.objectContaining({
+          siteId: a.siteId,
+          secret: res.body.secret,
+          status: 'enabled',
+          headers: { Authorization: 'Bearer t0ken', 'X-Team': 'web' },
+        }),
+      );
       // The secret is shown on creation only.
       const got = await a.api.get(hooks(a, `/${res.body.id}`)).expect(200);
       expect(got.body).not.toHaveProperty('secret');
@@ -187,7 +195,7 @@ describe('/api/v2/sites/:siteName/webhooks (private targets refused, as by defau
           url: PUBLIC_URL,
           description: 'Search index',
           eventTypes: ['content.*'],
-          headers: { 'X-Index': 'main' },
+          headers: { 'X-Index': '********' },
           status: 'enabled',
           lastSuccessAt: NULL_OR_ISO,
         }),

@@ -39,7 +39,7 @@ describe('generated client: webhooks', () => {
     expect([updated.response.status, updated.data?.eventTypes, updated.data?.headers]).toEqual([
       200,
       ['content.*'],
-      { 'X-Team': 'web' },
+      { 'X-Team': '********' },
     ]);
 
     const tested = await s.api.POST('/api/v2/sites/{siteName}/webhooks/{id}/test', {

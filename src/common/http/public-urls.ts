@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Response } from 'express';
 import { AppConfig } from '../../config/app-config';
+import { trimTrailing } from '../input/trim-trailing';
 
 /**
  * The one place absolute URLs come from: `Location` headers, media links, and the
@@ -12,12 +13,12 @@ export class PublicUrls {
   readonly base: string;
 
   constructor(config: AppConfig) {
-    this.base = config.PUBLIC_BASE_URL.replace(/\/+$/, '');
+    this.base = trimTrailing(config.PUBLIC_BASE_URL, '/');
   }
 
   /** `path` (absolute, from the server's root) as a URL a client or a mail reader can open. */
   absolute(path: string, siteBase?: string | null): string {
-    const base = siteBase ? siteBase.replace(/\/+$/, '') : this.base;
+    const base = siteBase ? trimTrailing(siteBase, '/') : this.base;
     return `${base}${path.startsWith('/') ? path : `/${path}`}`;
   }
 }

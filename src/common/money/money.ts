@@ -1,3 +1,5 @@
+import { trimTrailing } from '../input/trim-trailing';
+
 /**
  * Money: an integer amount in the currency's minor units (`unitAmount`) and an ISO
  * 4217 code, upper case. v1 also speaks `price`, the same amount in major units. The number of
@@ -30,7 +32,7 @@ export function minorDigits(currency: string): number {
 export function toMinorUnits(price: number, currency: string): number | null {
   if (!Number.isFinite(price) || Math.abs(price) >= 1e15) return null;
   const digits = minorDigits(currency);
-  const [whole, fraction = ''] = Math.abs(price).toFixed(10).replace(/0+$/, '').split('.');
+  const [whole, fraction = ''] = trimTrailing(Math.abs(price).toFixed(10), '0').split('.');
   if (fraction.length > digits) return null;
   const minor = Number(whole) * 10 ** digits + Number(fraction.padEnd(digits, '0') || '0');
   return Number.isSafeInteger(minor) ? Math.sign(price) * minor || 0 : null;

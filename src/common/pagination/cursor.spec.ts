@@ -1,3 +1,4 @@
+import { alternateSpellings } from '../../../test/support/token-spellings';
 import { Problem } from '../errors/problems';
 import { decodeCursor, encodeCursor } from './cursor';
 
@@ -22,6 +23,21 @@ describe('cursor encoding', () => {
       expect(e).toBeInstanceOf(Problem);
       expect((e as Problem).getStatus()).toBe(400);
       expect((e as Problem).code).toBe('invalid_cursor');
+    }
+  });
+
+  it('takes one spelling of a cursor: other base64url spellings and other JSON of the same values are a 400', () => {
+    const c = encodeCursor(['2026-01-01T00:00:00.000Z', 42]);
+    const others = [
+      ...alternateSpellings(c),
+      Buffer.from('[ "2026-01-01T00:00:00.000Z", 42 ]').toString('base64url'),
+      Buffer.from('["2026-01-01T00:00:00.000Z",42.0]').toString('base64url'),
+      Buffer.from('["2026-01-01T00:00:00.000Z",4.2e1]').toString('base64url'),
+    ];
+    expect(others.length).toBeGreaterThanOrEqual(10);
+    for (const cursor of others) {
+      expect(JSON.parse(Buffer.from(cursor, 'base64url').toString())).toEqual(['2026-01-01T00:00:00.000Z', 42]);
+      expect(() => decodeCursor(cursor, ['timestamp', 'number'])).toThrow(Problem);
     }
   });
 

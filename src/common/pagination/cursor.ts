@@ -36,6 +36,9 @@ export function decodeCursor(cursor: string, shape: CursorShape[]): CursorValue[
         throw invalidCursor();
     } else if (typeof v !== shape[i] || (typeof v === 'number' && !Number.isSafeInteger(v))) throw invalidCursor();
   });
+  // One spelling a cursor: base64url's unused bits, padding, skipped characters or other JSON
+  // (spaces, `1.0`) would name the same page with another text (docs/security.md).
+  if (encodeCursor(values as CursorValue[]) !== cursor) throw invalidCursor();
   return values as CursorValue[];
 }
 

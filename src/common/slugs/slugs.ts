@@ -1,6 +1,7 @@
 import slugify from 'slugify';
 import { EntityManager, EntityTarget } from 'typeorm';
 import { namedXactLock } from '../../database/sql';
+import { trimTrailing } from '../input/trim-trailing';
 
 /** Lower-case words of a-z and 0-9 joined by single dashes; never all digits (digits mean an id). */
 export const SLUG_PATTERN = /^(?!\d+$)[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -25,7 +26,7 @@ export function slugPart(text: string, max = GENERATED_MAX_LENGTH): string {
   const cut = full.slice(0, max);
   // Cut at a word boundary when there is one.
   const dash = cut.lastIndexOf('-');
-  return dash > max / 2 ? cut.slice(0, dash) : cut.replace(/-+$/, '');
+  return dash > max / 2 ? cut.slice(0, dash) : trimTrailing(cut, '-');
 }
 
 /**

@@ -11,6 +11,7 @@ import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { assertStorageKey } from '../media-keys';
 import { ByteRange, MediaStorage, ObjectMeta, ObjectRead } from './media-storage';
+import { trimTrailing } from '../../common/input/trim-trailing';
 
 export interface S3StorageOptions {
   bucket: string;
@@ -113,7 +114,7 @@ export class S3MediaStorage extends MediaStorage {
   }
 
   directUrl(key: string): string | null {
-    return this.options.publicUrl ? `${this.options.publicUrl.replace(/\/+$/, '')}/${key}` : null;
+    return this.options.publicUrl ? `${trimTrailing(this.options.publicUrl, '/')}/${key}` : null;
   }
 
   onModuleDestroy(): void {

@@ -94,7 +94,7 @@ export function looksLikeSvg(head: Buffer): boolean {
   let text = head.toString('utf8').replace(/^\uFEFF/, '');
   text = text.replace(/^\s*<\?xml[^>]*\?>/, '');
   for (;;) {
-    const next = text.replace(/^\s*<!--[\s\S]*?-->/, '').replace(/^\s*<!DOCTYPE[^>[]*(\[[\s\S]*?\])?\s*>/i, '');
+    const next = text.replace(/^\s*<!--[\s\S]*?-->/, '').replace(/^\s*<!DOCTYPE[^>[]*(?:\[[^\]]*\][^>[]*)?>/i, '');
     if (next === text) break;
     text = next;
   }

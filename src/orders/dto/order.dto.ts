@@ -251,7 +251,7 @@ export class ShipmentDto {
   @OptionalNotNull()
   @IsString()
   @MaxLength(2000)
-  @Matches(/^https?:\/\/[^\s/?#]+[^\s]*$/, { message: 'must be an http(s) URL' })
+  @Matches(/^https?:\/\/[^\s/?#]+(?:[/?#]\S*)?$/, { message: 'must be an http(s) URL' })
   trackingUrl?: string;
 
   @ApiPropertyOptional({

@@ -19,7 +19,7 @@ import {
   type EndpointStatus,
   WebhookEndpointEntity,
 } from '../entities/webhook-endpoint.entity';
-import { eventTypeProblem, headersProblem, MAX_HEADERS } from '../webhook-rules';
+import { eventTypeProblem, headersProblem, MASKED_HEADER_VALUE, maskHeaders, MAX_HEADERS } from '../webhook-rules';
 
 const MAX_EVENT_TYPES = 100;
 
@@ -81,7 +81,11 @@ class WebhookEndpointFieldsDto {
 
   @ApiPropertyOptional({
     ...HEADERS_SCHEMA,
-    description: `Up to ${MAX_HEADERS} extra request headers (not hop-by-hop, Host, Content-*, User-Agent or webhook-*); a PATCH replaces them all`,
+    description:
+      `Up to ${MAX_HEADERS} extra request headers (not hop-by-hop, Host, Content-*, User-Agent or webhook-*). ` +
+      `Values are write-only: answers show \`${MASKED_HEADER_VALUE}\` in their place. A PATCH without \`headers\` keeps ` +
+      `them; with \`headers\` it replaces them all, except that a value sent as \`${MASKED_HEADER_VALUE}\` keeps the ` +
+      'stored value of that name (so a GET can be sent back as is)',
   })
   @OptionalNotNull()
   @IsWebhookHeaders()
@@ -129,7 +133,12 @@ export class WebhookEndpointResponseDto {
   @ApiProperty({ example: 'https://hooks.example.com/sitebase' }) url: string;
   @ApiProperty({ example: 'Rebuild the static site' }) description: string;
   @ApiProperty({ type: [String], example: ['content.published', 'media.*'] }) eventTypes: string[];
-  @ApiProperty(HEADERS_SCHEMA) headers: Record<string, string>;
+  @ApiProperty({
+    ...HEADERS_SCHEMA,
+    example: { Authorization: MASKED_HEADER_VALUE },
+    description: `The extra request headers by name; every value is shown as \`${MASKED_HEADER_VALUE}\` (write-only)`,
+  })
+  headers: Record<string, string>;
   @ApiProperty({ enum: ENDPOINT_STATUSES, example: 'enabled' }) status: EndpointStatus;
   @ApiProperty({
     type: String,
@@ -178,7 +187,7 @@ export function toWebhookEndpointResponse(e: WebhookEndpointEntity): WebhookEndp
     url: e.url,
     description: e.description,
     eventTypes: e.eventTypes,
-    headers: e.headers,
+    headers: maskHeaders(e.headers),
     status: e.status,
     disabledReason: e.disabledReason,
     disabledAt: iso(e.disabledAt),
