@@ -19,10 +19,9 @@ export function formatAddress(r: Mailbox): string {
   return r.name ? `"${r.name.replace(/["\\]/g, '\\$&')}" <${r.email}>` : r.email;
 }
 
-/** MAIL_FROM (`address` or `Name <address>`) as a mailbox. */
+/** MAIL_FROM (`address` or `Name <address>`) as a mailbox: the same parser as a recorded From. */
 export function parseMailFrom(text: string): Mailbox {
-  const m = /^(.*?)\s*<([^>]+)>$/.exec(text);
-  return m ? { email: m[2], name: m[1].replace(/^"|"$/g, '') || undefined } : { email: text };
+  return parseFromHeader(text);
 }
 
 /** A From header as recorded (`"Name" <address>` or `address`), parsed by nodemailer's address parser. */

@@ -23,19 +23,6 @@ const ALLOWED: { file: string; source: string; reason: string }[] = [
       "built from the subscription patterns modules pass to OutboxRelay.subscribe in code ('content.*'); " +
       'escaped, only * becomes .*; matched against event names declared in code, never client input',
   },
-  {
-    file: 'src/email/email.service.ts',
-    source: '^(.*?)\\s*<([^>]+)>$',
-    reason: 'parses MAIL_FROM, operator configuration read once at boot; never client input',
-  },
-  {
-    file: 'src/email/email-delivery.job.ts',
-    source: '<([^>]+)>$',
-    reason:
-      'runs on from_header, composed by the server from a sender name (IsHeaderText(200)) and an ' +
-      'address (a validated email); at most ~460 characters, so the quadratic worst case is ~0.2M steps. ' +
-      'Sender/From handling is owned elsewhere (issue 28); replace with lastIndexOf there',
-  },
 ];
 
 interface Verdict {
