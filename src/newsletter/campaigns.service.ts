@@ -174,13 +174,15 @@ export class CampaignsService {
     return this.write(async (em) => {
       const campaign = await findInSiteOrFail(em, CampaignEntity, site, id, 'Campaign');
       this.assertReady(campaign);
-      const prepared = await this.mail.prepare(em, site, campaign);
+      const prepared = await this.mail.prepare(em, site, campaign, false);
       const mails = [...new Set(emails.map((e) => e.trim().toLowerCase()))].map((email) => {
-        const mail = this.mail.render(
-          prepared,
-          { id: 1, email, name: '', attributes: {}, manageNonce: 'test-send-no-subscription' },
-          false,
-        );
+        const mail = this.mail.render(prepared, {
+          id: 1,
+          email,
+          name: '',
+          attributes: {},
+          manageNonce: 'test-send-no-subscription',
+        });
         // A test copy's links must not act on anybody: its unsubscribe header goes.
         delete mail.headers;
         mail.data = { ...mail.data, subject: `[Test] ${mail.data?.subject as string}` };
@@ -242,7 +244,10 @@ export class CampaignsService {
     await this.queue.send(CAMPAIGN_SEND_JOB, data, { em, startAfter: at });
   }
 
-  /** What a send needs: a subject, a body, and lists. */
+  /**
+   * What a send needs: a subject, a body, lists, and Liquid that passes today's checks (a
+   * campaign saved under older rules is checked again before it is sent or test-sent).
+   */
   private assertReady(c: CampaignEntity): void {
     const errors = [];
     if (!c.subject.trim()) errors.push({ path: 'subject', message: 'is required to send' });
@@ -250,6 +255,7 @@ export class CampaignsService {
       errors.push({ path: 'contentHtml', message: 'or templateId is required to send' });
     if (c.listIds.length === 0) errors.push({ path: 'listIds', message: 'must name at least one list to send' });
     if (errors.length > 0) throw new ValidationProblem(errors);
+    this.mail.check(c);
   }
 
   /** Lists of this site; a template of this site and of type newsletter.campaign (400 otherwise). */
