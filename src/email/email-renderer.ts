@@ -66,7 +66,11 @@ export class EmailRenderer {
       for (const segments of engine.globalVariableSegmentsSync(templates)) {
         const unknown = unknownVariable(segments, variables);
         if (unknown)
-          faults.push({ path: field, message: `uses ${unknown}, which this template type does not have`, limit: false });
+          faults.push({
+            path: field,
+            message: `uses ${unknown}, which this template type does not have`,
+            limit: false,
+          });
       }
       if (sample === undefined || faults.length > 0) continue;
       try {

@@ -147,6 +147,21 @@ export class EmailTemplatesService {
     return { type, template, parts: partsOf(template) };
   }
 
+  /**
+   * Checks again, under today's rules, the template a send of `type` (or `templateId`) would use:
+   * a template saved before them (a tag naming a file, a runaway loop) is a 400 before anything
+   * is queued, not a failure per recipient.
+   */
+  async assertUsable(
+    site: SiteContext,
+    use: { type: string } | { templateId: number },
+    em: EntityManager,
+  ): Promise<void> {
+    const { type, template, parts } =
+      'templateId' in use ? await this.resolveById(site, use.templateId, em) : await this.resolve(site, use.type, em);
+    if (template) this.renderer.check(parts, type.variables, sampleOf(site, type));
+  }
+
   /** Renders a template with `data` (default: its type's sample) as a send would. */
   async preview(site: SiteContext, id: number, data?: Record<string, unknown>): Promise<RenderedMail> {
     const template = await this.get(site, id);

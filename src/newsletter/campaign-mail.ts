@@ -118,7 +118,12 @@ export class CampaignMail {
   }
 
   /** Parses the campaign once for a batch (or a test send: `tracked` false). */
-  async prepare(em: EntityManager, site: SiteContext, campaign: CampaignEntity, tracked = true): Promise<PreparedCampaign> {
+  async prepare(
+    em: EntityManager,
+    site: SiteContext,
+    campaign: CampaignEntity,
+    tracked = true,
+  ): Promise<PreparedCampaign> {
     const { settings } = await this.sites.profileOf(site.id, em);
     let content = campaign.contentHtml;
     let linkIndexes: number[] = [];
@@ -164,7 +169,9 @@ export class CampaignMail {
         );
       vars[CLICK_URLS_VARIABLE] = clicks;
       vars[PIXEL_VARIABLE] = pixelImage(
-        at(`${track}/open/${encodeTrackingToken(p.secret, { kind: 'open', campaignId: campaign.id, subscriptionId: r.id })}`),
+        at(
+          `${track}/open/${encodeTrackingToken(p.secret, { kind: 'open', campaignId: campaign.id, subscriptionId: r.id })}`,
+        ),
       );
     }
     try {

@@ -63,7 +63,9 @@ describe('email templates: the sandbox', () => {
     for (const [source, tag] of naming()) {
       const res = await a.api.post(url()).send({ type: 'custom', name: 'x', subject: 'S', html: source });
       expectRefused(res, tag);
-      expect(res.body.errors).toEqual([{ path: 'html', message: expect.stringMatching(/^line \d+, col \d+: uses the/) }]);
+      expect(res.body.errors).toEqual([
+        { path: 'html', message: expect.stringMatching(/^line \d+, col \d+: uses the/) },
+      ]);
       cases += 1;
     }
     const [source, tag] = naming()[2];
@@ -79,7 +81,10 @@ describe('email templates: the sandbox', () => {
 
   it('refuses them at update too, and the draft stays as it was', async () => {
     const made = (
-      await a.api.post(url()).send({ type: 'custom', name: 'ok', subject: 'S', html: '<p>{{ subject }}</p>' }).expect(201)
+      await a.api
+        .post(url())
+        .send({ type: 'custom', name: 'ok', subject: 'S', html: '<p>{{ subject }}</p>' })
+        .expect(201)
     ).body;
     const before = await snapshotDatabase(ctx.t.db);
     for (const [source, tag] of naming()) {
@@ -93,7 +98,14 @@ describe('email templates: the sandbox', () => {
     const repo = ctx.t.db.getRepository(EmailTemplateEntity);
     for (const [source, tag] of naming()) {
       const legacy = await repo.save(
-        repo.create({ siteId: a.siteId, type: 'custom', name: 'legacy', subject: 'S', html: `<p>${source}</p>`, text: null }),
+        repo.create({
+          siteId: a.siteId,
+          type: 'custom',
+          name: 'legacy',
+          subject: 'S',
+          html: `<p>${source}</p>`,
+          text: null,
+        }),
       );
       const before = await snapshotDatabase(ctx.t.db);
       expectRefused(await a.api.post(url(`/${legacy.id}/preview`)).send({ data: { subject: 'S', body: 'B' } }), tag);
