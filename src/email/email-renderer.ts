@@ -82,23 +82,27 @@ export class EmailRenderer {
     if (faults.length > 0) throw templateProblem(faults);
   }
 
-  /** Renders a template with data already checked against its type. */
-  async render(parts: MailParts, data: Record<string, unknown>): Promise<RenderedMail> {
+  /**
+   * Renders a template with data already checked against its type. Synchronously: the budget is
+   * wall-clock time, and an async render's awaits would let other work count against it.
+   */
+  render(parts: MailParts, data: Record<string, unknown>): Promise<RenderedMail> {
     try {
-      const subject = oneLine(String(await this.plain.render(this.parse('subject', parts.subject), data)));
-      // The template's own <style> was inlined once, into its cached source; a raw variable
-      // (a campaign's HTML) may bring its own, which is inlined after rendering.
-      const rendered = String(await this.html.render(this.parse('html', this.inlined(parts.html)), data));
-      const html = /<style[\s>]/i.test(rendered) ? juice(rendered) : rendered;
-      const text =
-        parts.text !== null ? String(await this.plain.render(this.parse('text', parts.text), data)) : toText(html);
-      return { subject, html, text };
+      return Promise.resolve(this.renderNow(parts, data));
     } catch (err) {
-      if (err instanceof Problem) throw err;
-      const fault = templateFault(err);
-      if (fault.kind !== 'syntax') throw templateProblem([partFault('template', err)]);
-      throw new BadRequestProblem('template_render_failed', `The template could not be rendered: ${fault.message}`);
+      return Promise.reject(renderProblem(err));
     }
+  }
+
+  private renderNow(parts: MailParts, data: Record<string, unknown>): RenderedMail {
+    const subject = oneLine(String(this.plain.renderSync(this.parse('subject', parts.subject), data)));
+    // The template's own <style> was inlined once, into its cached source; a raw variable
+    // (a campaign's HTML) may bring its own, which is inlined after rendering.
+    const rendered = String(this.html.renderSync(this.parse('html', this.inlined(parts.html)), data));
+    const html = /<style[\s>]/i.test(rendered) ? juice(rendered) : rendered;
+    const text =
+      parts.text !== null ? String(this.plain.renderSync(this.parse('text', parts.text), data)) : toText(html);
+    return { subject, html, text };
   }
 
   /** A mail given as is (no template language): CSS inlined, text made when absent. */
@@ -136,6 +140,13 @@ export class EmailRenderer {
     }
     return templates;
   }
+}
+
+function renderProblem(err: unknown): Problem {
+  if (err instanceof Problem) return err;
+  const fault = templateFault(err);
+  if (fault.kind !== 'syntax') return templateProblem([partFault('template', err)]);
+  return new BadRequestProblem('template_render_failed', `The template could not be rendered: ${fault.message}`);
 }
 
 /** The first path segment the schema does not declare, as `name` or `order.total`; undefined if all are known. */

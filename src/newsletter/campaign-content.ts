@@ -176,15 +176,19 @@ export interface TrackingSource {
 }
 
 /**
- * The content with each known link's `href` value replaced by `{{ _sitebase_click[i] }}` (the
+ * The content with each known link's (default: every tracked link's) `href` value replaced by `{{ _sitebase_click[i] }}` (the
  * HTML engine escapes it as an attribute value) and `{{ _sitebase_pixel | raw }}` before the first
  * `</body>` (or at the end). Only values in text Liquid outputs as written are replaced: not
  * inside `{% raw %}` or `{% comment %}`, never across a tag.
  */
-export function trackingSource(content: string, indexOf: Map<string, number>): TrackingSource {
+export function trackingSource(content: string, known?: Map<string, number>): TrackingSource {
   const stretches = literalStretches(content) ?? [];
   const inside = insideOf(stretches);
   const { hrefs, bodyEnd } = scan(content);
+  // Without the campaign's index (a trial at save), the links are numbered as a send would.
+  const indexOf =
+    known ??
+    new Map([...new Set(hrefs.filter((h) => trackable(h.raw)).map((h) => h.raw.trim()))].map((l, i) => [l, i]));
   const pieces: Array<{ start: number; end: number; by: string }> = [];
   const used = new Set<number>();
   for (const { start, end, raw } of hrefs) {

@@ -109,7 +109,7 @@ export class CampaignsService {
         attributeFilter: dto.attributeFilter ?? null,
         status: 'draft',
       });
-      this.mail.check(campaign);
+      await this.mail.check(campaign);
       await this.checkReferences(em, site, campaign);
       campaign.slug = await this.slugFor(em, site, dto.slug, dto.name);
       const saved = await em.save(campaign);
@@ -144,7 +144,7 @@ export class CampaignsService {
         }
         if (dto.slug !== undefined && dto.slug !== campaign.slug)
           campaign.slug = await this.slugFor(em, site, dto.slug, campaign.name, campaign.id);
-        this.mail.check(campaign);
+        await this.mail.check(campaign);
         await this.checkReferences(em, site, campaign);
         changed = true;
       }
@@ -255,7 +255,7 @@ export class CampaignsService {
       errors.push({ path: 'contentHtml', message: 'or templateId is required to send' });
     if (c.listIds.length === 0) errors.push({ path: 'listIds', message: 'must name at least one list to send' });
     if (errors.length > 0) throw new ValidationProblem(errors);
-    this.mail.check(c);
+    await this.mail.check(c);
     if (c.templateId === null) return this.templates.assertUsable(site, { type: CAMPAIGN_MAIL_TYPE }, em);
     await this.templates.assertUsable(site, { templateId: c.templateId }, em).catch((err: unknown) => {
       if (!(err instanceof NotFoundProblem)) throw err;

@@ -12,13 +12,14 @@ import { BadRequestProblem, FieldError, ValidationProblem } from '../errors/prob
  * The budget of one template (liquidjs's own limits, per parse and per render call, sync or not):
  * - `parseLimit`: characters of source a parse takes, the body limit (1 MiB), so any template a
  *   request can carry is parsed, and nothing bigger is ever tried;
- * - `renderLimit`: milliseconds one render may run; the templates Sitebase sends render in well
- *   under 1 ms, a runaway loop is stopped after this;
+ * - `renderLimit`: milliseconds one render may run (wall clock); the templates Sitebase sends
+ *   render in well under 1 ms, a runaway loop is stopped after this. Not less: a loaded machine
+ *   (a descheduled process, a GC pause) must not fail an ordinary render;
  * - `memoryLimit`: what one render may allocate, as liquidjs counts it (characters of escaped output
  *   and of filter results, elements of ranges and arrays it makes): 2 M, twice the body limit,
  *   so any variable a request can carry can be output escaped.
  */
-export const TEMPLATE_BUDGET = { parseLimit: 1_048_576, renderLimit: 50, memoryLimit: 2_000_000 } as const;
+export const TEMPLATE_BUDGET = { parseLimit: 1_048_576, renderLimit: 100, memoryLimit: 2_000_000 } as const;
 
 /**
  * Arrays longer than this are refused by every filter: one filter over an array runs without a
