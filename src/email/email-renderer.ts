@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { compile } from 'html-to-text';
 import juice from 'juice';
-import { Liquid, Template } from 'liquidjs';
-import { BadRequestProblem, FieldError, ValidationProblem } from '../common/errors/problems';
+import { Template } from 'liquidjs';
+import { BadRequestProblem, Problem } from '../common/errors/problems';
+import { liquidEngine, PartFault, partFault, templateFault, templateProblem } from '../common/templates/liquid';
 import type { VariablesSchema } from './template-types';
 
 /** The parts of a template, or of a mail once rendered. */
@@ -22,7 +23,6 @@ export interface RenderedMail {
 /** Variables every template receives besides its type's: the sending site. */
 export const SITE_VARIABLE = 'site';
 
-const LIMITS = { parseLimit: 1_000_000, renderLimit: 2000, memoryLimit: 20_000_000 };
 const PARSED_CACHE_MAX = 1000;
 /**
  * The text part made from the HTML: html-to-text's options compiled once (its `convert` compiles
@@ -34,57 +34,75 @@ const toText = compile({ wordwrap: 78, selectors: [{ selector: 'img', format: 's
  * Liquid templates (liquidjs): logic-light, and in HTML every `{{ output }}` is escaped unless
  * it says `| raw`. Subjects and text parts are plain text, rendered without escaping. CSS in
  * `<style>` is inlined (juice) for mail clients that drop it; the text part is made from the
- * HTML (html-to-text) when a template has none.
+ * HTML (html-to-text) when a template has none. The engines are the sandboxed ones of
+ * common/templates/liquid.ts: no file, no partial, a bounded render.
  */
 @Injectable()
 export class EmailRenderer {
-  private readonly html = new Liquid({ outputEscape: 'escape', strictFilters: true, ownPropertyOnly: true, ...LIMITS });
-  private readonly plain = new Liquid({ strictFilters: true, ownPropertyOnly: true, ...LIMITS });
+  private readonly html = liquidEngine('html');
+  private readonly plain = liquidEngine('text');
   private readonly parsed = new Map<string, Template[]>();
   private readonly inlinedSources = new Map<string, string>();
 
   /**
    * Parses every part and checks that each variable it reads is one the type declares (or
-   * `site`); a 400 names the part, the line and the variable.
+   * `site`); then, with `sample` (the type's sample data and a site), renders it as a send would,
+   * within the budget. A 400 names the part, the line and the fault: a syntax error, a tag that
+   * names a file (`include`, `render`, `layout`), an unknown variable (`validation_failed`), or a
+   * render over its budget (`template_limit_exceeded`).
    */
-  check(parts: MailParts, variables: VariablesSchema): void {
-    const errors: FieldError[] = [];
+  check(parts: MailParts, variables: VariablesSchema, sample?: Record<string, unknown>): void {
+    const faults: PartFault[] = [];
     for (const [field, source] of Object.entries(parts) as Array<[keyof MailParts, string | null]>) {
       if (source === null) continue;
       let templates: Template[];
       try {
         templates = this.parse(field, source);
       } catch (err) {
-        errors.push({ path: field, message: syntaxMessage(err) });
+        faults.push(partFault(field, err));
         continue;
       }
       const engine = field === 'html' ? this.html : this.plain;
       for (const segments of engine.globalVariableSegmentsSync(templates)) {
         const unknown = unknownVariable(segments, variables);
-        if (unknown) errors.push({ path: field, message: `uses ${unknown}, which this template type does not have` });
+        if (unknown)
+          faults.push({
+            path: field,
+            message: `uses ${unknown}, which this template type does not have`,
+            limit: false,
+          });
+      }
+      if (sample === undefined || faults.length > 0) continue;
+      try {
+        engine.renderSync(templates, sample);
+      } catch (err) {
+        faults.push(partFault(field, err, 'does not render with the sample data: '));
       }
     }
-    if (errors.length > 0) throw new ValidationProblem(errors);
+    if (faults.length > 0) throw templateProblem(faults);
   }
 
-  /** Renders a template with data already checked against its type. */
-  async render(parts: MailParts, data: Record<string, unknown>): Promise<RenderedMail> {
+  /**
+   * Renders a template with data already checked against its type. Synchronously: the budget is
+   * wall-clock time, and an async render's awaits would let other work count against it.
+   */
+  render(parts: MailParts, data: Record<string, unknown>): Promise<RenderedMail> {
     try {
-      const subject = oneLine(String(await this.plain.render(this.parse('subject', parts.subject), data)));
-      // The template's own <style> was inlined once, into its cached source; a raw variable
-      // (a campaign's HTML) may bring its own, which is inlined after rendering.
-      const rendered = String(await this.html.render(this.parse('html', this.inlined(parts.html)), data));
-      const html = /<style[\s>]/i.test(rendered) ? juice(rendered) : rendered;
-      const text =
-        parts.text !== null ? String(await this.plain.render(this.parse('text', parts.text), data)) : toText(html);
-      return { subject, html, text };
+      return Promise.resolve(this.renderNow(parts, data));
     } catch (err) {
-      if (err instanceof ValidationProblem) throw err;
-      throw new BadRequestProblem(
-        'template_render_failed',
-        `The template could not be rendered: ${syntaxMessage(err)}`,
-      );
+      return Promise.reject(renderProblem(err));
     }
+  }
+
+  private renderNow(parts: MailParts, data: Record<string, unknown>): RenderedMail {
+    const subject = oneLine(String(this.plain.renderSync(this.parse('subject', parts.subject), data)));
+    // The template's own <style> was inlined once, into its cached source; a raw variable
+    // (a campaign's HTML) may bring its own, which is inlined after rendering.
+    const rendered = String(this.html.renderSync(this.parse('html', this.inlined(parts.html)), data));
+    const html = /<style[\s>]/i.test(rendered) ? juice(rendered) : rendered;
+    const text =
+      parts.text !== null ? String(this.plain.renderSync(this.parse('text', parts.text), data)) : toText(html);
+    return { subject, html, text };
   }
 
   /** A mail given as is (no template language): CSS inlined, text made when absent. */
@@ -124,13 +142,11 @@ export class EmailRenderer {
   }
 }
 
-/** `line 3, col 7: output "{{ x" not closed`, without liquidjs's source excerpt. */
-function syntaxMessage(err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err);
-  const first = message.split('\n')[0];
-  const at = /, line:(\d+), col:(\d+)/.exec(first);
-  const bare = first.replace(/, line:\d+, col:\d+/, '').replace(/^[A-Za-z]+Error: /, '');
-  return at ? `line ${at[1]}, col ${at[2]}: ${bare}` : bare;
+function renderProblem(err: unknown): Problem {
+  if (err instanceof Problem) return err;
+  const fault = templateFault(err);
+  if (fault.kind !== 'syntax') return templateProblem([partFault('template', err)]);
+  return new BadRequestProblem('template_render_failed', `The template could not be rendered: ${fault.message}`);
 }
 
 /** The first path segment the schema does not declare, as `name` or `order.total`; undefined if all are known. */

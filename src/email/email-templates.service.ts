@@ -50,7 +50,7 @@ export class EmailTemplatesService {
   create(site: SiteContext, dto: CreateEmailTemplateDto): Promise<EmailTemplateEntity> {
     const type = this.types.get(dto.type);
     const parts = { subject: dto.subject, html: dto.html, text: dto.text ?? null };
-    this.renderer.check(parts, type.variables);
+    this.renderer.check(parts, type.variables, sampleOf(site, type));
     return this.dataSource.manager.save(
       this.dataSource.manager.create(EmailTemplateEntity, {
         siteId: site.id,
@@ -75,7 +75,8 @@ export class EmailTemplatesService {
       if (dto.subject !== undefined) template.subject = dto.subject;
       if (dto.html !== undefined) template.html = dto.html;
       if (dto.text !== undefined) template.text = dto.text;
-      this.renderer.check(partsOf(template), this.types.get(template.type).variables);
+      const type = this.types.get(template.type);
+      this.renderer.check(partsOf(template), type.variables, sampleOf(site, type));
       template.version += 1;
       return em.save(template);
     });
@@ -92,6 +93,9 @@ export class EmailTemplatesService {
   /** A new draft with the same type and parts. */
   async clone(site: SiteContext, id: number): Promise<EmailTemplateEntity> {
     const source = await this.get(site, id);
+    // A template saved before the sandbox's rules cannot be copied past them.
+    const type = this.types.get(source.type);
+    this.renderer.check(partsOf(source), type.variables, sampleOf(site, type));
     const em = this.dataSource.manager;
     return em.save(
       em.create(EmailTemplateEntity, {
@@ -109,8 +113,9 @@ export class EmailTemplatesService {
       const template = await this.lock(em, site, id);
       if (template.status === 'published')
         throw new ConflictProblem('transition_forbidden', 'The template is already published');
-      // The type's rules may have changed since the draft was saved.
-      this.renderer.check(partsOf(template), this.types.get(template.type).variables);
+      // The type's rules (and the sandbox's) may have changed since the draft was saved.
+      const type = this.types.get(template.type);
+      this.renderer.check(partsOf(template), type.variables, sampleOf(site, type));
       // Two publishes of one type at once would both unpublish "the previous" one: one at a time.
       await namedXactLock(em, `email_template:${site.id}:${template.type}`);
       await em
@@ -142,6 +147,21 @@ export class EmailTemplatesService {
     return { type, template, parts: partsOf(template) };
   }
 
+  /**
+   * Checks again, under today's rules, the template a send of `type` (or `templateId`) would use:
+   * a template saved before them (a tag naming a file, a runaway loop) is a 400 before anything
+   * is queued, not a failure per recipient.
+   */
+  async assertUsable(
+    site: SiteContext,
+    use: { type: string } | { templateId: number },
+    em: EntityManager,
+  ): Promise<void> {
+    const { type, template, parts } =
+      'templateId' in use ? await this.resolveById(site, use.templateId, em) : await this.resolve(site, use.type, em);
+    if (template) this.renderer.check(parts, type.variables, sampleOf(site, type));
+  }
+
   /** Renders a template with `data` (default: its type's sample) as a send would. */
   async preview(site: SiteContext, id: number, data?: Record<string, unknown>): Promise<RenderedMail> {
     const template = await this.get(site, id);
@@ -160,6 +180,11 @@ export class EmailTemplatesService {
     if (!ifMatchAllows(ifMatch, versionEtag(template.id, template.version))) throw new PreconditionFailedProblem();
     return template;
   }
+}
+
+/** What a trial render at save gives a template: its type's sample and the site. */
+function sampleOf(site: SiteContext, type: EmailTemplateType): Record<string, unknown> {
+  return { ...type.sample, site: { name: site.name, title: site.name } };
 }
 
 function partsOf(t: EmailTemplateEntity): MailParts {

@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { Liquid, Template } from 'liquidjs';
+import { Template } from 'liquidjs';
 import { EntityManager } from 'typeorm';
 import { SitesService } from '../account/sites.service';
-import { BadRequestProblem, ValidationProblem } from '../common/errors/problems';
+import { BadRequestProblem, Problem } from '../common/errors/problems';
+import { liquidEngine, PartFault, partFault, templateFault, templateProblem } from '../common/templates/liquid';
 import { SiteContext } from '../common/tenancy/site-context';
 import { MailInput } from '../email/email.service';
-import { rewriteLinks, withPixel } from './campaign-content';
+import { CLICK_URLS_VARIABLE, PIXEL_VARIABLE, pixelImage, trackingSource } from './campaign-content';
 import { CampaignEntity, CampaignLinkEntity } from './entities/campaign.entity';
 import { encodeLinkToken } from './link-tokens';
 import { NewsletterLinks } from './newsletter-links.service';
@@ -15,7 +16,17 @@ export const CAMPAIGN_MAIL_TYPE = 'newsletter.campaign';
 /** Tags of a campaign's copies: the email_messages trigger counts delivered and failed by them. */
 export const campaignTags = (campaignId: number) => ['newsletter-campaign', `newsletter-campaign:${campaignId}`];
 
-const LIMITS = { parseLimit: 1_000_000, renderLimit: 2000, memoryLimit: 20_000_000 };
+/**
+ * The variables a campaign's Liquid may read: `true` is a value (anything may follow it, such as
+ * `.size`), `'any'` a free-form object (the subscriber's attributes).
+ */
+type VariableTree = { [name: string]: true | 'any' | VariableTree };
+const CAMPAIGN_VARIABLES: VariableTree = {
+  subscriber: { name: true, email: true, attributes: 'any' },
+  preferencesUrl: true,
+  unsubscribeUrl: true,
+  campaign: { name: true },
+};
 
 /** What a recipient's mail is made from. */
 export interface Recipient {
@@ -26,14 +37,20 @@ export interface Recipient {
   manageNonce: string;
 }
 
-/** A campaign ready to render: its templates parsed once, its links indexed, the site's secret and base URL. */
+/**
+ * A campaign ready to render: its templates parsed once (the content with its tracked links and
+ * pixel made Liquid outputs, campaign-content.ts), the site's secret and base URL.
+ */
 export interface PreparedCampaign {
   site: SiteContext;
   campaign: CampaignEntity;
   subject: Template[];
   preheader: Template[];
   content: Template[];
-  linkIndex: Map<string, number>;
+  /** False for a test send: links as written, no pixel. */
+  tracked: boolean;
+  /** The link indexes the tracked content reads a click URL for. */
+  linkIndexes: number[];
   secret: Buffer;
   base: string | undefined;
 }
@@ -48,83 +65,121 @@ export interface PreparedCampaign {
  */
 @Injectable()
 export class CampaignMail {
-  private readonly html = new Liquid({ outputEscape: 'escape', strictFilters: true, ownPropertyOnly: true, ...LIMITS });
-  private readonly plain = new Liquid({ strictFilters: true, ownPropertyOnly: true, ...LIMITS });
+  private readonly html = liquidEngine('html');
+  private readonly plain = liquidEngine('text');
 
   constructor(
     private readonly links: NewsletterLinks,
     private readonly sites: SitesService,
   ) {}
 
-  /** Parses the campaign's Liquid; a syntax error is a 400 naming the field. */
-  check(campaign: Pick<CampaignEntity, 'subject' | 'previewText' | 'contentHtml'>): void {
-    const errors: Array<{ path: string; message: string }> = [];
-    const parts: Array<[string, string, Liquid]> = [
-      ['subject', campaign.subject, this.plain],
-      ['previewText', campaign.previewText, this.plain],
-      ['contentHtml', campaign.contentHtml, this.html],
+  /**
+   * Checks the campaign's Liquid as it is saved and scheduled (docs/newsletter.md, "Content"):
+   * syntax, no tag that names a file, only the campaign's variables, and a trial render (of the
+   * content as a tracked send renders it) with a sample subscriber within the template budget.
+   * A 400 names the field: `validation_failed`, or `template_limit_exceeded`.
+   */
+  async check(campaign: Pick<CampaignEntity, 'name' | 'subject' | 'previewText' | 'contentHtml'>): Promise<void> {
+    const faults: PartFault[] = [];
+    const sample = sampleVariables(campaign.name);
+    const parts: Array<[string, string, 'html' | 'text']> = [
+      ['subject', campaign.subject, 'text'],
+      ['previewText', campaign.previewText, 'text'],
+      ['contentHtml', campaign.contentHtml, 'html'],
     ];
-    for (const [path, source, engine] of parts) {
+    for (const [path, source, flavour] of parts) {
+      const engine = flavour === 'html' ? this.html : this.plain;
       try {
-        engine.parse(source);
+        const templates = engine.parse(source);
+        const unknown = engine
+          .globalVariableSegmentsSync(templates)
+          .map(unknownVariable)
+          .find((u) => u !== undefined);
+        if (unknown) {
+          faults.push({ path, message: `uses ${unknown}, which campaigns do not have`, limit: false });
+          continue;
+        }
+        if (flavour === 'text') {
+          engine.renderSync(templates, sample);
+          continue;
+        }
+        // A big content costs tens of ms a step: other requests are served between them.
+        await breathe();
+        const tracked = trackingSource(source);
+        await breathe();
+        const clicks: string[] = [];
+        for (const i of tracked.linkIndexes) clicks[i] = `https://example.com/track/click/${i}`;
+        engine.renderSync(engine.parse(tracked.source), {
+          ...sample,
+          [CLICK_URLS_VARIABLE]: clicks,
+          [PIXEL_VARIABLE]: pixelImage('https://example.com/track/open'),
+        });
       } catch (err) {
-        errors.push({ path, message: `is not a valid template: ${(err as Error).message.split('\n')[0]}` });
+        faults.push(partFault(path, err, 'is not a valid template: '));
       }
     }
-    if (errors.length > 0) throw new ValidationProblem(errors);
+    if (faults.length > 0) throw templateProblem(faults);
   }
 
-  async prepare(em: EntityManager, site: SiteContext, campaign: CampaignEntity): Promise<PreparedCampaign> {
-    const links = await em.find(CampaignLinkEntity, { where: { campaignId: campaign.id } });
+  /** Parses the campaign once for a batch (or a test send: `tracked` false). */
+  async prepare(
+    em: EntityManager,
+    site: SiteContext,
+    campaign: CampaignEntity,
+    tracked = true,
+  ): Promise<PreparedCampaign> {
     const { settings } = await this.sites.profileOf(site.id, em);
-    return {
-      site,
-      campaign,
-      subject: this.plain.parse(campaign.subject),
-      preheader: this.plain.parse(campaign.previewText),
-      content: this.html.parse(campaign.contentHtml),
-      linkIndex: new Map(links.map((l) => [l.url, l.linkIndex])),
-      secret: await this.links.secretOf(site.id, em),
-      base: settings.publicBaseUrl,
-    };
+    let content = campaign.contentHtml;
+    let linkIndexes: number[] = [];
+    if (tracked) {
+      const links = await em.find(CampaignLinkEntity, { where: { campaignId: campaign.id } });
+      ({ source: content, linkIndexes } = trackingSource(content, new Map(links.map((l) => [l.url, l.linkIndex]))));
+    }
+    try {
+      return {
+        site,
+        campaign,
+        subject: this.plain.parse(campaign.subject),
+        preheader: this.plain.parse(campaign.previewText),
+        content: this.html.parse(content),
+        tracked,
+        linkIndexes,
+        secret: await this.links.secretOf(site.id, em),
+        base: settings.publicBaseUrl,
+      };
+    } catch (err) {
+      throw renderProblem(err);
+    }
   }
 
-  /** One recipient's mail; `tracked: false` (a test send) leaves links and pixel out. */
-  render(p: PreparedCampaign, r: Recipient, tracked = true): MailInput {
+  /** One recipient's mail: tracked links and pixel as the campaign was prepared. */
+  render(p: PreparedCampaign, r: Recipient): MailInput {
     const { site, campaign } = p;
     const manage = encodeLinkToken(p.secret, { kind: 'm', subscriptionId: r.id, nonce: r.manageNonce });
     const { preferencesUrl, headers } = this.links.mailLinks(site, manage, p.base);
-    const vars = {
+    const vars: Record<string, unknown> = {
       subscriber: { name: r.name, email: r.email, attributes: r.attributes },
       preferencesUrl,
       unsubscribeUrl: preferencesUrl,
       campaign: { name: campaign.name },
     };
+    if (p.tracked) {
+      const at = (path: string) => this.links.absolute(path, p.base);
+      const track = `/api/v2/sites/${site.name}/newsletter/track`;
+      const clicks: string[] = [];
+      for (const linkIndex of p.linkIndexes)
+        clicks[linkIndex] = at(
+          `${track}/click/${encodeTrackingToken(p.secret, { kind: 'click', campaignId: campaign.id, subscriptionId: r.id, linkIndex })}`,
+        );
+      vars[CLICK_URLS_VARIABLE] = clicks;
+      vars[PIXEL_VARIABLE] = pixelImage(
+        at(
+          `${track}/open/${encodeTrackingToken(p.secret, { kind: 'open', campaignId: campaign.id, subscriptionId: r.id })}`,
+        ),
+      );
+    }
     try {
-      let html = String(this.html.renderSync(p.content, vars));
-      if (tracked) {
-        const at = (path: string) => this.links.absolute(path, p.base);
-        html = rewriteLinks(html, p.linkIndex, (linkIndex) =>
-          at(
-            `/api/v2/sites/${site.name}/newsletter/track/click/${encodeTrackingToken(p.secret, {
-              kind: 'click',
-              campaignId: campaign.id,
-              subscriptionId: r.id,
-              linkIndex,
-            })}`,
-          ),
-        );
-        html = withPixel(
-          html,
-          at(
-            `/api/v2/sites/${site.name}/newsletter/track/open/${encodeTrackingToken(p.secret, {
-              kind: 'open',
-              campaignId: campaign.id,
-              subscriptionId: r.id,
-            })}`,
-          ),
-        );
-      }
+      const html = String(this.html.renderSync(p.content, vars));
       const subject = String(this.plain.renderSync(p.subject, vars)).trim() || campaign.name;
       const preheader = String(this.plain.renderSync(p.preheader, vars));
       const data: Record<string, unknown> = { subject, contentHtml: html, unsubscribeUrl: preferencesUrl };
@@ -137,15 +192,44 @@ export class CampaignMail {
         ...(campaign.replyTo ? { replyTo: { email: campaign.replyTo } } : {}),
         ...(campaign.templateId ? { templateId: campaign.templateId } : { templateType: CAMPAIGN_MAIL_TYPE }),
         data,
-        tags: tracked ? campaignTags(campaign.id) : ['newsletter-campaign-test'],
+        tags: p.tracked ? campaignTags(campaign.id) : ['newsletter-campaign-test'],
         headers,
       };
     } catch (err) {
-      if (err instanceof ValidationProblem) throw err;
-      throw new BadRequestProblem(
-        'template_render_failed',
-        `The campaign could not be rendered: ${(err as Error).message}`,
-      );
+      throw renderProblem(err);
     }
   }
+}
+
+/** Lets the event loop serve what waits (a macrotask turn). */
+const breathe = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** What a trial render gives the campaign's Liquid: a subscriber as a send would. */
+function sampleVariables(name: string): Record<string, unknown> {
+  return {
+    subscriber: { name: 'Ada Lovelace', email: 'ada@example.com', attributes: {} },
+    preferencesUrl: 'https://example.com/preferences',
+    unsubscribeUrl: 'https://example.com/preferences',
+    campaign: { name },
+  };
+}
+
+/** The first name the campaign's variables do not have, as `` `subscriber.nmae` ``; undefined if known. */
+function unknownVariable(segments: unknown[]): string | undefined {
+  let tree: VariableTree | true | 'any' = CAMPAIGN_VARIABLES;
+  const path: string[] = [];
+  for (const segment of segments) {
+    if (typeof segment !== 'string' || tree === true || tree === 'any') return undefined;
+    path.push(segment);
+    if (!Object.hasOwn(tree, segment)) return `\`${path.join('.')}\``;
+    tree = tree[segment];
+  }
+  return undefined;
+}
+
+function renderProblem(err: unknown): Problem {
+  if (err instanceof Problem) return err;
+  const fault = templateFault(err);
+  if (fault.kind !== 'syntax') return templateProblem([partFault('contentHtml', err)]);
+  return new BadRequestProblem('template_render_failed', `The campaign could not be rendered: ${fault.message}`);
 }

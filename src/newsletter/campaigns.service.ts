@@ -109,7 +109,7 @@ export class CampaignsService {
         attributeFilter: dto.attributeFilter ?? null,
         status: 'draft',
       });
-      this.mail.check(campaign);
+      await this.mail.check(campaign);
       await this.checkReferences(em, site, campaign);
       campaign.slug = await this.slugFor(em, site, dto.slug, dto.name);
       const saved = await em.save(campaign);
@@ -144,12 +144,12 @@ export class CampaignsService {
         }
         if (dto.slug !== undefined && dto.slug !== campaign.slug)
           campaign.slug = await this.slugFor(em, site, dto.slug, campaign.name, campaign.id);
-        this.mail.check(campaign);
+        await this.mail.check(campaign);
         await this.checkReferences(em, site, campaign);
         changed = true;
       }
       const before = `${campaign.status}|${campaign.scheduledAt?.getTime() ?? ''}`;
-      const event = await this.move(em, campaign, dto);
+      const event = await this.move(em, site, campaign, dto);
       if (event || before !== `${campaign.status}|${campaign.scheduledAt?.getTime() ?? ''}`) changed = true;
       if (!changed) return this.withStats(em, campaign);
       campaign.version += 1;
@@ -173,14 +173,16 @@ export class CampaignsService {
   testSend(site: SiteContext, id: number, emails: string[]): Promise<number> {
     return this.write(async (em) => {
       const campaign = await findInSiteOrFail(em, CampaignEntity, site, id, 'Campaign');
-      this.assertReady(campaign);
-      const prepared = await this.mail.prepare(em, site, campaign);
+      await this.assertReady(em, site, campaign);
+      const prepared = await this.mail.prepare(em, site, campaign, false);
       const mails = [...new Set(emails.map((e) => e.trim().toLowerCase()))].map((email) => {
-        const mail = this.mail.render(
-          prepared,
-          { id: 1, email, name: '', attributes: {}, manageNonce: 'test-send-no-subscription' },
-          false,
-        );
+        const mail = this.mail.render(prepared, {
+          id: 1,
+          email,
+          name: '',
+          attributes: {},
+          manageNonce: 'test-send-no-subscription',
+        });
         // A test copy's links must not act on anybody: its unsubscribe header goes.
         delete mail.headers;
         mail.data = { ...mail.data, subject: `[Test] ${mail.data?.subject as string}` };
@@ -192,7 +194,7 @@ export class CampaignsService {
   }
 
   /** Applies `status` / `scheduledAt`; answers the event to record, if any. */
-  private async move(em: EntityManager, c: CampaignEntity, dto: UpdateCampaignDto) {
+  private async move(em: EntityManager, site: SiteContext, c: CampaignEntity, dto: UpdateCampaignDto) {
     const to = dto.status;
     const now = new Date();
     if (to === undefined || to === c.status) {
@@ -211,7 +213,7 @@ export class CampaignsService {
     assertCampaignMove(c.status, to);
     switch (to) {
       case 'scheduled':
-        this.assertReady(c);
+        await this.assertReady(em, site, c);
         c.scheduledAt = dto.scheduledAt && dto.scheduledAt > now ? dto.scheduledAt : now;
         c.status = 'scheduled';
         await this.enqueue(em, c, c.scheduledAt);
@@ -225,7 +227,7 @@ export class CampaignsService {
         return NEWSLETTER_EVENTS.campaignPaused;
       case 'sending':
         // Resume: links added while paused get new indexes; the job carries on from its cursor.
-        this.assertReady(c);
+        await this.assertReady(em, site, c);
         c.status = 'sending';
         await syncLinks(em, c);
         await this.enqueue(em, c, now);
@@ -242,14 +244,23 @@ export class CampaignsService {
     await this.queue.send(CAMPAIGN_SEND_JOB, data, { em, startAfter: at });
   }
 
-  /** What a send needs: a subject, a body, and lists. */
-  private assertReady(c: CampaignEntity): void {
+  /**
+   * What a send needs: a subject, a body, lists, and Liquid (its own and its template's) that
+   * passes today's checks: one saved under older rules is checked again before it is sent.
+   */
+  private async assertReady(em: EntityManager, site: SiteContext, c: CampaignEntity): Promise<void> {
     const errors = [];
     if (!c.subject.trim()) errors.push({ path: 'subject', message: 'is required to send' });
     if (!c.contentHtml.trim() && c.templateId === null)
       errors.push({ path: 'contentHtml', message: 'or templateId is required to send' });
     if (c.listIds.length === 0) errors.push({ path: 'listIds', message: 'must name at least one list to send' });
     if (errors.length > 0) throw new ValidationProblem(errors);
+    await this.mail.check(c);
+    if (c.templateId === null) return this.templates.assertUsable(site, { type: CAMPAIGN_MAIL_TYPE }, em);
+    await this.templates.assertUsable(site, { templateId: c.templateId }, em).catch((err: unknown) => {
+      if (!(err instanceof NotFoundProblem)) throw err;
+      throw new ValidationProblem([{ path: 'templateId', message: 'names a template that no longer exists' }]);
+    });
   }
 
   /** Lists of this site; a template of this site and of type newsletter.campaign (400 otherwise). */

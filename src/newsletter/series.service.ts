@@ -1,12 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, Repository } from 'typeorm';
-import { NotFoundProblem, PreconditionFailedProblem, ValidationProblem } from '../common/errors/problems';
+import {
+  BadRequestProblem,
+  NotFoundProblem,
+  PreconditionFailedProblem,
+  Problem,
+  ValidationProblem,
+} from '../common/errors/problems';
 import { ifMatchAllows, versionEtag } from '../common/http/etag';
 import { recordEvent } from '../common/outbox/record-event';
 import { applyKeyset, KeysetColumn, keysetPage, Page } from '../common/pagination/page';
 import { QueueService } from '../common/queue/queue.service';
 import { findInSiteOrFail, SiteContext } from '../common/tenancy/site-context';
+import { EmailTemplatesService } from '../email/email-templates.service';
 import { CreateSeriesDto, SeriesQueryDto, SeriesStepDto, SeriesView, UpdateSeriesDto } from './dto/series.dto';
 import { NewsletterListEntity } from './entities/newsletter-list.entity';
 import { SeriesStepEntity } from './entities/series-step.entity';
@@ -30,6 +37,7 @@ export class SeriesService {
     @InjectRepository(SeriesEntity) private readonly series: Repository<SeriesEntity>,
     private readonly repository: SeriesRepository,
     private readonly queue: QueueService,
+    private readonly templates: EmailTemplatesService,
   ) {}
 
   async list(site: SiteContext, query: SeriesQueryDto): Promise<Page<SeriesView>> {
@@ -156,6 +164,12 @@ export class SeriesService {
       }
     });
     if (errors.length > 0) throw new ValidationProblem(errors);
+    // A step's template passes today's template rules (one saved before them may not).
+    for (const [i, s] of steps.entries())
+      if (s.templateId !== undefined)
+        await this.templates.assertUsable(site, { templateId: s.templateId }, em).catch((err: unknown) => {
+          throw atStep(err, `steps.${i}.templateId`);
+        });
   }
 
   private async writeLists(em: EntityManager, site: SiteContext, seriesId: number, listIds: number[]): Promise<void> {
@@ -211,6 +225,15 @@ export class SeriesService {
 
 function payloadOf(v: SeriesView): SeriesEventPayload {
   return { id: v.series.id, name: v.series.name, status: v.series.status, listIds: v.listIds, steps: v.steps.length };
+}
+
+/** A template's problem, its errors moved to the step that names it. */
+function atStep(err: unknown, path: string): unknown {
+  if (!(err instanceof Problem) || !err.errors) return err;
+  const errors = err.errors.map((e) => ({ path, message: `its ${e.path} ${e.message}` }));
+  return err instanceof ValidationProblem
+    ? new ValidationProblem(errors)
+    : new BadRequestProblem(err.code, err.detail, errors);
 }
 
 function sameSet(a: number[], b: number[]): boolean {
