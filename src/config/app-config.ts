@@ -95,8 +95,21 @@ export class AppConfig {
 
   @Transform(toInt) @IsInt() @Min(1000) RATE_LIMIT_TTL_MS = 60_000;
   @Transform(toInt) @IsInt() @Min(1) RATE_LIMIT_PUBLIC_MAX = 120;
-  /** Per API key or site-user session, every route; 0: not limited (docs/foundation.md). */
-  @Transform(toInt) @IsInt() @Min(0) RATE_LIMIT_KEY_MAX = 0;
+  /** Per API key, every route, per RATE_LIMIT_TTL_MS; 0: not limited (docs/foundation.md, "Fair share"). */
+  @Transform(toInt) @IsInt() @Min(0) RATE_LIMIT_KEY_MAX = 10_000;
+  /** Per site-user session, every route, per RATE_LIMIT_TTL_MS; 0: not limited. */
+  @Transform(toInt) @IsInt() @Min(0) RATE_LIMIT_SESSION_MAX = 1200;
+  // Budgets per account of the routes that declare a cost (src/common/http/route-costs.ts):
+  // requests per RATE_LIMIT_TTL_MS (every instance together) and requests in flight at once
+  // (per instance); 0: that budget is off.
+  @Transform(toInt) @IsInt() @Min(0) RATE_LIMIT_RENDER_MAX = 600;
+  @Transform(toInt) @IsInt() @Min(0) @Max(1000) RATE_LIMIT_RENDER_CONCURRENCY = 4;
+  @Transform(toInt) @IsInt() @Min(0) RATE_LIMIT_OUTBOUND_MAX = 120;
+  @Transform(toInt) @IsInt() @Min(0) @Max(1000) RATE_LIMIT_OUTBOUND_CONCURRENCY = 4;
+  @Transform(toInt) @IsInt() @Min(0) RATE_LIMIT_IMPORT_MAX = 120;
+  @Transform(toInt) @IsInt() @Min(0) @Max(1000) RATE_LIMIT_IMPORT_CONCURRENCY = 2;
+  @Transform(toInt) @IsInt() @Min(0) RATE_LIMIT_UPLOAD_MAX = 600;
+  @Transform(toInt) @IsInt() @Min(0) @Max(1000) RATE_LIMIT_UPLOAD_CONCURRENCY = 8;
   /** How long a verified key is trusted from memory; changes reach every instance at commit. 0: off. */
   @Transform(toInt) @IsInt() @Min(0) API_KEY_CACHE_TTL_MS = 60_000;
 
