@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { AccountModule } from '../../account/account.module';
 import { ApiKeysModule } from '../../api-keys/api-keys.module';
-import { CostBudgetGuard, CostBudgetInterceptor } from '../http/cost-budget.guard';
+import { CostBudgetGuard, CostBudgetInterceptor, CostsInFlight } from '../http/cost-budget.guard';
 import { RateLimitAfterAuthGuard, RateLimitGuard } from '../http/rate-limit.guard';
 import { RequestBodyGuard } from '../input/request-body';
 import { AuthGuard } from './auth.guard';
@@ -24,6 +24,7 @@ import { CredentialsMiddleware } from './credentials.middleware';
     { provide: APP_GUARD, useClass: CostBudgetGuard },
     { provide: APP_GUARD, useClass: RequestBodyGuard },
     { provide: APP_INTERCEPTOR, useClass: CostBudgetInterceptor },
+    CostsInFlight,
     CredentialsMiddleware,
   ],
   exports: [CredentialsMiddleware],

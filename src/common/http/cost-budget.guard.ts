@@ -25,6 +25,34 @@ interface Held {
 }
 
 /**
+ * Requests of each (account, cost) in flight on this instance. A provider of its own, so the
+ * guard, which counts, and whoever reads the figures (tests) share it.
+ */
+@Injectable()
+export class CostsInFlight {
+  private readonly counts = new Map<string, number>();
+
+  running(key: string): number {
+    return this.counts.get(key) ?? 0;
+  }
+
+  /** Takes a slot when fewer than `cap` are taken; answers how to give it back (once), or null. */
+  take(key: string, cap: number): (() => void) | null {
+    const now = this.running(key);
+    if (now >= cap) return null;
+    this.counts.set(key, now + 1);
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      const left = this.running(key) - 1;
+      if (left <= 0) this.counts.delete(key);
+      else this.counts.set(key, left);
+    };
+  }
+}
+
+/**
  * The fair share of expensive routes (docs/foundation.md, "Fair share"): a route that declares
  * `@Route({ cost })` counts against its account's budget of that cost, whichever key or session
  * calls it, so an account that mints keys gets no more. Two budgets, each off at 0:
@@ -38,13 +66,13 @@ interface Held {
  */
 @Injectable()
 export class CostBudgetGuard implements CanActivate {
-  private readonly inFlight = new Map<string, number>();
   private readonly budgets: Record<RouteCost, { max: number; concurrency: number }>;
   private readonly ttl: number;
 
   constructor(
     private readonly reflector: Reflector,
     private readonly store: RateLimitStore,
+    private readonly inFlight: CostsInFlight,
     config: AppConfig,
   ) {
     this.ttl = config.RATE_LIMIT_TTL_MS;
@@ -64,7 +92,9 @@ export class CostBudgetGuard implements CanActivate {
     if (!principal || principal.kind === 'anonymous') return true;
     const key = `acct:${principal.accountId}:${cost}`;
     const budget = this.budgets[cost];
-    this.checkRoom(key, budget.concurrency);
+    // Refused before it is counted in the window: a request over the cap spends nothing.
+    if (budget.concurrency > 0 && this.inFlight.running(key) >= budget.concurrency)
+      throw new TooManyRequestsProblem(BUSY_RETRY_AFTER);
     if (budget.max === 0) return this.hold(req, http.getResponse<Response>(), key, budget.concurrency);
     const decision = this.store.hit(key, this.ttl, budget.max, this.ttl);
     const admit = (d: RateDecision): true => {
@@ -74,32 +104,15 @@ export class CostBudgetGuard implements CanActivate {
     return decision instanceof Promise ? decision.then(admit) : admit(decision);
   }
 
-  /** Requests of this cost in flight on this instance for the account `key` names (tests, metrics). */
-  running(key: string): number {
-    return this.inFlight.get(key) ?? 0;
-  }
-
-  private checkRoom(key: string, concurrency: number): void {
-    if (concurrency > 0 && (this.inFlight.get(key) ?? 0) >= concurrency)
-      throw new TooManyRequestsProblem(BUSY_RETRY_AFTER);
-  }
-
   private hold(req: Request & Held, res: Response, key: string, concurrency: number): true {
     if (concurrency === 0) return true;
-    // Checked again: a window count that went to the database may have let others in meanwhile.
-    this.checkRoom(key, concurrency);
-    this.inFlight.set(key, (this.inFlight.get(key) ?? 0) + 1);
-    let held = true;
-    req.costRelease = () => {
-      if (!held) return;
-      held = false;
-      const left = (this.inFlight.get(key) ?? 1) - 1;
-      if (left <= 0) this.inFlight.delete(key);
-      else this.inFlight.set(key, left);
-    };
+    // Taken now, not when checked: a window count that went to the database may have let others in.
+    const release = this.inFlight.take(key, concurrency);
+    if (!release) throw new TooManyRequestsProblem(BUSY_RETRY_AFTER);
+    req.costRelease = release;
     // Refused by a later guard (or the client left before the handler ran): free the slot then.
     res.once('close', () => {
-      if (!req.costHandled) req.costRelease?.();
+      if (!req.costHandled) release();
     });
     return true;
   }
