@@ -185,6 +185,12 @@ export class AppConfig {
   @Transform(toInt) @IsInt() @Min(1) @Max(5000) NEWSLETTER_SEND_BATCH_SIZE = 500;
   /** A site's campaign send rate (mails a minute) unless its `newsletter.sendRatePerMinute` says otherwise. */
   @Transform(toInt) @IsInt() @Min(1) NEWSLETTER_SEND_RATE_PER_MINUTE = 60_000;
+  /**
+   * Fair share of the mail queue: a campaign send hands over no more copies while its ACCOUNT has
+   * this many mails recorded and not yet sent (every site, every campaign); it resumes as they
+   * drain, behind the other accounts' work. 0: no bound (docs/newsletter.md, "Delivery").
+   */
+  @Transform(toInt) @IsInt() @Min(0) NEWSLETTER_ACCOUNT_BACKLOG_MAX = 5000;
   /** Tracking events written per statement at most, and the longest an event waits for its batch (ms). */
   @Transform(toInt) @IsInt() @Min(1) @Max(10_000) NEWSLETTER_TRACKING_BATCH = 500;
   @Transform(toInt) @IsInt() @Min(0) @Max(1000) NEWSLETTER_TRACKING_FLUSH_MS = 5;
