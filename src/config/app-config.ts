@@ -191,6 +191,8 @@ export class AppConfig {
    * drain, behind the other accounts' work. 0: no bound (docs/newsletter.md, "Delivery").
    */
   @Transform(toInt) @IsInt() @Min(0) NEWSLETTER_ACCOUNT_BACKLOG_MAX = 5000;
+  /** Imports an account may have queued or running at once (the next is a 429); 0: no bound. */
+  @Transform(toInt) @IsInt() @Min(0) NEWSLETTER_ACCOUNT_IMPORTS_MAX = 3;
   /** Tracking events written per statement at most, and the longest an event waits for its batch (ms). */
   @Transform(toInt) @IsInt() @Min(1) @Max(10_000) NEWSLETTER_TRACKING_BATCH = 500;
   @Transform(toInt) @IsInt() @Min(0) @Max(1000) NEWSLETTER_TRACKING_FLUSH_MS = 5;

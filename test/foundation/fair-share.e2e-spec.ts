@@ -3,13 +3,14 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import request from 'supertest';
+import { SitesService } from '../../src/account/sites.service';
 import { ApiKeysService } from '../../src/api-keys/api-keys.service';
 import { CostsInFlight } from '../../src/common/http/cost-budget.guard';
 import { ApiController, Route } from '../../src/common/http/route.decorator';
 import { startApp, TestApp } from '../support/app';
 import { loadOperations } from '../support/openapi-operations';
 import { expectExactProblem, expectProblem } from '../support/problem';
-import { agent, createTenant, Tenant } from '../support/tenant';
+import { agent, createTenant, Tenant, uniqueName } from '../support/tenant';
 
 /** A render-cost route that holds its request until the test lets it go: the in-flight cap, deterministically. */
 const held: Array<() => void> = [];
@@ -186,7 +187,7 @@ describe('fair share: budgets per account on expensive routes', () => {
     expect(bStatuses).toEqual(Array(25).fill(200));
     expect(bDoneAt - before).toBeGreaterThan(0);
     expect(median(during)).toBeLessThan(median(baseline) * 10 + 250);
-  });
+  }, 90_000);
 
   it("another key of A's account shares its budget; A's ordinary routes still answer", async () => {
     const { plaintext } = await t.db.transaction((em) =>
@@ -244,6 +245,42 @@ describe('fair share: budgets per account on expensive routes', () => {
     const bad = await preview(e).set('content-type', 'application/json').send('{"data": ');
     expectProblem(bad, 400, bad.body.code);
     expect(guard.running(`acct:${e.accountId}:render`)).toBe(0);
+  });
+});
+
+describe('fair share: imports an account may have waiting (NEWSLETTER_ACCOUNT_IMPORTS_MAX)', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    // No job runner: queued imports stay queued. Two rows are past the synchronous limit.
+    t = await startApp({
+      env: { JOBS_ENABLED: 'false', NEWSLETTER_IMPORT_SYNC_ROWS: '1', NEWSLETTER_ACCOUNT_IMPORTS_MAX: '2' },
+    });
+  });
+  afterAll(() => t.close());
+
+  async function importTwo(x: Tenant): Promise<request.Response> {
+    const nl = `/api/v2/sites/${x.siteName}/newsletter`;
+    const list = await x.api.post(`${nl}/lists`).send({ name: 'Imports', doubleOptIn: false }).expect(201);
+    return x.api
+      .post(`${nl}/subscriptions/import`)
+      .field('listIds', String(list.body.id))
+      .attach('file', Buffer.from('email\none@example.com\ntwo@example.com\n'), 'people.csv');
+  }
+
+  it("an account's next import past the bound is a 429 with Retry-After; another account's is queued", async () => {
+    const [a, b] = await Promise.all([createTenant(t), createTenant(t)]);
+    expect((await importTwo(a)).status).toBe(202);
+    expect((await importTwo(a)).status).toBe(202);
+    const refused = await importTwo(a);
+    expectExactProblem(refused, 429, 'rate_limited', 'Too many requests', 'Retry after 10 s');
+    expect(refused.headers['retry-after']).toBe('10');
+    expect((await importTwo(b)).status).toBe(202);
+    // The account's imports, not the site's: another site of A's account is refused too.
+    const other = await t.db.transaction((em) =>
+      t.app.get(SitesService).createInAccount(em, a.accountId, { name: uniqueName() }),
+    );
+    expectProblem(await importTwo({ ...a, siteName: other.name }), 429, 'rate_limited');
   });
 });
 
