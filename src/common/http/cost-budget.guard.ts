@@ -60,7 +60,7 @@ export class CostsInFlight {
  *   rate-limit store like a key's requests, so every instance sees them;
  * - requests in flight at once (RATE_LIMIT_<COST>_CONCURRENCY), per instance, in memory: a
  *   request beyond it is refused at once (Retry-After: 1) rather than queued, so a flood holds
- *   no memory or connection while it waits.
+ *   no memory or connection while it waits; it is checked first, so it costs no window count.
  * Runs after the AuthGuard (a refused credential spends nothing) and before the body is read.
  * Another account's budget is another counter: a flood by one never refuses the others.
  */
@@ -92,23 +92,41 @@ export class CostBudgetGuard implements CanActivate {
     if (!principal || principal.kind === 'anonymous') return true;
     const key = `acct:${principal.accountId}:${cost}`;
     const budget = this.budgets[cost];
-    // Refused before it is counted in the window: a request over the cap spends nothing.
-    if (budget.concurrency > 0 && this.inFlight.running(key) >= budget.concurrency)
-      throw new TooManyRequestsProblem(BUSY_RETRY_AFTER);
-    if (budget.max === 0) return this.hold(req, http.getResponse<Response>(), key, budget.concurrency);
-    const decision = this.store.hit(key, this.ttl, budget.max, this.ttl);
+    // The slot first, synchronously: a request over the cap is refused before it is counted in
+    // the window, and requests waiting on the window's database count cannot overtake the cap.
+    const release = budget.concurrency > 0 ? this.inFlight.take(key, budget.concurrency) : null;
+    if (budget.concurrency > 0 && !release) throw new TooManyRequestsProblem(BUSY_RETRY_AFTER);
+    const res = http.getResponse<Response>();
+    if (budget.max === 0) return this.hold(req, res, release);
+    let decision: RateDecision | Promise<RateDecision>;
+    try {
+      decision = this.store.hit(key, this.ttl, budget.max, this.ttl);
+    } catch (err) {
+      release?.();
+      throw err;
+    }
     const admit = (d: RateDecision): true => {
-      if (d.blocked) throw new TooManyRequestsProblem(d.retryAfter);
-      return this.hold(req, http.getResponse<Response>(), key, budget.concurrency);
+      if (d.blocked) {
+        release?.();
+        throw new TooManyRequestsProblem(d.retryAfter);
+      }
+      return this.hold(req, res, release);
     };
-    return decision instanceof Promise ? decision.then(admit) : admit(decision);
+    return decision instanceof Promise
+      ? decision.then(admit, (err: unknown) => {
+          release?.();
+          throw err;
+        })
+      : admit(decision);
   }
 
-  private hold(req: Request & Held, res: Response, key: string, concurrency: number): true {
-    if (concurrency === 0) return true;
-    // Taken now, not when checked: a window count that went to the database may have let others in.
-    const release = this.inFlight.take(key, concurrency);
-    if (!release) throw new TooManyRequestsProblem(BUSY_RETRY_AFTER);
+  private hold(req: Request & Held, res: Response, release: (() => void) | null): true {
+    if (!release) return true;
+    // Gone while the window was counted: its 'close' has passed, so nothing would give the slot back.
+    if (req.socket.destroyed) {
+      release();
+      throw new TooManyRequestsProblem(BUSY_RETRY_AFTER);
+    }
     req.costRelease = release;
     // Refused by a later guard (or the client left before the handler ran): free the slot then.
     res.once('close', () => {
