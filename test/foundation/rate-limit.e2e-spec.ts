@@ -191,7 +191,8 @@ describe('public rate limit (RATE_LIMIT_PUBLIC_MAX=3), shared by two instances',
       accountId: tenant.accountId,
       siteId: tenant.siteId,
       userId: 1,
-      sessionId: 1,
+      // Far from the ids of real sessions other files of this worker make (their counters share the table).
+      sessionId: 900_000_001,
     };
     for (const app of [one, two])
       app.app.get(SessionVerifiers).register(async (token) => (token === 'probe-session-token' ? session : null));
@@ -204,7 +205,7 @@ describe('public rate limit (RATE_LIMIT_PUBLIC_MAX=3), shared by two instances',
       }
       await Promise.all([one, two].map((app) => app.app.get(RateLimitStore).flush()));
     });
-    expect(created.map((r) => r.key)).toEqual(['session:1']);
+    expect(created.map((r) => r.key)).toEqual(['session:900000001']);
   });
 
   it('a blocked client is answered from memory: no statement reaches PostgreSQL per refused request', async () => {
@@ -322,9 +323,9 @@ describe('per-session limit (RATE_LIMIT_SESSION_MAX=3), apart from the key limit
       .get(SessionVerifiers)
       .register(async (token) =>
         token === 'session-one'
-          ? { ...session, sessionId: 101 }
+          ? { ...session, sessionId: 900_000_101 }
           : token === 'session-two'
-            ? { ...session, sessionId: 102 }
+            ? { ...session, sessionId: 900_000_102 }
             : null,
       );
   });
