@@ -133,6 +133,25 @@ const SERVER_NODE_FLAGS = (() => {
 })();
 
 /**
+ * The per-key, per-session and per-account budgets (docs/foundation.md, "Fair share"), off: a
+ * bench's load generator is one key of one account at thousands of requests a second, and the
+ * figures measure speed, not the limiter. Every server a bench starts gets these unless its own
+ * env says otherwise; the anonymous limit (RATE_LIMIT_PUBLIC_MAX) each bench sets itself.
+ */
+const LIMITS_OFF = {
+  RATE_LIMIT_KEY_MAX: '0',
+  RATE_LIMIT_SESSION_MAX: '0',
+  ...Object.fromEntries(
+    ['RENDER', 'OUTBOUND', 'IMPORT', 'UPLOAD'].flatMap((c) => [
+      [`RATE_LIMIT_${c}_MAX`, '0'],
+      [`RATE_LIMIT_${c}_CONCURRENCY`, '0'],
+    ]),
+  ),
+  NEWSLETTER_ACCOUNT_IMPORTS_MAX: '0',
+  NEWSLETTER_ACCOUNT_BACKLOG_MAX: '0',
+};
+
+/**
  * Starts `node dist/src/main.js` with env (and the flags of `npm start`); resolves when /health/ready answers 200. `pin` puts
  * it on its own core (for request-rate comparisons; not for work that wants every core).
  */
@@ -150,7 +169,7 @@ async function startServer(env, { quiet = true, pin = true, nodeArgs = [] } = {}
     ],
     {
       cwd: ROOT,
-      env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+      env: { ...process.env, LOG_LEVEL: 'warn', ...LIMITS_OFF, ...env },
       stdio: quiet ? ['ignore', 'ignore', 'inherit'] : 'inherit',
     },
     pin,
@@ -311,6 +330,7 @@ function median(xs) {
 
 module.exports = {
   ROOT,
+  LIMITS_OFF,
   PIN,
   ALL_CORES,
   pinDatabase,

@@ -96,8 +96,21 @@ export class AppConfig {
 
   @Transform(toInt) @IsInt() @Min(1000) RATE_LIMIT_TTL_MS = 60_000;
   @Transform(toInt) @IsInt() @Min(1) RATE_LIMIT_PUBLIC_MAX = 120;
-  /** Per API key or site-user session, every route; 0: not limited (docs/foundation.md). */
-  @Transform(toInt) @IsInt() @Min(0) RATE_LIMIT_KEY_MAX = 0;
+  /** Per API key, every route, per RATE_LIMIT_TTL_MS; 0: not limited (docs/foundation.md, "Fair share"). */
+  @Transform(toInt) @IsInt() @Min(0) RATE_LIMIT_KEY_MAX = 10_000;
+  /** Per site-user session, every route, per RATE_LIMIT_TTL_MS; 0: not limited. */
+  @Transform(toInt) @IsInt() @Min(0) RATE_LIMIT_SESSION_MAX = 1200;
+  // Budgets per account of the routes that declare a cost (src/common/http/route-costs.ts):
+  // requests per RATE_LIMIT_TTL_MS (every instance together) and requests in flight at once
+  // (per instance); 0: that budget is off.
+  @Transform(toInt) @IsInt() @Min(0) RATE_LIMIT_RENDER_MAX = 600;
+  @Transform(toInt) @IsInt() @Min(0) @Max(1000) RATE_LIMIT_RENDER_CONCURRENCY = 4;
+  @Transform(toInt) @IsInt() @Min(0) RATE_LIMIT_OUTBOUND_MAX = 120;
+  @Transform(toInt) @IsInt() @Min(0) @Max(1000) RATE_LIMIT_OUTBOUND_CONCURRENCY = 4;
+  @Transform(toInt) @IsInt() @Min(0) RATE_LIMIT_IMPORT_MAX = 120;
+  @Transform(toInt) @IsInt() @Min(0) @Max(1000) RATE_LIMIT_IMPORT_CONCURRENCY = 2;
+  @Transform(toInt) @IsInt() @Min(0) RATE_LIMIT_UPLOAD_MAX = 600;
+  @Transform(toInt) @IsInt() @Min(0) @Max(1000) RATE_LIMIT_UPLOAD_CONCURRENCY = 8;
   /** How long a verified key is trusted from memory; changes reach every instance at commit. 0: off. */
   @Transform(toInt) @IsInt() @Min(0) API_KEY_CACHE_TTL_MS = 60_000;
 
@@ -173,6 +186,14 @@ export class AppConfig {
   @Transform(toInt) @IsInt() @Min(1) @Max(5000) NEWSLETTER_SEND_BATCH_SIZE = 500;
   /** A site's campaign send rate (mails a minute) unless its `newsletter.sendRatePerMinute` says otherwise. */
   @Transform(toInt) @IsInt() @Min(1) NEWSLETTER_SEND_RATE_PER_MINUTE = 60_000;
+  /**
+   * Fair share of the mail queue: a campaign send hands over no more copies while its ACCOUNT has
+   * this many mails recorded and not yet sent (every site, every campaign); it resumes as they
+   * drain, behind the other accounts' work. 0: no bound (docs/newsletter.md, "Delivery").
+   */
+  @Transform(toInt) @IsInt() @Min(0) NEWSLETTER_ACCOUNT_BACKLOG_MAX = 5000;
+  /** Imports an account may have queued or running at once (the next is a 429); 0: no bound. */
+  @Transform(toInt) @IsInt() @Min(0) NEWSLETTER_ACCOUNT_IMPORTS_MAX = 3;
   /** Tracking events written per statement at most, and the longest an event waits for its batch (ms). */
   @Transform(toInt) @IsInt() @Min(1) @Max(10_000) NEWSLETTER_TRACKING_BATCH = 500;
   @Transform(toInt) @IsInt() @Min(0) @Max(1000) NEWSLETTER_TRACKING_FLUSH_MS = 5;

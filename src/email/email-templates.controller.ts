@@ -189,6 +189,7 @@ export class EmailTemplatesController {
   @Route({
     auth: 'key',
     summary: 'Preview a template (admin)',
+    cost: 'render',
     description: "Renders it as a send would, with `data` or its type's sample data. Nothing is sent.",
     optionalBody: PreviewEmailTemplateDto,
     ok: RenderedMailDto,

@@ -179,6 +179,18 @@ export class EmailRepository {
   }
 
   /** Messages sent to an address, and the outbox events that name it (a user's erasure). */
+  /** The account's mails queued or being sent, counted up to `atMost` (each site's unsent rows by index). */
+  async unsentOfAccount(accountId: number, atMost: number): Promise<number> {
+    const { rows } = await sql<{ n: number }>(
+      this.messageRows.manager,
+      `SELECT count(*)::int AS n FROM (
+         SELECT 1 FROM sites s JOIN email_messages m ON m.site_id = s.id AND m.status IN ('queued', 'sending')
+          WHERE s.account_id = $1 LIMIT $2) u`,
+      [accountId, atMost],
+    );
+    return rows[0].n;
+  }
+
   async countOfAddress(em: EntityManager, siteId: number, email: string): Promise<number> {
     const { rows } = await sql<{ n: number }>(
       em,

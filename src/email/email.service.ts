@@ -57,6 +57,12 @@ export interface MailInput {
 
 /** At most this many recipients (to, cc and bcc together) in one mail. */
 export const MAX_RECIPIENTS = 50;
+/**
+ * Delivery jobs are fetched by priority: a single send (a sign-in code, an order confirmation)
+ * goes before the backlog of campaign copies, whoever's they are (docs/email.md, "Delivery").
+ */
+const TRANSACTIONAL_PRIORITY = 1;
+const BULK_PRIORITY = 0;
 
 /**
  * Sending mail (docs/email.md). Other modules call `send(em, site, mail)` inside their own
@@ -83,13 +89,13 @@ export class EmailService {
 
   /** Records one message per recipient and queues their delivery, in the caller's transaction. */
   async send(em: EntityManager, site: SiteContext, mail: MailInput): Promise<EmailMessageEntity[]> {
-    const [messages] = await this.record(em, site, [mail]);
+    const [messages] = await this.record(em, site, [mail], TRANSACTIONAL_PRIORITY);
     return messages;
   }
 
   /** Many mails at once (campaign delivery): rendered one by one, recorded and queued together. */
   async sendBatch(em: EntityManager, site: SiteContext, mails: MailInput[]): Promise<EmailMessageEntity[][]> {
-    return this.record(em, site, mails);
+    return this.record(em, site, mails, BULK_PRIORITY);
   }
 
   /** POST /email/send: a transaction of its own. */
@@ -107,7 +113,12 @@ export class EmailService {
     return found;
   }
 
-  private async record(em: EntityManager, site: SiteContext, mails: MailInput[]): Promise<EmailMessageEntity[][]> {
+  private async record(
+    em: EntityManager,
+    site: SiteContext,
+    mails: MailInput[],
+    priority: number,
+  ): Promise<EmailMessageEntity[][]> {
     const profile = await this.sites.profileOf(site.id, em);
     const siteSender = profile.settings.email;
     // The account's verified domains: read once per call (a campaign batch's hundreds of copies
@@ -180,7 +191,7 @@ export class EmailService {
         siteId: site.id,
         messageIds: saved.slice(i, i + MESSAGES_PER_JOB).map((m) => m.id),
       };
-      await this.queue.send(EMAIL_DELIVERY_JOB, data, { em });
+      await this.queue.send(EMAIL_DELIVERY_JOB, data, { em, priority });
     }
     const result: EmailMessageEntity[][] = [];
     let at = 0;
@@ -189,6 +200,14 @@ export class EmailService {
       at += n;
     }
     return result;
+  }
+
+  /**
+   * Mails of the account recorded and not yet sent (queued or being sent), counted up to
+   * `atMost`: the campaign sender's fair share of the delivery queue (docs/newsletter.md).
+   */
+  unsentOfAccount(accountId: number, atMost: number): Promise<number> {
+    return this.repository.unsentOfAccount(accountId, atMost);
   }
 
   private async resolve(em: EntityManager, site: SiteContext, mail: MailInput): Promise<ResolvedTemplate | null> {

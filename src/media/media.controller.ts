@@ -34,6 +34,7 @@ export class MediaController {
   @Route({
     auth: 'key',
     summary: 'Upload a media file',
+    cost: 'upload',
     description: 'multipart/form-data with a `file` part. The type is detected from the bytes; images get thumbnails.',
     upload: uploadFormSchema('file', ['title', 'caption', 'description', 'altText']),
     created: MediaResponseDto,

@@ -13,13 +13,17 @@ export interface CampaignSendJobData {
 
 /** A run hands over batches for this long, then queues its continuation (other campaigns get their turn). */
 const RUN_MS = 20_000;
+/** A run whose account's mail backlog is full ends, and its continuation starts this much later. */
+const BACKLOG_WAIT_MS = 1000;
 
 /**
  * Runs a campaign's send (`newsletter.campaign-send`, docs/newsletter.md "Delivery"): batch after
  * batch at the site's rate until it is sent, paused or canceled. Safe to run twice, or twice at
  * once: every batch takes the campaign's row lock and skips recipients already recorded. On
  * start, every instance queues a run for each campaign still `sending` (a crash or a stop mid-send
- * resumes there); a stopping instance ends its run after the batch in hand.
+ * resumes there); a stopping instance ends its run after the batch in hand. While the account has
+ * NEWSLETTER_ACCOUNT_BACKLOG_MAX mails waiting for delivery, a run hands over nothing and comes
+ * back later, so one account's campaign never fills the mail queue ahead of everyone else's.
  */
 @Injectable()
 export class CampaignSendJob implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
@@ -55,6 +59,16 @@ export class CampaignSendJob implements OnModuleInit, OnApplicationBootstrap, On
     if (!site) return;
     const started = Date.now();
     while (!this.stopping) {
+      // Fair share: the copies already waiting for the mail queue go first. The continuation
+      // queues behind the other campaigns' runs, and this worker is free for them meanwhile.
+      if (await this.sender.accountBacklogFull(site)) {
+        await this.queue.send(
+          CAMPAIGN_SEND_JOB,
+          { siteId, campaignId },
+          { startAfter: new Date(Date.now() + BACKLOG_WAIT_MS) },
+        );
+        return;
+      }
       const { perMinute, batch } = await this.sender.pace(siteId);
       const t0 = Date.now();
       const outcome = await this.sender.batch(site, campaignId, batch);

@@ -51,6 +51,15 @@ export class CampaignSender {
     return this.sites.findById(siteId);
   }
 
+  /**
+   * Whether the site's account has NEWSLETTER_ACCOUNT_BACKLOG_MAX mails waiting for delivery
+   * (its campaigns' copies and its other mail, on every site): its send then waits its turn.
+   */
+  async accountBacklogFull(site: SiteContext): Promise<boolean> {
+    const max = this.config.NEWSLETTER_ACCOUNT_BACKLOG_MAX;
+    return max > 0 && (await this.email.unsentOfAccount(site.accountId, max)) >= max;
+  }
+
   batch(site: SiteContext, campaignId: number, size: number): Promise<BatchOutcome> {
     return this.dataSource.transaction(async (em) => {
       const campaign = await em.findOne(CampaignEntity, {

@@ -118,6 +118,7 @@ export class CampaignsController {
   @Route({
     auth: 'key',
     summary: 'Send a test copy of a campaign (admin)',
+    cost: 'outbound',
     description:
       'Renders the campaign as a subscriber without name or attributes would get it, with `[Test]` before the ' +
       'subject, and mails it to 1 to 5 addresses now. Its links are not tracked and it carries no ' +

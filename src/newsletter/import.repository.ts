@@ -45,6 +45,18 @@ const HASH_OF = (email: string) => `encode(sha256(convert_to(${email}, 'UTF8')),
  */
 @Injectable()
 export class ImportRepository {
+  /** The account's imports queued or running (every site), counted up to `atMost`. */
+  async unfinishedOfAccount(em: EntityManager, accountId: number, atMost: number): Promise<number> {
+    const { rows } = await sql<{ n: number }>(
+      em,
+      `SELECT count(*)::int AS n FROM (
+         SELECT 1 FROM sites s JOIN newsletter_imports i ON i.site_id = s.id AND i.status IN ('queued', 'running')
+          WHERE s.account_id = $1 LIMIT $2) u`,
+      [accountId, atMost],
+    );
+    return rows[0].n;
+  }
+
   /** This transaction commits without waiting for its WAL to reach the disk (safe to lose: see the caller). */
   async commitWithoutWaitingForDisk(em: EntityManager): Promise<void> {
     await sql(em, 'SET LOCAL synchronous_commit TO off');

@@ -8,6 +8,7 @@ import {
   BadRequestProblem,
   NotFoundProblem,
   PayloadTooLargeProblem,
+  TooManyRequestsProblem,
   ValidationProblem,
 } from '../common/errors/problems';
 import { parseFormFields } from '../common/input/form-fields';
@@ -21,6 +22,9 @@ import { ImportRepository, StagedRow } from './import.repository';
 import { ColumnTarget, columnsError, csvRow, jsonRow, mapHeader } from './import-rows';
 import { spoolImport, SpooledImport } from './import-upload';
 import { ListsService } from './lists.service';
+
+/** An account with its imports at NEWSLETTER_ACCOUNT_IMPORTS_MAX may try again this much later (s). */
+const IMPORT_RETRY_AFTER = 10;
 
 export const IMPORT_JOB = 'newsletter.import';
 export const IMPORT_RECOVER_JOB = 'newsletter.import-recover';
@@ -60,6 +64,11 @@ export class ImportService {
   ) {}
 
   async start(site: SiteContext, req: Request): Promise<ImportStart> {
+    // Fair share of the import job (one queue for every account): an account has at most
+    // NEWSLETTER_ACCOUNT_IMPORTS_MAX imports waiting or running; checked before the upload is read.
+    const max = this.config.NEWSLETTER_ACCOUNT_IMPORTS_MAX;
+    if (max > 0 && (await this.repository.unfinishedOfAccount(this.dataSource.manager, site.accountId, max)) >= max)
+      throw new TooManyRequestsProblem(IMPORT_RETRY_AFTER);
     const upload = await spoolImport(req, this.config.NEWSLETTER_IMPORT_MAX_BYTES);
     try {
       const started = await this.stageAndRun(site, upload);

@@ -21,6 +21,7 @@ export class SubscriptionActionsController {
   @Route({
     auth: 'key',
     summary: 'Bulk action',
+    cost: 'import',
     description:
       'Unsubscribes, deletes, sets the deliverability of, adds to or removes from lists the subscriptions named ' +
       'by `ids` or matched by `filter` (the list route’s filters), one transaction per batch of 1,000, and ' +
@@ -39,6 +40,7 @@ export class SubscriptionActionsController {
   @Route({
     auth: 'key',
     summary: 'Import',
+    cost: 'import',
     description:
       'Upserts subscribers from a CSV (streamed; a header row, UTF-8 with or without BOM; `columns` maps headers) ' +
       'or a JSON array, by address. Mode `subscribe` joins `listIds` (`active` with `consent`, else `pending`, no ' +
@@ -67,6 +69,7 @@ export class SubscriptionActionsController {
   @Route({
     auth: 'key',
     summary: 'Sync a list',
+    cost: 'import',
     description:
       'Makes the list’s members exactly `emails` (and, with `fromUsers`, the site users whose ' +
       '`metadata.newsletter` is true): the missing join (`active` with `consent`, else `pending`, no mail), the ' +

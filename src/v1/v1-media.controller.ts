@@ -27,6 +27,7 @@ export class V1MediaController {
   @Route({
     auth: 'legacy-key',
     summary: 'Upload a media file (v1)',
+    cost: 'upload',
     description:
       'multipart/form-data with a `file` part. Answers 200 with an empty body; `Location` is the public URL of the file.',
     upload: uploadFormSchema('file', V1_TEXT_FIELDS),

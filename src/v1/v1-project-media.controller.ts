@@ -26,6 +26,7 @@ export class V1ProjectMediaController {
   @Route({
     auth: 'legacy-key',
     summary: 'Upload project media (v1)',
+    cost: 'upload',
     description:
       "multipart/form-data with one or several `file` parts. Keys are generated; they appear in v2 media responses (`key`) and in each file's URL.",
     upload: uploadFormSchema('file', V1_TEXT_FIELDS, true),

@@ -55,6 +55,7 @@ export class WebhookDeliveriesController {
   @Route({
     auth: 'key',
     summary: 'Retry a delivery of a webhook endpoint (admin)',
+    cost: 'outbound',
     description:
       'Sends it again soon, whatever its status, with the same `webhook-id`, and starts a new round of retries. ' +
       'On a disabled endpoint it waits until the endpoint is enabled.',

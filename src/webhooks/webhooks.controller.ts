@@ -91,6 +91,7 @@ export class WebhooksController {
   @Route({
     auth: 'key',
     summary: 'Test a webhook endpoint',
+    cost: 'outbound',
     description:
       'Sends a signed `webhook.test` event now (enabled or not) and answers the outcome: 200 whatever the ' +
       'endpoint answered, with its status code, time and the start of its answer. Logged as a delivery; not retried.',

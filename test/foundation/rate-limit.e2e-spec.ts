@@ -169,7 +169,7 @@ describe('public rate limit (RATE_LIMIT_PUBLIC_MAX=3), shared by two instances',
     });
     expect(created).toEqual([]);
   });
-  it('a valid key is never limited by IP on a public route, and writes no counter', async () => {
+  it('a valid key is never limited by IP on a public route: it counts on its own key only', async () => {
     const created = await newRows(async () => {
       for (let i = 0; i < 8; i++) {
         const res = await request((i % 2 ? two : one).server)
@@ -180,17 +180,19 @@ describe('public rate limit (RATE_LIMIT_PUBLIC_MAX=3), shared by two instances',
       }
       await Promise.all([one, two].map((app) => app.app.get(RateLimitStore).flush()));
     });
-    expect(created).toEqual([]);
+    // RATE_LIMIT_KEY_MAX is on by default (10,000 a minute): the key's own counter, no address's.
+    expect(created.map((r) => r.key)).toEqual([`key:${tenant.keyId}`]);
   });
 
-  it('a site-user session is never limited by IP on a public route', async () => {
+  it('a site-user session is never limited by IP on a public route: it counts on its own session only', async () => {
     // The users module registers the real verifier; this one stands in for a signed-in user.
     const session = {
       kind: 'user' as const,
       accountId: tenant.accountId,
       siteId: tenant.siteId,
       userId: 1,
-      sessionId: 1,
+      // Far from the ids of real sessions other files of this worker make (their counters share the table).
+      sessionId: 900_000_001,
     };
     for (const app of [one, two])
       app.app.get(SessionVerifiers).register(async (token) => (token === 'probe-session-token' ? session : null));
@@ -203,7 +205,7 @@ describe('public rate limit (RATE_LIMIT_PUBLIC_MAX=3), shared by two instances',
       }
       await Promise.all([one, two].map((app) => app.app.get(RateLimitStore).flush()));
     });
-    expect(created).toEqual([]);
+    expect(created.map((r) => r.key)).toEqual(['session:900000001']);
   });
 
   it('a blocked client is answered from memory: no statement reaches PostgreSQL per refused request', async () => {
@@ -303,6 +305,52 @@ describe('per-key limit (RATE_LIMIT_KEY_MAX=4)', () => {
     );
     const [row] = await app.db.query("SELECT key, hits FROM rate_limits WHERE key LIKE 'key:%'");
     expect(row).toEqual({ key: expect.stringMatching(/^key:\d+$/), hits: 5 });
+  });
+});
+
+describe('per-session limit (RATE_LIMIT_SESSION_MAX=3), apart from the key limit', () => {
+  let app: TestApp;
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    app = await startApp({
+      env: { RATE_LIMIT_SESSION_MAX: '3', JOBS_ENABLED: 'false' },
+      extraModules: [RateLimitProbeModule],
+    });
+    tenant = await createTenant(app);
+    const session = { kind: 'user' as const, accountId: tenant.accountId, siteId: tenant.siteId, userId: 1 };
+    app.app
+      .get(SessionVerifiers)
+      .register(async (token) =>
+        token === 'session-one'
+          ? { ...session, sessionId: 900_000_101 }
+          : token === 'session-two'
+            ? { ...session, sessionId: 900_000_102 }
+            : null,
+      );
+  });
+  afterAll(async () => {
+    await app.db.query('DELETE FROM rate_limits');
+    await app.close();
+  });
+
+  it('a session past its limit is a 429 with Retry-After; another session and the site key go on', async () => {
+    const as = (token: string) => request(app.server).get('/rate-limit-probe').set('authorization', `Bearer ${token}`);
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await as('session-one')).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    const limited = await as('session-one');
+    expectExactProblem(
+      limited,
+      429,
+      'rate_limited',
+      'Too many requests',
+      `Retry after ${Number(limited.headers['retry-after'])} s`,
+    );
+    expect((await as('session-two')).status).toBe(200);
+    // The key's limit is RATE_LIMIT_KEY_MAX (10,000 by default), far above the session's.
+    for (let i = 0; i < 5; i++)
+      expect((await request(app.server).get('/rate-limit-probe').set('x-api-key', tenant.key)).status).toBe(200);
   });
 });
 

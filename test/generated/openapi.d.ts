@@ -8001,6 +8001,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Rate limited; see Retry-After. This route stores and processes files (uploads): it counts against the account's `upload` budget, shared by all its keys: RATE_LIMIT_UPLOAD_MAX requests a window (default 600 a minute) and RATE_LIMIT_UPLOAD_CONCURRENCY at once (default 8), besides the key's own RATE_LIMIT_KEY_MAX. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
         };
     };
     listV1Media: {
@@ -8123,6 +8132,15 @@ export interface operations {
             };
             /** @description Media type or Content-Encoding of the body not accepted */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. This route stores and processes files (uploads): it counts against the account's `upload` budget, shared by all its keys: RATE_LIMIT_UPLOAD_MAX requests a window (default 600 a minute) and RATE_LIMIT_UPLOAD_CONCURRENCY at once (default 8), besides the key's own RATE_LIMIT_KEY_MAX. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9297,6 +9315,15 @@ export interface operations {
             };
             /** @description Media type or Content-Encoding of the body not accepted */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. This route stores and processes files (uploads): it counts against the account's `upload` budget, shared by all its keys: RATE_LIMIT_UPLOAD_MAX requests a window (default 600 a minute) and RATE_LIMIT_UPLOAD_CONCURRENCY at once (default 8), besides the key's own RATE_LIMIT_KEY_MAX. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11137,6 +11164,15 @@ export interface operations {
             };
             /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. This route renders mail (template previews): it counts against the account's `render` budget, shared by all its keys: RATE_LIMIT_RENDER_MAX requests a window (default 600 a minute) and RATE_LIMIT_RENDER_CONCURRENCY at once (default 4), besides the key's own RATE_LIMIT_KEY_MAX. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15061,6 +15097,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Rate limited; see Retry-After. This route reaches out now (test sends, webhook tests and retries): it counts against the account's `outbound` budget, shared by all its keys: RATE_LIMIT_OUTBOUND_MAX requests a window (default 120 a minute) and RATE_LIMIT_OUTBOUND_CONCURRENCY at once (default 4), besides the key's own RATE_LIMIT_KEY_MAX. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
         };
     };
     rotateWebhookSecret: {
@@ -15248,6 +15293,15 @@ export interface operations {
             };
             /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. This route reaches out now (test sends, webhook tests and retries): it counts against the account's `outbound` budget, shared by all its keys: RATE_LIMIT_OUTBOUND_MAX requests a window (default 120 a minute) and RATE_LIMIT_OUTBOUND_CONCURRENCY at once (default 4), besides the key's own RATE_LIMIT_KEY_MAX. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15868,6 +15922,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Rate limited; see Retry-After. This route writes many rows at once (imports, list syncs, bulk actions): it counts against the account's `import` budget, shared by all its keys: RATE_LIMIT_IMPORT_MAX requests a window (default 120 a minute) and RATE_LIMIT_IMPORT_CONCURRENCY at once (default 2), besides the key's own RATE_LIMIT_KEY_MAX. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
         };
     };
     importSubscriptions: {
@@ -15995,6 +16058,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Rate limited; see Retry-After. This route writes many rows at once (imports, list syncs, bulk actions): it counts against the account's `import` budget, shared by all its keys: RATE_LIMIT_IMPORT_MAX requests a window (default 120 a minute) and RATE_LIMIT_IMPORT_CONCURRENCY at once (default 2), besides the key's own RATE_LIMIT_KEY_MAX. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
         };
     };
     syncSubscriptions: {
@@ -16043,6 +16115,15 @@ export interface operations {
             };
             /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. This route writes many rows at once (imports, list syncs, bulk actions): it counts against the account's `import` budget, shared by all its keys: RATE_LIMIT_IMPORT_MAX requests a window (default 120 a minute) and RATE_LIMIT_IMPORT_CONCURRENCY at once (default 2), besides the key's own RATE_LIMIT_KEY_MAX. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16902,6 +16983,15 @@ export interface operations {
             };
             /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. This route reaches out now (test sends, webhook tests and retries): it counts against the account's `outbound` budget, shared by all its keys: RATE_LIMIT_OUTBOUND_MAX requests a window (default 120 a minute) and RATE_LIMIT_OUTBOUND_CONCURRENCY at once (default 4), besides the key's own RATE_LIMIT_KEY_MAX. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

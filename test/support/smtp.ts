@@ -24,6 +24,8 @@ export interface SmtpSink {
 export interface SmtpSinkOptions {
   /** Called for each DATA; a code refuses the message with it (e.g. 451, 550), null accepts. */
   refuse?: (attempt: number) => number | null;
+  /** Answers each DATA this much later: a slow server, so that a backlog builds up. */
+  delayMs?: number;
 }
 
 /**
@@ -79,7 +81,8 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
             parsed,
           });
           for (const check of [...waiters]) if (check()) waiters.delete(check);
-          callback(null, 'Queued as test');
+          if (options.delayMs) setTimeout(() => callback(null, 'Queued as test'), options.delayMs);
+          else callback(null, 'Queued as test');
         });
       });
     },

@@ -38,13 +38,14 @@ const DESCRIPTIONS: Record<number, string> = {
 
 /** Documents the problem statuses a route can answer. */
 export function ApiProblems(...statuses: number[]) {
-  return applyDecorators(
-    ...statuses.map((status) =>
-      ApiResponse({
-        status,
-        description: DESCRIPTIONS[status] ?? 'Error',
-        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDto' } } },
-      }),
-    ),
-  );
+  return applyDecorators(...statuses.map((status) => ApiProblem(status)));
+}
+
+/** One problem status, with a description of its own where the route says more (a 429's budget). */
+export function ApiProblem(status: number, description = DESCRIPTIONS[status] ?? 'Error') {
+  return ApiResponse({
+    status,
+    description,
+    content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDto' } } },
+  });
 }

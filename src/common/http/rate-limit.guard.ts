@@ -38,8 +38,9 @@ interface Counted {
 /**
  * API.md §2: anonymous callers of public routes are limited per client IP and route
  * (RATE_LIMIT_PUBLIC_MAX); a valid key or session is never limited by IP, only by its own
- * counter when RATE_LIMIT_KEY_MAX is set (every route, per key or session). Synchronous while
- * the store answers from memory.
+ * counter on every route (RATE_LIMIT_KEY_MAX per key, RATE_LIMIT_SESSION_MAX per session; 0:
+ * none). Expensive routes also count against their account's budget (CostBudgetGuard).
+ * Synchronous while the store answers from memory.
  *
  * Runs before the AuthGuard, so a blocked anonymous client is refused before any site lookup:
  * refusing must cost less than serving. A key presented on a public route of a site it cannot
@@ -51,6 +52,7 @@ export class RateLimitGuard implements CanActivate {
   private readonly ttl: number;
   private readonly publicMax: number;
   private readonly keyMax: number;
+  private readonly sessionMax: number;
 
   constructor(
     protected readonly reflector: Reflector,
@@ -61,6 +63,7 @@ export class RateLimitGuard implements CanActivate {
     this.ttl = config.RATE_LIMIT_TTL_MS;
     this.publicMax = config.RATE_LIMIT_PUBLIC_MAX;
     this.keyMax = config.RATE_LIMIT_KEY_MAX;
+    this.sessionMax = config.RATE_LIMIT_SESSION_MAX;
   }
 
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
@@ -83,10 +86,14 @@ export class RateLimitGuard implements CanActivate {
       key = `ip:${req.ip}:${route.name}`;
       limit = this.publicMax;
       req.rateLimitCounted = true;
-    } else {
+    } else if (principal.kind === 'key') {
       if (this.keyMax === 0) return true;
-      key = principal.kind === 'key' ? `key:${principal.keyId}` : `session:${principal.sessionId}`;
+      key = `key:${principal.keyId}`;
       limit = this.keyMax;
+    } else {
+      if (this.sessionMax === 0) return true;
+      key = `session:${principal.sessionId}`;
+      limit = this.sessionMax;
     }
     const decision = this.store.hit(key, this.ttl, limit, this.ttl);
     const anonymous = principal.kind === 'anonymous';

@@ -4,6 +4,7 @@ import {
   ApiBearerAuth,
   ApiBody,
   ApiConsumes,
+  ApiExtension,
   ApiHeader,
   ApiHeaderOptions,
   ApiOperation,
@@ -25,10 +26,11 @@ import {
   SessionAllowed,
   SessionOnly,
 } from '../auth/decorators';
-import { ApiProblems } from '../errors/api-problems.decorator';
+import { ApiProblem, ApiProblems } from '../errors/api-problems.decorator';
 import { Idempotent } from '../idempotency/idempotent.decorator';
 import { MAX_ID } from '../input/dto-rules';
 import { FORM_MEDIA_TYPE, KeepRawBody, OptionalBody } from '../input/request-body';
+import { costDescription, RouteCost } from './route-costs';
 
 /**
  * Who may call a route; each sets the guard's metadata and the OpenAPI security together.
@@ -83,6 +85,12 @@ export interface RouteOptions {
   admin?: true;
   /** A write that stays possible while the account's deletion is scheduled. */
   duringDeletion?: true;
+  /**
+   * Expensive work (route-costs.ts): the account's budget of this cost is checked before the
+   * handler runs (CostBudgetGuard), and OpenAPI documents the 429 with the budget and
+   * `x-sitebase-cost`.
+   */
+  cost?: RouteCost;
 }
 
 /** Metadata key under which every route keeps its options (tests check every handler has it). */
@@ -155,6 +163,10 @@ export function Route(options: RouteOptions): MethodDecorator {
   if (options.admin) decorators.push(AdminRoute());
   if (options.duringDeletion) decorators.push(AllowedDuringDeletion());
   const problems = new Set([...authProblems(options.auth), ...(options.problems ?? [])]);
+  if (options.cost) {
+    problems.delete(429);
+    decorators.push(ApiProblem(429, costDescription(options.cost)), ApiExtension('x-sitebase-cost', options.cost));
+  }
   decorators.push(ApiProblems(...[...problems].sort((a, b) => a - b)));
   return applyDecorators(...decorators);
 }

@@ -27,6 +27,8 @@ export interface SendOptions {
   singletonKey?: string;
   /** Enqueue inside this transaction: the job exists if and only if the caller commits. */
   em?: EntityManager;
+  /** Jobs of a queue are fetched by priority (higher first), then in the order they were sent; default 0. */
+  priority?: number;
 }
 
 type Handler<T> = (data: T, job: { id: string; retryCount: number }) => Promise<void>;
@@ -186,6 +188,8 @@ export class QueueService implements OnModuleInit, OnApplicationBootstrap, OnMod
     return this.requireBoss().send(name, data, {
       startAfter: options.startAfter,
       singletonKey: options.singletonKey,
+      // pg-boss refuses a `priority` key whose value is not an integer, undefined included.
+      ...(options.priority !== undefined ? { priority: options.priority } : {}),
       ...(em
         ? {
             db: {
