@@ -23,6 +23,7 @@ export class SenderDomainsController {
       "Until the domain is verified, mail of the account's sites that names an address at it goes From MAIL_FROM.",
     created: SenderDomainResponseDto,
     problems: [400, 409],
+    cost: 'outbound',
     admin: true,
   })
   async create(
@@ -69,6 +70,7 @@ export class SenderDomainsController {
       'naming each one not found; 503 when DNS does not answer in time.',
     ok: SenderDomainResponseDto,
     problems: [400, 404, 422, 503],
+    cost: 'outbound',
     admin: true,
   })
   async verify(@CurrentKey() key: KeyPrincipal, @Param() { id }: IdParamDto): Promise<SenderDomainResponseDto> {

@@ -5,12 +5,16 @@ import { KeyPrincipal } from '../common/auth/principal';
 import { isUniqueViolation } from '../common/errors/postgres-errors';
 import { ConflictProblem, FieldError, NotFoundProblem, Problem } from '../common/errors/problems';
 import { recordEvent } from '../common/outbox/record-event';
+import { namedXactLock } from '../database/sql';
 import { applyKeyset, CursorQueryDto, keysetPage, Page } from '../common/pagination/page';
 import { CreateSenderDomainDto } from './dto/sender-domain.dto';
 import { SenderDomainEntity } from './entities/sender-domain.entity';
 import { SenderDns } from './sender-dns';
 import { challengeRecord, dkimRecord, hasChallenge, hasDkimKey, newClaim, txtValues } from './sender-domain-records';
 import { SENDER_EVENTS } from './senders.events';
+
+/** Sender domains an account may hold: each costs an RSA key pair to make (docs/email.md). */
+export const MAX_SENDER_DOMAINS = 50;
 
 /**
  * An account's sender domains (docs/email.md, "Sender domains"): added with a challenge and a
@@ -26,11 +30,22 @@ export class SenderDomainsService {
   ) {}
 
   async add(key: KeyPrincipal, dto: CreateSenderDomainDto): Promise<SenderDomainEntity> {
+    const full = () =>
+      new ConflictProblem(
+        'limit_reached',
+        `An account has at most ${MAX_SENDER_DOMAINS} sender domains; remove one first`,
+      );
+    const count = () => this.domains.countBy({ accountId: key.accountId });
+    // Checked before the key pair is made (its CPU is the cost), and again under the lock.
+    if ((await count()) >= MAX_SENDER_DOMAINS) throw full();
     const claim = await newClaim();
     return this.dataSource.transaction(async (em) => {
       const taken = () =>
         new ConflictProblem('domain_exists', `${dto.domain} is already a sender domain of this account`);
+      // Adds of one account take turns, so the limit holds under concurrency.
+      await namedXactLock(em, `sender_domains:${key.accountId}`);
       if (await em.existsBy(SenderDomainEntity, { accountId: key.accountId, domain: dto.domain })) throw taken();
+      if ((await em.countBy(SenderDomainEntity, { accountId: key.accountId })) >= MAX_SENDER_DOMAINS) throw full();
       let saved: SenderDomainEntity;
       try {
         saved = await em.save(

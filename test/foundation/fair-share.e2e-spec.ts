@@ -306,6 +306,8 @@ describe('fair share: the OpenAPI document derives from @Route({ cost })', () =>
     'post /api/v2/sites/{siteName}/newsletter/subscriptions/sync': 'import',
     'post /api/v2/sites/{siteName}/newsletter/subscriptions/bulk': 'import',
     'post /api/v2/sites/{siteName}/media': 'upload',
+    'post /api/v2/sender-domains': 'outbound',
+    'post /api/v2/sender-domains/{id}/verify': 'outbound',
     'post /v1/{site_name}/media': 'upload',
     'post /v1/project/{organization_id}/{project_id}/media': 'upload',
   };

@@ -1,6 +1,7 @@
 import { createPublicKey } from 'node:crypto';
 import { OutboxEventEntity } from '../../src/common/outbox/outbox-event.entity';
 import { SenderDomainEntity } from '../../src/senders/entities/sender-domain.entity';
+import { MAX_SENDER_DOMAINS } from '../../src/senders/sender-domains.service';
 import { startApp, TestApp } from '../support/app';
 import { FakeDns, fakeDns, SenderDomainBody } from '../support/dns';
 import { ISO } from '../support/matchers';
@@ -20,7 +21,9 @@ describe('/api/v2/sender-domains', () => {
     dns = fakeDns();
     t = await startApp({
       extraModules: [dns.module],
-      env: { SENDER_DNS_TIMEOUT_MS: '300', LOG_LEVEL: 'debug' },
+      // The races below fire 12 adds and 8 verifies at once: past the account's `outbound`
+      // cap in flight, which fair-share.e2e-spec tests; here every answer must be the domain's.
+      env: { SENDER_DNS_TIMEOUT_MS: '300', LOG_LEVEL: 'debug', RATE_LIMIT_OUTBOUND_CONCURRENCY: '0' },
       logDestination: { write: (line) => void logged.push(line) },
     });
     [a, b] = await Promise.all([createTenant(t), createTenant(t)]);
@@ -134,6 +137,25 @@ describe('/api/v2/sender-domains', () => {
         `${d} is already a sender domain of this account`,
       );
       expect(await rows().countBy({ accountId: a.accountId, domain: d })).toBe(1);
+    });
+
+    it('holds an account to MAX_SENDER_DOMAINS (409 limit_reached, no key pair made), another account unaffected', async () => {
+      const c = await createTenant(t);
+      const made = await Promise.all(Array.from({ length: MAX_SENDER_DOMAINS }, () => add(c, domain())));
+      expect(made.every((r) => r.status === 201)).toBe(true);
+      const over = await add(c, domain());
+      expectExactProblem(
+        over,
+        409,
+        'limit_reached',
+        'Conflict',
+        `An account has at most ${MAX_SENDER_DOMAINS} sender domains; remove one first`,
+      );
+      expect(await rows().countBy({ accountId: c.accountId })).toBe(MAX_SENDER_DOMAINS);
+      expect((await add(b, domain())).status).toBe(201);
+      // Removing one makes room again.
+      expect((await c.api.delete(`${URL}/${(made[0].body as SenderDomainBody).id}`)).status).toBe(204);
+      expect((await add(c, domain())).status).toBe(201);
     });
 
     it('lets another account claim the same domain with a challenge and key of its own, verified only by them', async () => {

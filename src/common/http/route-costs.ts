@@ -13,7 +13,7 @@ export const ROUTE_COSTS = {
     concurrency: 'RATE_LIMIT_RENDER_CONCURRENCY',
   },
   outbound: {
-    what: 'reaches out now (test sends, webhook tests and retries)',
+    what: 'reaches out now or makes keys (test sends, webhook tests and retries, sender domain keys and DNS checks)',
     max: 'RATE_LIMIT_OUTBOUND_MAX',
     concurrency: 'RATE_LIMIT_OUTBOUND_CONCURRENCY',
   },
