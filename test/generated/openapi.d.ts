@@ -15097,7 +15097,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After. This route reaches out now (test sends, webhook tests and retries): it counts against the account's `outbound` budget, shared by all its keys: RATE_LIMIT_OUTBOUND_MAX requests a window (default 120 a minute) and RATE_LIMIT_OUTBOUND_CONCURRENCY at once (default 4), besides the key's own RATE_LIMIT_KEY_MAX. */
+            /** @description Rate limited; see Retry-After. This route reaches out now or makes keys (test sends, webhook tests and retries, sender domain keys and DNS checks): it counts against the account's `outbound` budget, shared by all its keys: RATE_LIMIT_OUTBOUND_MAX requests a window (default 120 a minute) and RATE_LIMIT_OUTBOUND_CONCURRENCY at once (default 4), besides the key's own RATE_LIMIT_KEY_MAX. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -15300,7 +15300,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After. This route reaches out now (test sends, webhook tests and retries): it counts against the account's `outbound` budget, shared by all its keys: RATE_LIMIT_OUTBOUND_MAX requests a window (default 120 a minute) and RATE_LIMIT_OUTBOUND_CONCURRENCY at once (default 4), besides the key's own RATE_LIMIT_KEY_MAX. */
+            /** @description Rate limited; see Retry-After. This route reaches out now or makes keys (test sends, webhook tests and retries, sender domain keys and DNS checks): it counts against the account's `outbound` budget, shared by all its keys: RATE_LIMIT_OUTBOUND_MAX requests a window (default 120 a minute) and RATE_LIMIT_OUTBOUND_CONCURRENCY at once (default 4), besides the key's own RATE_LIMIT_KEY_MAX. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -16990,7 +16990,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After. This route reaches out now (test sends, webhook tests and retries): it counts against the account's `outbound` budget, shared by all its keys: RATE_LIMIT_OUTBOUND_MAX requests a window (default 120 a minute) and RATE_LIMIT_OUTBOUND_CONCURRENCY at once (default 4), besides the key's own RATE_LIMIT_KEY_MAX. */
+            /** @description Rate limited; see Retry-After. This route reaches out now or makes keys (test sends, webhook tests and retries, sender domain keys and DNS checks): it counts against the account's `outbound` budget, shared by all its keys: RATE_LIMIT_OUTBOUND_MAX requests a window (default 120 a minute) and RATE_LIMIT_OUTBOUND_CONCURRENCY at once (default 4), besides the key's own RATE_LIMIT_KEY_MAX. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -17328,6 +17328,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Rate limited; see Retry-After. This route reaches out now or makes keys (test sends, webhook tests and retries, sender domain keys and DNS checks): it counts against the account's `outbound` budget, shared by all its keys: RATE_LIMIT_OUTBOUND_MAX requests a window (default 120 a minute) and RATE_LIMIT_OUTBOUND_CONCURRENCY at once (default 4), besides the key's own RATE_LIMIT_KEY_MAX. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
         };
     };
     getSenderDomain: {
@@ -17500,6 +17509,15 @@ export interface operations {
             };
             /** @description Error */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. This route reaches out now or makes keys (test sends, webhook tests and retries, sender domain keys and DNS checks): it counts against the account's `outbound` budget, shared by all its keys: RATE_LIMIT_OUTBOUND_MAX requests a window (default 120 a minute) and RATE_LIMIT_OUTBOUND_CONCURRENCY at once (default 4), besides the key's own RATE_LIMIT_KEY_MAX. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
