@@ -131,6 +131,7 @@ describe('health and API docs', () => {
         'Contacts',
         'Webhooks',
         'Admin: sites',
+        'Admin: sender domains',
         'Health',
       ]);
       for (const tag of doc.tags) expect(tag.description).toEqual(expect.any(String));

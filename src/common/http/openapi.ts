@@ -20,6 +20,7 @@ const TAGS: Array<[string, string]> = [
   ['Contacts', 'Contact form submissions'],
   ['Webhooks', 'Signed outgoing webhooks'],
   ['Admin: sites', 'Create and list sites (admin, outside the interface)'],
+  ['Admin: sender domains', 'Domains an account verified to send From, DKIM-signed (admin, outside the interface)'],
   ['Health', 'Liveness and readiness'],
 ];
 
