@@ -16,6 +16,7 @@ import { EmailRepository, NewMessage } from './email.repository';
 import { EmailMessageEntity, RecipientKind } from './entities/email-message.entity';
 import { chooseSender, formatAddress, parseMailFrom } from './sender-policy';
 import { SendersService } from '../senders/senders.service';
+import { TimeSlice } from '../common/scheduling/time-slice';
 
 /** What modules that send mail use to register their template types (docs/email.md, "Adding a template type"). */
 export { EmailTemplateTypes, type EmailTemplateType } from './template-types';
@@ -129,7 +130,11 @@ export class EmailService {
     const sizes: number[] = [];
     // A batch (a campaign's) names the same template in every mail: looked up once.
     const templates = new Map<string, Promise<ResolvedTemplate | null>>();
+    // Each copy is rendered (Liquid, CSS inlining, the text part): other requests are served
+    // between copies once a slice of work is spent.
+    const slice = new TimeSlice();
     for (const mail of mails) {
+      await slice.next();
       const recipients = recipientsOf(mail);
       const key = `${mail.templateType ?? ''}\u0000${mail.templateId ?? ''}\u0000${mail.subject !== undefined}`;
       let resolving = templates.get(key);

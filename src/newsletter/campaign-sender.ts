@@ -10,6 +10,7 @@ import { CampaignMail, Recipient } from './campaign-mail';
 import { campaignPayload, syncLinks } from './campaigns.service';
 import { CampaignEntity } from './entities/campaign.entity';
 import { NEWSLETTER_EVENTS } from './newsletter.events';
+import { mapInSlices } from '../common/scheduling/time-slice';
 
 /** What one batch did. */
 export interface BatchOutcome {
@@ -92,11 +93,7 @@ export class CampaignSender {
         const recipients = candidates.recipients.filter((r) => fresh.has(r.id));
         if (recipients.length > 0) {
           const prepared = await this.mail.prepare(em, site, campaign);
-          await this.email.sendBatch(
-            em,
-            site,
-            recipients.map((r) => this.mail.render(prepared, r)),
-          );
+          await this.email.sendBatch(em, site, await mapInSlices(recipients, (r) => this.mail.render(prepared, r)));
         }
         handed = recipients.length;
         campaign.sendCursor = candidates.last;
