@@ -2,8 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { compile } from 'html-to-text';
 import juice from 'juice';
 import { Template } from 'liquidjs';
-import { BadRequestProblem, Problem } from '../common/errors/problems';
-import { liquidEngine, PartFault, partFault, templateFault, templateProblem } from '../common/templates/liquid';
+import { liquidEngine, PartFault, partFault, renderProblem, templateProblem } from '../common/templates/liquid';
 import type { VariablesSchema } from './template-types';
 
 /** The parts of a template, or of a mail once rendered. */
@@ -90,7 +89,7 @@ export class EmailRenderer {
     try {
       return Promise.resolve(this.renderNow(parts, data));
     } catch (err) {
-      return Promise.reject(renderProblem(err));
+      return Promise.reject(renderProblem(err, 'template', 'The template'));
     }
   }
 
@@ -140,13 +139,6 @@ export class EmailRenderer {
     }
     return templates;
   }
-}
-
-function renderProblem(err: unknown): Problem {
-  if (err instanceof Problem) return err;
-  const fault = templateFault(err);
-  if (fault.kind !== 'syntax') return templateProblem([partFault('template', err)]);
-  return new BadRequestProblem('template_render_failed', `The template could not be rendered: ${fault.message}`);
 }
 
 /** The first path segment the schema does not declare, as `name` or `order.total`; undefined if all are known. */

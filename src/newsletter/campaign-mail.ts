@@ -2,8 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Template } from 'liquidjs';
 import { EntityManager } from 'typeorm';
 import { SitesService } from '../account/sites.service';
-import { BadRequestProblem, Problem } from '../common/errors/problems';
-import { liquidEngine, PartFault, partFault, templateFault, templateProblem } from '../common/templates/liquid';
+import { liquidEngine, PartFault, partFault, renderProblem, templateProblem } from '../common/templates/liquid';
 import { SiteContext } from '../common/tenancy/site-context';
 import { MailInput } from '../email/email.service';
 import { CLICK_URLS_VARIABLE, PIXEL_VARIABLE, pixelImage, trackingSource } from './campaign-content';
@@ -148,7 +147,7 @@ export class CampaignMail {
         base: settings.publicBaseUrl,
       };
     } catch (err) {
-      throw renderProblem(err);
+      throw renderProblem(err, 'contentHtml', 'The campaign');
     }
   }
 
@@ -196,7 +195,7 @@ export class CampaignMail {
         headers,
       };
     } catch (err) {
-      throw renderProblem(err);
+      throw renderProblem(err, 'contentHtml', 'The campaign');
     }
   }
 }
@@ -225,11 +224,4 @@ function unknownVariable(segments: unknown[]): string | undefined {
     tree = tree[segment];
   }
   return undefined;
-}
-
-function renderProblem(err: unknown): Problem {
-  if (err instanceof Problem) return err;
-  const fault = templateFault(err);
-  if (fault.kind !== 'syntax') return templateProblem([partFault('contentHtml', err)]);
-  return new BadRequestProblem('template_render_failed', `The campaign could not be rendered: ${fault.message}`);
 }

@@ -1,6 +1,6 @@
 import type { FilterImplOptions, FS, TagToken, TopLevelToken } from 'liquidjs';
 import { Liquid, Tag } from 'liquidjs';
-import { BadRequestProblem, FieldError, ValidationProblem } from '../errors/problems';
+import { BadRequestProblem, FieldError, Problem, ValidationProblem } from '../errors/problems';
 
 /**
  * Every Liquid engine of Sitebase is made here (docs/email.md, "The template sandbox"): tenants
@@ -183,4 +183,16 @@ export function templateProblem(faults: PartFault[]): BadRequestProblem | Valida
       errors,
     );
   return new ValidationProblem(errors);
+}
+
+/**
+ * The problem of a render that failed: over the budget or naming a file, the part's fault
+ * (`templateProblem`); anything else a 400 `template_render_failed` saying what could not be
+ * rendered (`what`: "The campaign", "The template").
+ */
+export function renderProblem(err: unknown, part: string, what: string): Problem {
+  if (err instanceof Problem) return err;
+  const fault = templateFault(err);
+  if (fault.kind !== 'syntax') return templateProblem([partFault(part, err)]);
+  return new BadRequestProblem('template_render_failed', `${what} could not be rendered: ${fault.message}`);
 }
