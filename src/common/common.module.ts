@@ -12,6 +12,7 @@ import { MaintenanceService } from './maintenance.service';
 import { OutboxEventEntity } from './outbox/outbox-event.entity';
 import { OutboxRelay } from './outbox/outbox-relay.service';
 import { QueueService } from './queue/queue.service';
+import { Clock } from './scheduling/clock';
 
 /** The cross-cutting services every feature module may inject. */
 @Global()
@@ -28,6 +29,7 @@ import { QueueService } from './queue/queue.service';
     MaintenanceService,
     ChangeNotifications,
     PublicUrls,
+    Clock,
   ],
   exports: [
     QueueService,
@@ -39,6 +41,7 @@ import { QueueService } from './queue/queue.service';
     BlockedClients,
     ChangeNotifications,
     PublicUrls,
+    Clock,
   ],
 })
 export class CommonModule {}
