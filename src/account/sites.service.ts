@@ -10,7 +10,7 @@ import { ACCOUNT_EVENTS } from './account.events';
 import { applyKeyset, CursorQueryDto, keysetPage, Page } from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
 import { CreateSiteDto, UpdateSiteDto } from './dto/site.dto';
-import type { SiteSettings } from '../common/tenancy/site-settings';
+import { NULL_IS_A_VALUE, type SiteSettings } from '../common/tenancy/site-settings';
 import { SiteEntity } from '../common/tenancy/entities/site.entity';
 
 const SITE_CACHE_MS = 30_000;
@@ -160,7 +160,7 @@ function mergeSettings(current: SiteSettings, patch: object): SiteSettings {
     else if (typeof value === 'object') {
       const section: Record<string, unknown> = { ...((next[key] as Record<string, unknown>) ?? {}) };
       for (const [field, v] of Object.entries(value as Record<string, unknown>)) {
-        if (v === null) delete section[field];
+        if (v === null && !NULL_IS_A_VALUE.has(`${key}.${field}`)) delete section[field];
         else if (v !== undefined) section[field] = v;
       }
       next[key] = section;

@@ -9,7 +9,7 @@ import { FulfillmentSecretEntity } from './entities/fulfillment-secret.entity';
 import { OrderEntity } from './entities/order.entity';
 import { newFulfillmentSecret, verifySignature } from './fulfillment-signature';
 import { OrdersRepository } from './orders.repository';
-import { OrdersService } from './orders.service';
+import { OrderFulfillmentService } from './order-fulfillment.service';
 
 const REFUSALS = {
   malformed: 'The x-sitebase-signature header is missing or malformed (t=<unix seconds>,v1=<hex HMAC-SHA256>)',
@@ -20,14 +20,14 @@ const REFUSALS = {
 /**
  * A fulfillment provider's signed notifications (docs/orders.md): verified against the site's
  * secret (and the previous one during a rotation's grace period), applied once per notification
- * id through OrdersService.changeFulfillment, as the PATCH is.
+ * id through OrderFulfillmentService.changeFulfillment, as the PATCH is.
  */
 @Injectable()
 export class FulfillmentNotificationsService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly repository: OrdersRepository,
-    private readonly orders: OrdersService,
+    private readonly fulfillment: OrderFulfillmentService,
     private readonly config: AppConfig,
   ) {}
 
@@ -52,7 +52,7 @@ export class FulfillmentNotificationsService {
         const outcome = await this.repository.notificationOutcome(em, site.id, dto.id);
         return { outcome: outcome!, replayed: true };
       }
-      const { order, shipment } = await this.orders.changeFulfillment(em, site, dto.orderId, dto, dto.id);
+      const { order, shipment } = await this.fulfillment.changeFulfillment(em, site, dto.orderId, dto, dto.id);
       const outcome: NotificationOutcome = {
         id: dto.id,
         orderId: order.id,

@@ -1,5 +1,7 @@
 import { EmailTemplateType, mailLayout } from '../email/email.service';
 import { minorDigits } from '../common/money/money';
+import type { OrderLineEntity } from './entities/order-line.entity';
+import type { OrderEntity } from './entities/order.entity';
 
 /** The mail orders send (docs/email.md): registered by OrdersModule when it starts. */
 export const ORDER_MAIL_TYPES: EmailTemplateType[] = [
@@ -109,4 +111,16 @@ export function formatMoney(amount: number, currency: string): string {
     formats.set(currency, format);
   }
   return format.format(amount / 10 ** minorDigits(currency));
+}
+
+/** The `orders.confirmation` variables: unit prices, the tax when there is some, the total. */
+export function confirmationData(order: OrderEntity, lines: OrderLineEntity[]): Record<string, unknown> {
+  const added = lines.some((l) => l.taxBehavior === 'exclusive' && l.taxAmount > 0);
+  return {
+    orderNumber: String(order.number),
+    ...(order.customerName ? { customerName: order.customerName } : {}),
+    items: lines.map((l) => ({ name: l.name, quantity: l.quantity, price: formatMoney(l.unitAmount, order.currency) })),
+    ...(order.taxAmount > 0 ? { tax: formatMoney(order.taxAmount, order.currency), taxIncluded: !added } : {}),
+    total: formatMoney(order.totalAmount, order.currency),
+  };
 }

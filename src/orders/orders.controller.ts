@@ -9,11 +9,15 @@ import { mapPage, Page, PageDto } from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
 import { OrderResponseDto, OrderSummaryDto, toOrderResponse, toOrderSummary } from './dto/order-response.dto';
 import { CreateOrderDto, OrderQueryDto, UpdateFulfillmentDto, UpdatePaymentDto } from './dto/order.dto';
+import { OrderFulfillmentService } from './order-fulfillment.service';
 import { OrdersService } from './orders.service';
 
 @ApiController('api/v2/sites/:siteName/orders', 'Orders')
 export class OrdersController {
-  constructor(private readonly orders: OrdersService) {}
+  constructor(
+    private readonly orders: OrdersService,
+    private readonly fulfillment: OrderFulfillmentService,
+  ) {}
 
   @Get()
   @Route({
@@ -42,6 +46,8 @@ export class OrdersController {
       'With a key, for any customer; with a site user’s session, the user’s own order (payment `pending`). ' +
       'Prices, currency and tax come from the catalog and the site’s tax rates (a client’s prices are refused); ' +
       'one currency per order. Stock is taken in the same transaction: 409 `out_of_stock` names the item. ' +
+      'Unpaid, the order holds its stock until `expiresAt` (the site’s `sessionHoldMinutes` or `keyHoldMinutes`), ' +
+      'then is canceled. A site user with `maxPendingPerUser` unpaid orders gets a 409 `too_many_pending_orders`. ' +
       'The customer gets the `orders.confirmation` mail. `Idempotency-Key` replays the first answer.',
     created: OrderResponseDto,
     problems: [400, 409],
@@ -91,7 +97,7 @@ export class OrdersController {
     @Param() { id }: SiteIdParamDto,
     @Body() dto: UpdateFulfillmentDto,
   ): Promise<OrderResponseDto> {
-    return toOrderResponse(await this.orders.updateFulfillment(site, id, dto));
+    return toOrderResponse(await this.fulfillment.updateFulfillment(site, id, dto));
   }
 
   @Patch(':id/payment')
@@ -101,8 +107,8 @@ export class OrdersController {
     operationId: 'updateOrderPayment',
     description:
       'For the site’s backend, when its payment processor confirms: `pending → paid → refunded`; any other move ' +
-      'is a 409 `transition_forbidden`. Paid records `order.paid` (and `order.subscription_requested` per ' +
-      'recurring line).',
+      'is a 409 `transition_forbidden`; paying an order past its `expiresAt` is a 409 `order_expired`. Paid ' +
+      'records `order.paid` (and `order.subscription_requested` per recurring line).',
     ok: OrderResponseDto,
     problems: [400, 409],
     admin: true,

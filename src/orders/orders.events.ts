@@ -27,6 +27,15 @@ export interface OrderFulfillmentPayload {
   shipmentId: number | null;
 }
 
+/** Why an order was canceled: its hold expired unpaid, or the site (or its provider) canceled it. */
+export type CancelReason = 'expired' | 'canceled';
+
+export interface OrderCanceledPayload {
+  id: number;
+  number: number;
+  reason: CancelReason;
+}
+
 /**
  * The extension point for recurring products: what a subscription needs of one recurring line
  * of a paid order. The users module creates the customer's subscription from it; it is recorded
@@ -59,6 +68,10 @@ export const ORDERS_EVENTS = defineEvents('orders', {
   fulfillmentUpdated: event<OrderFulfillmentPayload>(
     'order.fulfillment_updated',
     "An order's fulfillment changed: a shipment, the rest fulfilled, or a cancel",
+  ),
+  canceled: event<OrderCanceledPayload>(
+    'order.canceled',
+    'An order was canceled and its unfulfilled stock given back: its hold expired unpaid, or the site canceled it',
   ),
   subscriptionRequested: event<SubscriptionRequestedPayload>(
     'order.subscription_requested',

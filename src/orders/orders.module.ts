@@ -13,6 +13,8 @@ import { OrderShipmentEntity } from './entities/order-shipment.entity';
 import { OrderEntity } from './entities/order.entity';
 import { FulfillmentNotificationsController } from './fulfillment-notifications.controller';
 import { FulfillmentNotificationsService } from './fulfillment-notifications.service';
+import { OrderExpiryJob } from './order-expiry.job';
+import { OrderFulfillmentService } from './order-fulfillment.service';
 import { ORDER_MAIL_TYPES } from './order-mail';
 import { OrdersDataOwner } from './orders-data.owner';
 import { OrdersController } from './orders.controller';
@@ -20,8 +22,9 @@ import { OrdersRepository } from './orders.repository';
 import { OrdersService } from './orders.service';
 
 /**
- * Orders (docs/orders.md): placed from the catalog's prices and stock (CatalogService), paid,
- * fulfilled by the API or by a provider's signed notifications; their mail goes through the
+ * Orders (docs/orders.md): placed from the catalog's prices and stock (CatalogService), holding
+ * it until paid or expired (OrderExpiryJob), paid, fulfilled by the API or by a provider's signed
+ * notifications; their mail goes through the
  * email module, whose template types `orders.confirmation` and `orders.shipped` this module
  * registers when it starts.
  */
@@ -41,7 +44,14 @@ import { OrdersService } from './orders.service';
     UsersModule,
   ],
   controllers: [OrdersController, FulfillmentNotificationsController],
-  providers: [OrdersRepository, OrdersService, FulfillmentNotificationsService, OrdersDataOwner],
+  providers: [
+    OrdersRepository,
+    OrdersService,
+    OrderFulfillmentService,
+    OrderExpiryJob,
+    FulfillmentNotificationsService,
+    OrdersDataOwner,
+  ],
   exports: [OrdersService],
 })
 export class OrdersModule implements OnModuleInit {

@@ -4,7 +4,7 @@ import { EntityManager, Repository } from 'typeorm';
 import { applyKeyset, KeysetColumn, keysetPage, keysetParameters, Page } from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
 import { ShapedReads } from '../database/fast-read';
-import { sql } from '../database/sql';
+import { namedXactLock, sql } from '../database/sql';
 import { OrderQueryDto } from './dto/order.dto';
 import { NotificationOutcome } from './entities/fulfillment-notification.entity';
 import { OrderLineEntity } from './entities/order-line.entity';
@@ -26,6 +26,7 @@ export type NewOrder = Pick<
   | 'customerPhone'
   | 'shippingAddress'
   | 'metadata'
+  | 'expiresAt'
 >;
 
 /** A new line's snapshot (its position is its index). */
@@ -152,8 +153,9 @@ export class OrdersRepository {
          RETURNING last_number
        ), o AS (
          INSERT INTO orders (site_id, account_id, number, currency, subtotal_amount, tax_amount, total_amount,
-                             customer_email, customer_name, customer_phone, shipping_address, metadata, user_id)
-         SELECT $1, $2, n.last_number, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11::jsonb, $13 FROM n
+                             customer_email, customer_name, customer_phone, shipping_address, metadata, user_id,
+                             expires_at)
+         SELECT $1, $2, n.last_number, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11::jsonb, $13, $14 FROM n
          RETURNING id, number, created_at
        ), l AS (
          INSERT INTO order_lines (order_id, site_id, position, product_id, variant_id, name, sku, unit_amount,
@@ -183,6 +185,7 @@ export class OrdersRepository {
         JSON.stringify(order.metadata),
         JSON.stringify(lines.map((l, position) => ({ ...l, position }))),
         order.userId,
+        order.expiresAt,
       ],
       { bigints: ['id'] },
     );
@@ -212,6 +215,43 @@ export class OrdersRepository {
       }),
     );
     return { order: stored, lines: storedLines, shipments: [] };
+  }
+
+  /**
+   * A site user's unpaid open orders that still hold their stock (not past their hold), counted
+   * after taking the user's lock: two orders of one user at once take turns here, so the cap
+   * holds under concurrency. The lock is the transaction's (released at its end).
+   */
+  async lockAndCountPending(em: EntityManager, siteId: number, userId: number, now: Date): Promise<number> {
+    await namedXactLock(em, `orders.pending:${userId}`);
+    const { rows } = await sql<{ n: number }>(
+      em,
+      `SELECT count(*)::int AS n FROM orders
+        WHERE site_id = $1 AND user_id = $2 AND payment_status = 'pending'
+          AND fulfillment_status IN ('unfulfilled', 'partially_fulfilled')
+          AND (expires_at IS NULL OR expires_at > $3)`,
+      [siteId, userId, now],
+    );
+    return rows[0].n;
+  }
+
+  /**
+   * Up to `limit` orders whose hold ended by `now`, unpaid and open (orders_expires_at_idx),
+   * locked for the caller's transaction; rows another transaction holds are skipped (SKIP LOCKED),
+   * so instances sweeping at once share the work and never wait on each other.
+   */
+  lockExpired(em: EntityManager, now: Date, limit: number): Promise<OrderEntity[]> {
+    return em
+      .createQueryBuilder(OrderEntity, 'o')
+      .where('o.expires_at IS NOT NULL')
+      .andWhere("o.payment_status = 'pending'")
+      .andWhere("o.fulfillment_status IN ('unfulfilled', 'partially_fulfilled')")
+      .andWhere('o.expires_at <= :now', { now })
+      .orderBy('o.expires_at', 'ASC')
+      .limit(limit)
+      .setLock('pessimistic_write')
+      .setOnLocked('skip_locked')
+      .getMany();
   }
 
   /**

@@ -6,6 +6,9 @@ import { createTenant, Tenant, uniqueName } from '../support/tenant';
 import { ISO } from '../support/matchers';
 import { expectExactProblem, expectProblem } from '../support/problem';
 
+/** The orders' hold settings a site has not set: their defaults (docs/orders.md). */
+const HOLDS = { sessionHoldMinutes: 30, keyHoldMinutes: 1440, maxPendingPerUser: 5 };
+
 describe('/api/v2/sites (admin)', () => {
   let t: TestApp;
   let a: Tenant;
@@ -27,7 +30,7 @@ describe('/api/v2/sites (admin)', () => {
       publicBaseUrl: null,
       email: { fromName: null, fromAddress: null, replyTo: null },
       contacts: { notifyEmails: [] },
-      orders: { taxRates: {}, defaultTaxRate: null },
+      orders: { taxRates: {}, defaultTaxRate: null, ...HOLDS },
       newsletter: { confirmRedirectUrl: null, suppressOnDelete: false, sendRatePerMinute: null },
     },
     createdAt: ISO,
@@ -48,7 +51,7 @@ describe('/api/v2/sites (admin)', () => {
           publicBaseUrl: null,
           email: { fromName: null, fromAddress: null, replyTo: null },
           contacts: { notifyEmails: [] },
-          orders: { taxRates: {}, defaultTaxRate: null },
+          orders: { taxRates: {}, defaultTaxRate: null, ...HOLDS },
           newsletter: { confirmRedirectUrl: null, suppressOnDelete: false, sendRatePerMinute: null },
         },
         createdAt: ISO,
@@ -233,7 +236,7 @@ describe('/api/v2/sites (admin)', () => {
             publicBaseUrl: 'https://shop.example.com',
             email: { fromName: 'The Shop', fromAddress: 'hello@shop.example.com', replyTo: 'help@shop.example.com' },
             contacts: { notifyEmails: [] },
-            orders: { taxRates: {}, defaultTaxRate: null },
+            orders: { taxRates: {}, defaultTaxRate: null, ...HOLDS },
             newsletter: { confirmRedirectUrl: null, suppressOnDelete: false, sendRatePerMinute: null },
           },
         }),
@@ -244,7 +247,7 @@ describe('/api/v2/sites (admin)', () => {
         publicBaseUrl: 'https://shop.example.com',
         email: { fromName: 'Shop Team', fromAddress: 'hello@shop.example.com', replyTo: null },
         contacts: { notifyEmails: [] },
-        orders: { taxRates: {}, defaultTaxRate: null },
+        orders: { taxRates: {}, defaultTaxRate: null, ...HOLDS },
         newsletter: { confirmRedirectUrl: null, suppressOnDelete: false, sendRatePerMinute: null },
       });
       const row = await sites().findOneByOrFail({ id: x.siteId });
@@ -268,7 +271,7 @@ describe('/api/v2/sites (admin)', () => {
         publicBaseUrl: null,
         email: { fromName: null, fromAddress: null, replyTo: null },
         contacts: { notifyEmails: ['team@shop.example.com', 'sales@shop.example.com'] },
-        orders: { taxRates: {}, defaultTaxRate: null },
+        orders: { taxRates: {}, defaultTaxRate: null, ...HOLDS },
         newsletter: { confirmRedirectUrl: null, suppressOnDelete: false, sendRatePerMinute: null },
       });
       // Another section's change leaves it alone; a new list replaces the old one.
@@ -303,18 +306,22 @@ describe('/api/v2/sites (admin)', () => {
         .patch(url)
         .send({ settings: { orders: { taxRates: { standard: 2000, reduced: 550 }, defaultTaxRate: 1000 } } })
         .expect(200);
-      expect(first.body.settings.orders).toEqual({ taxRates: { standard: 2000, reduced: 550 }, defaultTaxRate: 1000 });
+      expect(first.body.settings.orders).toEqual({
+        taxRates: { standard: 2000, reduced: 550 },
+        defaultTaxRate: 1000,
+        ...HOLDS,
+      });
       const second = await x.api
         .patch(url)
         .send({ settings: { orders: { taxRates: { zero: 0 }, defaultTaxRate: null } } })
         .expect(200);
-      expect(second.body.settings.orders).toEqual({ taxRates: { zero: 0 }, defaultTaxRate: null });
+      expect(second.body.settings.orders).toEqual({ taxRates: { zero: 0 }, defaultTaxRate: null, ...HOLDS });
       expect((await sites().findOneByOrFail({ id: x.siteId })).settings).toEqual({ orders: { taxRates: { zero: 0 } } });
       const cleared = await x.api
         .patch(url)
         .send({ settings: { orders: { taxRates: null } } })
         .expect(200);
-      expect(cleared.body.settings.orders).toEqual({ taxRates: {}, defaultTaxRate: null });
+      expect(cleared.body.settings.orders).toEqual({ taxRates: {}, defaultTaxRate: null, ...HOLDS });
     });
 
     it('refuses bad settings (400, nothing changes) and sites the key does not reach (404)', async () => {

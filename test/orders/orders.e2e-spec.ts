@@ -44,6 +44,8 @@ describe('/api/v2/sites/:siteName/orders', () => {
         })
         .expect(201);
       const id = res.body.id as number;
+      const held = Date.parse(res.body.expiresAt) - Date.parse(res.body.createdAt);
+      expect(Math.abs(held - 1440 * 60_000)).toBeLessThan(5000);
       expect(res.headers.location).toBe(`${ctx.t.config.PUBLIC_BASE_URL}/api/v2/sites/${a.siteName}/orders/${id}`);
       expect(res.body).toEqual({
         id: expect.any(Number),
@@ -73,6 +75,8 @@ describe('/api/v2/sites/:siteName/orders', () => {
         paidAt: null,
         refundedAt: null,
         canceledAt: null,
+        // A key's order holds its stock for the site's keyHoldMinutes: 1440 by default.
+        expiresAt: ISO,
         anonymisedAt: null,
         lines: [
           {
@@ -120,6 +124,7 @@ describe('/api/v2/sites/:siteName/orders', () => {
           customerEmail: 'ada@example.com',
           totalAmount: 4200,
           metadata: { cartId: 'c_1' },
+          expiresAt: new Date(res.body.expiresAt),
         }),
       );
       expect(await lineRows().countBy({ orderId: id })).toBe(2);
@@ -470,6 +475,8 @@ describe('/api/v2/sites/:siteName/orders', () => {
           paymentStatus: 'paid',
           processorPaymentId: 'pi_123',
           paidAt: ISO,
+          // Paid: the order no longer expires.
+          expiresAt: null,
           lines: expect.any(Array),
         }),
       );
@@ -640,10 +647,14 @@ describe('/api/v2/sites/:siteName/orders', () => {
       expect(await stockOf(mug.id)).toBe(6);
       const after = await lastEventId(ctx.t);
       const canceled = await a.api.patch(url).send({ status: 'canceled' }).expect(200);
-      expect(canceled.body).toEqual(expect.objectContaining({ fulfillmentStatus: 'canceled', canceledAt: ISO }));
+      // The site's cancel ends the hold: the order no longer expires.
+      expect(canceled.body).toEqual(
+        expect.objectContaining({ fulfillmentStatus: 'canceled', canceledAt: ISO, expiresAt: null }),
+      );
       expect(await stockOf(mug.id)).toBe(9);
       const events = await eventsOf(ctx.t, a, after);
-      expect(events.map((e) => e.name)).toEqual(['product.updated', 'order.fulfillment_updated']);
+      expect(events.map((e) => e.name)).toEqual(['product.updated', 'order.fulfillment_updated', 'order.canceled']);
+      expect(events[2].payload).toEqual({ id: order.id, number: order.number, reason: 'canceled' });
       expect(events[1].payload).toEqual({
         id: order.id,
         number: order.number,

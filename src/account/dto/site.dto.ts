@@ -20,6 +20,7 @@ import { SITE_NAME_PATTERN } from '../../common/auth/principal';
 import { OptionalNotNull } from '../../common/input/dto-rules';
 import { IsHeaderText, IsMailAddress } from '../../common/input/mail-rules';
 import { SiteEntity } from '../../common/tenancy/entities/site.entity';
+import { MAX_HOLD_MINUTES, MAX_PENDING_PER_USER, orderHolds } from '../../common/tenancy/site-settings';
 
 export class CreateSiteDto {
   @ApiProperty({
@@ -98,7 +99,10 @@ export function taxRatesError(value: unknown): string | null {
   return null;
 }
 
-/** The tax of the site's orders (docs/orders.md); null clears a field. */
+/**
+ * The tax of the site's orders and how long unpaid ones hold their stock (docs/orders.md); null
+ * clears a field, except `keyHoldMinutes`, whose null means "no expiry".
+ */
 export class OrdersSettingsDto {
   @ApiPropertyOptional({
     type: 'object',
@@ -132,6 +136,52 @@ export class OrdersSettingsDto {
   @Min(0)
   @Max(MAX_TAX_RATE)
   defaultTaxRate?: number | null;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    minimum: 1,
+    maximum: MAX_HOLD_MINUTES,
+    example: 30,
+    description:
+      'Minutes an unpaid order placed with a site user’s session holds its stock before it is canceled; null: 30',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_HOLD_MINUTES)
+  sessionHoldMinutes?: number | null;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    minimum: 1,
+    maximum: MAX_HOLD_MINUTES,
+    example: 1440,
+    description:
+      'Minutes an unpaid order placed with a key holds its stock before it is canceled (default 1440). ' +
+      'null is a value here: the site’s backend manages its orders, which hold their stock until paid or canceled',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_HOLD_MINUTES)
+  keyHoldMinutes?: number | null;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    minimum: 1,
+    maximum: MAX_PENDING_PER_USER,
+    example: 5,
+    description:
+      'Unpaid open orders a site user may have at once; their next is a 409 `too_many_pending_orders`; null: 5',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_PENDING_PER_USER)
+  maxPendingPerUser?: number | null;
 }
 
 /** The newsletter audience (docs/newsletter.md); null clears a field. */
@@ -203,7 +253,10 @@ export class SiteSettingsDto {
   @ValidateNested()
   @Type(() => ContactsSettingsDto)
   contacts?: ContactsSettingsDto;
-  @ApiPropertyOptional({ type: OrdersSettingsDto, description: "The tax of the site's orders" })
+  @ApiPropertyOptional({
+    type: OrdersSettingsDto,
+    description: "The tax of the site's orders, and how long unpaid ones hold their stock",
+  })
   @OptionalNotNull()
   @IsObject()
   @ValidateNested()
@@ -254,6 +307,17 @@ export class OrdersSettingsResponseDto {
   taxRates: Record<string, number>;
   @ApiProperty({ type: 'integer', nullable: true, example: null, description: 'null: 0' }) defaultTaxRate:
     number | null;
+  @ApiProperty({ example: 30, description: 'Minutes a session’s unpaid order holds its stock' })
+  sessionHoldMinutes: number;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    example: 1440,
+    description: 'Minutes a key’s unpaid order holds its stock; null: until paid or canceled',
+  })
+  keyHoldMinutes: number | null;
+  @ApiProperty({ example: 5, description: 'Unpaid open orders a site user may have at once' })
+  maxPendingPerUser: number;
 }
 
 export class NewsletterSettingsResponseDto {
@@ -299,6 +363,7 @@ export function toSiteResponse(site: SiteEntity): SiteResponseDto {
       orders: {
         taxRates: site.settings.orders?.taxRates ?? {},
         defaultTaxRate: site.settings.orders?.defaultTaxRate ?? null,
+        ...orderHolds(site.settings.orders),
       },
       newsletter: {
         confirmRedirectUrl: site.settings.newsletter?.confirmRedirectUrl ?? null,

@@ -31,7 +31,40 @@ export interface ContactsSettings {
 export interface OrdersSettings {
   taxRates?: Record<string, number>;
   defaultTaxRate?: number;
+  /** Minutes an unpaid order placed with a site user's session holds its stock (absent: 30). */
+  sessionHoldMinutes?: number;
+  /** Minutes an unpaid order placed with a key holds its stock (absent: 1440); null: until paid or canceled. */
+  keyHoldMinutes?: number | null;
+  /** Unpaid, open orders a site user may have at once (absent: 5). */
+  maxPendingPerUser?: number;
 }
+
+/** The bounds of the orders' hold settings: a week at most, 100 pending orders at most. */
+export const MAX_HOLD_MINUTES = 10_080;
+export const MAX_PENDING_PER_USER = 100;
+
+/** How long unpaid orders hold their stock, and how many a site user may have pending (docs/orders.md). */
+export interface OrderHolds {
+  sessionHoldMinutes: number;
+  /** null: a key's orders never expire. */
+  keyHoldMinutes: number | null;
+  maxPendingPerUser: number;
+}
+
+/** The site's hold settings with the defaults for what it did not set. */
+export function orderHolds(orders: OrdersSettings | undefined): OrderHolds {
+  return {
+    sessionHoldMinutes: orders?.sessionHoldMinutes ?? 30,
+    keyHoldMinutes: orders?.keyHoldMinutes === undefined ? 1440 : orders.keyHoldMinutes,
+    maxPendingPerUser: orders?.maxPendingPerUser ?? 5,
+  };
+}
+
+/**
+ * Settings whose null is a value rather than "clear the field" (`section.field`): a key order's
+ * hold of null means "until paid or canceled"; sending the default (1440) restores it.
+ */
+export const NULL_IS_A_VALUE: ReadonlySet<string> = new Set(['orders.keyHoldMinutes']);
 
 /**
  * The newsletter audience (docs/newsletter.md): where a browser goes after confirming (absent: a

@@ -23,6 +23,7 @@ import { NewsletterCampaigns1795420000000 } from './1795420000000-newsletter-cam
 
 import { CampaignMessageStatus1795450000000 } from './1795450000000-campaign-message-status';
 import { ContentCounts1795460000000 } from './1795460000000-content-counts';
+import { OrderExpiry1795510000000 } from './1795510000000-order-expiry';
 import { TrackingWrite1795470000000 } from './1795470000000-tracking-write';
 import { SenderDomains1795480000000 } from './1795480000000-sender-domains';
 /**
@@ -57,4 +58,5 @@ export const MIGRATIONS = [
   ContentCounts1795460000000,
   TrackingWrite1795470000000,
   SenderDomains1795480000000,
+  OrderExpiry1795510000000,
 ];

@@ -128,6 +128,17 @@ export class OrderSummaryDto {
   @ApiProperty({ type: String, nullable: true, example: null }) paidAt: string | null;
   @ApiProperty({ type: String, nullable: true, example: null }) refundedAt: string | null;
   @ApiProperty({ type: String, nullable: true, example: null }) canceledAt: string | null;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    example: '2026-01-01T00:30:00.000Z',
+    description:
+      'When an unpaid order stops holding its stock and is canceled (`order.canceled`, reason `expired`); past it, ' +
+      'paying is a 409 `order_expired`. null: it does not expire (a key’s order with `keyHoldMinutes` null), or no ' +
+      'longer (paid, fulfilled, or canceled by the site). An expired order keeps it',
+  })
+  expiresAt: string | null;
   @ApiProperty({ type: String, nullable: true, example: null, description: 'Account deletion took the customer out' })
   anonymisedAt: string | null;
 }
@@ -191,6 +202,7 @@ export function toOrderSummary(o: OrderEntity): OrderSummaryDto {
     paidAt: iso(o.paidAt),
     refundedAt: iso(o.refundedAt),
     canceledAt: iso(o.canceledAt),
+    expiresAt: iso(o.expiresAt),
     anonymisedAt: iso(o.anonymisedAt),
   };
 }

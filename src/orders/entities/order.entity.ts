@@ -32,6 +32,10 @@ export interface OrderAddress {
 @Index('orders_site_id_user_id_created_at_id_idx', ['siteId', 'userId', 'createdAt', 'id'], {
   where: 'user_id IS NOT NULL',
 })
+// The expiry sweep: unpaid open orders with a hold, by when it ends (docs/orders.md, "Reservations").
+@Index('orders_expires_at_idx', ['expiresAt'], {
+  where: `"expires_at" IS NOT NULL AND "payment_status" = 'pending' AND "fulfillment_status" IN ('unfulfilled', 'partially_fulfilled')`,
+})
 export class OrderEntity {
   @IdColumn() id: number;
   @RefColumn() siteId: number;
@@ -60,6 +64,12 @@ export class OrderEntity {
   @Column({ type: 'timestamptz', precision: 3, nullable: true }) paidAt: Date | null;
   @Column({ type: 'timestamptz', precision: 3, nullable: true }) refundedAt: Date | null;
   @Column({ type: 'timestamptz', precision: 3, nullable: true }) canceledAt: Date | null;
+  /**
+   * When an unpaid order's stock hold ends and it is canceled; null when it does not expire (a key's
+   * order with `keyHoldMinutes` null) and once paid, fulfilled or canceled by the site. An order
+   * canceled by its expiry keeps it.
+   */
+  @Column({ type: 'timestamptz', precision: 3, nullable: true }) expiresAt: Date | null;
   /** When account deletion took the customer's data out. */
   @Column({ type: 'timestamptz', precision: 3, nullable: true }) anonymisedAt: Date | null;
 }
