@@ -1,8 +1,8 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { SiteDirectory } from '../common/auth/principal';
 import { QueueService } from '../common/queue/queue.service';
 import { Clock } from '../common/scheduling/clock';
+import { SiteEntity } from '../common/tenancy/entities/site.entity';
 import { OrderEntity } from './entities/order.entity';
 import { OrderFulfillmentService } from './order-fulfillment.service';
 import { OrdersRepository } from './orders.repository';
@@ -34,7 +34,6 @@ export class OrderExpiryJob implements OnModuleInit {
     private readonly queue: QueueService,
     private readonly fulfillment: OrderFulfillmentService,
     private readonly repository: OrdersRepository,
-    private readonly sites: SiteDirectory,
     private readonly clock: Clock,
   ) {}
 
@@ -81,11 +80,16 @@ export class OrderExpiryJob implements OnModuleInit {
   }
 
   /**
-   * A locked order's expiry. Orders outlive their site: a site that is gone has no stock to give
-   * back and no one to tell, so its order only stops expiring.
+   * A locked order's expiry. Its site is read on the transaction's connection: a second
+   * connection per held order would exhaust the pool when many expire at once. Orders outlive
+   * their site: a site that is gone has no stock to give back and no one to tell, so its order
+   * only stops expiring.
    */
   private async expireLocked(em: EntityManager, order: OrderEntity): Promise<boolean> {
-    const site = await this.sites.findById(order.siteId);
+    const site = await em.findOne(SiteEntity, {
+      where: { id: order.siteId },
+      select: { id: true, name: true, accountId: true },
+    });
     if (site) return this.fulfillment.expire(em, site, order);
     await em.update(OrderEntity, { id: order.id }, { expiresAt: null });
     return true;
