@@ -582,6 +582,14 @@ const STEPS: Step[] = [
       await call(ctx.a.api.patch(url).send({ paymentStatus: 'refunded' }), 200);
     },
   },
+  {
+    does: 'cancel it (PATCH …/orders/{id}/fulfillment with status canceled)',
+    emits: ['order.fulfillment_updated', 'order.canceled'],
+    run: async (ctx) => {
+      const url = `/api/v2/sites/${ctx.a.siteName}/orders/${id(ctx, 'orderId')}/fulfillment`;
+      await call(ctx.a.api.patch(url).send({ status: 'canceled' }), 200);
+    },
+  },
   // webhooks
   {
     does: 'test an endpoint (POST …/webhooks/{id}/test): sent to it, not recorded',

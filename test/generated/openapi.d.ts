@@ -1771,7 +1771,7 @@ export interface paths {
         put?: never;
         /**
          * Create an order
-         * @description With a key, for any customer; with a site user’s session, the user’s own order (payment `pending`). Prices, currency and tax come from the catalog and the site’s tax rates (a client’s prices are refused); one currency per order. Stock is taken in the same transaction: 409 `out_of_stock` names the item. The customer gets the `orders.confirmation` mail. `Idempotency-Key` replays the first answer.
+         * @description With a key, for any customer; with a site user’s session, the user’s own order (payment `pending`). Prices, currency and tax come from the catalog and the site’s tax rates (a client’s prices are refused); one currency per order. Stock is taken in the same transaction: 409 `out_of_stock` names the item. Unpaid, the order holds its stock until `expiresAt` (the site’s `sessionHoldMinutes` or `keyHoldMinutes`), then is canceled. A site user with `maxPendingPerUser` unpaid orders gets a 409 `too_many_pending_orders`. The customer gets the `orders.confirmation` mail. `Idempotency-Key` replays the first answer.
          */
         post: operations["createOrder"];
         delete?: never;
@@ -1835,7 +1835,7 @@ export interface paths {
         head?: never;
         /**
          * Record the payment of an order (admin)
-         * @description For the site’s backend, when its payment processor confirms: `pending → paid → refunded`; any other move is a 409 `transition_forbidden`. Paid records `order.paid` (and `order.subscription_requested` per recurring line).
+         * @description For the site’s backend, when its payment processor confirms: `pending → paid → refunded`; any other move is a 409 `transition_forbidden`; paying an order past its `expiresAt` is a 409 `order_expired`. Paid records `order.paid` (and `order.subscription_requested` per recurring line).
          */
         patch: operations["updateOrderPayment"];
         trace?: never;
@@ -2670,6 +2670,21 @@ export interface components {
              * @example null
              */
             defaultTaxRate: number | null;
+            /**
+             * @description Minutes a session’s unpaid order holds its stock
+             * @example 30
+             */
+            sessionHoldMinutes: number;
+            /**
+             * @description Minutes a key’s unpaid order holds its stock; null: until paid or canceled
+             * @example 1440
+             */
+            keyHoldMinutes: number | null;
+            /**
+             * @description Unpaid open orders a site user may have at once
+             * @example 5
+             */
+            maxPendingPerUser: number;
         };
         NewsletterSettingsResponseDto: {
             /** @example null */
@@ -2751,6 +2766,21 @@ export interface components {
              * @example 2000
              */
             defaultTaxRate?: number | null;
+            /**
+             * @description Minutes an unpaid order placed with a site user’s session holds its stock before it is canceled; null: 30
+             * @example 30
+             */
+            sessionHoldMinutes?: number | null;
+            /**
+             * @description Minutes an unpaid order placed with a key holds its stock before it is canceled (default 1440). null is a value here: the site’s backend manages its orders, which hold their stock until paid or canceled
+             * @example 1440
+             */
+            keyHoldMinutes?: number | null;
+            /**
+             * @description Unpaid open orders a site user may have at once; their next is a 409 `too_many_pending_orders`; null: 5
+             * @example 5
+             */
+            maxPendingPerUser?: number | null;
         };
         NewsletterSettingsDto: {
             /**
@@ -2779,7 +2809,7 @@ export interface components {
             email?: components["schemas"]["EmailSettingsDto"];
             /** @description The contact inbox: who is told of new messages */
             contacts?: components["schemas"]["ContactsSettingsDto"];
-            /** @description The tax of the site's orders */
+            /** @description The tax of the site's orders, and how long unpaid ones hold their stock */
             orders?: components["schemas"]["OrdersSettingsDto"];
             /** @description The newsletter audience */
             newsletter?: components["schemas"]["NewsletterSettingsDto"];
@@ -5538,6 +5568,12 @@ export interface components {
             /** @example null */
             canceledAt: string | null;
             /**
+             * Format: date-time
+             * @description When an unpaid order stops holding its stock and is canceled (`order.canceled`, reason `expired`); past it, paying is a 409 `order_expired`. null: it does not expire (a key’s order with `keyHoldMinutes` null), or no longer (paid, fulfilled, or canceled by the site). An expired order keeps it
+             * @example 2026-01-01T00:30:00.000Z
+             */
+            expiresAt: string | null;
+            /**
              * @description Account deletion took the customer out
              * @example null
              */
@@ -5782,6 +5818,12 @@ export interface components {
             refundedAt: string | null;
             /** @example null */
             canceledAt: string | null;
+            /**
+             * Format: date-time
+             * @description When an unpaid order stops holding its stock and is canceled (`order.canceled`, reason `expired`); past it, paying is a 409 `order_expired`. null: it does not expire (a key’s order with `keyHoldMinutes` null), or no longer (paid, fulfilled, or canceled by the site). An expired order keeps it
+             * @example 2026-01-01T00:30:00.000Z
+             */
+            expiresAt: string | null;
             /**
              * @description Account deletion took the customer out
              * @example null

@@ -41,6 +41,9 @@ describe('generated client: orders', () => {
       body: { paymentStatus: 'paid', processorPaymentId: 'pi_1' },
     });
     expect([paid.response.status, paid.data?.paymentStatus]).toEqual([200, 'paid']);
+    // A key's unpaid order held its stock until expiresAt; paid, it no longer expires.
+    expect(Date.parse(created.data!.expiresAt!)).toBeGreaterThan(Date.now());
+    expect(paid.data?.expiresAt).toBeNull();
     const again = await s.api.PATCH('/api/v2/sites/{siteName}/orders/{id}/payment', {
       params: { path: { ...site(), id } },
       body: { paymentStatus: 'pending' },
