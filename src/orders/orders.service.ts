@@ -60,9 +60,9 @@ function customerOf(
 }
 
 /**
- * Orders (docs/orders.md): placed from the catalog's prices and stock, holding it until paid or
- * expired, paid (fulfilment: OrderFulfillmentService). A
- * site's backend (a key) places and reads any order of the site; a signed-in site user (a
+ * Orders (docs/orders.md): placed from the catalog's prices and stock, which an unpaid order holds
+ * until `expiresAt` (OrderExpiryJob), then paid; fulfilled and canceled by OrderFulfillmentService.
+ * A site's backend (a key) places and reads any order of the site; a signed-in site user (a
  * `Buyer`) places their own, under their address, and reads only theirs.
  */
 @Injectable()
@@ -197,8 +197,7 @@ export class OrdersService {
       if (dto.paymentStatus === 'paid' && isExpired(order, this.clock.now()))
         throw new ConflictProblem(
           'order_expired',
-          `Order ${order.number} expired unpaid at ${order.expiresAt!.toISOString()} and gave back its stock; ` +
-            'place a new order',
+          `Order ${order.number} expired unpaid at ${order.expiresAt!.toISOString()}; place a new order`,
         );
       assertPaymentTransition(order.paymentStatus, dto.paymentStatus);
       order.paymentStatus = dto.paymentStatus;

@@ -139,7 +139,7 @@ describe('stock reservations: unpaid orders expire', () => {
       409,
       'order_expired',
       'Conflict',
-      `Order ${placed.body.number} expired unpaid at ${expiresAt.toISOString()} and gave back its stock; place a new order`,
+      `Order ${placed.body.number} expired unpaid at ${expiresAt.toISOString()}; place a new order`,
     );
     expect(await orders().findOneByOrFail({ id })).toEqual(row);
     expect((await eventsOf(ctx.t, a, before)).length).toBe(3);
