@@ -88,7 +88,7 @@ export class OrderFulfillmentService {
    * One change of a locked order: the pure rules of order-status.ts (a forbidden move is a 409 and
    * changes nothing), the lines' fulfilled quantities, the shipment, the stock a cancel gives back,
    * the shipped mail, `order.fulfillment_updated`, and for a cancel `order.canceled`. A site's
-   * cancel and a full fulfilment end the order's hold (`expiresAt` null).
+   * cancel, a shipment and a full fulfilment end the order's hold (`expiresAt` null).
    */
   private async applyChange(
     em: EntityManager,
@@ -128,7 +128,8 @@ export class OrderFulfillmentService {
     const previous = order.fulfillmentStatus;
     order.fulfillmentStatus = outcome.status;
     if (outcome.status === 'canceled') order.canceledAt = this.clock.now();
-    if (outcome.status === 'fulfilled' || (outcome.status === 'canceled' && cancelReason === 'canceled'))
+    // A shipment, a full fulfilment or a site's cancel ends the hold: the site has taken the order in hand.
+    if (shipment || outcome.status === 'fulfilled' || (outcome.status === 'canceled' && cancelReason === 'canceled'))
       order.expiresAt = null;
     const saved = await em.save(order);
     if (shipment && saved.customerEmail) {

@@ -41,7 +41,7 @@ describe('order holds', () => {
     ['unpaid, at its expiry', {}, true, true],
     ['unpaid, past it', { expiresAt: at(-1) }, true, true],
     ['unpaid, a millisecond before it', { expiresAt: new Date(NOW.getTime() + 1) }, false, false],
-    ['unpaid, partially fulfilled, past it', { fulfillmentStatus: 'partially_fulfilled' }, true, true],
+    ['unpaid, partially fulfilled, past it', { fulfillmentStatus: 'partially_fulfilled' }, true, false],
     ['already canceled by its expiry', { fulfillmentStatus: 'canceled' }, true, false],
     ['unpaid and fulfilled', { fulfillmentStatus: 'fulfilled' }, false, false],
     ['without an expiry', { expiresAt: null }, false, false],

@@ -36,10 +36,10 @@ export function isExpired(order: HeldOrder, now: Date): boolean {
   );
 }
 
-/** Expired and still open (unfulfilled or partially fulfilled): the expiry cancels it now. */
+/**
+ * Expired and nothing shipped: the expiry cancels it now. A shipment ends the hold (the site chose
+ * to ship before payment), so a partially fulfilled order is never canceled by its expiry.
+ */
 export function isDueForExpiry(order: HeldOrder, now: Date): boolean {
-  return (
-    isExpired(order, now) &&
-    (order.fulfillmentStatus === 'unfulfilled' || order.fulfillmentStatus === 'partially_fulfilled')
-  );
+  return isExpired(order, now) && order.fulfillmentStatus === 'unfulfilled';
 }

@@ -217,6 +217,33 @@ describe('stock reservations: unpaid orders expire', () => {
     expect(await stockOf(mug.id)).toBe(4);
   });
 
+  it('a shipment ends the hold: an order shipped in part before payment is never canceled by its expiry', async () => {
+    const mug = await makeProduct(a, { quantityAvailable: 5 });
+    const { auth } = await signedIn(a);
+    const placed = (await sessionOrder(a, auth, [[mug.id, 3]]).expect(201)).body;
+    const shipped = await a.api
+      .patch(ordersUrl(a, `/${placed.id}/fulfillment`))
+      .send({
+        shipment: { carrier: 'DHL', trackingNumber: 'JD0001', lines: [{ lineId: placed.lines[0].id, quantity: 1 }] },
+      })
+      .expect(200);
+    expect(shipped.body).toEqual(
+      expect.objectContaining({ fulfillmentStatus: 'partially_fulfilled', expiresAt: null }),
+    );
+
+    moveClock(31 * MINUTE);
+    expect(await expiry().run({ siteId: a.siteId, orderId: placed.id })).toBe(false);
+    expect(await expiry().sweep()).toBe(0);
+    const row = await orders().findOneByOrFail({ id: placed.id });
+    expect(row).toEqual(expect.objectContaining({ fulfillmentStatus: 'partially_fulfilled', canceledAt: null }));
+    expect(await stockOf(mug.id)).toBe(2);
+    // Still payable: the site has it in hand.
+    await a.api
+      .patch(ordersUrl(a, `/${placed.id}/payment`))
+      .send({ paymentStatus: 'paid' })
+      .expect(200);
+  });
+
   it('a key’s order holds for keyHoldMinutes; null: it never expires, and no job is queued', async () => {
     const x = b;
     const mug = await makeProduct(x, { quantityAvailable: 4 });
