@@ -6,16 +6,16 @@ import { created } from '../common/http/public-urls';
 import { ApiController, Route } from '../common/http/route.decorator';
 import { mapPage, Page, PageDto } from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
+import { ChargeResponseDto, CreateChargeDto, PayChargeDto, toSubscriptionEntry } from './dto/subscription-charge.dto';
 import {
   CancelSubscriptionDto,
   ChangePlanDto,
-  ChargeResponseDto,
-  CreateChargeDto,
+  PaidChargeDto,
   PauseSubscriptionDto,
   PlanChangeDto,
+  SubscriptionChargeParamDto,
   UserSubscriptionQueryDto,
   UserSubscriptionResponseDto,
-  toSubscriptionEntry,
   toSubscriptionResponse,
   UserSubscriptionParamDto,
 } from './dto/subscription.dto';
@@ -70,7 +70,9 @@ export class UserSubscriptionsController {
     auth: 'key',
     summary: 'Resume a site user’s subscription',
     operationId: 'resumeUserSubscription',
-    description: `\`paused → active\`; a period that ended while paused starts again now. ${FORBIDDEN_MOVES}`,
+    description:
+      '`paused → active`; a period that ended while paused starts again now, with its renewal charge (`past_due` ' +
+      `while unpaid). ${FORBIDDEN_MOVES}`,
     ok: UserSubscriptionResponseDto,
     problems: [403, 409],
     idempotent: true,
@@ -107,8 +109,10 @@ export class UserSubscriptionsController {
     summary: 'Change the plan of a site user’s subscription',
     operationId: 'changeUserSubscriptionPlan',
     description:
-      'Another recurring product, variant or quantity in the same currency; the proration of the period left is ' +
-      `recorded (never charged). ${FORBIDDEN_MOVES}`,
+      'Another recurring product, variant or quantity in the same currency. Prorated unless `prorate: false`: the ' +
+      'unused old plan is credited to the balance and the new plan charged at once for the rest of the period. A ' +
+      'new billing interval starts a new period now, always charged in full. Unpaid, the subscription is ' +
+      `\`past_due\`. ${FORBIDDEN_MOVES}`,
     ok: PlanChangeDto,
     problems: [400, 403, 409],
     idempotent: true,
@@ -118,8 +122,8 @@ export class UserSubscriptionsController {
     @Param() { id, subId }: UserSubscriptionParamDto,
     @Body() dto: ChangePlanDto,
   ): Promise<PlanChangeDto> {
-    const { subscription, prorations } = await this.subscriptions.changePlan(site, id, subId, dto);
-    return { subscription: toSubscriptionResponse(subscription), prorations: prorations.map(toSubscriptionEntry) };
+    const { subscription, entries } = await this.subscriptions.changePlan(site, id, subId, dto);
+    return { subscription: toSubscriptionResponse(subscription), entries: entries.map(toSubscriptionEntry) };
   }
 
   @Post(':id/subscriptions/:subId/charges')
@@ -143,5 +147,34 @@ export class UserSubscriptionsController {
     const { charge, creditBalance } = await this.subscriptions.charge(site, id, subId, dto);
     created(res, `/api/v2/sites/${site.name}/users/${id}/subscriptions/${subId}`);
     return { charge: toSubscriptionEntry(charge), creditBalance };
+  }
+
+  @Post(':id/subscriptions/:subId/charges/:chargeId/pay')
+  @Route({
+    auth: 'key',
+    summary: 'Pay a pending charge of a site user’s subscription (admin)',
+    operationId: 'payUserSubscriptionCharge',
+    description:
+      'Settles a `pending` ledger line: `paidOutOfBand` (paid outside Sitebase), `payWithCredits` (409 ' +
+      '`insufficient_credits` when short, nothing taken), or neither: the processor is asked again (the manual one ' +
+      'leaves it pending). A paid line or a credit is a 409 `transition_forbidden`. The last unpaid period charge ' +
+      'of a `past_due` subscription makes it `active`. `Idempotency-Key` replays.',
+    ok: PaidChargeDto,
+    problems: [400, 403, 409],
+    optionalBody: PayChargeDto,
+    idempotent: true,
+    admin: true,
+  })
+  async pay(
+    @CurrentSite() site: SiteContext,
+    @Param() { id, subId, chargeId }: SubscriptionChargeParamDto,
+    @Body() dto: PayChargeDto,
+  ): Promise<PaidChargeDto> {
+    const paid = await this.subscriptions.pay(site, id, subId, chargeId, dto ?? {});
+    return {
+      charge: toSubscriptionEntry(paid.charge),
+      subscription: toSubscriptionResponse(paid.subscription),
+      creditBalance: paid.creditBalance,
+    };
   }
 }

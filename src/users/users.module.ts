@@ -7,6 +7,9 @@ import { SubscriptionEntryEntity } from './entities/subscription-entry.entity';
 import { UserSubscriptionEntity } from './entities/user-subscription.entity';
 import { MySubscriptionsController } from './my-subscriptions.controller';
 import { PaymentProcessors } from './payment-processor';
+import { SubscriptionBilling } from './subscription-billing';
+import { SubscriptionPeriods } from './subscription-periods';
+import { SubscriptionPlans } from './subscription-plans';
 import { UserSubscriptionsService } from './user-subscriptions.service';
 import { UserSubscriptionsController } from './user-subscriptions.controller';
 import { CreditsRepository } from './credits.repository';
@@ -70,6 +73,9 @@ import { UsersService } from './users.service';
     UsersDataOwner,
     UsersErasureOwner,
     PaymentProcessors,
+    SubscriptionBilling,
+    SubscriptionPeriods,
+    SubscriptionPlans,
     UserSubscriptionsService,
   ],
   exports: [UsersService, SessionsService, CreditsService, UserSubscriptionsService, PaymentProcessors],

@@ -25,6 +25,7 @@ import { CampaignMessageStatus1795450000000 } from './1795450000000-campaign-mes
 import { ContentCounts1795460000000 } from './1795460000000-content-counts';
 import { TrackingWrite1795470000000 } from './1795470000000-tracking-write';
 import { SenderDomains1795480000000 } from './1795480000000-sender-domains';
+import { SubscriptionBilling1795490000000 } from './1795490000000-subscription-billing';
 /**
  * Every migration, oldest first. Listed rather than globbed so that the server, the CLI and the
  * test set-up (which runs outside ts-node) load the same classes. `npm run migration:generate`
@@ -57,4 +58,5 @@ export const MIGRATIONS = [
   ContentCounts1795460000000,
   TrackingWrite1795470000000,
   SenderDomains1795480000000,
+  SubscriptionBilling1795490000000,
 ];
