@@ -8,6 +8,7 @@ import { UserSubscriptionEntity } from './entities/user-subscription.entity';
 import { MySubscriptionsController } from './my-subscriptions.controller';
 import { PaymentProcessors } from './payment-processor';
 import { SubscriptionBilling } from './subscription-billing';
+import { SubscriptionChargesController } from './subscription-charges.controller';
 import { SubscriptionPeriods } from './subscription-periods';
 import { SubscriptionPlans } from './subscription-plans';
 import { UserSubscriptionsService } from './user-subscriptions.service';
@@ -60,6 +61,7 @@ import { UsersService } from './users.service';
     MySubscriptionsController,
     UsersController,
     UserSubscriptionsController,
+    SubscriptionChargesController,
   ],
   providers: [
     UsersRepository,
