@@ -5,14 +5,14 @@ import { SiteIdParamDto } from '../common/http/params';
 import { ApiController, Route } from '../common/http/route.decorator';
 import { mapPage, Page, PageDto } from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
+import { toSubscriptionEntry } from './dto/subscription-charge.dto';
 import {
   CancelSubscriptionDto,
-  ChangePlanDto,
+  ChangeMyPlanDto,
   PauseSubscriptionDto,
   PlanChangeDto,
   UserSubscriptionQueryDto,
   UserSubscriptionResponseDto,
-  toSubscriptionEntry,
   toSubscriptionResponse,
 } from './dto/subscription.dto';
 import { UserSubscriptionsService } from './user-subscriptions.service';
@@ -65,7 +65,7 @@ export class MySubscriptionsController {
     auth: 'user',
     summary: 'Resume one of the current user’s subscriptions',
     operationId: 'resumeMySubscription',
-    description: `\`paused → active\`. ${FORBIDDEN_MOVES}`,
+    description: `\`paused → active\`; after the period lapsed, a new period from now, charged. ${FORBIDDEN_MOVES}`,
     ok: UserSubscriptionResponseDto,
     problems: [409],
     idempotent: true,
@@ -103,7 +103,10 @@ export class MySubscriptionsController {
     auth: 'user',
     summary: 'Change the plan of one of the current user’s subscriptions',
     operationId: 'changeMySubscriptionPlan',
-    description: `Another recurring product, variant or quantity in the same currency; the proration is recorded. ${FORBIDDEN_MOVES}`,
+    description:
+      'Another recurring product, variant or quantity in the same currency, always prorated: the unused part of ' +
+      'the old plan is credited and the new plan charged at once for the rest of the period (a new billing ' +
+      `interval: a new period from now, charged in full). Unpaid, the subscription is \`past_due\`. ${FORBIDDEN_MOVES}`,
     ok: PlanChangeDto,
     problems: [400, 409],
     idempotent: true,
@@ -112,9 +115,9 @@ export class MySubscriptionsController {
     @CurrentSite() site: SiteContext,
     @CurrentUser() user: UserPrincipal,
     @Param() { id }: SiteIdParamDto,
-    @Body() dto: ChangePlanDto,
+    @Body() dto: ChangeMyPlanDto,
   ): Promise<PlanChangeDto> {
-    const { subscription, prorations } = await this.subscriptions.changePlan(site, user.userId, id, dto);
-    return { subscription: toSubscriptionResponse(subscription), prorations: prorations.map(toSubscriptionEntry) };
+    const { subscription, entries } = await this.subscriptions.changePlan(site, user.userId, id, dto);
+    return { subscription: toSubscriptionResponse(subscription), entries: entries.map(toSubscriptionEntry) };
   }
 }

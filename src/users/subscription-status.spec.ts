@@ -1,7 +1,10 @@
 import { ConflictProblem } from '../common/errors/problems';
 import {
   addInterval,
+  applyBalance,
   assertSubscriptionMove,
+  periodEndAction,
+  planChangeLines,
   proration,
   SUBSCRIPTION_ACTIONS,
   SUBSCRIPTION_MOVES,
@@ -48,5 +51,76 @@ describe('subscription status rules', () => {
       fraction: 0,
     });
     expect(proration(period, new Date('2025-12-01T00:00:00Z'), 1000, 3000).fraction).toBe(1);
+  });
+
+  it('takes a charge from the balance first, never more than either', () => {
+    expect(applyBalance(0, 1000)).toEqual({ applied: 0, due: 1000 });
+    expect(applyBalance(300, 1000)).toEqual({ applied: 300, due: 700 });
+    expect(applyBalance(5000, 1000)).toEqual({ applied: 1000, due: 0 });
+    expect(applyBalance(5000, 0)).toEqual({ applied: 0, due: 0 });
+  });
+
+  describe('the lines of a plan change', () => {
+    const period = { start: new Date('2026-01-01T00:00:00Z'), end: new Date('2026-01-31T00:00:00Z') };
+    const at = new Date('2026-01-16T00:00:00Z');
+    const base = { status: 'active' as const, period, at, oldAmount: 1000, newAmount: 3000 };
+
+    it('same interval, prorated: the unused old plan credited, the new one for the time left', () => {
+      expect(planChangeLines({ ...base, newInterval: false, prorate: true })).toEqual({
+        credit: -500,
+        charge: { kind: 'proration', amount: 1500 },
+        newPeriod: false,
+        fraction: 0.5,
+      });
+    });
+
+    it('same interval, not prorated (an operator’s choice): nothing now', () => {
+      expect(planChangeLines({ ...base, newInterval: false, prorate: false })).toEqual({
+        credit: 0,
+        charge: null,
+        newPeriod: false,
+        fraction: 0.5,
+      });
+    });
+
+    it('a new interval is a new period charged in full, prorated or not; prorated, the old plan is credited', () => {
+      expect(planChangeLines({ ...base, newInterval: true, prorate: true })).toEqual({
+        credit: -500,
+        charge: { kind: 'renewal', amount: 3000 },
+        newPeriod: true,
+        fraction: 0.5,
+      });
+      expect(planChangeLines({ ...base, newInterval: true, prorate: false })).toEqual({
+        credit: 0,
+        charge: { kind: 'renewal', amount: 3000 },
+        newPeriod: true,
+        fraction: 0.5,
+      });
+    });
+
+    it('in a trial the plan swaps with nothing owed, whatever the interval', () => {
+      for (const newInterval of [false, true])
+        expect(planChangeLines({ ...base, status: 'trialing', newInterval, prorate: true })).toEqual({
+          credit: 0,
+          charge: null,
+          newPeriod: false,
+          fraction: 0.5,
+        });
+    });
+
+    it('no zero-amount proration charge', () => {
+      expect(planChangeLines({ ...base, newAmount: 0, newInterval: false, prorate: true }).charge).toBeNull();
+    });
+  });
+
+  it('at a period’s end: an unpaid period charge cancels, then a scheduled cancel, else a renewal', () => {
+    expect(periodEndAction('past_due', false, true)).toBe('cancel_unpaid');
+    expect(periodEndAction('past_due', true, true)).toBe('cancel_unpaid');
+    expect(periodEndAction('past_due', false, false)).toBe('renew');
+    expect(periodEndAction('active', true, false)).toBe('cancel');
+    expect(periodEndAction('active', false, false)).toBe('renew');
+    expect(periodEndAction('trialing', false, false)).toBe('renew');
+    expect(periodEndAction('paused', false, false)).toBe('none');
+    expect(periodEndAction('canceled', true, true)).toBe('none');
   });
 });

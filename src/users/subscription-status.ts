@@ -5,10 +5,11 @@ import type { PricedLine } from '../catalog/catalog.service';
  * A user subscription's state machine (docs/users.md), as pure rules: a move that is not listed
  * is a 409 `transition_forbidden`, and the caller changes nothing.
  *
- * - pause: `trialing | active → paused`; resume: `paused → active`
+ * - pause: `trialing | active → paused`; resume: `paused → active` (or `past_due`, below)
  * - cancel (now): `trialing | active | paused | past_due → canceled`; at period end: `trialing | active`
- * - change plan: `trialing | active` (the status stays)
- * - the processor's report: `active → past_due` (a renewal it could not collect), `past_due → active`
+ * - change plan: `trialing | active` (not `past_due`: settle first)
+ * - a period charge left unpaid: `→ past_due`; its payment: `past_due → active`; a period that
+ *   ends with it still unpaid: `past_due → canceled` (`unpaid`)
  */
 /** A plan's billing interval, as the catalog prices recurring products. */
 export type RecurringInterval = NonNullable<PricedLine['recurring']>['interval'];
@@ -96,4 +97,64 @@ export function proration(
   const left = Math.min(Math.max(period.end.getTime() - at.getTime(), 0), total);
   const fraction = total > 0 ? left / total : 0;
   return { credit: 0 - Math.round(oldAmount * fraction), charge: Math.round(newAmount * fraction), fraction };
+}
+
+/** What collecting `amount` takes from a `balance` owed to the customer, and what is left to ask the processor for. */
+export function applyBalance(balance: number, amount: number): { applied: number; due: number } {
+  const applied = Math.min(Math.max(balance, 0), Math.max(amount, 0));
+  return { applied, due: amount - applied };
+}
+
+export interface PlanChangeLines {
+  /** The unused part of the old plan, credited to the balance (negative); 0: none. */
+  credit: number;
+  /** What the new plan costs now, collected at once: the rest of this period, or a new period. */
+  charge: { kind: 'proration' | 'renewal'; amount: number } | null;
+  /** A new period starts at the change (a new billing interval). */
+  newPeriod: boolean;
+  fraction: number;
+}
+
+/**
+ * The ledger lines of a plan change (docs/users.md), Stripe's way: during a trial the plan swaps
+ * and nothing is owed; a new billing interval starts a new period now, charged in full (an
+ * interval change is never free), after crediting the unused old plan when prorated; the same
+ * interval prorates the time left (credit and charge), or, unprorated, owes nothing until the
+ * next renewal, which is at the new price.
+ */
+export function planChangeLines(change: {
+  status: SubscriptionStatus;
+  period: { start: Date; end: Date };
+  at: Date;
+  oldAmount: number;
+  newAmount: number;
+  newInterval: boolean;
+  prorate: boolean;
+}): PlanChangeLines {
+  const { credit, charge, fraction } = proration(change.period, change.at, change.oldAmount, change.newAmount);
+  if (change.status === 'trialing') return { credit: 0, charge: null, newPeriod: false, fraction };
+  const unused = change.prorate ? credit : 0;
+  if (change.newInterval)
+    return { credit: unused, charge: { kind: 'renewal', amount: change.newAmount }, newPeriod: true, fraction };
+  return {
+    credit: unused,
+    charge: change.prorate && charge !== 0 ? { kind: 'proration', amount: charge } : null,
+    newPeriod: false,
+    fraction,
+  };
+}
+
+/**
+ * What the period job does with a subscription whose period ended: a period charge still unpaid
+ * ends it (`canceled`, `unpaid`: no period without its charge), a cancel at period end ends it,
+ * anything else renews (the next period and its charge).
+ */
+export function periodEndAction(
+  status: SubscriptionStatus,
+  cancelAtPeriodEnd: boolean,
+  unpaidPeriodCharge: boolean,
+): 'cancel_unpaid' | 'cancel' | 'renew' | 'none' {
+  if (status !== 'trialing' && status !== 'active' && status !== 'past_due') return 'none';
+  if (status === 'past_due' && unpaidPeriodCharge) return 'cancel_unpaid';
+  return cancelAtPeriodEnd ? 'cancel' : 'renew';
 }

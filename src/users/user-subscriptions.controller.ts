@@ -1,21 +1,17 @@
-import { Body, Get, Param, Post, Query, Res } from '@nestjs/common';
-import type { Response } from 'express';
+import { Body, Get, Param, Post, Query } from '@nestjs/common';
 import { CurrentSite } from '../common/auth/decorators';
 import { SiteIdParamDto } from '../common/http/params';
-import { created } from '../common/http/public-urls';
 import { ApiController, Route } from '../common/http/route.decorator';
 import { mapPage, Page, PageDto } from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
+import { toSubscriptionEntry } from './dto/subscription-charge.dto';
 import {
   CancelSubscriptionDto,
   ChangePlanDto,
-  ChargeResponseDto,
-  CreateChargeDto,
   PauseSubscriptionDto,
   PlanChangeDto,
   UserSubscriptionQueryDto,
   UserSubscriptionResponseDto,
-  toSubscriptionEntry,
   toSubscriptionResponse,
   UserSubscriptionParamDto,
 } from './dto/subscription.dto';
@@ -70,7 +66,9 @@ export class UserSubscriptionsController {
     auth: 'key',
     summary: 'Resume a site user’s subscription',
     operationId: 'resumeUserSubscription',
-    description: `\`paused → active\`; a period that ended while paused starts again now. ${FORBIDDEN_MOVES}`,
+    description:
+      '`paused → active`; a period that ended while paused starts again now, with its renewal charge (`past_due` ' +
+      `while unpaid). ${FORBIDDEN_MOVES}`,
     ok: UserSubscriptionResponseDto,
     problems: [403, 409],
     idempotent: true,
@@ -107,8 +105,10 @@ export class UserSubscriptionsController {
     summary: 'Change the plan of a site user’s subscription',
     operationId: 'changeUserSubscriptionPlan',
     description:
-      'Another recurring product, variant or quantity in the same currency; the proration of the period left is ' +
-      `recorded (never charged). ${FORBIDDEN_MOVES}`,
+      'Another recurring product, variant or quantity in the same currency. Prorated unless `prorate: false`: the ' +
+      'unused old plan is credited to the balance and the new plan charged at once for the rest of the period. A ' +
+      'new billing interval starts a new period now, always charged in full. Unpaid, the subscription is ' +
+      `\`past_due\`. ${FORBIDDEN_MOVES}`,
     ok: PlanChangeDto,
     problems: [400, 403, 409],
     idempotent: true,
@@ -118,30 +118,7 @@ export class UserSubscriptionsController {
     @Param() { id, subId }: UserSubscriptionParamDto,
     @Body() dto: ChangePlanDto,
   ): Promise<PlanChangeDto> {
-    const { subscription, prorations } = await this.subscriptions.changePlan(site, id, subId, dto);
-    return { subscription: toSubscriptionResponse(subscription), prorations: prorations.map(toSubscriptionEntry) };
-  }
-
-  @Post(':id/subscriptions/:subId/charges')
-  @Route({
-    auth: 'key',
-    summary: 'Charge a site user’s subscription',
-    operationId: 'createUserSubscriptionCharge',
-    description:
-      'Records a charge: paid from credits with `payWithCredits` when the balance allows, otherwise `pending` for ' +
-      `the payment processor. \`Idempotency-Key\` replays. ${FORBIDDEN_MOVES}`,
-    created: ChargeResponseDto,
-    problems: [400, 403, 409],
-    idempotent: true,
-  })
-  async charge(
-    @CurrentSite() site: SiteContext,
-    @Param() { id, subId }: UserSubscriptionParamDto,
-    @Body() dto: CreateChargeDto,
-    @Res({ passthrough: true }) res: Response,
-  ): Promise<ChargeResponseDto> {
-    const { charge, creditBalance } = await this.subscriptions.charge(site, id, subId, dto);
-    created(res, `/api/v2/sites/${site.name}/users/${id}/subscriptions/${subId}`);
-    return { charge: toSubscriptionEntry(charge), creditBalance };
+    const { subscription, entries } = await this.subscriptions.changePlan(site, id, subId, dto);
+    return { subscription: toSubscriptionResponse(subscription), entries: entries.map(toSubscriptionEntry) };
   }
 }

@@ -24,9 +24,22 @@ export interface CreditsEventPayload {
   reference: string | null;
 }
 
-/** What happened to a subscription, in `user.subscription.updated` (and `created`, `canceled`). */
+/**
+ * What happened to a subscription, in `user.subscription.updated` (and `created`, `canceled`):
+ * `payment_due` when a period charge was left unpaid (`past_due`), `payment_received` when the
+ * last one was paid (`active` again).
+ */
 export type SubscriptionChange =
-  'created' | 'paused' | 'resumed' | 'plan_changed' | 'cancel_scheduled' | 'renewed' | 'trial_ended' | 'canceled';
+  | 'created'
+  | 'paused'
+  | 'resumed'
+  | 'plan_changed'
+  | 'cancel_scheduled'
+  | 'renewed'
+  | 'trial_ended'
+  | 'payment_due'
+  | 'payment_received'
+  | 'canceled';
 
 export interface SubscriptionEventPayload {
   id: number;
@@ -46,7 +59,7 @@ export interface SubscriptionChargedPayload {
   id: number;
   subscriptionId: number;
   userId: number;
-  kind: 'charge' | 'renewal';
+  kind: 'charge' | 'renewal' | 'proration';
   amount: number;
   currency: string;
   status: 'pending' | 'paid';
@@ -71,11 +84,11 @@ export const USER_EVENTS = defineEvents('users', {
   ),
   subscriptionUpdated: event<SubscriptionEventPayload>(
     'user.subscription.updated',
-    'A subscription was paused, resumed, renewed, changed plan, ended its trial or was set to cancel at period end',
+    'A subscription was paused, resumed, renewed, changed plan, ended its trial, was set to cancel at period end, or a period charge fell due or was paid',
   ),
   subscriptionCanceled: event<SubscriptionEventPayload>('user.subscription.canceled', 'A subscription was canceled'),
   subscriptionCharged: event<SubscriptionChargedPayload>(
     'user.subscription.charged',
-    'A charge was recorded against a subscription: paid from credits, or pending for the processor',
+    'A charge against a subscription was recorded (paid, or pending for the processor) or later paid',
   ),
 });

@@ -7,6 +7,10 @@ import { SubscriptionEntryEntity } from './entities/subscription-entry.entity';
 import { UserSubscriptionEntity } from './entities/user-subscription.entity';
 import { MySubscriptionsController } from './my-subscriptions.controller';
 import { PaymentProcessors } from './payment-processor';
+import { SubscriptionBilling } from './subscription-billing';
+import { SubscriptionChargesController } from './subscription-charges.controller';
+import { SubscriptionPeriods } from './subscription-periods';
+import { SubscriptionPlans } from './subscription-plans';
 import { UserSubscriptionsService } from './user-subscriptions.service';
 import { UserSubscriptionsController } from './user-subscriptions.controller';
 import { CreditsRepository } from './credits.repository';
@@ -57,6 +61,7 @@ import { UsersService } from './users.service';
     MySubscriptionsController,
     UsersController,
     UserSubscriptionsController,
+    SubscriptionChargesController,
   ],
   providers: [
     UsersRepository,
@@ -70,6 +75,9 @@ import { UsersService } from './users.service';
     UsersDataOwner,
     UsersErasureOwner,
     PaymentProcessors,
+    SubscriptionBilling,
+    SubscriptionPeriods,
+    SubscriptionPlans,
     UserSubscriptionsService,
   ],
   exports: [UsersService, SessionsService, CreditsService, UserSubscriptionsService, PaymentProcessors],

@@ -563,7 +563,16 @@ const STEPS: Step[] = [
     emits: ['user.subscription.charged'],
     run: async (ctx) => {
       const url = `/api/v2/sites/${ctx.a.siteName}/users/${id(ctx, 'subscriberId')}/subscriptions/${id(ctx, 'subscriptionId')}`;
-      await call(ctx.a.api.post(`${url}/charges`).send({ amount: 500, description: 'Extra seats' }), 201);
+      const made = await call(ctx.a.api.post(`${url}/charges`).send({ amount: 500, description: 'Extra seats' }), 201);
+      ctx.made.chargeId = Number((made.charge as { id: number }).id);
+    },
+  },
+  {
+    does: 'pay that charge out of band (POST …/subscriptions/{subId}/charges/{chargeId}/pay)',
+    emits: ['user.subscription.charged'],
+    run: async (ctx) => {
+      const url = `/api/v2/sites/${ctx.a.siteName}/users/${id(ctx, 'subscriberId')}/subscriptions/${id(ctx, 'subscriptionId')}`;
+      await call(ctx.a.api.post(`${url}/charges/${id(ctx, 'chargeId')}/pay`).send({ paidOutOfBand: true }), 200);
     },
   },
   {

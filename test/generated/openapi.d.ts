@@ -1407,7 +1407,7 @@ export interface paths {
         put?: never;
         /**
          * Resume one of the current user’s subscriptions
-         * @description `paused → active`. A move the subscription’s status does not allow is a 409 `transition_forbidden`.
+         * @description `paused → active`; after the period lapsed, a new period from now, charged. A move the subscription’s status does not allow is a 409 `transition_forbidden`.
          */
         post: operations["resumeMySubscription"];
         delete?: never;
@@ -1447,7 +1447,7 @@ export interface paths {
         put?: never;
         /**
          * Change the plan of one of the current user’s subscriptions
-         * @description Another recurring product, variant or quantity in the same currency; the proration is recorded. A move the subscription’s status does not allow is a 409 `transition_forbidden`.
+         * @description Another recurring product, variant or quantity in the same currency, always prorated: the unused part of the old plan is credited and the new plan charged at once for the rest of the period (a new billing interval: a new period from now, charged in full). Unpaid, the subscription is `past_due`. A move the subscription’s status does not allow is a 409 `transition_forbidden`.
          */
         post: operations["changeMySubscriptionPlan"];
         delete?: never;
@@ -1642,7 +1642,7 @@ export interface paths {
         put?: never;
         /**
          * Resume a site user’s subscription
-         * @description `paused → active`; a period that ended while paused starts again now. A move the subscription’s status does not allow is a 409 `transition_forbidden` (docs/users.md has the table).
+         * @description `paused → active`; a period that ended while paused starts again now, with its renewal charge (`past_due` while unpaid). A move the subscription’s status does not allow is a 409 `transition_forbidden` (docs/users.md has the table).
          */
         post: operations["resumeUserSubscription"];
         delete?: never;
@@ -1682,7 +1682,7 @@ export interface paths {
         put?: never;
         /**
          * Change the plan of a site user’s subscription
-         * @description Another recurring product, variant or quantity in the same currency; the proration of the period left is recorded (never charged). A move the subscription’s status does not allow is a 409 `transition_forbidden` (docs/users.md has the table).
+         * @description Another recurring product, variant or quantity in the same currency. Prorated unless `prorate: false`: the unused old plan is credited to the balance and the new plan charged at once for the rest of the period. A new billing interval starts a new period now, always charged in full. Unpaid, the subscription is `past_due`. A move the subscription’s status does not allow is a 409 `transition_forbidden` (docs/users.md has the table).
          */
         post: operations["changeUserSubscriptionPlan"];
         delete?: never;
@@ -1705,6 +1705,26 @@ export interface paths {
          * @description Records a charge: paid from credits with `payWithCredits` when the balance allows, otherwise `pending` for the payment processor. `Idempotency-Key` replays. A move the subscription’s status does not allow is a 409 `transition_forbidden` (docs/users.md has the table).
          */
         post: operations["createUserSubscriptionCharge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/users/{id}/subscriptions/{subId}/charges/{chargeId}/pay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pay a pending charge of a site user’s subscription (admin)
+         * @description Settles a `pending` ledger line: `paidOutOfBand` (paid outside Sitebase), `payWithCredits` (409 `insufficient_credits` when short, nothing taken), or neither: the processor is asked again (the manual one leaves it pending). A paid line or a credit is a 409 `transition_forbidden`. The last unpaid period charge of a `past_due` subscription makes it `active`. `Idempotency-Key` replays.
+         */
+        post: operations["payUserSubscriptionCharge"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5152,6 +5172,11 @@ export interface components {
              */
             resumesAt: string | null;
             /**
+             * @description Minor units owed to the customer (credited prorations), spent on their next period charges
+             * @example 0
+             */
+            balance: number;
+            /**
              * @description The payment processor that bills it
              * @example manual
              */
@@ -5186,7 +5211,7 @@ export interface components {
             /** @example Too expensive */
             reason?: string;
         };
-        ChangePlanDto: {
+        ChangeMyPlanDto: {
             /**
              * @description A recurring product
              * @example 9
@@ -5196,8 +5221,6 @@ export interface components {
             variantId?: number;
             /** @description Absent: the current quantity */
             quantity?: number;
-            /** @description Record the proration of the period left (a credit for the old plan, a charge for the new); absent: true */
-            prorate?: boolean;
         };
         SubscriptionEntryDto: {
             /** @example 7 */
@@ -5205,29 +5228,43 @@ export interface components {
             /** @example 3 */
             subscriptionId: number;
             /**
-             * @example charge
+             * @description `initial` (the first period, paid by its order), `renewal` (a later period), `proration` (a plan change), `charge` (an operator’s ad-hoc charge, not part of a period)
+             * @example renewal
              * @enum {string}
              */
-            kind: "charge" | "renewal" | "proration";
+            kind: "initial" | "renewal" | "proration" | "charge";
             /**
-             * @description Minor units; a proration is negative when owed to the customer
+             * @description Minor units; a proration is negative when credited to the customer
              * @example 1500
              */
             amount: number;
             /** @example EUR */
             currency: string;
-            /** @example Extra seats, March */
+            /** @example Period 2026-11-01 to 2026-12-01 */
             description: string;
             /**
+             * @description `recorded`: a credit
              * @example pending
              * @enum {string}
              */
             status: "pending" | "paid" | "recorded";
             /**
-             * @description `credits`, or the processor
+             * @description `order`, `balance`, `credits`, `out_of_band` or the processor
              * @example null
              */
             paidWith: string | null;
+            /**
+             * @description The part of `amount` paid from the subscription’s balance
+             * @example 0
+             */
+            creditApplied: number;
+            /**
+             * @description The period it starts or adjusts; null for an ad-hoc charge
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            periodStart: string | null;
+            /** @example 2026-12-01T00:00:00.000Z */
+            periodEnd: string | null;
             /**
              * @description The credit ledger line that paid it
              * @example null
@@ -5242,8 +5279,8 @@ export interface components {
         };
         PlanChangeDto: {
             subscription: components["schemas"]["UserSubscriptionResponseDto"];
-            /** @description The proration recorded (empty with `prorate: false`): never charged by Sitebase */
-            prorations: components["schemas"]["SubscriptionEntryDto"][];
+            /** @description The ledger lines the change wrote: the credit for the unused old plan, and the new plan’s charge (the rest of the period, or a new period for a new billing interval); empty in a trial or with `prorate: false` */
+            entries: components["schemas"]["SubscriptionEntryDto"][];
         };
         UserPageDto: {
             data: components["schemas"]["UserResponseDto"][];
@@ -5302,6 +5339,19 @@ export interface components {
             /** @example report-77 */
             reference?: string;
         };
+        ChangePlanDto: {
+            /**
+             * @description A recurring product
+             * @example 9
+             */
+            productId: number;
+            /** @example 14 */
+            variantId?: number;
+            /** @description Absent: the current quantity */
+            quantity?: number;
+            /** @description Prorate the period left: a credit for the unused old plan and a charge for the new one; absent: true. false: nothing now, the new price from the next renewal (a new billing interval is still charged in full) */
+            prorate?: boolean;
+        };
         CreateChargeDto: {
             /**
              * @description Minor units
@@ -5322,6 +5372,27 @@ export interface components {
             charge: components["schemas"]["SubscriptionEntryDto"];
             /**
              * @description The credit balance after a charge paid from credits; null otherwise
+             * @example null
+             */
+            creditBalance: number | null;
+        };
+        PayChargeDto: {
+            /** @description Pay what it still owes from the user’s credits (one credit per minor unit); a short balance is a 409 `insufficient_credits` and takes nothing. Not with `paidOutOfBand`. */
+            payWithCredits?: boolean;
+            /** @description It was paid outside Sitebase (a bank transfer, cash): `paid` with `out_of_band`. Not with `payWithCredits`. */
+            paidOutOfBand?: boolean;
+            /**
+             * @description With `paidOutOfBand`: the payment’s reference, kept as the charge’s `processorChargeId`
+             * @example Transfer 2026-11-30 #4411
+             */
+            reference?: string;
+        };
+        PaidChargeDto: {
+            charge: components["schemas"]["SubscriptionEntryDto"];
+            /** @description After the payment (`active` again once settled) */
+            subscription: components["schemas"]["UserSubscriptionResponseDto"];
+            /**
+             * @description The credit balance after paying from credits; null otherwise
              * @example null
              */
             creditBalance: number | null;
@@ -13255,7 +13326,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ChangePlanDto"];
+                "application/json": components["schemas"]["ChangeMyPlanDto"];
             };
         };
         responses: {
@@ -14196,6 +14267,85 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ChargeResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    payUserSubscriptionCharge: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 characters. Retrying with the same key and body replays the first response for 24 h. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                siteName: string;
+                /** @description The user */
+                id: number;
+                /** @description The subscription */
+                subId: number;
+                /** @description The ledger line */
+                chargeId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PayChargeDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaidChargeDto"];
                 };
             };
             /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */

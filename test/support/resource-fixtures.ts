@@ -90,6 +90,12 @@ export async function seedResources(t: TestApp, tenant: Tenant, copy = 0): Promi
       currentPeriodEnd: new Date(now.getTime() + 30 * 86_400_000),
     })
   ).id;
+  // A pending charge of it, for the routes that pay one.
+  const charged = await tenant.api
+    .post(`${site}/users/${user.id}/subscriptions/${ids.userSubscription}/charges`)
+    .send({ amount: 100, description: `Fixture${n}` });
+  if (charged.status !== 201) throw new Error(`fixture: ${charged.status} ${JSON.stringify(charged.body)}`);
+  ids.subscriptionCharge = charged.body.charge.id as number;
   ids.order = await made(
     await tenant.api
       .post(`${site}/orders`)
@@ -186,6 +192,8 @@ export function paramValue(f: ResourceFixtures, op: Operation, name: string): st
       return String(ids.variant);
     case 'subId':
       return String(ids.userSubscription);
+    case 'chargeId':
+      return String(ids.subscriptionCharge);
     case 'product_id':
       return String(ids.product);
     case 'product_category_id':

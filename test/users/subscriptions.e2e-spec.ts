@@ -111,6 +111,7 @@ describe('site users: subscriptions to recurring products', () => {
             cancelReason: null,
             pausedAt: null,
             resumesAt: null,
+            balance: 0,
             processor: 'manual',
             processorSubscriptionId: null,
             orderId: order.id,
@@ -123,6 +124,21 @@ describe('site users: subscriptions to recurring products', () => {
       const start = new Date(listed.body.data[0].currentPeriodStart);
       const end = new Date(listed.body.data[0].currentPeriodEnd);
       expect(end.getUTCMonth()).toBe((start.getUTCMonth() + 1) % 12);
+      // Its first period is paid by the order: the ledger's `initial` line.
+      expect(await entries().findBy({ subscriptionId: sub.id })).toEqual([
+        expect.objectContaining({
+          siteId: a.siteId,
+          kind: 'initial',
+          amount: 6000,
+          currency: 'EUR',
+          status: 'paid',
+          paidWith: 'order',
+          creditApplied: 0,
+          periodStart: start,
+          periodEnd: end,
+          paidAt: expect.any(Date),
+        }),
+      ]);
       const events = await eventually(async () => {
         const e = await eventsOf(ctx.t, a, after);
         return e.some((x) => x.name === 'user.subscription.created') ? e : undefined;
@@ -280,7 +296,8 @@ describe('site users: subscriptions to recurring products', () => {
       ] as const)
         expectProblem(await act(sub, action, body), 409, 'transition_forbidden');
       expect(await subs().findOneByOrFail({ id: sub.id })).toEqual(final);
-      expect(await entries().countBy({ subscriptionId: sub.id })).toBe(0);
+      // Only the first period's line: pausing and resuming inside a paid period owes nothing.
+      expect((await entries().findBy({ subscriptionId: sub.id })).map((e) => e.kind)).toEqual(['initial']);
 
       const events = await eventsOf(ctx.t, a, after);
       expect(events.map((e) => [e.name, e.payload.change, e.payload.previousStatus, e.payload.status])).toEqual([
@@ -329,7 +346,7 @@ describe('site users: subscriptions to recurring products', () => {
       expect((await subs().findOneByOrFail({ id: sub.id })).status).toBe('active');
     }, 30000);
 
-    it('the period job renews (a pending renewal charge), ends trials and carries out scheduled cancels', async () => {
+    it('the period job renews (its charge collected: pending is past_due), ends trials and carries out scheduled cancels', async () => {
       const renew = await subscribed('renew@example.com', 2);
       const trial = await subscribed('trialend@example.com');
       const leaving = await subscribed('leaving@example.com');
@@ -346,14 +363,25 @@ describe('site users: subscriptions to recurring products', () => {
 
       expect(await service().rollPeriods()).toBeGreaterThanOrEqual(3);
 
+      // The manual processor collects nothing: the new period's charge waits, and so does the subscription.
       const renewed = await subs().findOneByOrFail({ id: renew.id });
-      expect(renewed.status).toBe('active');
+      expect(renewed.status).toBe('past_due');
       expect(renewed.currentPeriodStart).toEqual(ended);
       expect(renewed.currentPeriodEnd.getTime()).toBeGreaterThan(Date.now() + 27 * DAY);
-      expect(await entries().findBy({ subscriptionId: renew.id })).toEqual([
-        expect.objectContaining({ kind: 'renewal', amount: 6000, currency: 'EUR', status: 'pending', paidWith: null }),
+      expect(await entries().find({ where: { subscriptionId: renew.id }, order: { id: 'ASC' } })).toEqual([
+        expect.objectContaining({ kind: 'initial', amount: 6000, status: 'paid' }),
+        expect.objectContaining({
+          kind: 'renewal',
+          amount: 6000,
+          currency: 'EUR',
+          status: 'pending',
+          paidWith: null,
+          creditApplied: 0,
+          periodStart: ended,
+          periodEnd: renewed.currentPeriodEnd,
+        }),
       ]);
-      expect((await subs().findOneByOrFail({ id: trial.id })).status).toBe('active');
+      expect((await subs().findOneByOrFail({ id: trial.id })).status).toBe('past_due');
       expect(await subs().findOneByOrFail({ id: leaving.id })).toEqual(
         expect.objectContaining({ status: 'canceled', canceledAt: ended, cancelAtPeriodEnd: false }),
       );
@@ -364,6 +392,7 @@ describe('site users: subscriptions to recurring products', () => {
         expect.arrayContaining([
           ['user.subscription.updated', 'renewed'],
           ['user.subscription.charged', 'renewal'],
+          ['user.subscription.updated', 'payment_due'],
           ['user.subscription.updated', 'trial_ended'],
           ['user.subscription.canceled', 'canceled'],
         ]),
@@ -380,14 +409,13 @@ describe('site users: subscriptions to recurring products', () => {
   });
 
   describe('change plan', () => {
-    it('records the proration of the period left (never charged); the status stays', async () => {
+    it('prorates the period left: the unused plan credited to the balance, the new one collected at once', async () => {
       const sub = await subscribed('upgrade@example.com');
       const now = Date.now();
       // Half of a 30-day period is left.
-      await subs().update(
-        { id: sub.id },
-        { currentPeriodStart: new Date(now - 15 * DAY), currentPeriodEnd: new Date(now + 15 * DAY) },
-      );
+      const start = new Date(now - 15 * DAY);
+      const end = new Date(now + 15 * DAY);
+      await subs().update({ id: sub.id }, { currentPeriodStart: start, currentPeriodEnd: end });
       const plus = await makeProduct(a, {
         name: 'Monthly box plus',
         unitAmount: 5000,
@@ -395,39 +423,44 @@ describe('site users: subscriptions to recurring products', () => {
       });
       const after = await lastEventId(ctx.t);
       const res = await a.api.post(opUrl(sub, 'change-plan')).send({ productId: plus.id, quantity: 2 }).expect(200);
+      // The manual processor collects nothing: the new plan's part waits, and so does the subscription.
       expect(res.body.subscription).toEqual(
-        expect.objectContaining({ status: 'active', productId: plus.id, quantity: 2, unitAmount: 5000 }),
+        expect.objectContaining({ status: 'past_due', productId: plus.id, quantity: 2, unitAmount: 5000, balance: 0 }),
       );
-      const amounts = res.body.prorations.map((p: { amount: number }) => p.amount);
-      expect(amounts[0]).toBeGreaterThanOrEqual(-1501);
-      expect(amounts[0]).toBeLessThanOrEqual(-1499);
-      expect(amounts[1]).toBeGreaterThanOrEqual(4999);
-      expect(amounts[1]).toBeLessThanOrEqual(5001);
-      expect(res.body.prorations).toEqual([
-        expect.objectContaining({ kind: 'proration', status: 'recorded', currency: 'EUR', paidAt: null }),
-        expect.objectContaining({ kind: 'proration', status: 'recorded', currency: 'EUR', paidAt: null }),
+      const [credit, charge] = res.body.entries as Array<{ amount: number }>;
+      expect(credit.amount).toBeGreaterThanOrEqual(-1501);
+      expect(credit.amount).toBeLessThanOrEqual(-1499);
+      expect(charge.amount).toBeGreaterThanOrEqual(4999);
+      expect(charge.amount).toBeLessThanOrEqual(5001);
+      const period = { periodStart: start.toISOString(), periodEnd: end.toISOString() };
+      expect(res.body.entries).toEqual([
+        expect.objectContaining({ kind: 'proration', status: 'recorded', creditApplied: 0, paidAt: null, ...period }),
+        expect.objectContaining({
+          kind: 'proration',
+          status: 'pending',
+          creditApplied: -credit.amount,
+          paidWith: null,
+          paidAt: null,
+          ...period,
+        }),
       ]);
-      expect(await entries().countBy({ subscriptionId: sub.id })).toBe(2);
-      expect((await eventsOf(ctx.t, a, after)).map((e) => [e.name, e.payload.change])).toEqual([
-        ['user.subscription.updated', 'plan_changed'],
+      expect(await subs().findOneByOrFail({ id: sub.id })).toEqual(
+        expect.objectContaining({ status: 'past_due', balance: 0 }),
+      );
+      expect(await entries().countBy({ subscriptionId: sub.id })).toBe(3);
+      expect(
+        (await eventsOf(ctx.t, a, after)).map((e) => [e.name, e.payload.change ?? e.payload.kind, e.payload.status]),
+      ).toEqual([
+        ['user.subscription.updated', 'plan_changed', 'active'],
+        ['user.subscription.charged', 'proration', 'pending'],
+        ['user.subscription.updated', 'payment_due', 'past_due'],
       ]);
-
-      // A yearly plan starts a new period now; its charge is a full period.
-      const yearlyChange = await a.api
-        .post(opUrl(sub, 'change-plan'))
-        .send({ productId: yearly.id, quantity: 1 })
-        .expect(200);
-      expect(yearlyChange.body.subscription).toEqual(expect.objectContaining({ interval: 'year', unitAmount: 30000 }));
-      expect(yearlyChange.body.prorations[1]).toEqual(expect.objectContaining({ amount: 30000 }));
-      expect(new Date(yearlyChange.body.subscription.currentPeriodStart).getTime()).toBeGreaterThan(now - 60_000);
-
-      // Without proration: nothing recorded.
-      const quiet = await a.api
-        .post(opUrl(sub, 'change-plan'))
-        .send({ productId: monthly.id, prorate: false })
-        .expect(200);
-      expect(quiet.body.prorations).toEqual([]);
-      expect(await entries().countBy({ subscriptionId: sub.id })).toBe(4);
+      // Past due: settle first.
+      expectProblem(
+        await a.api.post(opUrl(sub, 'change-plan')).send({ productId: yearly.id }),
+        409,
+        'transition_forbidden',
+      );
     });
 
     it('refuses a one-off product, another currency, another site’s product and the same plan', async () => {
@@ -449,7 +482,7 @@ describe('site users: subscriptions to recurring products', () => {
       for (const body of [{}, { productId: 'x' }, { productId: monthly.id, quantity: 0 }, { productId: 1, extra: 1 }])
         expectProblem(await a.api.post(opUrl(sub, 'change-plan')).send(body), 400, 'validation_failed');
       expect(await subs().findOneByOrFail({ id: sub.id })).toEqual(before);
-      expect(await entries().countBy({ subscriptionId: sub.id })).toBe(0);
+      expect(await entries().countBy({ subscriptionId: sub.id })).toBe(1);
     });
   });
 
@@ -476,6 +509,9 @@ describe('site users: subscriptions to recurring products', () => {
           description: 'Extra seats',
           status: 'paid',
           paidWith: 'credits',
+          creditApplied: 0,
+          periodStart: null,
+          periodEnd: null,
           creditEntryId: expect.any(Number),
           processorChargeId: null,
           createdAt: ISO,
@@ -489,7 +525,7 @@ describe('site users: subscriptions to recurring products', () => {
         .send({ amount: 1500, description: 'Extra seats', payWithCredits: true })
         .expect(201);
       expect(replay.body).toEqual(paid.body);
-      expect(await entries().countBy({ subscriptionId: sub.id })).toBe(1);
+      expect(await entries().countBy({ subscriptionId: sub.id, kind: 'charge' })).toBe(1);
       expect(
         await ctx.t.db.getRepository(CreditEntryEntity).findOneByOrFail({ id: paid.body.charge.creditEntryId }),
       ).toEqual(
@@ -525,13 +561,15 @@ describe('site users: subscriptions to recurring products', () => {
         { amount: 100, description: 'x', payWithCredits: 'yes' },
       ])
         expectProblem(await a.api.post(opUrl(sub, 'charges')).send(body), 400, 'validation_failed');
-      expect(await entries().countBy({ subscriptionId: sub.id })).toBe(2);
+      expect(await entries().countBy({ subscriptionId: sub.id, kind: 'charge' })).toBe(2);
+      // An ad-hoc charge left pending is no period's: the status stays.
+      expect((await subs().findOneByOrFail({ id: sub.id })).status).toBe('active');
     });
   });
 
   describe('the owner’s routes (/me/subscriptions)', () => {
     it('lists, pauses, resumes, changes plan and cancels their own; another’s is a 404', async () => {
-      const sub = await subscribed('owner@example.com');
+      const sub = await subscribed('owner@example.com', 3);
       const other = await subscribed('neighbour@example.com');
       const auth = { authorization: `Bearer ${sub.token}` };
       const me = (rest = '') => users(a, `/me/subscriptions${rest}`);
@@ -548,12 +586,27 @@ describe('site users: subscriptions to recurring products', () => {
         .post(me(`/${sub.id}/resume`))
         .set(auth)
         .expect(200);
+      // Theirs is always prorated: `prorate` is the operator's.
+      const refused = await request(ctx.t.server)
+        .post(me(`/${sub.id}/change-plan`))
+        .set(auth)
+        .send({ productId: monthly.id, quantity: 1, prorate: false });
+      expectProblem(refused, 400, 'validation_failed');
+      expect(refused.body.errors).toEqual([expect.objectContaining({ path: 'prorate' })]);
+      // Fewer seats: the unused part is credited, and pays for the new part at once.
       const changed = await request(ctx.t.server)
         .post(me(`/${sub.id}/change-plan`))
         .set(auth)
-        .send({ productId: monthly.id, quantity: 3 })
+        .send({ productId: monthly.id, quantity: 1 })
         .expect(200);
-      expect(changed.body.subscription.quantity).toBe(3);
+      expect(changed.body.subscription).toEqual(expect.objectContaining({ quantity: 1, status: 'active' }));
+      expect(changed.body.entries).toEqual([
+        expect.objectContaining({ kind: 'proration', status: 'recorded' }),
+        expect.objectContaining({ kind: 'proration', status: 'paid', paidWith: 'balance' }),
+      ]);
+      const [credited, used] = changed.body.entries as Array<{ amount: number; creditApplied: number }>;
+      expect(used.creditApplied).toBe(used.amount);
+      expect(changed.body.subscription.balance).toBe(-credited.amount - used.amount);
       const canceled = await request(ctx.t.server)
         .post(me(`/${sub.id}/cancel`))
         .set(auth)

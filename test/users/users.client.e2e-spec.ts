@@ -176,14 +176,23 @@ describe('generated client: site users', () => {
     expect(resumed.data?.status).toBe('active');
     const changed = await s.api.POST('/api/v2/sites/{siteName}/users/{id}/subscriptions/{subId}/change-plan', {
       params: { path: sub },
-      body: { productId: bigger.data!.id },
+      body: { productId: bigger.data!.id, prorate: false },
     });
-    expect(changed.data?.subscription.unitAmount).toBe(2000);
+    expect([changed.data?.subscription.unitAmount, changed.data?.entries]).toEqual([2000, []]);
     const charged = await s.api.POST('/api/v2/sites/{siteName}/users/{id}/subscriptions/{subId}/charges', {
       params: { path: sub },
       body: { amount: 300, description: 'Setup' },
     });
     expect([charged.response.status, charged.data?.charge.status]).toEqual([201, 'pending']);
+    const paid = await s.api.POST('/api/v2/sites/{siteName}/users/{id}/subscriptions/{subId}/charges/{chargeId}/pay', {
+      params: { path: { ...sub, chargeId: charged.data!.charge.id } },
+      body: { paidOutOfBand: true, reference: 'Cash' },
+    });
+    expect([paid.response.status, paid.data?.charge.paidWith, paid.data?.charge.processorChargeId]).toEqual([
+      200,
+      'out_of_band',
+      'Cash',
+    ]);
 
     const ownList = await me.GET('/api/v2/sites/{siteName}/users/me/subscriptions', { params: { path: site() } });
     expect(ownList.data?.data.map((x) => x.id)).toEqual([listed[0].id]);
@@ -198,9 +207,13 @@ describe('generated client: site users', () => {
     expect(ownResume.data?.status).toBe('active');
     const ownChange = await me.POST('/api/v2/sites/{siteName}/users/me/subscriptions/{id}/change-plan', {
       params: { path: own },
-      body: { productId: plan.data!.id, prorate: false },
+      body: { productId: plan.data!.id },
     });
-    expect(ownChange.data?.prorations).toEqual([]);
+    // Theirs is prorated: the unused bigger plan credited, paying the smaller one's rest of the period.
+    expect(ownChange.data?.entries.map((e) => [e.kind, e.status])).toEqual([
+      ['proration', 'recorded'],
+      ['proration', 'paid'],
+    ]);
     const ownCancel = await me.POST('/api/v2/sites/{siteName}/users/me/subscriptions/{id}/cancel', {
       params: { path: own },
       body: { atPeriodEnd: true },

@@ -26,6 +26,7 @@ import { ContentCounts1795460000000 } from './1795460000000-content-counts';
 import { OrderExpiry1795510000000 } from './1795510000000-order-expiry';
 import { TrackingWrite1795470000000 } from './1795470000000-tracking-write';
 import { SenderDomains1795480000000 } from './1795480000000-sender-domains';
+import { SubscriptionBilling1795490000000 } from './1795490000000-subscription-billing';
 /**
  * Every migration, oldest first. Listed rather than globbed so that the server, the CLI and the
  * test set-up (which runs outside ts-node) load the same classes. `npm run migration:generate`
@@ -58,5 +59,6 @@ export const MIGRATIONS = [
   ContentCounts1795460000000,
   TrackingWrite1795470000000,
   SenderDomains1795480000000,
+  SubscriptionBilling1795490000000,
   OrderExpiry1795510000000,
 ];

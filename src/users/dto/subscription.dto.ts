@@ -1,27 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import {
-  IsBoolean,
-  IsIn,
-  IsInt,
-  IsNotEmpty,
-  IsOptional,
-  IsString,
-  Matches,
-  Max,
-  MaxLength,
-  Min,
-} from 'class-validator';
-import { IsCurrency, MAX_AMOUNT } from '../../catalog/dto/product.dto';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { SITE_NAME_PATTERN } from '../../common/auth/principal';
 import { IsIdParam, IsTimestamp, MAX_ID, OptionalNotNull } from '../../common/input/dto-rules';
 import { CursorQueryDto } from '../../common/pagination/page';
-import {
-  SUBSCRIPTION_ENTRY_KINDS,
-  SUBSCRIPTION_ENTRY_STATUSES,
-  type SubscriptionEntryKind,
-  type SubscriptionEntryStatus,
-  SubscriptionEntryEntity,
-} from '../entities/subscription-entry.entity';
 import { UserSubscriptionEntity } from '../entities/user-subscription.entity';
 import {
   RECURRING_INTERVALS,
@@ -29,6 +10,7 @@ import {
   SUBSCRIPTION_STATUSES,
   type SubscriptionStatus,
 } from '../subscription-status';
+import { SubscriptionEntryDto } from './subscription-charge.dto';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -46,6 +28,13 @@ export class UserSubscriptionParamDto {
   @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 3, description: 'The subscription' })
   @IsIdParam()
   subId: number;
+}
+
+/** `…/users/{id}/subscriptions/{subId}/charges/{chargeId}/…` */
+export class SubscriptionChargeParamDto extends UserSubscriptionParamDto {
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 7, description: 'The ledger line' })
+  @IsIdParam()
+  chargeId: number;
 }
 
 export class UserSubscriptionQueryDto extends CursorQueryDto {
@@ -84,7 +73,8 @@ export class CancelSubscriptionDto {
   reason?: string;
 }
 
-export class ChangePlanDto {
+/** The owner's plan change: always prorated (no `prorate` field, so sending one is a 400). */
+export class ChangeMyPlanDto {
   @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 9, description: 'A recurring product' })
   @IsInt()
   @Min(1)
@@ -104,42 +94,18 @@ export class ChangePlanDto {
   @Min(1)
   @Max(10_000)
   quantity?: number;
+}
 
+/** An operator's plan change, who may waive the proration. */
+export class ChangePlanDto extends ChangeMyPlanDto {
   @ApiPropertyOptional({
     description:
-      'Record the proration of the period left (a credit for the old plan, a charge for the new); absent: true',
+      'Prorate the period left: a credit for the unused old plan and a charge for the new one; absent: true. ' +
+      'false: nothing now, the new price from the next renewal (a new billing interval is still charged in full)',
   })
   @OptionalNotNull()
   @IsBoolean()
   prorate?: boolean;
-}
-
-export class CreateChargeDto {
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_AMOUNT, example: 1500, description: 'Minor units' })
-  @IsInt()
-  @Min(1)
-  @Max(MAX_AMOUNT)
-  amount: number;
-
-  @ApiPropertyOptional({ example: 'EUR', description: 'ISO 4217; must be the subscription’s (absent: it is)' })
-  @OptionalNotNull()
-  @IsCurrency()
-  currency?: string;
-
-  @ApiProperty({ example: 'Extra seats, March', maxLength: 500 })
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(500)
-  description: string;
-
-  @ApiPropertyOptional({
-    description:
-      'Pay it from the user’s credits (one credit per minor unit) when the balance allows; otherwise, or when ' +
-      'false or absent, it is left `pending` for the payment processor',
-  })
-  @OptionalNotNull()
-  @IsBoolean()
-  payWithCredits?: boolean;
 }
 
 export class UserSubscriptionResponseDto {
@@ -163,6 +129,11 @@ export class UserSubscriptionResponseDto {
   @ApiProperty({ type: String, nullable: true, example: null }) pausedAt: string | null;
   @ApiProperty({ type: String, nullable: true, example: null, description: 'A pause’s resume date' })
   resumesAt: string | null;
+  @ApiProperty({
+    example: 0,
+    description: 'Minor units owed to the customer (credited prorations), spent on their next period charges',
+  })
+  balance: number;
   @ApiProperty({ example: 'manual', description: 'The payment processor that bills it' }) processor: string;
   @ApiProperty({ type: String, nullable: true, example: null }) processorSubscriptionId: string | null;
   @ApiProperty({ type: 'integer', nullable: true, example: 42, description: 'The order that started it' })
@@ -171,40 +142,26 @@ export class UserSubscriptionResponseDto {
   @ApiProperty({ example: '2026-11-01T00:00:00.000Z' }) updatedAt: string;
 }
 
-export class SubscriptionEntryDto {
-  @ApiProperty({ example: 7 }) id: number;
-  @ApiProperty({ example: 3 }) subscriptionId: number;
-  @ApiProperty({ enum: SUBSCRIPTION_ENTRY_KINDS, example: 'charge' }) kind: SubscriptionEntryKind;
-  @ApiProperty({ example: 1500, description: 'Minor units; a proration is negative when owed to the customer' })
-  amount: number;
-  @ApiProperty({ example: 'EUR' }) currency: string;
-  @ApiProperty({ example: 'Extra seats, March' }) description: string;
-  @ApiProperty({ enum: SUBSCRIPTION_ENTRY_STATUSES, example: 'pending' }) status: SubscriptionEntryStatus;
-  @ApiProperty({ type: String, nullable: true, example: null, description: '`credits`, or the processor' })
-  paidWith: string | null;
-  @ApiProperty({ type: 'integer', nullable: true, example: null, description: 'The credit ledger line that paid it' })
-  creditEntryId: number | null;
-  @ApiProperty({ type: String, nullable: true, example: null }) processorChargeId: string | null;
-  @ApiProperty({ example: '2026-11-01T00:00:00.000Z' }) createdAt: string;
-  @ApiProperty({ type: String, nullable: true, example: null }) paidAt: string | null;
-}
-
 export class PlanChangeDto {
   @ApiProperty({ type: UserSubscriptionResponseDto }) subscription: UserSubscriptionResponseDto;
   @ApiProperty({
     type: [SubscriptionEntryDto],
-    description: 'The proration recorded (empty with `prorate: false`): never charged by Sitebase',
+    description:
+      'The ledger lines the change wrote: the credit for the unused old plan, and the new plan’s charge (the rest ' +
+      'of the period, or a new period for a new billing interval); empty in a trial or with `prorate: false`',
   })
-  prorations: SubscriptionEntryDto[];
+  entries: SubscriptionEntryDto[];
 }
 
-export class ChargeResponseDto {
+export class PaidChargeDto {
   @ApiProperty({ type: SubscriptionEntryDto }) charge: SubscriptionEntryDto;
+  @ApiProperty({ type: UserSubscriptionResponseDto, description: 'After the payment (`active` again once settled)' })
+  subscription: UserSubscriptionResponseDto;
   @ApiProperty({
     type: 'integer',
     nullable: true,
     example: null,
-    description: 'The credit balance after a charge paid from credits; null otherwise',
+    description: 'The credit balance after paying from credits; null otherwise',
   })
   creditBalance: number | null;
 }
@@ -229,27 +186,11 @@ export function toSubscriptionResponse(s: UserSubscriptionEntity): UserSubscript
     cancelReason: s.cancelReason,
     pausedAt: iso(s.pausedAt),
     resumesAt: iso(s.resumesAt),
+    balance: s.balance,
     processor: s.processor,
     processorSubscriptionId: s.processorSubscriptionId,
     orderId: s.orderId,
     createdAt: s.createdAt.toISOString(),
     updatedAt: s.updatedAt.toISOString(),
-  };
-}
-
-export function toSubscriptionEntry(e: SubscriptionEntryEntity): SubscriptionEntryDto {
-  return {
-    id: e.id,
-    subscriptionId: e.subscriptionId,
-    kind: e.kind,
-    amount: e.amount,
-    currency: e.currency,
-    description: e.description,
-    status: e.status,
-    paidWith: e.paidWith,
-    creditEntryId: e.creditEntryId,
-    processorChargeId: e.processorChargeId,
-    createdAt: e.createdAt.toISOString(),
-    paidAt: iso(e.paidAt),
   };
 }

@@ -3,15 +3,22 @@ import { IdColumn, RefColumn } from '../../database/columns';
 import { idTransformer } from '../../database/id.transformer';
 import { UserSubscriptionEntity } from './user-subscription.entity';
 
-export const SUBSCRIPTION_ENTRY_KINDS = ['charge', 'renewal', 'proration'] as const;
+export const SUBSCRIPTION_ENTRY_KINDS = ['initial', 'renewal', 'proration', 'charge'] as const;
 export type SubscriptionEntryKind = (typeof SUBSCRIPTION_ENTRY_KINDS)[number];
+/** The lines that make up what the periods cost (an operator's ad-hoc `charge` is not one). */
+export const PERIOD_ENTRY_KINDS = [
+  'initial',
+  'renewal',
+  'proration',
+] as const satisfies readonly SubscriptionEntryKind[];
 export const SUBSCRIPTION_ENTRY_STATUSES = ['pending', 'paid', 'recorded'] as const;
 export type SubscriptionEntryStatus = (typeof SUBSCRIPTION_ENTRY_STATUSES)[number];
 
 /**
- * One line of a subscription's ledger (docs/users.md): a charge (asked for by the site, or a
- * renewal at a period's end), `pending` for the processor or `paid` (from credits or by the
- * processor); or a proration of a plan change, `recorded` only: Sitebase never charges it.
+ * One line of a subscription's ledger (docs/users.md): every money movement is one. A period's
+ * line (`initial`: the first, paid by its order; `renewal`: every later one), a `proration` of a
+ * plan change (a negative one is `recorded` and credited to the balance; a positive one is
+ * collected), or an operator's ad-hoc `charge`. Collected lines are `pending` until paid.
  */
 @Entity('user_subscription_entries')
 @Index('user_subscription_entries_subscription_id_id_idx', ['subscriptionId', 'id'])
@@ -29,8 +36,16 @@ export class SubscriptionEntryEntity {
   @Column({ type: 'text' }) currency: string;
   @Column({ type: 'text', default: '' }) description: string;
   @Column({ type: 'text' }) status: SubscriptionEntryStatus;
-  /** `credits` when paid from the user's credits; else the processor's name once it paid. */
+  /**
+   * How it was paid: `order` (a first period), `balance`, `credits`, `out_of_band` (settled
+   * outside Sitebase, said by an operator) or the processor's name.
+   */
   @Column({ type: 'text', nullable: true }) paidWith: string | null;
+  /** The period this line starts (initial, renewal) or adjusts (proration); null for ad-hoc charges. */
+  @Column({ type: 'timestamptz', precision: 3, nullable: true }) periodStart: Date | null;
+  @Column({ type: 'timestamptz', precision: 3, nullable: true }) periodEnd: Date | null;
+  /** The part of `amount` paid from the subscription's balance; the rest is what was asked of the processor. */
+  @Column({ type: 'bigint', default: 0, transformer: idTransformer }) creditApplied: number;
   @RefColumn({ nullable: true }) creditEntryId: number | null;
   @Column({ type: 'text', nullable: true }) processorChargeId: string | null;
   @CreateDateColumn({ type: 'timestamptz', precision: 3 }) createdAt: Date;

@@ -15,7 +15,7 @@ import { SiteUserEntity } from './site-user.entity';
   unique: true,
   where: 'order_line_id IS NOT NULL',
 })
-@Index('user_subscriptions_due_idx', ['currentPeriodEnd'], { where: "status IN ('trialing', 'active')" })
+@Index('user_subscriptions_due_idx', ['currentPeriodEnd'], { where: "status IN ('trialing', 'active', 'past_due')" })
 @Index('user_subscriptions_site_id_idx', ['siteId'])
 export class UserSubscriptionEntity {
   @IdColumn() id: number;
@@ -43,6 +43,11 @@ export class UserSubscriptionEntity {
   @Column({ type: 'timestamptz', precision: 3, nullable: true }) pausedAt: Date | null;
   /** A paused subscription's resume date; null: until resumed. */
   @Column({ type: 'timestamptz', precision: 3, nullable: true }) resumesAt: Date | null;
+  /**
+   * Minor units owed to the customer (credited prorations), spent on their next period charges
+   * before the processor is asked; never negative.
+   */
+  @Column({ type: 'bigint', default: 0, transformer: idTransformer }) balance: number;
   @Column({ type: 'text', default: 'manual' }) processor: string;
   @Column({ type: 'text', nullable: true }) processorSubscriptionId: string | null;
   /** The order (and its recurring line) that started it; null when an operator started it. */
