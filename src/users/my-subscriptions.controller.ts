@@ -5,7 +5,6 @@ import { SiteIdParamDto } from '../common/http/params';
 import { ApiController, Route } from '../common/http/route.decorator';
 import { mapPage, Page, PageDto } from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
-import { toSubscriptionEntry } from './dto/subscription-charge.dto';
 import {
   CancelSubscriptionDto,
   ChangeMyPlanDto,
@@ -13,6 +12,7 @@ import {
   PlanChangeDto,
   UserSubscriptionQueryDto,
   UserSubscriptionResponseDto,
+  toPlanChange,
   toSubscriptionResponse,
 } from './dto/subscription.dto';
 import { UserSubscriptionsService } from './user-subscriptions.service';
@@ -117,7 +117,6 @@ export class MySubscriptionsController {
     @Param() { id }: SiteIdParamDto,
     @Body() dto: ChangeMyPlanDto,
   ): Promise<PlanChangeDto> {
-    const { subscription, entries } = await this.subscriptions.changePlan(site, user.userId, id, dto);
-    return { subscription: toSubscriptionResponse(subscription), entries: entries.map(toSubscriptionEntry) };
+    return toPlanChange(await this.subscriptions.changePlan(site, user.userId, id, dto));
   }
 }

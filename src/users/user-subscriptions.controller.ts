@@ -4,7 +4,6 @@ import { SiteIdParamDto } from '../common/http/params';
 import { ApiController, Route } from '../common/http/route.decorator';
 import { mapPage, Page, PageDto } from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
-import { toSubscriptionEntry } from './dto/subscription-charge.dto';
 import {
   CancelSubscriptionDto,
   ChangePlanDto,
@@ -12,6 +11,7 @@ import {
   PlanChangeDto,
   UserSubscriptionQueryDto,
   UserSubscriptionResponseDto,
+  toPlanChange,
   toSubscriptionResponse,
   UserSubscriptionParamDto,
 } from './dto/subscription.dto';
@@ -118,7 +118,6 @@ export class UserSubscriptionsController {
     @Param() { id, subId }: UserSubscriptionParamDto,
     @Body() dto: ChangePlanDto,
   ): Promise<PlanChangeDto> {
-    const { subscription, entries } = await this.subscriptions.changePlan(site, id, subId, dto);
-    return { subscription: toSubscriptionResponse(subscription), entries: entries.map(toSubscriptionEntry) };
+    return toPlanChange(await this.subscriptions.changePlan(site, id, subId, dto));
   }
 }

@@ -5279,7 +5279,9 @@ export interface components {
         };
         PlanChangeDto: {
             subscription: components["schemas"]["UserSubscriptionResponseDto"];
-            /** @description The ledger lines the change wrote: the credit for the unused old plan, and the new plan’s charge (the rest of the period, or a new period for a new billing interval); empty in a trial or with `prorate: false` */
+            /** @description The proration lines the change wrote: the credit for the unused old plan (negative, to the balance) and, within the same billing interval, the new plan’s charge for the rest of the period; empty in a trial or with `prorate: false` */
+            prorations: components["schemas"]["SubscriptionEntryDto"][];
+            /** @description Every line the change wrote, in order: its prorations and, when a new billing interval starts a new period now, that period’s `renewal` charge */
             entries: components["schemas"]["SubscriptionEntryDto"][];
         };
         UserPageDto: {

@@ -18,6 +18,7 @@ import { Tenant, withTenants } from '../support/tenant';
  * (the period job runs when the test says), so the order's `order.subscription_requested` is
  * handed to the service the way the outbox relay would.
  */
+
 describe('site users: subscription billing (no period without its charge)', () => {
   const ctx = withTenants(2, { env: { CATALOG_CACHE_TTL_MS: '0', JOBS_ENABLED: 'false' } });
   let a: Tenant;
@@ -283,6 +284,7 @@ describe('site users: subscription billing (no period without its charge)', () =
         currentPeriodEnd: '2020-07-01T00:00:00.000Z',
         balance: 0,
       }),
+      prorations: [],
       entries: [],
     });
     expect(await entries().countBy({ subscriptionId: sub.id })).toBe(1);
@@ -310,6 +312,8 @@ describe('site users: subscription billing (no period without its charge)', () =
       .post(op(sub, '/change-plan'))
       .send({ productId: yearly1000.id, prorate: false })
       .expect(200);
+    // A renewal is not a proration: the old field keeps meaning what it did.
+    expect(res.body.prorations).toEqual([]);
     expect(res.body.entries).toEqual([
       expect.objectContaining({ kind: 'renewal', amount: 100000, status: 'pending', creditApplied: 0 }),
     ]);
@@ -382,6 +386,7 @@ describe('site users: subscription billing (no period without its charge)', () =
         currentPeriodEnd: '2020-05-01T00:00:00.000Z',
         trialEndsAt: '2020-05-01T00:00:00.000Z',
       }),
+      prorations: [],
       entries: [],
     });
     // The trial ends: the first paid period is the new plan's.

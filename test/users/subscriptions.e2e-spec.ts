@@ -427,6 +427,7 @@ describe('site users: subscriptions to recurring products', () => {
       expect(res.body.subscription).toEqual(
         expect.objectContaining({ status: 'past_due', productId: plus.id, quantity: 2, unitAmount: 5000, balance: 0 }),
       );
+      expect(res.body.prorations).toEqual(res.body.entries);
       const [credit, charge] = res.body.entries as Array<{ amount: number }>;
       expect(credit.amount).toBeGreaterThanOrEqual(-1501);
       expect(credit.amount).toBeLessThanOrEqual(-1499);

@@ -178,7 +178,11 @@ describe('generated client: site users', () => {
       params: { path: sub },
       body: { productId: bigger.data!.id, prorate: false },
     });
-    expect([changed.data?.subscription.unitAmount, changed.data?.entries]).toEqual([2000, []]);
+    expect([changed.data?.subscription.unitAmount, changed.data?.prorations, changed.data?.entries]).toEqual([
+      2000,
+      [],
+      [],
+    ]);
     const charged = await s.api.POST('/api/v2/sites/{siteName}/users/{id}/subscriptions/{subId}/charges', {
       params: { path: sub },
       body: { amount: 300, description: 'Setup' },

@@ -10,7 +10,8 @@ import {
   SUBSCRIPTION_STATUSES,
   type SubscriptionStatus,
 } from '../subscription-status';
-import { SubscriptionEntryDto } from './subscription-charge.dto';
+import { SubscriptionEntryEntity } from '../entities/subscription-entry.entity';
+import { SubscriptionEntryDto, toSubscriptionEntry } from './subscription-charge.dto';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -147,10 +148,31 @@ export class PlanChangeDto {
   @ApiProperty({
     type: [SubscriptionEntryDto],
     description:
-      'The ledger lines the change wrote: the credit for the unused old plan, and the new plan’s charge (the rest ' +
-      'of the period, or a new period for a new billing interval); empty in a trial or with `prorate: false`',
+      'The proration lines the change wrote: the credit for the unused old plan (negative, to the balance) and, ' +
+      'within the same billing interval, the new plan’s charge for the rest of the period; empty in a trial or ' +
+      'with `prorate: false`',
+  })
+  prorations: SubscriptionEntryDto[];
+  @ApiProperty({
+    type: [SubscriptionEntryDto],
+    description:
+      'Every line the change wrote, in order: its prorations and, when a new billing interval starts a new period ' +
+      'now, that period’s `renewal` charge',
   })
   entries: SubscriptionEntryDto[];
+}
+
+/** A plan change as its routes answer it. */
+export function toPlanChange(change: {
+  subscription: UserSubscriptionEntity;
+  entries: SubscriptionEntryEntity[];
+}): PlanChangeDto {
+  const entries = change.entries.map(toSubscriptionEntry);
+  return {
+    subscription: toSubscriptionResponse(change.subscription),
+    prorations: entries.filter((e) => e.kind === 'proration'),
+    entries,
+  };
 }
 
 export class PaidChargeDto {
