@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { DataSource, EntityManager, IsNull } from 'typeorm';
+import { DataSource, EntityManager, IsNull, Not } from 'typeorm';
 import { UserPrincipal } from '../common/auth/principal';
 import {
   ConflictProblem,
@@ -23,6 +23,7 @@ import { NewSession, SessionsService } from './sessions.service';
 import { USER_EVENTS } from './users.events';
 
 const HOUR_MS = 3600_000;
+const DAY_MS = 24 * HOUR_MS;
 const EMAIL_KEY = 'site_users_site_id_email_key';
 
 /** Who is asking, for the per-IP limit and the session's record. */
@@ -34,6 +35,13 @@ export interface ClientInfo {
 export interface SignIn extends NewSession {
   user: SiteUserEntity;
 }
+
+/**
+ * What an address's shares allow for one more code (docs/users.md, "Limits"): mail it, or
+ * nothing (the answer stays the same), or, the first time in a day that its daily share refuses
+ * a code, a notice to the verified user who owns it.
+ */
+export type AddressShare = { mail: true } | { mail: false; notice?: { until: Date } };
 
 /**
  * Sign-in by one-time password (docs/users.md). A code is mailed to any address asked for,
@@ -52,24 +60,21 @@ export class OtpService {
   ) {}
 
   /**
-   * Mails a code, unless the address was sent one less than USER_OTP_RESEND_SECONDS ago or
-   * has had its hourly share: then nothing is sent, and the answer is the same.
+   * Mails a code, unless the address's shares say no (docs/users.md, "Limits"): then nothing
+   * is sent, and the answer is the same.
    */
   async request(site: SiteContext, rawEmail: string, client: ClientInfo): Promise<void> {
     await this.limitIp(site, client);
     const email = normaliseEmail(rawEmail);
-    // The counter's key holds a hash of the address, not the address (an erasure leaves nothing behind).
-    const emailKey = createHash('sha256').update(email).digest('base64url');
-    const perEmail = await this.limits.hit(
-      `otp-email:${site.id}:${emailKey}`,
-      HOUR_MS,
-      this.config.USER_OTP_EMAIL_HOURLY_LIMIT,
-      HOUR_MS,
-    );
-    if (perEmail.blocked) return;
+    const share = await this.addressShare(site, email);
+    if (!share.mail && !share.notice) return;
     await this.dataSource.transaction(async (em) => {
+      if (!share.mail) return this.mailLimitNotice(em, site, email, share.notice!.until);
       const user = await em.findOne(SiteUserEntity, { where: { siteId: site.id, email } });
-      await this.issue(em, site, email, 'sign_in', null, user?.name || undefined);
+      // A name greets only its own verified address: a user made from an order's address, or
+      // whose address an operator corrected, could be someone else's mailbox.
+      const userName = user?.emailVerifiedAt ? user.name || undefined : undefined;
+      await this.issue(em, site, email, 'sign_in', null, userName);
     });
   }
 
@@ -101,14 +106,47 @@ export class OtpService {
     return outcome;
   }
 
-  /** Mails a code to the user's new address (PATCH /me with `email`); nothing changes until it is verified. */
-  requestEmailChange(em: EntityManager, site: SiteContext, user: SiteUserEntity, rawEmail: string): Promise<string> {
-    const email = normaliseEmail(rawEmail);
-    return this.issue(em, site, email, 'email_change', user.id, user.name || undefined).then(() => email);
+  /**
+   * The limits of an email change, checked before anything is written (PATCH /me with a new
+   * `email`): the client IP's and the user's hourly shares answer 429; the new address's
+   * shares, the same as sign-in's, decide silently whether a code is mailed.
+   */
+  async checkEmailChange(site: SiteContext, userId: number, email: string, client: ClientInfo): Promise<AddressShare> {
+    await this.limitIp(site, client);
+    const perUser = await this.limits.hit(
+      `otp-user:${site.id}:${userId}`,
+      HOUR_MS,
+      this.config.USER_OTP_EMAIL_HOURLY_LIMIT,
+      HOUR_MS,
+    );
+    if (perUser.blocked) throw new TooManyRequestsProblem(perUser.retryAfter);
+    return this.addressShare(site, normaliseEmail(email));
+  }
+
+  /**
+   * Mails a code to the user's new address as `share` allows (checkEmailChange), in `em`'s
+   * transaction; nothing changes until it is verified. The address is not the user's yet: the
+   * mail carries nothing the user wrote (no name).
+   */
+  async requestEmailChange(
+    em: EntityManager,
+    site: SiteContext,
+    user: SiteUserEntity,
+    email: string,
+    share: AddressShare,
+  ): Promise<void> {
+    if (share.mail) await this.issue(em, site, email, 'email_change', user.id, undefined);
+    else if (share.notice) await this.mailLimitNotice(em, site, email, share.notice.until);
   }
 
   /** Applies the new address once its code is verified (POST /me/verify-email). */
-  async verifyEmailChange(site: SiteContext, principal: UserPrincipal, code: string): Promise<SiteUserEntity> {
+  async verifyEmailChange(
+    site: SiteContext,
+    principal: UserPrincipal,
+    code: string,
+    client: ClientInfo,
+  ): Promise<SiteUserEntity> {
+    await this.limitIp(site, client);
     const outcome = await this.dataSource.transaction(async (em) => {
       const otp = await this.consume(em, site, { userId: principal.userId, purpose: 'email_change' }, code);
       if (!otp) return null;
@@ -140,12 +178,10 @@ export class OtpService {
     userName: string | undefined,
   ): Promise<void> {
     // Requests for one address take turns, so a parallel one sees the code just issued and the
-    // resend wait holds (else each would mail a code). The lock ends with the transaction.
-    await namedXactLock(em, `user_otps:${site.id}:${purpose}:${email}`);
-    const last = await em.findOne(UserOtpEntity, {
-      where: { siteId: site.id, email, purpose },
-      order: { id: 'DESC' },
-    });
+    // resend wait holds (else each would mail a code). The lock ends with the transaction. The
+    // wait is the mailbox's, whatever the code is for.
+    await namedXactLock(em, `user_otps:${site.id}:${email}`);
+    const last = await em.findOne(UserOtpEntity, { where: { siteId: site.id, email }, order: { id: 'DESC' } });
     if (last && Date.now() - last.createdAt.getTime() < this.config.USER_OTP_RESEND_SECONDS * 1000) return;
     await em.update(
       UserOtpEntity,
@@ -206,6 +242,46 @@ export class OtpService {
     return otp;
   }
 
+  /**
+   * The address's hourly and daily shares, shared by sign-in and email-change codes (one
+   * mailbox). The first refusal by the daily share in a day may tell the address's owner: only
+   * a verified user of the site, so nobody can make the server mail an address it does not know.
+   */
+  private async addressShare(site: SiteContext, email: string): Promise<AddressShare> {
+    // The counters' keys hold a hash of the address, not the address (an erasure leaves nothing behind).
+    const emailKey = createHash('sha256').update(email).digest('base64url');
+    const hourly = await this.limits.hit(
+      `otp-email:${site.id}:${emailKey}`,
+      HOUR_MS,
+      this.config.USER_OTP_EMAIL_HOURLY_LIMIT,
+      HOUR_MS,
+    );
+    if (hourly.blocked) return { mail: false };
+    const daily = await this.limits.hit(
+      `otp-email-day:${site.id}:${emailKey}`,
+      DAY_MS,
+      this.config.USER_OTP_EMAIL_DAILY_LIMIT,
+      DAY_MS,
+    );
+    if (!daily.blocked) return { mail: true };
+    const owned = await this.dataSource.getRepository(SiteUserEntity).exists({
+      where: { siteId: site.id, email, emailVerifiedAt: Not(IsNull()) },
+    });
+    if (!owned) return { mail: false };
+    const once = await this.limits.hit(`otp-email-notice:${site.id}:${emailKey}`, DAY_MS, 1, DAY_MS);
+    return once.blocked ? { mail: false } : { mail: false, notice: { until: new Date(daily.until) } };
+  }
+
+  /** Tells a verified user that their address had its day's share of codes, and until when. */
+  private async mailLimitNotice(em: EntityManager, site: SiteContext, email: string, until: Date): Promise<void> {
+    await this.email.send(em, site, {
+      to: { email },
+      templateType: 'users.otp_limit',
+      data: { limit: this.config.USER_OTP_EMAIL_DAILY_LIMIT, until: untilText(until) },
+      tags: ['sign-in', 'limit'],
+    });
+  }
+
   /** Code requests and tries from one IP, per hour, shared by instances (429 past it). */
   private async limitIp(site: SiteContext, client: ClientInfo): Promise<void> {
     if (!client.ip) return;
@@ -221,4 +297,10 @@ export class OtpService {
 
 function invalidCode(): UnauthorizedProblem {
   return new UnauthorizedProblem('invalid_code', 'The code is wrong, expired or used; ask for a new one');
+}
+
+/** `2026-01-02 08:00 UTC`: the minute (rounded up) codes may be sent again. */
+function untilText(until: Date): string {
+  const minute = new Date(Math.ceil(until.getTime() / 60_000) * 60_000);
+  return `${minute.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
