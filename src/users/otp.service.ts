@@ -1,13 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { createHash } from 'node:crypto';
-import { DataSource, EntityManager, IsNull, Not } from 'typeorm';
+import { DataSource, EntityManager, IsNull } from 'typeorm';
 import { UserPrincipal } from '../common/auth/principal';
-import {
-  ConflictProblem,
-  ForbiddenProblem,
-  TooManyRequestsProblem,
-  UnauthorizedProblem,
-} from '../common/errors/problems';
+import { ConflictProblem, ForbiddenProblem, UnauthorizedProblem } from '../common/errors/problems';
 import { isUniqueViolation } from '../common/errors/postgres-errors';
 import { RateLimitStore } from '../common/http/rate-limit.store';
 import { recordEvent } from '../common/outbox/record-event';
@@ -19,29 +13,15 @@ import { SiteUserEntity } from './entities/site-user.entity';
 import { UsersRepository } from './users.repository';
 import { OtpPurpose, UserOtpEntity } from './entities/user-otp.entity';
 import { hashOtpCode, newOtpCode, newSalt, normaliseEmail, otpCodeMatches } from './otp-code';
+import { AddressShare, ClientInfo, OtpLimits, untilText } from './otp-limits';
 import { NewSession, SessionsService } from './sessions.service';
 import { USER_EVENTS } from './users.events';
 
-const HOUR_MS = 3600_000;
-const DAY_MS = 24 * HOUR_MS;
 const EMAIL_KEY = 'site_users_site_id_email_key';
-
-/** Who is asking, for the per-IP limit and the session's record. */
-export interface ClientInfo {
-  ip?: string;
-  userAgent?: string;
-}
 
 export interface SignIn extends NewSession {
   user: SiteUserEntity;
 }
-
-/**
- * What an address's shares allow for one more code (docs/users.md, "Limits"): mail it, or
- * nothing (the answer stays the same), or, the first time in a day that its daily share refuses
- * a code, a notice to the verified user who owns it.
- */
-export type AddressShare = { mail: true } | { mail: false; notice?: { until: Date } };
 
 /**
  * Sign-in by one-time password (docs/users.md). A code is mailed to any address asked for,
@@ -54,19 +34,23 @@ export class OtpService {
     private readonly dataSource: DataSource,
     private readonly email: EmailService,
     private readonly sessions: SessionsService,
-    private readonly limits: RateLimitStore,
+    store: RateLimitStore,
     private readonly config: AppConfig,
     private readonly users: UsersRepository,
-  ) {}
+  ) {
+    this.limits = new OtpLimits(store, config, dataSource);
+  }
+
+  private readonly limits: OtpLimits;
 
   /**
    * Mails a code, unless the address's shares say no (docs/users.md, "Limits"): then nothing
    * is sent, and the answer is the same.
    */
   async request(site: SiteContext, rawEmail: string, client: ClientInfo): Promise<void> {
-    await this.limitIp(site, client);
+    await this.limits.ip(site, client);
     const email = normaliseEmail(rawEmail);
-    const share = await this.addressShare(site, email);
+    const share = await this.limits.address(site, email);
     if (!share.mail && !share.notice) return;
     await this.dataSource.transaction(async (em) => {
       if (!share.mail) return this.mailLimitNotice(em, site, email, share.notice!.until);
@@ -84,7 +68,7 @@ export class OtpService {
    * right code fails; a code works once.
    */
   async verify(site: SiteContext, rawEmail: string, code: string, client: ClientInfo): Promise<SignIn> {
-    await this.limitIp(site, client);
+    await this.limits.ip(site, client);
     const email = normaliseEmail(rawEmail);
     const outcome = await this.dataSource.transaction(async (em) => {
       const otp = await this.consume(em, site, { email, purpose: 'sign_in' }, code);
@@ -112,15 +96,9 @@ export class OtpService {
    * shares, the same as sign-in's, decide silently whether a code is mailed.
    */
   async checkEmailChange(site: SiteContext, userId: number, email: string, client: ClientInfo): Promise<AddressShare> {
-    await this.limitIp(site, client);
-    const perUser = await this.limits.hit(
-      `otp-user:${site.id}:${userId}`,
-      HOUR_MS,
-      this.config.USER_OTP_EMAIL_HOURLY_LIMIT,
-      HOUR_MS,
-    );
-    if (perUser.blocked) throw new TooManyRequestsProblem(perUser.retryAfter);
-    return this.addressShare(site, normaliseEmail(email));
+    await this.limits.ip(site, client);
+    await this.limits.user(site, userId);
+    return this.limits.address(site, normaliseEmail(email));
   }
 
   /**
@@ -146,7 +124,7 @@ export class OtpService {
     code: string,
     client: ClientInfo,
   ): Promise<SiteUserEntity> {
-    await this.limitIp(site, client);
+    await this.limits.ip(site, client);
     const outcome = await this.dataSource.transaction(async (em) => {
       const otp = await this.consume(em, site, { userId: principal.userId, purpose: 'email_change' }, code);
       if (!otp) return null;
@@ -242,36 +220,6 @@ export class OtpService {
     return otp;
   }
 
-  /**
-   * The address's hourly and daily shares, shared by sign-in and email-change codes (one
-   * mailbox). The first refusal by the daily share in a day may tell the address's owner: only
-   * a verified user of the site, so nobody can make the server mail an address it does not know.
-   */
-  private async addressShare(site: SiteContext, email: string): Promise<AddressShare> {
-    // The counters' keys hold a hash of the address, not the address (an erasure leaves nothing behind).
-    const emailKey = createHash('sha256').update(email).digest('base64url');
-    const hourly = await this.limits.hit(
-      `otp-email:${site.id}:${emailKey}`,
-      HOUR_MS,
-      this.config.USER_OTP_EMAIL_HOURLY_LIMIT,
-      HOUR_MS,
-    );
-    if (hourly.blocked) return { mail: false };
-    const daily = await this.limits.hit(
-      `otp-email-day:${site.id}:${emailKey}`,
-      DAY_MS,
-      this.config.USER_OTP_EMAIL_DAILY_LIMIT,
-      DAY_MS,
-    );
-    if (!daily.blocked) return { mail: true };
-    const owned = await this.dataSource.getRepository(SiteUserEntity).exists({
-      where: { siteId: site.id, email, emailVerifiedAt: Not(IsNull()) },
-    });
-    if (!owned) return { mail: false };
-    const once = await this.limits.hit(`otp-email-notice:${site.id}:${emailKey}`, DAY_MS, 1, DAY_MS);
-    return once.blocked ? { mail: false } : { mail: false, notice: { until: new Date(daily.until) } };
-  }
-
   /** Tells a verified user that their address had its day's share of codes, and until when. */
   private async mailLimitNotice(em: EntityManager, site: SiteContext, email: string, until: Date): Promise<void> {
     await this.email.send(em, site, {
@@ -281,26 +229,8 @@ export class OtpService {
       tags: ['sign-in', 'limit'],
     });
   }
-
-  /** Code requests and tries from one IP, per hour, shared by instances (429 past it). */
-  private async limitIp(site: SiteContext, client: ClientInfo): Promise<void> {
-    if (!client.ip) return;
-    const d = await this.limits.hit(
-      `otp-ip:${site.id}:${client.ip}`,
-      HOUR_MS,
-      this.config.USER_OTP_IP_HOURLY_LIMIT,
-      HOUR_MS,
-    );
-    if (d.blocked) throw new TooManyRequestsProblem(d.retryAfter);
-  }
 }
 
 function invalidCode(): UnauthorizedProblem {
   return new UnauthorizedProblem('invalid_code', 'The code is wrong, expired or used; ask for a new one');
-}
-
-/** `2026-01-02 08:00 UTC`: the minute (rounded up) codes may be sent again. */
-function untilText(until: Date): string {
-  const minute = new Date(Math.ceil(until.getTime() / 60_000) * 60_000);
-  return `${minute.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }

@@ -91,7 +91,7 @@ export class UserResponseDto {
   @FieldOwner('server', { example: 12 }) id: number;
   @FieldOwner('user', {
     example: 'ada@example.com',
-    description: 'The user changes it through a mailed code (PATCH …/me); an operator corrects it',
+    description: 'A user’s change takes effect once the code mailed to the new address is verified',
   })
   email: string;
   @FieldOwner('user', { example: 'Ada Lovelace' }) name: string;
