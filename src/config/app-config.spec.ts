@@ -49,6 +49,13 @@ describe('loadConfig', () => {
     expect(loadError({ PUBLIC_BASE_URL: 'api.example.com' })).toContain('PUBLIC_BASE_URL must be an http(s) URL');
   });
 
+  it('USER_OTP_EMAIL_DAILY_LIMIT: 20 codes per address a day unless set, at least 1', () => {
+    expect(loadConfig({}).USER_OTP_EMAIL_DAILY_LIMIT).toBe(20);
+    expect(loadConfig({ USER_OTP_EMAIL_DAILY_LIMIT: '5' }).USER_OTP_EMAIL_DAILY_LIMIT).toBe(5);
+    expect(loadError({ USER_OTP_EMAIL_DAILY_LIMIT: '0' })).toContain('USER_OTP_EMAIL_DAILY_LIMIT');
+    expect(loadError({ USER_OTP_EMAIL_DAILY_LIMIT: 'many' })).toContain('USER_OTP_EMAIL_DAILY_LIMIT');
+  });
+
   it('parses integers', () => {
     const config = loadConfig({ PORT: '8080', ACCOUNT_DELETION_GRACE_SECONDS: '0', DB_POOL_SIZE: ' 25 ' });
     expect([config.PORT, config.ACCOUNT_DELETION_GRACE_SECONDS, config.DB_POOL_SIZE]).toEqual([8080, 0, 25]);

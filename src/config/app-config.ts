@@ -162,8 +162,13 @@ export class AppConfig {
   @Transform(toInt) @IsInt() @Min(1) @Max(20) USER_OTP_MAX_ATTEMPTS = 5;
   /** A new code for the same address waits this long after the last one. */
   @Transform(toInt) @IsInt() @Min(0) @Max(3600) USER_OTP_RESEND_SECONDS = 60;
-  /** Codes one address may be sent in an hour (shared by instances). */
+  /**
+   * Codes one address may be sent in an hour, sign-in and email change together (shared by
+   * instances); also the email changes one user may ask for in an hour.
+   */
   @Transform(toInt) @IsInt() @Min(1) USER_OTP_EMAIL_HOURLY_LIMIT = 10;
+  /** Codes one address may be sent in a day; a verified owner is told once when it is reached. */
+  @Transform(toInt) @IsInt() @Min(1) USER_OTP_EMAIL_DAILY_LIMIT = 20;
   /** Code requests and sign-in tries one client IP may make in an hour (shared by instances). */
   @Transform(toInt) @IsInt() @Min(1) USER_OTP_IP_HOURLY_LIMIT = 60;
 

@@ -44,21 +44,23 @@ export const BUILTIN_TEMPLATE_TYPES: EmailTemplateType[] = [
   {
     type: 'newsletter.confirmation',
     module: 'newsletter',
-    description: 'Asks a new subscriber to confirm their address (double opt-in).',
+    // Anyone may subscribe any address: nothing the subscriber wrote (a name) goes to an address
+    // not yet confirmed (docs/newsletter.md, "Mail").
+    description:
+      'Asks a new subscriber to confirm their address (double opt-in); it carries nothing the subscriber wrote.',
     variables: {
       type: 'object',
       properties: {
         listName: { type: 'string', description: 'The list subscribed to' },
         confirmUrl: { type: 'string', format: 'uri', description: 'Opens the confirmation' },
-        subscriberName: { type: 'string', description: 'When the subscriber gave one' },
       },
       required: ['listName', 'confirmUrl'],
       additionalProperties: false,
     },
-    sample: { listName: 'Weekly digest', confirmUrl: 'https://demo.example/confirm/abc123', subscriberName: 'Ada' },
+    sample: { listName: 'Weekly digest', confirmUrl: 'https://demo.example/confirm/abc123' },
     defaultTemplate: {
       subject: 'Confirm your subscription to {{ listName }}',
-      html: layout(`<h1>One more step{% if subscriberName %}, {{ subscriberName }}{% endif %}</h1>
+      html: layout(`<h1>One more step</h1>
 <p>Please confirm that you want to receive <strong>{{ listName }}</strong> from {{ site.title }}.</p>
 <p><a class="button" href="{{ confirmUrl }}">Confirm my subscription</a></p>
 <p class="muted">If you did not ask for this, ignore this message: you will not be subscribed.</p>`),
@@ -103,7 +105,10 @@ export const BUILTIN_TEMPLATE_TYPES: EmailTemplateType[] = [
       properties: {
         code: { type: 'string', description: 'The one-time code' },
         expiresInMinutes: { type: 'integer', minimum: 1 },
-        userName: { type: 'string' },
+        userName: {
+          type: 'string',
+          description: 'A sign-in code to a verified user’s own address only; never in an email-change code',
+        },
       },
       required: ['code', 'expiresInMinutes'],
       additionalProperties: false,
@@ -115,6 +120,27 @@ export const BUILTIN_TEMPLATE_TYPES: EmailTemplateType[] = [
 <p>{% if userName %}Hello {{ userName }}, here{% else %}Here{% endif %} is your code for {{ site.title }}:</p>
 <p class="code">{{ code }}</p>
 <p class="muted">It expires in {{ expiresInMinutes }} minutes. If you did not try to sign in, ignore this message.</p>`),
+    },
+  },
+  {
+    type: 'users.otp_limit',
+    module: 'users',
+    description: 'Tells a verified site user, once a day, that their address had its daily share of sign-in codes.',
+    variables: {
+      type: 'object',
+      properties: {
+        limit: { type: 'integer', minimum: 1, description: 'Codes an address may be sent in a day' },
+        until: { type: 'string', description: 'When codes may be sent again (`2026-01-02 08:00 UTC`)' },
+      },
+      required: ['limit', 'until'],
+      additionalProperties: false,
+    },
+    sample: { limit: 20, until: '2026-01-02 08:00 UTC' },
+    defaultTemplate: {
+      subject: 'Sign-in codes for {{ site.title }} are paused',
+      html: layout(`<h1>Many sign-in codes were asked for</h1>
+<p>{{ limit }} sign-in codes were asked for your address at {{ site.title }} today, the most a day allows. No more will be sent until {{ until }}.</p>
+<p class="muted">If it was not you, ignore this message: nobody can sign in without a code from this mailbox.</p>`),
     },
   },
   {

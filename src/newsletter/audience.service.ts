@@ -134,7 +134,7 @@ export class AudienceService {
         id: sub.id,
         listIds: activated.map((l) => l.id),
       });
-      await this.writer.mailWelcome(em, site, sub, activated);
+      await this.writer.mailWelcome(em, site, sub, activated, false);
     }
     if (toConfirm.length > 0) await this.writer.mailConfirmation(em, site, sub, toConfirm);
   }
@@ -162,7 +162,7 @@ export class AudienceService {
       if (pending.length > 0) {
         await this.writer.unsuppress(em, site, sub.email);
         await recordEvent(em, site, NEWSLETTER_EVENTS.subscriptionConfirmed, { id: sub.id, listIds: pending });
-        await this.writer.mailWelcome(em, site, sub, await this.lists.findMany(em, site, pending));
+        await this.writer.mailWelcome(em, site, sub, await this.lists.findMany(em, site, pending), true);
       }
       return { subscription: sub, lists: await this.standing(em, site, sub.id) };
     });

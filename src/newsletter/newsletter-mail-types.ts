@@ -24,7 +24,10 @@ export class NewsletterMailTypes implements OnModuleInit {
         properties: {
           listNames: { type: 'array', items: { type: 'string' }, description: 'The lists just joined' },
           preferencesUrl: { type: 'string', format: 'uri', description: 'Their lists; leave one or all' },
-          subscriberName: { type: 'string', description: 'When the subscriber gave one' },
+          subscriberName: {
+            type: 'string',
+            description: 'When the subscriber gave one, and only after they confirmed their address',
+          },
         },
         required: ['listNames', 'preferencesUrl'],
         additionalProperties: false,

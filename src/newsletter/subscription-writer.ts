@@ -105,7 +105,11 @@ export class SubscriptionWriter {
     await em.delete(SuppressionEntity, { siteId: site.id, emailHash: emailHash(email) });
   }
 
-  /** A new confirmation link (the previous one stops working), mailed for these lists. */
+  /**
+   * A new confirmation link (the previous one stops working), mailed for these lists. Anyone may
+   * subscribe any address, so the mail carries nothing the subscriber wrote: no name, not even in
+   * the To header.
+   */
   async mailConfirmation(
     em: EntityManager,
     site: SiteContext,
@@ -118,34 +122,39 @@ export class SubscriptionWriter {
     const { settings } = await this.sites.profileOf(site.id, em);
     const token = await this.links.confirmToken(em, site, sub, nonce);
     await this.email.send(em, site, {
-      to: { email: sub.email, ...(sub.name ? { name: sub.name } : {}) },
+      to: { email: sub.email },
       templateType: CONFIRMATION_MAIL,
       data: {
         listName: lists.map((l) => l.name).join(', '),
         confirmUrl: this.links.absolute(this.links.confirmPath(site, token), settings.publicBaseUrl),
-        ...(sub.name ? { subscriberName: sub.name } : {}),
       },
       tags: ['newsletter', 'confirmation'],
     });
   }
 
-  /** The welcome mail, with the preferences link. */
+  /**
+   * The welcome mail, with the preferences link. The subscriber's name is in it only when the
+   * address was just confirmed (`confirmed`): a single opt-in welcome goes to an address nobody
+   * proved, and carries nothing the subscriber wrote.
+   */
   async mailWelcome(
     em: EntityManager,
     site: SiteContext,
     sub: SubscriptionEntity,
     lists: NewsletterListEntity[],
+    confirmed: boolean,
   ): Promise<void> {
     if (lists.length === 0) return;
     const { settings } = await this.sites.profileOf(site.id, em);
     const token = await this.links.manageToken(site, sub, em);
+    const name = confirmed && sub.name ? sub.name : undefined;
     await this.email.send(em, site, {
-      to: { email: sub.email, ...(sub.name ? { name: sub.name } : {}) },
+      to: { email: sub.email, ...(name ? { name } : {}) },
       templateType: WELCOME_MAIL,
       data: {
         listNames: lists.map((l) => l.name),
         preferencesUrl: this.links.absolute(this.links.preferencesPath(site, token), settings.publicBaseUrl),
-        ...(sub.name ? { subscriberName: sub.name } : {}),
+        ...(name ? { subscriberName: name } : {}),
       },
       tags: ['newsletter', 'welcome'],
     });

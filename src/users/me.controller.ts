@@ -1,4 +1,4 @@
-import { Body, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import { Body, Delete, Get, Ip, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { mapPage, Page, PageDto } from '../common/pagination/page';
 import { CreditsService } from './credits.service';
 import {
@@ -141,17 +141,20 @@ export class MeController {
     summary: 'Update the current user',
     operationId: 'updateMe',
     description:
-      'Name and metadata change at once. A new `email` is mailed a code and changes once POST …/me/verify-email ' +
-      'confirms it (`pendingEmail` until then).',
+      'The fields the user owns: the name changes at once; a new `email` is mailed a code and changes once ' +
+      'POST …/me/verify-email confirms it (`pendingEmail` until then). A new address has the limits of sign-in ' +
+      'codes: past its own the answer is the same and nothing is mailed; past the client IP’s or the user’s ' +
+      'hourly share, 429 and nothing changes. `metadata` and `status` are the operators’ (400).',
     ok: MeResponseDto,
-    problems: [400],
+    problems: [400, 429],
   })
   async update(
     @CurrentSite() site: SiteContext,
     @CurrentUser() user: UserPrincipal,
     @Body() dto: UpdateMeDto,
+    @Ip() ip: string,
   ): Promise<MeResponseDto> {
-    const { user: updated, pendingEmail } = await this.users.updateMe(site, user, dto);
+    const { user: updated, pendingEmail } = await this.users.updateMe(site, user, dto, { ip });
     return toMeResponse(updated, pendingEmail);
   }
 
@@ -160,16 +163,19 @@ export class MeController {
     auth: 'user',
     summary: 'Confirm a new address of the current user',
     operationId: 'verifyMyEmail',
-    description: 'With the code mailed to the address given to PATCH …/me. A wrong, expired or used code is a 401.',
+    description:
+      'With the code mailed to the address given to PATCH …/me. A wrong, expired or used code is a 401 and counts ' +
+      'an attempt; tries count against the client IP’s hourly share, like sign-in’s (429 past it).',
     ok: UserResponseDto,
-    problems: [400, 409],
+    problems: [400, 409, 429],
   })
   async verifyEmail(
     @CurrentSite() site: SiteContext,
     @CurrentUser() user: UserPrincipal,
     @Body() dto: VerifyEmailDto,
+    @Ip() ip: string,
   ): Promise<UserResponseDto> {
-    return toUserResponse(await this.otp.verifyEmailChange(site, user, dto.code));
+    return toUserResponse(await this.otp.verifyEmailChange(site, user, dto.code, { ip }));
   }
 
   @Post('sign-out')

@@ -1,13 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { createHash } from 'node:crypto';
 import { DataSource, EntityManager, IsNull } from 'typeorm';
 import { UserPrincipal } from '../common/auth/principal';
-import {
-  ConflictProblem,
-  ForbiddenProblem,
-  TooManyRequestsProblem,
-  UnauthorizedProblem,
-} from '../common/errors/problems';
+import { ConflictProblem, ForbiddenProblem, UnauthorizedProblem } from '../common/errors/problems';
 import { isUniqueViolation } from '../common/errors/postgres-errors';
 import { RateLimitStore } from '../common/http/rate-limit.store';
 import { recordEvent } from '../common/outbox/record-event';
@@ -19,17 +13,11 @@ import { SiteUserEntity } from './entities/site-user.entity';
 import { UsersRepository } from './users.repository';
 import { OtpPurpose, UserOtpEntity } from './entities/user-otp.entity';
 import { hashOtpCode, newOtpCode, newSalt, normaliseEmail, otpCodeMatches } from './otp-code';
+import { AddressShare, ClientInfo, OtpLimits, untilText } from './otp-limits';
 import { NewSession, SessionsService } from './sessions.service';
 import { USER_EVENTS } from './users.events';
 
-const HOUR_MS = 3600_000;
 const EMAIL_KEY = 'site_users_site_id_email_key';
-
-/** Who is asking, for the per-IP limit and the session's record. */
-export interface ClientInfo {
-  ip?: string;
-  userAgent?: string;
-}
 
 export interface SignIn extends NewSession {
   user: SiteUserEntity;
@@ -46,30 +34,31 @@ export class OtpService {
     private readonly dataSource: DataSource,
     private readonly email: EmailService,
     private readonly sessions: SessionsService,
-    private readonly limits: RateLimitStore,
+    store: RateLimitStore,
     private readonly config: AppConfig,
     private readonly users: UsersRepository,
-  ) {}
+  ) {
+    this.limits = new OtpLimits(store, config, dataSource);
+  }
+
+  private readonly limits: OtpLimits;
 
   /**
-   * Mails a code, unless the address was sent one less than USER_OTP_RESEND_SECONDS ago or
-   * has had its hourly share: then nothing is sent, and the answer is the same.
+   * Mails a code, unless the address's shares say no (docs/users.md, "Limits"): then nothing
+   * is sent, and the answer is the same.
    */
   async request(site: SiteContext, rawEmail: string, client: ClientInfo): Promise<void> {
-    await this.limitIp(site, client);
+    await this.limits.ip(site, client);
     const email = normaliseEmail(rawEmail);
-    // The counter's key holds a hash of the address, not the address (an erasure leaves nothing behind).
-    const emailKey = createHash('sha256').update(email).digest('base64url');
-    const perEmail = await this.limits.hit(
-      `otp-email:${site.id}:${emailKey}`,
-      HOUR_MS,
-      this.config.USER_OTP_EMAIL_HOURLY_LIMIT,
-      HOUR_MS,
-    );
-    if (perEmail.blocked) return;
+    const share = await this.limits.address(site, email);
+    if (!share.mail && !share.notice) return;
     await this.dataSource.transaction(async (em) => {
+      if (!share.mail) return this.mailLimitNotice(em, site, email, share.notice!.until);
       const user = await em.findOne(SiteUserEntity, { where: { siteId: site.id, email } });
-      await this.issue(em, site, email, 'sign_in', null, user?.name || undefined);
+      // A name greets only its own verified address: a user made from an order's address, or
+      // whose address an operator corrected, could be someone else's mailbox.
+      const userName = user?.emailVerifiedAt ? user.name || undefined : undefined;
+      await this.issue(em, site, email, 'sign_in', null, userName);
     });
   }
 
@@ -79,7 +68,7 @@ export class OtpService {
    * right code fails; a code works once.
    */
   async verify(site: SiteContext, rawEmail: string, code: string, client: ClientInfo): Promise<SignIn> {
-    await this.limitIp(site, client);
+    await this.limits.ip(site, client);
     const email = normaliseEmail(rawEmail);
     const outcome = await this.dataSource.transaction(async (em) => {
       const otp = await this.consume(em, site, { email, purpose: 'sign_in' }, code);
@@ -101,14 +90,41 @@ export class OtpService {
     return outcome;
   }
 
-  /** Mails a code to the user's new address (PATCH /me with `email`); nothing changes until it is verified. */
-  requestEmailChange(em: EntityManager, site: SiteContext, user: SiteUserEntity, rawEmail: string): Promise<string> {
-    const email = normaliseEmail(rawEmail);
-    return this.issue(em, site, email, 'email_change', user.id, user.name || undefined).then(() => email);
+  /**
+   * The limits of an email change, checked before anything is written (PATCH /me with a new
+   * `email`): the client IP's and the user's hourly shares answer 429; the new address's
+   * shares, the same as sign-in's, decide silently whether a code is mailed.
+   */
+  async checkEmailChange(site: SiteContext, userId: number, email: string, client: ClientInfo): Promise<AddressShare> {
+    await this.limits.ip(site, client);
+    await this.limits.user(site, userId);
+    return this.limits.address(site, normaliseEmail(email));
+  }
+
+  /**
+   * Mails a code to the user's new address as `share` allows (checkEmailChange), in `em`'s
+   * transaction; nothing changes until it is verified. The address is not the user's yet: the
+   * mail carries nothing the user wrote (no name).
+   */
+  async requestEmailChange(
+    em: EntityManager,
+    site: SiteContext,
+    user: SiteUserEntity,
+    email: string,
+    share: AddressShare,
+  ): Promise<void> {
+    if (share.mail) await this.issue(em, site, email, 'email_change', user.id, undefined);
+    else if (share.notice) await this.mailLimitNotice(em, site, email, share.notice.until);
   }
 
   /** Applies the new address once its code is verified (POST /me/verify-email). */
-  async verifyEmailChange(site: SiteContext, principal: UserPrincipal, code: string): Promise<SiteUserEntity> {
+  async verifyEmailChange(
+    site: SiteContext,
+    principal: UserPrincipal,
+    code: string,
+    client: ClientInfo,
+  ): Promise<SiteUserEntity> {
+    await this.limits.ip(site, client);
     const outcome = await this.dataSource.transaction(async (em) => {
       const otp = await this.consume(em, site, { userId: principal.userId, purpose: 'email_change' }, code);
       if (!otp) return null;
@@ -140,12 +156,10 @@ export class OtpService {
     userName: string | undefined,
   ): Promise<void> {
     // Requests for one address take turns, so a parallel one sees the code just issued and the
-    // resend wait holds (else each would mail a code). The lock ends with the transaction.
-    await namedXactLock(em, `user_otps:${site.id}:${purpose}:${email}`);
-    const last = await em.findOne(UserOtpEntity, {
-      where: { siteId: site.id, email, purpose },
-      order: { id: 'DESC' },
-    });
+    // resend wait holds (else each would mail a code). The lock ends with the transaction. The
+    // wait is the mailbox's, whatever the code is for.
+    await namedXactLock(em, `user_otps:${site.id}:${email}`);
+    const last = await em.findOne(UserOtpEntity, { where: { siteId: site.id, email }, order: { id: 'DESC' } });
     if (last && Date.now() - last.createdAt.getTime() < this.config.USER_OTP_RESEND_SECONDS * 1000) return;
     await em.update(
       UserOtpEntity,
@@ -206,16 +220,14 @@ export class OtpService {
     return otp;
   }
 
-  /** Code requests and tries from one IP, per hour, shared by instances (429 past it). */
-  private async limitIp(site: SiteContext, client: ClientInfo): Promise<void> {
-    if (!client.ip) return;
-    const d = await this.limits.hit(
-      `otp-ip:${site.id}:${client.ip}`,
-      HOUR_MS,
-      this.config.USER_OTP_IP_HOURLY_LIMIT,
-      HOUR_MS,
-    );
-    if (d.blocked) throw new TooManyRequestsProblem(d.retryAfter);
+  /** Tells a verified user that their address had its day's share of codes, and until when. */
+  private async mailLimitNotice(em: EntityManager, site: SiteContext, email: string, until: Date): Promise<void> {
+    await this.email.send(em, site, {
+      to: { email },
+      templateType: 'users.otp_limit',
+      data: { limit: this.config.USER_OTP_EMAIL_DAILY_LIMIT, until: untilText(until) },
+      tags: ['sign-in', 'limit'],
+    });
   }
 }
 

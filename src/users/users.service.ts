@@ -9,6 +9,7 @@ import { findInSiteOrFail, SiteContext } from '../common/tenancy/site-context';
 import { UpdateMeDto, UpdateUserDto, UserQueryDto } from './dto/user.dto';
 import { SiteUserEntity } from './entities/site-user.entity';
 import { normaliseEmail } from './otp-code';
+import { ClientInfo } from './otp-limits';
 import { OtpService } from './otp.service';
 import { SessionsService } from './sessions.service';
 import { USER_EVENTS } from './users.events';
@@ -52,7 +53,9 @@ export class UsersService {
       changed = fields.length > 0;
       if (dto.name !== undefined) user.name = dto.name;
       if (dto.metadata !== undefined) user.metadata = dto.metadata;
-      if (dto.email !== undefined) user.email = normaliseEmail(dto.email);
+      // A corrected address is not proven: until its owner signs in with a code, no mail to it
+      // carries the user's name (docs/users.md, "Signing in").
+      if (fields.includes('email')) [user.email, user.emailVerifiedAt] = [normaliseEmail(dto.email!), null];
       if (dto.status !== undefined) user.status = dto.status;
       const saved = await this.save(em, user);
       if (dto.status === 'disabled') await this.sessions.revokeAll(em, user.id);
@@ -74,26 +77,28 @@ export class UsersService {
   }
 
   /**
-   * The user's own change: name and metadata at once; a new address is mailed a code and
-   * changes only once that is verified (`pendingEmail`).
+   * The user's own change: the fields marked `user` (UpdateMeDto). A new address is mailed a
+   * code and changes only once that is verified (`pendingEmail`); its limits are checked before
+   * anything is written, so a 429 changes nothing.
    */
   async updateMe(
     site: SiteContext,
     principal: UserPrincipal,
     dto: UpdateMeDto,
+    client: ClientInfo,
   ): Promise<{ user: SiteUserEntity; pendingEmail: string | null }> {
-    checkMetadata(dto.metadata);
+    const newEmail = dto.email === undefined ? null : normaliseEmail(dto.email);
+    const asked = newEmail !== null && newEmail !== (await this.me(principal)).email ? newEmail : null;
+    const share = asked ? await this.otp.checkEmailChange(site, principal.userId, asked, client) : null;
     const result = await this.dataSource.transaction(async (em) => {
       const user = await findInSiteOrFail(em, SiteUserEntity, site, principal.userId, 'User', { lock: true });
-      const fields = changedFields(user, { name: dto.name, metadata: dto.metadata });
+      const fields = changedFields(user, { name: dto.name });
       if (dto.name !== undefined) user.name = dto.name;
-      if (dto.metadata !== undefined) user.metadata = dto.metadata;
       const saved = fields.length ? await em.save(user) : user;
       if (fields.length)
         await recordEvent(em, site, USER_EVENTS.updated, { id: saved.id, status: saved.status, fields });
-      const newEmail = dto.email === undefined ? null : normaliseEmail(dto.email);
-      const pendingEmail =
-        newEmail && newEmail !== user.email ? await this.otp.requestEmailChange(em, site, saved, newEmail) : null;
+      const pendingEmail = asked && share && asked !== saved.email ? asked : null;
+      if (pendingEmail) await this.otp.requestEmailChange(em, site, saved, pendingEmail, share!);
       return { user: saved, pendingEmail };
     });
     this.sessions.changed();

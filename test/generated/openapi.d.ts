@@ -1195,7 +1195,7 @@ export interface paths {
         head?: never;
         /**
          * Update the current user
-         * @description Name and metadata change at once. A new `email` is mailed a code and changes once POST …/me/verify-email confirms it (`pendingEmail` until then).
+         * @description The fields the user owns: the name changes at once; a new `email` is mailed a code and changes once POST …/me/verify-email confirms it (`pendingEmail` until then). A new address has the limits of sign-in codes: past its own the answer is the same and nothing is mailed; past the client IP’s or the user’s hourly share, 429 and nothing changes. `metadata` and `status` are the operators’ (400).
          */
         patch: operations["updateMe"];
         trace?: never;
@@ -1289,7 +1289,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm a new address of the current user
-         * @description With the code mailed to the address given to PATCH …/me. A wrong, expired or used code is a 401.
+         * @description With the code mailed to the address given to PATCH …/me. A wrong, expired or used code is a 401 and counts an attempt; tries count against the client IP’s hourly share, like sign-in’s (429 past it).
          */
         post: operations["verifyMyEmail"];
         delete?: never;
@@ -4910,19 +4910,29 @@ export interface components {
             code: string;
         };
         UserResponseDto: {
-            /** @example 12 */
-            id: number;
-            /** @example ada@example.com */
+            /**
+             * @description Read-only: set by the server.
+             * @example 12
+             */
+            readonly id: number;
+            /**
+             * @description A user’s change takes effect once the code mailed to the new address is verified. Changed by the user (their own route) or an operator.
+             * @example ada@example.com
+             */
             email: string;
-            /** @example Ada Lovelace */
+            /**
+             * @description Changed by the user (their own route) or an operator.
+             * @example Ada Lovelace
+             */
             name: string;
             /**
+             * @description Changed only by an operator (a secret key); the user reads it.
              * @example active
              * @enum {string}
              */
             status: "active" | "disabled";
             /**
-             * @description Free JSON of the site’s own, at most 16 KB
+             * @description Free JSON of the site’s own (entitlements, plans…), at most 16 KB. Changed only by an operator (a secret key); the user reads it.
              * @example {
              *       "plan": "gold"
              *     }
@@ -4930,14 +4940,26 @@ export interface components {
             metadata: {
                 [key: string]: unknown;
             };
-            /** @example 2026-01-01T00:00:00.000Z */
-            emailVerifiedAt: string | null;
-            /** @example 2026-01-02T08:00:00.000Z */
-            lastSignInAt: string | null;
-            /** @example 2026-01-01T00:00:00.000Z */
-            createdAt: string;
-            /** @example 2026-01-01T00:00:00.000Z */
-            updatedAt: string;
+            /**
+             * @description When a code first proved the current address; null until then (an address from an order, or corrected by an operator). Read-only: set by the server.
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            readonly emailVerifiedAt: string | null;
+            /**
+             * @description Read-only: set by the server.
+             * @example 2026-01-02T08:00:00.000Z
+             */
+            readonly lastSignInAt: string | null;
+            /**
+             * @description Read-only: set by the server.
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            readonly createdAt: string;
+            /**
+             * @description Read-only: set by the server.
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            readonly updatedAt: string;
         };
         SessionResponseDto: {
             /**
@@ -5030,34 +5052,35 @@ export interface components {
             /** @example Ada Lovelace */
             name?: string;
             /**
-             * @description Free JSON of the site’s own, at most 16 KB
-             * @example {
-             *       "plan": "gold"
-             *     }
-             */
-            metadata?: {
-                [key: string]: unknown;
-            };
-            /**
              * @description A new address: a code is mailed to it, and POST /users/me/verify-email with it makes the change
              * @example ada@new.example
              */
             email?: string;
         };
         MeResponseDto: {
-            /** @example 12 */
-            id: number;
-            /** @example ada@example.com */
+            /**
+             * @description Read-only: set by the server.
+             * @example 12
+             */
+            readonly id: number;
+            /**
+             * @description A user’s change takes effect once the code mailed to the new address is verified. Changed by the user (their own route) or an operator.
+             * @example ada@example.com
+             */
             email: string;
-            /** @example Ada Lovelace */
+            /**
+             * @description Changed by the user (their own route) or an operator.
+             * @example Ada Lovelace
+             */
             name: string;
             /**
+             * @description Changed only by an operator (a secret key); the user reads it.
              * @example active
              * @enum {string}
              */
             status: "active" | "disabled";
             /**
-             * @description Free JSON of the site’s own, at most 16 KB
+             * @description Free JSON of the site’s own (entitlements, plans…), at most 16 KB. Changed only by an operator (a secret key); the user reads it.
              * @example {
              *       "plan": "gold"
              *     }
@@ -5065,19 +5088,31 @@ export interface components {
             metadata: {
                 [key: string]: unknown;
             };
-            /** @example 2026-01-01T00:00:00.000Z */
-            emailVerifiedAt: string | null;
-            /** @example 2026-01-02T08:00:00.000Z */
-            lastSignInAt: string | null;
-            /** @example 2026-01-01T00:00:00.000Z */
-            createdAt: string;
-            /** @example 2026-01-01T00:00:00.000Z */
-            updatedAt: string;
             /**
-             * @description A new address mailed a code, not yet verified (PATCH /me only)
+             * @description When a code first proved the current address; null until then (an address from an order, or corrected by an operator). Read-only: set by the server.
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            readonly emailVerifiedAt: string | null;
+            /**
+             * @description Read-only: set by the server.
+             * @example 2026-01-02T08:00:00.000Z
+             */
+            readonly lastSignInAt: string | null;
+            /**
+             * @description Read-only: set by the server.
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            readonly createdAt: string;
+            /**
+             * @description Read-only: set by the server.
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            readonly updatedAt: string;
+            /**
+             * @description A new address mailed a code, not yet verified (PATCH /me only). Read-only: set by the server.
              * @example null
              */
-            pendingEmail: string | null;
+            readonly pendingEmail: string | null;
         };
         VerifyEmailDto: {
             /**
@@ -5292,7 +5327,7 @@ export interface components {
             /** @example Ada Lovelace */
             name?: string;
             /**
-             * @description Free JSON of the site’s own, at most 16 KB
+             * @description Free JSON of the site’s own (entitlements, plans…), at most 16 KB
              * @example {
              *       "plan": "gold"
              *     }
@@ -12503,6 +12538,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
         };
     };
     getMyDeletionPreview: {
@@ -12828,6 +12872,15 @@ export interface operations {
             };
             /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

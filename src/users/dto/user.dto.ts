@@ -1,5 +1,6 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsNotEmpty, IsObject, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { FieldOwner } from '../../common/input/field-owner';
 import { IsTimestamp, OptionalNotNull } from '../../common/input/dto-rules';
 import { IsMailAddress } from '../../common/input/mail-rules';
 import { CursorQueryDto } from '../../common/pagination/page';
@@ -9,7 +10,7 @@ const METADATA_DOC = {
   type: 'object',
   additionalProperties: true,
   example: { plan: 'gold' },
-  description: 'Free JSON of the site’s own, at most 16 KB',
+  description: 'Free JSON of the site’s own (entitlements, plans…), at most 16 KB',
 } as const;
 
 export class UserQueryDto extends CursorQueryDto {
@@ -36,7 +37,10 @@ export class UserQueryDto extends CursorQueryDto {
   to?: Date;
 }
 
-/** What the user may change of themselves; a new `email` takes effect once its code is verified. */
+/**
+ * What the user may change of themselves: only fields marked `user` on UserResponseDto (a test
+ * holds it to that). A new `email` takes effect once its code is verified.
+ */
 export class UpdateMeDto {
   @ApiPropertyOptional({ example: 'Ada Lovelace', maxLength: 200 })
   @OptionalNotNull()
@@ -44,11 +48,6 @@ export class UpdateMeDto {
   @MaxLength(200)
   @Matches(/^[^\r\n]*$/, { message: 'must not contain line breaks' })
   name?: string;
-
-  @ApiPropertyOptional(METADATA_DOC)
-  @OptionalNotNull()
-  @IsObject()
-  metadata?: Record<string, unknown>;
 
   @ApiPropertyOptional({
     example: 'ada@new.example',
@@ -59,7 +58,7 @@ export class UpdateMeDto {
   email?: string;
 }
 
-/** What an operator (a secret key) may change. */
+/** What an operator (a secret key) may change: any field not marked `server`. */
 export class UpdateUserDto {
   @ApiPropertyOptional({ example: 'Ada Lovelace', maxLength: 200 })
   @OptionalNotNull()
@@ -87,21 +86,34 @@ export class UpdateUserDto {
   email?: string;
 }
 
+/** A site user; each field says who may change it (`@FieldOwner`, docs/users.md "The user"). */
 export class UserResponseDto {
-  @ApiProperty({ example: 12 }) id: number;
-  @ApiProperty({ example: 'ada@example.com' }) email: string;
-  @ApiProperty({ example: 'Ada Lovelace' }) name: string;
-  @ApiProperty({ enum: USER_STATUSES, example: 'active' }) status: UserStatus;
-  @ApiProperty(METADATA_DOC) metadata: Record<string, unknown>;
-  @ApiProperty({ type: String, nullable: true, example: '2026-01-01T00:00:00.000Z' }) emailVerifiedAt: string | null;
-  @ApiProperty({ type: String, nullable: true, example: '2026-01-02T08:00:00.000Z' }) lastSignInAt: string | null;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
+  @FieldOwner('server', { example: 12 }) id: number;
+  @FieldOwner('user', {
+    example: 'ada@example.com',
+    description: 'A user’s change takes effect once the code mailed to the new address is verified',
+  })
+  email: string;
+  @FieldOwner('user', { example: 'Ada Lovelace' }) name: string;
+  @FieldOwner('operator', { enum: USER_STATUSES, example: 'active' }) status: UserStatus;
+  @FieldOwner('operator', METADATA_DOC) metadata: Record<string, unknown>;
+  @FieldOwner('server', {
+    type: String,
+    nullable: true,
+    example: '2026-01-01T00:00:00.000Z',
+    description:
+      'When a code first proved the current address; null until then (an address from an order, or corrected by an operator)',
+  })
+  emailVerifiedAt: string | null;
+  @FieldOwner('server', { type: String, nullable: true, example: '2026-01-02T08:00:00.000Z' })
+  lastSignInAt: string | null;
+  @FieldOwner('server', { example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
+  @FieldOwner('server', { example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
 }
 
 /** PATCH /me answers the user, and the address waiting for its code when one was asked for. */
 export class MeResponseDto extends UserResponseDto {
-  @ApiProperty({
+  @FieldOwner('server', {
     type: String,
     nullable: true,
     example: null,
