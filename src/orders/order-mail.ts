@@ -113,12 +113,19 @@ export function formatMoney(amount: number, currency: string): string {
   return format.format(amount / 10 ** minorDigits(currency));
 }
 
-/** The `orders.confirmation` variables: unit prices, the tax when there is some, the total. */
-export function confirmationData(order: OrderEntity, lines: OrderLineEntity[]): Record<string, unknown> {
+/**
+ * The `orders.confirmation` variables: unit prices, the tax when there is some, the total, and
+ * the customer's name when the mail may carry it.
+ */
+export function confirmationData(
+  order: OrderEntity,
+  lines: OrderLineEntity[],
+  customerName: string | null,
+): Record<string, unknown> {
   const added = lines.some((l) => l.taxBehavior === 'exclusive' && l.taxAmount > 0);
   return {
     orderNumber: String(order.number),
-    ...(order.customerName ? { customerName: order.customerName } : {}),
+    ...(customerName ? { customerName } : {}),
     items: lines.map((l) => ({ name: l.name, quantity: l.quantity, price: formatMoney(l.unitAmount, order.currency) })),
     ...(order.taxAmount > 0 ? { tax: formatMoney(order.taxAmount, order.currency), taxIncluded: !added } : {}),
     total: formatMoney(order.totalAmount, order.currency),

@@ -33,6 +33,8 @@ export interface Buyer {
   /** Their address, normalised. */
   email: string;
   name: string;
+  /** Their address has been proved (a verified code): mail to it may carry what they wrote. */
+  verified: boolean;
 }
 
 /** The order's customer: the body's (a key), or the signed-in buyer under their own address. */
@@ -82,7 +84,7 @@ export class OrdersService {
   private async buyerOf(caller: Principal): Promise<Buyer | undefined> {
     if (caller.kind !== 'user') return undefined;
     const user = await this.users.me(caller);
-    return { userId: user.id, email: user.email, name: user.name };
+    return { userId: user.id, email: user.email, name: user.name, verified: user.emailVerifiedAt !== null };
   }
 
   /** A site user's session lists only their own orders. */
@@ -168,10 +170,13 @@ export class OrdersService {
           { siteId: site.id, orderId: order.id },
           { startAfter: order.expiresAt, em },
         );
+      // Mail to an address nobody has proved (an operator's correction of a user's address)
+      // carries no text the user chose: no name.
+      const named = order.customerName && (!buyer || buyer.verified) ? order.customerName : null;
       await this.email.send(em, site, {
-        to: { email: order.customerEmail!, ...(order.customerName ? { name: order.customerName } : {}) },
+        to: { email: order.customerEmail!, ...(named ? { name: named } : {}) },
         templateType: 'orders.confirmation',
-        data: confirmationData(order, view.lines),
+        data: confirmationData(order, view.lines, named),
       });
       await recordEvent(em, site, ORDERS_EVENTS.created, {
         id: order.id,

@@ -158,7 +158,9 @@ describe('fair share: budgets per account on expensive routes', () => {
     const before = counts.total;
     const during: number[] = [];
     const bStatuses: number[] = [];
-    for (let i = 0; i < 20; i++) {
+    // At least 20 reads, and on until one of A's waves has ended in between (the flood reports per
+    // wave: on a loaded machine 20 quick reads can fit inside one wave).
+    for (let i = 0; i < 20 || (counts.total === before && i < 400); i++) {
       const read = await timed(() => ordinary(b));
       bStatuses.push(read.res.status);
       during.push(read.ms);
@@ -188,7 +190,8 @@ describe('fair share: budgets per account on expensive routes', () => {
     expectExactProblem(last, 429, 'rate_limited', 'Too many requests', `Retry after ${retryAfter} s`);
     // B: every request served while A was being refused; its latency within a generous bound
     // (a loaded 2-core machine: the figures are printed above).
-    expect(bStatuses).toEqual(Array(25).fill(200));
+    expect(bStatuses.length).toBeGreaterThanOrEqual(25);
+    expect(bStatuses).toEqual(Array(bStatuses.length).fill(200));
     expect(bDoneAt - before).toBeGreaterThan(0);
     expect(median(during)).toBeLessThan(median(baseline) * 10 + 250);
   }, 90_000);

@@ -1,3 +1,6 @@
+import request from 'supertest';
+import { SiteUserEntity } from '../../src/users/entities/site-user.entity';
+import { SessionsService } from '../../src/users/sessions.service';
 import { startApp, TestApp } from '../support/app';
 import { createFreshDatabase } from '../support/databases';
 import { fakeDns, verifySenderDomain } from '../support/dns';
@@ -89,6 +92,33 @@ describe('order mail', () => {
     expect(html).toMatch(/1 × Harbour print &lt;b&gt;<\/td><td[^>]*>€40\.00/);
     expect(html).toMatch(/Tax<\/td><td[^>]*>€7\.40/);
     expect(html).toMatch(/<strong>€84\.40<\/strong>/);
+  });
+
+  it('a signed-in user’s order mailed to an address nobody proved carries no name they chose', async () => {
+    const mug = await makeProduct(a, { name: 'Stoneware mug', unitAmount: 1850 });
+    const users = t.db.getRepository(SiteUserEntity);
+    const place = async (user: SiteUserEntity) => {
+      const { token } = await t.db.transaction((em) => t.app.get(SessionsService).create(em, user, {}));
+      smtp.received.length = 0;
+      await request(t.server)
+        .post(ordersUrl(a))
+        .set('authorization', `Bearer ${token}`)
+        .send({ lines: [{ productId: mug.id, quantity: 1 }] })
+        .expect(201);
+      const [mail] = await smtp.waitFor(1);
+      return `${mail.raw}\n${mail.parsed.text ?? ''}`;
+    };
+    const phishing = 'Your account is locked: call +1 555 0100';
+    // An operator corrected the address: nobody has proved it yet.
+    const unproved = await users.save(
+      users.create({ siteId: a.siteId, email: 'corrected@example.com', name: phishing, emailVerifiedAt: null }),
+    );
+    const mailed = await place(unproved);
+    expect(mailed).toContain('corrected@example.com');
+    expect(mailed).not.toContain('+1 555 0100');
+    // Once the address is proved, the confirmation greets them by name.
+    await users.update({ id: unproved.id }, { emailVerifiedAt: new Date() });
+    expect(await place({ ...unproved, emailVerifiedAt: new Date() })).toContain(`Thank you, ${phishing}!`);
   });
 
   it('a shipment mails the customer the carrier and tracking', async () => {
