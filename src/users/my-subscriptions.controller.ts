@@ -14,10 +14,9 @@ import {
   UserSubscriptionResponseDto,
   toPlanChange,
   toSubscriptionResponse,
+  FORBIDDEN_MOVES,
 } from './dto/subscription.dto';
 import { UserSubscriptionsService } from './user-subscriptions.service';
-
-const FORBIDDEN_MOVES = 'A move the subscription’s status does not allow is a 409 `transition_forbidden`.';
 
 /** The signed-in user's own subscriptions (a session of this site; a key is a 403). */
 @ApiController('api/v2/sites/:siteName/users/me/subscriptions', 'Site users')

@@ -10,11 +10,9 @@ import {
   SubscriptionChargeParamDto,
   toSubscriptionResponse,
   UserSubscriptionParamDto,
+  FORBIDDEN_MOVES,
 } from './dto/subscription.dto';
 import { UserSubscriptionsService } from './user-subscriptions.service';
-
-const FORBIDDEN_MOVES =
-  'A move the subscription’s status does not allow is a 409 `transition_forbidden` (docs/users.md has the table).';
 
 /** Operators' routes over the charges of a user's subscription (a secret key; a session is a 403). */
 @ApiController('api/v2/sites/:siteName/users', 'Site users')

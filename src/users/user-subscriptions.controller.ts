@@ -14,11 +14,9 @@ import {
   toPlanChange,
   toSubscriptionResponse,
   UserSubscriptionParamDto,
+  FORBIDDEN_MOVES,
 } from './dto/subscription.dto';
 import { UserSubscriptionsService } from './user-subscriptions.service';
-
-const FORBIDDEN_MOVES =
-  'A move the subscription’s status does not allow is a 409 `transition_forbidden` (docs/users.md has the table).';
 
 /** Operators' routes over a user's subscriptions (a secret key; a session is a 403). */
 @ApiController('api/v2/sites/:siteName/users', 'Site users')

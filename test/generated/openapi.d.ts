@@ -1387,7 +1387,7 @@ export interface paths {
         put?: never;
         /**
          * Pause one of the current user’s subscriptions
-         * @description `trialing | active → paused`, until `resumesAt` or a resume. A move the subscription’s status does not allow is a 409 `transition_forbidden`.
+         * @description `trialing | active → paused`, until `resumesAt` or a resume. A move the subscription’s status does not allow is a 409 `transition_forbidden` (docs/users.md has the table).
          */
         post: operations["pauseMySubscription"];
         delete?: never;
@@ -1407,7 +1407,7 @@ export interface paths {
         put?: never;
         /**
          * Resume one of the current user’s subscriptions
-         * @description `paused → active`; after the period lapsed, a new period from now, charged. A move the subscription’s status does not allow is a 409 `transition_forbidden`.
+         * @description `paused → active`; after the period lapsed, a new period from now, charged. A move the subscription’s status does not allow is a 409 `transition_forbidden` (docs/users.md has the table).
          */
         post: operations["resumeMySubscription"];
         delete?: never;
@@ -1427,7 +1427,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel one of the current user’s subscriptions
-         * @description Now, or with `atPeriodEnd` when the current period ends. A move the subscription’s status does not allow is a 409 `transition_forbidden`.
+         * @description Now, or with `atPeriodEnd` when the current period ends. A move the subscription’s status does not allow is a 409 `transition_forbidden` (docs/users.md has the table).
          */
         post: operations["cancelMySubscription"];
         delete?: never;
@@ -1447,7 +1447,7 @@ export interface paths {
         put?: never;
         /**
          * Change the plan of one of the current user’s subscriptions
-         * @description Another recurring product, variant or quantity in the same currency, always prorated: the unused part of the old plan is credited and the new plan charged at once for the rest of the period (a new billing interval: a new period from now, charged in full). Unpaid, the subscription is `past_due`. A move the subscription’s status does not allow is a 409 `transition_forbidden`.
+         * @description Another recurring product, variant or quantity in the same currency, always prorated: the unused part of the old plan is credited and the new plan charged at once for the rest of the period (a new billing interval: a new period from now, charged in full). Unpaid, the subscription is `past_due`. A move the subscription’s status does not allow is a 409 `transition_forbidden` (docs/users.md has the table).
          */
         post: operations["changeMySubscriptionPlan"];
         delete?: never;

@@ -15,6 +15,10 @@ import { SubscriptionEntryDto, toSubscriptionEntry } from './subscription-charge
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
+/** What every subscription move's description ends with. */
+export const FORBIDDEN_MOVES =
+  'A move the subscription’s status does not allow is a 409 `transition_forbidden` (docs/users.md has the table).';
+
 /** `…/users/{id}/subscriptions/{subId}/…` */
 export class UserSubscriptionParamDto {
   @ApiProperty({ example: 'demo' })
