@@ -1,16 +1,19 @@
 import Ajv, { ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { AddressInfo } from 'node:net';
-import createClient, { Client, Middleware } from 'openapi-fetch';
+import type { Client, Middleware } from 'openapi-fetch';
 import request from 'supertest';
+import { createSitebaseFor } from '../../clients/typescript/src/client';
 import type { paths } from '../generated/openapi';
 import type { StartAppOptions, TestApp } from './app';
 import { Tenant, withTenants } from './tenant';
 
 /**
  * A client generated from the live OpenAPI document, as integrators make theirs: types from
- * `openapi-typescript` (test/generated/openapi.d.ts, checked by tsc) and calls through
- * `openapi-fetch`. Every answer is also checked at run time against the schema the document
+ * `openapi-typescript` (test/generated/openapi.d.ts, checked by tsc) and calls through the
+ * repository's SDK (clients/typescript: openapi-fetch with key or session auth and an
+ * Idempotency-Key on every POST), in its raw shape that answers problems as `{ error }`, and
+ * with its retries off, so each check sees the server's first answer. Every answer is also checked at run time against the schema the document
  * gives for its status, with undocumented fields refused, and every call is counted, so a
  * client test can require that it called each operation of its groups.
  */
@@ -51,16 +54,18 @@ export class ContractClient {
 
   /** A typed client sending `key` as x-api-key (none: anonymous). */
   as(key?: string): SitebaseClient {
-    const client = createClient<paths>({ baseUrl: this.baseUrl, headers: key ? { 'x-api-key': key } : {} });
-    client.use(this.middleware());
-    return client;
+    return this.sdk({ apiKey: key });
   }
 
   /** A typed client sending a site user's session as `Authorization: Bearer`. */
   asSession(token: string): SitebaseClient {
-    const client = createClient<paths>({ baseUrl: this.baseUrl, headers: { authorization: `Bearer ${token}` } });
-    client.use(this.middleware());
-    return client;
+    return this.sdk({ session: token });
+  }
+
+  private sdk(auth: { apiKey?: string; session?: string }): SitebaseClient {
+    const sb = createSitebaseFor<paths>({ baseUrl: this.baseUrl, ...auth, retry: { retries: 0 } });
+    sb.use(this.middleware());
+    return sb.raw;
   }
 
   /** `METHOD /path` of every operation of these tags that no test has called yet. */
