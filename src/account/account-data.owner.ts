@@ -59,7 +59,12 @@ export class AccountDataOwner implements OnModuleInit {
             'Account purged: dropping events not yet dispatched',
           );
         const events = await em.delete(OutboxEventEntity, { accountId });
-        await em.delete(IdempotencyKeyEntity, { scope: `account:${accountId}` });
+        await em
+          .createQueryBuilder()
+          .delete()
+          .from(IdempotencyKeyEntity)
+          .where('scope LIKE :prefix', { prefix: `account:${accountId}:%` })
+          .execute();
         return { events: events.affected ?? 0 };
       },
     });

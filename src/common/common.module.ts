@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ChangeNotifications } from '../database/change-notifications';
 import { SessionVerifiers } from './auth/session-verifiers';
@@ -8,6 +9,7 @@ import { BlockedClients } from './http/blocked-clients';
 import { PublicUrls } from './http/public-urls';
 import { RateLimitStore } from './http/rate-limit.store';
 import { IdempotencyKeyEntity } from './idempotency/idempotency-key.entity';
+import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { MaintenanceService } from './maintenance.service';
 import { OutboxEventEntity } from './outbox/outbox-event.entity';
 import { OutboxRelay } from './outbox/outbox-relay.service';
@@ -30,6 +32,8 @@ import { Clock } from './scheduling/clock';
     ChangeNotifications,
     PublicUrls,
     Clock,
+    // Every POST honours Idempotency-Key (idempotent.decorator.ts).
+    { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
   ],
   exports: [
     QueueService,

@@ -335,7 +335,7 @@ describe('/api/v2/api-keys', () => {
       expect(await keys().countBy({ accountId: y.accountId, name: 'shared' })).toBe(1);
     });
 
-    it('a request still in progress with the same key is a 409 idempotency_request_in_progress', async () => {
+    it('a request still in progress with the same key is a 409 idempotency_request_in_progress once the wait (5 s) is over', async () => {
       const x = await createTenant(t);
       const idem = uniqueName('idem');
       const first = await x.api.post('/api/v2/api-keys').set('Idempotency-Key', idem).send({ name: 'slow' });
@@ -343,7 +343,10 @@ describe('/api/v2/api-keys', () => {
       // As if the first request had not finished yet.
       await t.db.query(
         "UPDATE idempotency_keys SET state = 'processing', response_body = NULL WHERE scope = $1 AND key = $2",
-        [`account:${x.accountId}`, idempotencyKeyHash(`account:${x.accountId}`, idem)],
+        [
+          `account:${x.accountId}:site:-:key:${x.keyId}`,
+          idempotencyKeyHash(`account:${x.accountId}:site:-:key:${x.keyId}`, idem),
+        ],
       );
       const res = await x.api.post('/api/v2/api-keys').set('Idempotency-Key', idem).send({ name: 'slow' });
       expectExactProblem(
@@ -363,7 +366,7 @@ describe('/api/v2/api-keys', () => {
         201,
       );
       await t.db.query("UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE scope = $1", [
-        `account:${x.accountId}`,
+        `account:${x.accountId}:site:-:key:${x.keyId}`,
       ]);
       const res = await x.api.post('/api/v2/api-keys').set('Idempotency-Key', idem).send({ name: 'new' });
       expect(res.status).toBe(201);

@@ -7694,7 +7694,10 @@ export interface operations {
     createSite: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7706,13 +7709,19 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SiteResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7739,7 +7748,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /**
+             * @description Duplicate, forbidden state transition, or an idempotency key reused with another body
+             *
+             *     Duplicate, forbidden state transition, or an idempotency key reused with another body
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7895,7 +7908,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. Retrying with the same key and body replays the first response for 24 h. */
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -7909,13 +7922,19 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CreatedApiKeyResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7942,7 +7961,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /**
+             * @description Duplicate, forbidden state transition, or an idempotency key reused with another body
+             *
+             *     Duplicate, forbidden state transition, or an idempotency key reused with another body
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8078,7 +8101,10 @@ export interface operations {
     uploadV1Media: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 site_name: string;
             };
@@ -8102,11 +8128,17 @@ export interface operations {
                 headers: {
                     /** @description Public URL of the file */
                     Location?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8126,6 +8158,15 @@ export interface operations {
             };
             /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8215,7 +8256,10 @@ export interface operations {
     uploadV1ProjectMedia: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description Account id */
                 organization_id: number;
@@ -8240,6 +8284,8 @@ export interface operations {
             /** @description Stored */
             204: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -8264,6 +8310,15 @@ export interface operations {
             };
             /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8357,7 +8412,10 @@ export interface operations {
     createV1Page: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 site_name: string;
             };
@@ -8371,13 +8429,19 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["V1PageResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8404,7 +8468,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /**
+             * @description Duplicate, forbidden state transition, or an idempotency key reused with another body
+             *
+             *     Duplicate, forbidden state transition, or an idempotency key reused with another body
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8846,7 +8914,10 @@ export interface operations {
     createMediaCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 siteName: string;
             };
@@ -8860,13 +8931,19 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["MediaCategoryResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8893,7 +8970,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /**
+             * @description Duplicate, forbidden state transition, or an idempotency key reused with another body
+             *
+             *     Duplicate, forbidden state transition, or an idempotency key reused with another body
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9118,7 +9199,10 @@ export interface operations {
     createMediaTag: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 siteName: string;
             };
@@ -9132,13 +9216,19 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["MediaTagResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9165,7 +9255,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /**
+             * @description Duplicate, forbidden state transition, or an idempotency key reused with another body
+             *
+             *     Duplicate, forbidden state transition, or an idempotency key reused with another body
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9400,7 +9494,10 @@ export interface operations {
     uploadMedia: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 siteName: string;
             };
@@ -9421,13 +9518,19 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["MediaResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9447,6 +9550,15 @@ export interface operations {
             };
             /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9713,7 +9825,10 @@ export interface operations {
     createContent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 siteName: string;
             };
@@ -9729,13 +9844,19 @@ export interface operations {
                 headers: {
                     /** @description Version of the item; send it back as If-Match */
                     ETag?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ContentResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9762,7 +9883,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /**
+             * @description Duplicate, forbidden state transition, or an idempotency key reused with another body
+             *
+             *     Duplicate, forbidden state transition, or an idempotency key reused with another body
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9961,7 +10086,10 @@ export interface operations {
     publishContent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: number;
                 siteName: string;
@@ -9978,13 +10106,19 @@ export interface operations {
                 headers: {
                     /** @description Version of the item; send it back as If-Match */
                     ETag?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ContentResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10011,7 +10145,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /**
+             * @description Duplicate, forbidden state transition, or an idempotency key reused with another body
+             *
+             *     Duplicate, forbidden state transition, or an idempotency key reused with another body
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10025,7 +10163,10 @@ export interface operations {
     unpublishContent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: number;
                 siteName: string;
@@ -10038,13 +10179,19 @@ export interface operations {
                 headers: {
                     /** @description Version of the item; send it back as If-Match */
                     ETag?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ContentResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10071,7 +10218,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /**
+             * @description Duplicate, forbidden state transition, or an idempotency key reused with another body
+             *
+             *     Duplicate, forbidden state transition, or an idempotency key reused with another body
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10188,7 +10339,10 @@ export interface operations {
     restoreContentRevision: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: number;
                 siteName: string;
@@ -10200,6 +10354,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10233,7 +10389,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /**
+             * @description Duplicate, forbidden state transition, or an idempotency key reused with another body
+             *
+             *     Duplicate, forbidden state transition, or an idempotency key reused with another body
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10308,7 +10468,10 @@ export interface operations {
     createCollection: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 siteName: string;
             };
@@ -10322,13 +10485,19 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CollectionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10355,7 +10524,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /**
+             * @description Duplicate, forbidden state transition, or an idempotency key reused with another body
+             *
+             *     Duplicate, forbidden state transition, or an idempotency key reused with another body
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10647,7 +10820,10 @@ export interface operations {
     addCollectionItem: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: number;
                 siteName: string;
@@ -10662,13 +10838,19 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CollectionItemResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10695,7 +10877,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /**
+             * @description Duplicate, forbidden state transition, or an idempotency key reused with another body
+             *
+             *     Duplicate, forbidden state transition, or an idempotency key reused with another body
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10951,7 +11137,10 @@ export interface operations {
     createEmailTemplate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 siteName: string;
             };
@@ -10967,13 +11156,19 @@ export interface operations {
                 headers: {
                     /** @description Version of the item; send it back as If-Match */
                     ETag?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["EmailTemplateResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10993,6 +11188,15 @@ export interface operations {
             };
             /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11171,7 +11375,10 @@ export interface operations {
     cloneEmailTemplate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 siteName: string;
                 templateId: number;
@@ -11184,48 +11391,8 @@ export interface operations {
                 headers: {
                     /** @description Version of the item; send it back as If-Match */
                     ETag?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EmailTemplateResponseDto"];
-                };
-            };
-            /** @description Missing, malformed, revoked or expired credential */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
-                };
-            };
-            /** @description No such resource in this site, or a site the caller cannot reach */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
-                };
-            };
-        };
-    };
-    publishEmailTemplate: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                siteName: string;
-                templateId: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    /** @description Version of the item; send it back as If-Match */
-                    ETag?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -11270,31 +11437,38 @@ export interface operations {
             };
         };
     };
-    previewEmailTemplate: {
+    publishEmailTemplate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 siteName: string;
                 templateId: number;
             };
             cookie?: never;
         };
-        requestBody?: {
-            content: {
-                "application/json": components["schemas"]["PreviewEmailTemplateDto"];
-            };
-        };
+        requestBody?: never;
         responses: {
             200: {
                 headers: {
+                    /** @description Version of the item; send it back as If-Match */
+                    ETag?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RenderedMailDto"];
+                    "application/json": components["schemas"]["EmailTemplateResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11321,8 +11495,12 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After. This route renders mail (template previews): it counts against the account's `render` budget, shared by all its keys: RATE_LIMIT_RENDER_MAX requests a window (default 600 a minute) and RATE_LIMIT_RENDER_CONCURRENCY at once (default 4), besides the key's own RATE_LIMIT_KEY_MAX. */
-            429: {
+            /**
+             * @description Duplicate, forbidden state transition, or an idempotency key reused with another body
+             *
+             *     Duplicate, forbidden state transition, or an idempotency key reused with another body
+             */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11332,33 +11510,40 @@ export interface operations {
             };
         };
     };
-    sendEmail: {
+    previewEmailTemplate: {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. Retrying with the same key and body replays the first response for 24 h. */
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
                 "Idempotency-Key"?: string;
             };
             path: {
                 siteName: string;
+                templateId: number;
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
-                "application/json": components["schemas"]["SendEmailDto"];
+                "application/json": components["schemas"]["PreviewEmailTemplateDto"];
             };
         };
         responses: {
-            202: {
+            200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SendEmailResponseDto"];
+                    "application/json": components["schemas"]["RenderedMailDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11386,6 +11571,89 @@ export interface operations {
                 };
             };
             /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited; see Retry-After. This route renders mail (template previews): it counts against the account's `render` budget, shared by all its keys: RATE_LIMIT_RENDER_MAX requests a window (default 600 a minute) and RATE_LIMIT_RENDER_CONCURRENCY at once (default 4), besides the key's own RATE_LIMIT_KEY_MAX. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    sendEmail: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SendEmailDto"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SendEmailResponseDto"];
+                };
+            };
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /**
+             * @description Duplicate, forbidden state transition, or an idempotency key reused with another body
+             *
+             *     Duplicate, forbidden state transition, or an idempotency key reused with another body
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11553,7 +11821,10 @@ export interface operations {
     createCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 siteName: string;
             };
@@ -11567,13 +11838,19 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CategoryResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11600,7 +11877,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /**
+             * @description Duplicate, forbidden state transition, or an idempotency key reused with another body
+             *
+             *     Duplicate, forbidden state transition, or an idempotency key reused with another body
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11841,7 +12122,10 @@ export interface operations {
     createProduct: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 siteName: string;
             };
@@ -11857,13 +12141,19 @@ export interface operations {
                 headers: {
                     /** @description Version of the item; send it back as If-Match */
                     ETag?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ProductResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11890,7 +12180,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /**
+             * @description Duplicate, forbidden state transition, or an idempotency key reused with another body
+             *
+             *     Duplicate, forbidden state transition, or an idempotency key reused with another body
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12092,7 +12386,10 @@ export interface operations {
     createVariantProduct: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: number;
                 siteName: string;
@@ -12109,13 +12406,19 @@ export interface operations {
                 headers: {
                     /** @description Version of the item; send it back as If-Match */
                     ETag?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ProductResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12142,7 +12445,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /**
+             * @description Duplicate, forbidden state transition, or an idempotency key reused with another body
+             *
+             *     Duplicate, forbidden state transition, or an idempotency key reused with another body
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12264,7 +12571,10 @@ export interface operations {
     requestOtpUsersAuth: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 siteName: string;
             };
@@ -12278,13 +12588,19 @@ export interface operations {
         responses: {
             202: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OtpRequestedDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12295,6 +12611,15 @@ export interface operations {
             };
             /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12316,7 +12641,10 @@ export interface operations {
     verifyOtpUsersAuth: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 siteName: string;
             };
@@ -12330,13 +12658,19 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SessionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12365,6 +12699,15 @@ export interface operations {
             };
             /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12814,7 +13157,10 @@ export interface operations {
     verifyMyEmail: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 siteName: string;
             };
@@ -12828,11 +13174,100 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UserResponseDto"];
                 };
+            };
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /**
+             * @description Duplicate, forbidden state transition, or an idempotency key reused with another body
+             *
+             *     Duplicate, forbidden state transition, or an idempotency key reused with another body
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    signOut: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
             400: {
@@ -12872,62 +13307,6 @@ export interface operations {
             };
             /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
             409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
-                };
-            };
-            /** @description Rate limited; see Retry-After */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
-                };
-            };
-        };
-    };
-    signOut: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                siteName: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description No content */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Missing, malformed, revoked or expired credential */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
-                };
-            };
-            /** @description The credential may not do this */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
-                };
-            };
-            /** @description No such resource in this site, or a site the caller cannot reach */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13161,7 +13540,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. Retrying with the same key and body replays the first response for 24 h. */
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -13178,6 +13557,88 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserSubscriptionResponseDto"];
+                };
+            };
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /**
+             * @description Duplicate, forbidden state transition, or an idempotency key reused with another body
+             *
+             *     Duplicate, forbidden state transition, or an idempotency key reused with another body
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    resumeMySubscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: number;
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -13220,68 +13681,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
-                };
-            };
-        };
-    };
-    resumeMySubscription: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Up to 255 characters. Retrying with the same key and body replays the first response for 24 h. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                id: number;
-                siteName: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UserSubscriptionResponseDto"];
-                };
-            };
-            /** @description Missing, malformed, revoked or expired credential */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
-                };
-            };
-            /** @description The credential may not do this */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
-                };
-            };
-            /** @description No such resource in this site, or a site the caller cannot reach */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
-                };
-            };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /**
+             * @description Duplicate, forbidden state transition, or an idempotency key reused with another body
+             *
+             *     Duplicate, forbidden state transition, or an idempotency key reused with another body
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13296,7 +13700,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. Retrying with the same key and body replays the first response for 24 h. */
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -13313,13 +13717,19 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UserSubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13355,7 +13765,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /**
+             * @description Duplicate, forbidden state transition, or an idempotency key reused with another body
+             *
+             *     Duplicate, forbidden state transition, or an idempotency key reused with another body
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13370,7 +13784,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. Retrying with the same key and body replays the first response for 24 h. */
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -13387,13 +13801,19 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PlanChangeDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13429,7 +13849,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /**
+             * @description Duplicate, forbidden state transition, or an idempotency key reused with another body
+             *
+             *     Duplicate, forbidden state transition, or an idempotency key reused with another body
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13730,7 +14154,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. Retrying with the same key and body replays the first response for 24 h. */
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -13747,13 +14171,19 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CreditChangeDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13789,7 +14219,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /**
+             * @description Duplicate, forbidden state transition, or an idempotency key reused with another body
+             *
+             *     Duplicate, forbidden state transition, or an idempotency key reused with another body
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13804,7 +14238,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. Retrying with the same key and body replays the first response for 24 h. */
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -13821,13 +14255,19 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CreditChangeDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13863,7 +14303,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /**
+             * @description Duplicate, forbidden state transition, or an idempotency key reused with another body
+             *
+             *     Duplicate, forbidden state transition, or an idempotency key reused with another body
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14003,7 +14447,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. Retrying with the same key and body replays the first response for 24 h. */
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -14023,6 +14467,91 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserSubscriptionResponseDto"];
+                };
+            };
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /**
+             * @description Duplicate, forbidden state transition, or an idempotency key reused with another body
+             *
+             *     Duplicate, forbidden state transition, or an idempotency key reused with another body
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    resumeUserSubscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                siteName: string;
+                /** @description The user */
+                id: number;
+                /** @description The subscription */
+                subId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -14065,71 +14594,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
-                };
-            };
-        };
-    };
-    resumeUserSubscription: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Up to 255 characters. Retrying with the same key and body replays the first response for 24 h. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                siteName: string;
-                /** @description The user */
-                id: number;
-                /** @description The subscription */
-                subId: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UserSubscriptionResponseDto"];
-                };
-            };
-            /** @description Missing, malformed, revoked or expired credential */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
-                };
-            };
-            /** @description The credential may not do this */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
-                };
-            };
-            /** @description No such resource in this site, or a site the caller cannot reach */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
-                };
-            };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /**
+             * @description Duplicate, forbidden state transition, or an idempotency key reused with another body
+             *
+             *     Duplicate, forbidden state transition, or an idempotency key reused with another body
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14144,7 +14613,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. Retrying with the same key and body replays the first response for 24 h. */
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -14164,13 +14633,19 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UserSubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14206,7 +14681,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /**
+             * @description Duplicate, forbidden state transition, or an idempotency key reused with another body
+             *
+             *     Duplicate, forbidden state transition, or an idempotency key reused with another body
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14221,7 +14700,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. Retrying with the same key and body replays the first response for 24 h. */
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -14241,13 +14720,19 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PlanChangeDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14283,7 +14768,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /**
+             * @description Duplicate, forbidden state transition, or an idempotency key reused with another body
+             *
+             *     Duplicate, forbidden state transition, or an idempotency key reused with another body
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14298,7 +14787,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. Retrying with the same key and body replays the first response for 24 h. */
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -14318,13 +14807,19 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ChargeResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14360,7 +14855,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /**
+             * @description Duplicate, forbidden state transition, or an idempotency key reused with another body
+             *
+             *     Duplicate, forbidden state transition, or an idempotency key reused with another body
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14375,7 +14874,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. Retrying with the same key and body replays the first response for 24 h. */
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -14397,13 +14896,19 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PaidChargeDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14439,7 +14944,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /**
+             * @description Duplicate, forbidden state transition, or an idempotency key reused with another body
+             *
+             *     Duplicate, forbidden state transition, or an idempotency key reused with another body
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14516,7 +15025,10 @@ export interface operations {
     createContact: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 siteName: string;
             };
@@ -14530,13 +15042,19 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ContactReceiptDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14547,6 +15065,15 @@ export interface operations {
             };
             /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14722,7 +15249,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. Retrying with the same key and body replays the first response for 24 h. */
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -14738,13 +15265,19 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OrderResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14771,7 +15304,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /**
+             * @description Duplicate, forbidden state transition, or an idempotency key reused with another body
+             *
+             *     Duplicate, forbidden state transition, or an idempotency key reused with another body
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14952,6 +15489,8 @@ export interface operations {
             header: {
                 /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` */
                 "x-sitebase-signature": string;
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
             };
             path: {
                 siteName: string;
@@ -14966,12 +15505,91 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description `true` when the id was applied before */
-                    "Idempotent-Replayed"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotificationOutcomeDto"];
+                };
+            };
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /**
+             * @description Duplicate, forbidden state transition, or an idempotency key reused with another body
+             *
+             *     Duplicate, forbidden state transition, or an idempotency key reused with another body
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    rotateFulfillmentSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FulfillmentSecretResponseDto"];
                 };
             };
             /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
@@ -15003,54 +15621,6 @@ export interface operations {
             };
             /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
             409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
-                };
-            };
-            /** @description Rate limited; see Retry-After */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
-                };
-            };
-        };
-    };
-    rotateFulfillmentSecret: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                siteName: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["FulfillmentSecretResponseDto"];
-                };
-            };
-            /** @description Missing, malformed, revoked or expired credential */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
-                };
-            };
-            /** @description No such resource in this site, or a site the caller cannot reach */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15116,7 +15686,10 @@ export interface operations {
     createWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 siteName: string;
             };
@@ -15130,13 +15703,19 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookEndpointWithSecretDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15163,7 +15742,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /**
+             * @description Duplicate, forbidden state transition, or an idempotency key reused with another body
+             *
+             *     Duplicate, forbidden state transition, or an idempotency key reused with another body
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15309,7 +15892,10 @@ export interface operations {
     testWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: number;
                 siteName: string;
@@ -15320,10 +15906,21 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookTestResultDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
             /** @description Missing, malformed, revoked or expired credential */
@@ -15337,6 +15934,15 @@ export interface operations {
             };
             /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15358,7 +15964,10 @@ export interface operations {
     rotateWebhookSecret: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: number;
                 siteName: string;
@@ -15369,10 +15978,21 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookEndpointWithSecretDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
             /** @description Missing, malformed, revoked or expired credential */
@@ -15386,6 +16006,15 @@ export interface operations {
             };
             /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15502,7 +16131,10 @@ export interface operations {
     retryWebhookDelivery: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: number;
                 siteName: string;
@@ -15514,6 +16146,8 @@ export interface operations {
         responses: {
             202: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -15540,6 +16174,15 @@ export interface operations {
             };
             /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15614,7 +16257,10 @@ export interface operations {
     createNewsletterList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 siteName: string;
             };
@@ -15628,13 +16274,19 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ListResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15654,6 +16306,15 @@ export interface operations {
             };
             /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15995,7 +16656,10 @@ export interface operations {
     changeSubscriptionListMembership: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: number;
                 siteName: string;
@@ -16010,13 +16674,19 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16043,7 +16713,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /**
+             * @description Duplicate, forbidden state transition, or an idempotency key reused with another body
+             *
+             *     Duplicate, forbidden state transition, or an idempotency key reused with another body
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16057,7 +16731,10 @@ export interface operations {
     changeSubscriptionStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: number;
                 siteName: string;
@@ -16072,13 +16749,19 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16105,7 +16788,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /**
+             * @description Duplicate, forbidden state transition, or an idempotency key reused with another body
+             *
+             *     Duplicate, forbidden state transition, or an idempotency key reused with another body
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16120,7 +16807,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. Retrying with the same key and body replays the first response for 24 h. */
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -16136,13 +16823,19 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["BulkResultDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16162,6 +16855,15 @@ export interface operations {
             };
             /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16184,7 +16886,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. Retrying with the same key and body replays the first response for 24 h. */
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -16236,6 +16938,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -16245,13 +16949,19 @@ export interface operations {
             /** @description Queued: follow it at GET …/newsletter/imports/{id} */
             202: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ImportResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16278,7 +16988,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /**
+             * @description Duplicate, forbidden state transition, or an idempotency key reused with another body
+             *
+             *     Duplicate, forbidden state transition, or an idempotency key reused with another body
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16320,7 +17034,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Up to 255 characters. Retrying with the same key and body replays the first response for 24 h. */
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -16336,13 +17050,19 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SyncResultDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16362,6 +17082,15 @@ export interface operations {
             };
             /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16423,7 +17152,10 @@ export interface operations {
     subscribePublicNewsletter: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 siteName: string;
             };
@@ -16437,13 +17169,19 @@ export interface operations {
         responses: {
             202: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SubscribeReceiptDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16454,6 +17192,15 @@ export interface operations {
             };
             /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16536,7 +17283,10 @@ export interface operations {
                 /** @description The token of a one-click link (`List-Unsubscribe` header) */
                 token?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 siteName: string;
             };
@@ -16551,13 +17301,19 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["LinkResultDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16568,6 +17324,15 @@ export interface operations {
             };
             /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16695,7 +17460,10 @@ export interface operations {
     createNewsletterSeries: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 siteName: string;
             };
@@ -16711,13 +17479,19 @@ export interface operations {
                 headers: {
                     /** @description Version of the item; send it back as If-Match */
                     ETag?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SeriesResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16737,6 +17511,15 @@ export interface operations {
             };
             /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16959,7 +17742,10 @@ export interface operations {
     createNewsletterCampaign: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 siteName: string;
             };
@@ -16975,13 +17761,19 @@ export interface operations {
                 headers: {
                     /** @description Version of the item; send it back as If-Match */
                     ETag?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CampaignResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17008,7 +17800,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /**
+             * @description Duplicate, forbidden state transition, or an idempotency key reused with another body
+             *
+             *     Duplicate, forbidden state transition, or an idempotency key reused with another body
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17189,7 +17985,10 @@ export interface operations {
     testSendNewsletterCampaign: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: number;
                 siteName: string;
@@ -17204,13 +18003,19 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CampaignTestSendResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17230,6 +18035,15 @@ export interface operations {
             };
             /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17292,7 +18106,10 @@ export interface operations {
     trackNewsletterOpen: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 siteName: string;
                 token: string;
@@ -17304,12 +18121,32 @@ export interface operations {
             /** @description No content */
             204: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content?: never;
             };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17372,7 +18209,10 @@ export interface operations {
     trackNewsletterClick: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 siteName: string;
                 token: string;
@@ -17383,14 +18223,34 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ClickTargetDto"];
                 };
             };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17521,7 +18381,10 @@ export interface operations {
     createSenderDomain: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -17533,13 +18396,19 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SenderDomainResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17566,7 +18435,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /**
+             * @description Duplicate, forbidden state transition, or an idempotency key reused with another body
+             *
+             *     Duplicate, forbidden state transition, or an idempotency key reused with another body
+             */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17702,7 +18575,10 @@ export interface operations {
     verifySenderDomain: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: number;
             };
@@ -17712,13 +18588,19 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SenderDomainResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /**
+             * @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter
+             */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17747,6 +18629,15 @@ export interface operations {
             };
             /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -27,7 +27,7 @@ import {
   SessionOnly,
 } from '../auth/decorators';
 import { ApiProblem, ApiProblems } from '../errors/api-problems.decorator';
-import { Idempotent } from '../idempotency/idempotent.decorator';
+import { documentIdempotency, IdempotencyOption } from '../idempotency/idempotent.decorator';
 import { MAX_ID } from '../input/dto-rules';
 import { FORM_MEDIA_TYPE, KeepRawBody, OptionalBody } from '../input/request-body';
 import { costDescription, RouteCost } from './route-costs';
@@ -79,8 +79,11 @@ export interface RouteOptions {
   optionalBody?: Type;
   /** The handler also reads the JSON body's exact bytes with @RawBody() (a signature over them). */
   rawBody?: true;
-  /** Replays the first response for a repeated Idempotency-Key. */
-  idempotent?: true;
+  /**
+   * Every POST honours `Idempotency-Key` (`true` says so aloud); `{ optOut: reason }` refuses the
+   * header with a 400 and documents why (idempotent.decorator.ts). Not for other methods.
+   */
+  idempotent?: IdempotencyOption;
   /** An operator route outside the interface: `x-sitebase-admin: true` in OpenAPI. */
   admin?: true;
   /** A write that stays possible while the account's deletion is scheduled. */
@@ -159,7 +162,6 @@ export function Route(options: RouteOptions): MethodDecorator {
   if (options.formBody) decorators.push(ApiConsumes('application/json', FORM_MEDIA_TYPE));
   if (options.optionalBody) decorators.push(OptionalBody(options.optionalBody));
   if (options.rawBody) decorators.push(KeepRawBody());
-  if (options.idempotent) decorators.push(Idempotent());
   if (options.admin) decorators.push(AdminRoute());
   if (options.duringDeletion) decorators.push(AllowedDuringDeletion());
   const problems = new Set([...authProblems(options.auth), ...(options.problems ?? [])]);
@@ -195,6 +197,7 @@ export function ApiController(path: string, tag: string): ClassDecorator {
   const problems = params.length === 0 ? [] : params.some((p) => !SITE_PARAMS.has(p)) ? [400, 404] : [404];
   return applyDecorators(
     requireRoutes,
+    documentIdempotency,
     Controller(path),
     ApiTags(tag),
     ...(problems.length ? [ApiProblems(...problems)] : []),

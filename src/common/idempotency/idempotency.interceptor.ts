@@ -1,33 +1,59 @@
 import { CallHandler, ExecutionContext, HttpStatus, Injectable, NestInterceptor } from '@nestjs/common';
 import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import { Reflector } from '@nestjs/core';
-import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { from, Observable, of } from 'rxjs';
 import { catchError, mergeMap } from 'rxjs/operators';
-import { DataSource } from 'typeorm';
+import { DataSource, Repository } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
 import { AuthenticatedRequest } from '../auth/principal';
 import { BadRequestProblem, ConflictProblem } from '../errors/problems';
 import { IdempotencyKeyEntity } from './idempotency-key.entity';
+import {
+  IDEMPOTENCY_HEADER,
+  idempotencyPolicy,
+  MAX_IDEMPOTENCY_KEY_LENGTH,
+  REPLAYED_HEADER,
+} from './idempotent.decorator';
+import { drainStream, jsonFingerprint, PENDING_STREAM, watchStream } from './request-fingerprint';
 import { idempotencyKeyHash, openBody, SealedBody, sealBody } from './sealed-response';
-import { stableJson } from './stable-json';
+
+type IdempotentRequest = Request & AuthenticatedRequest;
 
 const REPLAYED_HEADERS = ['location', 'etag'];
 /** Tries to claim a key whose row keeps vanishing (its requests failing) before answering 409. */
 const CLAIM_ATTEMPTS = 3;
+/** How long a retry waits for the first request under its key to finish, then replays it. */
+export const IN_PROGRESS_WAIT_MS = 5_000;
+const POLL_MS = 50;
 
-function inProgress(): ConflictProblem {
-  return new ConflictProblem(
+const inProgress = () =>
+  new ConflictProblem(
     'idempotency_request_in_progress',
     'A request with this Idempotency-Key is still being processed',
   );
+const reused = () =>
+  new ConflictProblem('idempotency_key_reused', 'This Idempotency-Key was used with another request');
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Whose keys these are: the credential (an API key, a site-user session, or an anonymous caller's
+ * address) within the site, under the account so that its deletion finds them.
+ */
+export function idempotencyScope(req: IdempotentRequest): string {
+  const p = req.principal;
+  const site = req.site ? `site:${req.site.id}` : 'site:-';
+  if (p?.kind === 'key') return `account:${p.accountId}:${site}:key:${p.keyId}`;
+  if (p?.kind === 'user') return `account:${p.accountId}:${site}:session:${p.sessionId}`;
+  const account = req.site ? `account:${req.site.accountId}:` : '';
+  return `${account}${site}:ip:${req.ip}`;
 }
 
 /**
- * Stores the first successful response of an @Idempotent() route per (caller, key) and replays
- * it. Failed requests are not stored, so a client may retry them with the same key. The row keeps
- * a hash of the key and the body sealed with it (sealed-response.ts).
+ * Every POST honours `Idempotency-Key` (idempotent.decorator.ts says which and documents it):
+ * the first successful answer per (scope, key) is stored and replayed. Failed requests are not
+ * stored, so a client may retry them with the same key. The row keeps a hash of the key and the
+ * answer sealed with it (sealed-response.ts). A route that opted out refuses the header.
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
@@ -38,27 +64,41 @@ export class IdempotencyInterceptor implements NestInterceptor {
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> | Promise<Observable<unknown>> {
-    const req = context.switchToHttp().getRequest<Request & AuthenticatedRequest>();
-    const key = req.header('idempotency-key');
+    if (context.getType() !== 'http') return next.handle();
+    const req = context.switchToHttp().getRequest<IdempotentRequest>();
+    const key = req.header(IDEMPOTENCY_HEADER);
     if (key === undefined) return next.handle();
-    return this.handle(context, next, req, key);
-  }
-
-  private async handle(context: ExecutionContext, next: CallHandler, req: Request & AuthenticatedRequest, key: string) {
-    if (key.length < 1 || key.length > 255) {
-      throw new BadRequestProblem('invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 characters', [
-        { path: 'Idempotency-Key', message: 'must be 1 to 255 characters' },
+    const policy = idempotencyPolicy(context.getHandler());
+    // Other methods are idempotent by their nature: the header changes nothing there.
+    if (!policy) return next.handle();
+    if (policy.kind === 'refused') {
+      throw new BadRequestProblem('idempotency_key_unsupported', `This route does not take an ${IDEMPOTENCY_HEADER}`, [
+        { path: IDEMPOTENCY_HEADER, message: policy.reason },
       ]);
     }
+    if (key.length < 1 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+      throw new BadRequestProblem('invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 characters', [
+        { path: IDEMPOTENCY_HEADER, message: 'must be 1 to 255 characters' },
+      ]);
+    }
+    return this.handle(context, next, req, key, policy.stream);
+  }
+
+  private async handle(
+    context: ExecutionContext,
+    next: CallHandler,
+    req: IdempotentRequest,
+    key: string,
+    stream: boolean,
+  ): Promise<Observable<unknown>> {
     const res = context.switchToHttp().getResponse<Response>();
-    const p = req.principal;
-    const scope =
-      p?.kind === 'key' ? `account:${p.accountId}` : p?.kind === 'user' ? `user:${p.userId}` : `ip:${req.ip}`;
+    const scope = idempotencyScope(req);
     const keyHash = idempotencyKeyHash(scope, key);
     const path = req.originalUrl.split('?')[0];
-    const requestHash = createHash('sha256')
-      .update(`${req.method} ${path}\n${stableJson(req.body ?? null)}`)
-      .digest('hex');
+    // A streamed body is known once read: by the handler (first request) or here (a retry).
+    const requestHash = stream ? PENDING_STREAM : jsonFingerprint(req);
+    let streamHash: Promise<string> | undefined;
+    const fingerprint = () => (stream ? (streamHash ??= drainStream(req)) : Promise.resolve(requestHash));
     const repo = this.dataSource.getRepository(IdempotencyKeyEntity);
 
     // Expired keys are free again.
@@ -71,37 +111,56 @@ export class IdempotencyInterceptor implements NestInterceptor {
         ttl: this.config.IDEMPOTENCY_TTL_SECONDS,
       })
       .execute();
-    let id: string | undefined;
-    let existing: IdempotencyKeyEntity | null = null;
-    // A request that failed deletes its row (so it can be retried): between our insert, which met
-    // that row, and our read, it may be gone. Then the key is free: claim it again.
-    for (let attempt = 0; attempt < CLAIM_ATTEMPTS && !id && !existing; attempt++) {
-      const inserted = await repo
-        .createQueryBuilder()
-        .insert()
-        .values({ scope, key: keyHash, method: req.method, path, requestHash, state: 'processing' })
-        .orIgnore()
-        .returning(['id'])
-        .execute();
-      id = (inserted.raw as Array<{ id: string }>)[0]?.id;
-      if (!id) existing = await repo.findOneBy({ scope, key: keyHash });
-    }
 
-    if (!id) {
-      // Still unclaimed after the attempts: requests under this key keep starting and failing.
-      if (!existing) throw inProgress();
-      if (existing.requestHash !== requestHash) {
-        throw new ConflictProblem('idempotency_key_reused', 'This Idempotency-Key was used with another request');
+    const deadline = Date.now() + IN_PROGRESS_WAIT_MS;
+    for (let vanished = 0; ;) {
+      const id = await this.claim(repo, { scope, key: keyHash, method: req.method, path, requestHash });
+      if (id) return this.run(next, req, res, repo, id, { scope, key, stream, context });
+      const existing = await repo.findOneBy({ scope, key: keyHash });
+      if (!existing) {
+        // The first request failed and gave the key back between our insert and our read.
+        if (++vanished >= CLAIM_ATTEMPTS) throw inProgress();
+        continue;
       }
-      if (existing.state !== 'completed') throw inProgress();
-      for (const [name, value] of Object.entries(existing.responseHeaders ?? {})) res.setHeader(name, value);
-      res.setHeader('Idempotent-Replayed', 'true');
-      res.status(existing.responseStatus ?? HttpStatus.OK);
-      return of(openBody(existing.responseBody as SealedBody, scope, key));
+      if (existing.requestHash !== PENDING_STREAM && existing.requestHash !== (await fingerprint())) throw reused();
+      if (existing.state === 'completed') {
+        for (const [name, value] of Object.entries(existing.responseHeaders ?? {})) res.setHeader(name, value);
+        res.setHeader(REPLAYED_HEADER, 'true');
+        res.status(existing.responseStatus ?? HttpStatus.OK);
+        return of(openBody(existing.responseBody as SealedBody, scope, key));
+      }
+      // The same request, still running: wait for its answer rather than run it twice.
+      if (Date.now() >= deadline) throw inProgress();
+      await sleep(POLL_MS);
     }
+  }
 
+  private async claim(
+    repo: Repository<IdempotencyKeyEntity>,
+    row: Pick<IdempotencyKeyEntity, 'scope' | 'key' | 'method' | 'path' | 'requestHash'>,
+  ): Promise<number | undefined> {
+    const inserted = await repo
+      .createQueryBuilder()
+      .insert()
+      .values({ ...row, state: 'processing' })
+      .orIgnore()
+      .returning(['id'])
+      .execute();
+    const id = (inserted.raw as Array<{ id: string }>)[0]?.id;
+    return id === undefined ? undefined : Number(id);
+  }
+
+  private run(
+    next: CallHandler,
+    req: IdempotentRequest,
+    res: Response,
+    repo: Repository<IdempotencyKeyEntity>,
+    id: number,
+    { scope, key, stream, context }: { scope: string; key: string; stream: boolean; context: ExecutionContext },
+  ): Observable<unknown> {
     const status =
       this.reflector.get<number>(HTTP_CODE_METADATA, context.getHandler()) ?? (req.method === 'POST' ? 201 : 200);
+    const streamed = stream ? watchStream(req) : null;
     return next.handle().pipe(
       mergeMap((body: unknown) =>
         from(
@@ -112,9 +171,10 @@ export class IdempotencyInterceptor implements NestInterceptor {
               if (typeof value === 'string') headers[name] = value;
             }
             await repo.update(
-              { id: Number(id) },
+              { id },
               {
                 state: 'completed',
+                ...(stream ? { requestHash: streamed?.() ?? 'stream:unread' } : {}),
                 // What the handler answered: a route may choose its status (200 now, or 202 queued).
                 responseStatus: res.statusCode || status,
                 responseBody: sealBody(body, scope, key),
@@ -128,7 +188,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       catchError((err) =>
         from(
           (async () => {
-            await repo.delete({ id: Number(id) });
+            await repo.delete({ id });
             throw err;
           })(),
         ),
