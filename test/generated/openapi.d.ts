@@ -2756,9 +2756,15 @@ export interface components {
         EmailSettingsDto: {
             /** @example Demo Blog */
             fromName?: string | null;
-            /** @example news@demo.example */
+            /**
+             * Format: email
+             * @example news@demo.example
+             */
             fromAddress?: string | null;
-            /** @example editors@demo.example */
+            /**
+             * Format: email
+             * @example editors@demo.example
+             */
             replyTo?: string | null;
         };
         ContactsSettingsDto: {
@@ -2772,7 +2778,7 @@ export interface components {
         };
         OrdersSettingsDto: {
             /**
-             * @description Tax rates in basis points (2000 = 20 %), keyed by the products' `taxCode`; replaces the whole map. At most 100 codes.
+             * @description Tax rates in basis points (2000 = 20 %), keyed by the products' `taxCode`; replaces the whole map. At most 100 codes. Tax codes are 1 to 100 characters.
              * @example {
              *       "standard": 2000,
              *       "reduced": 550
@@ -2874,7 +2880,7 @@ export interface components {
             siteIds?: number[] | null;
             /**
              * Format: date-time
-             * @description The key stops working at this time (absent or null: never)
+             * @description The key stops working at this time (absent or null: never). Not before the time of the request.
              * @example 2027-01-01T00:00:00.000Z
              */
             expiresAt?: string | null;
@@ -3178,7 +3184,10 @@ export interface components {
              * @example 1800
              */
             unit_amount?: number;
-            /** @example EUR */
+            /**
+             * @description An ISO 4217 currency code the server knows.
+             * @example EUR
+             */
             currency?: string;
             /**
              * @description Position in lists
@@ -3199,7 +3208,7 @@ export interface components {
             tax?: string | null;
             /** @enum {string} */
             tax_behavior?: "exclusive" | "inclusive" | "unspecified";
-            /** @description An interval, `{ interval, interval_count }`, or null for a one-off */
+            /** @description An interval, `{ interval, interval_count }`, or null for a one-off. null, an interval (`day`, `week`, `month`, `year`) or `{ interval, interval_count }`. */
             recurring?: ("day" | "week" | "month" | "year" | null) | components["schemas"]["V1RecurringDto"];
             /** @example Size */
             option1?: string | null;
@@ -3331,7 +3340,10 @@ export interface components {
              * @example 1800
              */
             unit_amount?: number;
-            /** @example EUR */
+            /**
+             * @description An ISO 4217 currency code the server knows.
+             * @example EUR
+             */
             currency?: string;
             /**
              * @description Position in lists
@@ -3352,7 +3364,7 @@ export interface components {
             tax?: string | null;
             /** @enum {string} */
             tax_behavior?: "exclusive" | "inclusive" | "unspecified";
-            /** @description An interval, `{ interval, interval_count }`, or null for a one-off */
+            /** @description An interval, `{ interval, interval_count }`, or null for a one-off. null, an interval (`day`, `week`, `month`, `year`) or `{ interval, interval_count }`. */
             recurring?: ("day" | "week" | "month" | "year" | null) | components["schemas"]["V1RecurringDto"];
             /** @example Size */
             option1?: string | null;
@@ -3648,7 +3660,7 @@ export interface components {
             publishAt?: string;
             /**
              * Format: date-time
-             * @description Publication date (back-dating, imports); set on first publish when absent
+             * @description Publication date (back-dating, imports); set on first publish when absent. Not after the time of the request.
              * @example 2024-01-01T09:00:00.000Z
              */
             publishedAt?: string;
@@ -3770,7 +3782,7 @@ export interface components {
             publishAt?: string;
             /**
              * Format: date-time
-             * @description Publication date (back-dating, imports); set on first publish when absent
+             * @description Publication date (back-dating, imports); set on first publish when absent. Not after the time of the request.
              * @example 2024-01-01T09:00:00.000Z
              */
             publishedAt?: string;
@@ -4183,7 +4195,10 @@ export interface components {
             text: string;
         };
         RecipientDto: {
-            /** @example ada@example.com */
+            /**
+             * Format: email
+             * @example ada@example.com
+             */
             email: string;
             /** @example Ada Lovelace */
             name?: string;
@@ -4608,8 +4623,8 @@ export interface components {
             /** @description A plan billed every period; null: a one-off */
             recurring?: {
                 /** @enum {string} */
-                interval?: "day" | "week" | "month" | "year";
-                intervalCount?: number;
+                interval: "day" | "week" | "month" | "year";
+                intervalCount: number;
             } | null;
             /**
              * @description The first option its variants differ by
@@ -4645,7 +4660,7 @@ export interface components {
              */
             unitAmount: number;
             /**
-             * @description ISO 4217, upper case
+             * @description ISO 4217, upper case. An ISO 4217 currency code the server knows.
              * @example EUR
              */
             currency: string;
@@ -4792,8 +4807,8 @@ export interface components {
             /** @description A plan billed every period; null: a one-off */
             recurring?: {
                 /** @enum {string} */
-                interval?: "day" | "week" | "month" | "year";
-                intervalCount?: number;
+                interval: "day" | "week" | "month" | "year";
+                intervalCount: number;
             } | null;
             /**
              * @description The first option its variants differ by
@@ -4825,7 +4840,10 @@ export interface components {
             name?: string;
             /** @example 1800 */
             unitAmount?: number;
-            /** @example EUR */
+            /**
+             * @description An ISO 4217 currency code the server knows.
+             * @example EUR
+             */
             currency?: string;
         };
         CreateVariantDto: {
@@ -4885,7 +4903,10 @@ export interface components {
             position?: number;
         };
         RequestOtpDto: {
-            /** @example ada@example.com */
+            /**
+             * Format: email
+             * @example ada@example.com
+             */
             email: string;
         };
         OtpRequestedDto: {
@@ -4901,7 +4922,10 @@ export interface components {
             expiresInSeconds: number;
         };
         VerifyOtpDto: {
-            /** @example ada@example.com */
+            /**
+             * Format: email
+             * @example ada@example.com
+             */
             email: string;
             /**
              * @description The 6 digits mailed
@@ -5052,6 +5076,7 @@ export interface components {
             /** @example Ada Lovelace */
             name?: string;
             /**
+             * Format: email
              * @description A new address: a code is mailed to it, and POST /users/me/verify-email with it makes the change
              * @example ada@new.example
              */
@@ -5341,6 +5366,7 @@ export interface components {
              */
             status?: "active" | "disabled";
             /**
+             * Format: email
              * @description A corrected address (unique in the site)
              * @example ada@example.com
              */
@@ -5396,7 +5422,7 @@ export interface components {
              */
             amount: number;
             /**
-             * @description ISO 4217; must be the subscription’s (absent: it is)
+             * @description ISO 4217; must be the subscription’s (absent: it is). An ISO 4217 currency code the server knows.
              * @example EUR
              */
             currency?: string;
@@ -5416,10 +5442,10 @@ export interface components {
         PayChargeDto: {
             /** @description Pay what it still owes from the user’s credits (one credit per minor unit); a short balance is a 409 `insufficient_credits` and takes nothing. Not with `paidOutOfBand`. */
             payWithCredits?: boolean;
-            /** @description It was paid outside Sitebase (a bank transfer, cash): `paid` with `out_of_band`. Not with `payWithCredits`. */
+            /** @description It was paid outside Sitebase (a bank transfer, cash): `paid` with `out_of_band`. Not with `payWithCredits`. Not together with `payWithCredits: true`. */
             paidOutOfBand?: boolean;
             /**
-             * @description With `paidOutOfBand`: the payment’s reference, kept as the charge’s `processorChargeId`
+             * @description With `paidOutOfBand`: the payment’s reference, kept as the charge’s `processorChargeId`. Only with `paidOutOfBand: true`.
              * @example Transfer 2026-11-30 #4411
              */
             reference?: string;
@@ -5490,6 +5516,7 @@ export interface components {
             /** @example Grace Hopper */
             name: string;
             /**
+             * Format: email
              * @description Stored in lower case
              * @example grace@example.com
              */
@@ -5515,7 +5542,7 @@ export interface components {
              */
             tags?: string[];
             /**
-             * @description A JSON object of at most 3 levels and 4096 bytes
+             * @description A JSON object of at most 3 levels and 4096 bytes. At most 3 levels deep and 4096 bytes as JSON.
              * @example {
              *       "page": "/pricing",
              *       "utm_campaign": "spring"
@@ -5554,7 +5581,7 @@ export interface components {
              */
             tags?: string[];
             /**
-             * @description A JSON object of at most 3 levels and 4096 bytes; replaces the metadata
+             * @description A JSON object of at most 3 levels and 4096 bytes; replaces the metadata. At most 3 levels deep and 4096 bytes as JSON.
              * @example {
              *       "page": "/pricing",
              *       "utm_campaign": "spring"
@@ -5566,6 +5593,7 @@ export interface components {
             /** @example Grace B. Hopper */
             name?: string;
             /**
+             * Format: email
              * @description Stored in lower case
              * @example grace@example.com
              */
@@ -5707,6 +5735,7 @@ export interface components {
         };
         CustomerDto: {
             /**
+             * Format: email
              * @description Where the confirmation goes; kept lower case
              * @example ada@example.com
              */
@@ -5736,7 +5765,7 @@ export interface components {
             /** @example BS1 4DJ */
             postalCode?: string;
             /**
-             * @description ISO 3166-1 alpha-2, upper case
+             * @description ISO 3166-1 alpha-2, upper case. A country code that exists (ISO 3166-1).
              * @example GB
              */
             country: string;
@@ -5749,7 +5778,7 @@ export interface components {
             customer?: components["schemas"]["CustomerDto"];
             shippingAddress?: components["schemas"]["AddressDto"];
             /**
-             * @description The integration's own data: at most 50 keys of 1-40 characters, string values of at most 500
+             * @description The integration's own data: at most 50 keys of 1-40 characters, string values of at most 500. Keys are 1 to 40 characters.
              * @example {
              *       "cartId": "c_8f2a"
              *     }
@@ -6104,7 +6133,7 @@ export interface components {
             /** @example Rebuild the static site */
             description?: string;
             /**
-             * @description Event types (docs/events.md), `<prefix>.*` (every event of a module) or `*` (all). Absent on create: `["*"]`
+             * @description Event types (docs/events.md), `<prefix>.*` (every event of a module) or `*` (all). Absent on create: `["*"]`. Each an event type of the catalogue, `<prefix>.*` or `*`.
              * @example [
              *       "content.published",
              *       "media.*"
@@ -6112,7 +6141,7 @@ export interface components {
              */
             eventTypes?: string[];
             /**
-             * @description Up to 20 extra request headers (not hop-by-hop, Host, Content-*, User-Agent or webhook-*). Values are write-only: answers show `********` in their place. A PATCH without `headers` keeps them; with `headers` it replaces them all, except that a value sent as `********` keeps the stored value of that name (so a GET can be sent back as is)
+             * @description Up to 20 extra request headers (not hop-by-hop, Host, Content-*, User-Agent or webhook-*). Values are write-only: answers show `********` in their place. A PATCH without `headers` keeps them; with `headers` it replaces them all, except that a value sent as `********` keeps the stored value of that name (so a GET can be sent back as is). Names are RFC 9110 tokens, each once; values are printable ASCII on one line.
              * @example {
              *       "Authorization": "Bearer 0123456789abcdef"
              *     }
@@ -6195,7 +6224,7 @@ export interface components {
             /** @example Rebuild the static site */
             description?: string;
             /**
-             * @description Event types (docs/events.md), `<prefix>.*` (every event of a module) or `*` (all). Absent on create: `["*"]`
+             * @description Event types (docs/events.md), `<prefix>.*` (every event of a module) or `*` (all). Absent on create: `["*"]`. Each an event type of the catalogue, `<prefix>.*` or `*`.
              * @example [
              *       "content.published",
              *       "media.*"
@@ -6203,7 +6232,7 @@ export interface components {
              */
             eventTypes?: string[];
             /**
-             * @description Up to 20 extra request headers (not hop-by-hop, Host, Content-*, User-Agent or webhook-*). Values are write-only: answers show `********` in their place. A PATCH without `headers` keeps them; with `headers` it replaces them all, except that a value sent as `********` keeps the stored value of that name (so a GET can be sent back as is)
+             * @description Up to 20 extra request headers (not hop-by-hop, Host, Content-*, User-Agent or webhook-*). Values are write-only: answers show `********` in their place. A PATCH without `headers` keeps them; with `headers` it replaces them all, except that a value sent as `********` keeps the stored value of that name (so a GET can be sent back as is). Names are RFC 9110 tokens, each once; values are printable ASCII on one line.
              * @example {
              *       "Authorization": "Bearer 0123456789abcdef"
              *     }
@@ -6545,7 +6574,7 @@ export interface components {
              * @description Memberships to move (only `unsubscribed`: an operator never subscribes anyone back)
              * @enum {string}
              */
-            status?: "unsubscribed";
+            status?: "pending" | "active" | "unsubscribed";
             /**
              * @description The lists of `status`; absent: all its lists
              * @example [
@@ -6563,39 +6592,39 @@ export interface components {
         };
         SubscriptionFilterDto: {
             /** @description Members of this list (any status unless `status`) */
-            listId?: number;
+            listId?: number | null;
             /**
              * @description A membership in this status (of `listId` when given)
-             * @enum {string}
+             * @enum {string|null}
              */
-            status?: "pending" | "active" | "unsubscribed";
-            /** @enum {string} */
-            deliverability?: "deliverable" | "bounced" | "complained" | "suppressed";
+            status?: "pending" | "active" | "unsubscribed" | null;
+            /** @enum {string|null} */
+            deliverability?: "deliverable" | "bounced" | "complained" | "suppressed" | null;
             /**
              * @description Part of the address (any case)
              * @example example.com
              */
-            emailContains?: string;
+            emailContains?: string | null;
             /**
              * @description With `attributeValue`: the attribute that must equal it
              * @example plan
              */
-            attributeName?: string;
+            attributeName?: string | null;
             /**
              * @description A string value of `attributeName`
              * @example pro
              */
-            attributeValue?: string;
+            attributeValue?: string | null;
             /**
              * Format: date-time
              * @description Created at or after this date-time (RFC 3339)
              */
-            createdFrom?: string;
+            createdFrom?: string | null;
             /**
              * Format: date-time
              * @description Created before this date-time (RFC 3339), exclusive
              */
-            createdTo?: string;
+            createdTo?: string | null;
         };
         BulkDto: {
             /**
@@ -6765,6 +6794,7 @@ export interface components {
         };
         SubscribeDto: {
             /**
+             * Format: email
              * @description Stored trimmed and in lower case
              * @example ada@example.com
              */
@@ -6779,7 +6809,7 @@ export interface components {
              */
             lists: number[];
             /**
-             * @description A JSON object of at most 3 levels and 4096 bytes; on a known address, only attributes it does not have yet are added
+             * @description A JSON object of at most 3 levels and 4096 bytes; on a known address, only attributes it does not have yet are added. At most 3 levels deep and 4096 bytes as JSON.
              * @example {
              *       "plan": "pro",
              *       "city": "Lyon"
@@ -6837,6 +6867,7 @@ export interface components {
              */
             token?: string;
             /**
+             * Format: email
              * @description With the token: must be its address
              * @example ada@example.com
              */
@@ -7080,11 +7111,13 @@ export interface components {
              */
             fromName?: string | null;
             /**
+             * Format: email
              * @description null: the site’s
              * @example news@demo.example
              */
             fromAddress?: string | null;
             /**
+             * Format: email
              * @description null: the site’s
              * @example editor@demo.example
              */
@@ -7107,7 +7140,7 @@ export interface components {
              */
             listIds?: number[];
             /**
-             * @description Only subscribers whose attributes have all these values; null: everyone on the lists
+             * @description Only subscribers whose attributes have all these values; null: everyone on the lists. Each value a string of at most 200 characters, a number or a boolean.
              * @example {
              *       "plan": "pro"
              *     }
@@ -7134,11 +7167,13 @@ export interface components {
              */
             fromName?: string | null;
             /**
+             * Format: email
              * @description null: the site’s
              * @example news@demo.example
              */
             fromAddress?: string | null;
             /**
+             * Format: email
              * @description null: the site’s
              * @example editor@demo.example
              */
@@ -7161,7 +7196,7 @@ export interface components {
              */
             listIds?: number[];
             /**
-             * @description Only subscribers whose attributes have all these values; null: everyone on the lists
+             * @description Only subscribers whose attributes have all these values; null: everyone on the lists. Each value a string of at most 200 characters, a number or a boolean.
              * @example {
              *       "plan": "pro"
              *     }
@@ -7341,7 +7376,7 @@ export interface components {
         };
         CreateSenderDomainDto: {
             /**
-             * @description The domain the sites of this account will send From: a host name (lower-cased; an internationalised name is stored in its ASCII form), no IP address, no trailing dot. Its subdomains are not included.
+             * @description The domain the sites of this account will send From: a host name (lower-cased; an internationalised name is stored in its ASCII form), no IP address, no trailing dot. Its subdomains are not included. Checked after lower-casing and conversion to ASCII: two labels or more, the last not all digits, at most 253 characters.
              * @example news.example.com
              */
             domain: string;

@@ -21,6 +21,7 @@ import { OptionalNotNull } from '../../common/input/dto-rules';
 import { IsHeaderText, IsMailAddress } from '../../common/input/mail-rules';
 import { SiteEntity } from '../../common/tenancy/entities/site.entity';
 import { MAX_HOLD_MINUTES, MAX_PENDING_PER_USER, orderHolds } from '../../common/tenancy/site-settings';
+import { declareSchemaRule } from '../../common/http/openapi-rules';
 
 export class CreateSiteDto {
   @ApiProperty({
@@ -86,6 +87,15 @@ export const MAX_TAX_RATE = 10_000;
 const MAX_TAX_CODES = 100;
 
 /** Why a `taxRates` map is refused, or null: at most 100 codes of 1-100 characters, each an integer 0..10000. */
+declareSchemaRule('isTaxRates', {
+  schema: {
+    type: 'object',
+    maxProperties: MAX_TAX_CODES,
+    additionalProperties: { type: 'integer', minimum: 0, maximum: MAX_TAX_RATE },
+  },
+  described: 'Tax codes are 1 to 100 characters.',
+});
+
 export function taxRatesError(value: unknown): string | null {
   if (value === null || typeof value !== 'object' || Array.isArray(value))
     return 'must be an object of tax codes to basis points';

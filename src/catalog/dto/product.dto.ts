@@ -35,10 +35,16 @@ import {
   type TaxBehavior,
 } from '../entities/product.entity';
 import { MAX_POSITION } from './category.dto';
+import { declareSchemaRule } from '../../common/http/openapi-rules';
 
 /** The largest amount in minor units: ten billion of a two-decimal currency. */
 export const MAX_AMOUNT = 1_000_000_000_000;
 export const MAX_STOCK = 1_000_000_000;
+
+declareSchemaRule('isCurrency', {
+  schema: { type: 'string', pattern: '^[A-Z]{3}$' },
+  described: 'An ISO 4217 currency code the server knows.',
+});
 
 /** An ISO 4217 code, upper case (`EUR`). */
 export const IsCurrency = () =>

@@ -1,6 +1,7 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, ParameterObject, SwaggerModule } from '@nestjs/swagger';
 import { ProblemDto } from '../errors/api-problems.decorator';
+import { deriveRequestSchemas, operationInputs } from './openapi-derive';
 import { PublicUrls } from './public-urls';
 
 /** The interface's groups in its order (v1, then v2), then the operator routes and health. */
@@ -55,6 +56,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     operationIdFactory: operationId,
   });
   document.info.contact = { name: 'Sitebase maintainers' };
+  deriveRequestSchemas(document, operationInputs(app, operationId));
   const used = new Set<string>();
   for (const item of Object.values(document.paths)) {
     for (const method of METHODS) {

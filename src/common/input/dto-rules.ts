@@ -17,6 +17,7 @@ import {
   ValidateNested,
   ValidationOptions,
 } from 'class-validator';
+import { declareSchemaRule } from '../http/openapi-rules';
 
 /**
  * One rule per kind of input (docs/foundation.md, "Input rules"). DTOs use these decorators
@@ -55,6 +56,8 @@ export const IsIdParam = () =>
  * (`01` is not another way to write 1). Anything else is a slug; an id too large to exist is
  * simply not found.
  */
+declareSchemaRule('isIdOrSlug', { schema: { type: 'string', pattern: '^(?!0[0-9]*$)' } });
+
 export const IsIdOrSlug = (options?: ValidationOptions) =>
   ValidateBy(
     {
@@ -113,8 +116,13 @@ export const IsTimestamp = () =>
     IsDate(),
   );
 
+const presentOnly = (_object: object, value: unknown) => value !== undefined;
+
+/** Whether a @ValidateIf condition is @OptionalNotNull()'s (the document calls such a field optional). */
+export const isPresenceCheck = (condition: unknown): boolean => condition === presentOnly;
+
 /** Like @IsOptional(), but null is validated (and rejected) instead of skipped: these fields have no null. */
-export const OptionalNotNull = () => ValidateIf((_object, value) => value !== undefined);
+export const OptionalNotNull = () => ValidateIf(presentOnly);
 
 /**
  * An array of nested DTOs, validated as deeply as the DTO declares: every element must be an

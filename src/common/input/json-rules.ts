@@ -1,4 +1,5 @@
 import { ValidateBy, ValidationOptions } from 'class-validator';
+import { declareSchemaRule } from '../http/openapi-rules';
 
 /** Limits of a free-form JSON object a client may store (contact metadata): no free megabytes. */
 export interface JsonObjectLimits {
@@ -34,11 +35,20 @@ function depthOf(value: unknown, stop: number): number {
   return 1 + deepest;
 }
 
+declareSchemaRule('isBoundedJsonObject', ([limits]) => {
+  const { maxDepth, maxBytes } = limits as JsonObjectLimits;
+  return {
+    schema: { type: 'object' },
+    described: `At most ${maxDepth} levels deep and ${maxBytes} bytes as JSON.`,
+  };
+});
+
 /** A free-form JSON object of at most `maxDepth` levels and `maxBytes` bytes as JSON. */
 export const IsBoundedJsonObject = (limits: JsonObjectLimits, options?: ValidationOptions) =>
   ValidateBy(
     {
       name: 'isBoundedJsonObject',
+      constraints: [limits],
       validator: {
         validate: (value: unknown) => boundedJsonObjectError(value, limits) === null,
         defaultMessage: (args) => boundedJsonObjectError(args?.value, limits) ?? 'is invalid',

@@ -27,10 +27,16 @@ import {
   CampaignStatsEntity,
   type CampaignStatus,
 } from '../entities/campaign.entity';
+import { declareSchemaRule } from '../../common/http/openapi-rules';
 
 export const CAMPAIGN_LIMITS = { name: 200, subject: 300, previewText: 300, fromName: 200, contentHtml: 512 * 1024 };
 /** Statuses a PATCH may ask for; `sent` is the send's own. */
 const ASKABLE = ['draft', 'scheduled', 'sending', 'paused', 'canceled'] as const;
+
+declareSchemaRule('isAttributeFilter', {
+  schema: { type: 'object', maxProperties: 20 },
+  described: 'Each value a string of at most 200 characters, a number or a boolean.',
+});
 
 /** At most 20 keys, each a string (≤ 200), a number or a boolean: matched as `attributes @> filter`. */
 const IsAttributeFilter = () =>

@@ -19,6 +19,7 @@ import { IsTimestamp, MAX_ID, NestedArray, OptionalNotNull } from '../../common/
 import { IsHeaderText, IsMailAddress } from '../../common/input/mail-rules';
 import { CursorQueryDto } from '../../common/pagination/page';
 import { FULFILLMENT_STATUSES, type FulfillmentStatus, PAYMENT_STATUSES, type PaymentStatus } from '../order-status';
+import { declareSchemaRule } from '../../common/http/openapi-rules';
 
 /** At most this many lines an order, and units a line. */
 export const MAX_LINES = 100;
@@ -39,6 +40,15 @@ export function metadataError(value: unknown): string | null {
   return null;
 }
 
+declareSchemaRule('isMetadata', {
+  schema: {
+    type: 'object',
+    maxProperties: MAX_METADATA_KEYS,
+    additionalProperties: { type: 'string', maxLength: 500 },
+  },
+  described: 'Keys are 1 to 40 characters.',
+});
+
 const IsMetadata = () =>
   ValidateBy({
     name: 'isMetadata',
@@ -49,6 +59,11 @@ const IsMetadata = () =>
   });
 
 const REGIONS = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
+
+declareSchemaRule('isCountry', {
+  schema: { type: 'string', pattern: '^[A-Z]{2}$' },
+  described: 'A country code that exists (ISO 3166-1).',
+});
 
 /** An ISO 3166-1 alpha-2 country code, upper case, that Node's ICU data knows (`FR`, `US`). */
 const IsCountry = () =>

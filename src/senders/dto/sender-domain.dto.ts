@@ -4,6 +4,7 @@ import { IsString, ValidateBy } from 'class-validator';
 import { domainToASCII } from 'node:url';
 import { SENDER_DOMAIN_STATUSES, SenderDomainEntity, SenderDomainStatus } from '../entities/sender-domain.entity';
 import { challengeRecord, dkimRecord, hostnameProblem } from '../sender-domain-records';
+import { declareSchemaRule } from '../../common/http/openapi-rules';
 
 /** Lower case and, for an internationalised name, its ASCII (punycode) form; anything else as given. */
 const toHostname = ({ value }: { value: unknown }) => {
@@ -11,6 +12,11 @@ const toHostname = ({ value }: { value: unknown }) => {
   const ascii = domainToASCII(value.toLowerCase());
   return ascii === '' ? value : ascii;
 };
+
+declareSchemaRule('isSenderHostname', {
+  described:
+    'Checked after lower-casing and conversion to ASCII: two labels or more, the last not all digits, at most 253 characters.',
+});
 
 export class CreateSenderDomainDto {
   @ApiProperty({

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptions } from '@nestjs/swagger';
 import { IsString, Matches, ValidateBy } from 'class-validator';
 import { SiteNameParamDto } from '../../common/http/params';
 import { UserProfileEntryEntity } from '../entities/user-profile-entry.entity';
+import { declareSchemaRule } from '../../common/http/openapi-rules';
 
 export const PROFILE_KEY_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
 
@@ -22,6 +23,9 @@ const JSON_VALUE: ApiPropertyOptions = {
     { type: 'boolean' },
   ],
 };
+
+// Required, and null is a value: what `required` without `nullable` already says of the schema's anyOf.
+declareSchemaRule('isPresent', {});
 
 export class PutProfileEntryDto {
   @ApiProperty({

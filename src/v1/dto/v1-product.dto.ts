@@ -26,6 +26,7 @@ import type { CreateVariantDto } from '../../catalog/dto/variant.dto';
 import type { ProductView } from '../../catalog/products.service';
 import type { MediaView } from '../../media/media.service';
 import { toV1MediaItem, V1MediaItemDto } from './v1-media.dto';
+import { declareSchemaRule } from '../../common/http/openapi-rules';
 
 const TAX_BEHAVIORS = ['exclusive', 'inclusive', 'unspecified'] as const;
 const INTERVALS = ['day', 'week', 'month', 'year'] as const;
@@ -40,6 +41,10 @@ export class V1RecurringDto {
   @Max(365)
   interval_count?: number;
 }
+
+declareSchemaRule('isV1Recurring', {
+  described: 'null, an interval (`day`, `week`, `month`, `year`) or `{ interval, interval_count }`.',
+});
 
 const IsV1Recurring = () =>
   ValidateBy({

@@ -20,8 +20,18 @@ import {
   WebhookEndpointEntity,
 } from '../entities/webhook-endpoint.entity';
 import { eventTypeProblem, headersProblem, MASKED_HEADER_VALUE, maskHeaders, MAX_HEADERS } from '../webhook-rules';
+import { declareSchemaRule } from '../../common/http/openapi-rules';
 
 const MAX_EVENT_TYPES = 100;
+
+declareSchemaRule('isEventTypeList', {
+  schema: { type: 'array', items: { type: 'string' } },
+  described: 'Each an event type of the catalogue, `<prefix>.*` or `*`.',
+});
+declareSchemaRule('isWebhookHeaders', {
+  schema: { type: 'object', maxProperties: MAX_HEADERS, additionalProperties: { type: 'string', maxLength: 1000 } },
+  described: 'Names are RFC 9110 tokens, each once; values are printable ASCII on one line.',
+});
 
 /** Event names, `<prefix>.*` or `*`, each known to the catalogue (docs/events.md). */
 const IsEventTypeList = (options?: ValidationOptions) =>

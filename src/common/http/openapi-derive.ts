@@ -1,0 +1,362 @@
+import { INestApplication, Type } from '@nestjs/common';
+import { METHOD_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
+import { ModulesContainer } from '@nestjs/core';
+import type { OpenAPIObject, ParameterObject, ReferenceObject, SchemaObject } from '@nestjs/swagger';
+import { getMetadataStorage, ValidationTypes } from 'class-validator';
+import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
+import { isPresenceCheck } from '../input/dto-rules';
+import { schemaRuleOf } from './openapi-rules';
+import { SiteNameParamDto } from './params';
+import { ROUTE_OPTIONS } from './route.decorator';
+
+interface TypeStorage {
+  findTypeMetadata(target: Function, property: string): { typeFunction(): unknown } | undefined;
+}
+// class-transformer keeps what @Type() says in a storage its index does not export.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as { defaultMetadataStorage: TypeStorage };
+
+/**
+ * The document's request schemas and parameters written from the validators' rules
+ * (docs/openapi.md, "Rules from the validators"): the DTO's class-validator decorators are the
+ * one declaration; @ApiProperty adds words (description, example), never a rule. Every
+ * constraint keyword a request schema or parameter carries is replaced by what the rules say.
+ */
+
+/** The keywords a rule can give: nothing else may state a constraint on a request field. */
+export const CONSTRAINT_KEYWORDS = [
+  'minLength',
+  'maxLength',
+  'pattern',
+  'format',
+  'enum',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'minProperties',
+  'maxProperties',
+  'nullable',
+] as const;
+
+/** The validated classes of one operation: its body, its query and its path parameters. */
+export interface OperationInputs {
+  body: Type[];
+  query: Type[];
+  param: Type[];
+}
+
+/** What the validators say of one property. */
+export interface PropertyRules {
+  /** Validated whenever present: no @IsOptional / @OptionalNotNull / @ValidateIf. */
+  required: boolean;
+  /** @IsOptional(): null skips validation, so null is accepted. */
+  nullable: boolean;
+  /** The nested DTO (@ValidateNested with @Type). */
+  nested?: Function;
+  rules: ValidationMetadata[];
+  /** Rules no schema keyword carries: sentences for the description. */
+  described: string[];
+  /** Rules that neither a schema nor a declared sentence covers (the build fails on them). */
+  undeclared: string[];
+}
+
+/** The rules of every validated property of a class, inherited ones included, in declaration order. */
+export function rulesOfClass(cls: Function): Map<string, PropertyRules> {
+  const found = new Map<string, ValidationMetadata[]>();
+  for (const m of getMetadataStorage().getTargetValidationMetadatas(cls, '', false, false)) {
+    if (m.type === ValidationTypes.WHITELIST) continue;
+    const list = found.get(m.propertyName) ?? [];
+    list.push(m);
+    found.set(m.propertyName, list);
+  }
+  const result = new Map<string, PropertyRules>();
+  for (const [property, rules] of found) result.set(property, rulesOfProperty(cls, property, rules));
+  return result;
+}
+
+function rulesOfProperty(cls: Function, property: string, rules: ValidationMetadata[]): PropertyRules {
+  const out: PropertyRules = { required: true, nullable: false, rules: [], described: [], undeclared: [] };
+  for (const m of rules) {
+    if (m.type === ValidationTypes.CONDITIONAL_VALIDATION) {
+      out.required = false;
+      if (m.name === 'isOptional') out.nullable = true;
+      else if (!isPresenceCheck(m.constraints?.[0])) out.undeclared.push('ValidateIf');
+      continue;
+    }
+    if (m.type === ValidationTypes.NESTED_VALIDATION) {
+      out.nested = defaultMetadataStorage.findTypeMetadata(cls, property)?.typeFunction() as Function | undefined;
+      if (!out.nested) out.undeclared.push('ValidateNested without @Type');
+      continue;
+    }
+    if (m.type === ValidationTypes.IS_DEFINED) continue;
+    out.rules.push(m);
+    const rule = schemaRuleOf(m.name ?? m.type, m.constraints);
+    if (!rule) out.undeclared.push(m.name ?? m.type);
+    else if (rule.described) out.described.push(rule.described);
+  }
+  return out;
+}
+
+/** Every handler's validated inputs, by operation id. */
+export function operationInputs(
+  app: INestApplication,
+  operationId: (controller: string, method: string) => string,
+): Map<string, OperationInputs> {
+  const byOperation = new Map<string, OperationInputs>();
+  for (const module of app.get(ModulesContainer).values()) {
+    for (const wrapper of module.controllers.values()) {
+      const controller = wrapper.metatype as Type | null;
+      if (!controller) continue;
+      const prototype = controller.prototype as Record<string, unknown>;
+      for (const method of Object.getOwnPropertyNames(prototype)) {
+        const handler = prototype[method];
+        if (typeof handler !== 'function' || Reflect.getMetadata(METHOD_METADATA, handler) === undefined) continue;
+        const apiOperation = Reflect.getMetadata('swagger/apiOperation', handler) as
+          { operationId?: string } | undefined;
+        const id = apiOperation?.operationId ?? operationId(controller.name, method);
+        byOperation.set(id, inputsOf(controller, method, handler));
+      }
+    }
+  }
+  return byOperation;
+}
+
+function inputsOf(controller: Type, method: string, handler: Function): OperationInputs {
+  const inputs: OperationInputs = { body: [], query: [], param: [] };
+  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, method) ?? {}) as Record<
+    string,
+    { index: number; data?: unknown }
+  >;
+  const prototype = controller.prototype as object;
+  const types = (Reflect.getMetadata('design:paramtypes', prototype, method) ?? []) as Type[];
+  for (const [key, arg] of Object.entries(args)) {
+    const kind = Number(key.split(':')[0]) as RouteParamtypes;
+    const type = types[arg.index];
+    if (arg.data !== undefined || !type || !hasRules(type)) continue;
+    if (kind === RouteParamtypes.BODY) inputs.body.push(type);
+    if (kind === RouteParamtypes.QUERY) inputs.query.push(type);
+    if (kind === RouteParamtypes.PARAM) inputs.param.push(type);
+  }
+  const optionalBody = (Reflect.getMetadata(ROUTE_OPTIONS, handler) as { optionalBody?: Type } | undefined)
+    ?.optionalBody;
+  if (optionalBody) inputs.body.push(optionalBody);
+  return inputs;
+}
+
+function hasRules(type: Function): boolean {
+  return getMetadataStorage().getTargetValidationMetadatas(type, '', false, false).length > 0;
+}
+
+type Schema = SchemaObject | ReferenceObject;
+
+const isRef = (schema: Schema | undefined): schema is ReferenceObject => !!schema && '$ref' in schema;
+
+/** `#/components/schemas/X` of a property that is a reference (plain, or the allOf swagger writes). */
+function refOf(schema: Schema): string | undefined {
+  if (isRef(schema)) return schema.$ref;
+  const only = schema.allOf?.length === 1 ? schema.allOf[0] : undefined;
+  return only && isRef(only) ? only.$ref : undefined;
+}
+
+/**
+ * Writes the rules into the document: every request body schema of a validated class (and the
+ * classes nested in it) and every path and query parameter of a validated DTO.
+ */
+export function deriveRequestSchemas(document: OpenAPIObject, inputs: Map<string, OperationInputs>): void {
+  const schemas = (document.components?.schemas ?? {}) as Record<string, Schema>;
+  const classes = new Map<string, Function>();
+  const pending: Array<[SchemaObject, Function]> = [];
+  const done = new Set<SchemaObject>();
+  const claim = (name: string, cls: Function) => {
+    const known = classes.get(name);
+    if (known && known !== cls) throw new Error(`Two validated classes are documented as ${name}`);
+    classes.set(name, cls);
+    const schema = schemas[name];
+    if (schema && !isRef(schema)) pending.push([schema, cls]);
+  };
+
+  for (const op of operationsOf(document)) {
+    const found = op.operationId ? inputs.get(op.operationId) : undefined;
+    if (!found) continue;
+    for (const media of Object.values(
+      (op.requestBody as { content?: Record<string, { schema?: Schema }> } | undefined)?.content ?? {},
+    )) {
+      const ref = media.schema && refOf(media.schema);
+      const name = ref?.replace('#/components/schemas/', '');
+      const cls = found.body.find((c) => c.name === name);
+      if (name && cls) claim(name, cls);
+    }
+    for (const param of (op.parameters ?? []) as ParameterObject[]) {
+      if (param.in !== 'query' && param.in !== 'path') continue;
+      const rules = parameterRules(param, param.in === 'query' ? found.query : found.param);
+      if (!rules) continue;
+      param.schema = applyRules(param.schema ?? {}, rules, false, claim);
+      if (param.in === 'query') param.required = rules.required;
+    }
+  }
+  while (pending.length) {
+    const [schema, cls] = pending.shift()!;
+    if (done.has(schema)) continue;
+    done.add(schema);
+    applyClassRules(schema, cls, claim);
+  }
+  // A nullable nested object: OpenAPI 3.0 has no nullable $ref (`nullable` beside `allOf` still
+  // applies the referenced schema to null), so the nested schema is written in place.
+  for (const [schema] of [...done].map((s) => [s] as const)) {
+    for (const [name, property] of Object.entries(schema.properties ?? {})) {
+      const marker = property as SchemaObject & { 'x-nullable-ref'?: string };
+      const ref = marker['x-nullable-ref'];
+      if (!ref) continue;
+      const target = schemas[ref.replace('#/components/schemas/', '')] as SchemaObject;
+      const { description } = marker;
+      schema.properties![name] = {
+        ...structuredClone(target),
+        nullable: true,
+        ...(description ? { description } : {}),
+      };
+    }
+  }
+}
+
+/**
+ * The rules of a parameter: its DTO's, or for the site's name where the handler takes no DTO for
+ * it, those of SiteNameParamDto, the pattern the guard checks before it looks the site up.
+ */
+function parameterRules(param: ParameterObject, classes: Type[]): PropertyRules | undefined {
+  for (const cls of classes) {
+    const rules = rulesOfClass(cls).get(param.name);
+    if (rules) return rules;
+  }
+  if (param.in === 'path' && (param.name === 'siteName' || param.name === 'site_name'))
+    return rulesOfClass(SiteNameParamDto).get('siteName');
+  return undefined;
+}
+
+function applyClassRules(schema: SchemaObject, cls: Function, claim: (name: string, cls: Function) => void): void {
+  const rules = rulesOfClass(cls);
+  schema.type = 'object';
+  // The global ValidationPipe has forbidNonWhitelisted: an unknown field is a 400.
+  schema.additionalProperties = false;
+  const required: string[] = [];
+  for (const [name, property] of Object.entries(schema.properties ?? {})) {
+    const own = rules.get(name);
+    if (!own) continue;
+    schema.properties![name] = applyRules(property, own, true, claim);
+    if (own.required) required.push(name);
+  }
+  if (required.length) schema.required = required;
+  else delete schema.required;
+}
+
+/** One property's schema (a body property when `body`, else a parameter's) from its rules. */
+function applyRules(
+  original: Schema,
+  rules: PropertyRules,
+  body: boolean,
+  claim: (name: string, cls: Function) => void,
+): Schema {
+  const ref = refOf(original);
+  if (rules.nested) {
+    return nestedSchema(original, ref, rules, claim);
+  }
+  if (ref) return original;
+  const schema = original as SchemaObject;
+  strip(schema);
+  if (schema.items && !isRef(schema.items)) strip(schema.items);
+  for (const m of rules.rules) {
+    const rule = schemaRuleOf(m.name ?? m.type, m.constraints);
+    if (!rule?.schema) continue;
+    if (m.each) {
+      schema.type = 'array';
+      const items = (schema.items ??= {});
+      if (!isRef(items)) merge(items, rule.schema);
+    } else merge(schema, rule.schema);
+  }
+  if (body && rules.nullable) allowNull(schema);
+  describe(schema, rules.described);
+  return schema;
+}
+
+/** @IsOptional() lets null through: `nullable` needs a `type` beside it, else a member of the union says it. */
+function allowNull(schema: SchemaObject): void {
+  if (schema.type) schema.nullable = true;
+  else if (![...(schema.oneOf ?? []), ...(schema.anyOf ?? [])].some((s) => !isRef(s) && s.nullable))
+    describe(schema, ['null is accepted.']);
+}
+
+function nestedSchema(
+  original: Schema,
+  ref: string | undefined,
+  rules: PropertyRules,
+  claim: (name: string, cls: Function) => void,
+): Schema {
+  const nested = rules.nested!;
+  const each = rules.rules.some((m) => m.each) || (!isRef(original) && original.type === 'array');
+  if (each) {
+    const schema = original as SchemaObject;
+    strip(schema);
+    for (const m of rules.rules) {
+      const rule = schemaRuleOf(m.name ?? m.type, m.constraints);
+      if (rule?.schema && !m.each) merge(schema, rule.schema);
+    }
+    schema.type = 'array';
+    const items = schema.items;
+    if (items && isRef(items)) claim(items.$ref.replace('#/components/schemas/', ''), nested);
+    else if (items) applyClassRules(items, nested, claim);
+    if (rules.nullable) allowNull(schema);
+    describe(schema, rules.described);
+    return schema;
+  }
+  if (ref) {
+    claim(ref.replace('#/components/schemas/', ''), nested);
+    if (!rules.nullable) return original;
+    const description = isRef(original) ? undefined : original.description;
+    return { 'x-nullable-ref': ref, ...(description ? { description } : {}) } as SchemaObject;
+  }
+  const schema = original as SchemaObject;
+  strip(schema);
+  applyClassRules(schema, nested, claim);
+  if (rules.nullable) allowNull(schema);
+  describe(schema, rules.described);
+  return schema;
+}
+
+function strip(schema: SchemaObject): void {
+  for (const keyword of CONSTRAINT_KEYWORDS) delete schema[keyword];
+}
+
+function merge(schema: SchemaObject, rule: SchemaObject): void {
+  for (const [key, value] of Object.entries(rule) as Array<[string, unknown]>) {
+    // An integer is a number; minLength 1 of @IsNotEmpty says nothing of a non-string.
+    if (key === 'type' && value === 'number' && schema.type === 'integer') continue;
+    if (key === 'minLength' && schema.type !== undefined && schema.type !== 'string') continue;
+    if (key === 'minLength' && typeof schema.minLength === 'number') {
+      schema.minLength = Math.max(schema.minLength, value as number);
+      continue;
+    }
+    (schema as Record<string, unknown>)[key] = value;
+  }
+}
+
+/** Adds the sentences of the rules no keyword carries, once each. */
+function describe(schema: SchemaObject, sentences: string[]): void {
+  for (const sentence of sentences) {
+    if (schema.description?.includes(sentence)) continue;
+    schema.description = schema.description ? `${schema.description.replace(/\.?$/, '.')} ${sentence}` : sentence;
+  }
+}
+
+type Operation = { operationId?: string; parameters?: unknown[]; requestBody?: unknown };
+
+function operationsOf(document: OpenAPIObject): Operation[] {
+  return Object.values(document.paths).flatMap((item) =>
+    (['get', 'put', 'post', 'delete', 'patch'] as const).flatMap((verb) =>
+      item[verb] ? [item[verb] as Operation] : [],
+    ),
+  );
+}

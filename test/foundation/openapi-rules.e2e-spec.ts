@@ -1,0 +1,337 @@
+import type { Type } from '@nestjs/common';
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
+import { getMetadataStorage, ValidationTypes } from 'class-validator';
+import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
+import request from 'supertest';
+import { operationId } from '../../src/common/http/openapi';
+import { CONSTRAINT_KEYWORDS, operationInputs, rulesOfClass } from '../../src/common/http/openapi-derive';
+import { schemaRuleOf } from '../../src/common/http/openapi-rules';
+import { startApp, TestApp } from '../support/app';
+import { expectProblem } from '../support/problem';
+import { createTenant, Tenant } from '../support/tenant';
+
+/**
+ * docs/openapi.md, "Rules from the validators": every rule a request DTO's validators enforce has
+ * its counterpart in the live document, and every constraint the document states on a request
+ * field comes from a rule. Walked both ways over class-validator's metadata and the document.
+ */
+
+type Schema = Record<string, unknown> & {
+  $ref?: string;
+  allOf?: Schema[];
+  properties?: Record<string, Schema>;
+  items?: Schema;
+  required?: string[];
+  type?: string;
+  nullable?: boolean;
+  description?: string;
+  additionalProperties?: unknown;
+};
+type Param = { name: string; in: string; required?: boolean; schema?: Schema };
+type Op = { operationId?: string; parameters?: Param[]; requestBody?: { content: Record<string, { schema: Schema }> } };
+type Doc = { paths: Record<string, Record<string, Op>>; components: { schemas: Record<string, Schema> } };
+
+describe('OpenAPI request schemas are the validators’ rules', () => {
+  let t: TestApp;
+  let doc: Doc;
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    t = await startApp();
+    const res = await request(t.server).get('/docs/openapi.json').expect(200);
+    doc = res.body as Doc;
+    tenant = await createTenant(t);
+  });
+  afterAll(() => t.close());
+
+  const deref = (schema: Schema | undefined): Schema | undefined => {
+    if (!schema) return undefined;
+    const ref = schema.$ref ?? (schema.allOf?.length === 1 ? schema.allOf[0].$ref : undefined);
+    return ref ? doc.components.schemas[ref.replace('#/components/schemas/', '')] : schema;
+  };
+  const operations = () =>
+    Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([verb, op]) => ({ where: `${verb.toUpperCase()} ${path}`, op })),
+    );
+
+  /** The class-validator rules of a property, straight from the storage (inherited ones included). */
+  const metadataOf = (cls: Function, property: string): ValidationMetadata[] =>
+    getMetadataStorage()
+      .getTargetValidationMetadatas(cls, '', false, false)
+      .filter((m) => m.propertyName === property);
+  const isRuleWithSchema = (m: ValidationMetadata) =>
+    m.type === ValidationTypes.CUSTOM_VALIDATION || m.type === ValidationTypes.IS_DEFINED;
+
+  /** Every mismatch between one property's rules and its documented schema. */
+  function compareProperty(at: string, cls: Function, property: string, schema: Schema, body: boolean): string[] {
+    const problems: string[] = [];
+    const rules = metadataOf(cls, property);
+    const nullable = rules.some((m) => m.type === ValidationTypes.CONDITIONAL_VALIDATION && m.name === 'isOptional');
+    const nested = rules.some((m) => m.type === ValidationTypes.NESTED_VALIDATION);
+    const own = deref(schema)!;
+    const explained = new Map<string, unknown[]>();
+    const explain = (target: string, key: string, value: unknown) =>
+      explained.set(`${target}.${key}`, [...(explained.get(`${target}.${key}`) ?? []), value]);
+    for (const m of rules.filter(isRuleWithSchema)) {
+      const rule = schemaRuleOf(m.name ?? m.type, m.constraints);
+      if (!rule) {
+        problems.push(`${at}: rule ${m.name} declares no schema (declareSchemaRule beside its validator)`);
+        continue;
+      }
+      if (rule.described && !`${schema.description ?? ''}`.includes(rule.described))
+        problems.push(`${at}: the description lacks "${rule.described}"`);
+      const target = m.each ? deref(own.items) : own;
+      for (const [key, value] of Object.entries(rule.schema ?? {})) {
+        explain(m.each ? 'items' : 'self', key, value);
+        if (nested && !m.each && key === 'type') continue;
+        if (key === 'type' && value === 'number' && target?.type === 'integer') continue;
+        if (key === 'minLength' && target?.type !== 'string') continue;
+        if (
+          JSON.stringify(target?.[key]) !== JSON.stringify(value) &&
+          !(key === 'minLength' && (target?.[key] as number) > (value as number))
+        )
+          problems.push(
+            `${at}: ${m.name}${m.each ? ' (each)' : ''} says ${key} ${JSON.stringify(value)}, the document ${JSON.stringify(target?.[key])}`,
+          );
+      }
+    }
+    if (body && nullable !== !!schema.nullable && schema.type !== undefined)
+      problems.push(
+        `${at}: nullable is ${schema.nullable}, @IsOptional ${nullable ? 'lets null through' : 'is absent'}`,
+      );
+    // The other way: a constraint in the document that no rule gives.
+    for (const [target, node] of [
+      ['self', schema],
+      ['items', schema.items],
+    ] as const) {
+      if (!node || node.$ref) continue;
+      for (const key of CONSTRAINT_KEYWORDS) {
+        if (node[key] === undefined || key === 'nullable') continue;
+        const given = explained.get(`${target}.${key}`) ?? [];
+        if (!given.some((v) => JSON.stringify(v) === JSON.stringify(node[key]) || key === 'minLength'))
+          problems.push(
+            `${at}: the document says ${target === 'items' ? 'items.' : ''}${key} ${JSON.stringify(node[key])}, no rule does`,
+          );
+      }
+    }
+    return problems;
+  }
+
+  /** A body class against its schema: properties both ways, required, closed, nested classes too. */
+  function compareClass(at: string, cls: Function, schema: Schema, seen: Set<string>): string[] {
+    const key = `${cls.name}@${at}`;
+    if (seen.has(key)) return [];
+    seen.add(key);
+    const problems: string[] = [];
+    const rules = rulesOfClass(cls);
+    if (schema.additionalProperties !== false) problems.push(`${at}: additionalProperties is not false`);
+    const documented = schema.properties ?? {};
+    for (const [property, own] of rules) {
+      const where = `${at}.${property}`;
+      const prop = documented[property];
+      if (!prop) {
+        problems.push(`${where}: validated, not documented`);
+        continue;
+      }
+      problems.push(...compareProperty(where, cls, property, prop, true));
+      if (own.required !== (schema.required ?? []).includes(property))
+        problems.push(`${where}: required is ${!own.required}, the validators say ${own.required}`);
+      if (own.nested) {
+        const inner = deref(prop.type === 'array' ? prop.items : prop);
+        if (inner)
+          problems.push(...compareClass(`${where}${prop.type === 'array' ? '[]' : ''}`, own.nested, inner, seen));
+      }
+    }
+    for (const property of Object.keys(documented))
+      if (!rules.has(property))
+        problems.push(`${at}.${property}: documented, not validated (an unknown field is a 400)`);
+    return problems;
+  }
+
+  it('every rule of every request DTO is in the document, and every documented constraint is a rule', () => {
+    const inputs = operationInputs(t.app, operationId);
+    const problems: string[] = [];
+    let bodies = 0;
+    let params = 0;
+    const seen = new Set<string>();
+    for (const { where, op } of operations()) {
+      const found = inputs.get(op.operationId ?? '');
+      if (!found) {
+        problems.push(`${where}: no handler for ${op.operationId}`);
+        continue;
+      }
+      for (const [type, media] of Object.entries(op.requestBody?.content ?? {})) {
+        const schema = deref(media.schema)!;
+        const name = (media.schema.$ref ?? '').replace('#/components/schemas/', '');
+        const cls = found.body.find((c) => c.name === name);
+        if (!cls) {
+          if (type === 'application/json') problems.push(`${where}: a JSON body without a validated class`);
+          continue;
+        }
+        bodies++;
+        problems.push(...compareClass(name, cls, schema, seen));
+      }
+      const check = (place: 'query' | 'path', classes: Type[]) => {
+        for (const cls of classes)
+          for (const [property, own] of rulesOfClass(cls)) {
+            const param = (op.parameters ?? []).find((p) => p.in === place && p.name === property);
+            if (!param) {
+              problems.push(`${where}: ${cls.name}.${property} is validated, not a documented ${place} parameter`);
+              continue;
+            }
+            params++;
+            problems.push(
+              ...compareProperty(`${where} ${place} ${property}`, cls, property, param.schema ?? {}, false),
+            );
+            if (place === 'query' && !!param.required !== own.required)
+              problems.push(`${where} ${property}: required ${param.required}, the validators say ${own.required}`);
+          }
+      };
+      check('query', found.query);
+      check('path', found.param);
+    }
+    expect(problems).toEqual([]);
+    expect(bodies).toBeGreaterThan(60);
+    expect(params).toBeGreaterThan(150);
+  });
+
+  it('closes every request body object, nested ones included (unknown fields are a 400)', () => {
+    const open: string[] = [];
+    const walk = (schema: Schema | undefined, at: string, seen: Set<Schema>) => {
+      const s = deref(schema);
+      if (!s || seen.has(s)) return;
+      seen.add(s);
+      if (s.properties && s.additionalProperties !== false) open.push(at);
+      for (const [name, p] of Object.entries(s.properties ?? {}))
+        walk(p.type === 'array' ? p.items : p, `${at}.${name}`, seen);
+    };
+    for (const { where, op } of operations())
+      for (const [type, media] of Object.entries(op.requestBody?.content ?? {}))
+        if (type !== 'multipart/form-data') walk(media.schema, where, new Set());
+    expect(open).toEqual([]);
+  });
+
+  it('types integers as integers: arrays of ids, v1 {limit}/{offset}', () => {
+    const s = doc.components.schemas;
+    for (const [name, field] of [
+      ['CreateProductDto', 'attachmentIds'],
+      ['BulkDto', 'listIds'],
+      ['CreateApiKeyDto', 'siteIds'],
+      ['CreateContentDto', 'attachmentIds'],
+      ['UpdateMediaDto', 'tagIds'],
+    ]) {
+      const prop = s[name]?.properties?.[field];
+      expect({ name, field, items: prop?.items?.type }).toEqual({ name, field, items: 'integer' });
+    }
+    for (const path of ['/v1/{site_name}/media/{limit}/{offset}', '/v1/{site_name}/pages/{limit}/{offset}']) {
+      const params = doc.paths[path].get.parameters ?? [];
+      expect(params.filter((p) => p.name === 'limit' || p.name === 'offset').map((p) => p.schema?.type)).toEqual([
+        'integer',
+        'integer',
+      ]);
+    }
+  });
+
+  it('documents Idempotency-Key with the interceptor’s bounds, 1 to 255 characters', () => {
+    const headers = operations().flatMap(({ op }) => (op.parameters ?? []).filter((p) => p.name === 'Idempotency-Key'));
+    expect(headers.length).toBeGreaterThan(10);
+    for (const h of headers) expect(h.schema).toEqual({ type: 'string', minLength: 1, maxLength: 255 });
+  });
+
+  describe('the issue’s examples: the document refuses what the server refuses', () => {
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    addFormats(ajv);
+    const accepts = (schemaName: string, body: unknown) => {
+      // OpenAPI 3.0's `nullable` as JSON Schema: what the answers' check in api-client.ts also does.
+      const json = JSON.stringify(doc).replace(/"nullable":true/g, '"nullable":true,"x-null":true');
+      const copy = JSON.parse(json) as Doc;
+      const toNullable = (node: unknown): unknown => {
+        if (Array.isArray(node)) return node.map(toNullable);
+        if (!node || typeof node !== 'object') return node;
+        const out = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, toNullable(v)])) as Schema;
+        if (out['x-null'] && typeof out.type === 'string') {
+          out.type = [out.type, 'null'] as unknown as string;
+          if (Array.isArray(out.enum)) out.enum = [...(out.enum as unknown[]), null];
+        }
+        delete out['x-null'];
+        delete out.nullable;
+        delete out.example;
+        return out;
+      };
+      const components = toNullable(copy.components) as Doc['components'];
+      const id = `doc-${schemaName}`;
+      if (!ajv.getSchema(id)) ajv.addSchema({ components }, id);
+      return ajv.validate({ $ref: `${id}#/components/schemas/${schemaName}` }, body);
+    };
+    const product = { name: 'Mug', unitAmount: 1200, currency: 'EUR' };
+
+    it('empty option1: minLength 1 (400 from the server)', async () => {
+      expect(doc.components.schemas.CreateProductDto.properties?.option1).toMatchObject({
+        minLength: 1,
+        nullable: true,
+      });
+      expect(accepts('CreateProductDto', { ...product, option1: '' })).toBe(false);
+      expect(accepts('CreateProductDto', { ...product, option1: 'Size' })).toBe(true);
+      const res = await tenant.api.post(`/api/v2/sites/${tenant.siteName}/products`).send({ ...product, option1: '' });
+      expectProblem(res, 400, 'validation_failed');
+      expect(res.body.errors).toEqual([expect.objectContaining({ path: 'option1' })]);
+    });
+
+    it('lower-case currency: a pattern (400 from the server)', async () => {
+      expect(doc.components.schemas.CreateProductDto.properties?.currency).toMatchObject({ pattern: '^[A-Z]{3}$' });
+      expect(accepts('CreateProductDto', { ...product, currency: 'eur' })).toBe(false);
+      const res = await tenant.api
+        .post(`/api/v2/sites/${tenant.siteName}/products`)
+        .send({ ...product, currency: 'eur' });
+      expectProblem(res, 400, 'validation_failed');
+    });
+
+    it('recurring without its interval: required inside a nullable object', () => {
+      const recurring = doc.components.schemas.CreateProductDto.properties?.recurring;
+      expect(recurring).toMatchObject({ type: 'object', nullable: true, required: ['interval', 'intervalCount'] });
+      expect(recurring?.additionalProperties).toBe(false);
+      expect(accepts('CreateProductDto', { ...product, recurring: { intervalCount: 1 } })).toBe(false);
+      expect(accepts('CreateProductDto', { ...product, recurring: null })).toBe(true);
+      expect(accepts('CreateProductDto', { ...product, recurring: { interval: 'month', intervalCount: 1 } })).toBe(
+        true,
+      );
+    });
+
+    it('a non-email email: format email', () => {
+      expect(doc.components.schemas.SubscribeDto.properties?.email).toMatchObject({ format: 'email', maxLength: 254 });
+      expect(accepts('SubscribeDto', { email: 'not-an-email' })).toBe(false);
+    });
+
+    it('slugs: the slug pattern', () => {
+      const slug = doc.components.schemas.CreateProductDto.properties?.slug;
+      expect(slug?.pattern).toBe('^(?!\\d+$)[a-z0-9]+(?:-[a-z0-9]+)*$');
+      expect(accepts('CreateProductDto', { ...product, slug: 'Not A Slug' })).toBe(false);
+    });
+
+    it('template types and post_type: the patterns their validators check', () => {
+      expect(doc.components.schemas.CreateEmailTemplateDto.properties?.type?.pattern).toBe(
+        '^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)*$',
+      );
+      expect(doc.components.schemas.V1CreatePageDto.properties?.post_type?.pattern).toBe('^[a-z][a-z0-9_-]{0,39}$');
+      expect(accepts('V1CreatePageDto', { post_title: 'x', post_type: 'Not valid' })).toBe(false);
+    });
+
+    it('enums from @IsIn: product status', () => {
+      expect(doc.components.schemas.CreateProductDto.properties?.status?.enum).toEqual([
+        'draft',
+        'published',
+        'archived',
+      ]);
+      expect(accepts('CreateProductDto', { ...product, status: 'gone' })).toBe(false);
+    });
+
+    it('an unknown field: refused by both', async () => {
+      expect(accepts('CreateProductDto', { ...product, colour: 'red' })).toBe(false);
+      const res = await tenant.api
+        .post(`/api/v2/sites/${tenant.siteName}/products`)
+        .send({ ...product, colour: 'red' });
+      expectProblem(res, 400, 'validation_failed');
+    });
+  });
+});
