@@ -135,6 +135,7 @@ describe('OpenAPI request schemas are the validators’ rules', () => {
         continue;
       }
       problems.push(...compareProperty(where, cls, property, prop, true));
+      for (const rule of own.undeclared) problems.push(`${where}: ${rule} says nothing in the document`);
       if (own.required !== (schema.required ?? []).includes(property))
         problems.push(`${where}: required is ${!own.required}, the validators say ${own.required}`);
       if (own.nested) {
@@ -181,6 +182,8 @@ describe('OpenAPI request schemas are the validators’ rules', () => {
               continue;
             }
             params++;
+            for (const rule of own.undeclared)
+              problems.push(`${where} ${property}: ${rule} says nothing in the document`);
             problems.push(
               ...compareProperty(`${where} ${place} ${property}`, cls, property, param.schema ?? {}, false),
             );
