@@ -1,7 +1,8 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, ParameterObject, SwaggerModule } from '@nestjs/swagger';
 import { ProblemDto } from '../errors/api-problems.decorator';
-import { deriveRequestSchemas, operationInputs } from './openapi-derive';
+import { deriveRequestSchemas } from './openapi-derive';
+import { operationInputs } from './openapi-inputs';
 import { PublicUrls } from './public-urls';
 
 /** The interface's groups in its order (v1, then v2), then the operator routes and health. */
