@@ -21,7 +21,10 @@ const MINUTE = 60_000;
  * (JOBS_ENABLED=false), so only the calls below run the expiry.
  */
 describe('stock reservations: unpaid orders expire', () => {
-  const ctx = withTenants(2, { env: { CATALOG_CACHE_TTL_MS: '0', JOBS_ENABLED: 'false' } });
+  const ctx = withTenants(2, {
+    freshDatabase: 'holds',
+    env: { CATALOG_CACHE_TTL_MS: '0', JOBS_ENABLED: 'false' },
+  });
   let a: Tenant;
   let b: Tenant;
   let users = 0;

@@ -4,7 +4,7 @@ import type { Server } from 'node:http';
 import { DataSource } from 'typeorm';
 import { createApp } from '../../src/app.factory';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
-import { workerDatabaseUrl } from './databases';
+import { createFreshDatabase, workerDatabaseUrl } from './databases';
 
 export interface TestApp {
   app: NestExpressApplication;
@@ -20,6 +20,11 @@ export interface StartAppOptions {
   extraModules?: Type[];
   /** Another database than this worker's (e.g. a fresh one from createFreshDatabase). */
   databaseUrl?: string;
+  /**
+   * A fresh database of this tag instead of the worker's: for files that move the Clock and leave
+   * rows a later file's jobs would act on (subscriptions whose periods ended in 2020).
+   */
+  freshDatabase?: string;
   /** Collects log lines (set LOG_LEVEL in env to see them). */
   logDestination?: { write(line: string): void };
 }
@@ -38,7 +43,9 @@ export async function startApp(options: StartAppOptions = {}): Promise<TestApp> 
     RATE_LIMIT_PUBLIC_MAX: '1000000',
     // A loaded test machine makes some requests slow: only the tests of the threshold set one.
     SLOW_REQUEST_MS: '0',
-    DATABASE_URL: options.databaseUrl ?? workerDatabaseUrl(),
+    DATABASE_URL:
+      options.databaseUrl ??
+      (options.freshDatabase ? await createFreshDatabase(options.freshDatabase) : workerDatabaseUrl()),
     ...options.env,
   });
   const app = await createApp({ config, extraModules: options.extraModules, logDestination: options.logDestination });

@@ -20,7 +20,10 @@ import { Tenant, withTenants } from '../support/tenant';
  */
 
 describe('site users: subscription billing (no period without its charge)', () => {
-  const ctx = withTenants(2, { env: { CATALOG_CACHE_TTL_MS: '0', JOBS_ENABLED: 'false' } });
+  const ctx = withTenants(2, {
+    freshDatabase: 'billing',
+    env: { CATALOG_CACHE_TTL_MS: '0', JOBS_ENABLED: 'false' },
+  });
   let a: Tenant;
   let b: Tenant;
   let monthly10: Made;

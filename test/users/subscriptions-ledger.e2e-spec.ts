@@ -183,7 +183,10 @@ class Model {
  * (docs/users.md, "Subscriptions": no period without its charge; the ledger balances).
  */
 describe('subscription ledger: properties over random action sequences', () => {
-  const ctx = withTenants(1, { env: { CATALOG_CACHE_TTL_MS: '0', JOBS_ENABLED: 'false' } });
+  const ctx = withTenants(1, {
+    freshDatabase: 'ledger',
+    env: { CATALOG_CACHE_TTL_MS: '0', JOBS_ENABLED: 'false' },
+  });
   const plans: Plan[] = [];
   let userId: number;
   let now = 0;
