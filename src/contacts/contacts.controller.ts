@@ -1,7 +1,10 @@
-import { Body, Get, Param, Patch, Post, Query, Req } from '@nestjs/common';
-import type { Request } from 'express';
-import { CurrentSite } from '../common/auth/decorators';
+import { Body, Get, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiExtraModels, getSchemaPath } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { CurrentPrincipal, CurrentSite } from '../common/auth/decorators';
+import { Principal } from '../common/auth/principal';
 import { SiteIdParamDto } from '../common/http/params';
+import { created } from '../common/http/public-urls';
 import { ApiController, Route } from '../common/http/route.decorator';
 import { mapPage, Page, PageDto } from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
@@ -17,6 +20,7 @@ import {
 } from './dto/contact.dto';
 
 @ApiController('api/v2/sites/:siteName/contacts', 'Contacts')
+@ApiExtraModels(ContactResponseDto, ContactReceiptDto)
 export class ContactsController {
   constructor(private readonly contacts: ContactsService) {}
 
@@ -37,24 +41,40 @@ export class ContactsController {
     auth: 'public',
     summary: 'Send a contact message',
     description:
-      "The site's contact form posts here, without a key (limited per client IP, RATE_LIMIT_PUBLIC_MAX); " +
-      "a key may post too. The message is stored with status `new`, and the addresses of the site's " +
-      '`settings.contacts.notifyEmails` are mailed. The answer says only that it arrived: no id and ' +
-      'no `Location`, which an anonymous sender could not read. A filled-in `website` (a honeypot) ' +
-      'gets the same answer, and nothing is stored or sent.',
-    created: ContactReceiptDto,
+      "The site's contact form posts here, without a key (limited per client IP, RATE_LIMIT_PUBLIC_MAX). " +
+      "The message is stored with status `new`, and the addresses of the site's " +
+      '`settings.contacts.notifyEmails` are mailed. Without a key the answer says only that it arrived ' +
+      '(`ContactReceiptDto`: no id and no `Location`, which an anonymous sender could not read). With the ' +
+      "site's key (an import, a backend) it is the stored contact with `Location`, like every other create. " +
+      'A filled-in `website` (a honeypot) gets the receipt, and nothing is stored or sent.',
+    created: {
+      description: 'The stored contact (with a key, and `Location`), or the receipt (without one)',
+      schema: { oneOf: [{ $ref: getSchemaPath(ContactResponseDto) }, { $ref: getSchemaPath(ContactReceiptDto) }] },
+      headers: {
+        Location: {
+          description: 'With a key: the stored contact',
+          required: false,
+          schema: { type: 'string', format: 'uri' },
+        },
+      },
+    },
     problems: [400, 429],
   })
   async create(
     @CurrentSite() site: SiteContext,
+    @CurrentPrincipal() principal: Principal,
     @Body() dto: CreateContactDto,
     @Req() req: Request,
-  ): Promise<ContactReceiptDto> {
-    const { receivedAt } = await this.contacts.create(site, dto, {
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<ContactResponseDto | ContactReceiptDto> {
+    const { receivedAt, contact } = await this.contacts.create(site, dto, {
       clientIp: req.ip ?? null,
       userAgent: req.get('user-agent') ?? null,
     });
-    return toContactReceipt(receivedAt);
+    // Only a key may read contacts back: anyone else learns only that the message arrived.
+    if (principal.kind !== 'key' || contact === null) return toContactReceipt(receivedAt);
+    created(res, `/api/v2/sites/${site.name}/contacts/${contact.id}`);
+    return toContactResponse(contact);
   }
 
   @Get(':id')

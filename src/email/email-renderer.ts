@@ -145,7 +145,11 @@ export class EmailRenderer {
 function unknownVariable(segments: unknown[], variables: VariablesSchema): string | undefined {
   const names = segments.filter((s): s is string => typeof s === 'string');
   if (names.length === 0 || names[0] === SITE_VARIABLE) return undefined;
-  let schema: Record<string, unknown> | undefined = { type: 'object', properties: variables.properties };
+  let schema: Record<string, unknown> | undefined = {
+    type: 'object',
+    properties: variables.properties,
+    additionalProperties: variables.additionalProperties,
+  };
   const path: string[] = [];
   for (const name of names) {
     path.push(name);
@@ -159,7 +163,8 @@ function unknownVariable(segments: unknown[], variables: VariablesSchema): strin
     if (!schema) return undefined;
     const properties = schema?.properties as Record<string, Record<string, unknown>> | undefined;
     if (!properties) return undefined; // free-form below this point
-    if (!(name in properties)) return `\`${path.join('.')}\``;
+    // A type that takes extra variables (`custom`: additionalProperties true) lets a template read them.
+    if (!(name in properties)) return schema.additionalProperties === true ? undefined : `\`${path.join('.')}\``;
     schema = properties[name];
   }
   return undefined;

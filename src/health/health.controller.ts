@@ -14,8 +14,9 @@ class ReadinessDto extends HealthDto {
   @ApiProperty({ example: 'up' }) database: string;
 }
 
-@SkipRateLimit()
 @ApiController('health', 'Health')
+// Below ApiController, so it is set when ApiController derives the routes' problems (no 429).
+@SkipRateLimit()
 export class HealthController {
   constructor(private readonly dataSource: DataSource) {}
 

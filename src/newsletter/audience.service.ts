@@ -172,32 +172,66 @@ export class AudienceService {
    * Leaves one list or all, by the token of a mail link (also an RFC 8058 one-click post).
    * Idempotent: leaving again, or by the link of an address since deleted, answers the same.
    */
-  async unsubscribe(site: SiteContext, dto: UnsubscribeDto, queryToken: string | undefined): Promise<LinkOutcome> {
+  /**
+   * Leaves lists by a mail link's token; or, for the site's own key only (its "manage my
+   * subscription" page), by the address itself: anonymous callers must hold the token.
+   */
+  async unsubscribe(
+    site: SiteContext,
+    dto: UnsubscribeDto,
+    queryToken: string | undefined,
+    byKey = false,
+  ): Promise<LinkOutcome> {
     const token = dto.token ?? queryToken;
-    if (token === undefined) throw new ValidationProblem([{ path: 'token', message: 'is required' }]);
+    if (token === undefined) {
+      if (!byKey || dto.email === undefined)
+        throw new ValidationProblem([
+          { path: 'token', message: byKey ? 'is required, or `email` with the site’s key' : 'is required' },
+        ]);
+      const email = dto.email;
+      return this.dataSource.transaction(async (em) => {
+        const sub = await em.findOne(SubscriptionEntity, {
+          where: { siteId: site.id, email },
+          lock: { mode: 'pessimistic_write' },
+        });
+        // Like a link of an address since deleted: nothing to leave, 200.
+        if (!sub) return { subscription: null, lists: [] };
+        return this.leave(em, site, sub, dto, 'operator');
+      });
+    }
     const claims = await this.links.decode(site, token, 'm');
     if (!claims) throw invalidToken();
-    const oneClick = dto['List-Unsubscribe'] === 'One-Click';
     return this.dataSource.transaction(async (em) => {
       const sub = await this.lockSubscription(em, site, claims);
       if (!sub || !nonceMatches(claims, sub.manageNonce)) return { subscription: null, lists: [] };
       if (dto.email !== undefined && dto.email !== sub.email) throw invalidToken();
-      const current = await this.writer.membershipsOf(em, sub.id);
-      const leaving = [...current.values()]
-        .filter((m) => m.status !== 'unsubscribed')
-        .filter((m) => oneClick || dto.all === true || dto.listId === undefined || m.listId === dto.listId)
-        .map((m) => m.listId);
-      const reason = dto.reason ?? (oneClick ? 'one-click' : null);
-      for (const listId of leaving) await this.writer.setMembership(em, site, sub, listId, 'unsubscribed', reason);
-      if (leaving.length > 0)
-        await recordEvent(em, site, NEWSLETTER_EVENTS.subscriptionUnsubscribed, {
-          id: sub.id,
-          listIds: leaving,
-          by: 'person',
-          reason,
-        });
-      return { subscription: sub, lists: await this.standing(em, site, sub.id) };
+      return this.leave(em, site, sub, dto, 'person');
     });
+  }
+
+  private async leave(
+    em: EntityManager,
+    site: SiteContext,
+    sub: SubscriptionEntity,
+    dto: UnsubscribeDto,
+    by: 'person' | 'operator',
+  ): Promise<LinkOutcome> {
+    const oneClick = dto['List-Unsubscribe'] === 'One-Click';
+    const current = await this.writer.membershipsOf(em, sub.id);
+    const leaving = [...current.values()]
+      .filter((m) => m.status !== 'unsubscribed')
+      .filter((m) => oneClick || dto.all === true || dto.listId === undefined || m.listId === dto.listId)
+      .map((m) => m.listId);
+    const reason = dto.reason ?? (oneClick ? 'one-click' : null);
+    for (const listId of leaving) await this.writer.setMembership(em, site, sub, listId, 'unsubscribed', reason);
+    if (leaving.length > 0)
+      await recordEvent(em, site, NEWSLETTER_EVENTS.subscriptionUnsubscribed, {
+        id: sub.id,
+        listIds: leaving,
+        by,
+        reason,
+      });
+    return { subscription: sub, lists: await this.standing(em, site, sub.id) };
   }
 
   /** What the preferences page shows: the address and its lists (null: the link is no longer valid). */

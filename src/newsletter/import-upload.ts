@@ -66,7 +66,8 @@ export function spoolImport(req: IncomingMessage, maxBytes: number): Promise<Spo
       }
       resolve({ path, size: size ?? 0, mimeType: file!.mimeType, fileName: file!.fileName, fields });
     };
-    parser.on('file', (name, stream, info) => {
+    parser.on('file', (rawName, stream, info) => {
+      const name = rawName ?? '';
       if (name !== 'file' || file) {
         fail(
           new ValidationProblem([
@@ -90,8 +91,11 @@ export function spoolImport(req: IncomingMessage, maxBytes: number): Promise<Spo
         ),
       };
     });
-    parser.on('field', (name, value, info) => {
-      if (name === 'file') fail(new ValidationProblem([{ path: name, message: 'must be a file' }]));
+    parser.on('field', (rawName, value, info) => {
+      // busboy gives a part with `name=""` an undefined name: its error item's path is `""`.
+      const name = rawName ?? '';
+      if (name === '') fail(new ValidationProblem([{ path: name, message: 'is a form field without a name' }]));
+      else if (name === 'file') fail(new ValidationProblem([{ path: name, message: 'must be a file' }]));
       else if (info.valueTruncated) fail(new ValidationProblem([{ path: name, message: 'is too long' }]));
       else if (Object.hasOwn(fields, name))
         fail(new ValidationProblem([{ path: name, message: 'is given more than once' }]));

@@ -1,7 +1,8 @@
 import { Body, Get, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiProduces } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { CurrentSite } from '../common/auth/decorators';
+import { CurrentPrincipal, CurrentSite } from '../common/auth/decorators';
+import { Principal } from '../common/auth/principal';
 import { ApiController, Route } from '../common/http/route.decorator';
 import { SiteContext } from '../common/tenancy/site-context';
 import { AudienceService, LinkOutcome } from './audience.service';
@@ -99,26 +100,29 @@ export class PublicNewsletterController {
 
   @Post('unsubscribe')
   @Route({
-    auth: 'public',
+    auth: 'optional-key',
     summary: 'Unsubscribe',
     description:
       'Leaves one list (`listId`) or every list, by the token of a mail link (in the body, or in the URL ' +
       'of a `List-Unsubscribe` header). Takes JSON or a form: RFC 8058 one-click posts ' +
       '(`List-Unsubscribe=One-Click`, form-encoded, token in the URL) leave every list, and the hosted ' +
-      'preferences page posts its forms here (a browser is sent back to that page, 303). Idempotent: ' +
-      'leaving again, or by the link of an address since deleted, answers 200.',
+      'preferences page posts its forms here (a browser is sent back to that page, 303). With the ' +
+      'site\'s key (its own "manage my subscription" page), `email` alone names the address, no token ' +
+      'needed; without a key the token is required. Idempotent: leaving again, or by the link of an ' +
+      'address since deleted (or, with a key, an address the site does not have), answers 200.',
     ok: LinkResultDto,
     formBody: true,
     problems: [400, 429],
   })
   async unsubscribe(
     @CurrentSite() site: SiteContext,
+    @CurrentPrincipal() principal: Principal,
     @Body() dto: UnsubscribeDto,
     @Query() query: UnsubscribeQueryDto,
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    const outcome = await this.audience.unsubscribe(site, dto, query.token);
+    const outcome = await this.audience.unsubscribe(site, dto, query.token, principal.kind === 'key');
     const token = dto.token ?? query.token;
     if (wantsHtml(req) && token && dto['List-Unsubscribe'] === undefined)
       return sendPage(res, this.pages.afterUnsubscribe(site, token, dto.listId === undefined));

@@ -52,11 +52,10 @@ export class TrackingController {
   @Get('open/:token')
   @Route({
     auth: 'public',
-    summary: 'Open pixel (admin)',
+    summary: 'Open pixel',
     description: 'The image a campaign mail shows: records the open like the POST and answers a 1x1 GIF.',
     params: TOKEN_PARAM,
     problems: [429],
-    admin: true,
     operationId: 'newsletterOpenPixel',
   })
   @ApiResponse({
@@ -98,11 +97,10 @@ export class TrackingController {
   @Get('click/:token')
   @Route({
     auth: 'public',
-    summary: 'Follow a tracked link (admin)',
+    summary: 'Follow a tracked link',
     description: 'The link of a campaign mail: records the click like the POST and redirects (302) to the target.',
     params: TOKEN_PARAM,
     problems: [429],
-    admin: true,
     operationId: 'followNewsletterLink',
   })
   @ApiResponse({

@@ -19,12 +19,15 @@ describe('generated client: contacts', () => {
         website: '',
       },
     });
-    expect([sent.response.status, sent.data?.received]).toEqual([201, true]);
+    expect([sent.response.status, sent.data]).toEqual([201, { received: true, receivedAt: expect.any(String) }]);
     const honeypot = await form.POST('/api/v2/sites/{siteName}/contacts', {
       params: { path: site() },
       body: { name: 'Bot', email: 'bot@example.com', message: 'Buy now', website: 'https://spam.example' },
     });
-    expect([honeypot.response.status, honeypot.data?.received]).toEqual([201, true]);
+    expect([honeypot.response.status, honeypot.data]).toEqual([
+      201,
+      { received: true, receivedAt: expect.any(String) },
+    ]);
     expect(await s.t.db.getRepository(ContactEntity).countBy({ siteId: s.a.siteId })).toBe(1);
 
     const list = await s.api.GET('/api/v2/sites/{siteName}/contacts', {
@@ -46,6 +49,16 @@ describe('generated client: contacts', () => {
       'closed',
       ['sales', 'answered'],
     ]);
+
+    // With the site's key, a create answers the contact and its Location, like every create.
+    const imported = await s.api.POST('/api/v2/sites/{siteName}/contacts', {
+      params: { path: site() },
+      body: { name: 'Ada', email: 'ada@example.com', message: 'Imported', source: 'import' },
+    });
+    expect(imported.response.status).toBe(201);
+    const contact = imported.data as { id: number; source: string };
+    expect(contact.source).toBe('import');
+    expect(imported.response.headers.get('location')).toMatch(new RegExp(`/contacts/${contact.id}$`));
 
     const anonymous = await form.GET('/api/v2/sites/{siteName}/contacts', { params: { path: site() } });
     expect([anonymous.response.status, anonymous.error?.code]).toEqual([401, 'missing_credential']);

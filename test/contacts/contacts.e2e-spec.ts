@@ -86,15 +86,44 @@ describe('/api/v2/sites/:siteName/contacts', () => {
       expect(await messagesOf(a)).toBe(0);
     });
 
-    it('a key may post too; what the form leaves out takes its default; long user agents are cut', async () => {
+    it('with a key, 201 answers the stored contact with Location, like every create; defaults; long user agents are cut', async () => {
       const x = await createTenant(ctx.t);
+      const since = await lastEventId(ctx.t);
       const res = await x.api
         .post(url(x))
         .set('user-agent', 'U'.repeat(600))
         .send({ name: 'Ada', email: 'ada@example.com', message: 'Hi' })
         .expect(201);
-      expect(res.body).toEqual(RECEIPT);
-      expect(await rows().findOneByOrFail({ siteId: x.siteId })).toEqual(
+      const row = await rows().findOneByOrFail({ siteId: x.siteId });
+      expect(res.body).toEqual({
+        id: row.id,
+        name: 'Ada',
+        email: 'ada@example.com',
+        phone: null,
+        company: null,
+        subject: null,
+        message: 'Hi',
+        source: 'contact-form',
+        status: 'new',
+        tags: [],
+        metadata: {},
+        clientIp: expect.any(String),
+        userAgent: 'U'.repeat(500),
+        createdAt: ISO,
+        updatedAt: ISO,
+      });
+      expect(res.headers.location).toMatch(new RegExp(`${url(x)}/${row.id}$`));
+      expect((await x.api.get(url(x, `/${row.id}`)).expect(200)).body).toEqual(res.body);
+      expect((await eventsOf(ctx.t, x, since)).map((e) => e.name)).toEqual(['contact.created']);
+      // A key of another account reads as anonymous on this public route: the receipt only.
+      const other = await createTenant(ctx.t);
+      const foreign = await other.api.post(url(x)).send({ name: 'B', email: 'b@example.com', message: 'Hi' });
+      expect([foreign.status, foreign.body, foreign.headers.location]).toEqual([201, RECEIPT, undefined]);
+      // A honeypot hit stays a receipt, with a key too: nothing is stored.
+      const spam = await x.api.post(url(x)).send({ name: 'B', email: 'b@example.com', message: 'x', website: 'y' });
+      expect([spam.status, spam.body, spam.headers.location]).toEqual([201, RECEIPT, undefined]);
+      expect(await rows().countBy({ siteId: x.siteId })).toBe(2);
+      expect(await rows().findOneByOrFail({ siteId: x.siteId, id: row.id })).toEqual(
         expect.objectContaining({
           phone: null,
           company: null,

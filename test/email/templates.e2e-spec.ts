@@ -68,6 +68,44 @@ describe('email templates and template types', () => {
     });
   });
 
+  describe('the custom type (additionalProperties: true)', () => {
+    it('takes the variables its schema allows beyond subject and body; other types still refuse unknown ones', async () => {
+      const made = await a.api.post(url(a)).send({
+        type: 'custom',
+        name: 'Welcome',
+        subject: '{{ subject }} for {{ customerName }}',
+        html: '<p>{{ body | raw }}</p><p>Order {{ order.number }}: {% for l in order.lines %}{{ l.name }} {% endfor %}</p>',
+      });
+      expect(made.status).toBe(201);
+      expect(await rows().findOneByOrFail({ id: made.body.id })).toEqual(
+        expect.objectContaining({ siteId: a.siteId, type: 'custom', status: 'draft' }),
+      );
+      const preview = await a.api
+        .post(url(a, `/${made.body.id}/preview`))
+        .send({
+          data: {
+            subject: 'Hello',
+            body: '<b>hi</b>',
+            customerName: 'Ada',
+            order: { number: 'A-1', lines: [{ name: 'Pen' }] },
+          },
+        })
+        .expect(200);
+      expect(preview.body.subject).toBe('Hello for Ada');
+      expect(preview.body.html).toContain('<b>hi</b>');
+      expect(preview.body.html).toContain('Order A-1: Pen');
+      // Its required variables stay required.
+      const missing = await a.api.post(url(a, `/${made.body.id}/preview`)).send({ data: { customerName: 'Ada' } });
+      expectProblem(missing, 400, 'validation_failed');
+      expect(missing.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['data.body', 'data.subject']);
+      const strict = await a.api.post(url(a)).send({ ...otp, html: '<p>{{ code }} {{ customerName }}</p>' });
+      expectProblem(strict, 400, 'validation_failed');
+      expect(strict.body.errors).toEqual([
+        { path: 'html', message: 'uses `customerName`, which this template type does not have' },
+      ]);
+    });
+  });
+
   describe('create, read, edit', () => {
     it('creates a draft: 201, Location, ETag, the row', async () => {
       const res = await a.api.post(url(a)).send(otp);

@@ -700,13 +700,29 @@ describe('input hardening over every operation of the OpenAPI document', () => {
               expect: [400, 'missing_body'],
             });
           }
-        } else {
-          // Routes that take no body, and uploads (multipart only): a JSON body is not theirs.
+        } else if (op.body === 'multipart') {
+          // Uploads (multipart only): a JSON body is not theirs.
           cases.push({
             ...base,
             label: `${op.label} with a JSON body`,
             headers: { 'content-type': 'application/json' },
             body: '{}',
+            expect: [415, 'unsupported_media_type'],
+          });
+        } else {
+          // Routes that take no body take `{}` (what many clients send); a field or another media type is refused.
+          cases.push({
+            ...base,
+            label: `${op.label} with a JSON body that has a field`,
+            headers: { 'content-type': 'application/json' },
+            body: '{"unexpected":1}',
+            expect: [400, 'validation_failed'],
+          });
+          cases.push({
+            ...base,
+            label: `${op.label} with a text body`,
+            headers: { 'content-type': 'text/plain' },
+            body: 'x',
             expect: [415, 'unsupported_media_type'],
           });
         }

@@ -200,10 +200,26 @@ describe('request bodies: read after the guards, JSON only where a route takes i
       );
     });
 
-    it('a route that takes no body refuses one', async () => {
-      expectProblem(await json(request(t.server).post('/api/v2/probe/none'), '{}'), 415, 'unsupported_media_type');
+    it('a route that takes no body takes nothing or `{}`, and refuses fields (400) or another media type (415)', async () => {
       expect((await request(t.server).post('/api/v2/probe/none')).body).toEqual({ done: true });
-      expectProblem(await json(request(t.server).get('/health/ready'), '{}'), 415, 'unsupported_media_type');
+      for (const body of ['{}', ' { } ', '']) {
+        const res = await json(request(t.server).post('/api/v2/probe/none'), body);
+        expect(res.status).toBe(200);
+        expect(res.body).toEqual({ done: true });
+      }
+      const fields = await json(request(t.server).post('/api/v2/probe/none'), '{"publishAt":"2030-01-01","x":1}');
+      expectProblem(fields, 400, 'validation_failed');
+      expect(fields.body.errors).toEqual([
+        { path: 'publishAt', message: 'is not accepted: this route takes no request body' },
+        { path: 'x', message: 'is not accepted: this route takes no request body' },
+      ]);
+      expectProblem(await json(request(t.server).post('/api/v2/probe/none'), '[]'), 400, 'malformed_json');
+      expectProblem(
+        await request(t.server).post('/api/v2/probe/none').set('content-type', 'text/plain').send('x'),
+        415,
+        'unsupported_media_type',
+      );
+      expect((await json(request(t.server).get('/health/ready'), '{}')).status).toBe(200);
     });
   });
 

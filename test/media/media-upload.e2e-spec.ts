@@ -362,6 +362,12 @@ describe('POST /api/v2/sites/:siteName/media (uploads)', () => {
         [{ path: 'title', message: 'is given more than once' }],
       ],
       [
+        // Issue #30, row 10: the item had no `path` (busboy names such a part undefined).
+        'a field with an empty name, twice',
+        (r: request.Test) => r.field('', 'x').field('', 'y').attach('file', makePdf(), 'a.pdf'),
+        [{ path: '', message: 'is a form field without a name' }],
+      ],
+      [
         'a text field too long',
         (r: request.Test) => r.field('title', 'x'.repeat(501)).attach('file', makePdf(), 'a.pdf'),
         [{ path: 'title', message: 'must be shorter than or equal to 500 characters' }],

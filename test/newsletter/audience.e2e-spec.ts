@@ -212,6 +212,64 @@ describe('newsletter: subscribe, confirm, unsubscribe (public, JSON)', () => {
     ]);
   });
 
+  it("unsubscribe with the site's key: `email` alone names the address (issue #30, row 15); anonymous callers still need the token", async () => {
+    const one = await makeList(a, { name: 'Key one', doubleOptIn: false });
+    const two = await makeList(a, { name: 'Key two', doubleOptIn: false });
+    await subscribe(ctx.t, a, { email: 'hal@example.com', lists: [one.id, two.id] }).expect(202);
+    const sub = await subs().findOneByOrFail({ siteId: a.siteId, email: 'hal@example.com' });
+    const before = await snapshotDatabase(ctx.t.db);
+    // Without a key, or with another account's (it reads as anonymous here): the token is required.
+    for (const caller of [request(ctx.t.server), b.api]) {
+      const refused = await caller.post(nl(a, '/unsubscribe')).send({ email: 'hal@example.com' });
+      expectProblem(refused, 400, 'validation_failed');
+      expect(refused.body.errors).toEqual([{ path: 'token', message: 'is required' }]);
+    }
+    expect(await snapshotDatabase(ctx.t.db)).toEqual(before);
+    const after = await lastEventId(ctx.t);
+    const res = await a.api
+      .post(nl(a, '/unsubscribe'))
+      .send({ email: 'HAL@example.com', listId: one.id, reason: 'Asked on the account page' });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      result: 'unsubscribed',
+      lists: [
+        { listId: one.id, name: 'Key one', status: 'unsubscribed' },
+        { listId: two.id, name: 'Key two', status: 'active' },
+      ],
+    });
+    expect(await memberships('hal@example.com')).toEqual([
+      [one.id, 'unsubscribed'],
+      [two.id, 'active'],
+    ]);
+    expect(await eventsOf(ctx.t, a, after)).toEqual([
+      {
+        name: 'newsletter.subscription.unsubscribed',
+        payload: { id: sub.id, listIds: [one.id], by: 'operator', reason: 'Asked on the account page' },
+      },
+    ]);
+    // Every list, then an address the site does not have: 200, nothing to leave.
+    await a.api.post(nl(a, '/unsubscribe')).send({ email: 'hal@example.com' }).expect(200);
+    expect(await memberships('hal@example.com')).toEqual([
+      [one.id, 'unsubscribed'],
+      [two.id, 'unsubscribed'],
+    ]);
+    const unknown = await a.api.post(nl(a, '/unsubscribe')).send({ email: 'nobody@example.com' });
+    expect([unknown.status, unknown.body]).toEqual([200, { result: 'unsubscribed', lists: [] }]);
+    // Another site's address is not reached through this site.
+    await subscribe(ctx.t, b, {
+      email: 'hal@example.com',
+      lists: [(await makeList(b, { name: 'B', doubleOptIn: false })).id],
+    }).expect(202);
+    const bSub = await subs().findOneByOrFail({ siteId: b.siteId, email: 'hal@example.com' });
+    await a.api.post(nl(a, '/unsubscribe')).send({ email: 'hal@example.com' }).expect(200);
+    expect(await memberships('hal@example.com', b)).toEqual([[expect.any(Number), 'active']]);
+    expect(bSub.id).not.toBe(sub.id);
+    // A key still needs a token or an address.
+    const neither = await a.api.post(nl(a, '/unsubscribe')).send({ all: true });
+    expectProblem(neither, 400, 'validation_failed');
+    expect(neither.body.errors).toEqual([{ path: 'token', message: 'is required, or `email` with the site’s key' }]);
+  });
+
   it('unsubscribe errors: no token 400, a forged one 400, another address 400; nothing changes', async () => {
     const list = await makeList(a, { name: 'Stay', doubleOptIn: false });
     await subscribe(ctx.t, a, { email: 'gus@example.com', lists: [list.id] }).expect(202);

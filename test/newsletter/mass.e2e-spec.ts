@@ -122,6 +122,15 @@ describe('newsletter import, bulk and sync', () => {
       400,
       'validation_failed',
     );
+    // Issue #30, row 10: a nameless field (twice) is named by its path, `""`.
+    const nameless = await a.api
+      .post(nl(a, '/subscriptions/import'))
+      .field('listIds', String(list.id))
+      .field('', 'x')
+      .field('', 'y')
+      .attach('file', Buffer.from('email\nx@example.com\n'), 'people.csv');
+    expectProblem(nameless, 400, 'validation_failed');
+    expect(nameless.body.errors).toEqual([{ path: '', message: 'is a form field without a name' }]);
     expectProblem(
       await a.api.post(nl(a, '/subscriptions/import')).send({ listIds: String(list.id) }),
       415,

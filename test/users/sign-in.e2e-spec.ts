@@ -161,7 +161,10 @@ describe('site users: one-time-password sign-in and sessions', () => {
     );
     expectProblem(await anonymous().get(users(a)).set('authorization', `Bearer ${token}`), 403, 'session_not_allowed');
     expectProblem(await a.api.get(users(a, '/me')), 403, 'session_required');
-    expectProblem(await anonymous().get(users(a, '/me')), 401, 'missing_credential');
+    // A session-only route asks for a session, not for a key (issue #30, row 12).
+    const none = await anonymous().get(users(a, '/me'));
+    expectProblem(none, 401, 'missing_credential');
+    expect(none.body.detail).toBe("A site user's session (Authorization: Bearer <session token>) is required");
     expectProblem(
       await anonymous().get(users(a, '/me')).set('authorization', 'Bearer sbs_forged'),
       401,

@@ -61,7 +61,7 @@ describe('site users: subscriptions to recurring products', () => {
 
   const opUrl = (s: { userId: number; id: number }, action: string) =>
     users(a, `/${s.userId}/subscriptions/${s.id}/${action}`);
-  /** An operator's action; `resume` takes no body (a body there is a 415, like on every body-less route). */
+  /** An operator's action; `resume` takes no body (`{}` is accepted, a field is a 400, like on every body-less route). */
   const act = (s: { userId: number; id: number }, action: string, body?: object) => {
     const req = a.api.post(opUrl(s, action));
     return body === undefined ? req : req.send(body);

@@ -91,8 +91,9 @@ describe('v1 products and product categories', () => {
           quantity_available: null,
           product_category_id: category.id,
           processor_description: '',
-          processor_product_id_live: null,
-          processor_product_id_test: null,
+          // Strings, "" when unset, as the v1 interface types them (issue #30, row 14).
+          processor_product_id_live: '',
+          processor_product_id_test: '',
           product_date: ISO,
           product_modified: ISO,
           media: [],
@@ -130,6 +131,25 @@ describe('v1 products and product categories', () => {
       await request(t.server).get(`/v1/${a.siteName}/product_category/${category.id}`),
       401,
       'missing_api_key',
+    );
+  });
+
+  it('processor ids are strings: the stored id, or "" when unset (issue #30, row 14)', async () => {
+    const set = await product(a, { name: 'Set', processorProductIdLive: 'prod_live_9' });
+    const unset = await product(a, { name: 'Unset' });
+    const one = await a.api
+      .put(products(a, `/${set.id}`))
+      .send({ description: 'x' })
+      .expect(200);
+    expect([one.body.processor_product_id_live, one.body.processor_product_id_test]).toEqual(['prod_live_9', '']);
+    const other = await a.api
+      .put(products(a, `/${unset.id}`))
+      .send({ description: 'y' })
+      .expect(200);
+    expect([other.body.processor_product_id_live, other.body.processor_product_id_test]).toEqual(['', '']);
+    // Unset stays NULL in the database: only the v1 answer reads it as "".
+    expect(await t.db.getRepository(ProductEntity).findOneByOrFail({ id: unset.id })).toEqual(
+      expect.objectContaining({ processorProductIdLive: null, processorProductIdTest: null }),
     );
   });
 

@@ -49,7 +49,15 @@ export class AuthGuard implements CanActivate {
     const principal: Principal = req.principal ?? ANONYMOUS;
 
     if (principal.kind === 'anonymous' && !route.isPublic) {
-      throw new UnauthorizedProblem('missing_credential', 'An API key (x-api-key) is required');
+      // Say which credential the route takes: a session-only route has no use for a key.
+      throw new UnauthorizedProblem(
+        'missing_credential',
+        route.sessionOnly
+          ? "A site user's session (Authorization: Bearer <session token>) is required"
+          : route.sessionAllowed
+            ? "An API key (x-api-key) or a site user's session (Authorization: Bearer) is required"
+            : 'An API key (x-api-key) is required',
+      );
     }
     if (principal.kind === 'user' && !route.isPublic && !route.sessionAllowed) {
       throw new ForbiddenProblem('session_not_allowed', 'A site-user session may not call this route');

@@ -27,6 +27,7 @@ const DESCRIPTIONS: Record<number, string> = {
   401: 'Missing, malformed, revoked or expired credential',
   403: 'The credential may not do this',
   404: 'No such resource in this site, or a site the caller cannot reach',
+  405: 'The path does not have this method; the `Allow` header lists the ones it has',
   409: 'Duplicate, forbidden state transition, or an idempotency key reused with another body',
   410: 'Gone: a mailed link that expired or was already used',
   412: 'If-Match no longer matches the ETag',

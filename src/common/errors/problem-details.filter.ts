@@ -1,5 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { allowedMethods } from '../http/allowed-methods';
 import { problemFromPostgres } from './postgres-errors';
 import { FieldError, Problem } from './problems';
 
@@ -106,6 +107,22 @@ export function problemBody(p: ProblemInitLike, requestId?: string): ProblemBody
   };
 }
 
+/**
+ * A path that exists with other methods (`PUT …/categories`): 405 with `Allow`, not 404
+ * (RFC 9110 §15.5.6). Null when no route has the path.
+ */
+function methodNotAllowed(req: Request): ProblemInitLike | null {
+  const allow = allowedMethods(req);
+  if (allow.length === 0) return null;
+  return {
+    status: 405,
+    code: 'method_not_allowed',
+    title: 'Method not allowed',
+    detail: `${req.method} is not a method of this path; it has ${allow.join(', ')}`,
+    headers: { Allow: allow.join(', ') },
+  };
+}
+
 /** The one place errors become responses. */
 @Catch()
 export class ProblemDetailsFilter implements ExceptionFilter {
@@ -115,7 +132,8 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const ctx = host.switchToHttp();
     const req = ctx.getRequest<Request & { id?: string }>();
     const res = ctx.getResponse<Response>();
-    const { problem, internal } = toProblem(exception, req.path);
+    const { problem: found, internal } = toProblem(exception, req.path);
+    const problem = found.code === 'route_not_found' ? (methodNotAllowed(req) ?? found) : found;
     const requestId = req.id !== undefined ? String(req.id) : undefined;
     if (internal) {
       this.logger.error({ err: exception, requestId, method: req.method, url: req.originalUrl }, 'Unhandled error');

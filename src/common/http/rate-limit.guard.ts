@@ -9,7 +9,7 @@ import { TooManyRequestsProblem } from '../errors/problems';
 import { BlockedClients } from './blocked-clients';
 import { RateDecision, RateLimitStore } from './rate-limit.store';
 
-const SKIP_RATE_LIMIT = 'sitebase:skip-rate-limit';
+export const SKIP_RATE_LIMIT = 'sitebase:skip-rate-limit';
 
 /** Never rate limited (health probes). */
 export const SkipRateLimit = () => SetMetadata(SKIP_RATE_LIMIT, true);

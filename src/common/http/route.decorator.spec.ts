@@ -1,6 +1,16 @@
-import { Get } from '@nestjs/common';
+import { Body, Get, Headers, Post, Query } from '@nestjs/common';
 import { DECORATORS } from '@nestjs/swagger';
+import { SkipRateLimit } from './rate-limit.guard';
 import { ApiController, Route, ROUTE_OPTIONS } from './route.decorator';
+
+const statuses = (handler: object) =>
+  Object.keys(Reflect.getMetadata(DECORATORS.API_RESPONSE, handler) as object)
+    .map(Number)
+    .sort((a, b) => a - b);
+
+class ThingDto {
+  name: string;
+}
 
 describe('@Route and @ApiController', () => {
   it('refuses a controller with a handler that has no @Route', () => {
@@ -26,20 +36,52 @@ describe('@Route and @ApiController', () => {
     const handler = PartsController.prototype.list;
     expect(Reflect.getMetadata(ROUTE_OPTIONS, handler)).toMatchObject({ auth: 'account-key', summary: 'List parts' });
     expect(Reflect.getMetadata(DECORATORS.API_SECURITY, handler)).toEqual([{ apiKey: [] }, { bearer: [] }]);
-    expect(Object.keys(Reflect.getMetadata(DECORATORS.API_RESPONSE, handler) as object)).toEqual([
-      '204',
-      '401',
-      '403',
-      '409',
-    ]);
+    // Derived: 400/404 for the path's id, 401/403 for the key, 405 on every path, 429; 409 declared.
+    expect(statuses(handler)).toEqual([204, 400, 401, 403, 404, 405, 409, 429]);
     // The path's parameters and their problems are the controller's.
     const params = (Reflect.getMetadata(DECORATORS.API_PARAMETERS, handler) as Array<{ name: string }>).map(
       (p) => p.name,
     );
     expect(params.sort()).toEqual(['id', 'siteName']);
-    expect(Object.keys(Reflect.getMetadata(DECORATORS.API_RESPONSE, PartsController) as object)).toEqual([
-      '400',
-      '404',
-    ]);
+  });
+
+  it('derives every problem status from the route: body, query, headers, auth, idempotency, rate limit', () => {
+    @ApiController('api/v2/sites/:siteName/things', 'Things')
+    class ThingsController {
+      @Get()
+      @Route({ auth: 'optional-key', summary: 'List things', ok: ThingDto })
+      list(@Query() _q: ThingDto): void {}
+
+      @Post()
+      @Route({ auth: 'key', summary: 'Create a thing', created: ThingDto, idempotent: true })
+      create(@Body() _b: ThingDto): void {}
+
+      @Post(':id/publish')
+      @Route({ auth: 'session', summary: 'Publish a thing', ok: ThingDto })
+      publish(): void {}
+
+      @Get(':id')
+      @Route({ auth: 'user', summary: 'Get a thing', ok: ThingDto, problems: [410] })
+      get(@Headers('if-none-match') _h: string): void {}
+    }
+    const p = ThingsController.prototype;
+    // A query: 400; anyone, a key shows more: 401 for a bad one; the site: 404.
+    expect(statuses(p.list)).toEqual([200, 400, 401, 404, 405, 429]);
+    // A body: 400, 413, 415; Idempotency-Key: its 409.
+    expect(statuses(p.create)).toEqual([201, 400, 401, 403, 404, 405, 409, 413, 415, 429]);
+    // No body, but a write: `{}` only (400 for a field, 413, 415); an id in the method's path: 400, 404.
+    expect(statuses(p.publish)).toEqual([200, 400, 401, 403, 404, 405, 413, 415, 429]);
+    expect(statuses(p.get)).toEqual([200, 400, 401, 403, 404, 405, 410, 429]);
+  });
+
+  it('documents no 429 on a route that is never rate limited, nor a credential on a public one', () => {
+    @ApiController('health', 'Health')
+    @SkipRateLimit()
+    class ProbeController {
+      @Get()
+      @Route({ auth: 'public', summary: 'Live', ok: ThingDto })
+      live(): void {}
+    }
+    expect(statuses(ProbeController.prototype.live)).toEqual([200, 405]);
   });
 });

@@ -13,6 +13,7 @@ import {
   ApiResponse,
   ApiSecurity,
   ApiTags,
+  DECORATORS,
   HeadersObject,
   ReferenceObject,
   SchemaObject,
@@ -26,10 +27,11 @@ import {
   SessionAllowed,
   SessionOnly,
 } from '../auth/decorators';
-import { ApiProblem, ApiProblems } from '../errors/api-problems.decorator';
+import { ApiProblem } from '../errors/api-problems.decorator';
 import { documentIdempotency, IdempotencyOption } from '../idempotency/idempotent.decorator';
 import { MAX_ID } from '../input/dto-rules';
 import { FORM_MEDIA_TYPE, KeepRawBody, OptionalBody } from '../input/request-body';
+import { derivedProblems, RouteHandler, SITE_PARAMS } from './route-problems';
 import { costDescription, RouteCost } from './route-costs';
 
 /**
@@ -64,8 +66,8 @@ export interface RouteOptions {
   /** 204, no body (`true`, or the response's description). */
   noContent?: true | string;
   /**
-   * Problem statuses beyond those the auth mode and the path give (401 for a credential, 403
-   * for account keys, 400 and 404 for path parameters): 400 for a body or query, 409, 412, ...
+   * Problem statuses the route's shape does not give (route-problems.ts derives 400, 401/403,
+   * 404, 405, 409 for Idempotency-Key, 413/415 and 429): a business 409, 410, 412, 422, ...
    */
   problems?: number[];
   /** Path parameters of the method's own path (the controller's are declared by ApiController). */
@@ -122,21 +124,16 @@ function authDecorators(auth: RouteAuth): MethodDecorator[] {
   }
 }
 
-function authProblems(auth: RouteAuth): number[] {
-  switch (auth) {
-    case 'public':
-      return [];
-    case 'account-key':
-    case 'user':
-      return [401, 403];
-    default:
-      return [401];
-  }
+function response(status: number, spec: RouteResponse, headers?: HeadersObject): MethodDecorator & ClassDecorator {
+  return typeof spec === 'function'
+    ? ApiResponse({ status, type: spec, headers })
+    : ApiResponse({ status, ...spec, headers: { ...headers, ...spec.headers } });
 }
 
-function response(status: number, spec: RouteResponse): MethodDecorator & ClassDecorator {
-  return typeof spec === 'function' ? ApiResponse({ status, type: spec }) : ApiResponse({ status, ...spec });
-}
+/** Every create sets it through created() (public-urls.ts); a route that may not says so in its own headers. */
+const LOCATION: HeadersObject = {
+  Location: { description: 'The URL of what was created', required: true, schema: { type: 'string', format: 'uri' } },
+};
 
 /**
  * Declares a route in one place: who may call it (guard metadata and OpenAPI security together),
@@ -150,7 +147,7 @@ export function Route(options: RouteOptions): MethodDecorator {
     ApiOperation({ summary: options.summary, description: options.description, operationId: options.operationId }),
   ];
   if (options.ok) decorators.push(HttpCode(200), response(200, options.ok));
-  if (options.created) decorators.push(HttpCode(201), response(201, options.created));
+  if (options.created) decorators.push(HttpCode(201), response(201, options.created, LOCATION));
   if (options.accepted) decorators.push(HttpCode(202), response(202, options.accepted));
   if (options.noContent) {
     const description = options.noContent === true ? 'No content' : options.noContent;
@@ -164,43 +161,45 @@ export function Route(options: RouteOptions): MethodDecorator {
   if (options.rawBody) decorators.push(KeepRawBody());
   if (options.admin) decorators.push(AdminRoute());
   if (options.duringDeletion) decorators.push(AllowedDuringDeletion());
-  const problems = new Set([...authProblems(options.auth), ...(options.problems ?? [])]);
+  // The cost's 429 carries its budget; the rest of the statuses are derived by ApiController,
+  // which sees the whole route (verb, path, parameters, interceptors): route-problems.ts.
   if (options.cost) {
-    problems.delete(429);
     decorators.push(ApiProblem(429, costDescription(options.cost)), ApiExtension('x-sitebase-cost', options.cost));
   }
-  decorators.push(ApiProblems(...[...problems].sort((a, b) => a - b)));
   return applyDecorators(...decorators);
 }
 
-const SITE_PARAMS = new Set(['siteName', 'site_name']);
-
 /**
  * A controller and its OpenAPI tag, with every parameter of its path declared (the site's name
- * with an example), so no operation under it can leave one out of the document. A path with
- * parameters also documents their problems on every operation: 404 (no such site or parent in
- * reach) and, for ids, 400.
+ * with an example), so no operation under it can leave one out of the document. Once every
+ * handler is declared, each operation gets the problem statuses its shape can answer
+ * (route-problems.ts): they are derived here, never listed by hand.
  */
 export function ApiController(path: string, tag: string): ClassDecorator {
   const params = [...path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]);
   // Method decorators run before the class's: a handler without @Route is caught at start-up.
-  const requireRoutes: ClassDecorator = (target) => {
+  const declareRoutes: ClassDecorator = (target) => {
     const proto = (target as unknown as { prototype: Record<string, unknown> }).prototype;
     for (const name of Object.getOwnPropertyNames(proto)) {
       const handler = proto[name];
       if (typeof handler !== 'function' || Reflect.getMetadata(PATH_METADATA, handler) === undefined) continue;
-      if (Reflect.getMetadata(ROUTE_OPTIONS, handler) === undefined) {
+      const options = Reflect.getMetadata(ROUTE_OPTIONS, handler) as RouteOptions | undefined;
+      if (options === undefined) {
         throw new Error(`${target.name}.${name} has no @Route(): declare its auth, summary and responses there`);
+      }
+      const descriptor = Object.getOwnPropertyDescriptor(proto, name) as PropertyDescriptor;
+      const documented = (Reflect.getMetadata(DECORATORS.API_RESPONSE, handler) ?? {}) as Record<string, unknown>;
+      for (const status of derivedProblems(target, name, handler as RouteHandler, options, params)) {
+        if (!(String(status) in documented)) ApiProblem(status)(proto, name, descriptor);
       }
     }
   };
-  const problems = params.length === 0 ? [] : params.some((p) => !SITE_PARAMS.has(p)) ? [400, 404] : [404];
   return applyDecorators(
-    requireRoutes,
+    // Idempotency-Key first: the problems derived next read its documented header (409).
     documentIdempotency,
+    declareRoutes,
     Controller(path),
     ApiTags(tag),
-    ...(problems.length ? [ApiProblems(...problems)] : []),
     ...params.map((name) =>
       SITE_PARAMS.has(name)
         ? ApiParam({ name, schema: { type: 'string', example: 'demo' } })

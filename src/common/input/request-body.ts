@@ -118,7 +118,7 @@ export class RequestBodyGuard implements CanActivate {
       return true;
     }
     if (route.kind === 'stream') return true; // the handler streams it (uploads)
-    if (route.kind === 'none') throw new UnsupportedMediaTypeProblem('This route takes no request body');
+    if (route.kind === 'none') return this.readNone(req).then(() => true);
     if (route.form && FORM_TYPE.test(req.headers['content-type'] ?? '')) return this.readForm(req).then(() => true);
     return this.readJson(req, route.optional, route.keepRaw).then(() => true);
   }
@@ -152,6 +152,23 @@ export class RequestBodyGuard implements CanActivate {
     const unstorable = unstorableTextErrors(body);
     if (unstorable.length) throw new ValidationProblem(unstorable);
     req.body = { ...body };
+  }
+
+  /**
+   * A route without a body (publish, restore, cancel, ...) also takes `{}` as JSON, which curl
+   * users, Postman and many HTTP clients send with every POST; an object with fields is a 400
+   * (each field named), any other media type a 415. The handler sees no body either way.
+   */
+  private async readNone(req: Request): Promise<void> {
+    if (!JSON_TYPE.test(req.headers['content-type'] ?? ''))
+      throw new UnsupportedMediaTypeProblem('This route takes no request body (or an empty JSON object)');
+    await this.readJson(req, true, false);
+    const fields = Object.keys(req.body as object);
+    req.body = undefined;
+    if (fields.length > 0)
+      throw new ValidationProblem(
+        fields.map((path) => ({ path, message: 'is not accepted: this route takes no request body' })),
+      );
   }
 
   private async readJson(req: Request, optional: boolean, keepRaw: boolean): Promise<void> {

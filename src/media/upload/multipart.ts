@@ -109,7 +109,8 @@ export async function readMultipart(req: IncomingMessage, options: MultipartOpti
       reject(problem);
     };
 
-    parser.on('file', (name, stream, info) => {
+    parser.on('file', (rawName, stream, info) => {
+      const name = rawName ?? '';
       if (!options.fileFields.includes(name)) invalid([{ path: name, message: 'is not a file field' }]);
       if (problem) {
         stream.resume();
@@ -134,8 +135,11 @@ export async function readMultipart(req: IncomingMessage, options: MultipartOpti
           .finally(() => open.delete(stream)),
       );
     });
-    parser.on('field', (name, value, info) => {
-      if (options.fileFields.includes(name)) invalid([{ path: name, message: 'must be a file' }]);
+    parser.on('field', (rawName, value, info) => {
+      // busboy gives a part with `name=""` an undefined name: its error item's path is `""`.
+      const name = rawName ?? '';
+      if (name === '') invalid([{ path: name, message: 'is a form field without a name' }]);
+      else if (options.fileFields.includes(name)) invalid([{ path: name, message: 'must be a file' }]);
       else if (info.valueTruncated) invalid([{ path: name, message: `must be at most ${MAX_FIELD_BYTES} bytes` }]);
       else if (fields.has(name)) invalid([{ path: name, message: 'is given more than once' }]);
       else fields.set(name, value);

@@ -97,7 +97,10 @@ export class UnsubscribeDto {
   @Matches(TOKEN_PATTERN, { message: TOKEN_MESSAGE })
   token?: string;
 
-  @ApiPropertyOptional({ example: 'ada@example.com', description: 'With the token: must be its address' })
+  @ApiPropertyOptional({
+    example: 'ada@example.com',
+    description: "With the token: must be its address. Without one (the site's key only): the address that leaves",
+  })
   @OptionalNotNull()
   @Transform(normaliseEmail)
   @IsMailAddress()

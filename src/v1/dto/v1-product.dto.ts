@@ -270,8 +270,11 @@ export class V1ProductResponseDto {
   quantity_available: number | null;
   @ApiProperty({ type: 'integer', nullable: true, example: 3 }) product_category_id: number | null;
   @ApiProperty({ example: '' }) processor_description: string;
-  @ApiProperty({ type: String, nullable: true, example: null }) processor_product_id_live: string | null;
-  @ApiProperty({ type: String, nullable: true, example: null }) processor_product_id_test: string | null;
+  // Strings as the v1 interface types them (a legacy client calls string methods on them): "" when unset.
+  @ApiProperty({ example: '', description: 'The payment processor’s live product id; "" when unset' })
+  processor_product_id_live: string;
+  @ApiProperty({ example: '', description: 'The payment processor’s test product id; "" when unset' })
+  processor_product_id_test: string;
   @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) product_date: string;
   @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) product_modified: string;
   @ApiProperty({ type: [V1MediaItemDto] }) media: V1MediaItemDto[];
@@ -390,8 +393,8 @@ export function toV1Product({ product: p, variants }: ProductView, media: MediaV
     quantity_available: p.quantityAvailable,
     product_category_id: p.categoryId,
     processor_description: p.processorDescription,
-    processor_product_id_live: p.processorProductIdLive,
-    processor_product_id_test: p.processorProductIdTest,
+    processor_product_id_live: p.processorProductIdLive ?? '',
+    processor_product_id_test: p.processorProductIdTest ?? '',
     product_date: p.createdAt.toISOString(),
     product_modified: p.updatedAt.toISOString(),
     media: media.map(toV1MediaItem),

@@ -1,0 +1,80 @@
+import { RequestMethod, Type } from '@nestjs/common';
+import { METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
+import { DECORATORS } from '@nestjs/swagger';
+import { SKIP_RATE_LIMIT } from './rate-limit.guard';
+import type { RouteOptions } from './route.decorator';
+
+/** Path parameters that name the site (resolved by the AuthGuard: unknown is a 404). */
+export const SITE_PARAMS = new Set(['siteName', 'site_name']);
+
+/** A handler as Nest and @nestjs/swagger keep their metadata on it. */
+export type RouteHandler = (...args: unknown[]) => unknown;
+
+const WRITES = new Set<RequestMethod>([RequestMethod.POST, RequestMethod.PUT, RequestMethod.PATCH]);
+
+/**
+ * Every problem status a route can answer, derived from its declaration so that no operation
+ * lists fewer than the server gives (docs/openapi.md, "Answers"):
+ * - 400: a path parameter other than the site's, a query, a JSON body or form, a header it
+ *   validates (If-Match, Idempotency-Key), or a write whose body must be empty or `{}`;
+ * - 401 for any credential it documents; 403 where a credential may be refused (a session on a
+ *   key route, a restricted or deleting account's key on a write, a key on a session-only route);
+ * - 404 under a path with parameters (no such site, or no such resource in it);
+ * - 405 on every path: another method of the same path answers it with `Allow`;
+ * - 409 where Idempotency-Key is honoured (`idempotency_key_reused`);
+ * - 413 and 415 on every write (a body too large, or not JSON);
+ * - 429 unless the route is never rate limited;
+ * and the route's own `problems`.
+ */
+export function derivedProblems(
+  cls: Type | Function,
+  name: string,
+  handler: RouteHandler,
+  options: RouteOptions,
+  controllerParams: string[],
+): number[] {
+  const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod;
+  const paths = [Reflect.getMetadata(PATH_METADATA, handler) as string | string[]].flat();
+  const params = [...controllerParams, ...paths.flatMap((p) => [...p.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]))];
+  const args = Object.keys((Reflect.getMetadata(ROUTE_ARGS_METADATA, cls, name) ?? {}) as object).map((key) =>
+    Number(key.split(':')[0]),
+  );
+  const takes = (type: RouteParamtypes) => args.includes(type);
+  const write = WRITES.has(method);
+  const headers = (Reflect.getMetadata(DECORATORS.API_HEADERS, handler) ?? []) as Array<{ name?: string }>;
+  // Documented by documentIdempotency (idempotent.decorator.ts) from the policy the interceptor applies.
+  const idempotent = headers.some((h) => h.name?.toLowerCase() === 'idempotency-key');
+  const body = takes(RouteParamtypes.BODY) || !!options.upload || !!options.optionalBody || !!options.formBody;
+  const skipRateLimit =
+    Reflect.getMetadata(SKIP_RATE_LIMIT, handler) === true || Reflect.getMetadata(SKIP_RATE_LIMIT, cls) === true;
+
+  const problems = new Set<number>(options.problems ?? []);
+  const add = (...statuses: number[]) => statuses.forEach((s) => problems.add(s));
+  if (
+    params.some((p) => !SITE_PARAMS.has(p)) ||
+    takes(RouteParamtypes.QUERY) ||
+    body ||
+    write ||
+    headers.length > 0 ||
+    idempotent
+  )
+    add(400);
+  switch (options.auth) {
+    case 'public':
+      break;
+    case 'optional-key':
+    case 'legacy-key':
+      add(401);
+      if (write || method === RequestMethod.DELETE) add(403);
+      break;
+    default:
+      add(401, 403);
+  }
+  if (params.length > 0) add(404);
+  add(405);
+  if (idempotent) add(409);
+  if (body || write) add(413, 415);
+  if (!skipRateLimit) add(429);
+  return [...problems].sort((a, b) => a - b);
+}
