@@ -18,25 +18,48 @@ interface OpenApiDocument {
 
 const KEY_SECURITY = [{ apiKey: [] }, { bearer: [] }];
 
-/** The foundation's key-only routes: [method, path, summary, tag, documented problem statuses]. */
+/**
+ * The foundation's key-only routes: [method, path, summary, tag, documented problem statuses].
+ * The statuses are derived from each route's shape (src/common/http/route-problems.ts): 401/403
+ * for the key, 400 for a body, query or id, 404 under a path with parameters, 405 on every path,
+ * 413/415 on writes, 429 for the key's rate limit, and the route's own 409.
+ */
 const KEY_ROUTES: Array<[string, string, string, string, string[]]> = [
-  ['get', '/api/v2/api-keys', 'List API keys', 'API keys', ['400', '401', '403']],
-  ['post', '/api/v2/api-keys', 'Create an API key (admin)', 'API keys', ['400', '401', '403', '409']],
-  ['get', '/api/v2/api-keys/{id}', 'Get an API key by id', 'API keys', ['400', '401', '403', '404']],
-  ['delete', '/api/v2/api-keys/{id}', 'Revoke an API key by id', 'API keys', ['400', '401', '403', '404', '409']],
-  ['post', '/api/v2/sites', 'Create a site (admin)', 'Admin: sites', ['400', '401', '403', '409']],
-  ['get', '/api/v2/sites', 'List sites (admin)', 'Admin: sites', ['400', '401']],
-  ['get', '/api/v2/sites/{siteName}', 'Get a site (admin)', 'Admin: sites', ['401', '404']],
-  ['delete', '/api/v2/account', 'Delete the account', 'Account', ['401', '403']],
-  ['get', '/api/v2/account/deletion', 'Get deletion status', 'Account', ['401', '403', '404']],
+  ['get', '/api/v2/api-keys', 'List API keys', 'API keys', ['400', '401', '403', '405', '429']],
+  [
+    'post',
+    '/api/v2/api-keys',
+    'Create an API key (admin)',
+    'API keys',
+    ['400', '401', '403', '405', '409', '413', '415', '429'],
+  ],
+  ['get', '/api/v2/api-keys/{id}', 'Get an API key by id', 'API keys', ['400', '401', '403', '404', '405', '429']],
+  [
+    'delete',
+    '/api/v2/api-keys/{id}',
+    'Revoke an API key by id',
+    'API keys',
+    ['400', '401', '403', '404', '405', '409', '429'],
+  ],
+  [
+    'post',
+    '/api/v2/sites',
+    'Create a site (admin)',
+    'Admin: sites',
+    ['400', '401', '403', '405', '409', '413', '415', '429'],
+  ],
+  ['get', '/api/v2/sites', 'List sites (admin)', 'Admin: sites', ['400', '401', '403', '405', '429']],
+  ['get', '/api/v2/sites/{siteName}', 'Get a site (admin)', 'Admin: sites', ['401', '403', '404', '405', '429']],
+  ['delete', '/api/v2/account', 'Delete the account', 'Account', ['401', '403', '405', '429']],
+  ['get', '/api/v2/account/deletion', 'Get deletion status', 'Account', ['401', '403', '404', '405', '429']],
   [
     'delete',
     '/api/v2/account/deletion',
     'Cancel a scheduled deletion (admin)',
     'Account',
-    ['401', '403', '404', '409'],
+    ['401', '403', '404', '405', '409', '429'],
   ],
-  ['get', '/api/v2/account/deletion-preview', 'Get deletion preview', 'Account', ['401', '403']],
+  ['get', '/api/v2/account/deletion-preview', 'Get deletion preview', 'Account', ['401', '403', '405', '429']],
 ];
 
 describe('health and API docs', () => {

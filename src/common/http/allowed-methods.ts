@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import { METHODS } from 'node:http';
 
 interface RouterLayer {
   route?: { methods?: Record<string, boolean> };
@@ -15,16 +16,16 @@ export function allowedMethods(req: Request): string[] {
   const path = (req.originalUrl ?? req.url).split('?', 1)[0];
   const methods = new Set<string>();
   for (const layer of stack) {
-    if (!layer.route?.methods) continue;
+    const routeMethods = layer.route?.methods;
+    // A route for every method (`app.all`, the stored files' handler) passes on what it does not serve.
+    if (!routeMethods || routeMethods._all || Object.keys(routeMethods).length >= METHODS.length) continue;
     try {
       if (!layer.match(path)) continue;
     } catch {
       // A malformed percent-escape in the path: no route can be meant.
       return [];
     }
-    for (const [method, on] of Object.entries(layer.route.methods)) {
-      if (on && method !== '_all') methods.add(method.toUpperCase());
-    }
+    for (const [method, on] of Object.entries(routeMethods)) if (on) methods.add(method.toUpperCase());
   }
   if (methods.has('GET')) methods.add('HEAD');
   return [...methods].sort();
