@@ -53,7 +53,7 @@ describe('@Route and @ApiController', () => {
       list(@Query() _q: ThingDto): void {}
 
       @Post()
-      @Route({ auth: 'key', summary: 'Create a thing', created: ThingDto, idempotent: true })
+      @Route({ auth: 'key', summary: 'Create a thing', created: ThingDto })
       create(@Body() _b: ThingDto): void {}
 
       @Post(':id/publish')
@@ -69,8 +69,9 @@ describe('@Route and @ApiController', () => {
     expect(statuses(p.list)).toEqual([200, 400, 401, 404, 405, 429]);
     // A body: 400, 413, 415; Idempotency-Key: its 409.
     expect(statuses(p.create)).toEqual([201, 400, 401, 403, 404, 405, 409, 413, 415, 429]);
-    // No body, but a write: `{}` only (400 for a field, 413, 415); an id in the method's path: 400, 404.
-    expect(statuses(p.publish)).toEqual([200, 400, 401, 403, 404, 405, 413, 415, 429]);
+    // No body, but a write: `{}` only (400 for a field, 413, 415); an id in the method's path: 400, 404;
+    // a POST honours Idempotency-Key unless it opts out: 409.
+    expect(statuses(p.publish)).toEqual([200, 400, 401, 403, 404, 405, 409, 413, 415, 429]);
     expect(statuses(p.get)).toEqual([200, 400, 401, 403, 404, 405, 410, 429]);
   });
 
