@@ -38,7 +38,8 @@ export class ContactsController {
 
   @Post()
   @Route({
-    auth: 'public',
+    // A key changes the answer (the contact and Location), so the document says one may be sent.
+    auth: 'optional-key',
     summary: 'Send a contact message',
     description:
       "The site's contact form posts here, without a key (limited per client IP, RATE_LIMIT_PUBLIC_MAX). " +
