@@ -55,6 +55,8 @@ module.exports = {
     '^(\\.|\\.\\.)/(common/)?typeorm-compat\\.js$': '<rootDir>/test/support/esm-shims/nestjs-typeorm-compat.js',
   },
   globalSetup: '<rootDir>/test/global-setup.ts',
+  // Every answer of an app a test starts is checked against its OpenAPI document (docs/testing.md).
+  setupFilesAfterEnv: ['<rootDir>/test/support/response-check.setup.ts'],
   globalTeardown: '<rootDir>/test/global-teardown.ts',
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   maxWorkers: Number(process.env.JEST_WORKERS ?? 3),

@@ -1,11 +1,10 @@
-import Ajv, { ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
 import type { AddressInfo } from 'node:net';
 import type { Client, Middleware } from 'openapi-fetch';
 import request from 'supertest';
 import { createSitebaseFor } from '../../clients/typescript/src/client';
 import type { paths } from '../generated/openapi';
 import type { StartAppOptions, TestApp } from './app';
+import { DocumentValidators, validatorsOf } from './document-validators';
 import { Tenant, withTenants } from './tenant';
 
 /**
@@ -33,15 +32,13 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 
 export class ContractClient {
   readonly called = new Set<string>();
-  private readonly ajv = new Ajv({ strict: false, allErrors: true });
-  private readonly validators = new Map<string, ValidateFunction>();
+  private readonly validators: DocumentValidators;
 
   private constructor(
     readonly doc: LiveDocument,
     readonly baseUrl: string,
   ) {
-    addFormats(this.ajv);
-    this.ajv.addSchema(closed(structuredClone(doc)) as object, 'openapi.json');
+    this.validators = validatorsOf(doc);
   }
 
   /** Listens on 127.0.0.1 (an ephemeral port) and reads the document the app serves. */
@@ -103,12 +100,12 @@ export class ContractClient {
         }
         // An image (the newsletter's open pixel) is bytes: its type is what is checked.
         if (type.startsWith('image/')) return undefined;
-        const validate = this.validator(schemaPath, method, status, type);
+        const validate = this.validators.response(schemaPath, method, status, type);
         // A page for people (text/html) is checked as the string its schema says; anything else is JSON.
         const body: unknown = type === 'text/html' ? await response.clone().text() : await response.clone().json();
         if (!validate(body)) {
           throw new Error(
-            `${operation.operationId} ${status} differs from its documented schema: ${this.ajv.errorsText(validate.errors)}\n` +
+            `${operation.operationId} ${status} differs from its documented schema: ${this.validators.errorsText(validate.errors)}\n` +
               JSON.stringify(body).slice(0, 2000),
           );
         }
@@ -116,35 +113,6 @@ export class ContractClient {
       },
     };
   }
-
-  private validator(path: string, method: string, status: string, type: string): ValidateFunction {
-    const key = `${method} ${path} ${status} ${type}`;
-    let validate = this.validators.get(key);
-    if (!validate) {
-      const pointer = ['paths', path, method, 'responses', status, 'content', type, 'schema']
-        .map((s) => s.replace(/~/g, '~0').replace(/\//g, '~1'))
-        .join('/');
-      validate = this.ajv.compile({ $ref: `openapi.json#/${pointer}` });
-      this.validators.set(key, validate);
-    }
-    return validate;
-  }
-}
-
-/**
- * The document with every object schema that lists its properties closed to others: a field
- * the server sends and the document leaves out fails the check, like a field it omits.
- */
-function closed(node: unknown): unknown {
-  if (Array.isArray(node)) node.forEach(closed);
-  else if (node && typeof node === 'object') {
-    const schema = node as Record<string, unknown>;
-    if (schema.properties && schema.additionalProperties === undefined && !schema.allOf) {
-      schema.additionalProperties = false;
-    }
-    Object.values(schema).forEach(closed);
-  }
-  return node;
 }
 
 /** openapi-fetch's body serializer for multipart uploads: Blob and File fields go as files. */

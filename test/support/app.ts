@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import { createApp } from '../../src/app.factory';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { createFreshDatabase, workerDatabaseUrl } from './databases';
+import { checkResponses } from './response-check';
 
 export interface TestApp {
   app: NestExpressApplication;
@@ -29,7 +30,10 @@ export interface StartAppOptions {
   logDestination?: { write(line: string): void };
 }
 
-/** The real app (createApp) on this worker's database; migrations ran once in global-setup. */
+/**
+ * The real app (createApp) on this worker's database; migrations ran once in global-setup. Every
+ * answer it gives is checked against its OpenAPI document (response-check.ts).
+ */
 export async function startApp(options: StartAppOptions = {}): Promise<TestApp> {
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -49,6 +53,7 @@ export async function startApp(options: StartAppOptions = {}): Promise<TestApp> 
     ...options.env,
   });
   const app = await createApp({ config, extraModules: options.extraModules, logDestination: options.logDestination });
+  checkResponses(app, config);
   return {
     app,
     server: app.getHttpServer(),
