@@ -193,7 +193,9 @@ class ResponseChecker {
     const required = Object.entries(documented.headers ?? {})
       .filter(([, h]) => h.required)
       .map(([name]) => name.toLowerCase());
-    if (answer.status === 201 || answer.status === 302) required.push('location');
+    // A created resource and a redirect name where it is, unless the document says it may not.
+    const location = Object.entries(documented.headers ?? {}).find(([name]) => name.toLowerCase() === 'location');
+    if ([201, 302, 303].includes(answer.status) && location?.[1].required !== false) required.push('location');
     for (const name of new Set(required)) {
       if (answer.headers[name] === undefined) this.fail(answer, `${label}: no ${name} header`);
     }
