@@ -1,8 +1,9 @@
-import { Body, Get, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiProduces } from '@nestjs/swagger';
+import { applyDecorators, Body, Get, Param, Post, Query, Req, Res, Type } from '@nestjs/common';
+import { ApiProduces, ApiResponse, getSchemaPath } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentPrincipal, CurrentSite } from '../common/auth/decorators';
 import { Principal } from '../common/auth/principal';
+import { ProblemDto } from '../common/errors/api-problems.decorator';
 import { ApiController, Route } from '../common/http/route.decorator';
 import { SiteContext } from '../common/tenancy/site-context';
 import { AudienceService, LinkOutcome } from './audience.service';
@@ -44,6 +45,46 @@ function sendPage(res: Response, answer: PageAnswer): void {
   res.status(answer.status).type('html').send(answer.html);
 }
 
+const PAGE = { 'text/html': { schema: { type: 'string' } } };
+
+/**
+ * What a browser gets besides the JSON: each of `pages` (a status) may also be an HTML page, and
+ * `redirect` documents the 303 it may be sent instead. Listed above the verb, so it replaces what
+ * @Route said of those statuses.
+ */
+function PageAnswers(options: { ok?: Type<unknown>; problems: number[]; redirect?: string }): MethodDecorator {
+  const problem = { 'application/problem+json': { schema: { $ref: getSchemaPath(ProblemDto) } } };
+  return applyDecorators(
+    ...(options.ok
+      ? [
+          ApiResponse({
+            status: 200,
+            description: 'JSON for an API client; a page (text/html) for a browser (`Accept: text/html`)',
+            content: { 'application/json': { schema: { $ref: getSchemaPath(options.ok) } }, ...PAGE },
+          }),
+        ]
+      : []),
+    ...options.problems.map((status) =>
+      ApiResponse({
+        status,
+        description: 'A problem; a browser gets it as a page (text/html)',
+        content: { ...problem, ...PAGE },
+      }),
+    ),
+    ...(options.redirect
+      ? [
+          ApiResponse({
+            status: 303,
+            description: options.redirect,
+            headers: { Location: { required: true, schema: { type: 'string' } } },
+            // Express's short note for a client that does not follow redirects.
+            content: PAGE,
+          }),
+        ]
+      : []),
+  );
+}
+
 /** What people reach without a key: the signup form's post and the links of the newsletter's mail. */
 @ApiController('api/v2/sites/:siteName/newsletter', 'Newsletter')
 export class PublicNewsletterController {
@@ -74,6 +115,11 @@ export class PublicNewsletterController {
     return { accepted: true, confirmationRequired };
   }
 
+  @PageAnswers({
+    ok: LinkResultDto,
+    problems: [400, 410],
+    redirect: "A browser sent to the site's `newsletter.confirmRedirectUrl`",
+  })
   @Get('confirm/:token')
   @Route({
     auth: 'public',
@@ -98,6 +144,7 @@ export class PublicNewsletterController {
     sendJson(res, toLinkResult('confirmed', await this.audience.confirm(site, token, client(req))));
   }
 
+  @PageAnswers({ problems: [], redirect: 'A browser sent back to the preferences page it posted from' })
   @Post('unsubscribe')
   @Route({
     auth: 'optional-key',
@@ -129,6 +176,7 @@ export class PublicNewsletterController {
     sendJson(res, toLinkResult('unsubscribed', outcome));
   }
 
+  @PageAnswers({ problems: [400, 404] })
   @Get('preferences/:token')
   @ApiProduces('text/html')
   @Route({

@@ -6847,25 +6847,6 @@ export interface components {
              */
             confirmationRequired: boolean;
         };
-        ListStatusDto: {
-            /** @example 1 */
-            listId: number;
-            /** @example Weekly digest */
-            name: string;
-            /**
-             * @example active
-             * @enum {string}
-             */
-            status: "pending" | "active" | "unsubscribed";
-        };
-        LinkResultDto: {
-            /**
-             * @example confirmed
-             * @enum {string}
-             */
-            result: "confirmed" | "unsubscribed";
-            lists: components["schemas"]["ListStatusDto"][];
-        };
         UnsubscribeDto: {
             /**
              * @description From a mail link
@@ -6895,6 +6876,25 @@ export interface components {
              * @enum {string}
              */
             "List-Unsubscribe"?: "One-Click";
+        };
+        ListStatusDto: {
+            /** @example 1 */
+            listId: number;
+            /** @example Weekly digest */
+            name: string;
+            /**
+             * @example active
+             * @enum {string}
+             */
+            status: "pending" | "active" | "unsubscribed";
+        };
+        LinkResultDto: {
+            /**
+             * @example confirmed
+             * @enum {string}
+             */
+            result: "confirmed" | "unsubscribed";
+            lists: components["schemas"]["ListStatusDto"][];
         };
         SeriesStepResponseDto: {
             /** @example 12 */
@@ -21960,21 +21960,34 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description JSON for an API client; a page (text/html) for a browser (`Accept: text/html`) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["LinkResultDto"];
+                    "text/html": string;
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description A browser sent to the site's `newsletter.confirmRedirectUrl` */
+            303: {
+                headers: {
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A problem; a browser gets it as a page (text/html) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["ProblemDto"];
+                    "text/html": string;
                 };
             };
             /** @description No such resource in this site, or a site the caller cannot reach */
@@ -21995,13 +22008,14 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Gone: a mailed link that expired or was already used */
+            /** @description A problem; a browser gets it as a page (text/html) */
             410: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["ProblemDto"];
+                    "text/html": string;
                 };
             };
             /** @description Rate limited; see Retry-After */
@@ -22045,6 +22059,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LinkResultDto"];
+                };
+            };
+            /** @description A browser sent back to the preferences page it posted from */
+            303: {
+                headers: {
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
@@ -22154,22 +22178,24 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description A problem; a browser gets it as a page (text/html) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["ProblemDto"];
+                    "text/html": string;
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description A problem; a browser gets it as a page (text/html) */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["ProblemDto"];
+                    "text/html": string;
                 };
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
