@@ -25,7 +25,7 @@ const KEY_SECURITY = [{ apiKey: [] }, { bearer: [] }];
  * 413/415 on writes, 429 for the key's rate limit, and the route's own 409.
  */
 const KEY_ROUTES: Array<[string, string, string, string, string[]]> = [
-  ['get', '/api/v2/api-keys', 'List API keys', 'API keys', ['400', '401', '403', '405', '429']],
+  ['get', '/api/v2/api-keys', 'List API keys', 'API keys', ['400', '401', '403', '405', '415', '429']],
   [
     'post',
     '/api/v2/api-keys',
@@ -33,13 +33,19 @@ const KEY_ROUTES: Array<[string, string, string, string, string[]]> = [
     'API keys',
     ['400', '401', '403', '405', '409', '413', '415', '429'],
   ],
-  ['get', '/api/v2/api-keys/{id}', 'Get an API key by id', 'API keys', ['400', '401', '403', '404', '405', '429']],
+  [
+    'get',
+    '/api/v2/api-keys/{id}',
+    'Get an API key by id',
+    'API keys',
+    ['400', '401', '403', '404', '405', '415', '429'],
+  ],
   [
     'delete',
     '/api/v2/api-keys/{id}',
     'Revoke an API key by id',
     'API keys',
-    ['400', '401', '403', '404', '405', '409', '429'],
+    ['400', '401', '403', '404', '405', '409', '415', '429'],
   ],
   [
     'post',
@@ -48,18 +54,36 @@ const KEY_ROUTES: Array<[string, string, string, string, string[]]> = [
     'Admin: sites',
     ['400', '401', '403', '405', '409', '413', '415', '429'],
   ],
-  ['get', '/api/v2/sites', 'List sites (admin)', 'Admin: sites', ['400', '401', '403', '405', '429']],
-  ['get', '/api/v2/sites/{siteName}', 'Get a site (admin)', 'Admin: sites', ['401', '403', '404', '405', '429']],
-  ['delete', '/api/v2/account', 'Delete the account', 'Account', ['401', '403', '405', '429']],
-  ['get', '/api/v2/account/deletion', 'Get deletion status', 'Account', ['401', '403', '404', '405', '429']],
+  ['get', '/api/v2/sites', 'List sites (admin)', 'Admin: sites', ['400', '401', '403', '405', '415', '429']],
+  [
+    'get',
+    '/api/v2/sites/{siteName}',
+    'Get a site (admin)',
+    'Admin: sites',
+    ['400', '401', '403', '404', '405', '415', '429'],
+  ],
+  ['delete', '/api/v2/account', 'Delete the account', 'Account', ['400', '401', '403', '405', '415', '429']],
+  [
+    'get',
+    '/api/v2/account/deletion',
+    'Get deletion status',
+    'Account',
+    ['400', '401', '403', '404', '405', '415', '429'],
+  ],
   [
     'delete',
     '/api/v2/account/deletion',
     'Cancel a scheduled deletion (admin)',
     'Account',
-    ['401', '403', '404', '405', '409', '429'],
+    ['400', '401', '403', '404', '405', '409', '415', '429'],
   ],
-  ['get', '/api/v2/account/deletion-preview', 'Get deletion preview', 'Account', ['401', '403', '405', '429']],
+  [
+    'get',
+    '/api/v2/account/deletion-preview',
+    'Get deletion preview',
+    'Account',
+    ['400', '401', '403', '405', '415', '429'],
+  ],
 ];
 
 describe('health and API docs', () => {

@@ -7486,8 +7486,26 @@ export interface operations {
                     "application/json": components["schemas"]["HealthDto"];
                 };
             };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7514,8 +7532,26 @@ export interface operations {
                     "application/json": components["schemas"]["ReadinessDto"];
                 };
             };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7551,6 +7587,15 @@ export interface operations {
                     "application/json": components["schemas"]["AccountDeletionResponseDto"];
                 };
             };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
@@ -7571,6 +7616,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7604,6 +7658,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AccountDeletionResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
             /** @description Missing, malformed, revoked or expired credential */
@@ -7642,6 +7705,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
@@ -7668,6 +7740,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AccountDeletionResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
             /** @description Missing, malformed, revoked or expired credential */
@@ -7715,6 +7796,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
@@ -7743,6 +7833,15 @@ export interface operations {
                     "application/json": components["schemas"]["DeletionPreviewResponseDto"];
                 };
             };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
@@ -7763,6 +7862,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7831,6 +7939,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7970,6 +8087,15 @@ export interface operations {
                     "application/json": components["schemas"]["SiteResponseDto"];
                 };
             };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
@@ -7999,6 +8125,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8164,6 +8299,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8348,6 +8492,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
@@ -8424,6 +8577,15 @@ export interface operations {
             };
             /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8611,6 +8773,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9017,6 +9188,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
@@ -9200,6 +9380,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
@@ -9261,6 +9450,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9549,6 +9747,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
@@ -9621,6 +9828,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9817,6 +10033,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
@@ -9885,6 +10110,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10071,6 +10305,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10267,6 +10510,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
@@ -10335,6 +10587,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10538,6 +10799,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
@@ -10734,6 +11004,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
@@ -10802,6 +11081,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10957,6 +11245,13 @@ export interface operations {
                     "application/json": components["schemas"]["ContentSummaryPageDto"];
                 };
             };
+            /** @description Not modified: `If-None-Match` names the current ETag (anonymous reads) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
             400: {
                 headers: {
@@ -10986,6 +11281,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11142,6 +11446,13 @@ export interface operations {
                     "application/json": components["schemas"]["ContentResponseDto"];
                 };
             };
+            /** @description Not modified: `If-None-Match` names the current ETag (anonymous reads) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
             400: {
                 headers: {
@@ -11171,6 +11482,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11246,6 +11566,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11678,6 +12007,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
@@ -11748,6 +12086,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11898,6 +12245,13 @@ export interface operations {
                     "application/json": components["schemas"]["CollectionPageDto"];
                 };
             };
+            /** @description Not modified: `If-None-Match` names the current ETag (anonymous reads) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
             400: {
                 headers: {
@@ -11927,6 +12281,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12077,6 +12440,22 @@ export interface operations {
                     "application/json": components["schemas"]["CollectionResponseDto"];
                 };
             };
+            /** @description Not modified: `If-None-Match` names the current ETag (anonymous reads) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
@@ -12097,6 +12476,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12135,6 +12523,13 @@ export interface operations {
                     "application/json": components["schemas"]["CollectionResponseDto"];
                 };
             };
+            /** @description Not modified: `If-None-Match` names the current ETag (anonymous reads) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
             400: {
                 headers: {
@@ -12164,6 +12559,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12239,6 +12643,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12388,6 +12801,13 @@ export interface operations {
                     "application/json": components["schemas"]["CollectionItemPageDto"];
                 };
             };
+            /** @description Not modified: `If-None-Match` names the current ETag (anonymous reads) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
             400: {
                 headers: {
@@ -12417,6 +12837,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12615,6 +13044,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
@@ -12643,6 +13081,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TemplateTypeListDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
             /** @description Missing, malformed, revoked or expired credential */
@@ -12674,6 +13121,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12757,6 +13213,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
@@ -12826,6 +13291,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12908,6 +13382,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13108,6 +13591,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
@@ -13185,6 +13677,15 @@ export interface operations {
             };
             /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13838,6 +14339,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
@@ -13914,6 +14424,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
@@ -13948,6 +14467,13 @@ export interface operations {
                     "application/json": components["schemas"]["CategoryPageDto"];
                 };
             };
+            /** @description Not modified: `If-None-Match` names the current ETag (anonymous reads) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
             400: {
                 headers: {
@@ -13977,6 +14503,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14128,6 +14663,13 @@ export interface operations {
                     "application/json": components["schemas"]["CategoryResponseDto"];
                 };
             };
+            /** @description Not modified: `If-None-Match` names the current ETag (anonymous reads) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
             400: {
                 headers: {
@@ -14157,6 +14699,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14232,6 +14783,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14396,6 +14956,13 @@ export interface operations {
                     "application/json": components["schemas"]["ProductSummaryPageDto"];
                 };
             };
+            /** @description Not modified: `If-None-Match` names the current ETag (anonymous reads) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
             400: {
                 headers: {
@@ -14425,6 +14992,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14581,6 +15157,13 @@ export interface operations {
                     "application/json": components["schemas"]["ProductResponseDto"];
                 };
             };
+            /** @description Not modified: `If-None-Match` names the current ETag (anonymous reads) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
             400: {
                 headers: {
@@ -14610,6 +15193,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14697,6 +15289,15 @@ export interface operations {
             };
             /** @description If-Match no longer matches the ETag */
             412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15013,6 +15614,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15364,6 +15974,15 @@ export interface operations {
                     "application/json": components["schemas"]["UserResponseDto"];
                 };
             };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
@@ -15393,6 +16012,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15430,6 +16058,15 @@ export interface operations {
                     "application/json": components["schemas"]["UserDeletionResponseDto"];
                 };
             };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
@@ -15459,6 +16096,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15593,6 +16239,15 @@ export interface operations {
                     "application/json": components["schemas"]["UserDeletionPreviewDto"];
                 };
             };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
@@ -15622,6 +16277,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15659,6 +16323,15 @@ export interface operations {
                     "application/json": components["schemas"]["UserDeletionResponseDto"];
                 };
             };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
@@ -15695,6 +16368,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
@@ -15723,6 +16405,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UserDeletionResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
             /** @description Missing, malformed, revoked or expired credential */
@@ -15763,6 +16454,15 @@ export interface operations {
             };
             /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15849,6 +16549,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
@@ -15877,6 +16586,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CreditBalanceDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
             /** @description Missing, malformed, revoked or expired credential */
@@ -15908,6 +16626,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16162,6 +16889,15 @@ export interface operations {
                     "application/json": components["schemas"]["ProfileResponseDto"];
                 };
             };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
@@ -16191,6 +16927,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16371,6 +17116,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
@@ -16444,6 +17198,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16981,6 +17744,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
@@ -17050,6 +17822,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17240,6 +18021,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
@@ -17309,6 +18099,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17624,6 +18423,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
@@ -17698,6 +18506,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18485,6 +19302,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
@@ -18668,6 +19494,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18860,6 +19695,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
@@ -19042,6 +19886,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19554,6 +20407,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
@@ -19743,6 +20605,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
@@ -19811,6 +20682,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20213,6 +21093,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
@@ -20283,6 +21172,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20479,6 +21377,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
@@ -20668,6 +21575,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
@@ -20736,6 +21652,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20935,6 +21860,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
@@ -21006,6 +21940,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21089,6 +22032,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
@@ -21157,6 +22109,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21844,6 +22805,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
@@ -21980,6 +22950,13 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description Not modified: `If-None-Match` names the current ETag (anonymous reads) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description A problem; a browser gets it as a page (text/html) */
             400: {
                 headers: {
@@ -22016,6 +22993,15 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                     "text/html": string;
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
             /** @description Rate limited; see Retry-After */
@@ -22178,6 +23164,13 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description Not modified: `If-None-Match` names the current ETag (anonymous reads) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description A problem; a browser gets it as a page (text/html) */
             400: {
                 headers: {
@@ -22200,6 +23193,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22280,6 +23282,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22480,6 +23491,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
@@ -22548,6 +23568,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22756,6 +23785,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
@@ -22950,6 +23988,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
@@ -23027,6 +24074,15 @@ export interface operations {
             };
             /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23299,6 +24355,13 @@ export interface operations {
                     "image/gif": Blob;
                 };
             };
+            /** @description Not modified: `If-None-Match` names the current ETag (anonymous reads) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
             400: {
                 headers: {
@@ -23319,6 +24382,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23447,6 +24519,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Not modified: `If-None-Match` names the current ETag (anonymous reads) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
             400: {
                 headers: {
@@ -23467,6 +24546,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23650,6 +24738,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
@@ -23711,6 +24808,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23895,6 +25001,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
@@ -23962,6 +25077,15 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

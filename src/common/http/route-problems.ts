@@ -16,14 +16,15 @@ const WRITES = new Set<RequestMethod>([RequestMethod.POST, RequestMethod.PUT, Re
 /**
  * Every problem status a route can answer, derived from its declaration so that no operation
  * lists fewer than the server gives (docs/openapi.md, "Answers"):
- * - 400: a path parameter other than the site's, a query, a JSON body or form, a header it
- *   validates (If-Match, Idempotency-Key), or a write whose body must be empty or `{}`;
+ * - 400 on every route: a malformed query string or a body sent to a route that takes none is
+ *   refused before any handler (besides its path parameters, query, body and headers);
  * - 401 for any credential it documents; 403 where a credential may be refused (a session on a
  *   key route, a restricted or deleting account's key on a write, a key on a session-only route);
  * - 404 under a path with parameters (no such site, or no such resource in it);
  * - 405 on every path: another method of the same path answers it with `Allow`;
  * - 409 where Idempotency-Key is honoured (`idempotency_key_reused`);
- * - 413 and 415 on every write (a body too large, or not JSON);
+ * - 413 on every write (a body too large); 415 on every route (a Content-Encoding, or a body of a
+ *   media type the route does not read, is refused on a GET as on a write);
  * - 429 unless the route is never rate limited;
  * and the route's own `problems`.
  */
@@ -51,15 +52,9 @@ export function derivedProblems(
 
   const problems = new Set<number>(options.problems ?? []);
   const add = (...statuses: number[]) => statuses.forEach((s) => problems.add(s));
-  if (
-    params.some((p) => !SITE_PARAMS.has(p)) ||
-    takes(RouteParamtypes.QUERY) ||
-    body ||
-    write ||
-    headers.length > 0 ||
-    idempotent
-  )
-    add(400);
+  // Any request may carry a query string and a body: refusing either is a 400 on every route
+  // (refuseMalformedQuery, RequestBodyGuard), and a Content-Encoding a 415 (refuseContentEncoding).
+  add(400, 415);
   switch (options.auth) {
     case 'public':
       break;
@@ -74,7 +69,20 @@ export function derivedProblems(
   if (params.length > 0) add(404);
   add(405);
   if (idempotent) add(409);
-  if (body || write) add(413, 415);
+  if (body || write) add(413);
   if (!skipRateLimit) add(429);
   return [...problems].sort((a, b) => a - b);
+}
+
+/**
+ * An anonymous GET of a site's public route answers 304 to an `If-None-Match` naming its ETag
+ * (public-read-cache.ts): such operations document it.
+ */
+export function answersNotModified(handler: RouteHandler, options: RouteOptions, params: string[]): boolean {
+  const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod;
+  return (
+    method === RequestMethod.GET &&
+    (options.auth === 'public' || options.auth === 'optional-key') &&
+    params.some((p) => SITE_PARAMS.has(p))
+  );
 }

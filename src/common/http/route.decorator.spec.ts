@@ -36,8 +36,9 @@ describe('@Route and @ApiController', () => {
     const handler = PartsController.prototype.list;
     expect(Reflect.getMetadata(ROUTE_OPTIONS, handler)).toMatchObject({ auth: 'account-key', summary: 'List parts' });
     expect(Reflect.getMetadata(DECORATORS.API_SECURITY, handler)).toEqual([{ apiKey: [] }, { bearer: [] }]);
-    // Derived: 400/404 for the path's id, 401/403 for the key, 405 on every path, 429; 409 declared.
-    expect(statuses(handler)).toEqual([204, 400, 401, 403, 404, 405, 409, 429]);
+    // Derived: 400 and 415 on every route, 404 for the path, 401/403 for the key, 405 on every
+    // path, 429; 409 declared.
+    expect(statuses(handler)).toEqual([204, 400, 401, 403, 404, 405, 409, 415, 429]);
     // The path's parameters and their problems are the controller's.
     const params = (Reflect.getMetadata(DECORATORS.API_PARAMETERS, handler) as Array<{ name: string }>).map(
       (p) => p.name,
@@ -65,14 +66,14 @@ describe('@Route and @ApiController', () => {
       get(@Headers('if-none-match') _h: string): void {}
     }
     const p = ThingsController.prototype;
-    // A query: 400; anyone, a key shows more: 401 for a bad one; the site: 404.
-    expect(statuses(p.list)).toEqual([200, 400, 401, 404, 405, 429]);
+    // Anyone, a key shows more: 401 for a bad one; the site: 404; an anonymous read: 304.
+    expect(statuses(p.list)).toEqual([200, 304, 400, 401, 404, 405, 415, 429]);
     // A body: 400, 413, 415; Idempotency-Key: its 409.
     expect(statuses(p.create)).toEqual([201, 400, 401, 403, 404, 405, 409, 413, 415, 429]);
     // No body, but a write: `{}` only (400 for a field, 413, 415); an id in the method's path: 400, 404;
     // a POST honours Idempotency-Key unless it opts out: 409.
     expect(statuses(p.publish)).toEqual([200, 400, 401, 403, 404, 405, 409, 413, 415, 429]);
-    expect(statuses(p.get)).toEqual([200, 400, 401, 403, 404, 405, 410, 429]);
+    expect(statuses(p.get)).toEqual([200, 400, 401, 403, 404, 405, 410, 415, 429]);
   });
 
   it('documents no 429 on a route that is never rate limited, nor a credential on a public one', () => {
@@ -83,6 +84,7 @@ describe('@Route and @ApiController', () => {
       @Route({ auth: 'public', summary: 'Live', ok: ThingDto })
       live(): void {}
     }
-    expect(statuses(ProbeController.prototype.live)).toEqual([200, 405]);
+    // 400 and 415 are on every route: a malformed query string, a body, a Content-Encoding.
+    expect(statuses(ProbeController.prototype.live)).toEqual([200, 400, 405, 415]);
   });
 });

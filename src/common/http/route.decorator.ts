@@ -31,7 +31,7 @@ import { ApiProblem } from '../errors/api-problems.decorator';
 import { documentIdempotency, IdempotencyOption } from '../idempotency/idempotent.decorator';
 import { MAX_ID } from '../input/dto-rules';
 import { FORM_MEDIA_TYPE, KeepRawBody, OptionalBody } from '../input/request-body';
-import { derivedProblems, RouteHandler, SITE_PARAMS } from './route-problems';
+import { answersNotModified, derivedProblems, RouteHandler, SITE_PARAMS } from './route-problems';
 import { costDescription, RouteCost } from './route-costs';
 
 /**
@@ -191,6 +191,12 @@ export function ApiController(path: string, tag: string): ClassDecorator {
       const documented = (Reflect.getMetadata(DECORATORS.API_RESPONSE, handler) ?? {}) as Record<string, unknown>;
       for (const status of derivedProblems(target, name, handler as RouteHandler, options, params)) {
         if (!(String(status) in documented)) ApiProblem(status)(proto, name, descriptor);
+      }
+      if (!('304' in documented) && answersNotModified(handler as RouteHandler, options, params)) {
+        ApiResponse({
+          status: 304,
+          description: 'Not modified: `If-None-Match` names the current ETag (anonymous reads)',
+        })(proto, name, descriptor);
       }
     }
   };
