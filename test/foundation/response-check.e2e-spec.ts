@@ -73,7 +73,7 @@ describe('the response check', () => {
     const found = takeViolations();
     expect(found).toHaveLength(1);
     expect(found[0]).toContain('GET /api/v2/response-check-probe/status → 418');
-    expect(found[0]).toContain('a status the document does not list (it lists 200)');
+    expect(found[0]).toContain('statusWrong 418: a status the document does not list (it lists 200, ');
     expect(found[0]).toContain('[the response check fails a status the operation does not list');
   });
 
