@@ -217,11 +217,15 @@ export class EmailService {
 
   private async resolve(em: EntityManager, site: SiteContext, mail: MailInput): Promise<ResolvedTemplate | null> {
     const ways = [mail.templateType !== undefined, mail.templateId !== undefined, mail.subject !== undefined];
-    if (ways.filter(Boolean).length !== 1)
-      throw new BadRequestProblem(
-        'invalid_mail',
-        'Give exactly one of templateType, templateId, or subject with html or text',
+    if (ways.filter(Boolean).length !== 1) {
+      const given = (['templateType', 'templateId', 'subject'] as const).filter((field) => mail[field] !== undefined);
+      throw new ValidationProblem(
+        (given.length > 0 ? given : ['subject' as const]).map((path) => ({
+          path,
+          message: 'give exactly one of templateType, templateId, or subject with html or text',
+        })),
       );
+    }
     if (mail.templateType !== undefined) return this.templates.resolve(site, mail.templateType, em);
     if (mail.templateId !== undefined) return this.templates.resolveById(site, mail.templateId, em);
     return null;

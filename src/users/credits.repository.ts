@@ -26,9 +26,11 @@ export class CreditsRepository {
   async balance(em: EntityManager, userId: number): Promise<number> {
     const { rows } = await sql<{ balance: number }>(
       em,
-      `SELECT COALESCE(sum(remaining), 0)::int AS balance FROM user_credit_entries
+      // A balance outgrows an int after three grants of the largest size: summed as a bigint.
+      `SELECT COALESCE(sum(remaining), 0)::bigint AS balance FROM user_credit_entries
         WHERE user_id = $1 AND remaining > 0 AND (expires_at IS NULL OR expires_at > now())`,
       [userId],
+      { bigints: ['balance'] },
     );
     return rows[0].balance;
   }

@@ -100,6 +100,16 @@ export function eventTypeProblem(value: unknown): string | null {
   return eventCatalog().has(value) ? null : `${value} is not an event type`;
 }
 
+/** Every value `eventTypeProblem` takes: `*`, each `<prefix>.*` of the catalogue and each event type. */
+export function eventTypeChoices(): string[] {
+  const names = [...eventCatalog().keys()].sort();
+  const prefixes = new Set<string>();
+  for (const name of names)
+    for (let dot = name.indexOf('.'); dot !== -1; dot = name.indexOf('.', dot + 1))
+      prefixes.add(`${name.slice(0, dot)}.*`);
+  return ['*', ...[...prefixes].sort(), ...names];
+}
+
 /** Whether an endpoint subscribed to `eventTypes` receives `name`. */
 export function subscribes(eventTypes: string[], name: string): boolean {
   for (const t of eventTypes) {

@@ -3012,44 +3012,53 @@ export interface components {
             media: components["schemas"]["V1MediaItemDto"][];
         };
         V1CreatePageDto: {
-            /** @example About us */
+            /**
+             * @description Required on create, under this name or `post_title`.
+             * @example About us
+             */
             title?: string;
             /**
-             * @description Older name of title
+             * @description Older name of title. Agrees with `title` when both are given.
              * @example About us
              */
             post_title?: string;
-            /** @example <p>Hello</p> */
+            /**
+             * @description Required on create, under this name or `post_content`.
+             * @example <p>Hello</p>
+             */
             content?: string;
-            /** @description Older name of content */
+            /** @description Older name of content. Agrees with `content` when both are given. */
             post_content?: string;
             /** @example A short summary */
             excerpt?: string;
-            /** @description Older name of excerpt */
+            /** @description Older name of excerpt. Agrees with `excerpt` when both are given. */
             post_excerpt?: string;
-            /** @example post */
+            /**
+             * @description Required on create, under this name or `post_type`.
+             * @example post
+             */
             page_type?: string;
-            /** @description Older name of page_type */
+            /** @description Older name of page_type. Agrees with `page_type` when both are given. */
             post_type?: string;
             /**
-             * @description `scheduled` needs a future date
+             * @description `scheduled` needs a future date. `scheduled` needs a future `date`.
              * @enum {string}
              */
             page_status?: "draft" | "scheduled" | "published" | "archived";
             /**
-             * @description Older name of page_status
+             * @description Older name of page_status. Agrees with `page_status` when both are given.
              * @enum {string}
              */
             post_status?: "draft" | "scheduled" | "published" | "archived";
             /**
              * Format: date-time
-             * @description Publication date; future only with page_status scheduled
+             * @description Publication date; future only with page_status scheduled. In the past, or in the future with `page_status` `scheduled`.
              * @example 2024-01-01T09:00:00.000Z
              */
             date?: string;
             /**
              * Format: date-time
-             * @description Older name of date
+             * @description Older name of date. In the past, or in the future with `page_status` `scheduled`. Agrees with `date` when both are given.
              */
             post_date?: string;
             /**
@@ -3067,7 +3076,7 @@ export interface components {
             template?: string;
             thumbnail?: string;
             description?: string;
-            /** @description Media ids of the site */
+            /** @description Media ids of the site. Each id names a media item of this site. */
             attachment_ids?: number[];
             /** @description On edit: true replaces the attachments, false (or absent) adds to them */
             replace_attachments?: boolean;
@@ -3087,44 +3096,53 @@ export interface components {
             offset: number;
         };
         V1UpdatePageDto: {
-            /** @example About us */
+            /**
+             * @description Required on create, under this name or `post_title`.
+             * @example About us
+             */
             title?: string;
             /**
-             * @description Older name of title
+             * @description Older name of title. Agrees with `title` when both are given.
              * @example About us
              */
             post_title?: string;
-            /** @example <p>Hello</p> */
+            /**
+             * @description Required on create, under this name or `post_content`.
+             * @example <p>Hello</p>
+             */
             content?: string;
-            /** @description Older name of content */
+            /** @description Older name of content. Agrees with `content` when both are given. */
             post_content?: string;
             /** @example A short summary */
             excerpt?: string;
-            /** @description Older name of excerpt */
+            /** @description Older name of excerpt. Agrees with `excerpt` when both are given. */
             post_excerpt?: string;
-            /** @example post */
+            /**
+             * @description Required on create, under this name or `post_type`.
+             * @example post
+             */
             page_type?: string;
-            /** @description Older name of page_type */
+            /** @description Older name of page_type. Agrees with `page_type` when both are given. */
             post_type?: string;
             /**
-             * @description `scheduled` needs a future date
+             * @description `scheduled` needs a future date. `scheduled` needs a future `date`.
              * @enum {string}
              */
             page_status?: "draft" | "scheduled" | "published" | "archived";
             /**
-             * @description Older name of page_status
+             * @description Older name of page_status. Agrees with `page_status` when both are given.
              * @enum {string}
              */
             post_status?: "draft" | "scheduled" | "published" | "archived";
             /**
              * Format: date-time
-             * @description Publication date; future only with page_status scheduled
+             * @description Publication date; future only with page_status scheduled. In the past, or in the future with `page_status` `scheduled`.
              * @example 2024-01-01T09:00:00.000Z
              */
             date?: string;
             /**
              * Format: date-time
-             * @description Older name of date
+             * @description Older name of date. In the past, or in the future with `page_status` `scheduled`. Agrees with `date` when both are given.
              */
             post_date?: string;
             /**
@@ -3142,7 +3160,7 @@ export interface components {
             template?: string;
             thumbnail?: string;
             description?: string;
-            /** @description Media ids of the site */
+            /** @description Media ids of the site. Each id names a media item of this site. */
             attachment_ids?: number[];
             /** @description On edit: true replaces the attachments, false (or absent) adds to them */
             replace_attachments?: boolean;
@@ -3175,20 +3193,21 @@ export interface components {
             /** @example A 350 ml mug. */
             description?: string;
             /**
-             * @description Major units (18.5 EUR); the same amount as unit_amount
+             * @description Major units (18.5 EUR); the same amount as unit_amount. In major units, with no more decimals than the currency has; agrees with `unit_amount` when both are given.
              * @example 18
              */
             price?: number;
             /**
-             * @description Minor units (cents)
+             * @description Minor units (cents). In minor units; agrees with `price` when both are given.
              * @example 1800
              */
             unit_amount?: number;
             /**
-             * @description An ISO 4217 currency code the server knows.
+             * @description An ISO 4217 currency code, upper case.
              * @example EUR
+             * @enum {string}
              */
-            currency?: string;
+            currency?: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HRK" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XDR" | "XOF" | "XPF" | "XSU" | "YER" | "ZAR" | "ZMW" | "ZWG" | "ZWL";
             /**
              * @description Position in lists
              * @example 0
@@ -3199,7 +3218,10 @@ export interface components {
              * @example 25
              */
             quantity_available?: number | null;
-            /** @example 3 */
+            /**
+             * @description Names a product category of this site.
+             * @example 3
+             */
             product_category_id?: number | null;
             /**
              * @description The tax code
@@ -3218,7 +3240,7 @@ export interface components {
             option3?: string | null;
             /** @example MUG-350 */
             processor_description?: string;
-            /** @description Media ids of the site */
+            /** @description Media ids of the site. Each id names a media item of this site. */
             attachment_ids?: number[];
             /** @description true replaces the attachments, false (or absent) adds to them */
             replace_attachments?: boolean;
@@ -3298,26 +3320,35 @@ export interface components {
         };
         V1VariantInputDto: {
             /**
-             * @description The option's name (sets the product's when it has none)
+             * @description The option's name (sets the product's when it has none). Agrees with the product's option1 once it has one.
              * @example Size
              */
             option1?: string | null;
             /** @example M */
             option1_value?: string | null;
-            /** @example null */
+            /**
+             * @description Agrees with the product's option2 once it has one.
+             * @example null
+             */
             option2?: string | null;
             /** @example null */
             option2_value?: string | null;
-            /** @example null */
+            /**
+             * @description Agrees with the product's option3 once it has one.
+             * @example null
+             */
             option3?: string | null;
             /** @example null */
             option3_value?: string | null;
             /**
-             * @description Major units; absent: the product's price
+             * @description Major units; absent: the product's price. In major units, with no more decimals than the currency has; agrees with `unit_amount` when both are given.
              * @example 20
              */
             price?: number;
-            /** @example 2000 */
+            /**
+             * @description In minor units; agrees with `price` when both are given.
+             * @example 2000
+             */
             unit_amount?: number;
             /** @example 10 */
             quantity_available?: number | null;
@@ -3337,20 +3368,21 @@ export interface components {
             /** @example A 350 ml mug. */
             description?: string;
             /**
-             * @description Major units (18.5 EUR); the same amount as unit_amount
+             * @description Major units (18.5 EUR); the same amount as unit_amount. In major units, with no more decimals than the currency has; agrees with `unit_amount` when both are given.
              * @example 18
              */
             price?: number;
             /**
-             * @description Minor units (cents)
+             * @description Minor units (cents). In minor units; agrees with `price` when both are given.
              * @example 1800
              */
             unit_amount?: number;
             /**
-             * @description An ISO 4217 currency code the server knows.
+             * @description An ISO 4217 currency code, upper case.
              * @example EUR
+             * @enum {string}
              */
-            currency?: string;
+            currency?: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HRK" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XDR" | "XOF" | "XPF" | "XSU" | "YER" | "ZAR" | "ZMW" | "ZWG" | "ZWL";
             /**
              * @description Position in lists
              * @example 0
@@ -3361,7 +3393,10 @@ export interface components {
              * @example 25
              */
             quantity_available?: number | null;
-            /** @example 3 */
+            /**
+             * @description Names a product category of this site.
+             * @example 3
+             */
             product_category_id?: number | null;
             /**
              * @description The tax code
@@ -3380,7 +3415,7 @@ export interface components {
             option3?: string | null;
             /** @example MUG-350 */
             processor_description?: string;
-            /** @description Media ids of the site */
+            /** @description Media ids of the site. Each id names a media item of this site. */
             attachment_ids?: number[];
             /** @description true replaces the attachments, false (or absent) adds to them */
             replace_attachments?: boolean;
@@ -3568,14 +3603,14 @@ export interface components {
             /** @example Fishing boats in a harbour at sunrise */
             altText?: string;
             /**
-             * @description Replaces the categories of the item
+             * @description Replaces the categories of the item. Each id names a media category of this site.
              * @example [
              *       1
              *     ]
              */
             categoryIds?: number[];
             /**
-             * @description Replaces the tags of the item
+             * @description Replaces the tags of the item. Each id names a media tag of this site.
              * @example [
              *       2,
              *       3
@@ -3660,7 +3695,7 @@ export interface components {
             status?: "draft" | "scheduled" | "published" | "archived";
             /**
              * Format: date-time
-             * @description When a scheduled item goes live (future)
+             * @description When a scheduled item goes live (future). In the future, and only with `status` `scheduled`.
              * @example 2030-01-01T09:00:00.000Z
              */
             publishAt?: string;
@@ -3698,7 +3733,7 @@ export interface components {
                 [key: string]: unknown;
             };
             /**
-             * @description Media ids of this site
+             * @description Media ids of this site. Each id names a media item of this site.
              * @example [
              *       12
              *     ]
@@ -3782,7 +3817,7 @@ export interface components {
             status?: "draft" | "scheduled" | "published" | "archived";
             /**
              * Format: date-time
-             * @description When a scheduled item goes live (future)
+             * @description When a scheduled item goes live (future). In the future, and only with `status` `scheduled`.
              * @example 2030-01-01T09:00:00.000Z
              */
             publishAt?: string;
@@ -3820,7 +3855,7 @@ export interface components {
                 [key: string]: unknown;
             };
             /**
-             * @description Media ids of this site
+             * @description Media ids of this site. Each id names a media item of this site.
              * @example [
              *       12
              *     ]
@@ -3832,7 +3867,7 @@ export interface components {
         PublishContentDto: {
             /**
              * Format: date-time
-             * @description Absent: publish now. Future: schedule.
+             * @description Absent: publish now. Future: schedule. Absent or past: now; in the future: scheduled.
              * @example 2030-01-01T09:00:00.000Z
              */
             publishAt?: string;
@@ -3952,7 +3987,7 @@ export interface components {
             startsAt?: string | null;
             /**
              * Format: date-time
-             * @description End of the window (exclusive); needs startsAt; null clears it
+             * @description End of the window (exclusive); needs startsAt; null clears it. After `startsAt`, which it needs.
              * @example 2026-09-01T00:00:00.000Z
              */
             endsAt?: string | null;
@@ -3980,7 +4015,7 @@ export interface components {
             startsAt?: string | null;
             /**
              * Format: date-time
-             * @description End of the window (exclusive); needs startsAt; null clears it
+             * @description End of the window (exclusive); needs startsAt; null clears it. After `startsAt`, which it needs.
              * @example 2026-09-01T00:00:00.000Z
              */
             endsAt?: string | null;
@@ -4182,7 +4217,7 @@ export interface components {
         };
         PreviewEmailTemplateDto: {
             /**
-             * @description Variables; absent: the type's sample data
+             * @description Variables; absent: the type's sample data. Checked against the variables of the template's type.
              * @example {
              *       "code": "123456",
              *       "expiresInMinutes": 5
@@ -4218,32 +4253,32 @@ export interface components {
             /** @description Absent: the site's reply-to, if it set one */
             replyTo?: components["schemas"]["RecipientDto"];
             /**
-             * @description With html or text; not with a template
+             * @description With html or text; not with a template. Exactly one of `templateType`, `templateId` or `subject` (with `html` or `text`).
              * @example Welcome aboard
              */
             subject?: string;
             /**
-             * @description Sent as given; <style> is inlined
+             * @description Sent as given; <style> is inlined. With `subject`, `html` or `text` is required.
              * @example <p>Glad to have you.</p>
              */
             html?: string;
             /**
-             * @description Absent: made from the HTML
+             * @description Absent: made from the HTML. With `subject`, `html` or `text` is required.
              * @example Glad to have you.
              */
             text?: string;
             /**
-             * @description The site's published template of this type, else the default
+             * @description The site's published template of this type, else the default. Exactly one of `templateType`, `templateId` or `subject` (with `html` or `text`).
              * @example users.otp
              */
             templateType?: string;
             /**
-             * @description A template of the site, draft or published
+             * @description A template of the site, draft or published. Exactly one of `templateType`, `templateId` or `subject` (with `html` or `text`).
              * @example 3
              */
             templateId?: number;
             /**
-             * @description The template's variables, checked against its type
+             * @description The template's variables, checked against its type. Only with a template; checked against its type's variables.
              * @example {
              *       "code": "482913",
              *       "expiresInMinutes": 10
@@ -4472,7 +4507,7 @@ export interface components {
              */
             position?: number;
             /**
-             * @description Media ids of the site (its pictures)
+             * @description Media ids of the site (its pictures). Each id names a media item of this site.
              * @example [
              *       12
              *     ]
@@ -4500,7 +4535,7 @@ export interface components {
              */
             position?: number;
             /**
-             * @description Media ids of the site (its pictures)
+             * @description Media ids of the site (its pictures). Each id names a media item of this site.
              * @example [
              *       12
              *     ]
@@ -4615,7 +4650,7 @@ export interface components {
              */
             quantityAvailable?: number | null;
             /**
-             * @description A product category of the site
+             * @description A product category of the site. Names a product category of this site.
              * @example 3
              */
             categoryId?: number | null;
@@ -4651,7 +4686,7 @@ export interface components {
             /** @example prod_test_123 */
             processorProductIdTest?: string | null;
             /**
-             * @description Media ids of the site
+             * @description Media ids of the site. Each id names a media item of this site.
              * @example [
              *       12,
              *       13
@@ -4666,10 +4701,11 @@ export interface components {
              */
             unitAmount: number;
             /**
-             * @description ISO 4217, upper case. An ISO 4217 currency code the server knows.
+             * @description ISO 4217, upper case. An ISO 4217 currency code, upper case.
              * @example EUR
+             * @enum {string}
              */
-            currency: string;
+            currency: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HRK" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XDR" | "XOF" | "XPF" | "XSU" | "YER" | "ZAR" | "ZMW" | "ZWG" | "ZWL";
         };
         VariantResponseDto: {
             /** @example 5 */
@@ -4799,7 +4835,7 @@ export interface components {
              */
             quantityAvailable?: number | null;
             /**
-             * @description A product category of the site
+             * @description A product category of the site. Names a product category of this site.
              * @example 3
              */
             categoryId?: number | null;
@@ -4835,7 +4871,7 @@ export interface components {
             /** @example prod_test_123 */
             processorProductIdTest?: string | null;
             /**
-             * @description Media ids of the site
+             * @description Media ids of the site. Each id names a media item of this site.
              * @example [
              *       12,
              *       13
@@ -4847,20 +4883,27 @@ export interface components {
             /** @example 1800 */
             unitAmount?: number;
             /**
-             * @description An ISO 4217 currency code the server knows.
+             * @description An ISO 4217 currency code, upper case.
              * @example EUR
+             * @enum {string}
              */
-            currency?: string;
+            currency?: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HRK" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XDR" | "XOF" | "XPF" | "XSU" | "YER" | "ZAR" | "ZMW" | "ZWG" | "ZWL";
         };
         CreateVariantDto: {
             /**
-             * @description The value of the product's option1 (`Size`)
+             * @description The value of the product's option1 (`Size`). Only for a product that names its option1.
              * @example M
              */
             option1Value?: string | null;
-            /** @example Blue */
+            /**
+             * @description Only for a product that names its option2.
+             * @example Blue
+             */
             option2Value?: string | null;
-            /** @example null */
+            /**
+             * @description Only for a product that names its option3.
+             * @example null
+             */
             option3Value?: string | null;
             /**
              * @description Its own price (minor units, the product's currency); null: the product's
@@ -4882,13 +4925,19 @@ export interface components {
         };
         UpdateVariantDto: {
             /**
-             * @description The value of the product's option1 (`Size`)
+             * @description The value of the product's option1 (`Size`). Only for a product that names its option1.
              * @example M
              */
             option1Value?: string | null;
-            /** @example Blue */
+            /**
+             * @description Only for a product that names its option2.
+             * @example Blue
+             */
             option2Value?: string | null;
-            /** @example null */
+            /**
+             * @description Only for a product that names its option3.
+             * @example null
+             */
             option3Value?: string | null;
             /**
              * @description Its own price (minor units, the product's currency); null: the product's
@@ -5266,7 +5315,7 @@ export interface components {
         PauseSubscriptionDto: {
             /**
              * Format: date-time
-             * @description When it resumes by itself (a queued job); absent: until resumed
+             * @description When it resumes by itself (a queued job); absent: until resumed. In the future.
              * @example 2027-02-01T00:00:00.000Z
              */
             resumesAt?: string;
@@ -5279,11 +5328,14 @@ export interface components {
         };
         ChangeMyPlanDto: {
             /**
-             * @description A recurring product
+             * @description A recurring product. Names a recurring product of this site.
              * @example 9
              */
             productId: number;
-            /** @example 14 */
+            /**
+             * @description Names a variant of that product.
+             * @example 14
+             */
             variantId?: number;
             /** @description Absent: the current quantity */
             quantity?: number;
@@ -5385,7 +5437,7 @@ export interface components {
             reason: string;
             /**
              * Format: date-time
-             * @description When what is left of the grant stops counting; absent or null: never
+             * @description When what is left of the grant stops counting; absent or null: never. In the future.
              * @example 2027-01-01T00:00:00.000Z
              */
             expiresAt?: string | null;
@@ -5410,11 +5462,14 @@ export interface components {
         };
         ChangePlanDto: {
             /**
-             * @description A recurring product
+             * @description A recurring product. Names a recurring product of this site.
              * @example 9
              */
             productId: number;
-            /** @example 14 */
+            /**
+             * @description Names a variant of that product.
+             * @example 14
+             */
             variantId?: number;
             /** @description Absent: the current quantity */
             quantity?: number;
@@ -5428,10 +5483,11 @@ export interface components {
              */
             amount: number;
             /**
-             * @description ISO 4217; must be the subscription’s (absent: it is). An ISO 4217 currency code the server knows.
+             * @description ISO 4217; must be the subscription’s (absent: it is). An ISO 4217 currency code, upper case.
              * @example EUR
+             * @enum {string}
              */
-            currency?: string;
+            currency?: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HRK" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XDR" | "XOF" | "XPF" | "XSU" | "YER" | "ZAR" | "ZMW" | "ZWG" | "ZWL";
             /** @example Extra seats, March */
             description: string;
             /** @description Pay it from the user’s credits (one credit per minor unit) when the balance allows; otherwise, or when false or absent, it is left `pending` for the payment processor */
@@ -5727,12 +5783,12 @@ export interface components {
         };
         OrderLineRequestDto: {
             /**
-             * @description A published product
+             * @description A published product. Names a product of this site that is for sale.
              * @example 7
              */
             productId: number;
             /**
-             * @description One of its variants; absent: the product itself
+             * @description One of its variants; absent: the product itself. Names a variant of that product.
              * @example 12
              */
             variantId?: number;
@@ -5771,16 +5827,17 @@ export interface components {
             /** @example BS1 4DJ */
             postalCode?: string;
             /**
-             * @description ISO 3166-1 alpha-2, upper case. A country code that exists (ISO 3166-1).
+             * @description ISO 3166-1 alpha-2, upper case. An ISO 3166-1 alpha-2 country code, upper case.
              * @example GB
+             * @enum {string}
              */
-            country: string;
+            country: "AC" | "AD" | "AE" | "AF" | "AG" | "AI" | "AL" | "AM" | "AN" | "AO" | "AQ" | "AR" | "AS" | "AT" | "AU" | "AW" | "AX" | "AZ" | "BA" | "BB" | "BD" | "BE" | "BF" | "BG" | "BH" | "BI" | "BJ" | "BL" | "BM" | "BN" | "BO" | "BQ" | "BR" | "BS" | "BT" | "BU" | "BV" | "BW" | "BY" | "BZ" | "CA" | "CC" | "CD" | "CF" | "CG" | "CH" | "CI" | "CK" | "CL" | "CM" | "CN" | "CO" | "CP" | "CQ" | "CR" | "CS" | "CU" | "CV" | "CW" | "CX" | "CY" | "CZ" | "DD" | "DE" | "DG" | "DJ" | "DK" | "DM" | "DO" | "DY" | "DZ" | "EA" | "EC" | "EE" | "EG" | "EH" | "ER" | "ES" | "ET" | "EU" | "EZ" | "FI" | "FJ" | "FK" | "FM" | "FO" | "FR" | "FX" | "GA" | "GB" | "GD" | "GE" | "GF" | "GG" | "GH" | "GI" | "GL" | "GM" | "GN" | "GP" | "GQ" | "GR" | "GS" | "GT" | "GU" | "GW" | "GY" | "HK" | "HM" | "HN" | "HR" | "HT" | "HU" | "HV" | "IC" | "ID" | "IE" | "IL" | "IM" | "IN" | "IO" | "IQ" | "IR" | "IS" | "IT" | "JE" | "JM" | "JO" | "JP" | "KE" | "KG" | "KH" | "KI" | "KM" | "KN" | "KP" | "KR" | "KW" | "KY" | "KZ" | "LA" | "LB" | "LC" | "LI" | "LK" | "LR" | "LS" | "LT" | "LU" | "LV" | "LY" | "MA" | "MC" | "MD" | "ME" | "MF" | "MG" | "MH" | "MK" | "ML" | "MM" | "MN" | "MO" | "MP" | "MQ" | "MR" | "MS" | "MT" | "MU" | "MV" | "MW" | "MX" | "MY" | "MZ" | "NA" | "NC" | "NE" | "NF" | "NG" | "NH" | "NI" | "NL" | "NO" | "NP" | "NR" | "NU" | "NZ" | "OM" | "PA" | "PE" | "PF" | "PG" | "PH" | "PK" | "PL" | "PM" | "PN" | "PR" | "PS" | "PT" | "PW" | "PY" | "QA" | "QO" | "RE" | "RH" | "RO" | "RS" | "RU" | "RW" | "SA" | "SB" | "SC" | "SD" | "SE" | "SG" | "SH" | "SI" | "SJ" | "SK" | "SL" | "SM" | "SN" | "SO" | "SR" | "SS" | "ST" | "SU" | "SV" | "SX" | "SY" | "SZ" | "TA" | "TC" | "TD" | "TF" | "TG" | "TH" | "TJ" | "TK" | "TL" | "TM" | "TN" | "TO" | "TP" | "TR" | "TT" | "TV" | "TW" | "TZ" | "UA" | "UG" | "UK" | "UM" | "UN" | "US" | "UY" | "UZ" | "VA" | "VC" | "VD" | "VE" | "VG" | "VI" | "VN" | "VU" | "WF" | "WS" | "XA" | "XB" | "XK" | "YD" | "YE" | "YT" | "YU" | "ZA" | "ZM" | "ZR" | "ZW" | "ZZ";
             /** @example +44 20 7946 0000 */
             phone?: string;
         };
         CreateOrderDto: {
             lines: components["schemas"]["OrderLineRequestDto"][];
-            /** @description Required with a key. With a site user’s session it may be left out: the order is the user’s, under their address (an `email` sent must be that address). */
+            /** @description Required with a key. With a site user’s session it may be left out: the order is the user’s, under their address (an `email` sent must be that address). Required with a key; a site user's session orders as that user. */
             customer?: components["schemas"]["CustomerDto"];
             shippingAddress?: components["schemas"]["AddressDto"];
             /**
@@ -5995,10 +6052,10 @@ export interface components {
             lines?: components["schemas"]["ShipmentLineDto"][];
         };
         UpdateFulfillmentDto: {
-            /** @description A parcel sent: moves the order to partially_fulfilled or fulfilled */
+            /** @description A parcel sent: moves the order to partially_fulfilled or fulfilled. Exactly one of `shipment` or `status`. */
             shipment?: components["schemas"]["ShipmentDto"];
             /**
-             * @description `canceled`: cancels an order not yet fulfilled and gives back the stock of what was not shipped; `fulfilled`: fulfils what is left without a shipment (downloads, pick-up)
+             * @description `canceled`: cancels an order not yet fulfilled and gives back the stock of what was not shipped; `fulfilled`: fulfils what is left without a shipment (downloads, pick-up). Exactly one of `shipment` or `status`.
              * @enum {string}
              */
             status?: "fulfilled" | "canceled";
@@ -6017,10 +6074,10 @@ export interface components {
             processorPaymentId?: string;
         };
         FulfillmentNotificationDto: {
-            /** @description A parcel sent: moves the order to partially_fulfilled or fulfilled */
+            /** @description A parcel sent: moves the order to partially_fulfilled or fulfilled. Exactly one of `shipment` or `status`. */
             shipment?: components["schemas"]["ShipmentDto"];
             /**
-             * @description `canceled`: cancels an order not yet fulfilled and gives back the stock of what was not shipped; `fulfilled`: fulfils what is left without a shipment (downloads, pick-up)
+             * @description `canceled`: cancels an order not yet fulfilled and gives back the stock of what was not shipped; `fulfilled`: fulfils what is left without a shipment (downloads, pick-up). Exactly one of `shipment` or `status`.
              * @enum {string}
              */
             status?: "fulfilled" | "canceled";
@@ -6139,13 +6196,13 @@ export interface components {
             /** @example Rebuild the static site */
             description?: string;
             /**
-             * @description Event types (docs/events.md), `<prefix>.*` (every event of a module) or `*` (all). Absent on create: `["*"]`. Each an event type of the catalogue, `<prefix>.*` or `*`.
+             * @description Event types (docs/events.md), `<prefix>.*` (every event of a module) or `*` (all). Absent on create: `["*"]`
              * @example [
              *       "content.published",
              *       "media.*"
              *     ]
              */
-            eventTypes?: string[];
+            eventTypes?: ("*" | "account.*" | "api_key.*" | "category.*" | "collection.*" | "contact.*" | "content.*" | "credits.*" | "email.*" | "media.*" | "newsletter.*" | "newsletter.campaign.*" | "newsletter.list.*" | "newsletter.series.*" | "newsletter.subscription.*" | "order.*" | "product.*" | "sender_domain.*" | "site.*" | "user.*" | "user.subscription.*" | "webhook.*" | "account.deletion_canceled" | "account.deletion_scheduled" | "api_key.created" | "api_key.revoked" | "category.created" | "category.deleted" | "category.updated" | "collection.created" | "collection.deleted" | "collection.item_added" | "collection.item_removed" | "collection.updated" | "contact.created" | "contact.updated" | "content.created" | "content.deleted" | "content.published" | "content.unpublished" | "content.updated" | "credits.granted" | "credits.spent" | "email.failed" | "email.sent" | "media.created" | "media.deleted" | "media.updated" | "newsletter.campaign.canceled" | "newsletter.campaign.paused" | "newsletter.campaign.scheduled" | "newsletter.campaign.sent" | "newsletter.list.created" | "newsletter.list.deleted" | "newsletter.list.updated" | "newsletter.series.created" | "newsletter.series.deleted" | "newsletter.series.updated" | "newsletter.subscription.confirmed" | "newsletter.subscription.created" | "newsletter.subscription.deleted" | "newsletter.subscription.unsubscribed" | "order.canceled" | "order.created" | "order.fulfillment_updated" | "order.paid" | "order.refunded" | "order.subscription_requested" | "product.created" | "product.deleted" | "product.updated" | "sender_domain.created" | "sender_domain.deleted" | "sender_domain.verified" | "site.created" | "site.updated" | "user.created" | "user.deleted" | "user.signed_in" | "user.subscription.canceled" | "user.subscription.charged" | "user.subscription.created" | "user.subscription.updated" | "user.updated" | "webhook.endpoint_disabled" | "webhook.test")[];
             /**
              * @description Up to 20 extra request headers (not hop-by-hop, Host, Content-*, User-Agent or webhook-*). Values are write-only: answers show `********` in their place. A PATCH without `headers` keeps them; with `headers` it replaces them all, except that a value sent as `********` keeps the stored value of that name (so a GET can be sent back as is). Names are RFC 9110 tokens, each once; values are printable ASCII on one line.
              * @example {
@@ -6161,7 +6218,8 @@ export interface components {
              */
             status?: "enabled" | "disabled";
             /**
-             * @description https:// (http:// only where the server allows it); no credentials; a public address
+             * Format: uri
+             * @description An absolute https:// URL without credentials or a fragment. http:// only where the server allows it; the host must resolve to public addresses.
              * @example https://hooks.example.com/sitebase
              */
             url: string;
@@ -6230,13 +6288,13 @@ export interface components {
             /** @example Rebuild the static site */
             description?: string;
             /**
-             * @description Event types (docs/events.md), `<prefix>.*` (every event of a module) or `*` (all). Absent on create: `["*"]`. Each an event type of the catalogue, `<prefix>.*` or `*`.
+             * @description Event types (docs/events.md), `<prefix>.*` (every event of a module) or `*` (all). Absent on create: `["*"]`
              * @example [
              *       "content.published",
              *       "media.*"
              *     ]
              */
-            eventTypes?: string[];
+            eventTypes?: ("*" | "account.*" | "api_key.*" | "category.*" | "collection.*" | "contact.*" | "content.*" | "credits.*" | "email.*" | "media.*" | "newsletter.*" | "newsletter.campaign.*" | "newsletter.list.*" | "newsletter.series.*" | "newsletter.subscription.*" | "order.*" | "product.*" | "sender_domain.*" | "site.*" | "user.*" | "user.subscription.*" | "webhook.*" | "account.deletion_canceled" | "account.deletion_scheduled" | "api_key.created" | "api_key.revoked" | "category.created" | "category.deleted" | "category.updated" | "collection.created" | "collection.deleted" | "collection.item_added" | "collection.item_removed" | "collection.updated" | "contact.created" | "contact.updated" | "content.created" | "content.deleted" | "content.published" | "content.unpublished" | "content.updated" | "credits.granted" | "credits.spent" | "email.failed" | "email.sent" | "media.created" | "media.deleted" | "media.updated" | "newsletter.campaign.canceled" | "newsletter.campaign.paused" | "newsletter.campaign.scheduled" | "newsletter.campaign.sent" | "newsletter.list.created" | "newsletter.list.deleted" | "newsletter.list.updated" | "newsletter.series.created" | "newsletter.series.deleted" | "newsletter.series.updated" | "newsletter.subscription.confirmed" | "newsletter.subscription.created" | "newsletter.subscription.deleted" | "newsletter.subscription.unsubscribed" | "order.canceled" | "order.created" | "order.fulfillment_updated" | "order.paid" | "order.refunded" | "order.subscription_requested" | "product.created" | "product.deleted" | "product.updated" | "sender_domain.created" | "sender_domain.deleted" | "sender_domain.verified" | "site.created" | "site.updated" | "user.created" | "user.deleted" | "user.signed_in" | "user.subscription.canceled" | "user.subscription.charged" | "user.subscription.created" | "user.subscription.updated" | "user.updated" | "webhook.endpoint_disabled" | "webhook.test")[];
             /**
              * @description Up to 20 extra request headers (not hop-by-hop, Host, Content-*, User-Agent or webhook-*). Values are write-only: answers show `********` in their place. A PATCH without `headers` keeps them; with `headers` it replaces them all, except that a value sent as `********` keeps the stored value of that name (so a GET can be sent back as is). Names are RFC 9110 tokens, each once; values are printable ASCII on one line.
              * @example {
@@ -6252,7 +6310,8 @@ export interface components {
              */
             status?: "enabled" | "disabled";
             /**
-             * @description https:// (http:// only where the server allows it); no credentials; a public address
+             * Format: uri
+             * @description An absolute https:// URL without credentials or a fragment. http:// only where the server allows it; the host must resolve to public addresses.
              * @example https://hooks.example.com/sitebase
              */
             url?: string;
@@ -6554,14 +6613,14 @@ export interface components {
         };
         ListMembershipDto: {
             /**
-             * @description Lists to join (at most 100)
+             * @description Lists to join (at most 100). Add or remove at least one list; each id names a list of this site.
              * @example [
              *       1
              *     ]
              */
             add?: number[];
             /**
-             * @description Lists to leave: the membership is removed
+             * @description Lists to leave: the membership is removed. Add or remove at least one list; each id names a list of this site.
              * @example [
              *       2
              *     ]
@@ -6577,19 +6636,19 @@ export interface components {
         };
         ChangeStatusDto: {
             /**
-             * @description Memberships to move (only `unsubscribed`: an operator never subscribes anyone back)
+             * @description Memberships to move (only `unsubscribed`: an operator never subscribes anyone back). Give `status`, `deliverability` or both.
              * @enum {string}
              */
             status?: "pending" | "active" | "unsubscribed";
             /**
-             * @description The lists of `status`; absent: all its lists
+             * @description The lists of `status`; absent: all its lists. Goes with `status`; each id names a list of this site.
              * @example [
              *       1
              *     ]
              */
             listIds?: number[];
             /**
-             * @description The address's deliverability
+             * @description The address's deliverability. Give `status`, `deliverability` or both.
              * @enum {string}
              */
             deliverability?: "deliverable" | "bounced" | "complained" | "suppressed";
@@ -6639,17 +6698,17 @@ export interface components {
              */
             action: "unsubscribe" | "delete" | "set_deliverability" | "add_to_lists" | "remove_from_lists";
             /**
-             * @description Subscriptions (at most 1000); or give `filter`
+             * @description Subscriptions (at most 1000); or give `filter`. Give either `ids` or `filter`.
              * @example [
              *       1,
              *       2
              *     ]
              */
             ids?: number[];
-            /** @description Every subscription the list route would show with these filters */
+            /** @description Every subscription the list route would show with these filters. Give either `ids` or `filter`. */
             filter?: components["schemas"]["SubscriptionFilterDto"];
             /**
-             * @description add_to_lists, remove_from_lists: the lists; unsubscribe: these lists only (absent: all)
+             * @description add_to_lists, remove_from_lists: the lists; unsubscribe: these lists only (absent: all). Each id names a list of this site.
              * @example [
              *       1
              *     ]
@@ -6759,14 +6818,14 @@ export interface components {
              */
             listId: number;
             /**
-             * @description The addresses (at most 10000, any case)
+             * @description The addresses (at most 10000, any case). Give `emails` or `fromUsers`.
              * @example [
              *       "ada@example.com"
              *     ]
              */
             emails?: string[];
             /**
-             * @description Also the site users who opted in (`metadata.newsletter` true on an active user)
+             * @description Also the site users who opted in (`metadata.newsletter` true on an active user). Give `emails` or `fromUsers`.
              * @example false
              */
             fromUsers?: boolean;
@@ -6808,7 +6867,7 @@ export interface components {
             /** @example Ada */
             name?: string;
             /**
-             * @description Public lists of the site to join (1 to 20)
+             * @description Public lists of the site to join (1 to 20). Each id names a public list of this site.
              * @example [
              *       1
              *     ]
@@ -6849,7 +6908,7 @@ export interface components {
         };
         UnsubscribeDto: {
             /**
-             * @description From a mail link
+             * @description From a mail link. Required, except with the site’s key and `email`.
              * @example m.1.x6Qe2-p0P9w3dWw1cG9aQA.9w8Cw6o3Hq1x9D5rA0dQJg
              */
             token?: string;
@@ -6959,7 +7018,7 @@ export interface components {
         };
         SeriesStepDto: {
             /**
-             * @description On update: the id of a step to keep (its place in the order is where it is in this array). Absent: a new step
+             * @description On update: the id of a step to keep (its place in the order is where it is in this array). Absent: a new step. Names a step of this series; absent: a new step.
              * @example 12
              */
             id?: number;
@@ -6978,7 +7037,7 @@ export interface components {
              */
             html?: string;
             /**
-             * @description An email template of the site of type `newsletter.campaign`, given subject, html and preheader
+             * @description An email template of the site of type `newsletter.campaign`, given subject, html and preheader. Names an email template of this site of type `newsletter.series`.
              * @example 4
              */
             templateId?: number;
@@ -6987,7 +7046,7 @@ export interface components {
             /** @example Onboarding */
             name: string;
             /**
-             * @description Lists of the site: who becomes active on one of them from now on is enrolled
+             * @description Lists of the site: who becomes active on one of them from now on is enrolled. Each id names a list of this site.
              * @example [
              *       1
              *     ]
@@ -7005,7 +7064,7 @@ export interface components {
             /** @example Onboarding */
             name?: string;
             /**
-             * @description Replaces the trigger lists
+             * @description Replaces the trigger lists. Each id names a list of this site.
              * @example [
              *       1
              *     ]
@@ -7134,12 +7193,12 @@ export interface components {
              */
             contentHtml?: string;
             /**
-             * @description An email template of type `newsletter.campaign` wrapping the content; null: the site’s published one
+             * @description An email template of type `newsletter.campaign` wrapping the content; null: the site’s published one. Names an email template of this site of type `newsletter.campaign`.
              * @example null
              */
             templateId?: number | null;
             /**
-             * @description Target lists (up to 50) of the site
+             * @description Target lists (up to 50) of the site. Each id names a list of this site.
              * @example [
              *       1
              *     ]
@@ -7190,12 +7249,12 @@ export interface components {
              */
             contentHtml?: string;
             /**
-             * @description An email template of type `newsletter.campaign` wrapping the content; null: the site’s published one
+             * @description An email template of type `newsletter.campaign` wrapping the content; null: the site’s published one. Names an email template of this site of type `newsletter.campaign`.
              * @example null
              */
             templateId?: number | null;
             /**
-             * @description Target lists (up to 50) of the site
+             * @description Target lists (up to 50) of the site. Each id names a list of this site.
              * @example [
              *       1
              *     ]
@@ -7224,6 +7283,7 @@ export interface components {
              */
             scheduledAt?: string | null;
         };
+        /** @description The campaign must be ready to send: a subject, a body or a template, Liquid that renders. */
         CampaignTestSendDto: {
             /**
              * @description 1 to 5 addresses
@@ -7382,6 +7442,7 @@ export interface components {
         };
         CreateSenderDomainDto: {
             /**
+             * Format: hostname
              * @description The domain the sites of this account will send From: a host name (lower-cased; an internationalised name is stored in its ASCII form), no IP address, no trailing dot. Its subdomains are not included. Checked after lower-casing and conversion to ASCII: two labels or more, the last not all digits, at most 253 characters.
              * @example news.example.com
              */
@@ -14930,7 +14991,7 @@ export interface operations {
                 /** @description Price at most (minor units). Example: `5000` */
                 maxAmount?: number;
                 /** @description Products priced in this currency. Example: `EUR` */
-                currency?: string;
+                currency?: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HRK" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XDR" | "XOF" | "XPF" | "XSU" | "YER" | "ZAR" | "ZMW" | "ZWG" | "ZWL";
                 /** @description `true`: with stock left (or unlimited); `false`: sold out */
                 inStock?: boolean;
                 /** @description `true`: plans only; `false`: one-off products only */

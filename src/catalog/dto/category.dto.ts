@@ -10,6 +10,7 @@ import {
   SLUG_PREFIX_PATTERN,
 } from '../../common/slugs/slugs';
 import { ProductCategoryEntity } from '../entities/product-category.entity';
+import { Checked } from '../../common/input/checked';
 
 export const MAX_POSITION = 1_000_000_000;
 
@@ -48,6 +49,7 @@ class CategoryFieldsDto {
 
   @ApiPropertyOptional({ type: [Number], example: [12], description: 'Media ids of the site (its pictures)' })
   @OptionalNotNull()
+  @Checked('stored data', 'Each id names a media item of this site.')
   @IsIdSet()
   attachmentIds?: number[];
 }

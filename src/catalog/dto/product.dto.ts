@@ -16,8 +16,8 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { SiteNameParamDto } from '../../common/http/params';
-import { IsIdOrSlug, IsIdSet, MAX_ID, OptionalNotNull, toInteger } from '../../common/input/dto-rules';
-import { isCurrency } from '../../common/money/money';
+import { IsIdOrSlug, IsIdSet, MAX_ID, OptionalNotNull, toBoolean, toInteger } from '../../common/input/dto-rules';
+import { CURRENCY_CODES, isCurrency } from '../../common/money/money';
 import { CursorQueryDto } from '../../common/pagination/page';
 import {
   SLUG_MAX_LENGTH,
@@ -36,14 +36,15 @@ import {
 } from '../entities/product.entity';
 import { MAX_POSITION } from './category.dto';
 import { declareSchemaRule } from '../../common/http/openapi-rules';
+import { Checked } from '../../common/input/checked';
 
 /** The largest amount in minor units: ten billion of a two-decimal currency. */
 export const MAX_AMOUNT = 1_000_000_000_000;
 export const MAX_STOCK = 1_000_000_000;
 
 declareSchemaRule('isCurrency', {
-  schema: { type: 'string', pattern: '^[A-Z]{3}$' },
-  described: 'An ISO 4217 currency code the server knows.',
+  schema: { type: 'string', enum: [...CURRENCY_CODES] },
+  described: 'An ISO 4217 currency code, upper case.',
 });
 
 /** An ISO 4217 code, upper case (`EUR`). */
@@ -146,6 +147,7 @@ class ProductFieldsDto {
   @IsOptional()
   @IsInt()
   @Min(1)
+  @Checked('stored data', 'Names a product category of this site.')
   @Max(MAX_ID)
   categoryId?: number | null;
 
@@ -212,6 +214,7 @@ class ProductFieldsDto {
 
   @ApiPropertyOptional({ type: [Number], example: [12, 13], description: 'Media ids of the site' })
   @OptionalNotNull()
+  @Checked('stored data', 'Each id names a media item of this site.')
   @IsIdSet()
   attachmentIds?: number[];
 }
@@ -255,9 +258,6 @@ export class UpdateProductDto extends ProductFieldsDto {
   currency?: string;
 }
 
-/** `true` / `false` in a query string. */
-const toBooleanQuery = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
-
 export class ProductQueryDto extends CursorQueryDto {
   @ApiPropertyOptional({ type: 'integer', example: 3, description: 'Products of this category' })
   @IsOptional()
@@ -290,13 +290,13 @@ export class ProductQueryDto extends CursorQueryDto {
 
   @ApiPropertyOptional({ type: Boolean, description: '`true`: with stock left (or unlimited); `false`: sold out' })
   @IsOptional()
-  @Transform(toBooleanQuery)
+  @Transform(toBoolean)
   @IsBoolean()
   inStock?: boolean;
 
   @ApiPropertyOptional({ type: Boolean, description: '`true`: plans only; `false`: one-off products only' })
   @IsOptional()
-  @Transform(toBooleanQuery)
+  @Transform(toBoolean)
   @IsBoolean()
   recurring?: boolean;
 

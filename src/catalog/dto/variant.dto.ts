@@ -5,6 +5,7 @@ import { IsIdParam, MAX_ID, OptionalNotNull } from '../../common/input/dto-rules
 import { ProductVariantEntity } from '../entities/product-variant.entity';
 import { MAX_POSITION } from './category.dto';
 import { MAX_AMOUNT, MAX_STOCK } from './product.dto';
+import { Checked } from '../../common/input/checked';
 
 /** `:id/variants/:variantId`. */
 export class VariantParamDto extends SiteIdParamDto {
@@ -17,6 +18,7 @@ const VALUE = { type: String, nullable: true, maxLength: 100 } as const;
 
 /** What a create and a PATCH of a variant take; the combination of values is unique per product. */
 export class VariantFieldsDto {
+  @Checked('stored data', 'Only for a product that names its option1.')
   @ApiPropertyOptional({ ...VALUE, example: 'M', description: "The value of the product's option1 (`Size`)" })
   @IsOptional()
   @IsString()
@@ -28,11 +30,13 @@ export class VariantFieldsDto {
   @IsOptional()
   @IsString()
   @IsNotEmpty()
+  @Checked('stored data', 'Only for a product that names its option2.')
   @MaxLength(100)
   option2Value?: string | null;
 
   @ApiPropertyOptional({ ...VALUE, example: null })
   @IsOptional()
+  @Checked('stored data', 'Only for a product that names its option3.')
   @IsString()
   @IsNotEmpty()
   @MaxLength(100)

@@ -4,6 +4,7 @@ import { SiteIdParamDto } from '../../common/http/params';
 import { IsIdParam, IsTimestamp, MAX_ID, OptionalNotNull } from '../../common/input/dto-rules';
 import { SLUG_MAX_LENGTH, SLUG_MESSAGE, SLUG_PATTERN } from '../../common/slugs/slugs';
 import { CollectionEntity } from '../entities/collection.entity';
+import { Checked } from '../../common/input/checked';
 
 class CollectionFieldsDto {
   @ApiPropertyOptional({
@@ -41,6 +42,7 @@ class CollectionFieldsDto {
     description: 'End of the window (exclusive); needs startsAt; null clears it',
   })
   @IsOptional()
+  @Checked('other fields', 'After `startsAt`, which it needs.')
   @IsTimestamp()
   endsAt?: Date | null;
 

@@ -1,5 +1,6 @@
 import { Type } from '@nestjs/common';
 import type { OpenAPIObject, ParameterObject, ReferenceObject, SchemaObject } from '@nestjs/swagger';
+import { checkedRules, CheckedKind } from '../input/checked';
 import { OperationInputs, PropertyRules, rulesOfClass } from './openapi-inputs';
 import { schemaRuleOf } from './openapi-rules';
 import { SiteNameParamDto } from './params';
@@ -129,6 +130,22 @@ function applyClassRules(schema: SchemaObject, cls: Function, claim: (name: stri
   }
   if (required.length) schema.required = required;
   else delete schema.required;
+  const whole = checkedRules(cls, '');
+  describe(
+    schema,
+    whole.map((c) => c.sentence),
+  );
+  mark(
+    schema,
+    whole.map((c) => c.kind),
+  );
+}
+
+/** `x-sitebase-checked`: what a value the schema allows may still be refused by (docs/openapi.md). */
+function mark(schema: SchemaObject, kinds: CheckedKind[]): void {
+  if (kinds.length === 0) return;
+  const own = schema as SchemaObject & { 'x-sitebase-checked'?: CheckedKind[] };
+  own['x-sitebase-checked'] = [...new Set([...(own['x-sitebase-checked'] ?? []), ...kinds])];
 }
 
 /** One property's schema (a body property when `body`, else a parameter's) from its rules. */
@@ -157,6 +174,7 @@ function applyRules(
   }
   if (body && rules.nullable) allowNull(schema);
   describe(schema, rules.described);
+  mark(schema, rules.checked);
   return schema;
 }
 
@@ -188,11 +206,19 @@ function nestedSchema(
     else if (items) applyClassRules(items, nested, claim);
     if (rules.nullable) allowNull(schema);
     describe(schema, rules.described);
+    mark(schema, rules.checked);
     return schema;
   }
   if (ref) {
     claim(ref.replace('#/components/schemas/', ''), nested);
-    if (!rules.nullable) return original;
+    if (!rules.nullable) {
+      if (rules.checked.length === 0) return original;
+      // A reference takes no sibling keywords in OpenAPI 3.0: wrapped in allOf to carry the mark.
+      const wrapped: SchemaObject = isRef(original) ? { allOf: [original] } : original;
+      describe(wrapped, rules.described);
+      mark(wrapped, rules.checked);
+      return wrapped;
+    }
     const description = isRef(original) ? undefined : original.description;
     return { 'x-nullable-ref': ref, ...(description ? { description } : {}) } as SchemaObject;
   }
@@ -201,6 +227,7 @@ function nestedSchema(
   applyClassRules(schema, nested, claim);
   if (rules.nullable) allowNull(schema);
   describe(schema, rules.described);
+  mark(schema, rules.checked);
   return schema;
 }
 

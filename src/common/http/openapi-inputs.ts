@@ -4,6 +4,7 @@ import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { ModulesContainer } from '@nestjs/core';
 import { getMetadataStorage, ValidationTypes } from 'class-validator';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
+import { checkedRules, CheckedKind } from '../input/checked';
 import { isPresenceCheck } from '../input/dto-rules';
 import { schemaRuleOf } from './openapi-rules';
 import { ROUTE_OPTIONS } from './route.decorator';
@@ -42,6 +43,8 @@ export interface PropertyRules {
   described: string[];
   /** Rules that neither a schema nor a declared sentence covers (the build fails on them). */
   undeclared: string[];
+  /** What the property is checked against beyond its schema (`x-sitebase-checked`). */
+  checked: CheckedKind[];
 }
 
 /** The rules of every validated property of a class, inherited ones included, in declaration order. */
@@ -59,7 +62,11 @@ export function rulesOfClass(cls: Function): Map<string, PropertyRules> {
 }
 
 function rulesOfProperty(cls: Function, property: string, rules: ValidationMetadata[]): PropertyRules {
-  const out: PropertyRules = { required: true, nullable: false, rules: [], described: [], undeclared: [] };
+  const out: PropertyRules = { required: true, nullable: false, rules: [], described: [], undeclared: [], checked: [] };
+  for (const declared of checkedRules(cls, property)) {
+    out.described.push(declared.sentence);
+    out.checked.push(declared.kind);
+  }
   for (const m of rules) {
     if (m.type === ValidationTypes.CONDITIONAL_VALIDATION) {
       out.required = false;
@@ -77,6 +84,7 @@ function rulesOfProperty(cls: Function, property: string, rules: ValidationMetad
     const rule = schemaRuleOf(m.name ?? m.type, m.constraints);
     if (!rule) out.undeclared.push(m.name ?? m.type);
     else if (rule.described) out.described.push(rule.described);
+    if (rule?.checked) out.checked.push(rule.checked);
   }
   return out;
 }

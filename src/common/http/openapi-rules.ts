@@ -1,14 +1,17 @@
 import type { SchemaObject } from '@nestjs/swagger';
+import type { CheckedKind } from '../input/checked';
 
 /**
  * What one validation rule says in OpenAPI 3.0 (docs/openapi.md, "Rules from the validators").
  * `schema` is written into the property's schema (into `items` for a rule with `each: true`);
  * `described` is a sentence for the property's description, for what a schema cannot say
- * (a rule across fields, a check against a list kept in code). A rule may give both.
+ * (a rule across fields, a check against a list kept in code). A rule may give both. `checked`
+ * says a valid-looking value may still be refused, by what (`x-sitebase-checked`).
  */
 export interface SchemaRule {
   schema?: SchemaObject;
   described?: string;
+  checked?: CheckedKind;
 }
 
 type RuleOf = (constraints: unknown[]) => SchemaRule;
@@ -46,8 +49,8 @@ const BUILT_IN: Record<string, RuleOf> = {
   isUrl: () => ({ schema: { format: 'uri' } }),
   isUUID: () => ({ schema: { format: 'uuid' } }),
   matches: ([pattern, modifiers]) => patternRule(pattern as RegExp | string, modifiers as string | undefined),
-  minDate: ([date]) => ({ described: `Not before ${describeDate(date)}.` }),
-  maxDate: ([date]) => ({ described: `Not after ${describeDate(date)}.` }),
+  minDate: ([date]) => ({ described: `Not before ${describeDate(date)}.`, checked: timeChecked(date) }),
+  maxDate: ([date]) => ({ described: `Not after ${describeDate(date)}.`, checked: timeChecked(date) }),
 };
 
 /** The project's own rules (`ValidateBy` in DTO files): each declares its schema beside its validator. */
@@ -81,6 +84,11 @@ function patternRule(pattern: RegExp | string, modifiers?: string): SchemaRule {
   if (flags.length === 0) return { schema: { pattern: source } };
   // A pattern without its flags would refuse what the server accepts: described instead.
   return { described: `Matches \`/${source}/${flags.join('')}\`.` };
+}
+
+/** A bound computed at each request moves with the time: a valid-looking date may be refused. */
+function timeChecked(date: unknown): CheckedKind | undefined {
+  return typeof date === 'function' ? 'time' : undefined;
 }
 
 function describeDate(date: unknown): string {

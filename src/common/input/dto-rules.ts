@@ -70,6 +70,25 @@ export const IsIdOrSlug = (options?: ValidationOptions) =>
     options,
   );
 
+/**
+ * A body read from an HTML form (`application/x-www-form-urlencoded`, routes with `formBody`)
+ * carries this mark: its values are all text, and only there does a field convert text to the
+ * number or boolean it stands for. A JSON body gets no conversion: `"1"` is not an integer there,
+ * as the document says.
+ */
+export const FORM_BODY = Symbol('form body');
+
+/** A field's conversion of form text (`toInteger`, `toBoolean`), applied to form bodies only. */
+export function fromForm(convert: (params: { value: unknown }) => unknown) {
+  return (params: { value: unknown; obj?: unknown }): unknown =>
+    typeof params.obj === 'object' && params.obj !== null && FORM_BODY in params.obj ? convert(params) : params.value;
+}
+
+/** `true` / `false` as text. */
+export function toBoolean({ value }: { value: unknown }): unknown {
+  return value === 'true' ? true : value === 'false' ? false : value;
+}
+
 /** Canonical decimal integers in paths and queries (limits, offsets): no `+`, `0x`, `1e0` or spaces. */
 export function toInteger({ value }: { value: unknown }): unknown {
   return typeof value === 'string' && /^(?:0|-?[1-9][0-9]{0,15})$/.test(value) ? Number(value) : value;

@@ -16,6 +16,7 @@ import getRawBody from 'raw-body';
 import { AppConfig } from '../../config/app-config';
 import { RouteFlagCache } from '../auth/route-flags';
 import { BadRequestProblem, Problem, UnsupportedMediaTypeProblem, ValidationProblem } from '../errors/problems';
+import { FORM_BODY } from './dto-rules';
 import { forbiddenKeyErrors, jsonDepthExceeds, MAX_JSON_DEPTH, unstorableTextErrors } from './json-body';
 
 const OPTIONAL_BODY = 'sitebase:optional-body';
@@ -126,7 +127,7 @@ export class RequestBodyGuard implements CanActivate {
   /**
    * An HTML form's body (routes that declare it beside JSON): UTF-8 name=value pairs, read with
    * the JSON limit, each name at most once, validated by the route's DTO like JSON. Values are
-   * strings; the DTO converts the ones it expects as numbers or booleans.
+   * strings; the DTO converts the ones it expects as numbers or booleans (`fromForm`).
    */
   private async readForm(req: Request): Promise<void> {
     const charset = CHARSET.exec(req.headers['content-type'] ?? '')?.[1].toLowerCase();
@@ -151,7 +152,10 @@ export class RequestBodyGuard implements CanActivate {
     if (forbidden.length) throw new ValidationProblem(forbidden);
     const unstorable = unstorableTextErrors(body);
     if (unstorable.length) throw new ValidationProblem(unstorable);
-    req.body = { ...body };
+    const fields: Record<string | symbol, unknown> = { ...body };
+    // Its text converts to numbers and booleans where the DTO expects them (fromForm, dto-rules.ts).
+    Object.defineProperty(fields, FORM_BODY, { value: true });
+    req.body = fields;
   }
 
   /**

@@ -8,6 +8,9 @@ import { trimTrailing } from '../input/trim-trailing';
 
 const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
 
+/** Every code `isCurrency` takes, in order: the document's enum of currency fields. */
+export const CURRENCY_CODES: readonly string[] = [...CURRENCIES].filter((c) => /^[A-Z]{3}$/.test(c)).sort();
+
 /** Whether `code` is an ISO 4217 currency Node knows (upper case only). */
 export function isCurrency(code: string): boolean {
   return /^[A-Z]{3}$/.test(code) && CURRENCIES.has(code);

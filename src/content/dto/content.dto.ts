@@ -33,6 +33,7 @@ import {
 } from '../../common/slugs/slugs';
 import { CONTENT_STATUSES, ContentStatus } from '../content-status';
 import type { ContentFormat } from '../entities/content-item.entity';
+import { Checked } from '../../common/input/checked';
 
 export const CONTENT_TYPE_PATTERN = /^[a-z][a-z0-9_-]{0,39}$/;
 const now = () => new Date();
@@ -91,6 +92,7 @@ class ContentFieldsDto {
   status?: ContentStatus;
 
   @ApiPropertyOptional({ example: '2030-01-01T09:00:00.000Z', description: 'When a scheduled item goes live (future)' })
+  @Checked('time', 'In the future, and only with `status` `scheduled`.')
   @OptionalNotNull()
   @IsTimestamp()
   publishAt?: Date;
@@ -138,6 +140,7 @@ class ContentFieldsDto {
 
   @ApiPropertyOptional({ type: [Number], example: [12], description: 'Media ids of this site' })
   @OptionalNotNull()
+  @Checked('stored data', 'Each id names a media item of this site.')
   @IsIdSet()
   attachmentIds?: number[];
 }
@@ -156,6 +159,7 @@ export class UpdateContentDto extends ContentFieldsDto {
 }
 
 export class PublishContentDto {
+  @Checked('time', 'Absent or past: now; in the future: scheduled.')
   @ApiPropertyOptional({ example: '2030-01-01T09:00:00.000Z', description: 'Absent: publish now. Future: schedule.' })
   @OptionalNotNull()
   @IsTimestamp()

@@ -21,6 +21,7 @@ import type { EmailMessageEntity, MessageStatus, RecipientKind } from '../entiti
 import { MESSAGE_STATUSES } from '../entities/email-message.entity';
 import { MAX_RECIPIENTS } from '../email.service';
 import { TEMPLATE_TYPE_PATTERN } from './template-type.dto';
+import { Checked } from '../../common/input/checked';
 
 export class RecipientDto {
   @ApiProperty({ example: 'ada@example.com' }) @IsMailAddress() email: string;
@@ -55,24 +56,28 @@ export class SendEmailDto {
   @Type(() => RecipientDto)
   replyTo?: RecipientDto;
 
+  @Checked('other fields', 'Exactly one of `templateType`, `templateId` or `subject` (with `html` or `text`).')
   @ApiPropertyOptional({ example: 'Welcome aboard', description: 'With html or text; not with a template' })
   @OptionalNotNull()
   @IsNotEmpty()
   @IsHeaderText(998)
   subject?: string;
 
+  @Checked('other fields', 'With `subject`, `html` or `text` is required.')
   @ApiPropertyOptional({ example: '<p>Glad to have you.</p>', description: 'Sent as given; <style> is inlined' })
   @OptionalNotNull()
   @IsString()
   @MaxLength(1_000_000)
   html?: string;
 
+  @Checked('other fields', 'With `subject`, `html` or `text` is required.')
   @ApiPropertyOptional({ example: 'Glad to have you.', description: 'Absent: made from the HTML' })
   @OptionalNotNull()
   @IsString()
   @MaxLength(1_000_000)
   text?: string;
 
+  @Checked('other fields', 'Exactly one of `templateType`, `templateId` or `subject` (with `html` or `text`).')
   @ApiPropertyOptional({
     example: 'users.otp',
     description: "The site's published template of this type, else the default",
@@ -83,6 +88,7 @@ export class SendEmailDto {
   @Matches(TEMPLATE_TYPE_PATTERN, { message: 'must be a template type such as users.otp' })
   templateType?: string;
 
+  @Checked('other fields', 'Exactly one of `templateType`, `templateId` or `subject` (with `html` or `text`).')
   @ApiPropertyOptional({
     type: 'integer',
     minimum: 1,
@@ -95,6 +101,7 @@ export class SendEmailDto {
   @Max(Number.MAX_SAFE_INTEGER)
   templateId?: number;
 
+  @Checked('stored data', "Only with a template; checked against its type's variables.")
   @ApiPropertyOptional({
     type: 'object',
     additionalProperties: true,

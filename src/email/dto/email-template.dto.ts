@@ -6,6 +6,7 @@ import { IsHeaderText } from '../../common/input/mail-rules';
 import { CursorQueryDto } from '../../common/pagination/page';
 import { EmailTemplateEntity, TEMPLATE_STATUSES, type TemplateStatus } from '../entities/email-template.entity';
 import { TEMPLATE_TYPE_PATTERN } from './template-type.dto';
+import { Checked } from '../../common/input/checked';
 
 const TYPE_MESSAGE = 'must be a template type such as users.otp';
 /** Liquid source of a mail body: generous, but bounded. */
@@ -101,6 +102,7 @@ export class EmailTemplateQueryDto extends CursorQueryDto {
 }
 
 export class PreviewEmailTemplateDto {
+  @Checked('stored data', "Checked against the variables of the template's type.")
   @ApiPropertyOptional({
     type: 'object',
     additionalProperties: true,

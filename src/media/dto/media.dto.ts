@@ -13,14 +13,13 @@ import {
   MaxLength,
   Min,
 } from 'class-validator';
-import { OptionalNotNull } from '../../common/input/dto-rules';
+import { OptionalNotNull, toBoolean } from '../../common/input/dto-rules';
 import { CursorQueryDto } from '../../common/pagination/page';
 import { MediaDetail, MediaTermRef, MediaView } from '../media-view';
 import { parseFormFields } from '../../common/input/form-fields';
+import { Checked } from '../../common/input/checked';
 
 export const TEXT_LIMITS = { title: 500, caption: 2000, description: 10000, altText: 1000 } as const;
-
-const toBoolean = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
 
 /** Text fields of an upload (v2 form fields) and of PATCH. */
 export class MediaTextDto {
@@ -50,6 +49,7 @@ export class MediaTextDto {
 }
 
 export class UpdateMediaDto extends MediaTextDto {
+  @Checked('stored data', 'Each id names a media category of this site.')
   @ApiPropertyOptional({ type: [Number], example: [1], description: 'Replaces the categories of the item' })
   @OptionalNotNull()
   @IsArray()
@@ -60,6 +60,7 @@ export class UpdateMediaDto extends MediaTextDto {
   @Max(Number.MAX_SAFE_INTEGER, { each: true })
   categoryIds?: number[];
 
+  @Checked('stored data', 'Each id names a media tag of this site.')
   @ApiPropertyOptional({ type: [Number], example: [2, 3], description: 'Replaces the tags of the item' })
   @OptionalNotNull()
   @IsArray()

@@ -18,6 +18,7 @@ import { IsIdSet, OptionalNotNull } from '../../common/input/dto-rules';
 import { IsMailAddress } from '../../common/input/mail-rules';
 import { DELIVERABILITIES, type Deliverability } from '../entities/subscription.entity';
 import { REASON_MAX, SubscriptionFilterDto } from './subscription.dto';
+import { Checked } from '../../common/input/checked';
 
 export const BULK_ACTIONS = [
   'unsubscribe',
@@ -41,6 +42,7 @@ export class BulkDto {
     description: `Subscriptions (at most ${BULK_MAX_IDS}); or give \`filter\``,
   })
   @OptionalNotNull()
+  @Checked('other fields', 'Give either `ids` or `filter`.')
   @IsIdSet(BULK_MAX_IDS)
   @ArrayMinSize(1)
   ids?: number[];
@@ -50,6 +52,7 @@ export class BulkDto {
     description: 'Every subscription the list route would show with these filters',
   })
   @OptionalNotNull()
+  @Checked('other fields', 'Give either `ids` or `filter`.')
   @IsObject()
   @ValidateNested()
   @Type(() => SubscriptionFilterDto)
@@ -62,6 +65,7 @@ export class BulkDto {
   })
   @OptionalNotNull()
   @IsIdSet(100)
+  @Checked('stored data', 'Each id names a list of this site.')
   @ArrayMinSize(1)
   listIds?: number[];
 
@@ -109,11 +113,13 @@ export class SyncDto {
   @Transform(({ value }: { value: unknown }) =>
     Array.isArray(value) ? value.map((v: unknown) => (typeof v === 'string' ? v.trim().toLowerCase() : v)) : value,
   )
+  @Checked('other fields', 'Give `emails` or `fromUsers`.')
   @IsMailAddress({ each: true })
   @ArrayMaxSize(SYNC_MAX_EMAILS)
   @IsArray()
   emails?: string[];
 
+  @Checked('other fields', 'Give `emails` or `fromUsers`.')
   @ApiPropertyOptional({
     example: false,
     description: 'Also the site users who opted in (`metadata.newsletter` true on an active user)',

@@ -28,6 +28,7 @@ import {
   type CampaignStatus,
 } from '../entities/campaign.entity';
 import { declareSchemaRule } from '../../common/http/openapi-rules';
+import { Checked, CheckedBody } from '../../common/input/checked';
 
 export const CAMPAIGN_LIMITS = { name: 200, subject: 300, previewText: 300, fromName: 200, contentHtml: 512 * 1024 };
 /** Statuses a PATCH may ask for; `sent` is the send's own. */
@@ -122,12 +123,14 @@ class CampaignFieldsDto {
   })
   @IsOptional()
   @IsInt()
+  @Checked('stored data', 'Names an email template of this site of type `newsletter.campaign`.')
   @Min(1)
   @Max(Number.MAX_SAFE_INTEGER)
   templateId?: number | null;
 
   @ApiPropertyOptional({ type: [Number], example: [1], description: 'Target lists (up to 50) of the site' })
   @OptionalNotNull()
+  @Checked('stored data', 'Each id names a list of this site.')
   @IsIdSet(50)
   listIds?: number[];
 
@@ -199,6 +202,7 @@ export class CampaignIdOrSlugParamDto extends SiteNameParamDto {
   id: string;
 }
 
+@CheckedBody('stored data', 'The campaign must be ready to send: a subject, a body or a template, Liquid that renders.')
 export class CampaignTestSendDto {
   @ApiProperty({ type: [String], example: ['editor@demo.example'], description: '1 to 5 addresses' })
   @IsArray()

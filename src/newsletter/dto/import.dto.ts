@@ -8,11 +8,9 @@ import {
   type ImportMode,
   type ImportStatus,
 } from '../entities/import.entity';
+import { toBoolean } from '../../common/input/dto-rules';
 
-/** Form fields are strings: `"true"`/`"false"` and `"1,2"` become what they say. */
-const bool = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
-
-/** The text fields of an import's multipart form (validated like a JSON body). */
+/** The text fields of an import's multipart form (validated like a JSON body; `"true"` is true there). */
 export class ImportFormDto {
   @IsOptional()
   @IsIn(IMPORT_MODES)
@@ -25,12 +23,12 @@ export class ImportFormDto {
   listIds?: string;
 
   @IsOptional()
-  @Transform(bool)
+  @Transform(toBoolean)
   @IsBoolean()
   consent?: boolean;
 
   @IsOptional()
-  @Transform(bool)
+  @Transform(toBoolean)
   @IsBoolean()
   overwrite?: boolean;
 

@@ -13,18 +13,18 @@ import {
   Min,
 } from 'class-validator';
 import { SiteNameParamDto } from '../../common/http/params';
-import { IsIdSet, OptionalNotNull, toInteger } from '../../common/input/dto-rules';
+import { fromForm, IsIdSet, OptionalNotNull, toBoolean, toInteger } from '../../common/input/dto-rules';
 import { IsBoundedJsonObject } from '../../common/input/json-rules';
 import { IsHeaderText, IsMailAddress } from '../../common/input/mail-rules';
 import { MEMBERSHIP_STATUSES, type MembershipStatus } from '../entities/membership.entity';
 import { ATTRIBUTE_LIMITS, ATTRIBUTES_DOC, NAME_MAX, normaliseEmail, REASON_MAX } from './subscription.dto';
+import { Checked } from '../../common/input/checked';
 
 /** The shape of a link token (link-tokens.ts); anything else is refused before a lookup. */
 export const TOKEN_PATTERN = /^[cm]\.[0-9]{1,16}\.[A-Za-z0-9_-]{16,64}(\.[0-9]{1,12})?\.[A-Za-z0-9_-]{22}$/;
 const TOKEN_MESSAGE = 'is not a valid link token';
 
 /** Forms send strings: `"true"` and `"false"` are booleans there. */
-const formBoolean = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
 
 /** What a signup form sends (`POST …/newsletter/subscribe`, anyone). */
 export class SubscribeDto {
@@ -40,6 +40,7 @@ export class SubscribeDto {
 
   @ApiProperty({ type: [Number], example: [1], description: 'Public lists of the site to join (1 to 20)' })
   @IsIdSet(20)
+  @Checked('stored data', 'Each id names a public list of this site.')
   @ArrayMinSize(1)
   lists: number[];
 
@@ -92,6 +93,7 @@ export class UnsubscribeDto {
     description: 'From a mail link',
   })
   @OptionalNotNull()
+  @Checked('other fields', 'Required, except with the site’s key and `email`.')
   @IsString()
   @MaxLength(200)
   @Matches(TOKEN_PATTERN, { message: TOKEN_MESSAGE })
@@ -108,7 +110,7 @@ export class UnsubscribeDto {
 
   @ApiPropertyOptional({ type: 'integer', example: 1, description: 'Leave this list only; absent: every list' })
   @OptionalNotNull()
-  @Transform(toInteger)
+  @Transform(fromForm(toInteger))
   @IsInt()
   @Min(1)
   @Max(Number.MAX_SAFE_INTEGER)
@@ -116,7 +118,7 @@ export class UnsubscribeDto {
 
   @ApiPropertyOptional({ example: true, description: 'Leave every list (the default when `listId` is absent)' })
   @OptionalNotNull()
-  @Transform(formBoolean)
+  @Transform(fromForm(toBoolean))
   @IsBoolean()
   all?: boolean;
 

@@ -6,6 +6,7 @@ import { CursorQueryDto } from '../../common/pagination/page';
 import { EnrollmentStatus } from '../entities/series-enrollment.entity';
 import { SeriesStepEntity } from '../entities/series-step.entity';
 import { SERIES_STATUSES, SeriesEntity, type SeriesStatus } from '../entities/series.entity';
+import { Checked } from '../../common/input/checked';
 
 export const SERIES_LIMITS = {
   name: 200,
@@ -27,6 +28,7 @@ export class SeriesStepDto {
   @OptionalNotNull()
   @IsInt()
   @Min(1)
+  @Checked('stored data', 'Names a step of this series; absent: a new step.')
   @Max(Number.MAX_SAFE_INTEGER)
   id?: number;
 
@@ -68,6 +70,7 @@ export class SeriesStepDto {
   })
   @OptionalNotNull()
   @IsInt()
+  @Checked('stored data', 'Names an email template of this site of type `newsletter.series`.')
   @Min(1)
   @Max(Number.MAX_SAFE_INTEGER)
   templateId?: number;
@@ -87,6 +90,7 @@ export class CreateSeriesDto {
     description: 'Lists of the site: who becomes active on one of them from now on is enrolled',
   })
   @ArrayMinSize(1)
+  @Checked('stored data', 'Each id names a list of this site.')
   @IsIdSet(SERIES_LIMITS.lists)
   listIds: number[];
 
@@ -122,6 +126,7 @@ export class UpdateSeriesDto {
     description: 'Replaces the trigger lists',
   })
   @OptionalNotNull()
+  @Checked('stored data', 'Each id names a list of this site.')
   @ArrayMinSize(1)
   @IsIdSet(SERIES_LIMITS.lists)
   listIds?: number[];

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, Max, Min } from 'class-validator';
-import { IsTimestamp, MAX_ID, toInteger } from '../../common/input/dto-rules';
+import { IsTimestamp, MAX_ID, toBoolean, toInteger } from '../../common/input/dto-rules';
 import { CAMPAIGN_STATUSES, type CampaignStatus } from '../entities/campaign.entity';
 
 export class StatisticsQueryDto {
@@ -36,7 +36,7 @@ export class StatisticsQueryDto {
 
   @ApiPropertyOptional({ description: 'Count machines’ opens and clicks in the rates too (absent: false)' })
   @IsOptional()
-  @Transform(({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value))
+  @Transform(toBoolean)
   @IsBoolean()
   includeMachines?: boolean;
 }

@@ -18,6 +18,7 @@ import { IsMailAddress } from '../../common/input/mail-rules';
 import { CursorQueryDto } from '../../common/pagination/page';
 import { MEMBERSHIP_STATUSES, type MembershipStatus } from '../entities/membership.entity';
 import { DELIVERABILITIES, SubscriptionEntity, type Deliverability } from '../entities/subscription.entity';
+import { Checked } from '../../common/input/checked';
 
 /** Addresses are compared and stored trimmed and in lower case. */
 export const normaliseEmail = ({ value }: { value: unknown }) =>
@@ -158,10 +159,12 @@ export class ByEmailQueryDto {
 
 export class ListMembershipDto {
   @ApiPropertyOptional({ type: [Number], example: [1], description: 'Lists to join (at most 100)' })
+  @Checked('other fields', 'Add or remove at least one list; each id names a list of this site.')
   @OptionalNotNull()
   @IsIdSet(100)
   add?: number[];
 
+  @Checked('other fields', 'Add or remove at least one list; each id names a list of this site.')
   @ApiPropertyOptional({ type: [Number], example: [2], description: 'Lists to leave: the membership is removed' })
   @OptionalNotNull()
   @IsIdSet(100)
@@ -185,6 +188,7 @@ export class ListMembershipDto {
 }
 
 export class ChangeStatusDto {
+  @Checked('other fields', 'Give `status`, `deliverability` or both.')
   @ApiPropertyOptional({
     enum: ['unsubscribed'],
     description: 'Memberships to move (only `unsubscribed`: an operator never subscribes anyone back)',
@@ -196,9 +200,11 @@ export class ChangeStatusDto {
   @ApiPropertyOptional({ type: [Number], example: [1], description: 'The lists of `status`; absent: all its lists' })
   @OptionalNotNull()
   @IsIdSet(100)
+  @Checked('other fields', 'Goes with `status`; each id names a list of this site.')
   @ArrayMinSize(1)
   listIds?: number[];
 
+  @Checked('other fields', 'Give `status`, `deliverability` or both.')
   @ApiPropertyOptional({ enum: DELIVERABILITIES, description: "The address's deliverability" })
   @OptionalNotNull()
   @IsIn(DELIVERABILITIES)

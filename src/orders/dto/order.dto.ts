@@ -20,6 +20,7 @@ import { IsHeaderText, IsMailAddress } from '../../common/input/mail-rules';
 import { CursorQueryDto } from '../../common/pagination/page';
 import { FULFILLMENT_STATUSES, type FulfillmentStatus, PAYMENT_STATUSES, type PaymentStatus } from '../order-status';
 import { declareSchemaRule } from '../../common/http/openapi-rules';
+import { Checked } from '../../common/input/checked';
 
 /** At most this many lines an order, and units a line. */
 export const MAX_LINES = 100;
@@ -60,9 +61,15 @@ const IsMetadata = () =>
 
 const REGIONS = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
 
+/** Every two-letter code Node's ICU data names: the one list the validator and the document's enum use. */
+const COUNTRY_CODES: readonly string[] = Array.from({ length: 26 * 26 }, (_, i) =>
+  String.fromCharCode(65 + Math.floor(i / 26), 65 + (i % 26)),
+).filter((code) => REGIONS.of(code) !== undefined);
+const COUNTRIES = new Set(COUNTRY_CODES);
+
 declareSchemaRule('isCountry', {
-  schema: { type: 'string', pattern: '^[A-Z]{2}$' },
-  described: 'A country code that exists (ISO 3166-1).',
+  schema: { type: 'string', enum: [...COUNTRY_CODES] },
+  described: 'An ISO 3166-1 alpha-2 country code, upper case.',
 });
 
 /** An ISO 3166-1 alpha-2 country code, upper case, that Node's ICU data knows (`FR`, `US`). */
@@ -70,8 +77,7 @@ const IsCountry = () =>
   ValidateBy({
     name: 'isCountry',
     validator: {
-      validate: (value: unknown) =>
-        typeof value === 'string' && /^[A-Z]{2}$/.test(value) && REGIONS.of(value) !== undefined,
+      validate: (value: unknown) => typeof value === 'string' && COUNTRIES.has(value),
       defaultMessage: () => 'must be an ISO 3166-1 alpha-2 country code in upper case, such as FR',
     },
   });
@@ -83,6 +89,7 @@ export class OrderLineRequestDto {
   @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 7, description: 'A published product' })
   @IsInt()
   @Min(1)
+  @Checked('stored data', 'Names a product of this site that is for sale.')
   @Max(MAX_ID)
   productId: number;
 
@@ -94,6 +101,7 @@ export class OrderLineRequestDto {
     description: 'One of its variants; absent: the product itself',
   })
   @OptionalNotNull()
+  @Checked('stored data', 'Names a variant of that product.')
   @IsInt()
   @Min(1)
   @Max(MAX_ID)
@@ -186,6 +194,7 @@ export class CreateOrderDto {
   @OptionalNotNull()
   @IsObject()
   @ValidateNested()
+  @Checked('credential', "Required with a key; a site user's session orders as that user.")
   @Type(() => CustomerDto)
   customer?: CustomerDto;
 
@@ -285,6 +294,7 @@ const CHANGE_STATUSES = ['fulfilled', 'canceled'] as const;
 
 /** A change of fulfillment: a shipment, or a status; exactly one of them. */
 export class UpdateFulfillmentDto {
+  @Checked('other fields', 'Exactly one of `shipment` or `status`.')
   @ApiPropertyOptional({
     type: ShipmentDto,
     description: 'A parcel sent: moves the order to partially_fulfilled or fulfilled',
@@ -295,6 +305,7 @@ export class UpdateFulfillmentDto {
   @Type(() => ShipmentDto)
   shipment?: ShipmentDto;
 
+  @Checked('other fields', 'Exactly one of `shipment` or `status`.')
   @ApiPropertyOptional({
     enum: CHANGE_STATUSES,
     description:

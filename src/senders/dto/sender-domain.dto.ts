@@ -14,6 +14,7 @@ const toHostname = ({ value }: { value: unknown }) => {
 };
 
 declareSchemaRule('isSenderHostname', {
+  schema: { format: 'hostname' },
   described:
     'Checked after lower-casing and conversion to ASCII: two labels or more, the last not all digits, at most 253 characters.',
 });

@@ -3,6 +3,7 @@ import { IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'cl
 import { IsTimestamp, OptionalNotNull } from '../../common/input/dto-rules';
 import { CursorQueryDto } from '../../common/pagination/page';
 import { CREDIT_KINDS, type CreditKind, CreditEntryEntity } from '../entities/credit-entry.entity';
+import { Checked } from '../../common/input/checked';
 
 export const MAX_CREDITS = 1_000_000_000;
 
@@ -27,6 +28,7 @@ export class GrantCreditsDto {
     description: 'When what is left of the grant stops counting; absent or null: never',
   })
   @IsOptional()
+  @Checked('time', 'In the future.')
   @IsTimestamp()
   expiresAt?: Date | null;
 

@@ -24,8 +24,14 @@ import { declareSchemaRule } from '../../common/http/openapi-rules';
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 const other = (args: ValidationArguments) => (args.object as Record<string, unknown>)[args.constraints[0] as string];
 
-declareSchemaRule('notTogetherWith', ([field]) => ({ described: `Not together with \`${String(field)}: true\`.` }));
-declareSchemaRule('onlyWith', ([field]) => ({ described: `Only with \`${String(field)}: true\`.` }));
+declareSchemaRule('notTogetherWith', ([field]) => ({
+  described: `Not together with \`${String(field)}: true\`.`,
+  checked: 'other fields',
+}));
+declareSchemaRule('onlyWith', ([field]) => ({
+  described: `Only with \`${String(field)}: true\`.`,
+  checked: 'other fields',
+}));
 
 /** `true` here and `true` in `field` together are refused. */
 const NotTogetherWith = (field: string) =>

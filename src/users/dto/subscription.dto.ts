@@ -12,6 +12,7 @@ import {
 } from '../subscription-status';
 import { SubscriptionEntryEntity } from '../entities/subscription-entry.entity';
 import { SubscriptionEntryDto, toSubscriptionEntry } from './subscription-charge.dto';
+import { Checked } from '../../common/input/checked';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -56,6 +57,7 @@ export class PauseSubscriptionDto {
     example: '2027-02-01T00:00:00.000Z',
     description: 'When it resumes by itself (a queued job); absent: until resumed',
   })
+  @Checked('time', 'In the future.')
   @OptionalNotNull()
   @IsTimestamp()
   resumesAt?: Date;
@@ -83,11 +85,13 @@ export class ChangeMyPlanDto {
   @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 9, description: 'A recurring product' })
   @IsInt()
   @Min(1)
+  @Checked('stored data', 'Names a recurring product of this site.')
   @Max(MAX_ID)
   productId: number;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 14 })
   @OptionalNotNull()
+  @Checked('stored data', 'Names a variant of that product.')
   @IsInt()
   @Min(1)
   @Max(MAX_ID)

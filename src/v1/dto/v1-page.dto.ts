@@ -19,57 +19,68 @@ import { CONTENT_STATUSES, type ContentStatus } from '../../content/content.serv
 import { AuthorDto, CONTENT_TYPE_PATTERN, CreateContentDto, UpdateContentDto } from '../../content/dto/content.dto';
 import type { PageView } from '../v1-pages.service';
 import { toV1MediaItem, V1MediaItemDto } from './v1-media.dto';
+import { Checked } from '../../common/input/checked';
 
 const TYPE_MESSAGE = 'must be 1-40 lower-case letters, digits, - or _, starting with a letter';
 
 /** The body fields both forms share, in both namings. */
 class V1PageFieldsDto {
+  @Checked('other fields', 'Required on create, under this name or `post_title`.')
   @ApiPropertyOptional({ example: 'About us' })
   @OptionalNotNull()
   @IsString()
   @IsNotEmpty()
   @MaxLength(500)
   title?: string;
+  @Checked('other fields', 'Agrees with `title` when both are given.')
   @ApiPropertyOptional({ example: 'About us', description: 'Older name of title' })
   @OptionalNotNull()
   @IsString()
   @IsNotEmpty()
   @MaxLength(500)
   post_title?: string;
+  @Checked('other fields', 'Required on create, under this name or `post_content`.')
   @ApiPropertyOptional({ example: '<p>Hello</p>' })
   @OptionalNotNull()
   @IsString()
   @MaxLength(1_000_000)
   content?: string;
+  @Checked('other fields', 'Agrees with `content` when both are given.')
   @ApiPropertyOptional({ description: 'Older name of content' })
   @OptionalNotNull()
   @IsString()
   @MaxLength(1_000_000)
   post_content?: string;
   @ApiPropertyOptional({ example: 'A short summary' }) @OptionalNotNull() @IsString() @MaxLength(5000) excerpt?: string;
+  @Checked('other fields', 'Agrees with `excerpt` when both are given.')
   @ApiPropertyOptional({ description: 'Older name of excerpt' })
   @OptionalNotNull()
   @IsString()
   @MaxLength(5000)
   post_excerpt?: string;
+  @Checked('other fields', 'Required on create, under this name or `post_type`.')
   @ApiPropertyOptional({ example: 'post' })
   @OptionalNotNull()
   @IsString()
   @Matches(CONTENT_TYPE_PATTERN, { message: TYPE_MESSAGE })
   page_type?: string;
+  @Checked('other fields', 'Agrees with `page_type` when both are given.')
   @ApiPropertyOptional({ description: 'Older name of page_type' })
   @OptionalNotNull()
   @IsString()
   @Matches(CONTENT_TYPE_PATTERN, { message: TYPE_MESSAGE })
   post_type?: string;
+  @Checked('other fields', '`scheduled` needs a future `date`.')
   @ApiPropertyOptional({ enum: CONTENT_STATUSES, description: '`scheduled` needs a future date' })
   @OptionalNotNull()
   @IsIn(CONTENT_STATUSES)
   page_status?: ContentStatus;
+  @Checked('other fields', 'Agrees with `page_status` when both are given.')
   @ApiPropertyOptional({ enum: CONTENT_STATUSES, description: 'Older name of page_status' })
   @OptionalNotNull()
   @IsIn(CONTENT_STATUSES)
   post_status?: ContentStatus;
+  @Checked('time', 'In the past, or in the future with `page_status` `scheduled`.')
   @ApiPropertyOptional({
     example: '2024-01-01T09:00:00.000Z',
     description: 'Publication date; future only with page_status scheduled',
@@ -77,7 +88,12 @@ class V1PageFieldsDto {
   @OptionalNotNull()
   @IsTimestamp()
   date?: Date;
-  @ApiPropertyOptional({ description: 'Older name of date' }) @OptionalNotNull() @IsTimestamp() post_date?: Date;
+  @Checked('other fields', 'Agrees with `date` when both are given.')
+  @Checked('time', 'In the past, or in the future with `page_status` `scheduled`.')
+  @ApiPropertyOptional({ description: 'Older name of date' })
+  @OptionalNotNull()
+  @IsTimestamp()
+  post_date?: Date;
 
   @ApiPropertyOptional({ example: 'news', description: 'Put in front of the slug with a dash' })
   @OptionalNotNull()
@@ -103,6 +119,7 @@ class V1PageFieldsDto {
   @ApiPropertyOptional() @OptionalNotNull() @IsString() @MaxLength(200) template?: string;
   @ApiPropertyOptional() @OptionalNotNull() @IsString() @MaxLength(2048) thumbnail?: string;
   @ApiPropertyOptional() @OptionalNotNull() @IsString() @MaxLength(5000) description?: string;
+  @Checked('stored data', 'Each id names a media item of this site.')
   @ApiPropertyOptional({ type: [Number], description: 'Media ids of the site' })
   @OptionalNotNull()
   @IsIdSet()

@@ -27,6 +27,7 @@ import type { ProductView } from '../../catalog/products.service';
 import type { MediaView } from '../../media/media.service';
 import { toV1MediaItem, V1MediaItemDto } from './v1-media.dto';
 import { declareSchemaRule } from '../../common/http/openapi-rules';
+import { Checked } from '../../common/input/checked';
 
 const TAX_BEHAVIORS = ['exclusive', 'inclusive', 'unspecified'] as const;
 const INTERVALS = ['day', 'week', 'month', 'year'] as const;
@@ -84,12 +85,17 @@ export class V1ProductFieldsDto {
   @IsString()
   @MaxLength(20_000)
   description?: string;
+  @Checked(
+    'other fields',
+    'In major units, with no more decimals than the currency has; agrees with `unit_amount` when both are given.',
+  )
   @ApiPropertyOptional({ example: 18, description: 'Major units (18.5 EUR); the same amount as unit_amount' })
   @OptionalNotNull()
   @IsNumber({ allowNaN: false, allowInfinity: false })
   @Min(0)
   @Max(MAX_AMOUNT)
   price?: number;
+  @Checked('other fields', 'In minor units; agrees with `price` when both are given.')
   @ApiPropertyOptional({ type: 'integer', example: 1800, description: 'Minor units (cents)' })
   @OptionalNotNull()
   @IsInt()
@@ -113,6 +119,7 @@ export class V1ProductFieldsDto {
   @IsOptional()
   @IsInt()
   @Min(1)
+  @Checked('stored data', 'Names a product category of this site.')
   @Max(MAX_ID)
   product_category_id?: number | null;
   @ApiPropertyOptional({ type: String, nullable: true, example: 'standard', description: 'The tax code' })
@@ -154,6 +161,7 @@ export class V1ProductFieldsDto {
   @IsString()
   @MaxLength(500)
   processor_description?: string;
+  @Checked('stored data', 'Each id names a media item of this site.')
   @ApiPropertyOptional({ type: [Number], description: 'Media ids of the site' })
   @OptionalNotNull()
   @IsIdSet()
@@ -168,6 +176,7 @@ export class V1UpdateProductDto extends V1ProductFieldsDto {}
 
 /** The `variant` object of `PUT …/variant`: option names and values, and the variant's own price, stock, SKU. */
 export class V1VariantInputDto {
+  @Checked('stored data', "Agrees with the product's option1 once it has one.")
   @ApiPropertyOptional({
     ...OPTION,
     example: 'Size',
@@ -184,6 +193,7 @@ export class V1VariantInputDto {
   @IsNotEmpty()
   @MaxLength(100)
   option1_value?: string | null;
+  @Checked('stored data', "Agrees with the product's option2 once it has one.")
   @ApiPropertyOptional({ ...OPTION, example: null })
   @IsOptional()
   @IsString()
@@ -196,6 +206,7 @@ export class V1VariantInputDto {
   @IsNotEmpty()
   @MaxLength(100)
   option2_value?: string | null;
+  @Checked('stored data', "Agrees with the product's option3 once it has one.")
   @ApiPropertyOptional({ ...OPTION, example: null })
   @IsOptional()
   @IsString()
@@ -208,12 +219,17 @@ export class V1VariantInputDto {
   @IsNotEmpty()
   @MaxLength(100)
   option3_value?: string | null;
+  @Checked(
+    'other fields',
+    'In major units, with no more decimals than the currency has; agrees with `unit_amount` when both are given.',
+  )
   @ApiPropertyOptional({ example: 20, description: "Major units; absent: the product's price" })
   @OptionalNotNull()
   @IsNumber({ allowNaN: false, allowInfinity: false })
   @Min(0)
   @Max(MAX_AMOUNT)
   price?: number;
+  @Checked('other fields', 'In minor units; agrees with `price` when both are given.')
   @ApiPropertyOptional({ type: 'integer', example: 2000 })
   @OptionalNotNull()
   @IsInt()

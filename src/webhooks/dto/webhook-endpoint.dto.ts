@@ -19,15 +19,25 @@ import {
   type EndpointStatus,
   WebhookEndpointEntity,
 } from '../entities/webhook-endpoint.entity';
-import { eventTypeProblem, headersProblem, MASKED_HEADER_VALUE, maskHeaders, MAX_HEADERS } from '../webhook-rules';
+import {
+  eventTypeChoices,
+  eventTypeProblem,
+  headersProblem,
+  MASKED_HEADER_VALUE,
+  maskHeaders,
+  MAX_HEADERS,
+  urlProblem,
+} from '../webhook-rules';
+import { Checked } from '../../common/input/checked';
 import { declareSchemaRule } from '../../common/http/openapi-rules';
 
 const MAX_EVENT_TYPES = 100;
 
-declareSchemaRule('isEventTypeList', {
-  schema: { type: 'array', items: { type: 'string' } },
-  described: 'Each an event type of the catalogue, `<prefix>.*` or `*`.',
-});
+// The catalogue is complete once every module is loaded: read when the document is built.
+declareSchemaRule('isEventTypeList', () => ({
+  schema: { type: 'array', items: { type: 'string', enum: eventTypeChoices() } },
+}));
+declareSchemaRule('isEndpointUrl', { schema: { type: 'string', format: 'uri', pattern: '^https?://' } });
 declareSchemaRule('isWebhookHeaders', {
   schema: { type: 'object', maxProperties: MAX_HEADERS, additionalProperties: { type: 'string', maxLength: 1000 } },
   described: 'Names are RFC 9110 tokens, each once; values are printable ASCII on one line.',
@@ -49,6 +59,16 @@ const IsEventTypeList = (options?: ValidationOptions) =>
     },
     options,
   );
+
+/** An absolute http(s) URL without credentials or a fragment; the scheme the server allows and the host's addresses are the service's. */
+const IsEndpointUrl = () =>
+  ValidateBy({
+    name: 'isEndpointUrl',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && urlProblem(value, true) === null,
+      defaultMessage: (args) => (typeof args?.value === 'string' && urlProblem(args.value, true)) || 'must be a URL',
+    },
+  });
 
 /** Header names and values an endpoint may add to its requests. */
 const IsWebhookHeaders = () =>
@@ -112,22 +132,27 @@ class WebhookEndpointFieldsDto {
 
 const URL_DOC = {
   example: 'https://hooks.example.com/sitebase',
-  description: 'https:// (http:// only where the server allows it); no credentials; a public address',
+  description: 'An absolute https:// URL without credentials or a fragment',
   maxLength: 2000,
 };
+const URL_CHECKED = 'http:// only where the server allows it; the host must resolve to public addresses.';
 
 export class CreateWebhookEndpointDto extends WebhookEndpointFieldsDto {
   @ApiProperty(URL_DOC)
+  @Checked('configuration', URL_CHECKED)
   @IsString()
   @MaxLength(2000)
+  @IsEndpointUrl()
   url: string;
 }
 
 export class UpdateWebhookEndpointDto extends WebhookEndpointFieldsDto {
   @ApiPropertyOptional(URL_DOC)
+  @Checked('configuration', URL_CHECKED)
   @OptionalNotNull()
   @IsString()
   @MaxLength(2000)
+  @IsEndpointUrl()
   url?: string;
 }
 
