@@ -250,8 +250,8 @@ describe('POST /api/v2/sites/:siteName/email/send over real SMTP', () => {
         'a template and a subject',
         { to: [{ email: 'a@example.com' }], templateType: 'custom', subject: 'x', data: {} },
         400,
-        'invalid_mail',
-        null,
+        'validation_failed',
+        'templateType',
       ],
       [
         'a subject without a body',

@@ -79,6 +79,9 @@ describe('OpenAPI request schemas are the validators’ rules', () => {
       const target = m.each ? deref(own.items) : own;
       for (const [key, value] of Object.entries(rule.schema ?? {})) {
         explain(m.each ? 'items' : 'self', key, value);
+        // A rule on the whole array may say what its items are (the event catalogue's enum).
+        if (key === 'items' && !m.each && typeof value === 'object' && value !== null)
+          for (const [inner, v] of Object.entries(value)) explain('items', inner, v);
         if (nested && !m.each && key === 'type') continue;
         if (key === 'type' && value === 'number' && target?.type === 'integer') continue;
         if (key === 'minLength' && target?.type !== 'string') continue;

@@ -104,6 +104,9 @@ export async function loadOperations(server: Server): Promise<{ doc: OpenApiDocu
 }
 
 export function resolve(doc: OpenApiDocument, schema: Schema): Schema {
+  // A reference wrapped to carry a description or a mark (`allOf` of one): the referenced schema.
+  const only = (schema as { allOf?: Schema[] }).allOf;
+  if (!schema.$ref && only?.length === 1 && only[0].$ref) return resolve(doc, only[0]);
   if (!schema.$ref) return schema;
   const name = schema.$ref.replace('#/components/schemas/', '');
   const found = doc.components.schemas[name];

@@ -166,6 +166,31 @@ export function idFor(f: ResourceFixtures, path: string): number {
   throw new Error(`no fixture id for ${path}: add one to test/support/resource-fixtures.ts`);
 }
 
+/**
+ * The fixture a body property that must name stored data (`x-sitebase-checked: stored data`)
+ * can take, by the property's name: what a generated valid body puts there most of the time.
+ */
+export function bodyIdFor(f: ResourceFixtures, property: string): number | undefined {
+  const { ids } = f;
+  const byName: Record<string, number> = {
+    listIds: ids.newsletterList,
+    lists: ids.newsletterList,
+    add: ids.newsletterList,
+    remove: ids.newsletterList,
+    listId: ids.newsletterList,
+    templateId: ids.template,
+    categoryIds: ids.category,
+    tagIds: ids.tag,
+    attachmentIds: ids.media,
+    attachment_ids: ids.media,
+    productId: ids.product,
+    variantId: ids.variant,
+    categoryId: ids.productCategory,
+    product_category_id: ids.productCategory,
+  };
+  return byName[property];
+}
+
 /** What a path parameter of this operation takes. */
 export function paramValue(f: ResourceFixtures, op: Operation, name: string): string {
   const { ids, tenant } = f;

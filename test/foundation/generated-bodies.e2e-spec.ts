@@ -1,0 +1,179 @@
+import fc from 'fast-check';
+import request from 'supertest';
+import { ROUTE_COSTS } from '../../src/common/http/route-costs';
+import { startApp, TestApp } from '../support/app';
+import { snapshotDatabase } from '../support/db-snapshot';
+import { fakeDns } from '../support/dns';
+import { filesUnder, tempMediaDir } from '../support/files';
+import { loadOperations, OpenApiDocument, Operation, resolve, Schema } from '../support/openapi-operations';
+import { expectProblem } from '../support/problem';
+import { bodyIdFor, operationUrl, ResourceFixtures, seedResources } from '../support/resource-fixtures';
+import { brokenBody, BrokenBody, validValue } from '../support/schema-arbitrary';
+import { createTenant } from '../support/tenant';
+
+/*
+ * The two generated directions of the input rules (docs/testing.md, "Generated bodies"), over
+ * every operation of the document that takes a JSON body:
+ *
+ * - a body the document's schema calls valid is accepted: a 2xx, a documented business 4xx
+ *   (404, 409, 412, 422, 429 …), or a 400 whose every error names a property the document marks
+ *   `x-sitebase-checked` (a rule against other fields or stored data, said in its description);
+ * - a valid body with one documented constraint broken is a 400 naming that property, and
+ *   changes nothing (every table, outbox included, and every stored file).
+ */
+
+const SEED = 30;
+/** Refusals of the caller's credential: a valid body with a good key or session never meets them. */
+const CREDENTIAL_CODES = [
+  'missing_credential',
+  'missing_api_key',
+  'invalid_api_key',
+  'missing_session',
+  'invalid_session',
+];
+const VALID_PER_OPERATION = 6;
+const BROKEN_PER_OPERATION = 8;
+
+type Doc = OpenApiDocument;
+
+describe('generated bodies: valid ones are accepted, one broken constraint is a 400', () => {
+  const media = tempMediaDir('generated');
+  let t: TestApp;
+  let doc: Doc;
+  let operations: Operation[];
+  let fixtures: ResourceFixtures;
+  let sent = 0;
+  let summary = '';
+
+  beforeAll(async () => {
+    const unlimited = Object.fromEntries(
+      [
+        'RATE_LIMIT_KEY_MAX',
+        'RATE_LIMIT_SESSION_MAX',
+        ...Object.values(ROUTE_COSTS).flatMap((c) => [c.max, c.concurrency]),
+        'NEWSLETTER_ACCOUNT_IMPORTS_MAX',
+      ].map((name) => [name, '0']),
+    );
+    t = await startApp({
+      env: { MEDIA_LOCAL_DIR: media.dir, RATE_LIMIT_PUBLIC_MAX: '1000000', ...unlimited },
+      extraModules: [fakeDns().module],
+      freshDatabase: 'generated-bodies',
+    });
+    const loaded = await loadOperations(t.server);
+    doc = loaded.doc;
+    // A fulfillment provider's notification is authenticated by its signature over the body, not
+    // by a key (orders' own tests sign them): a generated body never reaches its validation.
+    operations = loaded.operations.filter(
+      (op) => op.body === 'json' && op.schema && !op.path.endsWith('/orders/fulfillment-notifications'),
+    );
+  });
+
+  afterAll(async () => {
+    console.log(`generated bodies: ${sent} requests over ${operations?.length ?? 0} operations; ${summary}`);
+    await t?.close();
+    media.remove();
+  });
+
+  async function send(f: ResourceFixtures, op: Operation, body: unknown): Promise<request.Response> {
+    let r = request(t.server)[op.method](operationUrl(f, op));
+    r = op.sessionOnly ? r.set('authorization', `Bearer ${f.sessionToken}`) : r.set('x-api-key', f.tenant.key);
+    sent++;
+    return r.set('content-type', 'application/json').send(JSON.stringify(body));
+  }
+
+  /** The schema of a property path of a body (`a.b`, array indexes skipped). */
+  function schemaAt(op: Operation, path: string): (Schema & { 'x-sitebase-checked'?: string[] }) | undefined {
+    let s: Schema | undefined = op.schema;
+    for (const key of path.split('.')) {
+      if (!s) return undefined;
+      s = resolve(doc, s);
+      if (/^\d+$/.test(key) && s.items) s = s.items;
+      else s = s.properties?.[key];
+    }
+    return s && { ...s, ...resolve(doc, s) };
+  }
+
+  /** Whether the document says a property is checked beyond its schema (other fields, stored data). */
+  const checkedBeyondSchema = (op: Operation, path: string) => {
+    // A rule on the body as a whole (the stored resource must be ready for the action).
+    if ((op.schema as { 'x-sitebase-checked'?: string[] })['x-sitebase-checked']) return true;
+    const parts = path.split('.');
+    // A rule on an array item or a nested member is marked on the member, or on its container.
+    return parts.some((_, i) => schemaAt(op, parts.slice(0, i + 1).join('.'))?.['x-sitebase-checked'] !== undefined);
+  };
+
+  it('finds the operations that take a JSON body', () => {
+    expect(operations.length).toBeGreaterThanOrEqual(60);
+  });
+
+  it('one broken constraint: a 400 naming the property, and nothing changes', async () => {
+    const f = await seedResources(t, await createTenant(t), 1);
+    const cases: Array<{ op: Operation; broken: BrokenBody }> = [];
+    for (const op of operations)
+      for (const broken of fc.sample(brokenBody(doc, op.schema!), { seed: SEED, numRuns: BROKEN_PER_OPERATION }))
+        cases.push({ op, broken });
+    const before = { db: await snapshotDatabase(t.db), files: filesUnder(media.dir) };
+    const failures: string[] = [];
+    for (const { op, broken } of cases) {
+      const res = await send(f, op, broken.body);
+      try {
+        expectProblem(res, 400, 'validation_failed');
+        const paths = ((res.body.errors ?? []) as Array<{ path: string }>).map((e) => e.path);
+        expect(paths.some((p) => p === broken.path || p.startsWith(`${broken.path}.`))).toBe(true);
+      } catch {
+        failures.push(
+          `${op.label} broke ${broken.broke} at ${broken.path}: ${JSON.stringify(broken.body).slice(0, 200)} -> ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`,
+        );
+      }
+    }
+    expect(failures).toEqual([]);
+    expect({ db: await snapshotDatabase(t.db), files: filesUnder(media.dir) }).toEqual(before);
+    expect(cases.length).toBeGreaterThan(operations.length * 3);
+  });
+
+  it('valid bodies: accepted, or refused only by a documented rule or a documented business status', async () => {
+    fixtures = await seedResources(t, await createTenant(t));
+    const failures: string[] = [];
+    let accepted = 0;
+    let byMark = 0;
+    for (const op of operations) {
+      const bodies = fc.sample(
+        validValue(doc, op.schema!, 0, (name) => bodyIdFor(fixtures, name)),
+        { seed: SEED, numRuns: VALID_PER_OPERATION },
+      );
+      for (const body of bodies) {
+        const res = await send(fixtures, op, body);
+        const where = `${op.label} ${JSON.stringify(body).slice(0, 300)} -> ${res.status} ${JSON.stringify(res.body).slice(0, 400)}`;
+        if (res.status >= 200 && res.status < 300) {
+          accepted++;
+          continue;
+        }
+        if (res.status >= 500 || !op.responses.includes(res.status)) {
+          failures.push(`undocumented: ${where}`);
+          continue;
+        }
+        if (res.status === 413 || res.status === 415 || CREDENTIAL_CODES.includes(res.body?.code)) {
+          failures.push(`refused a valid request: ${where}`);
+          continue;
+        }
+        // A signed token the schema cannot make (a mail link's): refused for its signature.
+        if (res.status === 400 && res.body?.code === 'invalid_token') continue;
+        if (res.status === 400) {
+          const paths = ((res.body.errors ?? []) as Array<{ path?: string }>).map((e) => e.path ?? '');
+          const unexplained = paths.filter((p) => !checkedBeyondSchema(op, p));
+          byMark++;
+          if (paths.length === 0 || unexplained.length > 0)
+            failures.push(
+              `400 on a valid body, by a rule the document does not mark (${unexplained.join(', ')}): ${where}`,
+            );
+        }
+      }
+    }
+    const total = operations.length * VALID_PER_OPERATION;
+    summary = `${accepted} of ${total} valid bodies accepted, ${byMark} refused by a marked rule`;
+    expect(failures).toEqual([]);
+    // Valid bodies mostly do what they ask: a mark explains a refusal, it is not a way out.
+    expect(accepted).toBeGreaterThan(total / 3);
+    expect(accepted).toBeGreaterThan(byMark);
+  });
+});
