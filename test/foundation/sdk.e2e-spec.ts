@@ -322,5 +322,11 @@ async function problemOf(call: Promise<unknown>): Promise<SitebaseProblem> {
 }
 
 function product(i: number) {
-  return { name: `SDK product ${i}`, unitAmount: 1000 + i, currency: 'EUR' as const, quantityAvailable: 10, recurring: null };
+  return {
+    name: `SDK product ${i}`,
+    unitAmount: 1000 + i,
+    currency: 'EUR' as const,
+    quantityAvailable: 10,
+    recurring: null,
+  };
 }

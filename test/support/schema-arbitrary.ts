@@ -62,11 +62,7 @@ function stringValue(s: FullSchema): fc.Arbitrary<string> {
       .stringMatching(generable)
       .filter(
         (v) =>
-          re.test(v) &&
-          v.length >= Math.max(min, 1) &&
-          v.length <= max &&
-          v.trim() === v &&
-          !/[\p{Cc}\p{Cs}]/u.test(v),
+          re.test(v) && v.length >= Math.max(min, 1) && v.length <= max && v.trim() === v && !/[\p{Cc}\p{Cs}]/u.test(v),
       );
   }
   return text(min, max);
