@@ -16,8 +16,13 @@ describe('schemaRuleOf', () => {
     expect(schemaRuleOf('matches', ['^[a-z]+$', 'i'])).toEqual({ described: 'Matches `/^[a-z]+$/i`.' });
   });
 
-  it('describes date bounds, which no 3.0 keyword carries', () => {
-    expect(schemaRuleOf('minDate', [() => new Date()])).toEqual({ described: 'Not before the time of the request.' });
+  it('describes date bounds, which no 3.0 keyword carries; one computed at each request is checked against the time', () => {
+    expect(schemaRuleOf('minDate', [() => new Date()])).toEqual({
+      described: 'Not before the time of the request.',
+      checked: 'time',
+    });
+    const fixed = new Date('2020-01-01T00:00:00.000Z');
+    expect(schemaRuleOf('maxDate', [fixed])).toEqual({ described: 'Not after 2020-01-01T00:00:00.000Z.' });
   });
 
   it('knows a custom rule only once it is declared, and refuses to redeclare a built-in one', () => {
