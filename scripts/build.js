@@ -15,13 +15,16 @@ const started = process.hrtime.bigint();
 const seconds = () => (Number(process.hrtime.bigint() - started) / 1e9).toFixed(1);
 
 let lineOpen = false;
-/** The one line the build prints; diagnostics, if any, start on a line of their own. */
+/**
+ * The one line the build prints, on stderr (stdout stays the program's: `npm run -s key` prints
+ * only the key there); diagnostics, if any, start on a line of their own.
+ */
 function say(text, end = false) {
-  process.stdout.write(text + (end ? '\n' : ''));
+  process.stderr.write(text + (end ? '\n' : ''));
   lineOpen = !end;
 }
 function breakLine() {
-  if (lineOpen) process.stdout.write('\n');
+  if (lineOpen) process.stderr.write('\n');
   lineOpen = false;
 }
 
