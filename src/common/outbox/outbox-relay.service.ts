@@ -271,7 +271,11 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
         for (const fn of targets) await fn(em, event, batch);
         await sql(em, 'RELEASE SAVEPOINT outbox_event');
         done.push(row.id);
-        for (const key of asked) askers.set(key, [...(askers.get(key) ?? []), row.id]);
+        for (const key of asked) {
+          const list = askers.get(key);
+          if (list) list.push(row.id);
+          else askers.set(key, [row.id]);
+        }
       } catch (err) {
         await sql(em, 'ROLLBACK TO SAVEPOINT outbox_event');
         for (const key of added) deferred.delete(key);
