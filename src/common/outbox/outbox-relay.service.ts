@@ -167,7 +167,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     let rest = failed.claimed.map((e) => e.id);
     let pass = failed;
     let error = err;
-    for (let retry = 0; pass.culprits && retry < RETRIES_WITHOUT_CULPRITS; retry++) {
+    for (let retry = 0; pass.culprits?.length && retry < RETRIES_WITHOUT_CULPRITS; retry++) {
       const culprits = new Set(pass.culprits);
       await this.chargeApart(pass.culprits, pass.cause ?? error, now);
       rest = rest.filter((id) => !culprits.has(id));
@@ -182,6 +182,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     }
     // Nothing names the event that failed the batch: each goes alone, and the one that fails is counted.
     for (const id of rest) {
+      if (this.stopped) return; // the rest stays pending for the next poll, here or elsewhere
       const alone = newPass();
       try {
         await this.run(alone, now, [id]);
