@@ -125,6 +125,8 @@ export class AppConfig {
 
   @Transform(toBool) @IsBoolean() JOBS_ENABLED = true;
   @Transform(toInt) @IsInt() @Min(100) OUTBOX_POLL_MS = 1000;
+  /** Failed deliveries of one outbox event to its subscribers before it is parked (docs/foundation.md). */
+  @Transform(toInt) @IsInt() @Min(1) @Max(100) OUTBOX_MAX_ATTEMPTS = 10;
   @Transform(toInt) @IsInt() @Min(1) @Max(100) JOBS_POLL_SECONDS = 2;
   @Transform(toInt) @IsInt() @Min(1000) SHUTDOWN_TIMEOUT_MS = 10_000;
 
