@@ -498,7 +498,7 @@ async function explain(db, site, endpoints) {
     const ins = await insertEvents(db, site, 200);
     await run('relay: claim 200 events (FOR UPDATE SKIP LOCKED)', () =>
       em.queryRunner.query(
-        `SELECT e.* FROM outbox_events e WHERE e.dispatched_at IS NULL AND e.failed_at IS NULL
+        `SELECT e.* FROM outbox_events e WHERE e.dispatched_at IS NULL AND e.parked_at IS NULL
            AND (e.next_attempt_at IS NULL OR e.next_attempt_at <= now()) ORDER BY e.id ASC LIMIT 200
            FOR UPDATE SKIP LOCKED`,
         [],

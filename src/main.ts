@@ -6,9 +6,10 @@ import type { createApp as CreateApp } from './app.factory';
 import { AppConfig, loadConfig } from './config/app-config';
 import { servePrimaryMetrics } from './common/metrics/metrics-server';
 import { EmbeddedDatabase } from './database/embedded';
-import { resolveDatabase } from './database/resolve-database';
+import { DATABASE_CONNECT_DEADLINE_MS, resolveDatabase } from './database/resolve-database';
 import {
   assertPortFree,
+  connectError,
   databaseError,
   describeStartupError,
   embeddedDatabaseError,
@@ -21,7 +22,9 @@ async function openDatabase(config: AppConfig): Promise<EmbeddedDatabase> {
   try {
     return await resolveDatabase(config);
   } catch (err) {
-    throw config.DATABASE_URL ? databaseError(err, config.DATABASE_URL) : embeddedDatabaseError(err, config);
+    throw config.DATABASE_URL
+      ? connectError(err, config.DATABASE_URL, DATABASE_CONNECT_DEADLINE_MS)
+      : embeddedDatabaseError(err, config);
   }
 }
 

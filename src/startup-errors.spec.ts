@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   assertPortFree,
+  connectError,
   databaseError,
   describeStartupError,
   embeddedDatabaseError,
@@ -55,12 +56,29 @@ describe('start-up failures say what is wrong and what to do', () => {
       databaseError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }), url),
     );
     expect(refused).toBe(
-      'Sitebase could not start: Cannot reach PostgreSQL at db.internal:5433/sitebase (DATABASE_URL): ECONNREFUSED. Start it, fix DATABASE_URL, or unset DATABASE_URL to use the embedded PostgreSQL.',
+      'Sitebase could not start: Cannot reach PostgreSQL at db.internal:5433/sitebase (DATABASE_URL): connection refused (ECONNREFUSED), tried for 5 s. Start it, fix DATABASE_URL, or unset DATABASE_URL to use the embedded PostgreSQL.',
     );
     const auth = describeStartupError(
       databaseError(Object.assign(new Error('password authentication failed'), { code: '28P01' }), url),
     );
     expect(auth).toContain('refused the credentials');
     expect(refused + auth).not.toContain('s3cret');
+  });
+
+  it('any other failure of the first connection is one line too, without the password', () => {
+    const url = 'postgres://app:s3cret@db.internal:5433/sitebase';
+    const tls = Object.assign(new Error('The server does not support SSL connections\n    at Socket.<anonymous>'), {});
+    const message = describeStartupError(connectError(tls, url));
+    expect(message).toBe(
+      'Sitebase could not start: Could not connect to PostgreSQL at db.internal:5433/sitebase (DATABASE_URL): The server does not support SSL connections',
+    );
+    const echoed = describeStartupError(connectError(new Error('bad password s3cret'), url));
+    expect(echoed).not.toContain('s3cret');
+  });
+
+  it('several problems are one line each, each complete', () => {
+    expect(describeStartupError(new StartupError('Invalid setting A="x": use 1.\nInvalid setting B="y": use 2.'))).toBe(
+      'Sitebase could not start: Invalid setting A="x": use 1.\nSitebase could not start: Invalid setting B="y": use 2.',
+    );
   });
 });

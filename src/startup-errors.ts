@@ -55,18 +55,31 @@ export function embeddedDatabaseError(
   );
 }
 
-/** An external database that cannot be reached or refuses us. */
-export function databaseError(err: unknown, url: string): Error {
+/** Why a connection failed, by the code pg or the socket gave. */
+const UNREACHABLE: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'no such host',
+  EAI_AGAIN: 'the host name could not be resolved',
+  ETIMEDOUT: 'no answer',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  '57P03': 'the server is still starting up',
+};
+/** Reasons the start waited out (resolve-database.ts retries them until its deadline). */
+const WAITED = new Set(['ECONNREFUSED', 'ETIMEDOUT', '57P03']);
+
+/** An external database that cannot be reached or refuses us; other errors are returned as they are. */
+export function databaseError(err: unknown, url: string, waitedMs = 5000): Error {
   const e = err as NodeJS.ErrnoException & { code?: string };
   const where = safeTarget(url);
-  switch (e?.code) {
-    case 'ECONNREFUSED':
-    case 'ENOTFOUND':
-    case 'ETIMEDOUT':
-    case 'EHOSTUNREACH':
-      return new StartupError(
-        `Cannot reach PostgreSQL at ${where} (DATABASE_URL): ${e.code}. Start it, fix DATABASE_URL, or unset DATABASE_URL to use the embedded PostgreSQL.`,
-      );
+  const code = e?.code ?? '';
+  if (code in UNREACHABLE) {
+    const waited = WAITED.has(code) ? `, tried for ${Math.round(waitedMs / 1000)} s` : '';
+    return new StartupError(
+      `Cannot reach PostgreSQL at ${where} (DATABASE_URL): ${UNREACHABLE[code]} (${code})${waited}. Start it, fix DATABASE_URL, or unset DATABASE_URL to use the embedded PostgreSQL.`,
+    );
+  }
+  switch (code) {
     case '28P01':
     case '28000':
       return new StartupError(
@@ -83,9 +96,24 @@ export function databaseError(err: unknown, url: string): Error {
   }
 }
 
+/** The first connection to DATABASE_URL failed: always one line, whatever the cause (TLS, a malformed URL, ...). */
+export function connectError(err: unknown, url: string, waitedMs?: number): StartupError {
+  const known = databaseError(err, url, waitedMs);
+  if (known instanceof StartupError) return known;
+  let message = known.message.split('\n')[0];
+  const password = passwordOf(url);
+  if (password) message = message.split(password).join('***');
+  return new StartupError(`Could not connect to PostgreSQL at ${safeTarget(url)} (DATABASE_URL): ${message}`);
+}
+
 /** What main prints before exiting 1. */
 export function describeStartupError(err: unknown): string {
-  if (err instanceof StartupError) return `Sitebase could not start: ${err.message}`;
+  // One line per problem (several settings may be wrong at once), each complete on its own.
+  if (err instanceof StartupError)
+    return err.message
+      .split('\n')
+      .map((line) => `Sitebase could not start: ${line}`)
+      .join('\n');
   if (err instanceof Error) return `Sitebase could not start: ${err.stack ?? err.message}`;
   return `Sitebase could not start: ${err === undefined ? 'an unknown error (no message)' : inspect(err)}`;
 }
@@ -99,8 +127,16 @@ function isRunning(pid: number): boolean {
   }
 }
 
+function passwordOf(url: string): string {
+  try {
+    return decodeURIComponent(new URL(url).password);
+  } catch {
+    return '';
+  }
+}
+
 /** host:port/database of a URL, without its credentials. */
-function safeTarget(url: string): string {
+export function safeTarget(url: string): string {
   try {
     const u = new URL(url);
     return `${u.hostname}:${u.port || 5432}${u.pathname}`;

@@ -49,7 +49,7 @@ export class AccountDataOwner implements OnModuleInit {
           .createQueryBuilder(OutboxEventEntity, 'e')
           .select('e.name', 'name')
           .addSelect('count(*)::int', 'n')
-          .where('e.account_id = :accountId AND e.dispatched_at IS NULL AND e.failed_at IS NULL', { accountId })
+          .where('e.account_id = :accountId AND e.dispatched_at IS NULL AND e.parked_at IS NULL', { accountId })
           .groupBy('e.name')
           .orderBy('e.name')
           .getRawMany<{ name: string; n: number }>();

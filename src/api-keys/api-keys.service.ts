@@ -7,6 +7,7 @@ import { ConflictProblem, NotFoundProblem } from '../common/errors/problems';
 import { recordEvent } from '../common/outbox/record-event';
 import { API_KEY_EVENTS } from './api-keys.events';
 import { applyKeyset, CursorQueryDto, keysetPage, Page } from '../common/pagination/page';
+import { SiteContext } from '../common/tenancy/site-context';
 import { AppConfig } from '../config/app-config';
 import { ChangeNotifications } from '../database/change-notifications';
 import { ApiKeysRepository } from './api-keys.repository';
@@ -117,6 +118,26 @@ export class ApiKeysService implements ApiKeyVerifier {
     return { entity, plaintext };
   }
 
+  /**
+   * The operator's command (`npm run key`, src/cli/key.ts), for a lost key: a new key in the
+   * account that owns `site`, reaching every site of that account (as the first start's key
+   * does) or, with onlySite, that site alone.
+   */
+  createForSite(site: SiteContext, input: { name: string; onlySite: boolean }): Promise<CreatedApiKey> {
+    return this.dataSource.transaction((em) =>
+      this.createInAccount(em, site.accountId, {
+        name: input.name,
+        siteIds: input.onlySite ? [site.id] : null,
+        expiresAt: null,
+      }),
+    );
+  }
+
+  /** Every live key of an account, oldest first (the operator's command lists them whole). */
+  listInAccount(accountId: number): Promise<ApiKeyEntity[]> {
+    return this.keys.find({ where: { accountId, revokedAt: IsNull() }, order: { id: 'ASC' } });
+  }
+
   async list(key: KeyPrincipal, query: CursorQueryDto): Promise<Page<ApiKeyEntity>> {
     const qb = this.keys
       .createQueryBuilder('k')
@@ -135,25 +156,30 @@ export class ApiKeysService implements ApiKeyVerifier {
    * Revokes a key at once. The account's last unrestricted key cannot go, so an account
    * never locks itself out (create another first).
    */
-  async revoke(key: KeyPrincipal, id: number): Promise<void> {
+  revoke(key: KeyPrincipal, id: number): Promise<void> {
+    return this.revokeInAccount(key.accountId, id);
+  }
+
+  /** revoke() for the operator's command, which names the account through one of its sites. */
+  async revokeInAccount(accountId: number, id: number): Promise<void> {
     const mark = this.notifications.mark('sitebase_credentials');
     await this.dataSource.transaction(async (em) => {
       // Serialises revocations within the account, so two at once cannot remove the last key.
-      await this.repository.lockAccount(em, key.accountId);
+      await this.repository.lockAccount(em, accountId);
       const target = await em.findOne(ApiKeyEntity, {
-        where: { id, accountId: key.accountId, revokedAt: IsNull() },
+        where: { id, accountId, revokedAt: IsNull() },
         lock: { mode: 'pessimistic_write' },
       });
       if (!target) throw new NotFoundProblem('API key');
       if (target.siteIds === null) {
-        if ((await this.repository.otherUnrestrictedCount(em, key.accountId, id)) === 0)
+        if ((await this.repository.otherUnrestrictedCount(em, accountId, id)) === 0)
           throw new ConflictProblem(
             'last_key',
             "This is the account's last unrestricted key; create another before revoking it",
           );
       }
       await em.update(ApiKeyEntity, { id }, { revokedAt: new Date() });
-      await recordEvent(em, { accountId: key.accountId }, API_KEY_EVENTS.revoked, { id });
+      await recordEvent(em, { accountId }, API_KEY_EVENTS.revoked, { id });
     });
     // Answered once every instance has been sent the change (docs/foundation.md).
     await this.notifications.changedEverywhere('sitebase_credentials', mark);

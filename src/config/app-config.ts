@@ -14,6 +14,8 @@ import {
   validateSync,
 } from 'class-validator';
 import { trimTrailing } from '../common/input/trim-trailing';
+import { StartupError } from '../startup-errors';
+import { describeSettingError } from './setting-errors';
 
 const TRUE_WORDS = ['1', 'true', 'yes', 'on'];
 const FALSE_WORDS = ['0', 'false', 'no', 'off'];
@@ -72,7 +74,11 @@ export class AppConfig {
   @IsOptional()
   @Matches(/^sb_(live|test)_[A-Za-z0-9]{32,}$/, { message: 'BOOTSTRAP_API_KEY must look like sb_live_<32+ base62>' })
   BOOTSTRAP_API_KEY?: string;
-  @Matches(/^[a-z0-9][a-z0-9-]{0,62}$/) BOOTSTRAP_SITE = 'demo';
+  @Matches(/^[a-z0-9][a-z0-9-]{0,62}$/, {
+    message:
+      'BOOTSTRAP_SITE must be a site name: lowercase letters, digits and dashes (at most 63), not starting with a dash',
+  })
+  BOOTSTRAP_SITE = 'demo';
 
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']) LOG_LEVEL = 'info';
   /** auto: readable lines when stdout is a terminal, JSON lines otherwise. */
@@ -119,6 +125,8 @@ export class AppConfig {
 
   @Transform(toBool) @IsBoolean() JOBS_ENABLED = true;
   @Transform(toInt) @IsInt() @Min(100) OUTBOX_POLL_MS = 1000;
+  /** Failed deliveries of one outbox event to its subscribers before it is parked (docs/foundation.md). */
+  @Transform(toInt) @IsInt() @Min(1) @Max(100) OUTBOX_MAX_ATTEMPTS = 10;
   @Transform(toInt) @IsInt() @Min(1) @Max(100) JOBS_POLL_SECONDS = 2;
   @Transform(toInt) @IsInt() @Min(1000) SHUTDOWN_TIMEOUT_MS = 10_000;
 
@@ -272,7 +280,10 @@ export class AppConfig {
 
 export const CONFIG_KEYS = Object.keys(new AppConfig()).concat('DATABASE_URL', 'BOOTSTRAP_API_KEY');
 
-/** Reads settings from `env` (defaults for what is unset) and fails at boot on bad values. */
+/**
+ * Reads settings from `env` (defaults for what is unset) and fails at boot on bad values: one
+ * line per wrong setting, naming it, its value and what it accepts.
+ */
 export function loadConfig(env: Record<string, string | undefined> = process.env): AppConfig {
   const raw: Record<string, string> = {};
   for (const key of CONFIG_KEYS) {
@@ -281,10 +292,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const config = plainToInstance(AppConfig, raw);
   const errors = validateSync(config, { whitelist: true });
-  if (errors.length > 0) {
-    const lines = errors.map((e) => `${e.property}: ${Object.values(e.constraints ?? {}).join(', ')}`);
-    throw new Error(`Invalid configuration:\n  ${lines.join('\n  ')}`);
-  }
+  if (errors.length > 0) throw new StartupError(errors.map((e) => describeSettingError(config, e, raw)).join('\n'));
   if (!config.PUBLIC_BASE_URL) config.PUBLIC_BASE_URL = `http://localhost:${config.PORT}`;
   config.PUBLIC_BASE_URL = trimTrailing(config.PUBLIC_BASE_URL, '/');
   return config;

@@ -22,6 +22,9 @@ export class DatabaseModule {
     const options = {
       ...buildDataSourceOptions({ url: config.DATABASE_URL, poolSize: config.DB_POOL_SIZE }),
       autoLoadEntities: true,
+      // No retries here: main.ts has reached the database already (resolve-database.ts), and a
+      // failed migration is not cured by running it again. A failure fails the start, once.
+      toRetry: () => false,
     };
     return {
       module: DatabaseModule,

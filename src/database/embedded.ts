@@ -69,8 +69,10 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
   } finally {
     await admin.end();
   }
-  return {
-    url: `postgres://postgres:postgres@127.0.0.1:${opts.port}/${database}`,
-    stop: () => pg.stop(),
-  };
+  return { url: embeddedUrl(opts.port, database), stop: () => pg.stop() };
+}
+
+/** The URL of an embedded PostgreSQL's database (its superuser's fixed credentials, loopback only). */
+export function embeddedUrl(port: number, database = 'sitebase'): string {
+  return `postgres://postgres:postgres@127.0.0.1:${port}/${database}`;
 }

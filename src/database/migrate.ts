@@ -3,13 +3,13 @@ import 'dotenv/config';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../config/app-config';
 import { buildDataSourceOptions } from './data-source';
-import { resolveDatabase } from './resolve-database';
+import { resolveSharedDatabase } from './resolve-database';
 
 // `npm run migration:run`: applies pending migrations to DATABASE_URL, or to the embedded
-// database (started for the purpose and stopped again).
+// database (the running server's, or started for the purpose and stopped again).
 async function main(): Promise<void> {
   const config = loadConfig();
-  const db = await resolveDatabase(config);
+  const db = await resolveSharedDatabase(config);
   const ds = new DataSource(buildDataSourceOptions({ url: db.url }));
   try {
     await ds.initialize();

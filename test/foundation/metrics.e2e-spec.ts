@@ -6,6 +6,7 @@ import { MEDIA_REMOVE_FILES_JOB } from '../../src/media/media-files.job';
 import { startApp, TestApp } from '../support/app';
 import { createFreshDatabase, freePort } from '../support/databases';
 import { expectProblem } from '../support/problem';
+import { sample } from '../support/prometheus';
 import { createTenant, Tenant, uniqueName } from '../support/tenant';
 
 const TOKEN = 'metrics-token-0123456789abcdef';
@@ -22,21 +23,6 @@ class BoomController {
 
 @Module({ controllers: [BoomController] })
 class BoomModule {}
-
-/** One sample's value from Prometheus text: the line with this name and exactly these labels. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  const want = Object.entries(labels)
-    .map(([k, v]) => `${k}="${v}"`)
-    .sort()
-    .join(',');
-  for (const line of text.split('\n')) {
-    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!m || m[1] !== name) continue;
-    const have = (m[2] ?? '').match(/[a-zA-Z_]\w*="(?:[^"\\]|\\.)*"/g) ?? [];
-    if (have.sort().join(',') === want) return Number(m[3]);
-  }
-  return undefined;
-}
 
 describe('Prometheus metrics', () => {
   describe('off by default', () => {
@@ -155,6 +141,7 @@ describe('Prometheus metrics', () => {
       expect(sample(empty, 'sitebase_outbox_lag_seconds')).toBe(0);
       expect(sample(empty, 'sitebase_outbox_events_pending')).toBe(0);
       expect(sample(empty, 'sitebase_campaigns_sending')).toBe(0);
+      expect(sample(empty, 'sitebase_outbox_events_parked')).toBe(0);
 
       // Three jobs (JOBS_ENABLED=false: nobody takes them), one due for an hour, one due later.
       const queueService = t.app.get(QueueService);
@@ -162,9 +149,9 @@ describe('Prometheus metrics', () => {
       await queueService.send(MEDIA_REMOVE_FILES_JOB, { keys: [] }, { startAfter: hourAgo });
       await queueService.send(MEDIA_REMOVE_FILES_JOB, { keys: [] });
       await queueService.send(MEDIA_REMOVE_FILES_JOB, { keys: [] }, { startAfter: new Date(Date.now() + 3600_000) });
-      // Two undispatched outbox events, the oldest from 10 minutes ago; one dispatched, one given up.
+      // Two undispatched outbox events, the oldest from 10 minutes ago; one dispatched, one parked.
       await t.db.query(
-        `INSERT INTO outbox_events (account_id, site_id, name, payload, created_at, dispatched_at, failed_at) VALUES
+        `INSERT INTO outbox_events (account_id, site_id, name, payload, created_at, dispatched_at, parked_at) VALUES
            ($1, $2, 'content.created', '{}', now() - interval '10 minutes', NULL, NULL),
            ($1, $2, 'content.created', '{}', now(), NULL, NULL),
            ($1, $2, 'content.created', '{}', now() - interval '2 hours', now(), NULL),
@@ -183,6 +170,7 @@ describe('Prometheus metrics', () => {
       expect(sample(text, 'sitebase_queue_oldest_due_job_age_seconds', queue)).toBeGreaterThanOrEqual(3600);
       expect(sample(text, 'sitebase_queue_oldest_due_job_age_seconds', queue)).toBeLessThan(3700);
       expect(sample(text, 'sitebase_outbox_events_pending')).toBe(2);
+      expect(sample(text, 'sitebase_outbox_events_parked')).toBe(1);
       expect(sample(text, 'sitebase_outbox_lag_seconds')).toBeGreaterThanOrEqual(600);
       expect(sample(text, 'sitebase_outbox_lag_seconds')).toBeLessThan(700);
       expect(sample(text, 'sitebase_campaigns_sending')).toBe(2);

@@ -144,7 +144,7 @@ describe('the outbox and the job queue', () => {
         attempts: 0,
         nextAttemptAt: null,
         lastError: null,
-        failedAt: null,
+        parkedAt: null,
       });
       const delivered = probe.dispatched.filter((e) => e.payload.tag === kept);
       expect(delivered).toEqual([
@@ -195,9 +195,9 @@ describe('the outbox and the job queue', () => {
       expect(failing).toEqual(
         expect.objectContaining({
           dispatchedAt: null,
-          failedAt: null,
+          parkedAt: null,
           attempts: expect.any(Number),
-          lastError: 'subscriber always fails',
+          lastError: 'Error: subscriber always fails',
         }),
       );
       expect(failing.attempts).toBeGreaterThanOrEqual(1);

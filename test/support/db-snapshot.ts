@@ -7,6 +7,7 @@ const VOLATILE_COLUMNS = new Set([
   'next_attempt_at',
   'last_error',
   'failed_at',
+  'parked_at',
   'last_used_at',
 ]);
 /**

@@ -51,6 +51,16 @@ export class AppMetrics {
     labelNames: ['queue', 'result'] as const,
     registers: [this.registry],
   });
+  readonly outboxFailures = new Counter({
+    name: `${METRIC_PREFIX}outbox_delivery_failures_total`,
+    help: 'Failed attempts to hand an outbox event to its subscribers (each is retried with backoff, or parked)',
+    registers: [this.registry],
+  });
+  readonly outboxParked = new Counter({
+    name: `${METRIC_PREFIX}outbox_events_parked_total`,
+    help: 'Outbox events this process parked: their delivery failed OUTBOX_MAX_ATTEMPTS times and is no longer retried',
+    registers: [this.registry],
+  });
   readonly webhookAttempts = new Counter({
     name: `${METRIC_PREFIX}webhook_attempts_total`,
     help: 'Webhook delivery attempts this process made, by result (success, failure)',
@@ -174,7 +184,10 @@ export class AppMetrics {
       },
       ['queue'],
     );
-    gauge('outbox_events_pending', 'Outbox events not yet dispatched (nor given up)', (g, s) => g.set(s.outboxPending));
+    gauge('outbox_events_pending', 'Outbox events not yet dispatched (nor parked)', (g, s) => g.set(s.outboxPending));
+    gauge('outbox_events_parked', 'Outbox events parked, waiting for an operator to re-drive them', (g, s) =>
+      g.set(s.outboxParked),
+    );
     gauge('outbox_lag_seconds', 'Age of the oldest outbox event not yet dispatched (0: none waiting)', (g, s) =>
       g.set(s.outboxOldestSeconds),
     );

@@ -15,6 +15,8 @@ export interface QueueState {
 export interface StateSnapshot {
   queues: QueueState[];
   outboxPending: number;
+  /** Outbox events parked after their last attempt, until an operator re-drives them. */
+  outboxParked: number;
   /** Age of the oldest undispatched outbox event, in seconds (0: none). */
   outboxOldestSeconds: number;
   webhookDeliveriesPending: number;
@@ -29,6 +31,7 @@ export interface StateSnapshot {
 const EMPTY: StateSnapshot = {
   queues: [],
   outboxPending: 0,
+  outboxParked: 0,
   outboxOldestSeconds: 0,
   webhookDeliveriesPending: 0,
   emailMessagesUnsent: 0,
@@ -39,7 +42,7 @@ const EMPTY: StateSnapshot = {
 
 /**
  * Reads the queue, outbox, webhook, mail and campaign gauges with a handful of statements that
- * each read one partial index (pg-boss's job_i5, outbox_events_pending_idx,
+ * each read one partial index (pg-boss's job_i5, outbox_events_pending_idx and _parked_idx,
  * webhook_deliveries_pending_idx, email_messages_unsent_idx, newsletter_campaigns_sending_idx),
  * at most once per METRICS_CACHE_MS however often and however many scrapers ask, so scrapes do
  * not load the database. A failed read keeps the last values (logged at warn).
@@ -90,13 +93,14 @@ export class StateMetrics {
         ORDER BY q.name`,
     );
     const [outbox] = (
-      await sql<{ pending: number; oldest: number }>(
+      await sql<{ pending: number; oldest: number; parked: number }>(
         ds,
         `SELECT count(*)::int AS pending,
                 COALESCE(EXTRACT(EPOCH FROM now() - (
-                  SELECT created_at FROM outbox_events WHERE dispatched_at IS NULL AND failed_at IS NULL
-                   ORDER BY id LIMIT 1)), 0)::float8 AS oldest
-           FROM outbox_events WHERE dispatched_at IS NULL AND failed_at IS NULL`,
+                  SELECT created_at FROM outbox_events WHERE dispatched_at IS NULL AND parked_at IS NULL
+                   ORDER BY id LIMIT 1)), 0)::float8 AS oldest,
+                (SELECT count(*) FROM outbox_events WHERE parked_at IS NOT NULL)::int AS parked
+           FROM outbox_events WHERE dispatched_at IS NULL AND parked_at IS NULL`,
       )
     ).rows;
     const [counts] = (
@@ -113,6 +117,7 @@ export class StateMetrics {
     return {
       queues: queues.rows.map((r) => ({ queue: r.queue, waiting: r.waiting, oldestDueSeconds: Math.max(0, r.oldest) })),
       outboxPending: outbox.pending,
+      outboxParked: outbox.parked,
       outboxOldestSeconds: Math.max(0, outbox.oldest),
       webhookDeliveriesPending: counts.webhooks,
       emailMessagesUnsent: counts.mail,

@@ -3,7 +3,8 @@ import { IdColumn, RefColumn } from '../../database/columns';
 
 /** A domain event, written in the same transaction as the change it describes. */
 @Entity('outbox_events')
-@Index('outbox_events_pending_idx', ['id'], { where: 'dispatched_at IS NULL AND failed_at IS NULL' })
+@Index('outbox_events_pending_idx', ['id'], { where: 'dispatched_at IS NULL AND parked_at IS NULL' })
+@Index('outbox_events_parked_idx', ['id'], { where: 'parked_at IS NOT NULL' })
 @Index('outbox_events_site_id_id_idx', ['siteId', 'id'])
 // Account deletion previews and removes an account's events (some have no site).
 @Index('outbox_events_account_id_id_idx', ['accountId', 'id'])
@@ -15,11 +16,11 @@ export class OutboxEventEntity {
   @Column({ type: 'jsonb' }) payload: Record<string, unknown>;
   @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
   @Column({ type: 'timestamptz', nullable: true }) dispatchedAt: Date | null;
-  /** Failed deliveries to subscribers so far; the event is retried with backoff until it gives up. */
+  /** Failed deliveries to subscribers so far; the event is retried with backoff until it is parked. */
   @Column({ type: 'int', default: 0 }) attempts: number;
   @Column({ type: 'timestamptz', nullable: true }) nextAttemptAt: Date | null;
-  /** Internal only (operators); never sent to clients. */
+  /** The last failure's error class and message (SQLSTATE only for database errors); operators only. */
   @Column({ type: 'text', nullable: true }) lastError: string | null;
-  /** Set when the relay gave up after MAX_ATTEMPTS. */
-  @Column({ type: 'timestamptz', nullable: true }) failedAt: Date | null;
+  /** Set when the relay stopped retrying after OUTBOX_MAX_ATTEMPTS; cleared by an operator's re-drive. */
+  @Column({ type: 'timestamptz', nullable: true }) parkedAt: Date | null;
 }

@@ -2,7 +2,10 @@ import { sql } from '../../database/sql';
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
+import { AppMetrics } from '../metrics/app-metrics';
+import { Clock } from '../scheduling/clock';
 import { OutboxEventEntity } from './outbox-event.entity';
+import { describeFailure, failedEarlier, retryDelaySeconds } from './outbox-failure';
 
 export interface OutboxEvent {
   id: number;
@@ -18,7 +21,8 @@ export interface OutboxBatch {
   /**
    * Runs `fn` once per `key` after every event of the batch, in the batch's transaction: for
    * work that many events would repeat, like queueing one job per target. Dropped when the
-   * event that asked first is rolled back; a throw rolls back the whole batch (retried).
+   * event that asked first is rolled back. A throw rolls the batch back; every event that asked
+   * for the key counts a failed attempt, and the others are dispatched again at once.
    */
   once(key: string, fn: () => Promise<void>): void;
   /**
@@ -37,17 +41,47 @@ export interface SubscribeOptions {
    * Whether the subscriber has anything to do for this event, answered by reading only (through
    * `batch.memo` for reads the batch's events share). An event that no subscriber wants is marked
    * dispatched without a savepoint or any statement of its own. A `wants` that throws counts as
-   * wanting: the subscriber then runs, and fails, in the event's own savepoint.
+   * wanting: the subscriber then runs, and fails, in the event's own savepoint; one whose
+   * statement failed (the transaction is then aborted) counts the event a failed attempt.
    */
   wants?: (em: EntityManager, event: OutboxEvent, batch: OutboxBatch) => Promise<boolean>;
 }
 
 const BATCH = 200;
-const MAX_ATTEMPTS = 10;
+
+/** A claimed event, as much of it as a failure needs. */
+interface Claimed {
+  id: number;
+  name: string;
+  attempts: number;
+}
+
+/** A failed attempt counted, to be logged and measured once its transaction commits. */
+interface Charged extends Claimed {
+  parked: boolean;
+  retryAt: Date | null;
+  error: string;
+}
+
+/** One try of a batch: what it claimed and charged, and, when it failed, the events to blame and why. */
+interface Pass {
+  claimed: Claimed[];
+  charged: Charged[];
+  culprits?: number[];
+  /** What they threw, when the error that ended the transaction came later (an aborted transaction). */
+  cause?: unknown;
+}
+
+const newPass = (): Pass => ({ claimed: [], charged: [] });
+
+/** Batches tried again without the events named for their failure, before trying each event alone. */
+const RETRIES_WITHOUT_CULPRITS = 3;
 
 /**
  * Publishes outbox events to in-process subscribers (webhook fan-out, mail triggers), at least
- * once. Rows are claimed with FOR UPDATE SKIP LOCKED, so several instances share the work.
+ * once. Rows are claimed with FOR UPDATE SKIP LOCKED, so several instances share the work. An
+ * event whose delivery fails is retried with backoff and parked after OUTBOX_MAX_ATTEMPTS; it
+ * never holds back the others (docs/foundation.md, "Events, jobs and the outbox").
  */
 @Injectable()
 export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
@@ -60,6 +94,8 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
+    private readonly clock: Clock,
+    private readonly metrics: AppMetrics,
   ) {}
 
   /** `pattern` is an event name, or a prefix ending in `*` (`content.*`), or `*`. */
@@ -78,14 +114,11 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     const tick = async () => {
       if (this.stopped) return;
       try {
-        // Drain quickly when there is a backlog, otherwise wait for the next poll.
-        let n: number;
-        do {
-          this.running = this.dispatchBatch();
-          n = await this.running;
-        } while (n === BATCH && !this.stopped);
+        this.running = this.poll();
+        await this.running;
       } catch (err) {
-        this.logger.error({ err }, 'Outbox dispatch failed; will retry');
+        // Only the database itself gets here (the claim, a lost connection): no event is to blame.
+        this.logger.error({ error: describeFailure(err) }, 'Outbox dispatch failed; will retry');
       }
       if (!this.stopped) this.timer = setTimeout(schedule, this.config.OUTBOX_POLL_MS);
     };
@@ -94,96 +127,232 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     this.timer = setTimeout(schedule, this.config.OUTBOX_POLL_MS);
   }
 
+  /** One poll: batches until one is not full (a backlog drains at once). Answers the events handled. */
+  async poll(): Promise<number> {
+    let total = 0;
+    let n: number;
+    do {
+      n = await this.dispatchBatch();
+      total += n;
+    } while (n === BATCH && !this.stopped);
+    return total;
+  }
+
   /**
-   * Dispatches one batch; returns how many events it handled. Each event its subscribers want
-   * runs in a savepoint: a subscriber that throws rolls back only that event, which is retried
-   * with backoff (2^attempts s, at most an hour) and given up after MAX_ATTEMPTS, so it never
-   * holds back the others. An event nobody wants (every campaign copy's `email.sent` on a site
-   * without webhooks) costs no statement: a savepoint and its release were two of the three
-   * statements each such event cost, the endpoints' read the third (docs/performance.md, "Outbox").
+   * Dispatches one batch of due events; answers how many it claimed. The happy path is one
+   * transaction. When it fails, the events to blame (a `once` key's askers, an event whose
+   * `wants` aborted the transaction) count a failed attempt and the rest is dispatched again at
+   * once; when no event can be named, each is dispatched in a transaction of its own, so the one
+   * that fails alone is found and counted. Nothing an event does can hold back the others.
    */
-  dispatchBatch(): Promise<number> {
-    return this.dataSource.transaction(async (em) => {
-      const rows = await em
-        .createQueryBuilder(OutboxEventEntity, 'e')
-        .where('e.dispatched_at IS NULL AND e.failed_at IS NULL')
-        .andWhere('(e.next_attempt_at IS NULL OR e.next_attempt_at <= now())')
-        .orderBy('e.id', 'ASC')
-        .limit(BATCH)
-        .setLock('pessimistic_write')
-        .setOnLocked('skip_locked')
-        .getMany();
-      if (rows.length === 0) return 0;
-      const done: number[] = [];
-      const deferred = new Map<string, () => Promise<void>>();
-      const memos = new Map<string, Promise<unknown>>();
-      const memo = <T>(key: string, load: () => Promise<T>): Promise<T> => {
-        let value = memos.get(key) as Promise<T> | undefined;
-        if (!value) {
-          value = load();
-          memos.set(key, value);
-          value.catch(() => memos.delete(key));
-        }
-        return value;
-      };
-      for (const row of rows) {
-        const asked: string[] = [];
-        const batch: OutboxBatch = {
-          once: (key, fn) => {
-            if (deferred.has(key)) return;
-            deferred.set(key, fn);
-            asked.push(key);
-          },
-          memo,
-        };
-        const event: OutboxEvent = {
-          id: row.id,
-          accountId: row.accountId,
-          siteId: row.siteId,
-          name: row.name,
-          payload: row.payload,
-          createdAt: row.createdAt,
-        };
-        const targets: OutboxSubscriber[] = [];
-        for (const s of this.subscribers) {
-          if (!s.pattern.test(row.name)) continue;
-          if (s.wants && !(await s.wants(em, event, batch).catch(() => true))) continue;
-          targets.push(s.fn);
-        }
-        if (targets.length === 0) {
-          done.push(row.id);
-          continue;
-        }
-        await sql(em, 'SAVEPOINT outbox_event');
-        try {
-          for (const fn of targets) await fn(em, event, batch);
-          await sql(em, 'RELEASE SAVEPOINT outbox_event');
-          done.push(row.id);
-        } catch (err) {
-          await sql(em, 'ROLLBACK TO SAVEPOINT outbox_event');
-          for (const key of asked) deferred.delete(key);
-          const attempts = row.attempts + 1;
-          const giveUp = attempts >= MAX_ATTEMPTS;
-          this.logger.warn({ err, eventId: row.id, event: row.name, attempts, giveUp }, 'Outbox subscriber failed');
-          await sql(
-            em,
-            `UPDATE outbox_events SET attempts = $2, last_error = $3,
-               next_attempt_at = now() + make_interval(secs => $4), failed_at = CASE WHEN $5 THEN now() END
-             WHERE id = $1`,
-            [
-              row.id,
-              attempts,
-              String((err as Error)?.message ?? err).slice(0, 500),
-              Math.min(3600, 2 ** attempts),
-              giveUp,
-            ],
-          );
-        }
+  async dispatchBatch(): Promise<number> {
+    const now = this.clock.now();
+    const pass = newPass();
+    try {
+      await this.run(pass, now);
+    } catch (err) {
+      if (pass.claimed.length === 0) throw err; // the claim failed: the database, not an event
+      await this.recover(pass, err, now);
+    }
+    return pass.claimed.length;
+  }
+
+  /** Dispatches in one transaction; what it charged is logged and counted once that commits. */
+  private async run(pass: Pass, now: Date, only?: number[]): Promise<void> {
+    await this.dataSource.transaction((em) => this.dispatch(em, pass, now, only));
+    this.report(pass.charged);
+  }
+
+  private async recover(failed: Pass, err: unknown, now: Date): Promise<void> {
+    let rest = failed.claimed.map((e) => e.id);
+    let pass = failed;
+    let error = err;
+    for (let retry = 0; pass.culprits?.length && retry < RETRIES_WITHOUT_CULPRITS; retry++) {
+      const culprits = new Set(pass.culprits);
+      await this.chargeApart(pass.culprits, pass.cause ?? error, now);
+      rest = rest.filter((id) => !culprits.has(id));
+      if (rest.length === 0) return;
+      pass = newPass();
+      try {
+        await this.run(pass, now, rest);
+        return;
+      } catch (again) {
+        error = again;
       }
-      for (const fn of deferred.values()) await fn();
-      if (done.length) await sql(em, 'UPDATE outbox_events SET dispatched_at = now() WHERE id = ANY($1)', [done]);
-      return rows.length;
+    }
+    // Nothing names the event that failed the batch: each goes alone, and the one that fails is counted.
+    for (const id of rest) {
+      if (this.stopped) return; // the rest stays pending for the next poll, here or elsewhere
+      const alone = newPass();
+      try {
+        await this.run(alone, now, [id]);
+      } catch (e) {
+        if (alone.claimed.length === 0) throw e;
+        await this.chargeApart([id], alone.cause ?? e, now);
+      }
+    }
+  }
+
+  private async dispatch(em: EntityManager, pass: Pass, now: Date, only?: number[]): Promise<number> {
+    const query = em
+      .createQueryBuilder(OutboxEventEntity, 'e')
+      .where('e.dispatched_at IS NULL AND e.parked_at IS NULL')
+      .andWhere('(e.next_attempt_at IS NULL OR e.next_attempt_at <= :now)', { now });
+    if (only) query.andWhere('e.id IN (:...only)', { only });
+    const rows = await query
+      .orderBy('e.id', 'ASC')
+      .limit(BATCH)
+      .setLock('pessimistic_write')
+      .setOnLocked('skip_locked')
+      .getMany();
+    pass.claimed = rows.map(({ id, name, attempts }) => ({ id, name, attempts }));
+    if (rows.length === 0) return 0;
+    const done: number[] = [];
+    const deferred = new Map<string, () => Promise<void>>();
+    /** Every event whose delivery relies on a key's deferred work, not only the first that asked. */
+    const askers = new Map<string, number[]>();
+    const memos = new Map<string, Promise<unknown>>();
+    const memo = <T>(key: string, load: () => Promise<T>): Promise<T> => {
+      let value = memos.get(key) as Promise<T> | undefined;
+      if (!value) {
+        value = load();
+        memos.set(key, value);
+        value.catch(() => memos.delete(key));
+      }
+      return value;
+    };
+    for (const row of rows) {
+      const added: string[] = [];
+      const asked: string[] = [];
+      const batch: OutboxBatch = {
+        once: (key, fn) => {
+          asked.push(key);
+          if (deferred.has(key)) return;
+          deferred.set(key, fn);
+          added.push(key);
+        },
+        memo,
+      };
+      const event: OutboxEvent = {
+        id: row.id,
+        accountId: row.accountId,
+        siteId: row.siteId,
+        name: row.name,
+        payload: row.payload,
+        createdAt: row.createdAt,
+      };
+      const targets: OutboxSubscriber[] = [];
+      let unsure: { error: unknown } | undefined;
+      for (const s of this.subscribers) {
+        if (!s.pattern.test(row.name)) continue;
+        if (s.wants) {
+          let wanted: boolean;
+          try {
+            wanted = await s.wants(em, event, batch);
+          } catch (error) {
+            wanted = true;
+            if (!failedEarlier(error)) unsure ??= { error };
+          }
+          if (!wanted) continue;
+        }
+        targets.push(s.fn);
+      }
+      if (targets.length === 0) {
+        done.push(row.id);
+        continue;
+      }
+      try {
+        await sql(em, 'SAVEPOINT outbox_event');
+      } catch (err) {
+        // A `wants` of this event threw and the transaction is aborted: its statement failed.
+        if (unsure) Object.assign(pass, { culprits: [row.id], cause: unsure.error });
+        throw err;
+      }
+      try {
+        for (const fn of targets) await fn(em, event, batch);
+        await sql(em, 'RELEASE SAVEPOINT outbox_event');
+        done.push(row.id);
+        for (const key of asked) {
+          const list = askers.get(key);
+          if (list) list.push(row.id);
+          else askers.set(key, [row.id]);
+        }
+      } catch (err) {
+        await sql(em, 'ROLLBACK TO SAVEPOINT outbox_event');
+        for (const key of added) deferred.delete(key);
+        pass.charged.push(...(await this.charge(em, [row], err, now)));
+      }
+    }
+    for (const [key, fn] of deferred) {
+      try {
+        await fn();
+      } catch (err) {
+        if (!failedEarlier(err)) pass.culprits = askers.get(key);
+        throw err;
+      }
+    }
+    if (done.length) await sql(em, 'UPDATE outbox_events SET dispatched_at = now() WHERE id = ANY($1)', [done]);
+    return rows.length;
+  }
+
+  /** Counts a failed attempt of events the caller holds locked: retried after a backoff, or parked. */
+  private async charge(em: EntityManager, events: Claimed[], err: unknown, now: Date): Promise<Charged[]> {
+    const error = describeFailure(err);
+    const max = this.config.OUTBOX_MAX_ATTEMPTS;
+    const charged = events.map((e): Charged => {
+      const attempts = e.attempts + 1;
+      const parked = attempts >= max;
+      const retryAt = parked ? null : new Date(now.getTime() + retryDelaySeconds(attempts) * 1000);
+      return { id: e.id, name: e.name, attempts, parked, retryAt, error };
     });
+    await sql(
+      em,
+      `UPDATE outbox_events AS e
+          SET attempts = f.attempts, last_error = $2, next_attempt_at = f.retry_at,
+              parked_at = CASE WHEN f.parked THEN $3::timestamptz END
+         FROM unnest($1::bigint[], $4::int[], $5::timestamptz[], $6::boolean[]) AS f(id, attempts, retry_at, parked)
+        WHERE e.id = f.id`,
+      [
+        charged.map((e) => e.id),
+        error,
+        now,
+        charged.map((e) => e.attempts),
+        charged.map((e) => e.retryAt),
+        charged.map((e) => e.parked),
+      ],
+    );
+    return charged;
+  }
+
+  /** Counts a failed attempt in a transaction of its own, after the batch that failed rolled back. */
+  private async chargeApart(ids: number[], err: unknown, now: Date): Promise<void> {
+    const charged = await this.dataSource.transaction(async (em) => {
+      // Still pending and not in another instance's batch: that one counts its own failures.
+      const { rows } = await sql<Claimed>(
+        em,
+        `SELECT id, name, attempts FROM outbox_events
+          WHERE id = ANY($1) AND dispatched_at IS NULL AND parked_at IS NULL
+          FOR UPDATE SKIP LOCKED`,
+        [ids],
+        { bigints: ['id'] },
+      );
+      return rows.length ? this.charge(em, rows, err, now) : [];
+    });
+    this.report(charged);
+  }
+
+  /** One line and a count per failed attempt that committed: the parking one at error, no stack or payload. */
+  private report(charged: Charged[]): void {
+    for (const { id, name, attempts, parked, retryAt, error } of charged) {
+      this.metrics.outboxFailures.inc();
+      const fields = { eventId: id, event: name, attempts, error };
+      if (parked) {
+        this.metrics.outboxParked.inc();
+        this.logger.error(fields, 'Outbox event parked: its delivery kept failing; re-drive it once fixed');
+      } else {
+        this.logger.warn({ ...fields, retryAt }, 'Outbox event delivery failed; it will be retried');
+      }
+    }
   }
 
   async onModuleDestroy(): Promise<void> {

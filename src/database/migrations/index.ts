@@ -24,6 +24,7 @@ import { NewsletterCampaigns1795420000000 } from './1795420000000-newsletter-cam
 import { CampaignMessageStatus1795450000000 } from './1795450000000-campaign-message-status';
 import { ContentCounts1795460000000 } from './1795460000000-content-counts';
 import { OrderExpiry1795510000000 } from './1795510000000-order-expiry';
+import { OutboxParking1795520000000 } from './1795520000000-outbox-parking';
 import { TrackingWrite1795470000000 } from './1795470000000-tracking-write';
 import { SenderDomains1795480000000 } from './1795480000000-sender-domains';
 import { SubscriptionBilling1795490000000 } from './1795490000000-subscription-billing';
@@ -61,4 +62,5 @@ export const MIGRATIONS = [
   SenderDomains1795480000000,
   SubscriptionBilling1795490000000,
   OrderExpiry1795510000000,
+  OutboxParking1795520000000,
 ];

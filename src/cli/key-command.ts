@@ -1,0 +1,91 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { AccountModule } from '../account/account.module';
+import { SitesService } from '../account/sites.service';
+import { ApiKeysModule } from '../api-keys/api-keys.module';
+import { ApiKeysService } from '../api-keys/api-keys.service';
+import { CommonModule } from '../common/common.module';
+import { NotFoundProblem, Problem } from '../common/errors/problems';
+import { MetricsModule } from '../common/metrics/metrics.module';
+import { SiteContext } from '../common/tenancy/site-context';
+import { AppConfig } from '../config/app-config';
+import { ConfigModule } from '../config/config.module';
+import { DatabaseModule } from '../database/database.module';
+import { safeTarget, StartupError } from '../startup-errors';
+
+export type KeyCommand =
+  | { command: 'create'; site: string; name: string; onlySite: boolean }
+  | { command: 'list'; site: string }
+  | { command: 'revoke'; site: string; id: number };
+
+/** The modules the commands need: no HTTP, no job workers, no first-start bootstrap. */
+@Module({})
+class KeyCommandModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: KeyCommandModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        DatabaseModule.forRoot(config),
+        MetricsModule,
+        CommonModule,
+        AccountModule,
+        ApiKeysModule,
+      ],
+    };
+  }
+}
+
+function reach(siteIds: number[] | null, site: SiteContext): string {
+  if (siteIds === null) return 'every site of the account';
+  return siteIds.length === 1 && siteIds[0] === site.id ? `site "${site.name}" only` : `sites ${siteIds.join(', ')}`;
+}
+
+/**
+ * Runs one command of `npm run key` (src/cli/key.ts) through ApiKeysService, as the API's routes
+ * do (events recorded, the last unrestricted key kept), on `config.DATABASE_URL`. What a person
+ * must act on becomes a StartupError: one line, no stack.
+ */
+export async function runKeyCommand(args: KeyCommand, config: AppConfig): Promise<void> {
+  const context = await NestFactory.createApplicationContext(KeyCommandModule.forRoot(config), {
+    logger: false,
+    abortOnError: false,
+  });
+  try {
+    const site = await context.get(SitesService).findByName(args.site);
+    if (!site)
+      throw new StartupError(
+        `There is no site "${args.site}" in the database at ${safeTarget(config.DATABASE_URL!)}. Sites are made by the first start (BOOTSTRAP_SITE) or with POST /api/v2/sites.`,
+      );
+    const keys = context.get(ApiKeysService);
+    if (args.command === 'create') {
+      const { entity, plaintext } = await keys.createForSite(site, { name: args.name, onlySite: args.onlySite });
+      process.stderr.write(
+        `Created key ${entity.id} "${entity.name}", reaching ${reach(entity.siteIds, site)}. It is shown once, here; keep it:\n`,
+      );
+      process.stdout.write(`${plaintext}\n`);
+    } else if (args.command === 'list') {
+      for (const k of await keys.listInAccount(site.accountId))
+        process.stdout.write(
+          [
+            k.id,
+            `"${k.name}"`,
+            `${k.prefix}…${k.last4}`,
+            reach(k.siteIds, site),
+            `created ${k.createdAt.toISOString()}`,
+            k.lastUsedAt ? `last used ${k.lastUsedAt.toISOString()}` : 'never used',
+            ...(k.expiresAt ? [`expires ${k.expiresAt.toISOString()}`] : []),
+          ].join('  ') + '\n',
+        );
+    } else {
+      await keys.revokeInAccount(site.accountId, args.id);
+      process.stderr.write(`Revoked key ${args.id}.\n`);
+    }
+  } catch (err) {
+    if (err instanceof NotFoundProblem && args.command === 'revoke')
+      throw new StartupError(`No live key ${args.id} in the account of site "${args.site}" (list shows them).`);
+    throw err instanceof Problem ? new StartupError(err.detail ?? err.title) : err;
+  } finally {
+    await context.close();
+  }
+}

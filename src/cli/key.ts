@@ -1,0 +1,89 @@
+import 'reflect-metadata';
+import 'dotenv/config';
+import { parseArgs } from 'node:util';
+import type { loadConfig as LoadConfig } from '../config/app-config';
+import type { resolveSharedDatabase as ResolveSharedDatabase } from '../database/resolve-database';
+import type { KeyCommand, runKeyCommand as RunKeyCommand } from './key-command';
+import { connectError, embeddedDatabaseError, StartupError } from '../startup-errors';
+
+/**
+ * `npm run key -- <command>`: API keys for the operator, against the database the server uses
+ * (DATABASE_URL, or the embedded one, running or not). A key that was lost cannot be shown
+ * again, only replaced: `create` mints one and prints it once (the key alone on stdout, so
+ * `KEY=$(npm run -s key -- create --site demo)` works; what it is, on stderr).
+ */
+const USAGE = `Usage: npm run key -- <command> --site <site name>
+  create --site demo [--name "Laptop"] [--only-site]
+      a new key for the account that owns the site, printed once; it reaches every site of
+      the account (as the first start's key does), or with --only-site that site alone
+  list --site demo
+      the account's live keys: id, name, the key's first characters, reach, last use
+  revoke <id> --site demo
+      revokes a key of that account (not its last key reaching every site)`;
+
+class UsageError extends StartupError {}
+
+function parse(argv: string[]): KeyCommand {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { site: { type: 'string' }, name: { type: 'string' }, 'only-site': { type: 'boolean' } },
+    });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const { values, positionals } = parsed;
+  const [command, ...rest] = positionals;
+  if (command !== 'create' && command !== 'list' && command !== 'revoke')
+    throw new UsageError(command ? `Unknown command "${command}".` : 'Name a command.');
+  const site = values.site;
+  if (!site) throw new UsageError(`${command} needs --site <site name>.`);
+  if (command === 'revoke') {
+    if (rest.length !== 1 || !/^[1-9]\d{0,15}$/.test(rest[0]))
+      throw new UsageError('revoke needs the id of one key (npm run key -- list --site … shows them).');
+    return { command, site, id: Number(rest[0]) };
+  }
+  if (rest.length > 0) throw new UsageError(`Unexpected "${rest.join(' ')}".`);
+  if (command === 'list') return { command, site };
+  return { command, site, name: values.name ?? 'Key made with npm run key', onlySite: values['only-site'] ?? false };
+}
+
+async function run(argv: string[]): Promise<void> {
+  if (argv.includes('--help') || argv.includes('-h') || argv[0] === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const args = parse(argv);
+  // Loaded once the arguments are known to be right: a usage error answers at once.
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { loadConfig } = require('../config/app-config') as { loadConfig: typeof LoadConfig };
+  const { resolveSharedDatabase, DATABASE_CONNECT_DEADLINE_MS } = require('../database/resolve-database') as {
+    resolveSharedDatabase: typeof ResolveSharedDatabase;
+    DATABASE_CONNECT_DEADLINE_MS: number;
+  };
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  const config = loadConfig();
+  Object.assign(config, { BOOTSTRAP_ENABLED: false, JOBS_ENABLED: false, METRICS_TOKEN: '', METRICS_PORT: 0 });
+  const db = await resolveSharedDatabase(config).catch((err: unknown) => {
+    throw config.DATABASE_URL
+      ? connectError(err, config.DATABASE_URL, DATABASE_CONNECT_DEADLINE_MS)
+      : embeddedDatabaseError(err, config);
+  });
+  config.DATABASE_URL = db.url;
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { runKeyCommand } = require('./key-command') as { runKeyCommand: typeof RunKeyCommand };
+    await runKeyCommand(args, config);
+  } finally {
+    await db.stop();
+  }
+}
+
+run(process.argv.slice(2)).catch((err: unknown) => {
+  if (err instanceof UsageError) process.stderr.write(`${err.message}\n${USAGE}\n`);
+  else if (err instanceof StartupError) process.stderr.write(`${err.message}\n`);
+  else process.stderr.write(`npm run key failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,114 @@
+import { ApiKeysService } from '../../src/api-keys/api-keys.service';
+import { ApiKeyEntity } from '../../src/api-keys/entities/api-key.entity';
+import { OutboxEventEntity } from '../../src/common/outbox/outbox-event.entity';
+import { startApp, TestApp } from '../support/app';
+import { workerDatabaseUrl } from '../support/databases';
+import { runEntry } from '../support/entry';
+import { agent, createTenant, Tenant } from '../support/tenant';
+
+/**
+ * Issue 31, row 4: a lost key is replaced with `npm run key -- create --site <name>` (src/cli/key.ts),
+ * against the database the server uses. The command runs here as its own process on this
+ * worker's database; the key it prints is then used with an app over the same database.
+ */
+describe('npm run key', () => {
+  let t: TestApp;
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    t = await startApp();
+    tenant = await createTenant(t);
+  });
+  afterAll(() => t.close());
+
+  const key = (...args: string[]) =>
+    runEntry('src/cli/key.ts', args, { DATABASE_URL: workerDatabaseUrl(), LOG_LEVEL: 'info' });
+  const row = (id: number) => t.db.getRepository(ApiKeyEntity).findOneByOrFail({ id });
+
+  it('create: prints a new key once, alone on stdout; it reaches every site of the account', async () => {
+    const run = await key('create', '--site', tenant.siteName, '--name', 'Recovered');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^sb_live_[A-Za-z0-9]{40}\n$/);
+    const plaintext = run.stdout.trim();
+    const id = Number(/^Created key (\d+) "Recovered", reaching every site of the account\./.exec(run.stderr)?.[1]);
+    expect(run.stderr).not.toContain(plaintext);
+
+    expect(await row(id)).toEqual(
+      expect.objectContaining({
+        accountId: tenant.accountId,
+        name: 'Recovered',
+        siteIds: null,
+        prefix: plaintext.slice(0, 12),
+        revokedAt: null,
+      }),
+    );
+    const events = await t.db
+      .getRepository(OutboxEventEntity)
+      .findBy({ accountId: tenant.accountId, name: 'api_key.created' });
+    expect(events.map((e) => e.payload)).toContainEqual({ id, name: 'Recovered' });
+
+    const api = agent(t, plaintext);
+    const content = await api.get(`/api/v2/sites/${tenant.siteName}/content`);
+    expect(content.status).toBe(200);
+    const keys = await api.get('/api/v2/api-keys');
+    expect(keys.status).toBe(200);
+    expect((keys.body as { data: Array<{ id: number }> }).data.map((k) => k.id)).toContain(id);
+  }, 60_000);
+
+  it('create --only-site: a key of that site alone (account routes refuse it)', async () => {
+    const run = await key('create', '--site', tenant.siteName, '--only-site');
+    expect(run.code).toBe(0);
+    const plaintext = run.stdout.trim();
+    const id = Number(/^Created key (\d+) /.exec(run.stderr)?.[1]);
+    expect((await row(id)).siteIds).toEqual([tenant.siteId]);
+    const api = agent(t, plaintext);
+    expect((await api.get(`/api/v2/sites/${tenant.siteName}/content`)).status).toBe(200);
+    expect((await api.get('/api/v2/api-keys')).status).toBe(403);
+  }, 60_000);
+
+  it('list: ids, names, the first and last characters and the reach, never a secret', async () => {
+    const run = await key('list', '--site', tenant.siteName);
+    expect(run.code).toBe(0);
+    const k = tenant.key;
+    expect(run.stdout.split('\n')[0]).toMatch(
+      new RegExp(
+        `^${tenant.keyId}  "test key"  ${k.slice(0, 12)}…${k.slice(-4)}  every site of the account  created \\S+  `,
+      ),
+    );
+    expect(run.stdout).not.toContain(k);
+  }, 60_000);
+
+  it('revoke: the key stops working at once', async () => {
+    const { entity, plaintext } = await t.db.transaction((em) =>
+      t.app
+        .get(ApiKeysService)
+        .createInAccount(em, tenant.accountId, { name: 'Short-lived', siteIds: null, expiresAt: null }),
+    );
+    expect((await agent(t, plaintext).get('/api/v2/api-keys')).status).toBe(200);
+
+    const run = await key('revoke', String(entity.id), '--site', tenant.siteName);
+    expect([run.code, run.stderr]).toEqual([0, `Revoked key ${entity.id}.\n`]);
+    expect((await row(entity.id)).revokedAt).toBeInstanceOf(Date);
+    expect((await agent(t, plaintext).get('/api/v2/api-keys')).status).toBe(401);
+  }, 60_000);
+
+  it('a site that does not exist: one clear line, exit 1, nothing made', async () => {
+    const before = await t.db.getRepository(ApiKeyEntity).count();
+    const run = await key('create', '--site', 'no-such-site-31');
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/^There is no site "no-such-site-31" in the database at [^ ]+\. Sites are made by /);
+    expect(run.stderr).not.toMatch(/^\s+at /m);
+    expect(await t.db.getRepository(ApiKeyEntity).count()).toBe(before);
+  }, 60_000);
+
+  it('a command without --site, or an unknown one: the usage', async () => {
+    const run = await key('create');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /^create needs --site <site name>\.\nUsage: npm run key -- <command> --site <site name>\n/,
+    );
+    const unknown = await key('mint', '--site', tenant.siteName);
+    expect([unknown.code, unknown.stderr.split('\n')[0]]).toEqual([1, 'Unknown command "mint".']);
+  }, 60_000);
+});
