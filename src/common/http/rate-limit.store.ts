@@ -36,6 +36,11 @@ interface CounterRow {
 
 const FLUSH_MS = 1000;
 const MAX_COUNTERS = 100_000;
+/** Whole seconds until a block ends: at least 1, at most the block's own length. */
+function retryAfterSeconds(remainingMs: number, blockMs: number): number {
+  return Math.min(Math.max(1, Math.ceil(remainingMs / 1000)), Math.max(1, Math.ceil(blockMs / 1000)));
+}
+
 const PASS: RateDecision = Object.freeze({ blocked: false, retryAfter: 0, until: 0 });
 
 /**
@@ -75,7 +80,7 @@ export class RateLimitStore implements OnModuleDestroy {
       this.scheduleFlush();
       return {
         blocked: true,
-        retryAfter: Math.max(1, Math.ceil((c.blockedUntil - now) / 1000)),
+        retryAfter: retryAfterSeconds(c.blockedUntil - now, blockDuration),
         until: c.blockedUntil,
       };
     }
@@ -117,7 +122,8 @@ export class RateLimitStore implements OnModuleDestroy {
     }
     this.remember(c, row, now);
     return c.blockedUntil > now
-      ? { blocked: true, retryAfter: Math.max(1, Math.ceil(row.blocked_in_ms / 1000)), until: c.blockedUntil }
+      ? // The database's clock and rounding may put the end a few ms past the block: never more than it.
+        { blocked: true, retryAfter: retryAfterSeconds(row.blocked_in_ms, blockDuration), until: c.blockedUntil }
       : PASS;
   }
 

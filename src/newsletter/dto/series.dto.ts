@@ -70,7 +70,7 @@ export class SeriesStepDto {
   })
   @OptionalNotNull()
   @IsInt()
-  @Checked('stored data', 'Names an email template of this site of type `newsletter.series`.')
+  @Checked('stored data', 'Names an email template of this site of type `newsletter.campaign`.')
   @Min(1)
   @Max(Number.MAX_SAFE_INTEGER)
   templateId?: number;
