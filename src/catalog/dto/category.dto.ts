@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsNotEmpty, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { IsIdSet, OptionalNotNull } from '../../common/input/dto-rules';
@@ -81,8 +82,8 @@ export class CategoryResponseDto {
   @ApiProperty({ example: 'Stoneware, made to order' }) description: string;
   @ApiProperty({ example: 1 }) position: number;
   @ApiProperty({ type: [Number], example: [12] }) attachmentIds: number[];
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
 }
 
 export function toCategoryResponse(c: ProductCategoryEntity): CategoryResponseDto {

@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { SiteIdParamDto } from '../../common/http/params';
@@ -90,8 +91,8 @@ export class VariantResponseDto {
   @ApiProperty({ type: 'integer', nullable: true, example: 10 }) quantityAvailable: number | null;
   @ApiProperty({ type: String, nullable: true, example: 'MUG-350-M-BLU' }) sku: string | null;
   @ApiProperty({ example: 0 }) position: number;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
 }
 
 export function toVariantResponse(v: ProductVariantEntity): VariantResponseDto {

@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { SiteIdParamDto } from '../../common/http/params';
@@ -73,11 +74,11 @@ export class CollectionResponseDto {
   @ApiProperty({ example: 'Summer picks' }) name: string;
   @ApiProperty({ example: 'summer-picks' }) slug: string;
   @ApiProperty({ example: '' }) description: string;
-  @ApiProperty({ type: String, nullable: true }) startsAt: string | null;
-  @ApiProperty({ type: String, nullable: true }) endsAt: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true }) startsAt: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true }) endsAt: string | null;
   @ApiProperty({ example: false }) pinned: boolean;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
 }
 
 export function toCollectionResponse(c: CollectionEntity): CollectionResponseDto {

@@ -3,7 +3,6 @@ import { DocumentBuilder, OpenAPIObject, ParameterObject, SwaggerModule } from '
 import { ProblemDto } from '../errors/api-problems.decorator';
 import { deriveRequestSchemas } from './openapi-derive';
 import { operationInputs } from './openapi-inputs';
-import { PublicUrls } from './public-urls';
 
 /** The interface's groups in its order (v1, then v2), then the operator routes and health. */
 const TAGS: Array<[string, string]> = [
@@ -35,7 +34,10 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     )
     .setVersion('2.0')
     .setLicense('MIT', 'https://opensource.org/license/mit')
-    .addServer(app.get(PublicUrls).base, 'This server (PUBLIC_BASE_URL)')
+    // Relative: Swagger UI calls the origin its page came from (127.0.0.1, a LAN address, a
+    // proxy's name), which the /docs CSP allows; an absolute PUBLIC_BASE_URL works only when the
+    // page was opened at exactly that origin. Clients name their base URL themselves.
+    .addServer('/', 'The server this document was read from')
     .addApiKey({ type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Secret API key (sb_live_…)' }, 'apiKey')
     // bearerFormat is set because Swagger otherwise labels both schemes "JWT"; neither is one.
     .addBearerAuth(

@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsNotEmpty, IsObject, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { SiteNameParamDto } from '../../common/http/params';
@@ -129,9 +130,9 @@ export class EmailTemplateResponseDto {
   @ApiProperty({ type: String, nullable: true, example: null }) text: string | null;
   @ApiProperty({ enum: TEMPLATE_STATUSES, example: 'draft' }) status: TemplateStatus;
   @ApiProperty({ example: 1, description: 'Goes up with every change; the ETag names it' }) version: number;
-  @ApiProperty({ type: String, nullable: true, example: null }) publishedAt: string | null;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
+  @ApiProperty({ ...DATE_TIME, nullable: true }) publishedAt: string | null;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
 }
 
 /** The template a send of this type uses: the site's published one, or the built-in default. */
@@ -145,7 +146,7 @@ export class PublishedEmailTemplateDto {
   @ApiProperty({ example: 'Your code for {{ site.title }}: {{ code }}' }) subject: string;
   @ApiProperty({ example: '<p>Your code is <strong>{{ code }}</strong>.</p>' }) html: string;
   @ApiProperty({ type: String, nullable: true, example: null }) text: string | null;
-  @ApiProperty({ type: String, nullable: true, example: '2026-01-01T00:00:00.000Z' }) publishedAt: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true, example: '2026-01-01T00:00:00.000Z' }) publishedAt: string | null;
 }
 
 export function toEmailTemplateResponse(t: EmailTemplateEntity): EmailTemplateResponseDto {

@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
@@ -106,8 +107,8 @@ export class ImportResponseDto {
   @ApiProperty({ example: 5 }) invalidCount: number;
   @ApiProperty({ type: [InvalidRowDto], description: 'The first 1,000 invalid rows' }) invalid: InvalidRowDto[];
   @ApiProperty({ type: String, nullable: true, example: null }) error: string | null;
-  @ApiProperty({ example: '2026-11-24T10:00:00.000Z' }) createdAt: string;
-  @ApiProperty({ type: String, nullable: true, example: '2026-11-24T10:00:05.000Z' }) finishedAt: string | null;
+  @ApiProperty({ ...DATE_TIME, example: '2026-11-24T10:00:00.000Z' }) createdAt: string;
+  @ApiProperty({ ...DATE_TIME, nullable: true, example: '2026-11-24T10:00:05.000Z' }) finishedAt: string | null;
 }
 
 export function toImportResponse(i: ImportEntity): ImportResponseDto {

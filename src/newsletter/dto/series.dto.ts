@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMinSize, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { IsIdSet, NestedArray, OptionalNotNull } from '../../common/input/dto-rules';
@@ -184,8 +185,8 @@ export class SeriesResponseDto {
   @ApiProperty({ type: [SeriesStepResponseDto] }) steps: SeriesStepResponseDto[];
   @ApiProperty({ type: SeriesEnrollmentCountsDto, description: 'Enrollments by status' })
   enrollments: SeriesEnrollmentCountsDto;
-  @ApiProperty({ example: '2026-11-24T10:00:00.000Z' }) createdAt: string;
-  @ApiProperty({ example: '2026-11-24T10:00:00.000Z' }) updatedAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-11-24T10:00:00.000Z' }) createdAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-11-24T10:00:00.000Z' }) updatedAt: string;
 }
 
 /** A series with what the service reads beside its row. */

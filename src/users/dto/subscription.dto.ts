@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { SITE_NAME_PATTERN } from '../../common/auth/principal';
@@ -128,15 +129,15 @@ export class UserSubscriptionResponseDto {
   @ApiProperty({ example: 'EUR' }) currency: string;
   @ApiProperty({ enum: RECURRING_INTERVALS, example: 'month' }) interval: RecurringInterval;
   @ApiProperty({ example: 1 }) intervalCount: number;
-  @ApiProperty({ example: '2026-11-01T00:00:00.000Z' }) currentPeriodStart: string;
-  @ApiProperty({ example: '2026-12-01T00:00:00.000Z' }) currentPeriodEnd: string;
-  @ApiProperty({ type: String, nullable: true, example: null }) trialEndsAt: string | null;
+  @ApiProperty({ ...DATE_TIME, example: '2026-11-01T00:00:00.000Z' }) currentPeriodStart: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-12-01T00:00:00.000Z' }) currentPeriodEnd: string;
+  @ApiProperty({ ...DATE_TIME, nullable: true }) trialEndsAt: string | null;
   @ApiProperty({ example: false, description: 'Canceled at the end of the current period' })
   cancelAtPeriodEnd: boolean;
-  @ApiProperty({ type: String, nullable: true, example: null }) canceledAt: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true }) canceledAt: string | null;
   @ApiProperty({ type: String, nullable: true, example: null }) cancelReason: string | null;
-  @ApiProperty({ type: String, nullable: true, example: null }) pausedAt: string | null;
-  @ApiProperty({ type: String, nullable: true, example: null, description: 'A pause’s resume date' })
+  @ApiProperty({ ...DATE_TIME, nullable: true }) pausedAt: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true, description: 'A pause’s resume date' })
   resumesAt: string | null;
   @ApiProperty({
     example: 0,
@@ -147,8 +148,8 @@ export class UserSubscriptionResponseDto {
   @ApiProperty({ type: String, nullable: true, example: null }) processorSubscriptionId: string | null;
   @ApiProperty({ type: 'integer', nullable: true, example: 42, description: 'The order that started it' })
   orderId: number | null;
-  @ApiProperty({ example: '2026-11-01T00:00:00.000Z' }) createdAt: string;
-  @ApiProperty({ example: '2026-11-01T00:00:00.000Z' }) updatedAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-11-01T00:00:00.000Z' }) createdAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-11-01T00:00:00.000Z' }) updatedAt: string;
 }
 
 export class PlanChangeDto {

@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsObject, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
@@ -154,11 +155,12 @@ export class V1PageResponseDto {
   @ApiProperty({ example: 'post' }) page_type: string;
   @ApiProperty({ enum: CONTENT_STATUSES }) page_status: ContentStatus;
   @ApiProperty({
+    ...DATE_TIME,
     example: '2026-01-01T00:00:00.000Z',
     description: 'Publication date (scheduled date; creation date for drafts)',
   })
   date: string;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) page_modified: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) page_modified: string;
   @ApiProperty({ type: [String] }) tags: string[];
   @ApiProperty({ type: [String] }) categories: string[];
   @ApiProperty({ type: [AuthorDto] }) author: AuthorDto[];

@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
@@ -291,8 +292,8 @@ export class V1ProductResponseDto {
   processor_product_id_live: string;
   @ApiProperty({ example: '', description: 'The payment processor’s test product id; "" when unset' })
   processor_product_id_test: string;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) product_date: string;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) product_modified: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) product_date: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) product_modified: string;
   @ApiProperty({ type: [V1MediaItemDto] }) media: V1MediaItemDto[];
   @ApiProperty({ type: [V1VariantDto] }) variants: V1VariantDto[];
 }
