@@ -48,7 +48,7 @@ class CategoryFieldsDto {
   @Max(MAX_POSITION)
   position?: number;
 
-  @ApiPropertyOptional({ type: [Number], example: [12], description: 'Media ids of the site (its pictures)' })
+  @ApiPropertyOptional({ type: [Number], example: [1], description: 'Media ids of the site (its pictures)' })
   @OptionalNotNull()
   @Checked('stored data', 'Each id names a media item of this site.')
   @IsIdSet()

@@ -143,7 +143,7 @@ class ProductFieldsDto {
   @Max(MAX_STOCK)
   quantityAvailable?: number | null;
 
-  @ApiPropertyOptional({ type: 'integer', nullable: true, example: 3, description: 'A product category of the site' })
+  @ApiPropertyOptional({ type: 'integer', nullable: true, example: 1, description: 'A product category of the site' })
   @IsOptional()
   @IsInt()
   @Min(1)
@@ -212,7 +212,7 @@ class ProductFieldsDto {
   @MaxLength(200)
   processorProductIdTest?: string | null;
 
-  @ApiPropertyOptional({ type: [Number], example: [12, 13], description: 'Media ids of the site' })
+  @ApiPropertyOptional({ type: [Number], example: [1], description: 'Media ids of the site' })
   @OptionalNotNull()
   @Checked('stored data', 'Each id names a media item of this site.')
   @IsIdSet()
@@ -259,7 +259,7 @@ export class UpdateProductDto extends ProductFieldsDto {
 }
 
 export class ProductQueryDto extends CursorQueryDto {
-  @ApiPropertyOptional({ type: 'integer', example: 3, description: 'Products of this category' })
+  @ApiPropertyOptional({ type: 'integer', example: 1, description: 'Products of this category' })
   @IsOptional()
   @Transform(toInteger)
   @IsInt()

@@ -138,7 +138,7 @@ class ContentFieldsDto {
   @IsObject()
   customFields?: Record<string, unknown>;
 
-  @ApiPropertyOptional({ type: [Number], example: [12], description: 'Media ids of this site' })
+  @ApiPropertyOptional({ type: [Number], example: [1], description: 'Media ids of this site' })
   @OptionalNotNull()
   @Checked('stored data', 'Each id names a media item of this site.')
   @IsIdSet()

@@ -62,7 +62,7 @@ export class UpdateMediaDto extends MediaTextDto {
   categoryIds?: number[];
 
   @Checked('stored data', 'Each id names a media tag of this site.')
-  @ApiPropertyOptional({ type: [Number], example: [2, 3], description: 'Replaces the tags of the item' })
+  @ApiPropertyOptional({ type: [Number], example: [1], description: 'Replaces the tags of the item' })
   @OptionalNotNull()
   @IsArray()
   @ArrayMaxSize(100)

@@ -28,18 +28,18 @@ export class UserSubscriptionParamDto {
   @Matches(SITE_NAME_PATTERN, { message: 'is not a valid site name' })
   siteName: string;
 
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 12, description: 'The user' })
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1, description: 'The user' })
   @IsIdParam()
   id: number;
 
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 3, description: 'The subscription' })
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1, description: 'The subscription' })
   @IsIdParam()
   subId: number;
 }
 
 /** `…/users/{id}/subscriptions/{subId}/charges/{chargeId}/…` */
 export class SubscriptionChargeParamDto extends UserSubscriptionParamDto {
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 7, description: 'The ledger line' })
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1, description: 'The ledger line' })
   @IsIdParam()
   chargeId: number;
 }

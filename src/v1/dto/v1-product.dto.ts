@@ -116,7 +116,7 @@ export class V1ProductFieldsDto {
   @Min(0)
   @Max(MAX_STOCK)
   quantity_available?: number | null;
-  @ApiPropertyOptional({ type: 'integer', nullable: true, example: 3 })
+  @ApiPropertyOptional({ type: 'integer', nullable: true, example: 1 })
   @IsOptional()
   @IsInt()
   @Min(1)
@@ -315,7 +315,7 @@ export class V1ProductParamDto {
   @IsString()
   @Matches(SITE_NAME_PATTERN, { message: 'is not a valid site name' })
   site_name: string;
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 7 })
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1 })
   @IsIdParam()
   product_id: number;
 }
@@ -325,7 +325,7 @@ export class V1ProductCategoryParamDto {
   @IsString()
   @Matches(SITE_NAME_PATTERN, { message: 'is not a valid site name' })
   site_name: string;
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 3 })
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1 })
   @IsIdParam()
   product_category_id: number;
 }
