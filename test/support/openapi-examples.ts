@@ -56,7 +56,7 @@ export function missingExamples(doc: OpenApiDocument, schema: Schema, at = ''): 
 function resolveDeep(doc: OpenApiDocument, schema: Schema): Schema {
   let s = schema as Schema & { allOf?: Schema[] };
   for (;;) {
-    if (s.$ref) s = doc.components.schemas[s.$ref.replace('#/components/schemas/', '')] as typeof s;
+    if (s.$ref) s = doc.components.schemas[s.$ref.replace('#/components/schemas/', '')];
     else if (s.allOf?.length === 1 && !s.properties) s = { ...s.allOf[0], ...withoutAllOf(s) };
     else return s;
   }

@@ -84,6 +84,8 @@ class ContentFieldsDto {
 
   @ApiPropertyOptional({
     enum: CONTENT_STATUSES,
+    // With the publishAt example: an example that runs as it is (a status other than scheduled refuses publishAt).
+    example: 'scheduled',
     description:
       'draft → published → draft, draft → scheduled → published, any → archived; `scheduled` needs publishAt',
   })

@@ -47,14 +47,14 @@ class V1PageFieldsDto {
   @MaxLength(1_000_000)
   content?: string;
   @Checked('other fields', 'Agrees with `content` when both are given.')
-  @ApiPropertyOptional({ description: 'Older name of content' })
+  @ApiPropertyOptional({ example: '<p>Hello</p>', description: 'Older name of content' })
   @OptionalNotNull()
   @IsString()
   @MaxLength(1_000_000)
   post_content?: string;
   @ApiPropertyOptional({ example: 'A short summary' }) @OptionalNotNull() @IsString() @MaxLength(5000) excerpt?: string;
   @Checked('other fields', 'Agrees with `excerpt` when both are given.')
-  @ApiPropertyOptional({ description: 'Older name of excerpt' })
+  @ApiPropertyOptional({ example: 'A short summary', description: 'Older name of excerpt' })
   @OptionalNotNull()
   @IsString()
   @MaxLength(5000)
@@ -66,7 +66,7 @@ class V1PageFieldsDto {
   @Matches(CONTENT_TYPE_PATTERN, { message: TYPE_MESSAGE })
   page_type?: string;
   @Checked('other fields', 'Agrees with `page_type` when both are given.')
-  @ApiPropertyOptional({ description: 'Older name of page_type' })
+  @ApiPropertyOptional({ example: 'post', description: 'Older name of page_type' })
   @OptionalNotNull()
   @IsString()
   @Matches(CONTENT_TYPE_PATTERN, { message: TYPE_MESSAGE })
@@ -91,7 +91,7 @@ class V1PageFieldsDto {
   date?: Date;
   @Checked('other fields', 'Agrees with `date` when both are given.')
   @Checked('time', 'In the past, or in the future with `page_status` `scheduled`.')
-  @ApiPropertyOptional({ description: 'Older name of date' })
+  @ApiPropertyOptional({ example: '2024-01-01T09:00:00.000Z', description: 'Older name of date' })
   @OptionalNotNull()
   @IsTimestamp()
   post_date?: Date;
