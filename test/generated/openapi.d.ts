@@ -6542,13 +6542,14 @@ export interface components {
             };
             /**
              * @description Absent on create: `enabled`. `enabled` on a disabled endpoint re-enables it
+             * @example disabled
              * @enum {string}
              */
             status?: "enabled" | "disabled";
             /**
              * Format: uri
              * @description An absolute https:// URL without credentials or a fragment. http:// only where the server allows it; the host must resolve to public addresses.
-             * @example https://hooks.example.com/sitebase
+             * @example https://93.184.215.14/sitebase
              */
             url: string;
         };
@@ -6651,13 +6652,14 @@ export interface components {
             };
             /**
              * @description Absent on create: `enabled`. `enabled` on a disabled endpoint re-enables it
+             * @example disabled
              * @enum {string}
              */
             status?: "enabled" | "disabled";
             /**
              * Format: uri
              * @description An absolute https:// URL without credentials or a fragment. http:// only where the server allows it; the host must resolve to public addresses.
-             * @example https://hooks.example.com/sitebase
+             * @example https://93.184.215.14/sitebase
              */
             url?: string;
         };

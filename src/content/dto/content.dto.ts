@@ -211,7 +211,7 @@ export class ContentQueryDto extends CursorQueryDto {
  */
 export class IdOrSlugParamDto extends SiteNameParamDto {
   @ApiProperty({
-    example: 'hello-world',
+    example: 'welcome',
     description: 'The id, or the slug: all digits (no leading zeros) is an id, anything else a slug',
   })
   @IsString()

@@ -192,7 +192,7 @@ export class V1PageParamDto {
   @Matches(SITE_NAME_PATTERN, { message: 'is not a valid site name' })
   site_name: string;
   @ApiProperty({
-    example: 'about-us',
+    example: 'welcome',
     description: 'A page id (digits, no leading zeros), a post slug (`{post_slug}`), or `all`',
   })
   @IsString()

@@ -124,6 +124,8 @@ class WebhookEndpointFieldsDto {
 
   @ApiPropertyOptional({
     enum: ENDPOINT_STATUSES,
+    // The example's URL is nobody's receiver: made disabled, it is sent nothing until enabled.
+    example: 'disabled',
     description: 'Absent on create: `enabled`. `enabled` on a disabled endpoint re-enables it',
   })
   @OptionalNotNull()
@@ -132,7 +134,8 @@ class WebhookEndpointFieldsDto {
 }
 
 const URL_DOC = {
-  example: 'https://hooks.example.com/sitebase',
+  // A public IP literal: it needs no DNS, so the example runs on any install (hooks.example.com does not resolve).
+  example: 'https://93.184.215.14/sitebase',
   description: 'An absolute https:// URL without credentials or a fragment',
   maxLength: 2000,
 };
