@@ -64,8 +64,9 @@ export class DemoSeedService {
       recurring: { interval: 'month', intervalCount: 1 },
       categoryId: category.id,
       option1: 'Size',
+      option2: 'Colour',
     });
-    await this.products.createVariant(site, product.product.id, { option1Value: 'Standard' });
+    await this.products.createVariant(site, product.product.id, { option1Value: 'Standard', option2Value: 'Blue' });
     const list = await this.lists.create(site, {
       name: 'Weekly digest',
       description: 'The best of the week, every Friday',

@@ -64,6 +64,14 @@ export class CreateCategoryDto extends CategoryFieldsDto {
 }
 
 export class UpdateCategoryDto extends CategoryFieldsDto {
+  // Its own example: the create's slug is taken once the create example ran; the demo's category 1 keeps its own.
+  @ApiPropertyOptional({ example: 'memberships', description: 'Unique in the site' })
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(SLUG_MAX_LENGTH)
+  @Matches(SLUG_PATTERN, { message: SLUG_MESSAGE })
+  declare slug?: string;
+
   @ApiPropertyOptional({ example: 'Mugs', maxLength: 200 })
   @OptionalNotNull()
   @IsString()

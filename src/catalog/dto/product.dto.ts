@@ -238,6 +238,14 @@ export class CreateProductDto extends ProductFieldsDto {
 }
 
 export class UpdateProductDto extends ProductFieldsDto {
+  // Its own example: the create's slug is taken once the create example ran; the demo's product 1 keeps its own.
+  @ApiPropertyOptional({ example: 'monthly-membership', description: 'Unique in the site' })
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(SLUG_MAX_LENGTH)
+  @Matches(SLUG_PATTERN, { message: SLUG_MESSAGE })
+  declare slug?: string;
+
   @ApiPropertyOptional({ example: 'Stoneware mug', maxLength: 200 })
   @OptionalNotNull()
   @IsString()

@@ -103,7 +103,16 @@ export interface RouteOptions {
    * `x-sitebase-example-answers`; the examples test (docs/openapi.md) expects that status.
    */
   exampleAnswers?: { status: number; because: string };
+  /**
+   * The whole request body's example, where the properties' own examples cannot make a valid one
+   * (a one-of rule: "a shipment or a status"). The document puts it on the body's media types
+   * (openapi.ts), where Swagger UI takes it over the properties'.
+   */
+  bodyExample?: Record<string, unknown>;
 }
+
+/** Carries `bodyExample` to the document, which moves it onto the request body (openapi.ts). */
+export const BODY_EXAMPLE = 'x-sitebase-body-example';
 
 /** Metadata key under which every route keeps its options (tests check every handler has it). */
 export const ROUTE_OPTIONS = 'sitebase:route';
@@ -155,6 +164,7 @@ export function Route(options: RouteOptions): MethodDecorator {
   ];
   if (options.exampleAnswers)
     decorators.push(ApiExtension('x-sitebase-example-answers', options.exampleAnswers.status));
+  if (options.bodyExample) decorators.push(ApiExtension(BODY_EXAMPLE, options.bodyExample));
   if (options.ok) decorators.push(HttpCode(200), response(200, options.ok));
   if (options.created) decorators.push(HttpCode(201), response(201, options.created, LOCATION));
   if (options.accepted) decorators.push(HttpCode(202), response(202, options.accepted));

@@ -152,6 +152,14 @@ export class CreateContentDto extends ContentFieldsDto {
 }
 
 export class UpdateContentDto extends ContentFieldsDto {
+  // Its own example: the create's slug is taken once the create example ran (the demo's page 1 becomes news-welcome).
+  @ApiPropertyOptional({ example: 'welcome', description: 'Unique in the site' })
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(SLUG_MAX_LENGTH)
+  @Matches(SLUG_PATTERN, { message: SLUG_MESSAGE })
+  declare slug?: string;
+
   @ApiPropertyOptional({ example: 'Hello again' })
   @OptionalNotNull()
   @IsString()

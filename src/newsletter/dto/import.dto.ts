@@ -54,6 +54,8 @@ export const IMPORT_FORM_SCHEMA = {
       format: 'binary',
       description:
         'CSV (UTF-8, with or without BOM; a header row) or JSON (an array of `{ email, name?, attributes? }`)',
+      // The file's text, as a file with these columns would hold it (the `columns` example maps them).
+      example: 'E-mail Address,Full name,Plan,Notes\ngrace@example.com,Grace Hopper,pro,met at a meetup\n',
     },
     mode: {
       type: 'string',

@@ -341,7 +341,7 @@ export class FulfillmentNotificationDto extends UpdateFulfillmentDto {
 }
 
 export class UpdatePaymentDto {
-  @ApiProperty({ enum: PAYMENT_STATUSES, example: 'paid', description: '`pending → paid → refunded`' })
+  @ApiProperty({ enum: PAYMENT_STATUSES, example: 'refunded', description: '`pending → paid → refunded`' })
   @IsIn(PAYMENT_STATUSES)
   paymentStatus: PaymentStatus;
 

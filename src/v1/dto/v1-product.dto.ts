@@ -173,7 +173,14 @@ export class V1ProductFieldsDto {
   replace_attachments?: boolean;
 }
 
-export class V1UpdateProductDto extends V1ProductFieldsDto {}
+export class V1UpdateProductDto extends V1ProductFieldsDto {
+  // Its own example: the create's slug is taken once the create example ran; the demo's product 1 keeps its own.
+  @ApiPropertyOptional({ example: 'monthly-membership' })
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(200)
+  declare slug?: string;
+}
 
 /** The `variant` object of `PUT …/variant`: option names and values, and the variant's own price, stock, SKU. */
 export class V1VariantInputDto {
@@ -252,6 +259,13 @@ export class V1VariantInputDto {
 }
 
 export class V1CreateVariantDto extends V1ProductFieldsDto {
+  // The product's fields change the product named in the path (the demo's 1): its own slug, not the create's.
+  @ApiPropertyOptional({ example: 'monthly-membership' })
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(200)
+  declare slug?: string;
+
   @ApiProperty({ type: V1VariantInputDto })
   @IsObject()
   @ValidateNested()
