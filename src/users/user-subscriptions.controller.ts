@@ -86,6 +86,8 @@ export class UserSubscriptionsController {
     description: `Now, or with \`atPeriodEnd\` when the current period ends. ${FORBIDDEN_MOVES}`,
     ok: UserSubscriptionResponseDto,
     problems: [400, 403, 409],
+    // Now: the user's own cancel example (at the period's end) ran before; a second such cancel is a 409.
+    bodyExample: { atPeriodEnd: false, reason: 'Too expensive' },
     optionalBody: CancelSubscriptionDto,
     idempotent: true,
   })

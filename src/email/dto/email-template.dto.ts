@@ -61,20 +61,22 @@ export class CreateEmailTemplateDto {
 
 /** A draft's fields; its type stays. */
 export class UpdateEmailTemplateDto {
-  @ApiPropertyOptional({ example: 'Sign-in code, summer look' })
+  @ApiPropertyOptional({ example: 'Demo campaign layout, wide' })
   @OptionalNotNull()
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
   name?: string;
 
-  @ApiPropertyOptional({ example: 'Your code: {{ code }}' })
+  @ApiPropertyOptional({ example: '{{ subject }} | Demo' })
   @OptionalNotNull()
   @IsNotEmpty()
   @IsHeaderText(998)
   subject?: string;
 
-  @ApiPropertyOptional({ example: '<p>{{ code }}</p>' })
+  @ApiPropertyOptional({
+    example: '<div>{{ contentHtml | raw }}</div><p><a href="{{ unsubscribeUrl }}">Unsubscribe</a></p>',
+  })
   @OptionalNotNull()
   @IsString()
   @IsNotEmpty()
@@ -107,7 +109,11 @@ export class PreviewEmailTemplateDto {
   @ApiPropertyOptional({
     type: 'object',
     additionalProperties: true,
-    example: { code: '123456', expiresInMinutes: 5 },
+    example: {
+      subject: 'This week on Demo',
+      contentHtml: '<p>Three stories we liked this week.</p>',
+      unsubscribeUrl: 'https://demo.example/unsubscribe/abc123',
+    },
     description: "Variables; absent: the type's sample data",
   })
   @OptionalNotNull()

@@ -66,7 +66,7 @@ export class SeriesStepDto {
   html?: string;
 
   @ApiPropertyOptional({
-    example: 4,
+    example: 1,
     description: 'An email template of the site of type `newsletter.campaign`, given subject, html and preheader',
   })
   @OptionalNotNull()

@@ -39,7 +39,8 @@ export class UserSubscriptionParamDto {
 
 /** `…/users/{id}/subscriptions/{subId}/charges/{chargeId}/…` */
 export class SubscriptionChargeParamDto extends UserSubscriptionParamDto {
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1, description: 'The ledger line' })
+  // 2: the pending charge the charge example makes (line 1 is the demo subscription's paid first period).
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 2, description: 'The ledger line' })
   @IsIdParam()
   chargeId: number;
 }
@@ -83,14 +84,14 @@ export class CancelSubscriptionDto {
 
 /** The owner's plan change: always prorated (no `prorate` field, so sending one is a 400). */
 export class ChangeMyPlanDto {
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 9, description: 'A recurring product' })
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1, description: 'A recurring product' })
   @IsInt()
   @Min(1)
   @Checked('stored data', 'Names a recurring product of this site.')
   @Max(MAX_ID)
   productId: number;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 14 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1 })
   @OptionalNotNull()
   @Checked('stored data', 'Names a variant of that product.')
   @IsInt()
