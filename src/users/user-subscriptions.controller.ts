@@ -111,6 +111,8 @@ export class UserSubscriptionsController {
       `\`past_due\`. ${FORBIDDEN_MOVES}`,
     ok: PlanChangeDto,
     problems: [400, 403, 409],
+    // Back to the product without a variant (the user's own change-plan example moved to variant 1), unprorated.
+    bodyExample: { productId: 1, prorate: false },
     idempotent: true,
   })
   async changePlan(

@@ -112,6 +112,7 @@ class ProductFieldsDto {
 
   @ApiPropertyOptional({
     enum: PRODUCT_STATUSES,
+    example: 'published',
     description:
       'Only published products are shown to anonymous readers and can be ordered. Absent on create: `published`',
   })

@@ -22,7 +22,7 @@ export const SERIES_LIMITS = {
 
 export class SeriesStepDto {
   @ApiPropertyOptional({
-    example: 12,
+    example: 1,
     description:
       'On update: the id of a step to keep (its place in the order is where it is in this array). Absent: a new step',
   })
@@ -147,6 +147,7 @@ export class UpdateSeriesDto {
 
   @ApiPropertyOptional({
     enum: SERIES_STATUSES,
+    example: 'paused',
     description: 'A move: `active → paused` holds the steps, `paused → active` releases them; anything else is a 409',
   })
   @OptionalNotNull()
