@@ -6,7 +6,7 @@ import { OptionalNotNull } from '../../common/input/dto-rules';
 import type { CollectionItemRow } from '../collection-items.service';
 
 export class AddCollectionItemDto {
-  @ApiProperty({ example: 5 }) @IsInt() @Min(1) @Max(Number.MAX_SAFE_INTEGER) contentId: number;
+  @ApiProperty({ example: 1 }) @IsInt() @Min(1) @Max(Number.MAX_SAFE_INTEGER) contentId: number;
 
   @ApiPropertyOptional({
     example: 0,

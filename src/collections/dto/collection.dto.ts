@@ -48,7 +48,7 @@ class CollectionFieldsDto {
   endsAt?: Date | null;
 
   @ApiPropertyOptional({
-    example: false,
+    example: true,
     description: 'The pinned collection is current whatever the windows say; pinning one unpins the other',
   })
   @OptionalNotNull()
@@ -96,7 +96,7 @@ export function toCollectionResponse(c: CollectionEntity): CollectionResponseDto
 }
 
 export class CollectionItemParamDto extends SiteIdParamDto {
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 5, description: 'The content id of the item' })
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1, description: 'The content id of the item' })
   @IsIdParam()
   itemId: number;
 }
