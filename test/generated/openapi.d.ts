@@ -65,7 +65,7 @@ export interface paths {
         };
         /**
          * Get deletion status
-         * @description The latest deletion request of the account.
+         * @description The latest deletion request of the account. Try it out with the examples answers 404: on a fresh start no deletion is scheduled; DELETE /api/v2/account schedules one.
          */
         get: operations["getAccountDeletion"];
         put?: never;
@@ -1227,7 +1227,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get the deletion status of the current user */
+        /**
+         * Get the deletion status of the current user
+         * @description Try it out with the examples answers 404: on a fresh start no deletion is scheduled; DELETE …/users/me schedules one.
+         */
         get: operations["getMyDeletion"];
         put?: never;
         post?: never;
@@ -1289,7 +1292,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm a new address of the current user
-         * @description With the code mailed to the address given to PATCH …/me. A wrong, expired or used code is a 401 and counts an attempt; tries count against the client IP’s hourly share, like sign-in’s (429 past it).
+         * @description With the code mailed to the address given to PATCH …/me. A wrong, expired or used code is a 401 and counts an attempt; tries count against the client IP’s hourly share, like sign-in’s (429 past it). Try it out with the examples answers 401: the code is the one PATCH …/me mailed to the new address; no example can know it.
          */
         post: operations["verifyMyEmail"];
         delete?: never;
@@ -2016,7 +2019,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a delivery of a webhook endpoint, with its attempts (admin) */
+        /**
+         * Get a delivery of a webhook endpoint, with its attempts (admin)
+         * @description Try it out with the examples answers 404: a fresh start has delivered nothing (the demo endpoint is disabled); POST …/test makes a delivery.
+         */
         get: operations["getWebhookDelivery"];
         put?: never;
         post?: never;
@@ -2037,7 +2043,7 @@ export interface paths {
         put?: never;
         /**
          * Retry a delivery of a webhook endpoint (admin)
-         * @description Sends it again soon, whatever its status, with the same `webhook-id`, and starts a new round of retries. On a disabled endpoint it waits until the endpoint is enabled.
+         * @description Sends it again soon, whatever its status, with the same `webhook-id`, and starts a new round of retries. On a disabled endpoint it waits until the endpoint is enabled. Try it out with the examples answers 404: a fresh start has delivered nothing (the demo endpoint is disabled); POST …/test makes a delivery.
          */
         post: operations["retryWebhookDelivery"];
         delete?: never;
@@ -3253,7 +3259,7 @@ export interface components {
              * @example Stoneware mug
              */
             product?: string;
-            /** @example stoneware-mug */
+            /** @example monthly-membership */
             slug?: string;
             /** @example shop */
             slug_prefix?: string;
@@ -3434,7 +3440,7 @@ export interface components {
              * @example Stoneware mug
              */
             product?: string;
-            /** @example stoneware-mug */
+            /** @example monthly-membership */
             slug?: string;
             /** @example shop */
             slug_prefix?: string;
@@ -3903,8 +3909,8 @@ export interface components {
              */
             type?: string;
             /**
-             * @description Unique in the site; generated from the title when absent
-             * @example hello-world
+             * @description Unique in the site
+             * @example welcome
              */
             slug?: string;
             /**
@@ -4133,7 +4139,7 @@ export interface components {
             endsAt?: string | null;
             /**
              * @description The pinned collection is current whatever the windows say; pinning one unpins the other
-             * @example false
+             * @example true
              */
             pinned?: boolean;
             /** @example Summer picks */
@@ -4161,7 +4167,7 @@ export interface components {
             endsAt?: string | null;
             /**
              * @description The pinned collection is current whatever the windows say; pinning one unpins the other
-             * @example false
+             * @example true
              */
             pinned?: boolean;
             /** @example Summer picks */
@@ -4208,7 +4214,7 @@ export interface components {
             pagination: components["schemas"]["PaginationDto"];
         };
         AddCollectionItemDto: {
-            /** @example 5 */
+            /** @example 1 */
             contentId: number;
             /**
              * @description Insert here (0 is first); items at or after it move down. Default: last
@@ -4365,11 +4371,11 @@ export interface components {
             text?: string | null;
         };
         UpdateEmailTemplateDto: {
-            /** @example Sign-in code, summer look */
+            /** @example Demo campaign layout, wide */
             name?: string;
-            /** @example Your code: {{ code }} */
+            /** @example {{ subject }} | Demo */
             subject?: string;
-            /** @example <p>{{ code }}</p> */
+            /** @example <div>{{ contentHtml | raw }}</div><p><a href="{{ unsubscribeUrl }}">Unsubscribe</a></p> */
             html?: string;
             /** @description Null: made from the HTML */
             text?: string | null;
@@ -4378,8 +4384,9 @@ export interface components {
             /**
              * @description Variables; absent: the type's sample data. Checked against the variables of the template's type.
              * @example {
-             *       "code": "123456",
-             *       "expiresInMinutes": 5
+             *       "subject": "This week on Demo",
+             *       "contentHtml": "<p>Three stories we liked this week.</p>",
+             *       "unsubscribeUrl": "https://demo.example/unsubscribe/abc123"
              *     }
              */
             data?: {
@@ -4701,8 +4708,8 @@ export interface components {
         };
         UpdateCategoryDto: {
             /**
-             * @description Unique in the site; made from the name when absent
-             * @example mugs
+             * @description Unique in the site
+             * @example memberships
              */
             slug?: string;
             /**
@@ -4825,6 +4832,7 @@ export interface components {
             description?: string;
             /**
              * @description Only published products are shown to anonymous readers and can be ordered. Absent on create: `published`
+             * @example published
              * @enum {string}
              */
             status?: "draft" | "published" | "archived";
@@ -5008,8 +5016,8 @@ export interface components {
         };
         UpdateProductDto: {
             /**
-             * @description Unique in the site; made from the name when absent
-             * @example stoneware-mug
+             * @description Unique in the site
+             * @example monthly-membership
              */
             slug?: string;
             /**
@@ -5021,6 +5029,7 @@ export interface components {
             description?: string;
             /**
              * @description Only published products are shown to anonymous readers and can be ordered. Absent on create: `published`
+             * @example published
              * @enum {string}
              */
             status?: "draft" | "published" | "archived";
@@ -5125,7 +5134,7 @@ export interface components {
         UpdateVariantDto: {
             /**
              * @description The value of the product's option1 (`Size`). Only for a product that names its option1.
-             * @example M
+             * @example L
              */
             option1Value?: string | null;
             /**
@@ -5140,7 +5149,7 @@ export interface components {
             option3Value?: string | null;
             /**
              * @description Its own price (minor units, the product's currency); null: the product's
-             * @example 2000
+             * @example 700
              */
             unitAmount?: number | null;
             /**
@@ -5150,7 +5159,7 @@ export interface components {
             quantityAvailable?: number | null;
             /**
              * @description Unique in the site
-             * @example MUG-350-M-BLU
+             * @example MEMBER-L-BLU
              */
             sku?: string | null;
             /** @example 0 */
@@ -5580,12 +5589,12 @@ export interface components {
         ChangeMyPlanDto: {
             /**
              * @description A recurring product. Names a recurring product of this site.
-             * @example 9
+             * @example 1
              */
             productId: number;
             /**
              * @description Names a variant of that product.
-             * @example 14
+             * @example 1
              */
             variantId?: number;
             /** @description Absent: the current quantity */
@@ -5724,12 +5733,12 @@ export interface components {
         ChangePlanDto: {
             /**
              * @description A recurring product. Names a recurring product of this site.
-             * @example 9
+             * @example 1
              */
             productId: number;
             /**
              * @description Names a variant of that product.
-             * @example 14
+             * @example 1
              */
             variantId?: number;
             /** @description Absent: the current quantity */
@@ -6368,7 +6377,7 @@ export interface components {
         UpdatePaymentDto: {
             /**
              * @description `pending → paid → refunded`
-             * @example paid
+             * @example refunded
              * @enum {string}
              */
             paymentStatus: "pending" | "paid" | "refunded";
@@ -7422,7 +7431,7 @@ export interface components {
         SeriesStepDto: {
             /**
              * @description On update: the id of a step to keep (its place in the order is where it is in this array). Absent: a new step. Names a step of this series; absent: a new step.
-             * @example 12
+             * @example 1
              */
             id?: number;
             /**
@@ -7441,7 +7450,7 @@ export interface components {
             html?: string;
             /**
              * @description An email template of the site of type `newsletter.campaign`, given subject, html and preheader. Names an email template of this site of type `newsletter.series`.
-             * @example 4
+             * @example 1
              */
             templateId?: number;
         };
@@ -7477,6 +7486,7 @@ export interface components {
             steps?: components["schemas"]["SeriesStepDto"][];
             /**
              * @description A move: `active → paused` holds the steps, `paused → active` releases them; anything else is a 409
+             * @example paused
              * @enum {string}
              */
             status?: "active" | "paused";
@@ -14673,6 +14683,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "to": [
+                 *         {
+                 *           "email": "ada@example.com",
+                 *           "name": "Ada Lovelace"
+                 *         }
+                 *       ],
+                 *       "subject": "Welcome aboard",
+                 *       "html": "<p>Glad to have you.</p>",
+                 *       "tags": [
+                 *         "signup"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["SendEmailDto"];
             };
         };
@@ -19277,6 +19302,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "atPeriodEnd": false,
+                 *       "reason": "Too expensive"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CancelSubscriptionDto"];
             };
         };
@@ -19392,6 +19423,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "productId": 1,
+                 *       "prorate": false
+                 *     }
+                 */
                 "application/json": components["schemas"]["ChangePlanDto"];
             };
         };
@@ -19626,6 +19663,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "paidOutOfBand": true,
+                 *       "reference": "Transfer 2026-11-30 #4411"
+                 *     }
+                 */
                 "application/json": components["schemas"]["PayChargeDto"];
             };
         };
@@ -20425,6 +20468,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "shipment": {
+                 *         "carrier": "DHL",
+                 *         "trackingNumber": "JD014600003828",
+                 *         "trackingUrl": "https://tracking.example/JD014600003828"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateFulfillmentDto"];
             };
         };
@@ -22874,6 +22926,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "action": "add_to_lists",
+                 *       "ids": [
+                 *         1
+                 *       ],
+                 *       "listIds": [
+                 *         1
+                 *       ],
+                 *       "consent": false,
+                 *       "reason": "Cleanup of 2026"
+                 *     }
+                 */
                 "application/json": components["schemas"]["BulkDto"];
             };
         };
@@ -22989,6 +23054,8 @@ export interface operations {
                     /**
                      * Format: binary
                      * @description CSV (UTF-8, with or without BOM; a header row) or JSON (an array of `{ email, name?, attributes? }`)
+                     * @example E-mail Address,Full name,Plan,Notes
+                     *     grace@example.com,Grace Hopper,pro,met at a meetup
                      */
                     file: Blob;
                     /**
@@ -23823,6 +23890,23 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Onboarding",
+                 *       "listIds": [
+                 *         1
+                 *       ],
+                 *       "steps": [
+                 *         {
+                 *           "delaySeconds": 86400,
+                 *           "subject": "Welcome aboard",
+                 *           "previewText": "What to expect from us",
+                 *           "html": "<h1>Hello</h1><p>Thanks for joining.</p>",
+                 *           "templateId": 1
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateSeriesDto"];
             };
         };
