@@ -20,6 +20,7 @@ import { NewsletterModule } from './newsletter/newsletter.module';
 import { OrdersModule } from './orders/orders.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { SendersModule } from './senders/senders.module';
+import { BootstrapModule } from './bootstrap/bootstrap.module';
 
 /** Feature modules, one per resource group. A new module is added here. */
 export const FEATURE_MODULES: Type[] = [
@@ -37,6 +38,7 @@ export const FEATURE_MODULES: Type[] = [
   WebhooksModule,
   NewsletterModule,
   SendersModule,
+  BootstrapModule,
 ];
 
 @Module({})

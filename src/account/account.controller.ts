@@ -37,6 +37,10 @@ export class AccountController {
     description: 'The latest deletion request of the account.',
     ok: AccountDeletionResponseDto,
     problems: [404],
+    exampleAnswers: {
+      status: 404,
+      because: 'on a fresh start no deletion is scheduled; DELETE /api/v2/account schedules one',
+    },
   })
   async deletion(@CurrentKey() key: KeyPrincipal): Promise<AccountDeletionResponseDto> {
     return toDeletionResponse(await this.deletions.latest(key));

@@ -63,6 +63,8 @@ export class ApiKeysController {
     summary: 'Revoke an API key by id',
     description: 'The key stops working at once.',
     noContent: true,
+    // Key 1 is the one you are using (and the account's last unrestricted one: 409); 2 is the create example's.
+    params: [{ name: 'id', schema: { type: 'integer', minimum: 1, example: 2 } }],
     problems: [400, 404, 409],
   })
   async remove(@CurrentKey() key: KeyPrincipal, @Param() { id }: IdParamDto): Promise<void> {

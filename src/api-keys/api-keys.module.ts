@@ -6,7 +6,6 @@ import { ApiKeysController } from './api-keys.controller';
 import { ApiKeysDataOwner } from './api-keys-data.owner';
 import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKeysService } from './api-keys.service';
-import { BootstrapService } from './bootstrap.service';
 import { ApiKeyEntity } from './entities/api-key.entity';
 
 @Module({
@@ -16,7 +15,6 @@ import { ApiKeyEntity } from './entities/api-key.entity';
     ApiKeysService,
     ApiKeysRepository,
     ApiKeysDataOwner,
-    BootstrapService,
     { provide: ApiKeyVerifier, useExisting: ApiKeysService },
   ],
   exports: [ApiKeysService, ApiKeyVerifier],

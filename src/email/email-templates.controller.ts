@@ -145,6 +145,8 @@ export class EmailTemplatesController {
     auth: 'key',
     summary: 'Delete a draft template (admin)',
     noContent: true,
+    // Template 1 is published by the publish example; 2 is the create example's draft.
+    params: [{ name: 'templateId', schema: { type: 'integer', minimum: 1, example: 2 } }],
     problems: [409],
     admin: true,
   })

@@ -29,6 +29,12 @@ export class EmailController {
       'Idempotency-Key replays the first answer.',
     accepted: SendEmailResponseDto,
     problems: [400, 409],
+    bodyExample: {
+      to: [{ email: 'ada@example.com', name: 'Ada Lovelace' }],
+      subject: 'Welcome aboard',
+      html: '<p>Glad to have you.</p>',
+      tags: ['signup'],
+    },
     idempotent: true,
   })
   async send(@CurrentSite() site: SiteContext, @Body() dto: SendEmailDto): Promise<SendEmailResponseDto> {

@@ -116,6 +116,6 @@ import { TrackingService } from './tracking.service';
     TrackingService,
     StatisticsService,
   ],
-  exports: [SubscriptionsService, ListsService],
+  exports: [SubscriptionsService, ListsService, BulkService],
 })
 export class NewsletterModule {}

@@ -123,6 +123,7 @@ export class PublicNewsletterController {
   @Get('confirm/:token')
   @Route({
     auth: 'public',
+    exampleAnswers: { status: 400, because: 'the token is the one a mail carries; no example can know it' },
     summary: 'Confirm a subscription',
     description:
       'The link of the confirmation mail: makes the pending memberships `active`. The token is signed, ' +
@@ -148,6 +149,7 @@ export class PublicNewsletterController {
   @Post('unsubscribe')
   @Route({
     auth: 'optional-key',
+    exampleAnswers: { status: 400, because: 'the token is the one a mail carries; no example can know it' },
     summary: 'Unsubscribe',
     description:
       'Leaves one list (`listId`) or every list, by the token of a mail link (in the body, or in the URL ' +
@@ -181,6 +183,7 @@ export class PublicNewsletterController {
   @ApiProduces('text/html')
   @Route({
     auth: 'public',
+    exampleAnswers: { status: 400, because: 'the token is the one a mail carries; no example can know it' },
     summary: 'Subscription preferences page',
     description:
       'An HTML page for people, outside the interface: the link of every newsletter mail. Shows the ' +

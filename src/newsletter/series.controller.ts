@@ -49,6 +49,20 @@ export class NewsletterSeriesController {
     created: { type: SeriesResponseDto, headers: ETAG_HEADER },
     problems: [400],
     operationId: 'createNewsletterSeries',
+    // A step's `id` names a step to keep on update: a new series' steps have none.
+    bodyExample: {
+      name: 'Onboarding',
+      listIds: [1],
+      steps: [
+        {
+          delaySeconds: 86400,
+          subject: 'Welcome aboard',
+          previewText: 'What to expect from us',
+          html: '<h1>Hello</h1><p>Thanks for joining.</p>',
+          templateId: 1,
+        },
+      ],
+    },
   })
   async create(
     @CurrentSite() site: SiteContext,

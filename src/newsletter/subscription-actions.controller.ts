@@ -29,6 +29,7 @@ export class SubscriptionActionsController {
       'no per-subscription event.',
     ok: BulkResultDto,
     problems: [400],
+    bodyExample: { action: 'add_to_lists', ids: [1], listIds: [1], consent: false, reason: 'Cleanup of 2026' },
     idempotent: true,
     operationId: 'bulkSubscriptions',
   })

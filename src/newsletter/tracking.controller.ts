@@ -30,6 +30,7 @@ export class TrackingController {
   @Post('open/:token')
   @Route({
     auth: 'public',
+    exampleAnswers: { status: 404, because: 'the token is the one a campaign mail carries; no example can know it' },
     summary: 'Record an open',
     description:
       'Counts an open of a campaign mail by the token of its pixel. Answered once the event is stored; opens ' +
@@ -52,6 +53,7 @@ export class TrackingController {
   @Get('open/:token')
   @Route({
     auth: 'public',
+    exampleAnswers: { status: 404, because: 'the token is the one a campaign mail carries; no example can know it' },
     summary: 'Open pixel',
     description: 'The image a campaign mail shows: records the open like the POST and answers a 1x1 GIF.',
     params: TOKEN_PARAM,
@@ -77,6 +79,7 @@ export class TrackingController {
   @Post('click/:token')
   @Route({
     auth: 'public',
+    exampleAnswers: { status: 404, because: 'the token is the one a campaign mail carries; no example can know it' },
     summary: 'Record a click',
     description:
       'Counts a click of a campaign link by its token and answers where the link leads. Answered once the event ' +
@@ -97,6 +100,7 @@ export class TrackingController {
   @Get('click/:token')
   @Route({
     auth: 'public',
+    exampleAnswers: { status: 404, because: 'the token is the one a campaign mail carries; no example can know it' },
     summary: 'Follow a tracked link',
     description: 'The link of a campaign mail: records the click like the POST and redirects (302) to the target.',
     params: TOKEN_PARAM,

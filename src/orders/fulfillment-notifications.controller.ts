@@ -21,6 +21,10 @@ export class FulfillmentNotificationsController {
   @Post('fulfillment-notifications')
   @Route({
     auth: 'public',
+    exampleAnswers: {
+      status: 401,
+      because: 'the signature is made with the site’s fulfillment secret when the notification is sent',
+    },
     summary: 'Receive a fulfillment notification',
     operationId: 'receiveFulfillmentNotification',
     description:

@@ -91,6 +91,13 @@ export class OrdersController {
       'more than ordered, shipping a canceled order or canceling a fulfilled one is a 409.',
     ok: OrderResponseDto,
     problems: [400, 409],
+    bodyExample: {
+      shipment: {
+        carrier: 'DHL',
+        trackingNumber: 'JD014600003828',
+        trackingUrl: 'https://tracking.example/JD014600003828',
+      },
+    },
   })
   async updateFulfillment(
     @CurrentSite() site: SiteContext,

@@ -64,6 +64,10 @@ export class SenderDomainsController {
   @Post(':id/verify')
   @Route({
     auth: 'account-key',
+    exampleAnswers: {
+      status: 422,
+      because: 'the example domain publishes no records; publish them for your own domain first',
+    },
     summary: 'Verify a sender domain (admin)',
     description:
       'Looks up both TXT records. 200 with the domain (verified) when both are published; 422 `dns_records_missing` ' +

@@ -76,6 +76,10 @@ export class MeController {
     summary: 'Get the deletion status of the current user',
     operationId: 'getMyDeletion',
     ok: UserDeletionResponseDto,
+    exampleAnswers: {
+      status: 404,
+      because: 'on a fresh start no deletion is scheduled; DELETE …/users/me schedules one',
+    },
   })
   async deletion(
     @CurrentSite() site: SiteContext,
@@ -168,6 +172,10 @@ export class MeController {
       'an attempt; tries count against the client IP’s hourly share, like sign-in’s (429 past it).',
     ok: UserResponseDto,
     problems: [400, 409, 429],
+    exampleAnswers: {
+      status: 401,
+      because: 'the code is the one PATCH …/me mailed to the new address; no example can know it',
+    },
   })
   async verifyEmail(
     @CurrentSite() site: SiteContext,

@@ -54,6 +54,7 @@ export class SubscriptionChargesController {
       'of a `past_due` subscription makes it `active`. `Idempotency-Key` replays.',
     ok: PaidChargeDto,
     problems: [400, 403, 409],
+    bodyExample: { paidOutOfBand: true, reference: 'Transfer 2026-11-30 #4411' },
     optionalBody: PayChargeDto,
     idempotent: true,
     admin: true,

@@ -86,6 +86,8 @@ export class UserSubscriptionsController {
     description: `Now, or with \`atPeriodEnd\` when the current period ends. ${FORBIDDEN_MOVES}`,
     ok: UserSubscriptionResponseDto,
     problems: [400, 403, 409],
+    // Now: the user's own cancel example (at the period's end) ran before; a second such cancel is a 409.
+    bodyExample: { atPeriodEnd: false, reason: 'Too expensive' },
     optionalBody: CancelSubscriptionDto,
     idempotent: true,
   })
@@ -109,6 +111,8 @@ export class UserSubscriptionsController {
       `\`past_due\`. ${FORBIDDEN_MOVES}`,
     ok: PlanChangeDto,
     problems: [400, 403, 409],
+    // Back to the product without a variant (the user's own change-plan example moved to variant 1), unprorated.
+    bodyExample: { productId: 1, prorate: false },
     idempotent: true,
   })
   async changePlan(

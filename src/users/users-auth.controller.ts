@@ -42,6 +42,7 @@ export class UsersAuthController {
   @Post('verify-otp')
   @Route({
     auth: 'public',
+    exampleAnswers: { status: 401, because: 'the code is the one `request-otp` mailed; no example can know it' },
     summary: 'Verify a one-time password',
     description:
       'Signs in with the mailed code and answers a session token (send it as `Authorization: Bearer`). A wrong, ' +

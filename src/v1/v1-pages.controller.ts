@@ -104,7 +104,14 @@ export class V1PagesController {
   }
 
   @Delete(':page_id')
-  @Route({ auth: 'legacy-key', summary: 'Delete a page (v1)', ok: V1PageDeletedDto, problems: [400] })
+  @Route({
+    auth: 'legacy-key',
+    summary: 'Delete a page (v1)',
+    ok: V1PageDeletedDto,
+    problems: [400],
+    // Not the demo's page 1, which the v2 delete example removes: 2 is the create example's.
+    params: [{ name: 'page_id', schema: { type: 'integer', minimum: 1, example: 2 } }],
+  })
   async remove(@CurrentSite() site: SiteContext, @Param() { page_id }: V1PageIdParamDto): Promise<V1PageDeletedDto> {
     return { deleted: true, page_id: await this.pages.remove(site, page_id) };
   }

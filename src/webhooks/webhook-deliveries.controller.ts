@@ -41,6 +41,10 @@ export class WebhookDeliveriesController {
     auth: 'key',
     summary: 'Get a delivery of a webhook endpoint, with its attempts (admin)',
     ok: WebhookDeliveryResponseDto,
+    exampleAnswers: {
+      status: 404,
+      because: 'a fresh start has delivered nothing (the demo endpoint is disabled); POST …/test makes a delivery',
+    },
     admin: true,
   })
   async get(
@@ -61,6 +65,10 @@ export class WebhookDeliveriesController {
       'On a disabled endpoint it waits until the endpoint is enabled.',
     accepted: WebhookDeliverySummaryDto,
     admin: true,
+    exampleAnswers: {
+      status: 404,
+      because: 'a fresh start has delivered nothing (the demo endpoint is disabled); POST …/test makes a delivery',
+    },
   })
   async retry(
     @CurrentSite() site: SiteContext,

@@ -19,6 +19,41 @@ async function counts(t: TestApp): Promise<Counts> {
   return row;
 }
 
+/**
+ * The demo data of a fresh start (docs/foundation.md, "Bootstrap"), each the first of its kind
+ * (id 1): what the OpenAPI examples name.
+ */
+async function expectDemoData(t: TestApp, key: string): Promise<void> {
+  const site = '/api/v2/sites/demo';
+  const get = (path: string) => request(t.server).get(`${site}${path}`).set('x-api-key', key);
+  // Anyone reads the published page and product.
+  const page = await request(t.server).get(`${site}/content/welcome`);
+  expect(page.status).toBe(200);
+  expect(page.body).toMatchObject({ id: 1, type: 'page', status: 'published', slug: 'welcome' });
+  const product = await request(t.server).get(`${site}/products/1`);
+  expect(product.status).toBe(200);
+  expect(product.body).toMatchObject({
+    status: 'published',
+    categoryId: 1,
+    recurring: { interval: 'month', intervalCount: 1 },
+    variants: [expect.objectContaining({ id: 1 })],
+  });
+  expect((await get('/categories/1')).status).toBe(200);
+  const list = await get('/newsletter/lists/1');
+  expect(list.body).toMatchObject({ id: 1, visibility: 'public' });
+  expect((await get('/newsletter/subscriptions?limit=5')).body.data).toEqual([
+    expect.objectContaining({ id: 1, email: 'ada@example.com' }),
+  ]);
+  expect((await get('/email/templates/1')).body).toMatchObject({ type: 'newsletter.campaign', status: 'draft' });
+  expect((await get('/orders/1')).body).toMatchObject({ paymentStatus: 'paid' });
+  // The paid order of the monthly plan made the site user and their subscription.
+  expect((await get('/users/1')).body).toMatchObject({ email: 'ada@example.com' });
+  expect((await get('/users/1/subscriptions')).body.data).toEqual([
+    expect.objectContaining({ id: 1, productId: 1, status: 'active', interval: 'month' }),
+  ]);
+  expect((await get('/webhooks/1')).body).toMatchObject({ status: 'disabled', url: 'https://93.184.215.14/sitebase' });
+}
+
 describe('first start on an empty database (BOOTSTRAP_ENABLED=true)', () => {
   const started: TestApp[] = [];
   const start = async (databaseUrl: string, env: Record<string, string> = {}) => {
@@ -87,15 +122,25 @@ describe('first start on an empty database (BOOTSTRAP_ENABLED=true)', () => {
     expect(await one.db.query('SELECT key_hash, account_id FROM api_keys')).toEqual([
       { key_hash: sha256(key), account_id: account.id },
     ]);
-    expect(await one.db.query('SELECT name, account_id, site_id FROM outbox_events ORDER BY id')).toEqual([
+    const events = await one.db.query('SELECT name, account_id, site_id FROM outbox_events ORDER BY id');
+    expect(events.slice(0, 2)).toEqual([
       { name: 'site.created', account_id: account.id, site_id: String(site.body.id) },
       { name: 'api_key.created', account_id: account.id, site_id: null },
     ]);
+    // Then the demo's data, made through the services (their events), all in the site demo.
+    expect(events.slice(2).map((e: { name: string }) => e.name)).toEqual(
+      expect.arrayContaining(['content.published', 'product.created', 'order.paid', 'user.created']),
+    );
+    expect(events.slice(2).every((e: { site_id: string }) => e.site_id === String(site.body.id))).toBe(true);
+    await expectDemoData(one, key);
+    const demoEvents = events.length;
 
     await Promise.all(started.splice(0).map((t) => t.close()));
     // A restart that also checks migrations (all applied already, under their lock).
     const again = await start(url, { BOOTSTRAP_API_KEY: `sb_live_${'Q'.repeat(40)}`, MIGRATIONS_RUN: 'true' });
     expect(await counts(again)).toEqual({ accounts: 1, sites: 1, api_keys: 1 });
+    // Nothing seeded again.
+    expect(await again.db.query('SELECT count(*)::int AS n FROM outbox_events')).toEqual([{ n: demoEvents }]);
     expect((await request(again.server).get('/api/v2/api-keys').set('x-api-key', key)).status).toBe(200);
     expect(
       (

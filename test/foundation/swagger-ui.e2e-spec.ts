@@ -7,11 +7,16 @@ import { createTenant, Tenant } from '../support/tenant';
 /** Debian's Chromium (`.ci/run` installs it when it is missing); CHROMIUM_PATH names another. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
+/** A second name for 127.0.0.1, resolved by Chromium itself (no DNS, no hosts file). */
+const OTHER_HOST = 'sitebase.test';
+
 /**
  * Swagger UI at /docs, in headless Chromium, used as a person would: Authorize with a key, then
  * "Try it out" and "Execute" on one list route of each group, touching no field. The site's
  * name comes filled in from its example (the tenant's site is called `demo`, like the demo site
- * `npm start` makes); optional filters stay empty, so each call answers 200.
+ * `npm start` makes); optional filters stay empty, so each call answers 200. The page is opened
+ * at 127.0.0.1 and at another host name, neither of them PUBLIC_BASE_URL: the document's server
+ * is relative, so each page calls its own origin.
  */
 describe('Swagger UI in a real browser', () => {
   let t: TestApp;
@@ -19,13 +24,69 @@ describe('Swagger UI in a real browser', () => {
   let browser: Browser;
   let page: Page;
   let base: string;
+  let other: string;
+  /** Requests a page made to anything but the app (each is aborted). */
+  const outside: string[] = [];
+
+  async function openDocs(origin: string): Promise<Page> {
+    const opened = await browser.newPage();
+    opened.setDefaultTimeout(10000);
+    // Nothing leaves the app: any other request the page makes fails the test.
+    await opened.route('**/*', (route) => {
+      const url = route.request().url();
+      if (url.startsWith(`${origin}/`)) return route.continue();
+      outside.push(url);
+      return route.abort();
+    });
+    await opened.goto(`${origin}/docs`);
+    await opened.locator('.swagger-ui .info .title').waitFor();
+    return opened;
+  }
+
+  async function authorize(on: Page): Promise<string | null> {
+    await on.locator('button.authorize').first().click();
+    const dialog = on.locator('.dialog-ux');
+    // The apiKey scheme's block (x-api-key); the bearer one is left empty.
+    const block = dialog.locator('.auth-container').filter({ hasText: 'x-api-key' });
+    await block.locator('input').fill(tenant.key);
+    await block.getByRole('button', { name: 'Apply credentials' }).click();
+    await block.getByRole('button', { name: 'Remove authorization' }).waitFor();
+    const state = await block.locator('h6').textContent();
+    await dialog.locator('button.close-modal').click();
+    return state;
+  }
+
+  /** Try it out, then Execute, on one operation, touching no field: the URL called, the status and the body shown. */
+  async function tryItOut(on: Page, group: string, method: string, path: string) {
+    const block = on.locator(`.opblock-${method}`).filter({
+      has: on.locator(`.opblock-summary-path[data-path="${path}"]`),
+    });
+    // The page holds every group: narrow it to this one with the filter box, as a person would.
+    await on.locator('input.operation-filter-input').fill(group);
+    await block.locator('.opblock-summary').first().click();
+    await block.locator('button.try-out__btn').click();
+    await block.locator('button.execute').click();
+    await block.locator('.live-responses-table .response').first().waitFor();
+    const requestUrl = (await block.locator('.request-url pre').textContent())?.trim() ?? '';
+    const status = (
+      await block.locator('.live-responses-table tbody .response-col_status').first().textContent()
+    )?.trim();
+    const body =
+      (await block.locator('.live-responses-table .response-col_description pre').first().textContent()) ?? '';
+    return { requestUrl, status, body };
+  }
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install chromium (.ci/run does)`);
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    // Its own database, where the name `demo` is free; the document's server is this one.
-    t = await startApp({ databaseUrl: await createFreshDatabase('swagger'), env: { PUBLIC_BASE_URL: base } });
+    other = `http://${OTHER_HOST}:${port}`;
+    // Its own database, where the name `demo` is free. PUBLIC_BASE_URL names neither address
+    // the page is opened at (as on a VM reached by its LAN address): the page must not need it.
+    t = await startApp({
+      databaseUrl: await createFreshDatabase('swagger'),
+      env: { PUBLIC_BASE_URL: 'http://sitebase.invalid' },
+    });
     await t.app.listen(port, '127.0.0.1');
     tenant = await createTenant(t, { siteName: 'demo' });
     await tenant.api.post('/api/v2/sites/demo/content').send({ title: 'Seen from the docs' }).expect(201);
@@ -39,20 +100,11 @@ describe('Swagger UI in a real browser', () => {
         '--disable-background-networking',
         '--disable-component-update',
         '--disable-sync',
+        // The second host name is 127.0.0.1 too: traffic stays on this machine.
+        `--host-resolver-rules=MAP ${OTHER_HOST} 127.0.0.1`,
       ],
     });
-    page = await browser.newPage();
-    page.setDefaultTimeout(10000);
-    // Nothing leaves 127.0.0.1: any other request the page makes fails the test.
-    const outside: string[] = [];
-    await page.route('**/*', (route) => {
-      const url = route.request().url();
-      if (url.startsWith(base)) return route.continue();
-      outside.push(url);
-      return route.abort();
-    });
-    await page.goto(`${base}/docs`);
-    await page.locator('.swagger-ui .info .title').waitFor();
+    page = await openDocs(base);
     expect(outside).toEqual([]);
   }, 60000);
 
@@ -62,15 +114,7 @@ describe('Swagger UI in a real browser', () => {
   });
 
   it('authorizes with a key', async () => {
-    await page.locator('button.authorize').first().click();
-    const dialog = page.locator('.dialog-ux');
-    // The apiKey scheme's block (x-api-key); the bearer one is left empty.
-    const block = dialog.locator('.auth-container').filter({ hasText: 'x-api-key' });
-    await block.locator('input').fill(tenant.key);
-    await block.getByRole('button', { name: 'Apply credentials' }).click();
-    await block.getByRole('button', { name: 'Remove authorization' }).waitFor();
-    await expect(block.locator('h6').textContent()).resolves.toBe('Authorized');
-    await dialog.locator('button.close-modal').click();
+    await expect(authorize(page)).resolves.toBe('Authorized');
   });
 
   const LISTS: Array<[group: string, method: string, path: string, url: RegExp]> = [
@@ -93,24 +137,25 @@ describe('Swagger UI in a real browser', () => {
 
   it.each(LISTS)('%s: Try it out on %s %s answers 200, with the site filled in and no filter set', async (...row) => {
     const [group, method, path, url] = row;
-    const block = page.locator(`.opblock-${method}`).filter({
-      has: page.locator(`.opblock-summary-path[data-path="${path}"]`),
-    });
-    // The page holds every group: narrow it to this one with the filter box, as a person would.
-    await page.locator('input.operation-filter-input').fill(group);
-    await block.locator('.opblock-summary').first().click();
-    await block.locator('button.try-out__btn').click();
-    await block.locator('button.execute').click();
-    const live = block.locator('.live-responses-table .response');
-    await live.first().waitFor();
-    const requestUrl = (await block.locator('.request-url pre').textContent())?.trim() ?? '';
-    const status = (
-      await block.locator('.live-responses-table tbody .response-col_status').first().textContent()
-    )?.trim();
-    const body =
-      (await block.locator('.live-responses-table .response-col_description pre').first().textContent()) ?? '';
+    const { requestUrl, status, body } = await tryItOut(page, group, method, path);
     expect({ requestUrl, status }).toEqual({ requestUrl: expect.stringMatching(url), status: '200' });
-    expect(requestUrl.startsWith(base)).toBe(true);
+    expect(requestUrl.startsWith(`${base}/`)).toBe(true);
     if (path.endsWith('/content')) expect(body).toContain('Seen from the docs');
+  });
+
+  it(`works the same opened at another host name (${OTHER_HOST}): it calls that origin, not PUBLIC_BASE_URL`, async () => {
+    const second = await openDocs(other);
+    try {
+      await expect(authorize(second)).resolves.toBe('Authorized');
+      const { requestUrl, status, body } = await tryItOut(second, 'Content', 'get', '/api/v2/sites/{siteName}/content');
+      expect({ requestUrl, status }).toEqual({
+        requestUrl: `${other}/api/v2/sites/demo/content?limit=20`,
+        status: '200',
+      });
+      expect(body).toContain('Seen from the docs');
+      expect(outside).toEqual([]);
+    } finally {
+      await second.close();
+    }
   });
 });

@@ -65,7 +65,7 @@ export interface paths {
         };
         /**
          * Get deletion status
-         * @description The latest deletion request of the account.
+         * @description The latest deletion request of the account. Try it out with the examples answers 404: on a fresh start no deletion is scheduled; DELETE /api/v2/account schedules one.
          */
         get: operations["getAccountDeletion"];
         put?: never;
@@ -1166,7 +1166,7 @@ export interface paths {
         put?: never;
         /**
          * Verify a one-time password
-         * @description Signs in with the mailed code and answers a session token (send it as `Authorization: Bearer`). A wrong, expired or used code is a 401 and counts an attempt; after 5 attempts even the right code fails.
+         * @description Signs in with the mailed code and answers a session token (send it as `Authorization: Bearer`). A wrong, expired or used code is a 401 and counts an attempt; after 5 attempts even the right code fails. Try it out with the examples answers 401: the code is the one `request-otp` mailed; no example can know it.
          */
         post: operations["verifyOtpUsersAuth"];
         delete?: never;
@@ -1227,7 +1227,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get the deletion status of the current user */
+        /**
+         * Get the deletion status of the current user
+         * @description Try it out with the examples answers 404: on a fresh start no deletion is scheduled; DELETE …/users/me schedules one.
+         */
         get: operations["getMyDeletion"];
         put?: never;
         post?: never;
@@ -1289,7 +1292,7 @@ export interface paths {
         put?: never;
         /**
          * Confirm a new address of the current user
-         * @description With the code mailed to the address given to PATCH …/me. A wrong, expired or used code is a 401 and counts an attempt; tries count against the client IP’s hourly share, like sign-in’s (429 past it).
+         * @description With the code mailed to the address given to PATCH …/me. A wrong, expired or used code is a 401 and counts an attempt; tries count against the client IP’s hourly share, like sign-in’s (429 past it). Try it out with the examples answers 401: the code is the one PATCH …/me mailed to the new address; no example can know it.
          */
         post: operations["verifyMyEmail"];
         delete?: never;
@@ -1871,7 +1874,7 @@ export interface paths {
         put?: never;
         /**
          * Receive a fulfillment notification
-         * @description From the site’s fulfillment provider, signed instead of keyed: `x-sitebase-signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the site’s fulfillment secret>` (docs/orders.md). A missing, forged or stale (over 5 minutes) signature is a 401. The change is the one `PATCH …/orders/{id}/fulfillment` makes, for `orderId`; the notification’s `id` is unique per site: a replay answers the same outcome with `Idempotent-Replayed: true` and changes nothing.
+         * @description From the site’s fulfillment provider, signed instead of keyed: `x-sitebase-signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the site’s fulfillment secret>` (docs/orders.md). A missing, forged or stale (over 5 minutes) signature is a 401. The change is the one `PATCH …/orders/{id}/fulfillment` makes, for `orderId`; the notification’s `id` is unique per site: a replay answers the same outcome with `Idempotent-Replayed: true` and changes nothing. Try it out with the examples answers 401: the signature is made with the site’s fulfillment secret when the notification is sent.
          */
         post: operations["receiveFulfillmentNotification"];
         delete?: never;
@@ -2016,7 +2019,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a delivery of a webhook endpoint, with its attempts (admin) */
+        /**
+         * Get a delivery of a webhook endpoint, with its attempts (admin)
+         * @description Try it out with the examples answers 404: a fresh start has delivered nothing (the demo endpoint is disabled); POST …/test makes a delivery.
+         */
         get: operations["getWebhookDelivery"];
         put?: never;
         post?: never;
@@ -2037,7 +2043,7 @@ export interface paths {
         put?: never;
         /**
          * Retry a delivery of a webhook endpoint (admin)
-         * @description Sends it again soon, whatever its status, with the same `webhook-id`, and starts a new round of retries. On a disabled endpoint it waits until the endpoint is enabled.
+         * @description Sends it again soon, whatever its status, with the same `webhook-id`, and starts a new round of retries. On a disabled endpoint it waits until the endpoint is enabled. Try it out with the examples answers 404: a fresh start has delivered nothing (the demo endpoint is disabled); POST …/test makes a delivery.
          */
         post: operations["retryWebhookDelivery"];
         delete?: never;
@@ -2299,7 +2305,7 @@ export interface paths {
         };
         /**
          * Confirm a subscription
-         * @description The link of the confirmation mail: makes the pending memberships `active`. The token is signed, expires (NEWSLETTER_CONFIRM_TTL_HOURS) and works once: forged is a 400 `invalid_token`, expired 410 `token_expired`, used or replaced 410 `token_used`, and nothing changes. A browser (`Accept: text/html`) gets a small page in the site’s name instead (or a 303 to the site’s `newsletter.confirmRedirectUrl`); API clients get JSON.
+         * @description The link of the confirmation mail: makes the pending memberships `active`. The token is signed, expires (NEWSLETTER_CONFIRM_TTL_HOURS) and works once: forged is a 400 `invalid_token`, expired 410 `token_expired`, used or replaced 410 `token_used`, and nothing changes. A browser (`Accept: text/html`) gets a small page in the site’s name instead (or a 303 to the site’s `newsletter.confirmRedirectUrl`); API clients get JSON. Try it out with the examples answers 400: the token is the one a mail carries; no example can know it.
          */
         get: operations["confirmPublicNewsletter"];
         put?: never;
@@ -2321,7 +2327,7 @@ export interface paths {
         put?: never;
         /**
          * Unsubscribe
-         * @description Leaves one list (`listId`) or every list, by the token of a mail link (in the body, or in the URL of a `List-Unsubscribe` header). Takes JSON or a form: RFC 8058 one-click posts (`List-Unsubscribe=One-Click`, form-encoded, token in the URL) leave every list, and the hosted preferences page posts its forms here (a browser is sent back to that page, 303). With the site's key (its own "manage my subscription" page), `email` alone names the address, no token needed; without a key the token is required. Idempotent: leaving again, or by the link of an address since deleted (or, with a key, an address the site does not have), answers 200.
+         * @description Leaves one list (`listId`) or every list, by the token of a mail link (in the body, or in the URL of a `List-Unsubscribe` header). Takes JSON or a form: RFC 8058 one-click posts (`List-Unsubscribe=One-Click`, form-encoded, token in the URL) leave every list, and the hosted preferences page posts its forms here (a browser is sent back to that page, 303). With the site's key (its own "manage my subscription" page), `email` alone names the address, no token needed; without a key the token is required. Idempotent: leaving again, or by the link of an address since deleted (or, with a key, an address the site does not have), answers 200. Try it out with the examples answers 400: the token is the one a mail carries; no example can know it.
          */
         post: operations["unsubscribePublicNewsletter"];
         delete?: never;
@@ -2339,7 +2345,7 @@ export interface paths {
         };
         /**
          * Subscription preferences page
-         * @description An HTML page for people, outside the interface: the link of every newsletter mail. Shows the address's lists and lets the person leave one or all (its forms post to `unsubscribe`). No script, no third-party asset; an invalid link is a page too (400).
+         * @description An HTML page for people, outside the interface: the link of every newsletter mail. Shows the address's lists and lets the person leave one or all (its forms post to `unsubscribe`). No script, no third-party asset; an invalid link is a page too (400). Try it out with the examples answers 400: the token is the one a mail carries; no example can know it.
          */
         get: operations["preferencesPublicNewsletter"];
         put?: never;
@@ -2477,13 +2483,13 @@ export interface paths {
         };
         /**
          * Open pixel
-         * @description The image a campaign mail shows: records the open like the POST and answers a 1x1 GIF.
+         * @description The image a campaign mail shows: records the open like the POST and answers a 1x1 GIF. Try it out with the examples answers 404: the token is the one a campaign mail carries; no example can know it.
          */
         get: operations["newsletterOpenPixel"];
         put?: never;
         /**
          * Record an open
-         * @description Counts an open of a campaign mail by the token of its pixel. Answered once the event is stored; opens by machines (mail privacy proxies, within seconds of delivery) are stored but flagged. Forged token: 404.
+         * @description Counts an open of a campaign mail by the token of its pixel. Answered once the event is stored; opens by machines (mail privacy proxies, within seconds of delivery) are stored but flagged. Forged token: 404. Try it out with the examples answers 404: the token is the one a campaign mail carries; no example can know it.
          */
         post: operations["trackNewsletterOpen"];
         delete?: never;
@@ -2501,13 +2507,13 @@ export interface paths {
         };
         /**
          * Follow a tracked link
-         * @description The link of a campaign mail: records the click like the POST and redirects (302) to the target.
+         * @description The link of a campaign mail: records the click like the POST and redirects (302) to the target. Try it out with the examples answers 404: the token is the one a campaign mail carries; no example can know it.
          */
         get: operations["followNewsletterLink"];
         put?: never;
         /**
          * Record a click
-         * @description Counts a click of a campaign link by its token and answers where the link leads. Answered once the event is stored; a scanner’s clicks (within seconds of delivery, every link at once) are flagged. Forged: 404.
+         * @description Counts a click of a campaign link by its token and answers where the link leads. Answered once the event is stored; a scanner’s clicks (within seconds of delivery, every link at once) are flagged. Forged: 404. Try it out with the examples answers 404: the token is the one a campaign mail carries; no example can know it.
          */
         post: operations["trackNewsletterClick"];
         delete?: never;
@@ -2592,7 +2598,7 @@ export interface paths {
         put?: never;
         /**
          * Verify a sender domain (admin)
-         * @description Looks up both TXT records. 200 with the domain (verified) when both are published; 422 `dns_records_missing` naming each one not found; 503 when DNS does not answer in time.
+         * @description Looks up both TXT records. 200 with the domain (verified) when both are published; 422 `dns_records_missing` naming each one not found; 503 when DNS does not answer in time. Try it out with the examples answers 422: the example domain publishes no records; publish them for your own domain first.
          */
         post: operations["verifySenderDomain"];
         delete?: never;
@@ -2620,14 +2626,26 @@ export interface components {
             id: number;
             /** @enum {string} */
             status: "scheduled" | "canceled" | "purging" | "completed";
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             requestedAt: string;
             /**
+             * Format: date-time
              * @description When the purge runs unless canceled first
              * @example 2026-01-08T00:00:00.000Z
              */
             purgeAfter: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             canceledAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             completedAt: string | null;
         };
         DeletionImpactDto: {
@@ -2738,9 +2756,15 @@ export interface components {
              */
             accountId: number;
             settings: components["schemas"]["SiteSettingsResponseDto"];
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             createdAt: string;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             updatedAt: string;
         };
         PaginationDto: {
@@ -2859,9 +2883,20 @@ export interface components {
             last4: string;
             /** @description null: every site of the account */
             siteIds: number[] | null;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             lastUsedAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             expiresAt: string | null;
         };
         ApiKeyPageDto: {
@@ -2899,9 +2934,20 @@ export interface components {
             last4: string;
             /** @description null: every site of the account */
             siteIds: number[] | null;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             lastUsedAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             expiresAt: string | null;
             /**
              * @description The key itself. Shown only in this response; store it now.
@@ -2947,7 +2993,10 @@ export interface components {
              * @example 482113
              */
             filesize: number;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             media_date: string;
             /** @example true */
             is_original: boolean;
@@ -2994,11 +3043,15 @@ export interface components {
             /** @enum {string} */
             page_status: "draft" | "scheduled" | "published" | "archived";
             /**
+             * Format: date-time
              * @description Publication date (scheduled date; creation date for drafts)
              * @example 2026-01-01T00:00:00.000Z
              */
             date: string;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             page_modified: string;
             tags: string[];
             categories: string[];
@@ -3027,18 +3080,27 @@ export interface components {
              * @example <p>Hello</p>
              */
             content?: string;
-            /** @description Older name of content. Agrees with `content` when both are given. */
+            /**
+             * @description Older name of content. Agrees with `content` when both are given.
+             * @example <p>Hello</p>
+             */
             post_content?: string;
             /** @example A short summary */
             excerpt?: string;
-            /** @description Older name of excerpt. Agrees with `excerpt` when both are given. */
+            /**
+             * @description Older name of excerpt. Agrees with `excerpt` when both are given.
+             * @example A short summary
+             */
             post_excerpt?: string;
             /**
              * @description Required on create, under this name or `post_type`.
              * @example post
              */
             page_type?: string;
-            /** @description Older name of page_type. Agrees with `page_type` when both are given. */
+            /**
+             * @description Older name of page_type. Agrees with `page_type` when both are given.
+             * @example post
+             */
             post_type?: string;
             /**
              * @description `scheduled` needs a future date. `scheduled` needs a future `date`.
@@ -3059,6 +3121,7 @@ export interface components {
             /**
              * Format: date-time
              * @description Older name of date. In the past, or in the future with `page_status` `scheduled`. Agrees with `date` when both are given.
+             * @example 2024-01-01T09:00:00.000Z
              */
             post_date?: string;
             /**
@@ -3111,18 +3174,27 @@ export interface components {
              * @example <p>Hello</p>
              */
             content?: string;
-            /** @description Older name of content. Agrees with `content` when both are given. */
+            /**
+             * @description Older name of content. Agrees with `content` when both are given.
+             * @example <p>Hello</p>
+             */
             post_content?: string;
             /** @example A short summary */
             excerpt?: string;
-            /** @description Older name of excerpt. Agrees with `excerpt` when both are given. */
+            /**
+             * @description Older name of excerpt. Agrees with `excerpt` when both are given.
+             * @example A short summary
+             */
             post_excerpt?: string;
             /**
              * @description Required on create, under this name or `post_type`.
              * @example post
              */
             page_type?: string;
-            /** @description Older name of page_type. Agrees with `page_type` when both are given. */
+            /**
+             * @description Older name of page_type. Agrees with `page_type` when both are given.
+             * @example post
+             */
             post_type?: string;
             /**
              * @description `scheduled` needs a future date. `scheduled` needs a future `date`.
@@ -3143,6 +3215,7 @@ export interface components {
             /**
              * Format: date-time
              * @description Older name of date. In the past, or in the future with `page_status` `scheduled`. Agrees with `date` when both are given.
+             * @example 2024-01-01T09:00:00.000Z
              */
             post_date?: string;
             /**
@@ -3186,7 +3259,7 @@ export interface components {
              * @example Stoneware mug
              */
             product?: string;
-            /** @example stoneware-mug */
+            /** @example monthly-membership */
             slug?: string;
             /** @example shop */
             slug_prefix?: string;
@@ -3220,7 +3293,7 @@ export interface components {
             quantity_available?: number | null;
             /**
              * @description Names a product category of this site.
-             * @example 3
+             * @example 1
              */
             product_category_id?: number | null;
             /**
@@ -3311,9 +3384,15 @@ export interface components {
              * @example
              */
             processor_product_id_test: string;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             product_date: string;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             product_modified: string;
             media: components["schemas"]["V1MediaItemDto"][];
             variants: components["schemas"]["V1VariantDto"][];
@@ -3361,7 +3440,7 @@ export interface components {
              * @example Stoneware mug
              */
             product?: string;
-            /** @example stoneware-mug */
+            /** @example monthly-membership */
             slug?: string;
             /** @example shop */
             slug_prefix?: string;
@@ -3395,7 +3474,7 @@ export interface components {
             quantity_available?: number | null;
             /**
              * @description Names a product category of this site.
-             * @example 3
+             * @example 1
              */
             product_category_id?: number | null;
             /**
@@ -3446,9 +3525,15 @@ export interface components {
             slug: string;
             /** @example Photos from trips */
             description: string;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             createdAt: string;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             updatedAt: string;
         };
         MediaCategoryPageDto: {
@@ -3482,9 +3567,15 @@ export interface components {
             slug: string;
             /** @example Photos from trips */
             description: string;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             createdAt: string;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             updatedAt: string;
         };
         MediaTagPageDto: {
@@ -3569,7 +3660,10 @@ export interface components {
              * @example 482113
              */
             filesize: number;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             mediaDate: string;
             /** @example true */
             isOriginal: boolean;
@@ -3584,7 +3678,10 @@ export interface components {
             tags: components["schemas"]["MediaTermRefDto"][];
             /** @description Variants of an original, narrowest first */
             thumbnails: components["schemas"]["MediaThumbnailDto"][];
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             updatedAt: string;
         };
         MediaPageDto: {
@@ -3612,8 +3709,7 @@ export interface components {
             /**
              * @description Replaces the tags of the item. Each id names a media tag of this site.
              * @example [
-             *       2,
-             *       3
+             *       1
              *     ]
              */
             tagIds?: number[];
@@ -3635,6 +3731,10 @@ export interface components {
             status: "draft" | "scheduled" | "published" | "archived";
             /** @description When a scheduled item goes live */
             publishAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             publishedAt: string | null;
             tags: string[];
             categories: string[];
@@ -3654,9 +3754,15 @@ export interface components {
              * @example 1
              */
             version: number;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             createdAt: string;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             updatedAt: string;
         };
         ContentSummaryPageDto: {
@@ -3690,6 +3796,7 @@ export interface components {
             excerpt?: string;
             /**
              * @description draft → published → draft, draft → scheduled → published, any → archived; `scheduled` needs publishAt
+             * @example scheduled
              * @enum {string}
              */
             status?: "draft" | "scheduled" | "published" | "archived";
@@ -3735,7 +3842,7 @@ export interface components {
             /**
              * @description Media ids of this site. Each id names a media item of this site.
              * @example [
-             *       12
+             *       1
              *     ]
              */
             attachmentIds?: number[];
@@ -3761,6 +3868,10 @@ export interface components {
             status: "draft" | "scheduled" | "published" | "archived";
             /** @description When a scheduled item goes live */
             publishAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             publishedAt: string | null;
             tags: string[];
             categories: string[];
@@ -3780,9 +3891,15 @@ export interface components {
              * @example 1
              */
             version: number;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             createdAt: string;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             updatedAt: string;
         };
         UpdateContentDto: {
@@ -3792,8 +3909,8 @@ export interface components {
              */
             type?: string;
             /**
-             * @description Unique in the site; generated from the title when absent
-             * @example hello-world
+             * @description Unique in the site
+             * @example welcome
              */
             slug?: string;
             /**
@@ -3812,6 +3929,7 @@ export interface components {
             excerpt?: string;
             /**
              * @description draft → published → draft, draft → scheduled → published, any → archived; `scheduled` needs publishAt
+             * @example scheduled
              * @enum {string}
              */
             status?: "draft" | "scheduled" | "published" | "archived";
@@ -3857,7 +3975,7 @@ export interface components {
             /**
              * @description Media ids of this site. Each id names a media item of this site.
              * @example [
-             *       12
+             *       1
              *     ]
              */
             attachmentIds?: number[];
@@ -3899,7 +4017,10 @@ export interface components {
             actor: components["schemas"]["RevisionActorDto"];
             /** @description For `restored`: the number of the revision brought back */
             restoredFrom?: number | null;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             createdAt: string;
         };
         RevisionSummaryPageDto: {
@@ -3916,7 +4037,15 @@ export interface components {
             excerpt: string;
             /** @enum {string} */
             status: "draft" | "scheduled" | "published" | "archived";
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             publishAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             publishedAt: string | null;
             tags: string[];
             categories: string[];
@@ -3944,7 +4073,10 @@ export interface components {
             actor: components["schemas"]["RevisionActorDto"];
             /** @description For `restored`: the number of the revision brought back */
             restoredFrom?: number | null;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             createdAt: string;
             /** @description Every field of the item after this change */
             snapshot: components["schemas"]["ContentSnapshotDto"];
@@ -3958,13 +4090,27 @@ export interface components {
             slug: string;
             /** @example  */
             description: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             startsAt: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             endsAt: string | null;
             /** @example false */
             pinned: boolean;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             createdAt: string;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             updatedAt: string;
         };
         CollectionPageDto: {
@@ -3993,7 +4139,7 @@ export interface components {
             endsAt?: string | null;
             /**
              * @description The pinned collection is current whatever the windows say; pinning one unpins the other
-             * @example false
+             * @example true
              */
             pinned?: boolean;
             /** @example Summer picks */
@@ -4021,7 +4167,7 @@ export interface components {
             endsAt?: string | null;
             /**
              * @description The pinned collection is current whatever the windows say; pinning one unpins the other
-             * @example false
+             * @example true
              */
             pinned?: boolean;
             /** @example Summer picks */
@@ -4040,6 +4186,10 @@ export interface components {
             excerpt: string;
             /** @enum {string} */
             status: "draft" | "scheduled" | "published" | "archived";
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             publishedAt: string | null;
             /** @example  */
             thumbnail: string;
@@ -4052,7 +4202,10 @@ export interface components {
              * @example 0
              */
             position: number;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             addedAt: string;
             content: components["schemas"]["CollectionContentSummaryDto"];
         };
@@ -4061,7 +4214,7 @@ export interface components {
             pagination: components["schemas"]["PaginationDto"];
         };
         AddCollectionItemDto: {
-            /** @example 5 */
+            /** @example 1 */
             contentId: number;
             /**
              * @description Insert here (0 is first); items at or after it move down. Default: last
@@ -4144,7 +4297,10 @@ export interface components {
             html: string;
             /** @example null */
             text: string | null;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             publishedAt: string | null;
         };
         EmailTemplateResponseDto: {
@@ -4170,11 +4326,20 @@ export interface components {
              * @example 1
              */
             version: number;
-            /** @example null */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             publishedAt: string | null;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             createdAt: string;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             updatedAt: string;
         };
         EmailTemplatePageDto: {
@@ -4206,11 +4371,11 @@ export interface components {
             text?: string | null;
         };
         UpdateEmailTemplateDto: {
-            /** @example Sign-in code, summer look */
+            /** @example Demo campaign layout, wide */
             name?: string;
-            /** @example Your code: {{ code }} */
+            /** @example {{ subject }} | Demo */
             subject?: string;
-            /** @example <p>{{ code }}</p> */
+            /** @example <div>{{ contentHtml | raw }}</div><p><a href="{{ unsubscribeUrl }}">Unsubscribe</a></p> */
             html?: string;
             /** @description Null: made from the HTML */
             text?: string | null;
@@ -4219,8 +4384,9 @@ export interface components {
             /**
              * @description Variables; absent: the type's sample data. Checked against the variables of the template's type.
              * @example {
-             *       "code": "123456",
-             *       "expiresInMinutes": 5
+             *       "subject": "This week on Demo",
+             *       "contentHtml": "<p>Three stories we liked this week.</p>",
+             *       "unsubscribeUrl": "https://demo.example/unsubscribe/abc123"
              *     }
              */
             data?: {
@@ -4369,11 +4535,20 @@ export interface components {
              * @example null
              */
             error: string | null;
-            /** @example 2026-01-01T00:00:01.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:01.000Z
+             */
             sentAt: string | null;
-            /** @example null */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             failedAt: string | null;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             createdAt: string;
         };
         EmailMessageSummaryPageDto: {
@@ -4429,11 +4604,20 @@ export interface components {
              * @example null
              */
             error: string | null;
-            /** @example 2026-01-01T00:00:01.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:01.000Z
+             */
             sentAt: string | null;
-            /** @example null */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             failedAt: string | null;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             createdAt: string;
             /** @example Demo Blog <news@demo.example> */
             from: string;
@@ -4479,9 +4663,15 @@ export interface components {
              *     ]
              */
             attachmentIds: number[];
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             createdAt: string;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             updatedAt: string;
         };
         CategoryPageDto: {
@@ -4509,7 +4699,7 @@ export interface components {
             /**
              * @description Media ids of the site (its pictures). Each id names a media item of this site.
              * @example [
-             *       12
+             *       1
              *     ]
              */
             attachmentIds?: number[];
@@ -4518,8 +4708,8 @@ export interface components {
         };
         UpdateCategoryDto: {
             /**
-             * @description Unique in the site; made from the name when absent
-             * @example mugs
+             * @description Unique in the site
+             * @example memberships
              */
             slug?: string;
             /**
@@ -4537,7 +4727,7 @@ export interface components {
             /**
              * @description Media ids of the site (its pictures). Each id names a media item of this site.
              * @example [
-             *       12
+             *       1
              *     ]
              */
             attachmentIds?: number[];
@@ -4612,9 +4802,15 @@ export interface components {
              * @example 1
              */
             version: number;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             createdAt: string;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             updatedAt: string;
         };
         ProductSummaryPageDto: {
@@ -4636,6 +4832,7 @@ export interface components {
             description?: string;
             /**
              * @description Only published products are shown to anonymous readers and can be ordered. Absent on create: `published`
+             * @example published
              * @enum {string}
              */
             status?: "draft" | "published" | "archived";
@@ -4651,7 +4848,7 @@ export interface components {
             quantityAvailable?: number | null;
             /**
              * @description A product category of the site. Names a product category of this site.
-             * @example 3
+             * @example 1
              */
             categoryId?: number | null;
             /** @example standard */
@@ -4688,8 +4885,7 @@ export interface components {
             /**
              * @description Media ids of the site. Each id names a media item of this site.
              * @example [
-             *       12,
-             *       13
+             *       1
              *     ]
              */
             attachmentIds?: number[];
@@ -4727,9 +4923,15 @@ export interface components {
             sku: string | null;
             /** @example 0 */
             position: number;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             createdAt: string;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             updatedAt: string;
         };
         ProductResponseDto: {
@@ -4800,16 +5002,22 @@ export interface components {
              * @example 1
              */
             version: number;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             createdAt: string;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             updatedAt: string;
             variants: components["schemas"]["VariantResponseDto"][];
         };
         UpdateProductDto: {
             /**
-             * @description Unique in the site; made from the name when absent
-             * @example stoneware-mug
+             * @description Unique in the site
+             * @example monthly-membership
              */
             slug?: string;
             /**
@@ -4821,6 +5029,7 @@ export interface components {
             description?: string;
             /**
              * @description Only published products are shown to anonymous readers and can be ordered. Absent on create: `published`
+             * @example published
              * @enum {string}
              */
             status?: "draft" | "published" | "archived";
@@ -4836,7 +5045,7 @@ export interface components {
             quantityAvailable?: number | null;
             /**
              * @description A product category of the site. Names a product category of this site.
-             * @example 3
+             * @example 1
              */
             categoryId?: number | null;
             /** @example standard */
@@ -4873,8 +5082,7 @@ export interface components {
             /**
              * @description Media ids of the site. Each id names a media item of this site.
              * @example [
-             *       12,
-             *       13
+             *       1
              *     ]
              */
             attachmentIds?: number[];
@@ -4926,7 +5134,7 @@ export interface components {
         UpdateVariantDto: {
             /**
              * @description The value of the product's option1 (`Size`). Only for a product that names its option1.
-             * @example M
+             * @example L
              */
             option1Value?: string | null;
             /**
@@ -4941,7 +5149,7 @@ export interface components {
             option3Value?: string | null;
             /**
              * @description Its own price (minor units, the product's currency); null: the product's
-             * @example 2000
+             * @example 700
              */
             unitAmount?: number | null;
             /**
@@ -4951,7 +5159,7 @@ export interface components {
             quantityAvailable?: number | null;
             /**
              * @description Unique in the site
-             * @example MUG-350-M-BLU
+             * @example MEMBER-L-BLU
              */
             sku?: string | null;
             /** @example 0 */
@@ -5020,21 +5228,25 @@ export interface components {
                 [key: string]: unknown;
             };
             /**
+             * Format: date-time
              * @description When a code first proved the current address; null until then (an address from an order, or corrected by an operator). Read-only: set by the server.
              * @example 2026-01-01T00:00:00.000Z
              */
             readonly emailVerifiedAt: string | null;
             /**
+             * Format: date-time
              * @description Read-only: set by the server.
              * @example 2026-01-02T08:00:00.000Z
              */
             readonly lastSignInAt: string | null;
             /**
+             * Format: date-time
              * @description Read-only: set by the server.
              * @example 2026-01-01T00:00:00.000Z
              */
             readonly createdAt: string;
             /**
+             * Format: date-time
              * @description Read-only: set by the server.
              * @example 2026-01-01T00:00:00.000Z
              */
@@ -5046,7 +5258,10 @@ export interface components {
              * @example sbs_3q2-7wEjZP1zXk0nJ8v2mYQ6l4vB9cX1a0HhT5rSgUo
              */
             accessToken: string;
-            /** @example 2026-02-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-02-01T00:00:00.000Z
+             */
             expiresAt: string;
             user: components["schemas"]["UserResponseDto"];
         };
@@ -5058,16 +5273,26 @@ export interface components {
              * @enum {string}
              */
             status: "scheduled" | "canceled" | "erasing" | "completed";
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             requestedAt: string;
             /**
+             * Format: date-time
              * @description When the erasure runs unless canceled first
              * @example 2026-01-08T00:00:00.000Z
              */
             purgeAfter: string;
-            /** @example null */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             canceledAt: string | null;
-            /** @example null */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             completedAt: string | null;
         };
         UserDeletionImpactDto: {
@@ -5111,9 +5336,15 @@ export interface components {
             reason: string;
             /** @example promo-2026 */
             reference: string | null;
-            /** @example null */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             expiresAt: string | null;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             createdAt: string;
         };
         CreditEntryPageDto: {
@@ -5169,21 +5400,25 @@ export interface components {
                 [key: string]: unknown;
             };
             /**
+             * Format: date-time
              * @description When a code first proved the current address; null until then (an address from an order, or corrected by an operator). Read-only: set by the server.
              * @example 2026-01-01T00:00:00.000Z
              */
             readonly emailVerifiedAt: string | null;
             /**
+             * Format: date-time
              * @description Read-only: set by the server.
              * @example 2026-01-02T08:00:00.000Z
              */
             readonly lastSignInAt: string | null;
             /**
+             * Format: date-time
              * @description Read-only: set by the server.
              * @example 2026-01-01T00:00:00.000Z
              */
             readonly createdAt: string;
             /**
+             * Format: date-time
              * @description Read-only: set by the server.
              * @example 2026-01-01T00:00:00.000Z
              */
@@ -5213,7 +5448,10 @@ export interface components {
             value: {
                 [key: string]: unknown;
             } | unknown[] | (string | null) | number | boolean;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             updatedAt: string;
         };
         ProfileResponseDto: {
@@ -5264,26 +5502,42 @@ export interface components {
             interval: "day" | "week" | "month" | "year";
             /** @example 1 */
             intervalCount: number;
-            /** @example 2026-11-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-01T00:00:00.000Z
+             */
             currentPeriodStart: string;
-            /** @example 2026-12-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-12-01T00:00:00.000Z
+             */
             currentPeriodEnd: string;
-            /** @example null */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             trialEndsAt: string | null;
             /**
              * @description Canceled at the end of the current period
              * @example false
              */
             cancelAtPeriodEnd: boolean;
-            /** @example null */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             canceledAt: string | null;
             /** @example null */
             cancelReason: string | null;
-            /** @example null */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             pausedAt: string | null;
             /**
+             * Format: date-time
              * @description A pause’s resume date
-             * @example null
+             * @example 2026-01-01T00:00:00.000Z
              */
             resumesAt: string | null;
             /**
@@ -5303,9 +5557,15 @@ export interface components {
              * @example 42
              */
             orderId: number | null;
-            /** @example 2026-11-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-01T00:00:00.000Z
+             */
             createdAt: string;
-            /** @example 2026-11-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-01T00:00:00.000Z
+             */
             updatedAt: string;
         };
         UserSubscriptionPageDto: {
@@ -5329,12 +5589,12 @@ export interface components {
         ChangeMyPlanDto: {
             /**
              * @description A recurring product. Names a recurring product of this site.
-             * @example 9
+             * @example 1
              */
             productId: number;
             /**
              * @description Names a variant of that product.
-             * @example 14
+             * @example 1
              */
             variantId?: number;
             /** @description Absent: the current quantity */
@@ -5377,11 +5637,15 @@ export interface components {
              */
             creditApplied: number;
             /**
+             * Format: date-time
              * @description The period it starts or adjusts; null for an ad-hoc charge
              * @example 2026-11-01T00:00:00.000Z
              */
             periodStart: string | null;
-            /** @example 2026-12-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-12-01T00:00:00.000Z
+             */
             periodEnd: string | null;
             /**
              * @description The credit ledger line that paid it
@@ -5390,9 +5654,15 @@ export interface components {
             creditEntryId: number | null;
             /** @example null */
             processorChargeId: string | null;
-            /** @example 2026-11-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-01T00:00:00.000Z
+             */
             createdAt: string;
-            /** @example null */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             paidAt: string | null;
         };
         PlanChangeDto: {
@@ -5463,12 +5733,12 @@ export interface components {
         ChangePlanDto: {
             /**
              * @description A recurring product. Names a recurring product of this site.
-             * @example 9
+             * @example 1
              */
             productId: number;
             /**
              * @description Names a variant of that product.
-             * @example 14
+             * @example 1
              */
             variantId?: number;
             /** @description Absent: the current quantity */
@@ -5565,9 +5835,15 @@ export interface components {
             clientIp: string | null;
             /** @example Mozilla/5.0 (X11; Linux x86_64) */
             userAgent: string | null;
-            /** @example 2026-11-24T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-24T10:00:00.000Z
+             */
             createdAt: string;
-            /** @example 2026-11-24T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-24T10:00:00.000Z
+             */
             updatedAt: string;
         };
         ContactReceiptDto: {
@@ -5576,7 +5852,10 @@ export interface components {
              * @enum {boolean}
              */
             received: true;
-            /** @example 2026-11-24T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-24T10:00:00.000Z
+             */
             receivedAt: string;
         };
         ContactPageDto: {
@@ -5755,15 +6034,30 @@ export interface components {
             metadata: {
                 [key: string]: string;
             } | null;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             createdAt: string;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             updatedAt: string;
-            /** @example null */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             paidAt: string | null;
-            /** @example null */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             refundedAt: string | null;
-            /** @example null */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             canceledAt: string | null;
             /**
              * Format: date-time
@@ -5772,8 +6066,9 @@ export interface components {
              */
             expiresAt: string | null;
             /**
+             * Format: date-time
              * @description Account deletion took the customer out
-             * @example null
+             * @example 2026-01-01T00:00:00.000Z
              */
             anonymisedAt: string | null;
         };
@@ -5784,12 +6079,12 @@ export interface components {
         OrderLineRequestDto: {
             /**
              * @description A published product. Names a product of this site that is for sale.
-             * @example 7
+             * @example 1
              */
             productId: number;
             /**
              * @description One of its variants; absent: the product itself. Names a variant of that product.
-             * @example 12
+             * @example 1
              */
             variantId?: number;
             /** @example 2 */
@@ -5931,7 +6226,10 @@ export interface components {
              * @example null
              */
             notificationId: string | null;
-            /** @example 2026-01-02T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-02T00:00:00.000Z
+             */
             createdAt: string;
         };
         OrderResponseDto: {
@@ -6008,15 +6306,30 @@ export interface components {
             metadata: {
                 [key: string]: string;
             } | null;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             createdAt: string;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             updatedAt: string;
-            /** @example null */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             paidAt: string | null;
-            /** @example null */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             refundedAt: string | null;
-            /** @example null */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             canceledAt: string | null;
             /**
              * Format: date-time
@@ -6025,8 +6338,9 @@ export interface components {
              */
             expiresAt: string | null;
             /**
+             * Format: date-time
              * @description Account deletion took the customer out
-             * @example null
+             * @example 2026-01-01T00:00:00.000Z
              */
             anonymisedAt: string | null;
             lines: components["schemas"]["OrderLineResponseDto"][];
@@ -6063,7 +6377,7 @@ export interface components {
         UpdatePaymentDto: {
             /**
              * @description `pending → paid → refunded`
-             * @example paid
+             * @example refunded
              * @enum {string}
              */
             paymentStatus: "pending" | "paid" | "refunded";
@@ -6109,6 +6423,7 @@ export interface components {
              */
             shipmentId: number | null;
             /**
+             * Format: date-time
              * @description When it was first received
              * @example 2026-01-02T00:00:00.000Z
              */
@@ -6121,13 +6436,18 @@ export interface components {
              */
             secret: string;
             /**
+             * Format: date-time
              * @description Until when the previous secret verifies too; null: there was none
              * @example 2026-01-02T00:00:00.000Z
              */
             previousSecretExpiresAt: string | null;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             createdAt: string;
             /**
+             * Format: date-time
              * @description When it was made (rotated)
              * @example 2026-01-01T00:00:00.000Z
              */
@@ -6167,25 +6487,42 @@ export interface components {
              * @enum {string|null}
              */
             disabledReason: "manual" | "failing" | null;
-            /** @example null */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             disabledAt: string | null;
             /**
+             * Format: date-time
              * @description Start of the current run of failures; null after a success
-             * @example null
+             * @example 2026-01-01T00:00:00.000Z
              */
             failingSince: string | null;
-            /** @example 2026-01-01T00:00:05.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:05.000Z
+             */
             lastSuccessAt: string | null;
-            /** @example null */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             lastFailureAt: string | null;
             /**
+             * Format: date-time
              * @description Until when the previous secret still signs too (after a rotation)
-             * @example null
+             * @example 2026-01-01T00:00:00.000Z
              */
             previousSecretExpiresAt: string | null;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             createdAt: string;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             updatedAt: string;
         };
         WebhookEndpointPageDto: {
@@ -6214,13 +6551,14 @@ export interface components {
             };
             /**
              * @description Absent on create: `enabled`. `enabled` on a disabled endpoint re-enables it
+             * @example disabled
              * @enum {string}
              */
             status?: "enabled" | "disabled";
             /**
              * Format: uri
              * @description An absolute https:// URL without credentials or a fragment. http:// only where the server allows it; the host must resolve to public addresses.
-             * @example https://hooks.example.com/sitebase
+             * @example https://93.184.215.14/sitebase
              */
             url: string;
         };
@@ -6258,25 +6596,42 @@ export interface components {
              * @enum {string|null}
              */
             disabledReason: "manual" | "failing" | null;
-            /** @example null */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             disabledAt: string | null;
             /**
+             * Format: date-time
              * @description Start of the current run of failures; null after a success
-             * @example null
+             * @example 2026-01-01T00:00:00.000Z
              */
             failingSince: string | null;
-            /** @example 2026-01-01T00:00:05.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:05.000Z
+             */
             lastSuccessAt: string | null;
-            /** @example null */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             lastFailureAt: string | null;
             /**
+             * Format: date-time
              * @description Until when the previous secret still signs too (after a rotation)
-             * @example null
+             * @example 2026-01-01T00:00:00.000Z
              */
             previousSecretExpiresAt: string | null;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             createdAt: string;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             updatedAt: string;
             /**
              * @description Verifies the `webhook-signature` header (Standard Webhooks); shown only now, keep it
@@ -6306,13 +6661,14 @@ export interface components {
             };
             /**
              * @description Absent on create: `enabled`. `enabled` on a disabled endpoint re-enables it
+             * @example disabled
              * @enum {string}
              */
             status?: "enabled" | "disabled";
             /**
              * Format: uri
              * @description An absolute https:// URL without credentials or a fragment. http:// only where the server allows it; the host must resolve to public addresses.
-             * @example https://hooks.example.com/sitebase
+             * @example https://93.184.215.14/sitebase
              */
             url?: string;
         };
@@ -6370,11 +6726,15 @@ export interface components {
              */
             attempts: number;
             /**
+             * Format: date-time
              * @description When the next attempt is due
-             * @example null
+             * @example 2026-01-01T00:00:00.000Z
              */
             nextAttemptAt: string | null;
-            /** @example 2026-01-01T00:00:01.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:01.000Z
+             */
             lastAttemptAt: string | null;
             /** @example 200 */
             lastStatusCode: number | null;
@@ -6386,9 +6746,15 @@ export interface components {
             lastErrorKind: "timeout" | "connection" | "dns" | "blocked_address" | "tls" | "redirect" | "http_status" | null;
             /** @example null */
             lastError: string | null;
-            /** @example 2026-01-01T00:00:01.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:01.000Z
+             */
             deliveredAt: string | null;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             createdAt: string;
         };
         WebhookDeliverySummaryPageDto: {
@@ -6398,7 +6764,10 @@ export interface components {
         WebhookAttemptDto: {
             /** @example 3 */
             id: number;
-            /** @example 2026-01-01T00:00:01.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:01.000Z
+             */
             attemptedAt: string;
             /** @example 200 */
             statusCode: number | null;
@@ -6444,11 +6813,15 @@ export interface components {
              */
             attempts: number;
             /**
+             * Format: date-time
              * @description When the next attempt is due
-             * @example null
+             * @example 2026-01-01T00:00:00.000Z
              */
             nextAttemptAt: string | null;
-            /** @example 2026-01-01T00:00:01.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:01.000Z
+             */
             lastAttemptAt: string | null;
             /** @example 200 */
             lastStatusCode: number | null;
@@ -6460,9 +6833,15 @@ export interface components {
             lastErrorKind: "timeout" | "connection" | "dns" | "blocked_address" | "tls" | "redirect" | "http_status" | null;
             /** @example null */
             lastError: string | null;
-            /** @example 2026-01-01T00:00:01.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:01.000Z
+             */
             deliveredAt: string | null;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             createdAt: string;
             /**
              * @description The body every attempt sends: `{ type, timestamp, data }`
@@ -6504,9 +6883,15 @@ export interface components {
             visibility: "public" | "private";
             /** @description Members by status */
             counts: components["schemas"]["ListCountsDto"];
-            /** @example 2026-11-24T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-24T10:00:00.000Z
+             */
             createdAt: string;
-            /** @example 2026-11-24T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-24T10:00:00.000Z
+             */
             updatedAt: string;
         };
         ListPageDto: {
@@ -6553,16 +6938,25 @@ export interface components {
              * @enum {string}
              */
             status: "pending" | "active" | "unsubscribed";
-            /** @example 2026-11-24T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-24T10:00:00.000Z
+             */
             subscribedAt: string | null;
-            /** @example null */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             unsubscribedAt: string | null;
             /**
              * @description Why it last moved (operator)
              * @example null
              */
             reason: string | null;
-            /** @example 2026-11-24T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-24T10:00:00.000Z
+             */
             updatedAt: string;
         };
         SubscriptionResponseDto: {
@@ -6602,9 +6996,15 @@ export interface components {
                 listIds: number[];
                 wording: string | null;
             } | null;
-            /** @example 2026-11-24T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-24T10:00:00.000Z
+             */
             createdAt: string;
-            /** @example 2026-11-24T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-24T10:00:00.000Z
+             */
             updatedAt: string;
         };
         SubscriptionPageDto: {
@@ -6806,9 +7206,15 @@ export interface components {
             invalid: components["schemas"]["InvalidRowDto"][];
             /** @example null */
             error: string | null;
-            /** @example 2026-11-24T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-24T10:00:00.000Z
+             */
             createdAt: string;
-            /** @example 2026-11-24T10:00:05.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-24T10:00:05.000Z
+             */
             finishedAt: string | null;
         };
         SyncDto: {
@@ -7007,9 +7413,15 @@ export interface components {
             steps: components["schemas"]["SeriesStepResponseDto"][];
             /** @description Enrollments by status */
             enrollments: components["schemas"]["SeriesEnrollmentCountsDto"];
-            /** @example 2026-11-24T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-24T10:00:00.000Z
+             */
             createdAt: string;
-            /** @example 2026-11-24T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-24T10:00:00.000Z
+             */
             updatedAt: string;
         };
         SeriesPageDto: {
@@ -7019,7 +7431,7 @@ export interface components {
         SeriesStepDto: {
             /**
              * @description On update: the id of a step to keep (its place in the order is where it is in this array). Absent: a new step. Names a step of this series; absent: a new step.
-             * @example 12
+             * @example 1
              */
             id?: number;
             /**
@@ -7038,7 +7450,7 @@ export interface components {
             html?: string;
             /**
              * @description An email template of the site of type `newsletter.campaign`, given subject, html and preheader. Names an email template of this site of type `newsletter.series`.
-             * @example 4
+             * @example 1
              */
             templateId?: number;
         };
@@ -7074,6 +7486,7 @@ export interface components {
             steps?: components["schemas"]["SeriesStepDto"][];
             /**
              * @description A move: `active → paused` holds the steps, `paused → active` releases them; anything else is a 409
+             * @example paused
              * @enum {string}
              */
             status?: "active" | "paused";
@@ -7142,18 +7555,36 @@ export interface components {
              * @enum {string}
              */
             status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "canceled";
-            /** @example null */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             scheduledAt: string | null;
-            /** @example null */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             startedAt: string | null;
-            /** @example null */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             sentAt: string | null;
-            /** @example null */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             canceledAt: string | null;
             counts: components["schemas"]["CampaignCountsDto"];
-            /** @example 2026-11-24T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-24T10:00:00.000Z
+             */
             createdAt: string;
-            /** @example 2026-11-24T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-24T10:00:00.000Z
+             */
             updatedAt: string;
         };
         CampaignPageDto: {
@@ -7398,9 +7829,15 @@ export interface components {
              * @enum {string}
              */
             status: "draft" | "scheduled" | "sending" | "paused" | "sent" | "canceled";
-            /** @example 2026-11-24T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-24T10:00:00.000Z
+             */
             startedAt: string | null;
-            /** @example 2026-11-24T10:05:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-24T10:05:00.000Z
+             */
             sentAt: string | null;
             /**
              * @description Handed to the email module
@@ -7429,9 +7866,15 @@ export interface components {
             topLinks: components["schemas"]["TopLinkDto"][];
         };
         StatisticsResponseDto: {
-            /** @example 2026-10-25T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-10-25T00:00:00.000Z
+             */
             from: string;
-            /** @example 2026-11-24T10:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-11-24T10:00:00.000Z
+             */
             to: string;
             /** @description Memberships by status: of `listId`, else of every list of the site (an address on two lists counts twice) */
             subscribers: components["schemas"]["SubscriberCountsDto"];
@@ -7486,9 +7929,15 @@ export interface components {
             dkimSelector: string;
             /** @description The DNS records to publish */
             records: components["schemas"]["SenderDomainRecordsDto"];
-            /** @example null */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             verifiedAt: string | null;
-            /** @example 2026-01-01T00:00:00.000Z */
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
             createdAt: string;
         };
         SenderDomainPageDto: {
@@ -14234,6 +14683,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "to": [
+                 *         {
+                 *           "email": "ada@example.com",
+                 *           "name": "Ada Lovelace"
+                 *         }
+                 *       ],
+                 *       "subject": "Welcome aboard",
+                 *       "html": "<p>Glad to have you.</p>",
+                 *       "tags": [
+                 *         "signup"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["SendEmailDto"];
             };
         };
@@ -14984,7 +15448,7 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque cursor from pagination.nextCursor of the previous page */
                 cursor?: string;
-                /** @description Products of this category. Example: `3` */
+                /** @description Products of this category. Example: `1` */
                 categoryId?: number;
                 /** @description Price at least (minor units). Example: `1000` */
                 minAmount?: number;
@@ -18838,6 +19302,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "atPeriodEnd": false,
+                 *       "reason": "Too expensive"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CancelSubscriptionDto"];
             };
         };
@@ -18953,6 +19423,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "productId": 1,
+                 *       "prorate": false
+                 *     }
+                 */
                 "application/json": components["schemas"]["ChangePlanDto"];
             };
         };
@@ -19187,6 +19663,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "paidOutOfBand": true,
+                 *       "reference": "Transfer 2026-11-30 #4411"
+                 *     }
+                 */
                 "application/json": components["schemas"]["PayChargeDto"];
             };
         };
@@ -19986,6 +20468,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "shipment": {
+                 *         "carrier": "DHL",
+                 *         "trackingNumber": "JD014600003828",
+                 *         "trackingUrl": "https://tracking.example/JD014600003828"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateFulfillmentDto"];
             };
         };
@@ -22435,6 +22926,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "action": "add_to_lists",
+                 *       "ids": [
+                 *         1
+                 *       ],
+                 *       "listIds": [
+                 *         1
+                 *       ],
+                 *       "consent": false,
+                 *       "reason": "Cleanup of 2026"
+                 *     }
+                 */
                 "application/json": components["schemas"]["BulkDto"];
             };
         };
@@ -22550,6 +23054,8 @@ export interface operations {
                     /**
                      * Format: binary
                      * @description CSV (UTF-8, with or without BOM; a header row) or JSON (an array of `{ email, name?, attributes? }`)
+                     * @example E-mail Address,Full name,Plan,Notes
+                     *     grace@example.com,Grace Hopper,pro,met at a meetup
                      */
                     file: Blob;
                     /**
@@ -23384,6 +23890,23 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Onboarding",
+                 *       "listIds": [
+                 *         1
+                 *       ],
+                 *       "steps": [
+                 *         {
+                 *           "delaySeconds": 86400,
+                 *           "subject": "Welcome aboard",
+                 *           "previewText": "What to expect from us",
+                 *           "html": "<h1>Hello</h1><p>Thanks for joining.</p>",
+                 *           "templateId": 1
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateSeriesDto"];
             };
         };

@@ -4,7 +4,7 @@ import { SitebaseProblem } from './problem';
 import { DEFAULT_RETRY, RetryOptions, retryingFetch } from './retry';
 
 export interface SitebaseOptions {
-  /** The server's origin, e.g. `http://localhost:3000` (the document's `servers[0].url`). */
+  /** The server's origin, e.g. `http://localhost:3000` (the document's server is relative: `/`). */
   baseUrl: string;
   /** An API key, sent as `x-api-key`. */
   apiKey?: string;

@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty } from '@nestjs/swagger';
 import { DeletionAction, DeletionImpact } from '../../common/deletion/account-data.registry';
 import { AccountDeletionEntity, DeletionStatus } from '../entities/account-deletion.entity';
@@ -5,11 +6,15 @@ import { AccountDeletionEntity, DeletionStatus } from '../entities/account-delet
 export class AccountDeletionResponseDto {
   @ApiProperty({ example: 3 }) id: number;
   @ApiProperty({ enum: ['scheduled', 'canceled', 'purging', 'completed'] }) status: DeletionStatus;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) requestedAt: string;
-  @ApiProperty({ example: '2026-01-08T00:00:00.000Z', description: 'When the purge runs unless canceled first' })
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) requestedAt: string;
+  @ApiProperty({
+    ...DATE_TIME,
+    example: '2026-01-08T00:00:00.000Z',
+    description: 'When the purge runs unless canceled first',
+  })
   purgeAfter: string;
-  @ApiProperty({ type: String, nullable: true }) canceledAt: string | null;
-  @ApiProperty({ type: String, nullable: true }) completedAt: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true }) canceledAt: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true }) completedAt: string | null;
 }
 
 export function toDeletionResponse(d: AccountDeletionEntity): AccountDeletionResponseDto {

@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import {
@@ -352,8 +353,8 @@ export class SiteResponseDto {
   @ApiProperty({ example: 'Demo site' }) title: string;
   @ApiProperty({ example: 1, description: 'The account (v1 organization_id) that owns the site' }) accountId: number;
   @ApiProperty({ type: SiteSettingsResponseDto }) settings: SiteSettingsResponseDto;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
 }
 
 export function toSiteResponse(site: SiteEntity): SiteResponseDto {

@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
@@ -59,9 +60,9 @@ export class ApiKeyResponseDto {
   @ApiProperty({ example: 'x9Zq' }) last4: string;
   @ApiProperty({ type: [Number], nullable: true, description: 'null: every site of the account' }) siteIds:
     number[] | null;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
-  @ApiProperty({ type: String, nullable: true }) lastUsedAt: string | null;
-  @ApiProperty({ type: String, nullable: true }) expiresAt: string | null;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
+  @ApiProperty({ ...DATE_TIME, nullable: true }) lastUsedAt: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true }) expiresAt: string | null;
 }
 
 export class CreatedApiKeyResponseDto extends ApiKeyResponseDto {

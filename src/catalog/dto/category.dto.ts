@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsNotEmpty, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { IsIdSet, OptionalNotNull } from '../../common/input/dto-rules';
@@ -47,7 +48,7 @@ class CategoryFieldsDto {
   @Max(MAX_POSITION)
   position?: number;
 
-  @ApiPropertyOptional({ type: [Number], example: [12], description: 'Media ids of the site (its pictures)' })
+  @ApiPropertyOptional({ type: [Number], example: [1], description: 'Media ids of the site (its pictures)' })
   @OptionalNotNull()
   @Checked('stored data', 'Each id names a media item of this site.')
   @IsIdSet()
@@ -63,6 +64,14 @@ export class CreateCategoryDto extends CategoryFieldsDto {
 }
 
 export class UpdateCategoryDto extends CategoryFieldsDto {
+  // Its own example: the create's slug is taken once the create example ran; the demo's category 1 keeps its own.
+  @ApiPropertyOptional({ example: 'memberships', description: 'Unique in the site' })
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(SLUG_MAX_LENGTH)
+  @Matches(SLUG_PATTERN, { message: SLUG_MESSAGE })
+  declare slug?: string;
+
   @ApiPropertyOptional({ example: 'Mugs', maxLength: 200 })
   @OptionalNotNull()
   @IsString()
@@ -81,8 +90,8 @@ export class CategoryResponseDto {
   @ApiProperty({ example: 'Stoneware, made to order' }) description: string;
   @ApiProperty({ example: 1 }) position: number;
   @ApiProperty({ type: [Number], example: [12] }) attachmentIds: number[];
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
 }
 
 export function toCategoryResponse(c: ProductCategoryEntity): CategoryResponseDto {

@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty } from '@nestjs/swagger';
 import {
   PRODUCT_STATUSES,
@@ -35,8 +36,8 @@ export class ProductSummaryDto {
   @ApiProperty({ type: String, nullable: true, example: null }) processorProductIdTest: string | null;
   @ApiProperty({ type: [Number], example: [12] }) attachmentIds: number[];
   @ApiProperty({ example: 1, description: 'Bumped by every change; the ETag is built from it' }) version: number;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
 }
 
 /** One product: with its variants. */

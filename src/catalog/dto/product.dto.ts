@@ -112,6 +112,7 @@ class ProductFieldsDto {
 
   @ApiPropertyOptional({
     enum: PRODUCT_STATUSES,
+    example: 'published',
     description:
       'Only published products are shown to anonymous readers and can be ordered. Absent on create: `published`',
   })
@@ -143,7 +144,7 @@ class ProductFieldsDto {
   @Max(MAX_STOCK)
   quantityAvailable?: number | null;
 
-  @ApiPropertyOptional({ type: 'integer', nullable: true, example: 3, description: 'A product category of the site' })
+  @ApiPropertyOptional({ type: 'integer', nullable: true, example: 1, description: 'A product category of the site' })
   @IsOptional()
   @IsInt()
   @Min(1)
@@ -212,7 +213,7 @@ class ProductFieldsDto {
   @MaxLength(200)
   processorProductIdTest?: string | null;
 
-  @ApiPropertyOptional({ type: [Number], example: [12, 13], description: 'Media ids of the site' })
+  @ApiPropertyOptional({ type: [Number], example: [1], description: 'Media ids of the site' })
   @OptionalNotNull()
   @Checked('stored data', 'Each id names a media item of this site.')
   @IsIdSet()
@@ -238,6 +239,14 @@ export class CreateProductDto extends ProductFieldsDto {
 }
 
 export class UpdateProductDto extends ProductFieldsDto {
+  // Its own example: the create's slug is taken once the create example ran; the demo's product 1 keeps its own.
+  @ApiPropertyOptional({ example: 'monthly-membership', description: 'Unique in the site' })
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(SLUG_MAX_LENGTH)
+  @Matches(SLUG_PATTERN, { message: SLUG_MESSAGE })
+  declare slug?: string;
+
   @ApiPropertyOptional({ example: 'Stoneware mug', maxLength: 200 })
   @OptionalNotNull()
   @IsString()
@@ -259,7 +268,7 @@ export class UpdateProductDto extends ProductFieldsDto {
 }
 
 export class ProductQueryDto extends CursorQueryDto {
-  @ApiPropertyOptional({ type: 'integer', example: 3, description: 'Products of this category' })
+  @ApiPropertyOptional({ type: 'integer', example: 1, description: 'Products of this category' })
   @IsOptional()
   @Transform(toInteger)
   @IsInt()

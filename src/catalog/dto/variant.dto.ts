@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { SiteIdParamDto } from '../../common/http/params';
@@ -78,7 +79,37 @@ export class VariantFieldsDto {
 }
 
 export class CreateVariantDto extends VariantFieldsDto {}
-export class UpdateVariantDto extends VariantFieldsDto {}
+export class UpdateVariantDto extends VariantFieldsDto {
+  // Its own example: the create example's values are taken on the demo's product 1 once it ran.
+  @Checked('stored data', 'Only for a product that names its option1.')
+  @ApiPropertyOptional({ ...VALUE, example: 'L', description: "The value of the product's option1 (`Size`)" })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
+  declare option1Value?: string | null;
+
+  // Below the plan's 900: the user's change-plan example to this variant is paid by the old plan's credit.
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    minimum: 0,
+    example: 700,
+    description: "Its own price (minor units, the product's currency); null: the product's",
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(MAX_AMOUNT)
+  declare unitAmount?: number | null;
+
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'MEMBER-L-BLU', description: 'Unique in the site' })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
+  declare sku?: string | null;
+}
 
 export class VariantResponseDto {
   @ApiProperty({ example: 5 }) id: number;
@@ -90,8 +121,8 @@ export class VariantResponseDto {
   @ApiProperty({ type: 'integer', nullable: true, example: 10 }) quantityAvailable: number | null;
   @ApiProperty({ type: String, nullable: true, example: 'MUG-350-M-BLU' }) sku: string | null;
   @ApiProperty({ example: 0 }) position: number;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
 }
 
 export function toVariantResponse(v: ProductVariantEntity): VariantResponseDto {

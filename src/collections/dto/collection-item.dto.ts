@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, Max, Min } from 'class-validator';
 import { CONTENT_STATUSES, type ContentStatus } from '../../content/content.service';
@@ -5,7 +6,7 @@ import { OptionalNotNull } from '../../common/input/dto-rules';
 import type { CollectionItemRow } from '../collection-items.service';
 
 export class AddCollectionItemDto {
-  @ApiProperty({ example: 5 }) @IsInt() @Min(1) @Max(Number.MAX_SAFE_INTEGER) contentId: number;
+  @ApiProperty({ example: 1 }) @IsInt() @Min(1) @Max(Number.MAX_SAFE_INTEGER) contentId: number;
 
   @ApiPropertyOptional({
     example: 0,
@@ -26,14 +27,14 @@ export class CollectionContentSummaryDto {
   @ApiProperty({ example: 'hello-world' }) slug: string;
   @ApiProperty({ example: 'A short summary' }) excerpt: string;
   @ApiProperty({ enum: CONTENT_STATUSES }) status: ContentStatus;
-  @ApiProperty({ type: String, nullable: true }) publishedAt: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true }) publishedAt: string | null;
   @ApiProperty({ example: '' }) thumbnail: string;
 }
 
 export class CollectionItemResponseDto {
   @ApiProperty({ example: 5 }) contentId: number;
   @ApiProperty({ example: 0, description: 'Sort key: items are listed by position' }) position: number;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) addedAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) addedAt: string;
   @ApiProperty({ type: CollectionContentSummaryDto }) content: CollectionContentSummaryDto;
 }
 

@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { SiteIdParamDto } from '../../common/http/params';
@@ -47,7 +48,7 @@ class CollectionFieldsDto {
   endsAt?: Date | null;
 
   @ApiPropertyOptional({
-    example: false,
+    example: true,
     description: 'The pinned collection is current whatever the windows say; pinning one unpins the other',
   })
   @OptionalNotNull()
@@ -73,11 +74,11 @@ export class CollectionResponseDto {
   @ApiProperty({ example: 'Summer picks' }) name: string;
   @ApiProperty({ example: 'summer-picks' }) slug: string;
   @ApiProperty({ example: '' }) description: string;
-  @ApiProperty({ type: String, nullable: true }) startsAt: string | null;
-  @ApiProperty({ type: String, nullable: true }) endsAt: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true }) startsAt: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true }) endsAt: string | null;
   @ApiProperty({ example: false }) pinned: boolean;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
 }
 
 export function toCollectionResponse(c: CollectionEntity): CollectionResponseDto {
@@ -95,7 +96,7 @@ export function toCollectionResponse(c: CollectionEntity): CollectionResponseDto
 }
 
 export class CollectionItemParamDto extends SiteIdParamDto {
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 5, description: 'The content id of the item' })
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1, description: 'The content id of the item' })
   @IsIdParam()
   itemId: number;
 }

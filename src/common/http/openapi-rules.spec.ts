@@ -16,6 +16,11 @@ describe('schemaRuleOf', () => {
     expect(schemaRuleOf('matches', ['^[a-z]+$', 'i'])).toEqual({ described: 'Matches `/^[a-z]+$/i`.' });
   });
 
+  it('gives date strings (IsDateString, IsISO8601) format date-time', () => {
+    expect(schemaRuleOf('isDateString', [])).toEqual({ schema: { type: 'string', format: 'date-time' } });
+    expect(schemaRuleOf('isISO8601', [])).toEqual({ schema: { type: 'string', format: 'date-time' } });
+  });
+
   it('describes date bounds, which no 3.0 keyword carries; one computed at each request is checked against the time', () => {
     expect(schemaRuleOf('minDate', [() => new Date()])).toEqual({
       described: 'Not before the time of the request.',

@@ -28,6 +28,9 @@ const BUILT_IN: Record<string, RuleOf> = {
   isObject: () => ({ schema: { type: 'object' } }),
   // Only through @IsTimestamp(), whose transform reads an RFC 3339 string (dto-rules.ts).
   isDate: () => ({ schema: { type: 'string', format: 'date-time' } }),
+  // RFC 3339 / ISO 8601 strings kept as strings.
+  isDateString: () => ({ schema: { type: 'string', format: 'date-time' } }),
+  isISO8601: () => ({ schema: { type: 'string', format: 'date-time' } }),
   // A string that is not empty; on other types it refuses null and '' only (the property is not nullable).
   isNotEmpty: () => ({ schema: { minLength: 1 } }),
   minLength: ([n]) => ({ schema: { minLength: n as number } }),

@@ -1,9 +1,9 @@
 import { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, OpenAPIObject, ParameterObject, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, OpenAPIObject, OperationObject, ParameterObject, SwaggerModule } from '@nestjs/swagger';
 import { ProblemDto } from '../errors/api-problems.decorator';
 import { deriveRequestSchemas } from './openapi-derive';
 import { operationInputs } from './openapi-inputs';
-import { PublicUrls } from './public-urls';
+import { BODY_EXAMPLE } from './route.decorator';
 
 /** The interface's groups in its order (v1, then v2), then the operator routes and health. */
 const TAGS: Array<[string, string]> = [
@@ -35,7 +35,10 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     )
     .setVersion('2.0')
     .setLicense('MIT', 'https://opensource.org/license/mit')
-    .addServer(app.get(PublicUrls).base, 'This server (PUBLIC_BASE_URL)')
+    // Relative: Swagger UI calls the origin its page came from (127.0.0.1, a LAN address, a
+    // proxy's name), which the /docs CSP allows; an absolute PUBLIC_BASE_URL works only when the
+    // page was opened at exactly that origin. Clients name their base URL themselves.
+    .addServer('/', 'The server this document was read from')
     .addApiKey({ type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Secret API key (sb_live_…)' }, 'apiKey')
     // bearerFormat is set because Swagger otherwise labels both schemes "JWT"; neither is one.
     .addBearerAuth(
@@ -67,6 +70,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       op.security ??= [];
       for (const requirement of op.security) for (const name of Object.keys(requirement)) used.add(name);
       for (const param of op.parameters ?? []) if ('in' in param) exampleAsText(param);
+      bodyExampleOnBody(op);
     }
   }
   // A scheme no operation uses yet (the site users' session) appears with its first route.
@@ -89,6 +93,16 @@ function exampleAsText(param: ParameterObject): void {
   if (schema) delete schema.example;
   const text = `Example: \`${typeof example === 'string' ? example : JSON.stringify(example)}\``;
   param.description = param.description ? `${param.description}. ${text}` : text;
+}
+
+/** A route's `bodyExample` (route.decorator.ts) becomes the example of each of its body's media types. */
+function bodyExampleOnBody(op: OperationObject): void {
+  const extended = op as OperationObject & Record<string, unknown>;
+  const example = extended[BODY_EXAMPLE];
+  if (example === undefined) return;
+  delete extended[BODY_EXAMPLE];
+  const body = op.requestBody && !('$ref' in op.requestBody) ? op.requestBody : undefined;
+  for (const media of Object.values(body?.content ?? {})) media.example = example;
 }
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;

@@ -96,7 +96,23 @@ export interface RouteOptions {
    * `x-sitebase-cost`.
    */
   cost?: RouteCost;
+  /**
+   * What "Try it out" with the documented examples answers where no example can succeed (a token
+   * or code only a mail carries, a signature only the provider makes, DNS records only the
+   * operator publishes): the status and why. The document says it in the description and as
+   * `x-sitebase-example-answers`; the examples test (docs/openapi.md) expects that status.
+   */
+  exampleAnswers?: { status: number; because: string };
+  /**
+   * The whole request body's example, where the properties' own examples cannot make a valid one
+   * (a one-of rule: "a shipment or a status"). The document puts it on the body's media types
+   * (openapi.ts), where Swagger UI takes it over the properties'.
+   */
+  bodyExample?: Record<string, unknown>;
 }
+
+/** Carries `bodyExample` to the document, which moves it onto the request body (openapi.ts). */
+export const BODY_EXAMPLE = 'x-sitebase-body-example';
 
 /** Metadata key under which every route keeps its options (tests check every handler has it). */
 export const ROUTE_OPTIONS = 'sitebase:route';
@@ -144,8 +160,11 @@ export function Route(options: RouteOptions): MethodDecorator {
   const decorators: MethodDecorator[] = [
     SetMetadata(ROUTE_OPTIONS, options),
     ...authDecorators(options.auth),
-    ApiOperation({ summary: options.summary, description: options.description, operationId: options.operationId }),
+    ApiOperation({ summary: options.summary, description: describeRoute(options), operationId: options.operationId }),
   ];
+  if (options.exampleAnswers)
+    decorators.push(ApiExtension('x-sitebase-example-answers', options.exampleAnswers.status));
+  if (options.bodyExample) decorators.push(ApiExtension(BODY_EXAMPLE, options.bodyExample));
   if (options.ok) decorators.push(HttpCode(200), response(200, options.ok));
   if (options.created) decorators.push(HttpCode(201), response(201, options.created, LOCATION));
   if (options.accepted) decorators.push(HttpCode(202), response(202, options.accepted));
@@ -167,6 +186,12 @@ export function Route(options: RouteOptions): MethodDecorator {
     decorators.push(ApiProblem(429, costDescription(options.cost)), ApiExtension('x-sitebase-cost', options.cost));
   }
   return applyDecorators(...decorators);
+}
+
+function describeRoute({ description, exampleAnswers }: RouteOptions): string | undefined {
+  if (!exampleAnswers) return description;
+  const note = `Try it out with the examples answers ${exampleAnswers.status}: ${exampleAnswers.because}.`;
+  return description ? `${description.replace(/\.?$/, '.')} ${note}` : note;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
@@ -220,7 +221,7 @@ export class ContactQueryDto extends CursorQueryDto {
  */
 export class ContactReceiptDto {
   @ApiProperty({ type: Boolean, enum: [true], example: true }) received: true;
-  @ApiProperty({ example: '2026-11-24T10:00:00.000Z' }) receivedAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-11-24T10:00:00.000Z' }) receivedAt: string;
 }
 
 export function toContactReceipt(receivedAt: Date): ContactReceiptDto {
@@ -250,8 +251,8 @@ export class ContactResponseDto {
   clientIp: string | null;
   @ApiProperty({ type: String, nullable: true, example: 'Mozilla/5.0 (X11; Linux x86_64)' })
   userAgent: string | null;
-  @ApiProperty({ example: '2026-11-24T10:00:00.000Z' }) createdAt: string;
-  @ApiProperty({ example: '2026-11-24T10:00:00.000Z' }) updatedAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-11-24T10:00:00.000Z' }) createdAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-11-24T10:00:00.000Z' }) updatedAt: string;
 }
 
 export function toContactResponse(c: ContactEntity): ContactResponseDto {

@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, OmitType } from '@nestjs/swagger';
 import { CONTENT_STATUSES, ContentStatus } from '../content-status';
 import type { ContentFormat, ContentItemEntity } from '../entities/content-item.entity';
@@ -14,7 +15,7 @@ export class ContentResponseDto {
   @ApiProperty({ enum: CONTENT_STATUSES }) status: ContentStatus;
   @ApiProperty({ type: String, nullable: true, description: 'When a scheduled item goes live' }) publishAt:
     string | null;
-  @ApiProperty({ type: String, nullable: true }) publishedAt: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true }) publishedAt: string | null;
   @ApiProperty({ type: [String] }) tags: string[];
   @ApiProperty({ type: [String] }) categories: string[];
   @ApiProperty({ type: [AuthorDto] }) authors: AuthorDto[];
@@ -24,8 +25,8 @@ export class ContentResponseDto {
   @ApiProperty({ type: 'object', additionalProperties: true }) customFields: Record<string, unknown>;
   @ApiProperty({ type: [Number] }) attachmentIds: number[];
   @ApiProperty({ example: 1, description: 'Bumped by every change; the ETag carries it' }) version: number;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
 }
 
 /** List entries: the item without its body. */

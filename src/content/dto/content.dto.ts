@@ -84,6 +84,8 @@ class ContentFieldsDto {
 
   @ApiPropertyOptional({
     enum: CONTENT_STATUSES,
+    // With the publishAt example: an example that runs as it is (a status other than scheduled refuses publishAt).
+    example: 'scheduled',
     description:
       'draft → published → draft, draft → scheduled → published, any → archived; `scheduled` needs publishAt',
   })
@@ -138,7 +140,7 @@ class ContentFieldsDto {
   @IsObject()
   customFields?: Record<string, unknown>;
 
-  @ApiPropertyOptional({ type: [Number], example: [12], description: 'Media ids of this site' })
+  @ApiPropertyOptional({ type: [Number], example: [1], description: 'Media ids of this site' })
   @OptionalNotNull()
   @Checked('stored data', 'Each id names a media item of this site.')
   @IsIdSet()
@@ -150,6 +152,14 @@ export class CreateContentDto extends ContentFieldsDto {
 }
 
 export class UpdateContentDto extends ContentFieldsDto {
+  // Its own example: the create's slug is taken once the create example ran (the demo's page 1 becomes news-welcome).
+  @ApiPropertyOptional({ example: 'welcome', description: 'Unique in the site' })
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(SLUG_MAX_LENGTH)
+  @Matches(SLUG_PATTERN, { message: SLUG_MESSAGE })
+  declare slug?: string;
+
   @ApiPropertyOptional({ example: 'Hello again' })
   @OptionalNotNull()
   @IsString()
@@ -209,7 +219,7 @@ export class ContentQueryDto extends CursorQueryDto {
  */
 export class IdOrSlugParamDto extends SiteNameParamDto {
   @ApiProperty({
-    example: 'hello-world',
+    example: 'welcome',
     description: 'The id, or the slug: all digits (no leading zeros) is an id, anything else a slug',
   })
   @IsString()

@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ContentSnapshot } from '../content-snapshot';
 import { CONTENT_STATUSES, ContentStatus } from '../content-status';
@@ -32,8 +33,8 @@ export class ContentSnapshotDto implements ContentSnapshot {
   @ApiProperty({ enum: ['html', 'markdown'] }) format: 'html' | 'markdown';
   @ApiProperty() excerpt: string;
   @ApiProperty({ enum: CONTENT_STATUSES }) status: ContentStatus;
-  @ApiProperty({ type: String, nullable: true }) publishAt: string | null;
-  @ApiProperty({ type: String, nullable: true }) publishedAt: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true }) publishAt: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true }) publishedAt: string | null;
   @ApiProperty({ type: [String] }) tags: string[];
   @ApiProperty({ type: [String] }) categories: string[];
   @ApiProperty({ type: [AuthorDto] }) authors: AuthorDto[];
@@ -57,7 +58,7 @@ export class RevisionSummaryDto {
     description: 'For `restored`: the number of the revision brought back',
   })
   restoredFrom: number | null;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
 }
 
 export class RevisionResponseDto extends RevisionSummaryDto {

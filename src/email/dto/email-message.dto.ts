@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
 import { CursorQueryDto } from '../../common/pagination/page';
@@ -36,9 +37,9 @@ export class EmailMessageSummaryDto {
     description: 'Why it failed, or why the last attempt did',
   })
   error: string | null;
-  @ApiProperty({ type: String, nullable: true, example: '2026-01-01T00:00:01.000Z' }) sentAt: string | null;
-  @ApiProperty({ type: String, nullable: true, example: null }) failedAt: string | null;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
+  @ApiProperty({ ...DATE_TIME, nullable: true, example: '2026-01-01T00:00:01.000Z' }) sentAt: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true }) failedAt: string | null;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
 }
 
 /** A message with what was sent: its headers and both parts. */

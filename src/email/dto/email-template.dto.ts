@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsNotEmpty, IsObject, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { SiteNameParamDto } from '../../common/http/params';
@@ -60,20 +61,22 @@ export class CreateEmailTemplateDto {
 
 /** A draft's fields; its type stays. */
 export class UpdateEmailTemplateDto {
-  @ApiPropertyOptional({ example: 'Sign-in code, summer look' })
+  @ApiPropertyOptional({ example: 'Demo campaign layout, wide' })
   @OptionalNotNull()
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
   name?: string;
 
-  @ApiPropertyOptional({ example: 'Your code: {{ code }}' })
+  @ApiPropertyOptional({ example: '{{ subject }} | Demo' })
   @OptionalNotNull()
   @IsNotEmpty()
   @IsHeaderText(998)
   subject?: string;
 
-  @ApiPropertyOptional({ example: '<p>{{ code }}</p>' })
+  @ApiPropertyOptional({
+    example: '<div>{{ contentHtml | raw }}</div><p><a href="{{ unsubscribeUrl }}">Unsubscribe</a></p>',
+  })
   @OptionalNotNull()
   @IsString()
   @IsNotEmpty()
@@ -106,7 +109,11 @@ export class PreviewEmailTemplateDto {
   @ApiPropertyOptional({
     type: 'object',
     additionalProperties: true,
-    example: { code: '123456', expiresInMinutes: 5 },
+    example: {
+      subject: 'This week on Demo',
+      contentHtml: '<p>Three stories we liked this week.</p>',
+      unsubscribeUrl: 'https://demo.example/unsubscribe/abc123',
+    },
     description: "Variables; absent: the type's sample data",
   })
   @OptionalNotNull()
@@ -129,9 +136,9 @@ export class EmailTemplateResponseDto {
   @ApiProperty({ type: String, nullable: true, example: null }) text: string | null;
   @ApiProperty({ enum: TEMPLATE_STATUSES, example: 'draft' }) status: TemplateStatus;
   @ApiProperty({ example: 1, description: 'Goes up with every change; the ETag names it' }) version: number;
-  @ApiProperty({ type: String, nullable: true, example: null }) publishedAt: string | null;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
+  @ApiProperty({ ...DATE_TIME, nullable: true }) publishedAt: string | null;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
 }
 
 /** The template a send of this type uses: the site's published one, or the built-in default. */
@@ -145,7 +152,7 @@ export class PublishedEmailTemplateDto {
   @ApiProperty({ example: 'Your code for {{ site.title }}: {{ code }}' }) subject: string;
   @ApiProperty({ example: '<p>Your code is <strong>{{ code }}</strong>.</p>' }) html: string;
   @ApiProperty({ type: String, nullable: true, example: null }) text: string | null;
-  @ApiProperty({ type: String, nullable: true, example: '2026-01-01T00:00:00.000Z' }) publishedAt: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true, example: '2026-01-01T00:00:00.000Z' }) publishedAt: string | null;
 }
 
 export function toEmailTemplateResponse(t: EmailTemplateEntity): EmailTemplateResponseDto {

@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { OptionalNotNull } from '../../common/input/dto-rules';
@@ -53,8 +54,8 @@ export class MediaTermResponseDto {
   @ApiProperty({ example: 'Travel' }) name: string;
   @ApiProperty({ example: 'travel' }) slug: string;
   @ApiProperty({ example: 'Photos from trips' }) description: string;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
 }
 
 export class MediaCategoryResponseDto extends MediaTermResponseDto {}

@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import {
@@ -61,7 +62,7 @@ export class UpdateMediaDto extends MediaTextDto {
   categoryIds?: number[];
 
   @Checked('stored data', 'Each id names a media tag of this site.')
-  @ApiPropertyOptional({ type: [Number], example: [2, 3], description: 'Replaces the tags of the item' })
+  @ApiPropertyOptional({ type: [Number], example: [1], description: 'Replaces the tags of the item' })
   @OptionalNotNull()
   @IsArray()
   @ArrayMaxSize(100)
@@ -149,7 +150,7 @@ export class MediaResponseDto {
   @ApiProperty({ type: Number, nullable: true, example: 1600 }) width: number | null;
   @ApiProperty({ type: Number, nullable: true, example: 1067 }) height: number | null;
   @ApiProperty({ example: 482113, description: 'Bytes' }) filesize: number;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) mediaDate: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) mediaDate: string;
   @ApiProperty({ example: true }) isOriginal: boolean;
   @ApiProperty({ example: false }) isThumbnail: boolean;
   @ApiProperty({
@@ -161,7 +162,7 @@ export class MediaResponseDto {
   @ApiProperty({ type: [MediaTermRefDto] }) tags: MediaTermRefDto[];
   @ApiProperty({ type: [MediaThumbnailDto], description: 'Variants of an original, narrowest first' })
   thumbnails: MediaThumbnailDto[];
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
 }
 
 export function sizeOf(view: Pick<MediaView, 'width' | 'height'>): string | null {

@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
@@ -247,13 +248,13 @@ export class CampaignResponseDto {
   })
   attributeFilter: AttributeFilter | null;
   @ApiProperty({ enum: CAMPAIGN_STATUSES, example: 'draft' }) status: CampaignStatus;
-  @ApiProperty({ type: String, nullable: true, example: null }) scheduledAt: string | null;
-  @ApiProperty({ type: String, nullable: true, example: null }) startedAt: string | null;
-  @ApiProperty({ type: String, nullable: true, example: null }) sentAt: string | null;
-  @ApiProperty({ type: String, nullable: true, example: null }) canceledAt: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true }) scheduledAt: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true }) startedAt: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true }) sentAt: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true }) canceledAt: string | null;
   @ApiProperty({ type: CampaignCountsDto }) counts: CampaignCountsDto;
-  @ApiProperty({ example: '2026-11-24T10:00:00.000Z' }) createdAt: string;
-  @ApiProperty({ example: '2026-11-24T10:00:00.000Z' }) updatedAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-11-24T10:00:00.000Z' }) createdAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-11-24T10:00:00.000Z' }) updatedAt: string;
 }
 
 /** A campaign with its counters (read beside it). */

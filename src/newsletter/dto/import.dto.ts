@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
@@ -53,6 +54,8 @@ export const IMPORT_FORM_SCHEMA = {
       format: 'binary',
       description:
         'CSV (UTF-8, with or without BOM; a header row) or JSON (an array of `{ email, name?, attributes? }`)',
+      // The file's text, as a file with these columns would hold it (the `columns` example maps them).
+      example: 'E-mail Address,Full name,Plan,Notes\ngrace@example.com,Grace Hopper,pro,met at a meetup\n',
     },
     mode: {
       type: 'string',
@@ -106,8 +109,8 @@ export class ImportResponseDto {
   @ApiProperty({ example: 5 }) invalidCount: number;
   @ApiProperty({ type: [InvalidRowDto], description: 'The first 1,000 invalid rows' }) invalid: InvalidRowDto[];
   @ApiProperty({ type: String, nullable: true, example: null }) error: string | null;
-  @ApiProperty({ example: '2026-11-24T10:00:00.000Z' }) createdAt: string;
-  @ApiProperty({ type: String, nullable: true, example: '2026-11-24T10:00:05.000Z' }) finishedAt: string | null;
+  @ApiProperty({ ...DATE_TIME, example: '2026-11-24T10:00:00.000Z' }) createdAt: string;
+  @ApiProperty({ ...DATE_TIME, nullable: true, example: '2026-11-24T10:00:05.000Z' }) finishedAt: string | null;
 }
 
 export function toImportResponse(i: ImportEntity): ImportResponseDto {

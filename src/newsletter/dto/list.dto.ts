@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { OptionalNotNull } from '../../common/input/dto-rules';
@@ -84,8 +85,8 @@ export class ListResponseDto {
   @ApiProperty({ example: true }) doubleOptIn: boolean;
   @ApiProperty({ enum: LIST_VISIBILITIES, example: 'public' }) visibility: ListVisibility;
   @ApiProperty({ type: ListCountsDto, description: 'Members by status' }) counts: ListCountsDto;
-  @ApiProperty({ example: '2026-11-24T10:00:00.000Z' }) createdAt: string;
-  @ApiProperty({ example: '2026-11-24T10:00:00.000Z' }) updatedAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-11-24T10:00:00.000Z' }) createdAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-11-24T10:00:00.000Z' }) updatedAt: string;
 }
 
 /** A list with its counts (the service reads them beside the row). */

@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMinSize, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { IsIdSet, NestedArray, OptionalNotNull } from '../../common/input/dto-rules';
@@ -21,7 +22,7 @@ export const SERIES_LIMITS = {
 
 export class SeriesStepDto {
   @ApiPropertyOptional({
-    example: 12,
+    example: 1,
     description:
       'On update: the id of a step to keep (its place in the order is where it is in this array). Absent: a new step',
   })
@@ -65,7 +66,7 @@ export class SeriesStepDto {
   html?: string;
 
   @ApiPropertyOptional({
-    example: 4,
+    example: 1,
     description: 'An email template of the site of type `newsletter.campaign`, given subject, html and preheader',
   })
   @OptionalNotNull()
@@ -146,6 +147,7 @@ export class UpdateSeriesDto {
 
   @ApiPropertyOptional({
     enum: SERIES_STATUSES,
+    example: 'paused',
     description: 'A move: `active → paused` holds the steps, `paused → active` releases them; anything else is a 409',
   })
   @OptionalNotNull()
@@ -184,8 +186,8 @@ export class SeriesResponseDto {
   @ApiProperty({ type: [SeriesStepResponseDto] }) steps: SeriesStepResponseDto[];
   @ApiProperty({ type: SeriesEnrollmentCountsDto, description: 'Enrollments by status' })
   enrollments: SeriesEnrollmentCountsDto;
-  @ApiProperty({ example: '2026-11-24T10:00:00.000Z' }) createdAt: string;
-  @ApiProperty({ example: '2026-11-24T10:00:00.000Z' }) updatedAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-11-24T10:00:00.000Z' }) createdAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-11-24T10:00:00.000Z' }) updatedAt: string;
 }
 
 /** A series with what the service reads beside its row. */

@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, Max, Min } from 'class-validator';
@@ -79,8 +80,8 @@ export class CampaignStatisticsDto {
   @ApiProperty({ example: 1 }) id: number;
   @ApiProperty({ example: 'November digest' }) name: string;
   @ApiProperty({ enum: CAMPAIGN_STATUSES, example: 'sent' }) status: CampaignStatus;
-  @ApiProperty({ type: String, nullable: true, example: '2026-11-24T10:00:00.000Z' }) startedAt: string | null;
-  @ApiProperty({ type: String, nullable: true, example: '2026-11-24T10:05:00.000Z' }) sentAt: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true, example: '2026-11-24T10:00:00.000Z' }) startedAt: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true, example: '2026-11-24T10:05:00.000Z' }) sentAt: string | null;
   @ApiProperty({ example: 120, description: 'Handed to the email module' }) sent: number;
   @ApiProperty({ example: 118 }) delivered: number;
   @ApiProperty({ example: 2 }) failed: number;
@@ -95,8 +96,8 @@ export class CampaignStatisticsDto {
 }
 
 export class StatisticsResponseDto {
-  @ApiProperty({ example: '2026-10-25T00:00:00.000Z' }) from: string;
-  @ApiProperty({ example: '2026-11-24T10:00:00.000Z' }) to: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-10-25T00:00:00.000Z' }) from: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-11-24T10:00:00.000Z' }) to: string;
   @ApiProperty({
     type: SubscriberCountsDto,
     description:

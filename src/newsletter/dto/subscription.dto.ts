@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import {
@@ -220,11 +221,11 @@ export class ChangeStatusDto {
 export class MembershipResponseDto {
   @ApiProperty({ example: 1 }) listId: number;
   @ApiProperty({ enum: MEMBERSHIP_STATUSES, example: 'active' }) status: MembershipStatus;
-  @ApiProperty({ type: String, nullable: true, example: '2026-11-24T10:00:00.000Z' }) subscribedAt: string | null;
-  @ApiProperty({ type: String, nullable: true, example: null }) unsubscribedAt: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true, example: '2026-11-24T10:00:00.000Z' }) subscribedAt: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true }) unsubscribedAt: string | null;
   @ApiProperty({ type: String, nullable: true, example: null, description: 'Why it last moved (operator)' })
   reason: string | null;
-  @ApiProperty({ example: '2026-11-24T10:00:00.000Z' }) updatedAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-11-24T10:00:00.000Z' }) updatedAt: string;
 }
 
 export class ConsentResponseDto {
@@ -258,8 +259,8 @@ export class SubscriptionResponseDto {
     required: ['at', 'ip', 'userAgent', 'listIds', 'wording'],
   })
   consent: ConsentResponseDto | null;
-  @ApiProperty({ example: '2026-11-24T10:00:00.000Z' }) createdAt: string;
-  @ApiProperty({ example: '2026-11-24T10:00:00.000Z' }) updatedAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-11-24T10:00:00.000Z' }) createdAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-11-24T10:00:00.000Z' }) updatedAt: string;
 }
 
 /** One membership as services hand it out. */

@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptions } from '@nestjs/swagger';
 import type { PricedLine } from '../../catalog/catalog.service';
 import type { OrderAddress, OrderEntity } from '../entities/order.entity';
@@ -91,7 +92,7 @@ export class ShipmentResponseDto {
     description: "The provider's notification that reported it; null: by PATCH …/fulfillment",
   })
   notificationId: string | null;
-  @ApiProperty({ example: '2026-01-02T00:00:00.000Z' }) createdAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-02T00:00:00.000Z' }) createdAt: string;
 }
 
 /** An order as lists show it: without its lines and shipments. */
@@ -123,14 +124,13 @@ export class OrderSummaryDto {
     description: 'null once anonymised',
   })
   metadata: Record<string, string> | null;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
-  @ApiProperty({ type: String, nullable: true, example: null }) paidAt: string | null;
-  @ApiProperty({ type: String, nullable: true, example: null }) refundedAt: string | null;
-  @ApiProperty({ type: String, nullable: true, example: null }) canceledAt: string | null;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
+  @ApiProperty({ ...DATE_TIME, nullable: true }) paidAt: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true }) refundedAt: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true }) canceledAt: string | null;
   @ApiProperty({
-    type: String,
-    format: 'date-time',
+    ...DATE_TIME,
     nullable: true,
     example: '2026-01-01T00:30:00.000Z',
     description:
@@ -139,7 +139,7 @@ export class OrderSummaryDto {
       'longer (paid, fulfilled, or canceled by the site). An expired order keeps it',
   })
   expiresAt: string | null;
-  @ApiProperty({ type: String, nullable: true, example: null, description: 'Account deletion took the customer out' })
+  @ApiProperty({ ...DATE_TIME, nullable: true, description: 'Account deletion took the customer out' })
   anonymisedAt: string | null;
 }
 
@@ -157,7 +157,8 @@ export class NotificationOutcomeDto {
   fulfillmentStatus: string;
   @ApiProperty({ type: 'integer', nullable: true, example: 5, description: 'The shipment it added' })
   shipmentId: number | null;
-  @ApiProperty({ example: '2026-01-02T00:00:00.000Z', description: 'When it was first received' }) receivedAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-02T00:00:00.000Z', description: 'When it was first received' })
+  receivedAt: string;
 }
 
 export class FulfillmentSecretResponseDto {
@@ -167,14 +168,15 @@ export class FulfillmentSecretResponseDto {
   })
   secret: string;
   @ApiProperty({
-    type: String,
+    ...DATE_TIME,
     nullable: true,
     example: '2026-01-02T00:00:00.000Z',
     description: 'Until when the previous secret verifies too; null: there was none',
   })
   previousSecretExpiresAt: string | null;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z', description: 'When it was made (rotated)' }) updatedAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z', description: 'When it was made (rotated)' })
+  updatedAt: string;
 }
 
 function toAddress(a: OrderAddress | null): AddressResponse | null {

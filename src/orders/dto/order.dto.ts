@@ -86,7 +86,7 @@ const PHONE = /^\+?[0-9 ().-]{3,40}$/;
 const PHONE_MESSAGE = 'must be a phone number: digits, spaces, ( ) . - and a leading +';
 
 export class OrderLineRequestDto {
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 7, description: 'A published product' })
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1, description: 'A published product' })
   @IsInt()
   @Min(1)
   @Checked('stored data', 'Names a product of this site that is for sale.')
@@ -97,7 +97,7 @@ export class OrderLineRequestDto {
     type: 'integer',
     minimum: 1,
     maximum: MAX_ID,
-    example: 12,
+    example: 1,
     description: 'One of its variants; absent: the product itself',
   })
   @OptionalNotNull()
@@ -341,7 +341,7 @@ export class FulfillmentNotificationDto extends UpdateFulfillmentDto {
 }
 
 export class UpdatePaymentDto {
-  @ApiProperty({ enum: PAYMENT_STATUSES, example: 'paid', description: '`pending → paid → refunded`' })
+  @ApiProperty({ enum: PAYMENT_STATUSES, example: 'refunded', description: '`pending → paid → refunded`' })
   @IsIn(PAYMENT_STATUSES)
   paymentStatus: PaymentStatus;
 

@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsString, ValidateBy } from 'class-validator';
@@ -71,8 +72,8 @@ export class SenderDomainResponseDto {
   dkimSelector: string;
   @ApiProperty({ type: SenderDomainRecordsDto, description: 'The DNS records to publish' })
   records: SenderDomainRecordsDto;
-  @ApiProperty({ type: String, nullable: true, example: null }) verifiedAt: string | null;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
+  @ApiProperty({ ...DATE_TIME, nullable: true }) verifiedAt: string | null;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
 }
 
 /** The private key is not a field of the answer, and the entity's reads never carry it. */

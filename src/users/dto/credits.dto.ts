@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { IsTimestamp, OptionalNotNull } from '../../common/input/dto-rules';
@@ -75,8 +76,8 @@ export class CreditEntryDto {
   remaining: number;
   @ApiProperty({ example: 'Welcome bonus' }) reason: string;
   @ApiProperty({ type: String, nullable: true, example: 'promo-2026' }) reference: string | null;
-  @ApiProperty({ type: String, nullable: true, example: null }) expiresAt: string | null;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
+  @ApiProperty({ ...DATE_TIME, nullable: true }) expiresAt: string | null;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
 }
 
 /** A grant's or spend's answer: the ledger line and the balance after it. */

@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty } from '@nestjs/swagger';
 import type { DeletionAction, DeletionImpact } from '../../common/deletion/account-data.registry';
 import { USER_DELETION_STATUSES, type UserDeletionStatus, UserDeletionEntity } from '../entities/user-deletion.entity';
@@ -5,11 +6,15 @@ import { USER_DELETION_STATUSES, type UserDeletionStatus, UserDeletionEntity } f
 export class UserDeletionResponseDto {
   @ApiProperty({ example: 4 }) id: number;
   @ApiProperty({ enum: USER_DELETION_STATUSES, example: 'scheduled' }) status: UserDeletionStatus;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) requestedAt: string;
-  @ApiProperty({ example: '2026-01-08T00:00:00.000Z', description: 'When the erasure runs unless canceled first' })
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) requestedAt: string;
+  @ApiProperty({
+    ...DATE_TIME,
+    example: '2026-01-08T00:00:00.000Z',
+    description: 'When the erasure runs unless canceled first',
+  })
   purgeAfter: string;
-  @ApiProperty({ type: String, nullable: true, example: null }) canceledAt: string | null;
-  @ApiProperty({ type: String, nullable: true, example: null }) completedAt: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true }) canceledAt: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true }) completedAt: string | null;
 }
 
 export class UserDeletionImpactDto {

@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString, Matches } from 'class-validator';
 import { IsMailAddress } from '../../common/input/mail-rules';
@@ -42,6 +43,6 @@ export class SessionResponseDto {
     description: 'Send it as `Authorization: Bearer <token>`; shown once',
   })
   accessToken: string;
-  @ApiProperty({ example: '2026-02-01T00:00:00.000Z' }) expiresAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-02-01T00:00:00.000Z' }) expiresAt: string;
   @ApiProperty({ type: UserResponseDto }) user: UserResponseDto;
 }

@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptions } from '@nestjs/swagger';
 import { IsString, Matches, ValidateBy } from 'class-validator';
 import { SiteNameParamDto } from '../../common/http/params';
@@ -43,7 +44,7 @@ export class PutProfileEntryDto {
 export class ProfileEntryDto {
   @ApiProperty({ example: 'theme' }) key: string;
   @ApiProperty({ ...JSON_VALUE, example: { mode: 'dark' }, description: 'The JSON value' }) value: unknown;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
 }
 
 export class ProfileResponseDto {

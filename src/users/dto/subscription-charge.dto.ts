@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   IsBoolean,
@@ -143,18 +144,18 @@ export class SubscriptionEntryDto {
   @ApiProperty({ example: 0, description: 'The part of `amount` paid from the subscription’s balance' })
   creditApplied: number;
   @ApiProperty({
-    type: String,
+    ...DATE_TIME,
     nullable: true,
     example: '2026-11-01T00:00:00.000Z',
     description: 'The period it starts or adjusts; null for an ad-hoc charge',
   })
   periodStart: string | null;
-  @ApiProperty({ type: String, nullable: true, example: '2026-12-01T00:00:00.000Z' }) periodEnd: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true, example: '2026-12-01T00:00:00.000Z' }) periodEnd: string | null;
   @ApiProperty({ type: 'integer', nullable: true, example: null, description: 'The credit ledger line that paid it' })
   creditEntryId: number | null;
   @ApiProperty({ type: String, nullable: true, example: null }) processorChargeId: string | null;
-  @ApiProperty({ example: '2026-11-01T00:00:00.000Z' }) createdAt: string;
-  @ApiProperty({ type: String, nullable: true, example: null }) paidAt: string | null;
+  @ApiProperty({ ...DATE_TIME, example: '2026-11-01T00:00:00.000Z' }) createdAt: string;
+  @ApiProperty({ ...DATE_TIME, nullable: true }) paidAt: string | null;
 }
 
 export class ChargeResponseDto {

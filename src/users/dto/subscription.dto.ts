@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { SITE_NAME_PATTERN } from '../../common/auth/principal';
@@ -27,18 +28,19 @@ export class UserSubscriptionParamDto {
   @Matches(SITE_NAME_PATTERN, { message: 'is not a valid site name' })
   siteName: string;
 
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 12, description: 'The user' })
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1, description: 'The user' })
   @IsIdParam()
   id: number;
 
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 3, description: 'The subscription' })
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1, description: 'The subscription' })
   @IsIdParam()
   subId: number;
 }
 
 /** `…/users/{id}/subscriptions/{subId}/charges/{chargeId}/…` */
 export class SubscriptionChargeParamDto extends UserSubscriptionParamDto {
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 7, description: 'The ledger line' })
+  // 2: the pending charge the charge example makes (line 1 is the demo subscription's paid first period).
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 2, description: 'The ledger line' })
   @IsIdParam()
   chargeId: number;
 }
@@ -82,14 +84,14 @@ export class CancelSubscriptionDto {
 
 /** The owner's plan change: always prorated (no `prorate` field, so sending one is a 400). */
 export class ChangeMyPlanDto {
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 9, description: 'A recurring product' })
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1, description: 'A recurring product' })
   @IsInt()
   @Min(1)
   @Checked('stored data', 'Names a recurring product of this site.')
   @Max(MAX_ID)
   productId: number;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 14 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1 })
   @OptionalNotNull()
   @Checked('stored data', 'Names a variant of that product.')
   @IsInt()
@@ -128,15 +130,15 @@ export class UserSubscriptionResponseDto {
   @ApiProperty({ example: 'EUR' }) currency: string;
   @ApiProperty({ enum: RECURRING_INTERVALS, example: 'month' }) interval: RecurringInterval;
   @ApiProperty({ example: 1 }) intervalCount: number;
-  @ApiProperty({ example: '2026-11-01T00:00:00.000Z' }) currentPeriodStart: string;
-  @ApiProperty({ example: '2026-12-01T00:00:00.000Z' }) currentPeriodEnd: string;
-  @ApiProperty({ type: String, nullable: true, example: null }) trialEndsAt: string | null;
+  @ApiProperty({ ...DATE_TIME, example: '2026-11-01T00:00:00.000Z' }) currentPeriodStart: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-12-01T00:00:00.000Z' }) currentPeriodEnd: string;
+  @ApiProperty({ ...DATE_TIME, nullable: true }) trialEndsAt: string | null;
   @ApiProperty({ example: false, description: 'Canceled at the end of the current period' })
   cancelAtPeriodEnd: boolean;
-  @ApiProperty({ type: String, nullable: true, example: null }) canceledAt: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true }) canceledAt: string | null;
   @ApiProperty({ type: String, nullable: true, example: null }) cancelReason: string | null;
-  @ApiProperty({ type: String, nullable: true, example: null }) pausedAt: string | null;
-  @ApiProperty({ type: String, nullable: true, example: null, description: 'A pause’s resume date' })
+  @ApiProperty({ ...DATE_TIME, nullable: true }) pausedAt: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true, description: 'A pause’s resume date' })
   resumesAt: string | null;
   @ApiProperty({
     example: 0,
@@ -147,8 +149,8 @@ export class UserSubscriptionResponseDto {
   @ApiProperty({ type: String, nullable: true, example: null }) processorSubscriptionId: string | null;
   @ApiProperty({ type: 'integer', nullable: true, example: 42, description: 'The order that started it' })
   orderId: number | null;
-  @ApiProperty({ example: '2026-11-01T00:00:00.000Z' }) createdAt: string;
-  @ApiProperty({ example: '2026-11-01T00:00:00.000Z' }) updatedAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-11-01T00:00:00.000Z' }) createdAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-11-01T00:00:00.000Z' }) updatedAt: string;
 }
 
 export class PlanChangeDto {

@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsNotEmpty, IsObject, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { FieldOwner } from '../../common/input/field-owner';
@@ -98,17 +99,17 @@ export class UserResponseDto {
   @FieldOwner('operator', { enum: USER_STATUSES, example: 'active' }) status: UserStatus;
   @FieldOwner('operator', METADATA_DOC) metadata: Record<string, unknown>;
   @FieldOwner('server', {
-    type: String,
+    ...DATE_TIME,
     nullable: true,
     example: '2026-01-01T00:00:00.000Z',
     description:
       'When a code first proved the current address; null until then (an address from an order, or corrected by an operator)',
   })
   emailVerifiedAt: string | null;
-  @FieldOwner('server', { type: String, nullable: true, example: '2026-01-02T08:00:00.000Z' })
+  @FieldOwner('server', { ...DATE_TIME, nullable: true, example: '2026-01-02T08:00:00.000Z' })
   lastSignInAt: string | null;
-  @FieldOwner('server', { example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
-  @FieldOwner('server', { example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
+  @FieldOwner('server', { ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
+  @FieldOwner('server', { ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
 }
 
 /** PATCH /me answers the user, and the address waiting for its code when one was asked for. */

@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import {
@@ -42,7 +43,7 @@ export class V1MediaItemDto {
   @ApiProperty({ type: Number, nullable: true, example: 1600 }) width: number | null;
   @ApiProperty({ type: Number, nullable: true, example: 1067 }) height: number | null;
   @ApiProperty({ example: 482113, description: 'Bytes' }) filesize: number;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) media_date: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) media_date: string;
   @ApiProperty({ example: true }) is_original: boolean;
   @ApiProperty({ example: false }) is_thumbnail: boolean;
 }

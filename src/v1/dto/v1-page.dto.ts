@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsObject, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
@@ -46,14 +47,14 @@ class V1PageFieldsDto {
   @MaxLength(1_000_000)
   content?: string;
   @Checked('other fields', 'Agrees with `content` when both are given.')
-  @ApiPropertyOptional({ description: 'Older name of content' })
+  @ApiPropertyOptional({ example: '<p>Hello</p>', description: 'Older name of content' })
   @OptionalNotNull()
   @IsString()
   @MaxLength(1_000_000)
   post_content?: string;
   @ApiPropertyOptional({ example: 'A short summary' }) @OptionalNotNull() @IsString() @MaxLength(5000) excerpt?: string;
   @Checked('other fields', 'Agrees with `excerpt` when both are given.')
-  @ApiPropertyOptional({ description: 'Older name of excerpt' })
+  @ApiPropertyOptional({ example: 'A short summary', description: 'Older name of excerpt' })
   @OptionalNotNull()
   @IsString()
   @MaxLength(5000)
@@ -65,7 +66,7 @@ class V1PageFieldsDto {
   @Matches(CONTENT_TYPE_PATTERN, { message: TYPE_MESSAGE })
   page_type?: string;
   @Checked('other fields', 'Agrees with `page_type` when both are given.')
-  @ApiPropertyOptional({ description: 'Older name of page_type' })
+  @ApiPropertyOptional({ example: 'post', description: 'Older name of page_type' })
   @OptionalNotNull()
   @IsString()
   @Matches(CONTENT_TYPE_PATTERN, { message: TYPE_MESSAGE })
@@ -90,7 +91,7 @@ class V1PageFieldsDto {
   date?: Date;
   @Checked('other fields', 'Agrees with `date` when both are given.')
   @Checked('time', 'In the past, or in the future with `page_status` `scheduled`.')
-  @ApiPropertyOptional({ description: 'Older name of date' })
+  @ApiPropertyOptional({ example: '2024-01-01T09:00:00.000Z', description: 'Older name of date' })
   @OptionalNotNull()
   @IsTimestamp()
   post_date?: Date;
@@ -154,11 +155,12 @@ export class V1PageResponseDto {
   @ApiProperty({ example: 'post' }) page_type: string;
   @ApiProperty({ enum: CONTENT_STATUSES }) page_status: ContentStatus;
   @ApiProperty({
+    ...DATE_TIME,
     example: '2026-01-01T00:00:00.000Z',
     description: 'Publication date (scheduled date; creation date for drafts)',
   })
   date: string;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) page_modified: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) page_modified: string;
   @ApiProperty({ type: [String] }) tags: string[];
   @ApiProperty({ type: [String] }) categories: string[];
   @ApiProperty({ type: [AuthorDto] }) author: AuthorDto[];
@@ -190,7 +192,7 @@ export class V1PageParamDto {
   @Matches(SITE_NAME_PATTERN, { message: 'is not a valid site name' })
   site_name: string;
   @ApiProperty({
-    example: 'about-us',
+    example: 'welcome',
     description: 'A page id (digits, no leading zeros), a post slug (`{post_slug}`), or `all`',
   })
   @IsString()

@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
@@ -115,7 +116,7 @@ export class V1ProductFieldsDto {
   @Min(0)
   @Max(MAX_STOCK)
   quantity_available?: number | null;
-  @ApiPropertyOptional({ type: 'integer', nullable: true, example: 3 })
+  @ApiPropertyOptional({ type: 'integer', nullable: true, example: 1 })
   @IsOptional()
   @IsInt()
   @Min(1)
@@ -172,7 +173,14 @@ export class V1ProductFieldsDto {
   replace_attachments?: boolean;
 }
 
-export class V1UpdateProductDto extends V1ProductFieldsDto {}
+export class V1UpdateProductDto extends V1ProductFieldsDto {
+  // Its own example: the create's slug is taken once the create example ran; the demo's product 1 keeps its own.
+  @ApiPropertyOptional({ example: 'monthly-membership' })
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(200)
+  declare slug?: string;
+}
 
 /** The `variant` object of `PUT …/variant`: option names and values, and the variant's own price, stock, SKU. */
 export class V1VariantInputDto {
@@ -251,6 +259,13 @@ export class V1VariantInputDto {
 }
 
 export class V1CreateVariantDto extends V1ProductFieldsDto {
+  // The product's fields change the product named in the path (the demo's 1): its own slug, not the create's.
+  @ApiPropertyOptional({ example: 'monthly-membership' })
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(200)
+  declare slug?: string;
+
   @ApiProperty({ type: V1VariantInputDto })
   @IsObject()
   @ValidateNested()
@@ -291,8 +306,8 @@ export class V1ProductResponseDto {
   processor_product_id_live: string;
   @ApiProperty({ example: '', description: 'The payment processor’s test product id; "" when unset' })
   processor_product_id_test: string;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) product_date: string;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) product_modified: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) product_date: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) product_modified: string;
   @ApiProperty({ type: [V1MediaItemDto] }) media: V1MediaItemDto[];
   @ApiProperty({ type: [V1VariantDto] }) variants: V1VariantDto[];
 }
@@ -314,7 +329,7 @@ export class V1ProductParamDto {
   @IsString()
   @Matches(SITE_NAME_PATTERN, { message: 'is not a valid site name' })
   site_name: string;
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 7 })
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1 })
   @IsIdParam()
   product_id: number;
 }
@@ -324,7 +339,7 @@ export class V1ProductCategoryParamDto {
   @IsString()
   @Matches(SITE_NAME_PATTERN, { message: 'is not a valid site name' })
   site_name: string;
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 3 })
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1 })
   @IsIdParam()
   product_category_id: number;
 }

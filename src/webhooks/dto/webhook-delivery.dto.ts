@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
 import { SiteIdParamDto } from '../../common/http/params';
@@ -43,19 +44,19 @@ export class WebhookDeliverySummaryDto {
   @ApiProperty({ example: 'content.published' }) eventType: string;
   @ApiProperty({ enum: DELIVERY_STATUSES, example: 'succeeded' }) status: DeliveryStatus;
   @ApiProperty({ example: 1, description: 'Attempts in the current round' }) attempts: number;
-  @ApiProperty({ type: String, nullable: true, example: null, description: 'When the next attempt is due' })
+  @ApiProperty({ ...DATE_TIME, nullable: true, description: 'When the next attempt is due' })
   nextAttemptAt: string | null;
-  @ApiProperty({ type: String, nullable: true, example: '2026-01-01T00:00:01.000Z' }) lastAttemptAt: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true, example: '2026-01-01T00:00:01.000Z' }) lastAttemptAt: string | null;
   @ApiProperty({ type: 'integer', nullable: true, example: 200 }) lastStatusCode: number | null;
   @ApiProperty(ERROR_KIND_DOC) lastErrorKind: WebhookErrorKind | null;
   @ApiProperty({ type: String, nullable: true, example: null }) lastError: string | null;
-  @ApiProperty({ type: String, nullable: true, example: '2026-01-01T00:00:01.000Z' }) deliveredAt: string | null;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
+  @ApiProperty({ ...DATE_TIME, nullable: true, example: '2026-01-01T00:00:01.000Z' }) deliveredAt: string | null;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
 }
 
 export class WebhookAttemptDto {
   @ApiProperty({ example: 3 }) id: number;
-  @ApiProperty({ example: '2026-01-01T00:00:01.000Z' }) attemptedAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:01.000Z' }) attemptedAt: string;
   @ApiProperty({ type: 'integer', nullable: true, example: 200 }) statusCode: number | null;
   @ApiProperty({ example: 12 }) durationMs: number;
   @ApiProperty({ example: 'ok', description: 'The first 500 characters of the answer' }) responseExcerpt: string;

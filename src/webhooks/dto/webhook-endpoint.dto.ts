@@ -1,3 +1,4 @@
+import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
@@ -123,6 +124,8 @@ class WebhookEndpointFieldsDto {
 
   @ApiPropertyOptional({
     enum: ENDPOINT_STATUSES,
+    // The example's URL is nobody's receiver: made disabled, it is sent nothing until enabled.
+    example: 'disabled',
     description: 'Absent on create: `enabled`. `enabled` on a disabled endpoint re-enables it',
   })
   @OptionalNotNull()
@@ -131,7 +134,8 @@ class WebhookEndpointFieldsDto {
 }
 
 const URL_DOC = {
-  example: 'https://hooks.example.com/sitebase',
+  // A public IP literal: it needs no DNS, so the example runs on any install (hooks.example.com does not resolve).
+  example: 'https://93.184.215.14/sitebase',
   description: 'An absolute https:// URL without credentials or a fragment',
   maxLength: 2000,
 };
@@ -184,25 +188,23 @@ export class WebhookEndpointResponseDto {
     description: '`manual` (a PATCH) or `failing` (it failed for too long); null while enabled',
   })
   disabledReason: DisabledReason | null;
-  @ApiProperty({ type: String, nullable: true, example: null }) disabledAt: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true }) disabledAt: string | null;
   @ApiProperty({
-    type: String,
+    ...DATE_TIME,
     nullable: true,
-    example: null,
     description: 'Start of the current run of failures; null after a success',
   })
   failingSince: string | null;
-  @ApiProperty({ type: String, nullable: true, example: '2026-01-01T00:00:05.000Z' }) lastSuccessAt: string | null;
-  @ApiProperty({ type: String, nullable: true, example: null }) lastFailureAt: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true, example: '2026-01-01T00:00:05.000Z' }) lastSuccessAt: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true }) lastFailureAt: string | null;
   @ApiProperty({
-    type: String,
+    ...DATE_TIME,
     nullable: true,
-    example: null,
     description: 'Until when the previous secret still signs too (after a rotation)',
   })
   previousSecretExpiresAt: string | null;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
-  @ApiProperty({ example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
+  @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
 }
 
 /** The create's and the rotation's answer: the only ones that show the secret. */

@@ -1,0 +1,86 @@
+import { advisoryXactLock } from '../database/sql';
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AccountsService } from '../account/accounts.service';
+import { SitesService } from '../account/sites.service';
+import { AppConfig } from '../config/app-config';
+import { ApiKeysService } from '../api-keys/api-keys.service';
+import { KeyPrincipal } from '../common/auth/principal';
+import { SiteContext } from '../common/tenancy/site-context';
+import { DemoSeedService } from './demo-seed.service';
+
+/** Any constant works; it only keeps two instances from bootstrapping the same empty database. */
+const BOOTSTRAP_LOCK = 7_312_001;
+
+/**
+ * First start on an empty database: an account, the site `demo` and an API key —
+ * BOOTSTRAP_API_KEY when set, otherwise a new key printed once — then the demo's data
+ * (DemoSeedService), only on the site it has just made.
+ */
+@Injectable()
+export class BootstrapService implements OnApplicationBootstrap {
+  private readonly logger = new Logger('Bootstrap');
+
+  constructor(
+    private readonly config: AppConfig,
+    private readonly dataSource: DataSource,
+    private readonly accounts: AccountsService,
+    private readonly sites: SitesService,
+    private readonly keys: ApiKeysService,
+    private readonly demo: DemoSeedService,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.config.BOOTSTRAP_ENABLED) await this.run();
+  }
+
+  /** Returns the plaintext key when it created one. */
+  async run(): Promise<string | null> {
+    const made = await this.dataSource.transaction(async (em) => {
+      await advisoryXactLock(em, BOOTSTRAP_LOCK);
+      if (!(await this.accounts.isEmpty(em))) return null;
+      const account = await this.accounts.createAccount(em, 'Default account');
+      const site = await this.sites.createInAccount(em, account.id, {
+        name: this.config.BOOTSTRAP_SITE,
+        title: 'Demo site',
+      });
+      const { entity: key, plaintext } = await this.keys.createInAccount(em, account.id, {
+        name: 'Bootstrap key',
+        siteIds: null,
+        expiresAt: null,
+        plaintext: this.config.BOOTSTRAP_API_KEY,
+      });
+      const principal: KeyPrincipal = {
+        kind: 'key',
+        keyId: key.id,
+        accountId: account.id,
+        siteIds: null,
+        accountDeletionScheduled: false,
+      };
+      return {
+        site: { id: site.id, name: site.name, accountId: account.id } satisfies SiteContext,
+        principal,
+        plaintext,
+      };
+    });
+    if (!made) return null;
+    const { site, principal, plaintext } = made;
+    try {
+      await this.demo.seed(site, principal);
+    } catch (err) {
+      // The account, site and key stand; the API works without the demo's data.
+      this.logger.error({ err }, 'The demo data could not be made');
+    }
+    if (this.config.BOOTSTRAP_API_KEY) {
+      this.logger.log(
+        `Created account ${site.accountId}, site "${site.name}", its demo data and the API key from BOOTSTRAP_API_KEY`,
+      );
+    } else {
+      // Printed once, on stdout and outside the JSON log, so an operator sees it at first start.
+      process.stdout.write(
+        `\n  Sitebase is ready. Site "${site.name}" was created with this API key (shown once, keep it):\n\n    ${plaintext}\n\n`,
+      );
+    }
+    return plaintext;
+  }
+}
