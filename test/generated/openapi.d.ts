@@ -7449,7 +7449,7 @@ export interface components {
              */
             html?: string;
             /**
-             * @description An email template of the site of type `newsletter.campaign`, given subject, html and preheader. Names an email template of this site of type `newsletter.series`.
+             * @description An email template of the site of type `newsletter.campaign`, given subject, html and preheader. Names an email template of this site of type `newsletter.campaign`.
              * @example 1
              */
             templateId?: number;
