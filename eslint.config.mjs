@@ -14,6 +14,7 @@ export default tseslint.config(
       'eslint.config.mjs',
       'jest.config.js',
       'test/support/summary-reporter.js',
+      'test/support/once-reporter.js',
       'test/support/esm-shims/**',
       'test/generated/**',
       'clients/typescript/dist/**',

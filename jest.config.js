@@ -22,6 +22,16 @@ const ESM_ONLY = [
   'supports-color',
 ];
 
+/**
+ * One factor for every time limit of the run (test/support/time-scale.ts): given, or from the
+ * load when the run starts: 2 on an idle machine, up to 6 when another job keeps its cores busy.
+ * Workers inherit it through the environment.
+ */
+const os = require('node:os');
+const TIME_SCALE =
+  Number(process.env.TEST_TIME_SCALE) || Math.min(6, Math.max(2, (2 * os.loadavg()[0]) / os.availableParallelism()));
+process.env.TEST_TIME_SCALE = String(TIME_SCALE);
+
 /** @type {import('jest').Config} */
 module.exports = {
   rootDir: '.',
@@ -58,9 +68,10 @@ module.exports = {
   // Every answer of an app a test starts is checked against its OpenAPI document (docs/testing.md).
   setupFilesAfterEnv: ['<rootDir>/test/support/response-check.setup.ts'],
   globalTeardown: '<rootDir>/test/global-teardown.ts',
-  reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
+  // jest's default reporter, printing a failure shared by several tests of a file once.
+  reporters: ['<rootDir>/test/support/once-reporter.js', '<rootDir>/test/support/summary-reporter.js'],
   maxWorkers: Number(process.env.JEST_WORKERS ?? 3),
-  testTimeout: 30000,
+  testTimeout: Math.round(30000 * TIME_SCALE),
   // pg-boss and the outbox keep timers; the app is closed in afterAll, so this only guards leaks.
   forceExit: true,
 };

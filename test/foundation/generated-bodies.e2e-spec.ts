@@ -10,6 +10,7 @@ import { expectProblem } from '../support/problem';
 import { bodyIdFor, operationUrl, ResourceFixtures, seedResources } from '../support/resource-fixtures';
 import { brokenBody, BrokenBody, validValue } from '../support/schema-arbitrary';
 import { createTenant } from '../support/tenant';
+import { limitFor } from '../support/time-scale';
 
 /*
  * The two generated directions of the input rules (docs/testing.md, "Generated bodies"), over
@@ -33,6 +34,10 @@ const CREDENTIAL_CODES = [
 ];
 const VALID_PER_OPERATION = 6;
 const BROKEN_PER_OPERATION = 8;
+/** About this many operations take a JSON body (the first test holds the floor): for the time limits. */
+const OPERATIONS = 70;
+/** A request, with its share of seeding and checking, on an idle machine. */
+const MS_PER_REQUEST = 100;
 
 type Doc = OpenApiDocument;
 
@@ -106,74 +111,89 @@ describe('generated bodies: valid ones are accepted, one broken constraint is a 
     expect(operations.length).toBeGreaterThanOrEqual(60);
   });
 
-  it('one broken constraint: a 400 naming the property, and nothing changes', async () => {
-    const f = await seedResources(t, await createTenant(t), 1);
-    const cases: Array<{ op: Operation; broken: BrokenBody }> = [];
-    for (const op of operations)
-      for (const broken of fc.sample(brokenBody(doc, op.schema!), { seed: SEED, numRuns: BROKEN_PER_OPERATION }))
-        cases.push({ op, broken });
-    const before = { db: await snapshotDatabase(t.db), files: filesUnder(media.dir) };
-    const failures: string[] = [];
-    for (const { op, broken } of cases) {
-      const res = await send(f, op, broken.body);
-      try {
-        expectProblem(res, 400, 'validation_failed');
-        const paths = ((res.body.errors ?? []) as Array<{ path: string }>).map((e) => e.path);
-        expect(paths.some((p) => p === broken.path || p.startsWith(`${broken.path}.`))).toBe(true);
-      } catch {
-        failures.push(
-          `${op.label} broke ${broken.broke} at ${broken.path}: ${JSON.stringify(broken.body).slice(0, 200)} -> ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`,
+  it(
+    'one broken constraint: a 400 naming the property, and nothing changes',
+    async () => {
+      const f = await seedResources(t, await createTenant(t), 1);
+      const cases: Array<{ op: Operation; broken: BrokenBody }> = [];
+      for (const op of operations)
+        for (const broken of fc.sample(brokenBody(doc, op.schema!), { seed: SEED, numRuns: BROKEN_PER_OPERATION }))
+          cases.push({ op, broken });
+      const before = { db: await snapshotDatabase(t.db), files: filesUnder(media.dir) };
+      const failures: string[] = [];
+      // Four at a time: each is refused alone, and nothing may change whatever the order.
+      for (let i = 0; i < cases.length; i += 4)
+        await Promise.all(
+          cases.slice(i, i + 4).map(async ({ op, broken }) => {
+            const res = await send(f, op, broken.body);
+            try {
+              expectProblem(res, 400, 'validation_failed');
+              const paths = ((res.body.errors ?? []) as Array<{ path: string }>).map((e) => e.path);
+              expect(paths.some((p) => p === broken.path || p.startsWith(`${broken.path}.`))).toBe(true);
+            } catch {
+              failures.push(
+                `${op.label} broke ${broken.broke} at ${broken.path}: ${JSON.stringify(broken.body).slice(0, 200)} -> ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`,
+              );
+            }
+          }),
+        );
+      expect(failures).toEqual([]);
+      expect({ db: await snapshotDatabase(t.db), files: filesUnder(media.dir) }).toEqual(before);
+      expect(cases.length).toBeGreaterThan(operations.length * 3);
+    },
+    limitFor(OPERATIONS * BROKEN_PER_OPERATION, MS_PER_REQUEST),
+  );
+
+  it(
+    'valid bodies: accepted, or refused only by a documented rule or a documented business status',
+    async () => {
+      fixtures = await seedResources(t, await createTenant(t));
+      const failures: string[] = [];
+      let accepted = 0;
+      let byMark = 0;
+      for (const op of operations) {
+        const bodies = fc.sample(
+          validValue(doc, op.schema!, 0, (name) => bodyIdFor(fixtures, name)),
+          { seed: SEED, numRuns: VALID_PER_OPERATION },
+        );
+        // An operation's bodies side by side (a clash between them is a documented 409).
+        await Promise.all(
+          bodies.map(async (body) => {
+            const res = await send(fixtures, op, body);
+            const where = `${op.label} ${JSON.stringify(body).slice(0, 300)} -> ${res.status} ${JSON.stringify(res.body).slice(0, 400)}`;
+            if (res.status >= 200 && res.status < 300) {
+              accepted++;
+              return;
+            }
+            if (res.status >= 500 || !op.responses.includes(res.status)) {
+              failures.push(`undocumented: ${where}`);
+              return;
+            }
+            if (res.status === 413 || res.status === 415 || CREDENTIAL_CODES.includes(res.body?.code)) {
+              failures.push(`refused a valid request: ${where}`);
+              return;
+            }
+            // A signed token the schema cannot make (a mail link's): refused for its signature.
+            if (res.status === 400 && res.body?.code === 'invalid_token') return;
+            if (res.status === 400) {
+              const paths = ((res.body.errors ?? []) as Array<{ path?: string }>).map((e) => e.path ?? '');
+              const unexplained = paths.filter((p) => !checkedBeyondSchema(op, p));
+              byMark++;
+              if (paths.length === 0 || unexplained.length > 0)
+                failures.push(
+                  `400 on a valid body, by a rule the document does not mark (${unexplained.join(', ')}): ${where}`,
+                );
+            }
+          }),
         );
       }
-    }
-    expect(failures).toEqual([]);
-    expect({ db: await snapshotDatabase(t.db), files: filesUnder(media.dir) }).toEqual(before);
-    expect(cases.length).toBeGreaterThan(operations.length * 3);
-  });
-
-  it('valid bodies: accepted, or refused only by a documented rule or a documented business status', async () => {
-    fixtures = await seedResources(t, await createTenant(t));
-    const failures: string[] = [];
-    let accepted = 0;
-    let byMark = 0;
-    for (const op of operations) {
-      const bodies = fc.sample(
-        validValue(doc, op.schema!, 0, (name) => bodyIdFor(fixtures, name)),
-        { seed: SEED, numRuns: VALID_PER_OPERATION },
-      );
-      for (const body of bodies) {
-        const res = await send(fixtures, op, body);
-        const where = `${op.label} ${JSON.stringify(body).slice(0, 300)} -> ${res.status} ${JSON.stringify(res.body).slice(0, 400)}`;
-        if (res.status >= 200 && res.status < 300) {
-          accepted++;
-          continue;
-        }
-        if (res.status >= 500 || !op.responses.includes(res.status)) {
-          failures.push(`undocumented: ${where}`);
-          continue;
-        }
-        if (res.status === 413 || res.status === 415 || CREDENTIAL_CODES.includes(res.body?.code)) {
-          failures.push(`refused a valid request: ${where}`);
-          continue;
-        }
-        // A signed token the schema cannot make (a mail link's): refused for its signature.
-        if (res.status === 400 && res.body?.code === 'invalid_token') continue;
-        if (res.status === 400) {
-          const paths = ((res.body.errors ?? []) as Array<{ path?: string }>).map((e) => e.path ?? '');
-          const unexplained = paths.filter((p) => !checkedBeyondSchema(op, p));
-          byMark++;
-          if (paths.length === 0 || unexplained.length > 0)
-            failures.push(
-              `400 on a valid body, by a rule the document does not mark (${unexplained.join(', ')}): ${where}`,
-            );
-        }
-      }
-    }
-    const total = operations.length * VALID_PER_OPERATION;
-    summary = `${accepted} of ${total} valid bodies accepted, ${byMark} refused by a marked rule`;
-    expect(failures).toEqual([]);
-    // Valid bodies mostly do what they ask: a mark explains a refusal, it is not a way out.
-    expect(accepted).toBeGreaterThan(total / 3);
-    expect(accepted).toBeGreaterThan(byMark);
-  });
+      const total = operations.length * VALID_PER_OPERATION;
+      summary = `${accepted} of ${total} valid bodies accepted, ${byMark} refused by a marked rule`;
+      expect(failures).toEqual([]);
+      // Valid bodies mostly do what they ask: a mark explains a refusal, it is not a way out.
+      expect(accepted).toBeGreaterThan(total / 3);
+      expect(accepted).toBeGreaterThan(byMark);
+    },
+    limitFor(OPERATIONS * VALID_PER_OPERATION, MS_PER_REQUEST),
+  );
 });

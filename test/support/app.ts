@@ -6,6 +6,7 @@ import { createApp } from '../../src/app.factory';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { createFreshDatabase, workerDatabaseUrl } from './databases';
 import { checkResponses } from './response-check';
+import { scaled } from './time-scale';
 
 export interface TestApp {
   app: NestExpressApplication;
@@ -65,7 +66,7 @@ export async function startApp(options: StartAppOptions = {}): Promise<TestApp> 
 
 /** Polls `check` until it returns a value other than undefined (for jobs and the outbox). */
 export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 15000, everyMs = 100): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + scaled(timeoutMs);
   for (;;) {
     const value = await check();
     if (value !== undefined) return value;

@@ -1,5 +1,26 @@
 import { resolve } from 'node:path';
 import { takeViolations, writeCounts } from './response-check-store';
+import { scaled } from './time-scale';
+
+/*
+ * Every explicit time limit (`it(name, fn, ms)`, hooks, `jest.setTimeout`) is scaled by
+ * TEST_TIME_SCALE (time-scale.ts), as jest's default `testTimeout` is in jest.config.js.
+ */
+type Timed = (name: unknown, fn?: unknown, timeout?: number) => unknown;
+const scaleLast = <T extends Timed>(original: T): T =>
+  Object.assign(
+    ((a: unknown, b?: unknown, c?: number) => original(a, b, c === undefined ? undefined : scaled(c))) as T,
+    original,
+  );
+const hooks = globalThis as unknown as Record<string, (fn: unknown, timeout?: number) => unknown>;
+for (const name of ['beforeAll', 'beforeEach', 'afterAll', 'afterEach']) {
+  const original = hooks[name];
+  hooks[name] = (fn, timeout) => original(fn, timeout === undefined ? undefined : scaled(timeout));
+}
+globalThis.it = scaleLast(globalThis.it as unknown as Timed) as unknown as typeof it;
+globalThis.test = globalThis.it;
+const setTimeoutOfJest = jest.setTimeout.bind(jest);
+jest.setTimeout = (ms: number) => setTimeoutOfJest(scaled(ms));
 
 /**
  * Every answer of the app a test started (startApp) is checked against the app's own document

@@ -1,4 +1,5 @@
 import { ParsedMail, simpleParser } from 'mailparser';
+import { scaled } from './time-scale';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 
@@ -50,7 +51,7 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
         const timer = setTimeout(() => {
           waiters.delete(check);
           reject(new Error(`SMTP sink: ${received.length} of ${count} mails within ${timeoutMs} ms`));
-        }, timeoutMs);
+        }, scaled(timeoutMs));
         if (!check()) waiters.add(check);
       }),
     close: () => new Promise((resolve) => server.close(() => resolve())),

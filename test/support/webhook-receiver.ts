@@ -1,4 +1,5 @@
 import { createServer, IncomingHttpHeaders, Server } from 'node:http';
+import { scaled } from './time-scale';
 import type { AddressInfo } from 'node:net';
 
 export interface ReceivedWebhook {
@@ -88,7 +89,7 @@ export async function startWebhookReceiver(path = '/hooks'): Promise<WebhookRece
         const timer = setTimeout(() => {
           waiters.delete(check);
           reject(new Error(`webhook receiver: ${accepted().filter(match).length} of ${count} within ${timeoutMs} ms`));
-        }, timeoutMs);
+        }, scaled(timeoutMs));
         if (!check()) waiters.add(check);
       }),
     close: () =>
