@@ -10,6 +10,7 @@ import { UsersModule } from '../users/users.module';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 import { BootstrapService } from './bootstrap.service';
 import { DemoSeedService } from './demo-seed.service';
+import { MediaModule } from '../media/media.module';
 
 /** The first start on an empty database: an account, the site `demo`, a key and the demo's data. */
 @Module({
@@ -19,6 +20,7 @@ import { DemoSeedService } from './demo-seed.service';
     ContentModule,
     CatalogModule,
     EmailModule,
+    MediaModule,
     NewsletterModule,
     OrdersModule,
     UsersModule,

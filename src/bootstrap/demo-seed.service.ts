@@ -12,6 +12,8 @@ import { OrdersService } from '../orders/orders.service';
 import { UsersService } from '../users/users.service';
 import { UserSubscriptionsService } from '../users/user-subscriptions.service';
 import { WebhookEndpointsService } from '../webhooks/webhook-endpoints.service';
+import sharp from 'sharp';
+import { MediaUploadService } from '../media/media-upload.service';
 
 /** The demo customer: the site user the paid order makes, who holds the subscription. */
 export const DEMO_CUSTOMER = 'ada@example.com';
@@ -39,9 +41,21 @@ export class DemoSeedService {
     private readonly subscriptions: UserSubscriptionsService,
     private readonly webhooks: WebhookEndpointsService,
     private readonly relay: OutboxRelay,
+    private readonly media: MediaUploadService,
   ) {}
 
   async seed(site: SiteContext, key: KeyPrincipal): Promise<void> {
+    // A picture first (media 1, with its thumbnails): what the examples attach.
+    const picture = await sharp({
+      create: { width: 640, height: 480, channels: 3, background: { r: 38, g: 110, b: 160 } },
+    })
+      .png()
+      .toBuffer();
+    const [image] = await this.media.uploadBytes(
+      site,
+      { name: 'membership-card.png', bytes: picture },
+      { title: 'Membership card', altText: 'A blue membership card' },
+    );
     await this.content.create(site, key, {
       type: 'page',
       title: 'Welcome',
@@ -58,6 +72,7 @@ export class DemoSeedService {
       name: 'Monthly membership',
       slug: 'monthly-membership',
       description: 'A recurring plan: paid orders of it start a subscription.',
+      attachmentIds: [image.id],
       status: 'published',
       unitAmount: 900,
       currency: 'EUR',

@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
@@ -23,7 +24,7 @@ import {
   thumbnailWidths,
 } from './upload/images';
 import { AcceptedType, detectType } from './upload/media-types';
-import { readMultipart, removeSpooled, SpooledFile } from './upload/multipart';
+import { MultipartForm, readMultipart, removeSpooled, SpooledFile } from './upload/multipart';
 
 const SPOOL_MAX_AGE_MS = 6 * 3600 * 1000;
 
@@ -102,12 +103,42 @@ export class MediaUploadService implements OnModuleInit {
       maxFiles: options.maxFiles,
       fileFields: options.fileFields,
     });
+    let text: MediaTextInput;
+    try {
+      text = options.parseFields(form.fields);
+      if (form.files.length === 0)
+        throw new ValidationProblem([{ path: options.fileFields[0], message: 'is required' }]);
+    } catch (err) {
+      await removeSpooled(form.files);
+      throw err;
+    }
+    return this.storeAll(site, form, text);
+  }
+
+  /**
+   * Stores one file given as bytes (the demo data of a first start), checked and thumbnailed as an
+   * upload is.
+   */
+  async uploadBytes(
+    site: SiteContext,
+    file: { name: string; bytes: Buffer },
+    text: MediaTextInput,
+  ): Promise<MediaDetail[]> {
+    await mkdir(this.tmpDir, { recursive: true });
+    const path = join(this.tmpDir, `${randomUUID()}.upload`);
+    await writeFile(path, file.bytes);
+    const form: MultipartForm = {
+      files: [{ field: 'file', clientName: file.name, path, size: file.bytes.length }],
+      fields: {},
+    };
+    return this.storeAll(site, form, text);
+  }
+
+  /** Checks and stores every spooled file of a form (all or none); the spooled files are removed. */
+  private async storeAll(site: SiteContext, form: MultipartForm, text: MediaTextInput): Promise<MediaDetail[]> {
     const stored: StoredFile[] = [];
     let ids: number[];
     try {
-      const text = options.parseFields(form.fields);
-      if (form.files.length === 0)
-        throw new ValidationProblem([{ path: options.fileFields[0], message: 'is required' }]);
       const prepared: PreparedFile[] = [];
       for (const file of form.files) prepared.push(await this.prepare(file));
       for (const file of prepared) await this.store(site, file, stored);

@@ -37,7 +37,10 @@ async function expectDemoData(t: TestApp, key: string): Promise<void> {
     categoryId: 1,
     recurring: { interval: 'month', intervalCount: 1 },
     variants: [expect.objectContaining({ id: 1 })],
+    attachmentIds: [1],
   });
+  // A picture, with its thumbnails: what the examples attach (attachmentIds [1]).
+  expect((await get('/media/1')).body).toMatchObject({ id: 1, title: 'Membership card', contentType: 'image/png' });
   expect((await get('/categories/1')).status).toBe(200);
   const list = await get('/newsletter/lists/1');
   expect(list.body).toMatchObject({ id: 1, visibility: 'public' });

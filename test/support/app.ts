@@ -1,6 +1,9 @@
 import { Type } from '@nestjs/common';
 import { NestExpressApplication } from '@nestjs/platform-express';
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { createApp } from '../../src/app.factory';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
@@ -36,8 +39,11 @@ export interface StartAppOptions {
  * answer it gives is checked against its OpenAPI document (response-check.ts).
  */
 export async function startApp(options: StartAppOptions = {}): Promise<TestApp> {
+  // Stored files go to a folder of this app's own (removed when it closes), never the checkout's .data.
+  const media = options.env?.MEDIA_LOCAL_DIR ? undefined : mkdtempSync(join(tmpdir(), 'sitebase-media-app-'));
   const config = loadConfig({
     NODE_ENV: 'test',
+    ...(media ? { MEDIA_LOCAL_DIR: media } : {}),
     LOG_LEVEL: 'silent',
     MIGRATIONS_RUN: 'false',
     BOOTSTRAP_ENABLED: 'false',
@@ -60,7 +66,10 @@ export async function startApp(options: StartAppOptions = {}): Promise<TestApp> 
     server: app.getHttpServer(),
     db: app.get(DataSource),
     config,
-    close: () => app.close(),
+    close: async () => {
+      await app.close();
+      if (media) rmSync(media, { recursive: true, force: true });
+    },
   };
 }
 
