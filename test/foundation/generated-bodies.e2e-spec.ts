@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import request from 'supertest';
-import { ROUTE_COSTS } from '../../src/common/http/route-costs';
 import { startApp, TestApp } from '../support/app';
+import { unlimitedBudgets } from '../support/budgets';
 import { snapshotDatabase } from '../support/db-snapshot';
 import { fakeDns } from '../support/dns';
 import { filesUnder, tempMediaDir } from '../support/files';
@@ -51,16 +51,8 @@ describe('generated bodies: valid ones are accepted, one broken constraint is a 
   let summary = '';
 
   beforeAll(async () => {
-    const unlimited = Object.fromEntries(
-      [
-        'RATE_LIMIT_KEY_MAX',
-        'RATE_LIMIT_SESSION_MAX',
-        ...Object.values(ROUTE_COSTS).flatMap((c) => [c.max, c.concurrency]),
-        'NEWSLETTER_ACCOUNT_IMPORTS_MAX',
-      ].map((name) => [name, '0']),
-    );
     t = await startApp({
-      env: { MEDIA_LOCAL_DIR: media.dir, RATE_LIMIT_PUBLIC_MAX: '1000000', ...unlimited },
+      env: { MEDIA_LOCAL_DIR: media.dir, ...unlimitedBudgets() },
       extraModules: [fakeDns().module],
       freshDatabase: 'generated-bodies',
     });

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import request from 'supertest';
-import { ROUTE_COSTS } from '../../src/common/http/route-costs';
 import { FORBIDDEN_KEYS } from '../../src/common/input/json-body';
 import { startApp, TestApp } from '../support/app';
+import { unlimitedBudgets } from '../support/budgets';
 import { fakeDns } from '../support/dns';
 import { snapshotDatabase } from '../support/db-snapshot';
 import {
@@ -133,17 +133,9 @@ describe('input hardening over every operation of the OpenAPI document', () => {
     // About 7,400 hostile requests with one key, one session and one account in a minute or two,
     // some side by side: far past the per-key, per-session and per-account budgets, which this file
     // does not test (rate-limit and fair-share specs do). Every 4xx here must be the input's.
-    const unlimited = Object.fromEntries(
-      [
-        'RATE_LIMIT_KEY_MAX',
-        'RATE_LIMIT_SESSION_MAX',
-        ...Object.values(ROUTE_COSTS).flatMap((c) => [c.max, c.concurrency]),
-        'NEWSLETTER_ACCOUNT_IMPORTS_MAX',
-      ].map((name) => [name, '0']),
-    );
     // Sender domains are verified against a DNS of the test's own: no lookup leaves the machine.
     t = await startApp({
-      env: { MEDIA_LOCAL_DIR: media.dir, RATE_LIMIT_PUBLIC_MAX: '1000000', ...unlimited },
+      env: { MEDIA_LOCAL_DIR: media.dir, ...unlimitedBudgets() },
       extraModules: [fakeDns().module],
     });
     tenant = await createTenant(t);
