@@ -71,7 +71,8 @@ module.exports = {
   // jest's default reporter, printing a failure shared by several tests of a file once.
   reporters: ['<rootDir>/test/support/once-reporter.js', '<rootDir>/test/support/summary-reporter.js'],
   maxWorkers: Number(process.env.JEST_WORKERS ?? 3),
-  testTimeout: Math.round(30000 * TIME_SCALE),
+  // Scaled by TEST_TIME_SCALE in the setup file (a config that varied would miss the transform cache).
+  testTimeout: 30000,
   // pg-boss and the outbox keep timers; the app is closed in afterAll, so this only guards leaks.
   forceExit: true,
 };

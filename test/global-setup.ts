@@ -5,6 +5,7 @@ import PgBoss from 'pg-boss';
 import { DataSource } from 'typeorm';
 import { buildDataSourceOptions } from '../src/database/data-source';
 import { startEmbeddedPostgres } from '../src/database/embedded';
+import { COMPILED_ENTRIES_ENV, compileEntries } from './support/compiled-entry';
 import { adminQuery, freePort, TEST_ADMIN_URL_ENV, TEST_DB_PREFIX_ENV, withDatabase } from './support/databases';
 
 interface JestGlobalConfig {
@@ -16,6 +17,7 @@ interface JestGlobalConfig {
  * alone; the run creates and drops databases beside it), else an embedded one in a temp folder.
  */
 export default async function globalSetup(config: JestGlobalConfig): Promise<void> {
+  process.env[COMPILED_ENTRIES_ENV] = compileEntries();
   let adminUrl = process.env.DATABASE_URL;
   if (!adminUrl) {
     const port = await freePort();

@@ -1,6 +1,7 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
+import { entryCommand } from '../support/compiled-entry';
 import { createFreshDatabase, freePort } from '../support/databases';
 
 /**
@@ -11,6 +12,7 @@ import { createFreshDatabase, freePort } from '../support/databases';
  */
 
 const ROOT = join(__dirname, '..', '..');
+const main = entryCommand('src/main.ts');
 const KEY = 'sb_live_clusterclusterclustercluster12345';
 const LIMIT = 8;
 const METRICS_TOKEN = 'cluster-metrics-token-0123456789';
@@ -70,11 +72,10 @@ describe('WORKERS=2: one server per core on one port and one database', () => {
   beforeAll(async () => {
     port = await freePort();
     metricsPort = await freePort();
-    server = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/main.ts'], {
+    server = spawn(main.command, main.args, {
       cwd: ROOT,
       env: {
         ...process.env,
-        TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'),
         WORKERS: '2',
         PORT: String(port),
         HOST: '127.0.0.1',

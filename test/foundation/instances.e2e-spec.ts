@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import type { Response } from 'supertest';
+import { entryCommand } from '../support/compiled-entry';
 import { createFreshDatabase, freePort } from '../support/databases';
 import { startSmtpSink, SmtpSink } from '../support/smtp';
 import { startWebhookReceiver, WebhookReceiver } from '../support/webhook-receiver';
@@ -17,6 +18,7 @@ import { startWebhookReceiver, WebhookReceiver } from '../support/webhook-receiv
  */
 
 const ROOT = join(__dirname, '..', '..');
+const main = entryCommand('src/main.ts');
 const INSTANCES = 2;
 const KEY = 'sb_live_instancesinstancesinstances12345';
 const SITE = 'demo';
@@ -157,11 +159,10 @@ describe(`${INSTANCES} instances on one database behind a round-robin load balan
     await startProxy();
     for (let i = 0; i < INSTANCES; i++) {
       const port = await freePort();
-      const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/main.ts'], {
+      const child = spawn(main.command, main.args, {
         cwd: ROOT,
         env: {
           ...process.env,
-          TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'),
           WORKERS: '1',
           PORT: String(port),
           HOST: '127.0.0.1',

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { entryCommand } from './compiled-entry';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -11,14 +12,15 @@ export interface EntryResult {
 
 /**
  * Runs one of the server's entry points (`src/main.ts`, `src/cli/key.ts`) as its own process,
- * through ts-node as the cluster test does, with `env` on top of this process's environment
+ * from the run's compiled copy of src/ (compiled-entry.ts), with `env` on top of this process's environment
  * (a value of undefined removes a variable); resolves when it exits.
  */
 export function runEntry(entry: string, args: string[], env: Record<string, string | undefined>): Promise<EntryResult> {
-  const merged: NodeJS.ProcessEnv = { ...process.env, TS_NODE_PROJECT: join(ROOT, 'tsconfig.json'), ...env };
+  const merged: NodeJS.ProcessEnv = { ...process.env, ...env };
+  const { command, args: entryArgs } = entryCommand(entry);
   for (const [k, v] of Object.entries(merged)) if (v === undefined) delete merged[k];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', entry, ...args], {
+    const child = spawn(command, [...entryArgs, ...args], {
       cwd: ROOT,
       env: merged,
       stdio: ['ignore', 'pipe', 'pipe'],
