@@ -32,12 +32,23 @@ const TIME_SCALE =
   Number(process.env.TEST_TIME_SCALE) || Math.min(6, Math.max(2, (2 * os.loadavg()[0]) / os.availableParallelism()));
 process.env.TEST_TIME_SCALE = String(TIME_SCALE);
 
+/**
+ * A whole run (`npm test`, TEST_GROUPS=1) runs the e2e files in groups that share one module
+ * registry (test/support/groups.js); a run of named files runs the files themselves.
+ */
+const GROUPED = process.env.TEST_GROUPS === '1';
+if (GROUPED && !process.env.JEST_WORKER_ID) require('./test/support/groups').writeGroups(__dirname);
+
 /** @type {import('jest').Config} */
 module.exports = {
   rootDir: '.',
   testEnvironment: 'node',
   moduleFileExtensions: ['ts', 'js', 'json'],
-  testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
+  testMatch: [
+    '<rootDir>/src/**/*.spec.ts',
+    GROUPED ? '<rootDir>/test/.groups/*.e2e-group.js' : '<rootDir>/test/**/*.e2e-spec.ts',
+  ],
+  testSequencer: '<rootDir>/test/support/sequencer.js',
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.jest.json' }],
     // ES-module-only dependencies: Node 20.19+ require()s them, jest's own loader cannot, so

@@ -49,8 +49,15 @@ async function main() {
   ]);
   if (checks.includes(false)) return 1;
 
-  phase(4, 'Unit and end-to-end tests (jest) against real PostgreSQL');
-  const ok = await run('jest', bin('jest'), process.argv.slice(2), { live: true });
+  const args = process.argv.slice(2);
+  // A whole run loads the server's modules once per group of e2e files, not once per file
+  // (test/support/groups.js); named files run as themselves.
+  if (args.length === 0) process.env.TEST_GROUPS = '1';
+  phase(
+    4,
+    `Unit and end-to-end tests (jest) against real PostgreSQL${args.length ? '' : ', e2e files in groups of one folder'}`,
+  );
+  const ok = await run('jest', bin('jest'), args, { live: true });
   process.stdout.write(`\nnpm test: ${ok ? 'passed' : 'failed'} in ${seconds(started)}\n`);
   return ok ? 0 : 1;
 }

@@ -1,3 +1,7 @@
+/**
+ * @ownRegistry: defines events at load, which every app of the same module registry would then
+ * list (test/support/groups.js runs such a file by itself).
+ */
 import { Injectable, Module, OnModuleInit } from '@nestjs/common';
 import request from 'supertest';
 import { EntityManager } from 'typeorm';

@@ -3,6 +3,7 @@ import { Browser, chromium, Page } from 'playwright-core';
 import { startApp, TestApp } from '../support/app';
 import { createFreshDatabase, freePort } from '../support/databases';
 import { createTenant, Tenant } from '../support/tenant';
+import { scaled } from '../support/time-scale';
 
 /** Debian's Chromium (`.ci/run` installs it when it is missing); CHROMIUM_PATH names another. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -30,7 +31,7 @@ describe('Swagger UI in a real browser', () => {
 
   async function openDocs(origin: string): Promise<Page> {
     const opened = await browser.newPage();
-    opened.setDefaultTimeout(10000);
+    opened.setDefaultTimeout(scaled(10000));
     // Nothing leaves the app: any other request the page makes fails the test.
     await opened.route('**/*', (route) => {
       const url = route.request().url();
