@@ -1,7 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
-import { applyKeyset, KeysetColumn, keysetPage, keysetParameters, Page } from '../common/pagination/page';
+import {
+  applyKeysetShape,
+  KeysetColumn,
+  keysetPage,
+  keysetParameters,
+  KeysetShape,
+  keysetShape,
+  Page,
+} from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
 import { ShapedReads } from '../database/fast-read';
 import { sql } from '../database/sql';
@@ -18,6 +26,21 @@ const BY_POSITION: KeysetColumn[] = [
 ];
 
 /** One unit of stock to take or give back: a product, or one of its variants. */
+/**
+ * What selects a product list's SQL: each filter present or not (in and out of stock, recurring
+ * or one-off, are two conditions each), and the page.
+ */
+interface ProductListShape extends KeysetShape {
+  status: boolean;
+  category: boolean;
+  minAmount: boolean;
+  maxAmount: boolean;
+  currency: boolean;
+  inStock: boolean | null;
+  recurring: boolean | null;
+  q: boolean;
+}
+
 export interface StockLine {
   productId: number;
   variantId: number | null;
@@ -30,9 +53,13 @@ export interface StockLine {
  */
 @Injectable()
 export class CatalogRepository {
-  private readonly categoryReads = new ShapedReads<ProductCategoryEntity>();
-  private readonly productReads = new ShapedReads<ProductEntity>();
-  private readonly variantReads = new ShapedReads<ProductVariantEntity>();
+  private readonly categoryList = new ShapedReads<ProductCategoryEntity>();
+  private readonly categoryOne = new ShapedReads<ProductCategoryEntity>();
+  private readonly productList = new ShapedReads<ProductEntity>();
+  private readonly productOne = new ShapedReads<ProductEntity>();
+  private readonly categoryProducts = new ShapedReads<ProductEntity>();
+  private readonly productVariants = new ShapedReads<ProductVariantEntity>();
+  private readonly productsVariants = new ShapedReads<ProductVariantEntity>();
 
   constructor(
     @InjectRepository(ProductCategoryEntity) private readonly categories: Repository<ProductCategoryEntity>,
@@ -42,14 +69,14 @@ export class CatalogRepository {
 
   async listCategories(site: SiteContext, query: CategoryQueryDto): Promise<Page<ProductCategoryEntity>> {
     const params = { siteId: site.id, ...keysetParameters(BY_POSITION, query) };
-    const { entities } = await this.categoryReads.read(`${query.cursor ? 1 : 0}:${query.limit}`, params, () =>
-      applyKeyset(this.categories.createQueryBuilder('x').where('x.site_id = :siteId'), BY_POSITION, query, 'ASC'),
+    const { entities } = await this.categoryList.read(keysetShape(query), params, (s) =>
+      applyKeysetShape(this.categories.createQueryBuilder('x').where('x.site_id = :siteId'), BY_POSITION, s, 'ASC'),
     );
     return keysetPage(entities, query.limit, (c) => [c.position, c.id]);
   }
 
   async findCategory(site: SiteContext, id: number): Promise<ProductCategoryEntity | undefined> {
-    const { entities } = await this.categoryReads.read('one', { siteId: site.id, id }, () =>
+    const { entities } = await this.categoryOne.read({}, { siteId: site.id, id }, () =>
       this.categories.createQueryBuilder('x').where('x.site_id = :siteId').andWhere('x.id = :id').limit(1),
     );
     return entities[0];
@@ -74,31 +101,30 @@ export class CatalogRepository {
       q: query.q,
       ...keysetParameters(BY_POSITION, query),
     };
-    const present = [
-      status,
-      query.categoryId,
-      query.minAmount,
-      query.maxAmount,
-      query.currency,
-      query.inStock,
-      query.recurring,
-      query.q,
-      query.cursor,
-    ];
-    const shape = `${present.map((v) => (v === undefined ? 0 : 1)).join('')}:${query.inStock}:${query.recurring}:${query.limit}`;
-    const { entities } = await this.productReads.read(shape, params, () => {
+    const shape: ProductListShape = {
+      ...keysetShape(query),
+      status: status !== undefined,
+      category: query.categoryId !== undefined,
+      minAmount: query.minAmount !== undefined,
+      maxAmount: query.maxAmount !== undefined,
+      currency: query.currency !== undefined,
+      inStock: query.inStock ?? null,
+      recurring: query.recurring ?? null,
+      q: Boolean(query.q),
+    };
+    const { entities } = await this.productList.read(shape, params, (s) => {
       const qb = this.products.createQueryBuilder('x').where('x.site_id = :siteId');
-      if (status) qb.andWhere('x.status = :status');
-      if (query.categoryId !== undefined) qb.andWhere('x.category_id = :categoryId');
-      if (query.minAmount !== undefined) qb.andWhere('x.unit_amount >= :minAmount');
-      if (query.maxAmount !== undefined) qb.andWhere('x.unit_amount <= :maxAmount');
-      if (query.currency !== undefined) qb.andWhere('x.currency = :currency');
-      if (query.inStock === true) qb.andWhere('(x.quantity_available IS NULL OR x.quantity_available > 0)');
-      if (query.inStock === false) qb.andWhere('x.quantity_available = 0');
-      if (query.recurring === true) qb.andWhere('x.recurring_interval IS NOT NULL');
-      if (query.recurring === false) qb.andWhere('x.recurring_interval IS NULL');
-      if (query.q) qb.andWhere(`${PRODUCT_SEARCH_EXPRESSION} @@ websearch_to_tsquery('simple', :q)`);
-      return applyKeyset(qb, BY_POSITION, query, 'ASC');
+      if (s.status) qb.andWhere('x.status = :status');
+      if (s.category) qb.andWhere('x.category_id = :categoryId');
+      if (s.minAmount) qb.andWhere('x.unit_amount >= :minAmount');
+      if (s.maxAmount) qb.andWhere('x.unit_amount <= :maxAmount');
+      if (s.currency) qb.andWhere('x.currency = :currency');
+      if (s.inStock === true) qb.andWhere('(x.quantity_available IS NULL OR x.quantity_available > 0)');
+      if (s.inStock === false) qb.andWhere('x.quantity_available = 0');
+      if (s.recurring === true) qb.andWhere('x.recurring_interval IS NOT NULL');
+      if (s.recurring === false) qb.andWhere('x.recurring_interval IS NULL');
+      if (s.q) qb.andWhere(`${PRODUCT_SEARCH_EXPRESSION} @@ websearch_to_tsquery('simple', :q)`);
+      return applyKeysetShape(qb, BY_POSITION, s, 'ASC');
     });
     return keysetPage(entities, query.limit, (p) => [p.position, p.id]);
   }
@@ -108,13 +134,13 @@ export class CatalogRepository {
     const byId = typeof idOrSlug === 'number' || /^\d+$/.test(idOrSlug);
     const id = byId ? Number(idOrSlug) : undefined;
     if (byId && !Number.isSafeInteger(id)) return null;
-    const { entities } = await this.productReads.read(
-      `one:${byId ? 'id' : 'slug'}:${withDrafts ? 'all' : 'published'}`,
+    const { entities } = await this.productOne.read(
+      { byId, withDrafts },
       { siteId: site.id, id, slug: idOrSlug },
-      () => {
+      (s) => {
         const qb = this.products.createQueryBuilder('x').where('x.site_id = :siteId').limit(1);
-        qb.andWhere(byId ? 'x.id = :id' : 'x.slug = :slug');
-        if (!withDrafts) qb.andWhere("x.status = 'published'");
+        qb.andWhere(s.byId ? 'x.id = :id' : 'x.slug = :slug');
+        if (!s.withDrafts) qb.andWhere("x.status = 'published'");
         return qb;
       },
     );
@@ -123,7 +149,7 @@ export class CatalogRepository {
 
   /** The variants of one product, by position then id. */
   async variantsOf(productId: number): Promise<ProductVariantEntity[]> {
-    const { entities } = await this.variantReads.read('of', { productId }, () =>
+    const { entities } = await this.productVariants.read({}, { productId }, () =>
       this.variants
         .createQueryBuilder('x')
         .where('x.product_id = :productId')
@@ -137,7 +163,7 @@ export class CatalogRepository {
   async variantsOfMany(productIds: number[]): Promise<Map<number, ProductVariantEntity[]>> {
     const byProduct = new Map<number, ProductVariantEntity[]>(productIds.map((id) => [id, []]));
     if (productIds.length === 0) return byProduct;
-    const { entities } = await this.variantReads.read('many', { ids: productIds }, () =>
+    const { entities } = await this.productsVariants.read({}, { ids: productIds }, () =>
       this.variants
         .createQueryBuilder('x')
         .where('x.product_id = ANY(:ids)')
@@ -151,7 +177,7 @@ export class CatalogRepository {
 
   /** A category's products as v1 nests them: every status a key may see, by position. */
   async productsOfCategory(site: SiteContext, categoryId: number): Promise<ProductEntity[]> {
-    const { entities } = await this.productReads.read('category', { siteId: site.id, categoryId }, () =>
+    const { entities } = await this.categoryProducts.read({}, { siteId: site.id, categoryId }, () =>
       this.products
         .createQueryBuilder('x')
         .where('x.site_id = :siteId')

@@ -1,7 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
-import { applyKeyset, KeysetColumn, keysetPage, keysetParameters, Page } from '../common/pagination/page';
+import {
+  applyKeysetShape,
+  KeysetColumn,
+  keysetPage,
+  keysetParameters,
+  keysetShape,
+  Page,
+} from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
 import { ShapedReads } from '../database/fast-read';
 import { sql } from '../database/sql';
@@ -20,7 +27,8 @@ const NEWEST: KeysetColumn[] = [
  */
 @Injectable()
 export class ContactsRepository {
-  private readonly reads = new ShapedReads<ContactEntity>();
+  private readonly contactList = new ShapedReads<ContactEntity>();
+  private readonly contactOne = new ShapedReads<ContactEntity>();
 
   constructor(@InjectRepository(ContactEntity) private readonly contacts: Repository<ContactEntity>) {}
 
@@ -39,26 +47,31 @@ export class ContactsRepository {
       to: query.to,
       ...keysetParameters(NEWEST, query),
     };
-    // Which filters are present, and the limit: everything else is a parameter.
-    const shape =
-      [query.status, query.email, query.tag, query.q, query.from, query.to, query.cursor]
-        .map((v) => (v === undefined ? 0 : 1))
-        .join('') + `:${query.limit}`;
-    const { entities } = await this.reads.read(shape, params, () => {
+    // Which filters are present, and the page: everything else is a parameter.
+    const shape = {
+      ...keysetShape(query),
+      status: query.status !== undefined,
+      email: query.email !== undefined,
+      tag: query.tag !== undefined,
+      q: query.q !== undefined,
+      from: query.from !== undefined,
+      to: query.to !== undefined,
+    };
+    const { entities } = await this.contactList.read(shape, params, (s) => {
       const qb = this.contacts.createQueryBuilder('x').where('x.site_id = :siteId');
-      if (query.status !== undefined) qb.andWhere('x.status = :status');
-      if (query.email !== undefined) qb.andWhere('x.email = :email');
-      if (query.tag !== undefined) qb.andWhere('x.tags @> ARRAY[:tag]::text[]');
-      if (query.q !== undefined) qb.andWhere(`${CONTACT_SEARCH_EXPRESSION} @@ websearch_to_tsquery('simple', :q)`);
-      if (query.from !== undefined) qb.andWhere('x.created_at >= :from');
-      if (query.to !== undefined) qb.andWhere('x.created_at < :to');
-      return applyKeyset(qb, NEWEST, query);
+      if (s.status) qb.andWhere('x.status = :status');
+      if (s.email) qb.andWhere('x.email = :email');
+      if (s.tag) qb.andWhere('x.tags @> ARRAY[:tag]::text[]');
+      if (s.q) qb.andWhere(`${CONTACT_SEARCH_EXPRESSION} @@ websearch_to_tsquery('simple', :q)`);
+      if (s.from) qb.andWhere('x.created_at >= :from');
+      if (s.to) qb.andWhere('x.created_at < :to');
+      return applyKeysetShape(qb, NEWEST, s);
     });
     return keysetPage(entities, query.limit, (c) => [c.createdAt.toISOString(), c.id]);
   }
 
   async find(site: SiteContext, id: number): Promise<ContactEntity | null> {
-    const { entities } = await this.reads.read('one', { siteId: site.id, id }, () =>
+    const { entities } = await this.contactOne.read({}, { siteId: site.id, id }, () =>
       this.contacts.createQueryBuilder('x').where('x.site_id = :siteId').andWhere('x.id = :id').limit(1),
     );
     return entities[0] ?? null;

@@ -3,7 +3,14 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { ShapedReads } from '../database/fast-read';
 import { sql } from '../database/sql';
-import { applyKeyset, KeysetColumn, keysetPage, keysetParameters, Page } from '../common/pagination/page';
+import {
+  applyKeysetShape,
+  KeysetColumn,
+  keysetPage,
+  keysetParameters,
+  keysetShape,
+  Page,
+} from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
 import { ContentEventPayload } from './content.events';
 import { ContentQueryDto } from './dto/content.dto';
@@ -34,12 +41,25 @@ const SUMMARY_COLUMNS: Array<keyof ContentItemEntity> = [
   'updatedAt',
 ];
 
+/** Newest first by publication (lists of published items only) or by creation. */
+const KEYSETS: Record<'published' | 'created', KeysetColumn[]> = {
+  published: [
+    { expr: 'c.published_at', type: 'timestamp' },
+    { expr: 'c.id', type: 'number' },
+  ],
+  created: [
+    { expr: 'c.created_at', type: 'timestamp' },
+    { expr: 'c.id', type: 'number' },
+  ],
+};
+
 /** The content queries that outgrow a method: the filtered keyset list and the offset list. */
 @Injectable()
 export class ContentRepository {
-  private readonly reads = new ShapedReads<ContentItemEntity>();
-  /** v1 offsets are literals in the SQL, so each is a shape: kept apart from the list's shapes. */
+  private readonly listReads = new ShapedReads<ContentItemEntity>();
+  private readonly oneReads = new ShapedReads<ContentItemEntity>();
   private readonly offsetReads = new ShapedReads<ContentItemEntity>();
+  private readonly allReads = new ShapedReads<ContentItemEntity>();
 
   constructor(@InjectRepository(ContentItemEntity) private readonly items: Repository<ContentItemEntity>) {}
 
@@ -52,12 +72,7 @@ export class ContentRepository {
     const status = withDrafts ? query.status : 'published';
     if (!withDrafts && query.status !== undefined && query.status !== 'published')
       return keysetPage([], query.limit, () => []);
-    const byPublished = status === 'published';
-    const dateColumn = byPublished ? 'c.published_at' : 'c.created_at';
-    const keyset: KeysetColumn[] = [
-      { expr: dateColumn, type: 'timestamp' },
-      { expr: 'c.id', type: 'number' },
-    ];
+    const order: keyof typeof KEYSETS = status === 'published' ? 'published' : 'created';
     const params = {
       siteId: site.id,
       status,
@@ -68,31 +83,42 @@ export class ContentRepository {
       q: query.q,
       from: query.from,
       to: query.to,
-      ...keysetParameters(keyset, query),
+      ...keysetParameters(KEYSETS[order], query),
     };
-    // Which filters are present, the order and the limit: everything else is a parameter.
-    const shape =
-      [status, query.type, query.tag, query.category, query.author, query.q, query.from, query.to, query.cursor]
-        .map((v) => (v === undefined ? 0 : 1))
-        .join('') +
-      (byPublished ? 'p' : 'c') +
-      query.limit;
-    const { entities } = await this.reads.read(shape, params, () => {
+    // Which filters are present, the order and the page: everything else is a parameter.
+    const shape = {
+      ...keysetShape(query),
+      order,
+      status: Boolean(status),
+      type: Boolean(query.type),
+      tag: Boolean(query.tag),
+      category: Boolean(query.category),
+      author: Boolean(query.author),
+      q: Boolean(query.q),
+      from: Boolean(query.from),
+      to: Boolean(query.to),
+    };
+    const { entities } = await this.listReads.read(shape, params, (s) => {
+      const keyset = KEYSETS[s.order];
+      const dateColumn = keyset[0].expr;
       const qb = this.items
         .createQueryBuilder('c')
         .select(SUMMARY_COLUMNS.map((col) => `c.${col}`))
-        .where('c.site_id = :siteId', { siteId: params.siteId });
-      if (status) qb.andWhere('c.status = :status', { status });
-      if (query.type) qb.andWhere('c.type = :type', params);
-      if (query.tag) qb.andWhere('c.tags @> ARRAY[:tag]::text[]', params);
-      if (query.category) qb.andWhere('c.categories @> ARRAY[:category]::text[]', params);
-      if (query.author) qb.andWhere('c.authors @> CAST(:author AS jsonb)', params);
-      if (query.q) qb.andWhere("c.search @@ websearch_to_tsquery('simple', :q)", params);
-      if (query.from) qb.andWhere(`${dateColumn} >= :from`, params);
-      if (query.to) qb.andWhere(`${dateColumn} < :to`, params);
-      return applyKeyset(qb, keyset, query);
+        .where('c.site_id = :siteId');
+      if (s.status) qb.andWhere('c.status = :status');
+      if (s.type) qb.andWhere('c.type = :type');
+      if (s.tag) qb.andWhere('c.tags @> ARRAY[:tag]::text[]');
+      if (s.category) qb.andWhere('c.categories @> ARRAY[:category]::text[]');
+      if (s.author) qb.andWhere('c.authors @> CAST(:author AS jsonb)');
+      if (s.q) qb.andWhere("c.search @@ websearch_to_tsquery('simple', :q)");
+      if (s.from) qb.andWhere(`${dateColumn} >= :from`);
+      if (s.to) qb.andWhere(`${dateColumn} < :to`);
+      return applyKeysetShape(qb, keyset, s);
     });
-    return keysetPage(entities, query.limit, (c) => [(byPublished ? c.publishedAt! : c.createdAt).toISOString(), c.id]);
+    return keysetPage(entities, query.limit, (c) => [
+      (order === 'published' ? c.publishedAt! : c.createdAt).toISOString(),
+      c.id,
+    ]);
   }
 
   /** All digits is an id, anything else a slug. */
@@ -100,13 +126,13 @@ export class ContentRepository {
     const byId = /^\d+$/.test(idOrSlug);
     const id = byId ? Number(idOrSlug) : undefined;
     if (byId && !Number.isSafeInteger(id)) return null;
-    const { entities } = await this.reads.read(
-      `one:${byId ? 'id' : 'slug'}:${withDrafts ? 'all' : 'published'}`,
+    const { entities } = await this.oneReads.read(
+      { byId, withDrafts },
       { siteId: site.id, id, slug: idOrSlug },
-      () => {
+      (s) => {
         const qb = this.items.createQueryBuilder('c').where('c.site_id = :siteId').limit(1);
-        qb.andWhere(byId ? 'c.id = :id' : 'c.slug = :slug');
-        if (!withDrafts) qb.andWhere("c.status = 'published'");
+        qb.andWhere(s.byId ? 'c.id = :id' : 'c.slug = :slug');
+        if (!s.withDrafts) qb.andWhere("c.status = 'published'");
         return qb;
       },
     );
@@ -128,14 +154,14 @@ export class ContentRepository {
     limit: number,
     offset: number,
   ): Promise<{ rows: ContentItemEntity[]; total: number }> {
-    const { entities, extra } = await this.offsetReads.read(`limit:${limit}`, { siteId: site.id, offset }, () =>
+    const { entities, extra } = await this.offsetReads.read({ limit }, { siteId: site.id, offset }, (s) =>
       this.items
         .createQueryBuilder('c')
         .addSelect('(SELECT t.items FROM content_counts t WHERE t.site_id = :siteId)', 'total')
         .where('c.site_id = :siteId')
         .andWhere(
           `c.id IN (SELECT p.id FROM content_items p WHERE p.site_id = :siteId
-                     ORDER BY p.created_at DESC, p.id DESC LIMIT ${limit} OFFSET :offset)`,
+                     ORDER BY p.created_at DESC, p.id DESC LIMIT ${s.limit} OFFSET :offset)`,
         )
         .orderBy('c.created_at', 'DESC')
         .addOrderBy('c.id', 'DESC'),
@@ -152,7 +178,7 @@ export class ContentRepository {
 
   /** Every item of the site, newest first. */
   async all(site: SiteContext): Promise<ContentItemEntity[]> {
-    const { entities } = await this.reads.read('all', { siteId: site.id }, () =>
+    const { entities } = await this.allReads.read({}, { siteId: site.id }, () =>
       this.items
         .createQueryBuilder('c')
         .where('c.site_id = :siteId')

@@ -2,7 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { sql } from '../database/sql';
-import { applyKeyset, KeysetColumn, keysetPage, keysetParameters, Page } from '../common/pagination/page';
+import {
+  applyKeysetShape,
+  KeysetColumn,
+  keysetPage,
+  keysetParameters,
+  keysetShape,
+  Page,
+} from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
 import { ShapedReads } from '../database/fast-read';
 import { EmailMessageQueryDto } from './dto/email-message.dto';
@@ -59,8 +66,11 @@ export type NewMessage = Pick<
  */
 @Injectable()
 export class EmailRepository {
-  private readonly templates = new ShapedReads<EmailTemplateEntity>();
-  private readonly messages = new ShapedReads<EmailMessageEntity>();
+  private readonly templateList = new ShapedReads<EmailTemplateEntity>();
+  private readonly templateOne = new ShapedReads<EmailTemplateEntity>();
+  private readonly publishedTemplate = new ShapedReads<EmailTemplateEntity>();
+  private readonly messageList = new ShapedReads<EmailMessageEntity>();
+  private readonly messageOne = new ShapedReads<EmailMessageEntity>();
 
   constructor(
     @InjectRepository(EmailTemplateEntity) private readonly templateRows: Repository<EmailTemplateEntity>,
@@ -69,25 +79,25 @@ export class EmailRepository {
 
   async listTemplates(site: SiteContext, query: EmailTemplateQueryDto): Promise<Page<EmailTemplateEntity>> {
     const params = { siteId: site.id, type: query.type, status: query.status, ...keysetParameters(BY_ID, query) };
-    const shape = `${query.type ? 1 : 0}${query.status ? 1 : 0}${query.cursor ? 1 : 0}:${query.limit}`;
-    const { entities } = await this.templates.read(shape, params, () => {
+    const shape = { ...keysetShape(query), type: Boolean(query.type), status: Boolean(query.status) };
+    const { entities } = await this.templateList.read(shape, params, (s) => {
       const qb = this.templateRows.createQueryBuilder('x').where('x.site_id = :siteId');
-      if (query.type) qb.andWhere('x.type = :type');
-      if (query.status) qb.andWhere('x.status = :status');
-      return applyKeyset(qb, BY_ID, query);
+      if (s.type) qb.andWhere('x.type = :type');
+      if (s.status) qb.andWhere('x.status = :status');
+      return applyKeysetShape(qb, BY_ID, s);
     });
     return keysetPage(entities, query.limit, (t) => [t.id]);
   }
 
   async findTemplate(site: SiteContext, id: number): Promise<EmailTemplateEntity | undefined> {
-    const { entities } = await this.templates.read('one', { siteId: site.id, id }, () =>
+    const { entities } = await this.templateOne.read({}, { siteId: site.id, id }, () =>
       this.templateRows.createQueryBuilder('x').where('x.site_id = :siteId').andWhere('x.id = :id').limit(1),
     );
     return entities[0];
   }
 
   async findPublished(site: SiteContext, type: string): Promise<EmailTemplateEntity | undefined> {
-    const { entities } = await this.templates.read('published', { siteId: site.id, type }, () =>
+    const { entities } = await this.publishedTemplate.read({}, { siteId: site.id, type }, () =>
       this.templateRows
         .createQueryBuilder('x')
         .where('x.site_id = :siteId')
@@ -100,20 +110,20 @@ export class EmailRepository {
 
   async listMessages(site: SiteContext, query: EmailMessageQueryDto): Promise<Page<EmailMessageEntity>> {
     const params = { siteId: site.id, status: query.status, ...keysetParameters(BY_ID, query) };
-    const shape = `${query.status ? 1 : 0}${query.cursor ? 1 : 0}:${query.limit}`;
-    const { entities } = await this.messages.read(shape, params, () => {
+    const shape = { ...keysetShape(query), status: Boolean(query.status) };
+    const { entities } = await this.messageList.read(shape, params, (s) => {
       const qb = this.messageRows
         .createQueryBuilder('x')
         .select(MESSAGE_SUMMARY.map((c) => `x.${c}`))
         .where('x.site_id = :siteId');
-      if (query.status) qb.andWhere('x.status = :status');
-      return applyKeyset(qb, BY_ID, query);
+      if (s.status) qb.andWhere('x.status = :status');
+      return applyKeysetShape(qb, BY_ID, s);
     });
     return keysetPage(entities, query.limit, (m) => [m.id]);
   }
 
   async findMessage(site: SiteContext, id: number): Promise<EmailMessageEntity | undefined> {
-    const { entities } = await this.messages.read('one', { siteId: site.id, id }, () =>
+    const { entities } = await this.messageOne.read({}, { siteId: site.id, id }, () =>
       this.messageRows.createQueryBuilder('x').where('x.site_id = :siteId').andWhere('x.id = :id').limit(1),
     );
     return entities[0];

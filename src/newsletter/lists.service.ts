@@ -3,7 +3,14 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, Repository } from 'typeorm';
 import { NotFoundProblem } from '../common/errors/problems';
 import { recordEvent } from '../common/outbox/record-event';
-import { applyKeyset, KeysetColumn, keysetPage, keysetParameters, Page } from '../common/pagination/page';
+import {
+  applyKeysetShape,
+  KeysetColumn,
+  keysetPage,
+  keysetParameters,
+  keysetShape,
+  Page,
+} from '../common/pagination/page';
 import { findInSiteOrFail, SiteContext } from '../common/tenancy/site-context';
 import { ShapedReads } from '../database/fast-read';
 import { CreateListDto, ListQueryDto, ListWithCounts, UpdateListDto } from './dto/list.dto';
@@ -17,7 +24,8 @@ const EDITABLE = ['name', 'description', 'doubleOptIn', 'visibility'] as const;
 /** A site's mailing lists (docs/newsletter.md). Deleting one removes its memberships, never the subscribers. */
 @Injectable()
 export class ListsService {
-  private readonly reads = new ShapedReads<NewsletterListEntity>();
+  private readonly listReads = new ShapedReads<NewsletterListEntity>();
+  private readonly oneReads = new ShapedReads<NewsletterListEntity>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -27,11 +35,11 @@ export class ListsService {
 
   async list(site: SiteContext, query: ListQueryDto): Promise<Page<ListWithCounts>> {
     const params = { siteId: site.id, visibility: query.visibility, ...keysetParameters(NEWEST, query) };
-    const shape = `${query.visibility ? 1 : 0}${query.cursor ? 1 : 0}:${query.limit}`;
-    const { entities } = await this.reads.read(shape, params, () => {
+    const shape = { ...keysetShape(query), visibility: Boolean(query.visibility) };
+    const { entities } = await this.listReads.read(shape, params, (s) => {
       const qb = this.lists.createQueryBuilder('l').where('l.site_id = :siteId');
-      if (query.visibility) qb.andWhere('l.visibility = :visibility');
-      return applyKeyset(qb, NEWEST, query);
+      if (s.visibility) qb.andWhere('l.visibility = :visibility');
+      return applyKeysetShape(qb, NEWEST, s);
     });
     const page = keysetPage(entities, query.limit, (l) => [l.id]);
     const counts = await this.repository.listCounts(
@@ -42,7 +50,7 @@ export class ListsService {
   }
 
   async get(site: SiteContext, id: number): Promise<ListWithCounts> {
-    const { entities } = await this.reads.read('one', { siteId: site.id, id }, () =>
+    const { entities } = await this.oneReads.read({}, { siteId: site.id, id }, () =>
       this.lists.createQueryBuilder('l').where('l.site_id = :siteId').andWhere('l.id = :id').limit(1),
     );
     if (!entities[0]) throw new NotFoundProblem('List');

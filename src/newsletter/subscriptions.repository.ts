@@ -1,7 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository, SelectQueryBuilder } from 'typeorm';
-import { applyKeyset, KeysetColumn, keysetPage, keysetParameters, Page } from '../common/pagination/page';
+import {
+  applyKeysetShape,
+  KeysetColumn,
+  keysetPage,
+  keysetParameters,
+  keysetShape,
+  Page,
+} from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
 import { ShapedReads } from '../database/fast-read';
 import { sql } from '../database/sql';
@@ -17,7 +24,7 @@ const NEWEST: KeysetColumn[] = [{ expr: 's.id', type: 'number' }];
  * from the newest down to it; on `fm.subscription_id` it is a range of the index.
  */
 const NEWEST_IN_LIST: KeysetColumn[] = [{ expr: 'fm.subscription_id', type: 'number' }];
-const keysetOf = (f: SubscriptionFilterDto) => (f.listId !== undefined ? NEWEST_IN_LIST : NEWEST);
+const keysetOf = (f: FilterShape) => (f.list ? NEWEST_IN_LIST : NEWEST);
 
 /** The memberships of `s`, as one JSON array beside the row: a page is one statement. */
 const MEMBERSHIPS_JSON = `(SELECT coalesce(json_agg(json_build_object('listId', m.list_id, 'status', m.status,
@@ -49,9 +56,32 @@ function likePattern(text: string): string {
   return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
+/** Which filters of a list or bulk query are present: what selects their SQL. */
+interface FilterShape {
+  list: boolean;
+  status: boolean;
+  deliverability: boolean;
+  emailContains: boolean;
+  attribute: boolean;
+  createdFrom: boolean;
+  createdTo: boolean;
+}
+
+function filterShape(f: SubscriptionFilterDto): FilterShape {
+  return {
+    list: f.listId !== undefined,
+    status: f.status !== undefined,
+    deliverability: f.deliverability !== undefined,
+    emailContains: f.emailContains !== undefined,
+    attribute: f.attributeName !== undefined && f.attributeValue !== undefined,
+    createdFrom: f.createdFrom !== undefined,
+    createdTo: f.createdTo !== undefined,
+  };
+}
+
 /** Adds the filters of a list or bulk query (docs/newsletter.md lists the index of each). */
-function applyFilters(qb: SelectQueryBuilder<SubscriptionEntity>, f: SubscriptionFilterDto): void {
-  if (f.listId !== undefined) {
+function applyFilters(qb: SelectQueryBuilder<SubscriptionEntity>, f: FilterShape): void {
+  if (f.list) {
     // Driven by (list_id, [status,] subscription_id), each member's subscription read by its
     // primary key (a nested loop). `+ 0` keeps the planner from a merge join down the whole
     // subscriptions index instead: on a list whose members are old rows, page 1 of such a plan
@@ -59,18 +89,18 @@ function applyFilters(qb: SelectQueryBuilder<SubscriptionEntity>, f: Subscriptio
     qb.innerJoin(
       MembershipEntity,
       'fm',
-      `s.id = fm.subscription_id + 0 AND fm.list_id = :listId${f.status !== undefined ? ' AND fm.status = :status' : ''}`,
+      `s.id = fm.subscription_id + 0 AND fm.list_id = :listId${f.status ? ' AND fm.status = :status' : ''}`,
     );
-  } else if (f.status !== undefined) {
+  } else if (f.status) {
     qb.andWhere(
       'EXISTS (SELECT 1 FROM newsletter_memberships fm WHERE fm.subscription_id = s.id AND fm.status = :status)',
     );
   }
-  if (f.deliverability !== undefined) qb.andWhere('s.deliverability = :deliverability');
-  if (f.emailContains !== undefined) qb.andWhere("s.email LIKE :emailPattern ESCAPE '\\'");
-  if (f.attributeName !== undefined && f.attributeValue !== undefined) qb.andWhere('s.attributes @> :attribute::jsonb');
-  if (f.createdFrom !== undefined) qb.andWhere('s.created_at >= :createdFrom');
-  if (f.createdTo !== undefined) qb.andWhere('s.created_at < :createdTo');
+  if (f.deliverability) qb.andWhere('s.deliverability = :deliverability');
+  if (f.emailContains) qb.andWhere("s.email LIKE :emailPattern ESCAPE '\\'");
+  if (f.attribute) qb.andWhere('s.attributes @> :attribute::jsonb');
+  if (f.createdFrom) qb.andWhere('s.created_at >= :createdFrom');
+  if (f.createdTo) qb.andWhere('s.created_at < :createdTo');
 }
 
 function filterParams(site: SiteContext, f: SubscriptionFilterDto): Record<string, unknown> {
@@ -89,54 +119,40 @@ function filterParams(site: SiteContext, f: SubscriptionFilterDto): Record<strin
   };
 }
 
-function filterShape(f: SubscriptionFilterDto): string {
-  return [
-    f.listId,
-    f.status,
-    f.deliverability,
-    f.emailContains,
-    f.attributeName !== undefined && f.attributeValue !== undefined ? 1 : undefined,
-    f.createdFrom,
-    f.createdTo,
-  ]
-    .map((v) => (v === undefined ? 0 : 1))
-    .join('');
-}
-
 /**
  * The audience's reads on the fast path (docs/performance.md) and its set-based writes: bulk
  * actions over ids, sync, and the import's multi-row upserts. The only raw SQL of the module.
  */
 @Injectable()
 export class SubscriptionsRepository {
-  private readonly reads = new ShapedReads<SubscriptionEntity>();
+  private readonly listReads = new ShapedReads<SubscriptionEntity>();
+  private readonly oneReads = new ShapedReads<SubscriptionEntity>();
 
   constructor(@InjectRepository(SubscriptionEntity) private readonly subs: Repository<SubscriptionEntity>) {}
 
   async list(site: SiteContext, query: SubscriptionQueryDto): Promise<Page<SubscriptionView>> {
-    const keyset = keysetOf(query);
-    const params = { ...filterParams(site, query), ...keysetParameters(keyset, query) };
-    const shape = `${filterShape(query)}${query.cursor ? 1 : 0}:${query.limit}`;
-    const { entities, extra } = await this.reads.read(shape, params, () => {
+    const shape = { ...filterShape(query), ...keysetShape(query) };
+    const params = { ...filterParams(site, query), ...keysetParameters(keysetOf(shape), query) };
+    const { entities, extra } = await this.listReads.read(shape, params, (f) => {
       const qb = this.subs.createQueryBuilder('s').addSelect(MEMBERSHIPS_JSON, 'lists').where('s.site_id = :siteId');
-      applyFilters(qb, query);
-      return applyKeyset(qb, keyset, query);
+      applyFilters(qb, f);
+      return applyKeysetShape(qb, keysetOf(f), f);
     });
     const views = entities.map((subscription, i) => ({ subscription, memberships: toMemberships(extra(i, 'lists')) }));
     return keysetPage(views, query.limit, (v) => [v.subscription.id]);
   }
 
   async find(site: SiteContext, by: { id: number } | { email: string }): Promise<SubscriptionView | null> {
-    const key = 'id' in by ? 'id' : 'email';
-    const { entities, extra } = await this.reads.read(
-      `one:${key}`,
+    const column: 'id' | 'email' = 'id' in by ? 'id' : 'email';
+    const { entities, extra } = await this.oneReads.read(
+      { by: column },
       { siteId: site.id, value: 'id' in by ? by.id : by.email },
-      () =>
+      (f) =>
         this.subs
           .createQueryBuilder('s')
           .addSelect(MEMBERSHIPS_JSON, 'lists')
           .where('s.site_id = :siteId')
-          .andWhere(`s.${key} = :value`)
+          .andWhere(`s.${f.by} = :value`)
           .limit(1),
     );
     return entities[0] ? { subscription: entities[0], memberships: toMemberships(extra(0, 'lists')) } : null;
@@ -160,9 +176,10 @@ export class SubscriptionsRepository {
     limit: number,
   ): Promise<number[]> {
     const qb = this.subs.createQueryBuilder('s').select('s.id', 'id').where('s.site_id = :siteId');
-    applyFilters(qb, f);
+    const shape = filterShape(f);
+    applyFilters(qb, shape);
     if (f.ids !== undefined) qb.andWhere('s.id = ANY(:ids::bigint[])', { ids: f.ids });
-    const order = keysetOf(f)[0].expr;
+    const order = keysetOf(shape)[0].expr;
     if (beforeId !== null) qb.andWhere(`${order} < :beforeId`, { beforeId });
     qb.setParameters(filterParams(site, f)).orderBy(order, 'DESC').limit(limit);
     return (await qb.getRawMany<{ id: string }>()).map((r) => Number(r.id));

@@ -1,7 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
-import { applyKeyset, KeysetColumn, keysetPage, keysetParameters, Page } from '../common/pagination/page';
+import {
+  applyKeysetShape,
+  KeysetColumn,
+  keysetPage,
+  keysetParameters,
+  keysetShape,
+  Page,
+} from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
 import { ShapedReads } from '../database/fast-read';
 import { namedXactLock, sql } from '../database/sql';
@@ -66,9 +73,10 @@ const NEWEST: KeysetColumn[] = [
  */
 @Injectable()
 export class OrdersRepository {
-  private readonly orderReads = new ShapedReads<OrderEntity>();
-  private readonly lineReads = new ShapedReads<OrderLineEntity>();
-  private readonly shipmentReads = new ShapedReads<OrderShipmentEntity>();
+  private readonly orderList = new ShapedReads<OrderEntity>();
+  private readonly orderOne = new ShapedReads<OrderEntity>();
+  private readonly orderLines = new ShapedReads<OrderLineEntity>();
+  private readonly orderShipments = new ShapedReads<OrderShipmentEntity>();
 
   constructor(
     @InjectRepository(OrderEntity) private readonly orders: Repository<OrderEntity>,
@@ -93,45 +101,44 @@ export class OrdersRepository {
       to: query.to,
       ...keysetParameters(NEWEST, query),
     };
-    const present = [
-      userId,
-      query.paymentStatus,
-      query.fulfillmentStatus,
-      query.email,
-      query.from,
-      query.to,
-      query.cursor,
-    ];
-    const shape = `${present.map((v) => (v === undefined ? 0 : 1)).join('')}:${query.limit}`;
-    const { entities } = await this.orderReads.read(shape, params, () => {
+    const shape = {
+      ...keysetShape(query),
+      user: userId !== undefined,
+      paymentStatus: query.paymentStatus !== undefined,
+      fulfillmentStatus: query.fulfillmentStatus !== undefined,
+      email: query.email !== undefined,
+      from: query.from !== undefined,
+      to: query.to !== undefined,
+    };
+    const { entities } = await this.orderList.read(shape, params, (s) => {
       const qb = this.orders.createQueryBuilder('o').where('o.site_id = :siteId');
-      if (userId !== undefined) qb.andWhere('o.user_id = :userId');
-      if (query.paymentStatus !== undefined) qb.andWhere('o.payment_status = :paymentStatus');
-      if (query.fulfillmentStatus !== undefined) qb.andWhere('o.fulfillment_status = :fulfillmentStatus');
-      if (query.email !== undefined) qb.andWhere('o.customer_email = :email');
-      if (query.from !== undefined) qb.andWhere('o.created_at >= :from');
-      if (query.to !== undefined) qb.andWhere('o.created_at < :to');
-      return applyKeyset(qb, NEWEST, query);
+      if (s.user) qb.andWhere('o.user_id = :userId');
+      if (s.paymentStatus) qb.andWhere('o.payment_status = :paymentStatus');
+      if (s.fulfillmentStatus) qb.andWhere('o.fulfillment_status = :fulfillmentStatus');
+      if (s.email) qb.andWhere('o.customer_email = :email');
+      if (s.from) qb.andWhere('o.created_at >= :from');
+      if (s.to) qb.andWhere('o.created_at < :to');
+      return applyKeysetShape(qb, NEWEST, s);
     });
     return keysetPage(entities, query.limit, (o) => [o.createdAt.toISOString(), o.id]);
   }
 
   async find(site: SiteContext, id: number): Promise<OrderEntity | undefined> {
-    const { entities } = await this.orderReads.read('one', { siteId: site.id, id }, () =>
+    const { entities } = await this.orderOne.read({}, { siteId: site.id, id }, () =>
       this.orders.createQueryBuilder('o').where('o.site_id = :siteId').andWhere('o.id = :id').limit(1),
     );
     return entities[0];
   }
 
   async linesOf(orderId: number): Promise<OrderLineEntity[]> {
-    const { entities } = await this.lineReads.read('of', { orderId }, () =>
+    const { entities } = await this.orderLines.read({}, { orderId }, () =>
       this.lines.createQueryBuilder('l').where('l.order_id = :orderId').orderBy('l.position', 'ASC'),
     );
     return entities;
   }
 
   async shipmentsOf(orderId: number): Promise<OrderShipmentEntity[]> {
-    const { entities } = await this.shipmentReads.read('of', { orderId }, () =>
+    const { entities } = await this.orderShipments.read({}, { orderId }, () =>
       this.shipments.createQueryBuilder('s').where('s.order_id = :orderId').orderBy('s.id', 'ASC'),
     );
     return entities;

@@ -2,11 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import {
-  applyKeyset,
+  applyKeysetShape,
   CursorQueryDto,
   KeysetColumn,
   keysetPage,
   keysetParameters,
+  keysetShape,
   Page,
 } from '../common/pagination/page';
 import { ShapedReads } from '../database/fast-read';
@@ -18,7 +19,7 @@ const BY_ID: KeysetColumn[] = [{ expr: 'x.id', type: 'number' }];
 /** The credit ledger's statements (docs/users.md): balances and spends in one statement each. */
 @Injectable()
 export class CreditsRepository {
-  private readonly reads = new ShapedReads<CreditEntryEntity>();
+  private readonly ledgerReads = new ShapedReads<CreditEntryEntity>();
 
   constructor(@InjectRepository(CreditEntryEntity) private readonly entries: Repository<CreditEntryEntity>) {}
 
@@ -56,10 +57,10 @@ export class CreditsRepository {
   }
 
   async ledger(userId: number, query: CursorQueryDto): Promise<Page<CreditEntryEntity>> {
-    const { entities } = await this.reads.read(
-      `${query.cursor ? 1 : 0}:${query.limit}`,
+    const { entities } = await this.ledgerReads.read(
+      keysetShape(query),
       { userId, ...keysetParameters(BY_ID, query) },
-      () => applyKeyset(this.entries.createQueryBuilder('x').where('x.user_id = :userId'), BY_ID, query),
+      (s) => applyKeysetShape(this.entries.createQueryBuilder('x').where('x.user_id = :userId'), BY_ID, s),
     );
     return keysetPage(entities, query.limit, (e) => [e.id]);
   }

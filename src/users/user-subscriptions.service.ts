@@ -4,7 +4,14 @@ import { DataSource, EntityManager, Repository } from 'typeorm';
 import { NotFoundProblem, ValidationProblem } from '../common/errors/problems';
 import { OutboxEvent, OutboxRelay } from '../common/outbox/outbox-relay.service';
 import { EventScope, recordEvent } from '../common/outbox/record-event';
-import { applyKeyset, KeysetColumn, keysetPage, keysetParameters, Page } from '../common/pagination/page';
+import {
+  applyKeysetShape,
+  KeysetColumn,
+  keysetPage,
+  keysetParameters,
+  keysetShape,
+  Page,
+} from '../common/pagination/page';
 import { QueueService } from '../common/queue/queue.service';
 import { Clock } from '../common/scheduling/clock';
 import { findInSiteOrFail, SiteContext } from '../common/tenancy/site-context';
@@ -46,7 +53,7 @@ const NEWEST: KeysetColumn[] = [{ expr: 's.id', type: 'number' }];
  */
 @Injectable()
 export class UserSubscriptionsService implements OnModuleInit {
-  private readonly reads = new ShapedReads<UserSubscriptionEntity>();
+  private readonly listReads = new ShapedReads<UserSubscriptionEntity>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -87,14 +94,13 @@ export class UserSubscriptionsService implements OnModuleInit {
 
   /** The signed-in user's own (their session already names them). */
   async listOf(userId: number, query: UserSubscriptionQueryDto): Promise<Page<UserSubscriptionEntity>> {
-    const shape = `${query.status ? 1 : 0}${query.cursor ? 1 : 0}:${query.limit}`;
-    const { entities } = await this.reads.read(
-      shape,
+    const { entities } = await this.listReads.read(
+      { ...keysetShape(query), status: Boolean(query.status) },
       { userId, status: query.status, ...keysetParameters(NEWEST, query) },
-      () => {
+      (shape) => {
         const qb = this.subscriptions.createQueryBuilder('s').where('s.user_id = :userId');
-        if (query.status) qb.andWhere('s.status = :status');
-        return applyKeyset(qb, NEWEST, query);
+        if (shape.status) qb.andWhere('s.status = :status');
+        return applyKeysetShape(qb, NEWEST, shape);
       },
     );
     return keysetPage(entities, query.limit, (s) => [s.id]);

@@ -1,7 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
-import { applyKeyset, KeysetColumn, keysetPage, keysetParameters, Page } from '../common/pagination/page';
+import {
+  applyKeysetShape,
+  KeysetColumn,
+  keysetPage,
+  keysetParameters,
+  keysetShape,
+  Page,
+} from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
 import { ShapedReads } from '../database/fast-read';
 import { sql } from '../database/sql';
@@ -25,7 +32,8 @@ export interface SessionRow {
 /** User reads on the fast path (docs/performance.md) and the session lookup of every signed-in request. */
 @Injectable()
 export class UsersRepository {
-  private readonly reads = new ShapedReads<SiteUserEntity>();
+  private readonly userList = new ShapedReads<SiteUserEntity>();
+  private readonly userOne = new ShapedReads<SiteUserEntity>();
 
   constructor(@InjectRepository(SiteUserEntity) private readonly users: Repository<SiteUserEntity>) {}
 
@@ -39,16 +47,20 @@ export class UsersRepository {
       to: query.to,
       ...keysetParameters(NEWEST, query),
     };
-    const shape =
-      [query.status, query.email, query.from, query.to, query.cursor].map((v) => (v === undefined ? 0 : 1)).join('') +
-      query.limit;
-    const { entities } = await this.reads.read(shape, params, () => {
+    const shape = {
+      ...keysetShape(query),
+      status: Boolean(query.status),
+      email: query.email !== undefined,
+      from: Boolean(query.from),
+      to: Boolean(query.to),
+    };
+    const { entities } = await this.userList.read(shape, params, (s) => {
       const qb = this.users.createQueryBuilder('x').where('x.site_id = :siteId');
-      if (query.status) qb.andWhere('x.status = :status');
-      if (query.email !== undefined) qb.andWhere('x.email LIKE :email');
-      if (query.from) qb.andWhere('x.created_at >= :from');
-      if (query.to) qb.andWhere('x.created_at < :to');
-      return applyKeyset(qb, NEWEST, query);
+      if (s.status) qb.andWhere('x.status = :status');
+      if (s.email) qb.andWhere('x.email LIKE :email');
+      if (s.from) qb.andWhere('x.created_at >= :from');
+      if (s.to) qb.andWhere('x.created_at < :to');
+      return applyKeysetShape(qb, NEWEST, s);
     });
     return keysetPage(entities, query.limit, (u) => [u.createdAt.toISOString(), u.id]);
   }
@@ -78,7 +90,7 @@ export class UsersRepository {
   }
 
   async find(site: SiteContext, id: number): Promise<SiteUserEntity | undefined> {
-    const { entities } = await this.reads.read('one', { siteId: site.id, id }, () =>
+    const { entities } = await this.userOne.read({}, { siteId: site.id, id }, () =>
       this.users.createQueryBuilder('x').where('x.site_id = :siteId').andWhere('x.id = :id').limit(1),
     );
     return entities[0];

@@ -1,7 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
-import { applyKeyset, KeysetColumn, keysetPage, keysetParameters, Page } from '../common/pagination/page';
+import {
+  applyKeysetShape,
+  KeysetColumn,
+  keysetPage,
+  keysetParameters,
+  keysetShape,
+  Page,
+} from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
 import { ShapedReads } from '../database/fast-read';
 import { sql } from '../database/sql';
@@ -56,8 +63,10 @@ export interface DeliveryOutcome {
  */
 @Injectable()
 export class WebhooksRepository {
-  private readonly endpoints = new ShapedReads<WebhookEndpointEntity>();
-  private readonly deliveries = new ShapedReads<WebhookDeliveryEntity>();
+  private readonly endpointList = new ShapedReads<WebhookEndpointEntity>();
+  private readonly endpointOne = new ShapedReads<WebhookEndpointEntity>();
+  private readonly deliveryList = new ShapedReads<WebhookDeliveryEntity>();
+  private readonly deliveryOne = new ShapedReads<WebhookDeliveryEntity>();
 
   constructor(
     @InjectRepository(WebhookEndpointEntity) private readonly endpointRows: Repository<WebhookEndpointEntity>,
@@ -67,17 +76,17 @@ export class WebhooksRepository {
 
   async listEndpoints(site: SiteContext, query: WebhookEndpointQueryDto): Promise<Page<WebhookEndpointEntity>> {
     const params = { siteId: site.id, status: query.status, ...keysetParameters(BY_ID, query) };
-    const shape = `${query.status ? 1 : 0}${query.cursor ? 1 : 0}:${query.limit}`;
-    const { entities } = await this.endpoints.read(shape, params, () => {
+    const shape = { ...keysetShape(query), status: Boolean(query.status) };
+    const { entities } = await this.endpointList.read(shape, params, (s) => {
       const qb = this.endpointRows.createQueryBuilder('x').where('x.site_id = :siteId');
-      if (query.status) qb.andWhere('x.status = :status');
-      return applyKeyset(qb, BY_ID, query);
+      if (s.status) qb.andWhere('x.status = :status');
+      return applyKeysetShape(qb, BY_ID, s);
     });
     return keysetPage(entities, query.limit, (e) => [e.id]);
   }
 
   async findEndpoint(site: SiteContext, id: number): Promise<WebhookEndpointEntity | undefined> {
-    const { entities } = await this.endpoints.read('one', { siteId: site.id, id }, () =>
+    const { entities } = await this.endpointOne.read({}, { siteId: site.id, id }, () =>
       this.endpointRows.createQueryBuilder('x').where('x.site_id = :siteId').andWhere('x.id = :id').limit(1),
     );
     return entities[0];
@@ -93,21 +102,21 @@ export class WebhooksRepository {
     query: WebhookDeliveryQueryDto,
   ): Promise<Page<WebhookDeliveryEntity>> {
     const params = { siteId: site.id, endpointId, status: query.status, ...keysetParameters(BY_ID, query) };
-    const shape = `${query.status ? 1 : 0}${query.cursor ? 1 : 0}:${query.limit}`;
-    const { entities } = await this.deliveries.read(shape, params, () => {
+    const shape = { ...keysetShape(query), status: Boolean(query.status) };
+    const { entities } = await this.deliveryList.read(shape, params, (s) => {
       const qb = this.deliveryRows
         .createQueryBuilder('x')
         .select(DELIVERY_SUMMARY.map((c) => `x.${c}`))
         .where('x.endpoint_id = :endpointId')
         .andWhere('x.site_id = :siteId');
-      if (query.status) qb.andWhere('x.status = :status');
-      return applyKeyset(qb, BY_ID, query);
+      if (s.status) qb.andWhere('x.status = :status');
+      return applyKeysetShape(qb, BY_ID, s);
     });
     return keysetPage(entities, query.limit, (d) => [d.id]);
   }
 
   async findDelivery(site: SiteContext, endpointId: number, id: number): Promise<WebhookDeliveryEntity | undefined> {
-    const { entities } = await this.deliveries.read('one', { siteId: site.id, endpointId, id }, () =>
+    const { entities } = await this.deliveryOne.read({}, { siteId: site.id, endpointId, id }, () =>
       this.deliveryRows
         .createQueryBuilder('x')
         .where('x.id = :id')

@@ -30,11 +30,17 @@ describe('ShapedReads (the hot-path read)', () => {
 
   const repo = () => t.db.getRepository(ContentItemEntity);
   const build = () => repo().createQueryBuilder('c').where('c.site_id = :siteId').orderBy('c.id', 'ASC');
+  /** Published items, or every item: the kind of branch whose flag, forgotten, leaks drafts. */
+  const buildItems = (s: { published: boolean }) => {
+    const qb = build();
+    if (s.published) qb.andWhere("c.status = 'published'");
+    return qb;
+  };
 
   it('reads the same entities as getMany: ids, arrays, jsonb, nulls and dates, as entity instances', async () => {
     const reads = new ShapedReads<ContentItemEntity>();
     const expected = await build().setParameters({ siteId: a.siteId }).getMany();
-    const { entities } = await reads.read('all', { siteId: a.siteId }, build);
+    const { entities } = await reads.read({}, { siteId: a.siteId }, build);
     expect(expected).toHaveLength(3);
     expect(entities).toEqual(expected);
     expect(entities[0]).toBeInstanceOf(ContentItemEntity);
@@ -46,24 +52,78 @@ describe('ShapedReads (the hot-path read)', () => {
   it("keeps the SQL of a shape and binds each call's own parameters", async () => {
     const b = await createTenant(t);
     expect((await b.api.post(`/api/v2/sites/${b.siteName}/content`).send({ title: 'Other site' })).status).toBe(201);
-    const reads = new ShapedReads<ContentItemEntity>();
-    const first = await reads.read('by-site', { siteId: a.siteId }, build);
+    const reads = new ShapedReads<ContentItemEntity>({ verify: false });
+    const first = await reads.read({}, { siteId: a.siteId }, build);
     const built = jest.fn(build);
-    const second = await reads.read('by-site', { siteId: b.siteId }, built);
+    const second = await reads.read({}, { siteId: b.siteId }, built);
     expect(built).not.toHaveBeenCalled();
     expect(first.entities.map((e) => e.title)).toEqual(['Full', 'Bare', 'Published']);
     expect(second.entities.map((e) => e.title)).toEqual(['Other site']);
   });
 
   it('gives extra selected values by name, and maps database errors like any query', async () => {
-    const reads = new ShapedReads<ContentItemEntity>();
-    const withTotal = await reads.read('total', { siteId: a.siteId }, () =>
+    const withTotal = await new ShapedReads<ContentItemEntity>().read({}, { siteId: a.siteId }, () =>
       build().addSelect('count(*) OVER ()', 'total'),
     );
     expect(Number(withTotal.extra(0, 'total'))).toBe(3);
-    await expect(reads.read('bad', { siteId: 'not a number' }, build)).rejects.toMatchObject({
+    await expect(
+      new ShapedReads<ContentItemEntity>().read({}, { siteId: 'not a number' }, build),
+    ).rejects.toMatchObject({
       name: 'QueryFailedError',
       driverError: expect.objectContaining({ code: '22P02' }),
+    });
+  });
+
+  it('builds each shape its own SQL: two shapes never share one, the same fields in any order are one', async () => {
+    const reads = new ShapedReads<ContentItemEntity>({ verify: false });
+    const built = jest.fn((s: { published: boolean; limit: number }) => buildItems(s).limit(s.limit));
+    const all = await reads.read({ published: false, limit: 10 }, { siteId: a.siteId }, built);
+    const published = await reads.read({ published: true, limit: 10 }, { siteId: a.siteId }, built);
+    expect(all.entities.map((e) => e.title)).toEqual(['Full', 'Bare', 'Published']);
+    expect(published.entities.map((e) => e.title)).toEqual(['Published']);
+    expect(built.mock.calls.map(([s]) => s)).toEqual([
+      { published: false, limit: 10 },
+      { published: true, limit: 10 },
+    ]);
+    const again = await reads.read({ limit: 10, published: true }, { siteId: a.siteId }, built);
+    expect(again.entities.map((e) => e.title)).toEqual(['Published']);
+    expect(built).toHaveBeenCalledTimes(2);
+    await expect(reads.read({ published: undefined } as never, { siteId: a.siteId }, built)).rejects.toThrow(
+      'shape field "published" is undefined',
+    );
+  });
+
+  describe('verification (on in tests: NODE_ENV=test)', () => {
+    /** A builder that branches on a value its shape does not hold: the bug verification is for. */
+    const readItems = (reads: ShapedReads<ContentItemEntity>, published: boolean) =>
+      reads.read({ order: 'id' }, { siteId: a.siteId }, () => buildItems({ published }));
+
+    it('fails a read whose builder branches on something outside its shape, naming the shape', async () => {
+      const reads = new ShapedReads<ContentItemEntity>();
+      expect((await readItems(reads, true)).entities.map((e) => e.title)).toEqual(['Published']);
+      const error = await readItems(reads, false).catch((e: Error) => e);
+      expect(error).toBeInstanceOf(Error);
+      expect((error as Error).message).toMatch(
+        /^ShapedReads: shape \{"order":"id"\} built other SQL than the SQL kept/,
+      );
+      expect((error as Error).message).toMatch(
+        /\nkept: .* WHERE "c"."site_id" = \$1 AND "c"."status" = 'published' ORDER/,
+      );
+      expect((error as Error).message).toMatch(/\nbuilt: .* WHERE "c"."site_id" = \$1 ORDER/);
+    });
+
+    it('is what stands between such a builder and the wrong rows: without it, drafts read as published', async () => {
+      const reads = new ShapedReads<ContentItemEntity>({ verify: false });
+      await readItems(reads, true);
+      // Asked for every item, the read runs the SQL kept for its shape: published only.
+      expect((await readItems(reads, false)).entities.map((e) => e.title)).toEqual(['Published']);
+    });
+
+    it('builds again on every read, and passes a builder that branches on its shape only', async () => {
+      const reads = new ShapedReads<ContentItemEntity>();
+      const built = jest.fn(buildItems);
+      for (const published of [true, false, true, false]) await reads.read({ published }, { siteId: a.siteId }, built);
+      expect(built).toHaveBeenCalledTimes(4);
     });
   });
 });

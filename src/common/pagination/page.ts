@@ -64,16 +64,38 @@ export function applyKeyset<T extends ObjectLiteral>(
   query: CursorQueryDto,
   direction: 'ASC' | 'DESC' = 'DESC',
 ): SelectQueryBuilder<T> {
-  if (query.cursor) {
-    const params = keysetParameters(columns, query);
+  return applyKeysetShape(qb, columns, keysetShape(query), direction).setParameters(keysetParameters(columns, query));
+}
+
+/** What a keyset page changes in a query's SQL: a cursor condition or none, and the limit. */
+export interface KeysetShape {
+  cursor: boolean;
+  limit: number;
+}
+
+export function keysetShape(query: CursorQueryDto): KeysetShape {
+  return { cursor: Boolean(query.cursor), limit: query.limit };
+}
+
+/**
+ * applyKeyset from a read's shape alone (ShapedReads, docs/performance.md): the same SQL, with
+ * the cursor's values left to the parameters `keysetParameters` gives (`keyset_0`, …).
+ */
+export function applyKeysetShape<T extends ObjectLiteral>(
+  qb: SelectQueryBuilder<T>,
+  columns: KeysetColumn[],
+  page: KeysetShape,
+  direction: 'ASC' | 'DESC' = 'DESC',
+): SelectQueryBuilder<T> {
+  if (page.cursor) {
     const left = columns.map((c) => c.expr).join(', ');
     const right = columns
       .map((c, i) => (c.type === 'timestamp' ? `CAST(:keyset_${i} AS timestamptz)` : `:keyset_${i}`))
       .join(', ');
-    qb.andWhere(`(${left}) ${direction === 'DESC' ? '<' : '>'} (${right})`, params);
+    qb.andWhere(`(${left}) ${direction === 'DESC' ? '<' : '>'} (${right})`);
   }
   columns.forEach((c, i) => (i === 0 ? qb.orderBy(c.expr, direction) : qb.addOrderBy(c.expr, direction)));
-  return qb.limit(query.limit + 1);
+  return qb.limit(page.limit + 1);
 }
 
 /** The parameters applyKeyset binds for the cursor (`keyset_0`, …): none without a cursor. */
