@@ -25,7 +25,6 @@ const BY_POSITION: KeysetColumn[] = [
   { expr: 'x.id', type: 'number' },
 ];
 
-/** One unit of stock to take or give back: a product, or one of its variants. */
 /**
  * What selects a product list's SQL: each filter present or not (in and out of stock, recurring
  * or one-off, are two conditions each), and the page.
@@ -41,6 +40,7 @@ interface ProductListShape extends KeysetShape {
   q: boolean;
 }
 
+/** One unit of stock to take or give back: a product, or one of its variants. */
 export interface StockLine {
   productId: number;
   variantId: number | null;
