@@ -8,7 +8,7 @@ import { NewsletterListEntity } from './entities/newsletter-list.entity';
 import { SigningKeyEntity } from './entities/signing-key.entity';
 import { SubscriptionEntity } from './entities/subscription.entity';
 import { SuppressionEntity } from './entities/suppression.entity';
-import { SubscriptionsService } from './subscriptions.service';
+import { SubscriptionsService } from './audience/subscriptions.service';
 import { SeriesEnrollmentEntity } from './entities/series-enrollment.entity';
 import { SeriesSendEntity } from './entities/series-send.entity';
 import { SeriesStepEntity } from './entities/series-step.entity';

@@ -23,7 +23,7 @@ export interface ChargeOutcome {
  * A payment processor behind user subscriptions (docs/users.md). Sitebase keeps the ledger and
  * asks the processor for what a line still owes; collecting money is the processor's. A charge
  * it answers `pending` and settles later is reported back through
- * `UserSubscriptionsService.pay` (its webhook's handler), as an operator's pay route does. An
+ * `SubscriptionChargesService.pay` (its webhook's handler), as an operator's pay route does. An
  * adapter is added only with the processor's official SDK and is active only when configured;
  * the built-in `manual` processor collects nothing and leaves every charge `pending` for the site
  * to settle its own way.

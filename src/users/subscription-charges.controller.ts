@@ -12,12 +12,12 @@ import {
   UserSubscriptionParamDto,
   FORBIDDEN_MOVES,
 } from './dto/subscription.dto';
-import { UserSubscriptionsService } from './user-subscriptions.service';
+import { SubscriptionChargesService } from './subscription-charges.service';
 
 /** Operators' routes over the charges of a user's subscription (a secret key; a session is a 403). */
 @ApiController('api/v2/sites/:siteName/users', 'Site users')
 export class SubscriptionChargesController {
-  constructor(private readonly subscriptions: UserSubscriptionsService) {}
+  constructor(private readonly charges: SubscriptionChargesService) {}
 
   @Post(':id/subscriptions/:subId/charges')
   @Route({
@@ -37,7 +37,7 @@ export class SubscriptionChargesController {
     @Body() dto: CreateChargeDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<ChargeResponseDto> {
-    const { charge, creditBalance } = await this.subscriptions.charge(site, id, subId, dto);
+    const { charge, creditBalance } = await this.charges.charge(site, id, subId, dto);
     created(res, `/api/v2/sites/${site.name}/users/${id}/subscriptions/${subId}`);
     return { charge: toSubscriptionEntry(charge), creditBalance };
   }
@@ -64,7 +64,7 @@ export class SubscriptionChargesController {
     @Param() { id, subId, chargeId }: SubscriptionChargeParamDto,
     @Body() dto: PayChargeDto,
   ): Promise<PaidChargeDto> {
-    const paid = await this.subscriptions.pay(site, id, subId, chargeId, dto ?? {});
+    const paid = await this.charges.pay(site, id, subId, chargeId, dto ?? {});
     return {
       charge: toSubscriptionEntry(paid.charge),
       subscription: toSubscriptionResponse(paid.subscription),

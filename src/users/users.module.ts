@@ -9,6 +9,8 @@ import { MySubscriptionsController } from './my-subscriptions.controller';
 import { PaymentProcessors } from './payment-processor';
 import { SubscriptionBilling } from './subscription-billing';
 import { SubscriptionChargesController } from './subscription-charges.controller';
+import { SubscriptionChargesService } from './subscription-charges.service';
+import { SubscriptionJobsService } from './subscription-jobs.service';
 import { SubscriptionPeriods } from './subscription-periods';
 import { SubscriptionPlans } from './subscription-plans';
 import { UserSubscriptionsService } from './user-subscriptions.service';
@@ -79,6 +81,8 @@ import { UsersService } from './users.service';
     SubscriptionPeriods,
     SubscriptionPlans,
     UserSubscriptionsService,
+    SubscriptionChargesService,
+    SubscriptionJobsService,
   ],
   exports: [UsersService, SessionsService, CreditsService, UserSubscriptionsService, PaymentProcessors],
 })

@@ -1,6 +1,6 @@
 import { ContentPublishJob } from '../../src/content/content-publish.job';
 import { EmailDeliveryJob } from '../../src/email/email-delivery.job';
-import { ImportService } from '../../src/newsletter/import.service';
+import { ImportService } from '../../src/newsletter/bulk-import/import.service';
 import { eventually, startApp, TestApp } from '../support/app';
 import { createFreshDatabase } from '../support/databases';
 import { startSmtpSink, SmtpSink } from '../support/smtp';

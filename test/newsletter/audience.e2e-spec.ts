@@ -3,7 +3,7 @@ import { EmailMessageEntity } from '../../src/email/entities/email-message.entit
 import { MembershipEntity } from '../../src/newsletter/entities/membership.entity';
 import { SigningKeyEntity } from '../../src/newsletter/entities/signing-key.entity';
 import { SubscriptionEntity } from '../../src/newsletter/entities/subscription.entity';
-import { encodeLinkToken } from '../../src/newsletter/link-tokens';
+import { encodeLinkToken } from '../../src/newsletter/links/link-tokens';
 import { startApp, TestApp } from '../support/app';
 import { snapshotDatabase } from '../support/db-snapshot';
 import { eventsOf, lastEventId } from '../support/events';

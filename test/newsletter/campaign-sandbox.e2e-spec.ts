@@ -3,7 +3,7 @@ import { unlinkSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { basename, join } from 'node:path';
 import { EmailTemplateEntity } from '../../src/email/entities/email-template.entity';
-import { SeriesSweepJob } from '../../src/newsletter/series-sweep.job';
+import { SeriesSweepJob } from '../../src/newsletter/series/series-sweep.job';
 import { eventually, startApp, TestApp } from '../support/app';
 import { createFreshDatabase } from '../support/databases';
 import { snapshotDatabase } from '../support/db-snapshot';

@@ -1,10 +1,10 @@
 import { IsNull } from 'typeorm';
 import { ImportEntity } from '../../src/newsletter/entities/import.entity';
-import { ImportService } from '../../src/newsletter/import.service';
+import { ImportService } from '../../src/newsletter/bulk-import/import.service';
 import { MembershipEntity } from '../../src/newsletter/entities/membership.entity';
 import { SubscriptionEntity } from '../../src/newsletter/entities/subscription.entity';
 import { SuppressionEntity } from '../../src/newsletter/entities/suppression.entity';
-import { emailHash } from '../../src/newsletter/subscription-writer';
+import { emailHash } from '../../src/newsletter/audience/subscription-writer';
 import { eventually } from '../support/app';
 import { snapshotDatabase } from '../support/db-snapshot';
 import { ISO } from '../support/matchers';

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { EmailService } from '../../src/email/email.service';
-import { SeriesSweepJob } from '../../src/newsletter/series-sweep.job';
+import { SeriesSweepJob } from '../../src/newsletter/series/series-sweep.job';
 import { eventually, startApp, TestApp } from '../support/app';
 import { createFreshDatabase } from '../support/databases';
 import { eventsOf, lastEventId } from '../support/events';

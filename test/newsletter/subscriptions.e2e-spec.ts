@@ -3,7 +3,7 @@ import { EmailMessageEntity } from '../../src/email/entities/email-message.entit
 import { MembershipEntity } from '../../src/newsletter/entities/membership.entity';
 import { SubscriptionEntity } from '../../src/newsletter/entities/subscription.entity';
 import { SuppressionEntity } from '../../src/newsletter/entities/suppression.entity';
-import { emailHash } from '../../src/newsletter/subscription-writer';
+import { emailHash } from '../../src/newsletter/audience/subscription-writer';
 import { snapshotDatabase } from '../support/db-snapshot';
 import { eventsOf, lastEventId } from '../support/events';
 import { ISO, NULL_OR_ISO } from '../support/matchers';

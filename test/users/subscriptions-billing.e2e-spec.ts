@@ -5,7 +5,7 @@ import { SiteUserEntity } from '../../src/users/entities/site-user.entity';
 import { SubscriptionEntryEntity } from '../../src/users/entities/subscription-entry.entity';
 import { UserSubscriptionEntity } from '../../src/users/entities/user-subscription.entity';
 import { SessionsService } from '../../src/users/sessions.service';
-import { UserSubscriptionsService } from '../../src/users/user-subscriptions.service';
+import { SubscriptionJobsService } from '../../src/users/subscription-jobs.service';
 import { makeOrder, makeProduct, Made, ordersUrl } from '../support/commerce';
 import { eventsOf, lastEventId } from '../support/events';
 import { ISO } from '../support/matchers';
@@ -37,7 +37,7 @@ describe('site users: subscription billing (no period without its charge)', () =
   const users = (x: Tenant, rest = '') => `/api/v2/sites/${x.siteName}/users${rest}`;
   const subs = () => ctx.t.db.getRepository(UserSubscriptionEntity);
   const entries = () => ctx.t.db.getRepository(SubscriptionEntryEntity);
-  const service = () => ctx.t.app.get(UserSubscriptionsService);
+  const jobs = () => ctx.t.app.get(SubscriptionJobsService);
   const lines = (subscriptionId: number) => entries().find({ where: { subscriptionId }, order: { id: 'ASC' } });
   const periodSum = async (subscriptionId: number) =>
     (await lines(subscriptionId)).filter((e) => e.kind !== 'charge').reduce((sum, e) => sum + e.amount, 0);
@@ -80,7 +80,7 @@ describe('site users: subscription billing (no period without its charge)', () =
       [a.siteId, orderId],
     );
     const sub = await ctx.t.db.transaction((em) =>
-      service().startFromOrder(em, {
+      jobs().startFromOrder(em, {
         id: Number(event.id),
         accountId: a.accountId,
         siteId: a.siteId,
@@ -193,7 +193,7 @@ describe('site users: subscription billing (no period without its charge)', () =
     // The year ends with its charge unpaid: canceled, `unpaid`, and no new period.
     at('2021-01-20T12:00:00.000Z');
     const due = await lastEventId(ctx.t);
-    await service().rollPeriods();
+    await jobs().rollPeriods();
     expect(await subs().findOneByOrFail({ id: sub.id })).toEqual(
       expect.objectContaining({
         status: 'canceled',
@@ -223,7 +223,7 @@ describe('site users: subscription billing (no period without its charge)', () =
     await post('pause').expect(200);
     // Paused past the period's end: the period job leaves it alone.
     at('2020-05-15T00:00:00.000Z');
-    await service().rollPeriods();
+    await jobs().rollPeriods();
     expect(await subs().findOneByOrFail({ id: sub.id })).toEqual(
       expect.objectContaining({ status: 'paused', currentPeriodEnd: new Date('2020-04-01T00:00:00.000Z') }),
     );
@@ -294,7 +294,7 @@ describe('site users: subscription billing (no period without its charge)', () =
     expect(await changes(after, sub.id)).toEqual([['user.subscription.updated', 'plan_changed', 'active']]);
 
     at('2020-07-01T00:00:00.000Z');
-    await service().rollPeriods();
+    await jobs().rollPeriods();
     expect((await lines(sub.id))[1]).toEqual(
       expect.objectContaining({
         kind: 'renewal',
@@ -350,7 +350,7 @@ describe('site users: subscription billing (no period without its charge)', () =
 
     at('2020-10-01T00:00:00.000Z');
     const after = await lastEventId(ctx.t);
-    await service().rollPeriods();
+    await jobs().rollPeriods();
     expect((await lines(sub.id))[3]).toEqual(
       expect.objectContaining({
         kind: 'renewal',
@@ -394,7 +394,7 @@ describe('site users: subscription billing (no period without its charge)', () =
     });
     // The trial ends: the first paid period is the new plan's.
     at('2020-05-01T00:00:00.000Z');
-    await service().rollPeriods();
+    await jobs().rollPeriods();
     expect((await lines(sub.id))[1]).toEqual(
       expect.objectContaining({ kind: 'renewal', amount: 100000, periodEnd: new Date('2021-05-01T00:00:00.000Z') }),
     );
@@ -405,7 +405,7 @@ describe('site users: subscription billing (no period without its charge)', () =
       at('2020-11-01T00:00:00.000Z');
       const sub = await subscribed('payer@example.com', monthly30);
       at('2020-12-01T00:00:00.000Z');
-      await service().rollPeriods();
+      await jobs().rollPeriods();
       const renewal = (await lines(sub.id))[1];
       expect(renewal).toEqual(expect.objectContaining({ kind: 'renewal', amount: 3000, status: 'pending' }));
       expect((await subs().findOneByOrFail({ id: sub.id })).status).toBe('past_due');

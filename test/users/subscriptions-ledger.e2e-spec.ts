@@ -5,6 +5,8 @@ import { SiteUserEntity } from '../../src/users/entities/site-user.entity';
 import { SubscriptionEntryEntity } from '../../src/users/entities/subscription-entry.entity';
 import { UserSubscriptionEntity } from '../../src/users/entities/user-subscription.entity';
 import { PaymentProcessors } from '../../src/users/payment-processor';
+import { SubscriptionChargesService } from '../../src/users/subscription-charges.service';
+import { SubscriptionJobsService } from '../../src/users/subscription-jobs.service';
 import { UserSubscriptionsService } from '../../src/users/user-subscriptions.service';
 import { makeProduct } from '../support/commerce';
 import { withTenants } from '../support/tenant';
@@ -193,6 +195,8 @@ describe('subscription ledger: properties over random action sequences', () => {
   let pays = false;
   let line = 0;
   const service = () => ctx.t.app.get(UserSubscriptionsService);
+  const charges = () => ctx.t.app.get(SubscriptionChargesService);
+  const jobs = () => ctx.t.app.get(SubscriptionJobsService);
   const site = () => ({
     id: ctx.tenants[0].siteId,
     name: ctx.tenants[0].siteName,
@@ -298,12 +302,12 @@ describe('subscription ledger: properties over random action sequences', () => {
             order: { id: 'ASC' },
             take: 1,
           });
-          if (pending) await service().pay(s, userId, sub.id, pending.id, { paidOutOfBand: true });
+          if (pending) await charges().pay(s, userId, sub.id, pending.id, { paidOutOfBand: true });
           break;
         }
         case 'advance':
           now += a.ms;
-          await service().rollPeriods();
+          await jobs().rollPeriods();
           break;
       }
       return null;
@@ -377,7 +381,7 @@ describe('subscription ledger: properties over random action sequences', () => {
         line += 1;
         const plan = plans[sc.plan];
         const started = await ctx.t.db.transaction((em) =>
-          service().startFromOrder(em, {
+          jobs().startFromOrder(em, {
             id: line,
             accountId: ctx.tenants[0].accountId,
             siteId: ctx.tenants[0].siteId,

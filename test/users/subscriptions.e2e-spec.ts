@@ -5,7 +5,7 @@ import { SiteUserEntity } from '../../src/users/entities/site-user.entity';
 import { SubscriptionEntryEntity } from '../../src/users/entities/subscription-entry.entity';
 import { UserSubscriptionEntity } from '../../src/users/entities/user-subscription.entity';
 import { SessionsService } from '../../src/users/sessions.service';
-import { UserSubscriptionsService } from '../../src/users/user-subscriptions.service';
+import { SubscriptionJobsService } from '../../src/users/subscription-jobs.service';
 import { eventually } from '../support/app';
 import { eventsOf, lastEventId } from '../support/events';
 import { ISO } from '../support/matchers';
@@ -25,7 +25,7 @@ describe('site users: subscriptions to recurring products', () => {
   const users = (x: Tenant, rest = '') => `/api/v2/sites/${x.siteName}/users${rest}`;
   const subs = () => ctx.t.db.getRepository(UserSubscriptionEntity);
   const entries = () => ctx.t.db.getRepository(SubscriptionEntryEntity);
-  const service = () => ctx.t.app.get(UserSubscriptionsService);
+  const jobs = () => ctx.t.app.get(SubscriptionJobsService);
 
   beforeAll(async () => {
     [a, b] = ctx.tenants;
@@ -168,7 +168,7 @@ describe('site users: subscriptions to recurring products', () => {
         [a.siteId, order.id],
       );
       const again = await ctx.t.db.transaction((em) =>
-        service().startFromOrder(em, {
+        jobs().startFromOrder(em, {
           id: Number(requested[0].id),
           accountId: a.accountId,
           siteId: a.siteId,
@@ -361,7 +361,7 @@ describe('site users: subscriptions to recurring products', () => {
       await subs().update({ id: leaving.id }, { currentPeriodStart: started, currentPeriodEnd: ended });
       const after = await lastEventId(ctx.t);
 
-      expect(await service().rollPeriods()).toBeGreaterThanOrEqual(3);
+      expect(await jobs().rollPeriods()).toBeGreaterThanOrEqual(3);
 
       // The manual processor collects nothing: the new period's charge waits, and so does the subscription.
       const renewed = await subs().findOneByOrFail({ id: renew.id });
@@ -399,7 +399,7 @@ describe('site users: subscriptions to recurring products', () => {
       );
       // Nothing left due: a second run moves nothing of these.
       const again = await lastEventId(ctx.t);
-      await service().rollPeriods();
+      await jobs().rollPeriods();
       expect(
         (await eventsOf(ctx.t, a, again)).filter((e) =>
           [renew.id, trial.id, leaving.id].includes(Number(e.payload.id)),

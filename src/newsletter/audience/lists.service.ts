@@ -1,0 +1,125 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { DataSource, EntityManager, In, Repository } from 'typeorm';
+import { NotFoundProblem } from '../../common/errors/problems';
+import { recordEvent } from '../../common/outbox/record-event';
+import {
+  applyKeysetShape,
+  KeysetColumn,
+  keysetPage,
+  keysetParameters,
+  keysetShape,
+  Page,
+} from '../../common/pagination/page';
+import { findInSiteOrFail, SiteContext } from '../../common/tenancy/site-context';
+import { ShapedReads } from '../../database/fast-read';
+import { CreateListDto, ListQueryDto, ListWithCounts, UpdateListDto } from '../dto/list.dto';
+import { NewsletterListEntity } from '../entities/newsletter-list.entity';
+import { ListEventPayload, NEWSLETTER_EVENTS } from '../newsletter.events';
+import { SubscriptionsRepository } from './subscriptions.repository';
+
+const NEWEST: KeysetColumn[] = [{ expr: 'l.id', type: 'number' }];
+const EDITABLE = ['name', 'description', 'doubleOptIn', 'visibility'] as const;
+
+/** A site's mailing lists (docs/newsletter.md). Deleting one removes its memberships, never the subscribers. */
+@Injectable()
+export class ListsService {
+  private readonly listReads = new ShapedReads<NewsletterListEntity>();
+  private readonly oneReads = new ShapedReads<NewsletterListEntity>();
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @InjectRepository(NewsletterListEntity) private readonly lists: Repository<NewsletterListEntity>,
+    private readonly repository: SubscriptionsRepository,
+  ) {}
+
+  async list(site: SiteContext, query: ListQueryDto): Promise<Page<ListWithCounts>> {
+    const params = { siteId: site.id, visibility: query.visibility, ...keysetParameters(NEWEST, query) };
+    const shape = { ...keysetShape(query), visibility: Boolean(query.visibility) };
+    const { entities } = await this.listReads.read(shape, params, (s) => {
+      const qb = this.lists.createQueryBuilder('l').where('l.site_id = :siteId');
+      if (s.visibility) qb.andWhere('l.visibility = :visibility');
+      return applyKeysetShape(qb, NEWEST, s);
+    });
+    const page = keysetPage(entities, query.limit, (l) => [l.id]);
+    const counts = await this.repository.listCounts(
+      null,
+      page.data.map((l) => l.id),
+    );
+    return { data: page.data.map((list) => ({ list, counts: counts.get(list.id)! })), pagination: page.pagination };
+  }
+
+  async get(site: SiteContext, id: number): Promise<ListWithCounts> {
+    const { entities } = await this.oneReads.read({}, { siteId: site.id, id }, () =>
+      this.lists.createQueryBuilder('l').where('l.site_id = :siteId').andWhere('l.id = :id').limit(1),
+    );
+    if (!entities[0]) throw new NotFoundProblem('List');
+    return this.withCounts(null, entities[0]);
+  }
+
+  create(site: SiteContext, dto: CreateListDto): Promise<ListWithCounts> {
+    return this.dataSource.transaction(async (em) => {
+      const list = await em.save(
+        em.create(NewsletterListEntity, {
+          siteId: site.id,
+          name: dto.name,
+          description: dto.description ?? '',
+          doubleOptIn: dto.doubleOptIn ?? true,
+          visibility: dto.visibility ?? 'public',
+        }),
+      );
+      await recordEvent(em, site, NEWSLETTER_EVENTS.listCreated, listPayload(list));
+      return { list, counts: { pending: 0, active: 0, unsubscribed: 0 } };
+    });
+  }
+
+  /** A PATCH that changes nothing records no event. */
+  update(site: SiteContext, id: number, dto: UpdateListDto): Promise<ListWithCounts> {
+    return this.dataSource.transaction(async (em) => {
+      const list = await findInSiteOrFail(em, NewsletterListEntity, site, id, 'List', { lock: true });
+      let changed = false;
+      for (const field of EDITABLE) {
+        const value = dto[field];
+        if (value === undefined || list[field] === value) continue;
+        (list as unknown as Record<string, unknown>)[field] = value;
+        changed = true;
+      }
+      if (!changed) return this.withCounts(em, list);
+      const saved = await em.save(list);
+      await recordEvent(em, site, NEWSLETTER_EVENTS.listUpdated, listPayload(saved));
+      return this.withCounts(em, saved);
+    });
+  }
+
+  /** The memberships go with the list (ON DELETE CASCADE); the subscriptions stay. */
+  remove(site: SiteContext, id: number): Promise<void> {
+    return this.dataSource.transaction(async (em) => {
+      const list = await findInSiteOrFail(em, NewsletterListEntity, site, id, 'List', { lock: true });
+      await em.delete(NewsletterListEntity, { id: list.id, siteId: site.id });
+      await recordEvent(em, site, NEWSLETTER_EVENTS.listDeleted, listPayload(list));
+    });
+  }
+
+  /** The site's lists among `ids`, for the subscribe and membership writes (missing ones are left out). */
+  findMany(em: EntityManager, site: SiteContext, ids: number[]): Promise<NewsletterListEntity[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return em.find(NewsletterListEntity, { where: { siteId: site.id, id: In(ids) }, order: { id: 'ASC' } });
+  }
+
+  /** Fails with a 404 naming the first id that is not a list of the site. */
+  async requireMany(em: EntityManager, site: SiteContext, ids: number[]): Promise<NewsletterListEntity[]> {
+    const found = await this.findMany(em, site, ids);
+    const missing = ids.find((id) => !found.some((l) => l.id === id));
+    if (missing !== undefined) throw new NotFoundProblem(`List ${missing}`);
+    return found;
+  }
+
+  private async withCounts(em: EntityManager | null, list: NewsletterListEntity): Promise<ListWithCounts> {
+    const counts = await this.repository.listCounts(em, [list.id]);
+    return { list, counts: counts.get(list.id)! };
+  }
+}
+
+function listPayload(l: NewsletterListEntity): ListEventPayload {
+  return { id: l.id, name: l.name, doubleOptIn: l.doubleOptIn, visibility: l.visibility };
+}

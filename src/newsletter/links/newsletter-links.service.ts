@@ -1,0 +1,129 @@
+import { Injectable } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { DataSource, EntityManager } from 'typeorm';
+import { PublicUrls } from '../../common/http/public-urls';
+import { SiteContext } from '../../common/tenancy/site-context';
+import { AppConfig } from '../../config/app-config';
+import { SigningKeyEntity } from '../entities/signing-key.entity';
+import { SubscriptionEntity } from '../entities/subscription.entity';
+import { decodeLinkToken, encodeLinkToken, LinkKind, LinkToken } from './link-tokens';
+
+/** At most this many site secrets are kept in memory. */
+const MAX_CACHED = 10_000;
+
+/**
+ * The links of the newsletter's mail and pages: each site's signing secret (made on first use,
+ * kept in memory: it never changes), the tokens, and their absolute URLs (the site's
+ * `publicBaseUrl`, else PUBLIC_BASE_URL).
+ */
+@Injectable()
+export class NewsletterLinks {
+  private readonly secrets = new Map<number, Buffer>();
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly urls: PublicUrls,
+    private readonly config: AppConfig,
+  ) {}
+
+  async secretOf(siteId: number, em?: EntityManager): Promise<Buffer> {
+    const known = this.secrets.get(siteId);
+    if (known) return known;
+    const manager = em ?? this.dataSource.manager;
+    await manager
+      .createQueryBuilder()
+      .insert()
+      .into(SigningKeyEntity)
+      .values({ siteId, secret: randomBytes(32) })
+      .orIgnore()
+      .execute();
+    const row = await manager.findOneByOrFail(SigningKeyEntity, { siteId });
+    if (this.secrets.size >= MAX_CACHED) this.secrets.clear();
+    this.secrets.set(siteId, row.secret);
+    return row.secret;
+  }
+
+  /** The site's secret if it has made one (read once, then from memory); null: it has issued no token. */
+  async secretIfAny(siteId: number): Promise<Buffer | null> {
+    const known = this.secrets.get(siteId);
+    if (known) return known;
+    const row = await this.dataSource.manager.findOneBy(SigningKeyEntity, { siteId });
+    if (!row) return null;
+    if (this.secrets.size >= MAX_CACHED) this.secrets.clear();
+    this.secrets.set(siteId, row.secret);
+    return row.secret;
+  }
+
+  /** Forgets a site's secret (its row went with the site). */
+  forget(siteId: number): void {
+    this.secrets.delete(siteId);
+  }
+
+  async confirmToken(em: EntityManager, site: SiteContext, sub: SubscriptionEntity, nonce: string): Promise<string> {
+    const expiresAt = Math.floor(Date.now() / 1000) + this.config.NEWSLETTER_CONFIRM_TTL_HOURS * 3600;
+    return encodeLinkToken(await this.secretOf(site.id, em), {
+      kind: 'c',
+      subscriptionId: sub.id,
+      nonce,
+      expiresAt,
+    });
+  }
+
+  async manageToken(site: SiteContext, sub: SubscriptionEntity, em?: EntityManager): Promise<string> {
+    return encodeLinkToken(await this.secretOf(site.id, em), {
+      kind: 'm',
+      subscriptionId: sub.id,
+      nonce: sub.manageNonce,
+    });
+  }
+
+  /** The claims of a token signed with the site's secret; a site without one has issued none. */
+  async decode(site: SiteContext, token: string, kind: LinkKind): Promise<LinkToken | null> {
+    let secret = this.secrets.get(site.id);
+    if (!secret) {
+      const row = await this.dataSource.manager.findOneBy(SigningKeyEntity, { siteId: site.id });
+      if (!row) return null;
+      secret = row.secret;
+      this.secrets.set(site.id, secret);
+    }
+    return decodeLinkToken(secret, token, kind);
+  }
+
+  /** Paths from the server's root (pages link and post to them on their own origin). */
+  confirmPath(site: SiteContext, token: string): string {
+    return `/api/v2/sites/${site.name}/newsletter/confirm/${token}`;
+  }
+
+  preferencesPath(site: SiteContext, token: string): string {
+    return `/api/v2/sites/${site.name}/newsletter/preferences/${token}`;
+  }
+
+  unsubscribePath(site: SiteContext): string {
+    return `/api/v2/sites/${site.name}/newsletter/unsubscribe`;
+  }
+
+  /** The RFC 8058 one-click target: POST `List-Unsubscribe=One-Click` to it. */
+  oneClickPath(site: SiteContext, token: string): string {
+    return `${this.unsubscribePath(site)}?token=${encodeURIComponent(token)}`;
+  }
+
+  /**
+   * What every mail to a subscriber carries (campaigns, series): the preferences page's URL, and
+   * the RFC 8058 headers whose one-click target unsubscribes with a POST.
+   */
+  mailLinks(
+    site: SiteContext,
+    token: string,
+    siteBase: string | undefined,
+  ): { preferencesUrl: string; headers: Record<string, string> } {
+    const oneClick = this.absolute(this.oneClickPath(site, token), siteBase);
+    return {
+      preferencesUrl: this.absolute(this.preferencesPath(site, token), siteBase),
+      headers: { 'List-Unsubscribe': `<${oneClick}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
+    };
+  }
+
+  absolute(path: string, siteBase: string | undefined): string {
+    return this.urls.absolute(path, siteBase);
+  }
+}

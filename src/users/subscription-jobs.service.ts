@@ -1,0 +1,121 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { OutboxEvent, OutboxRelay } from '../common/outbox/outbox-relay.service';
+import { EventScope, recordEvent } from '../common/outbox/record-event';
+import { QueueService } from '../common/queue/queue.service';
+import { Clock } from '../common/scheduling/clock';
+import { sql } from '../database/sql';
+import { ORDERS_EVENTS, SubscriptionRequestedPayload } from '../orders/orders.events';
+import { SiteUserEntity } from './entities/site-user.entity';
+import { UserSubscriptionEntity } from './entities/user-subscription.entity';
+import { recordSubscription, SubscriptionBilling } from './subscription-billing';
+import { SubscriptionPeriods } from './subscription-periods';
+import { addInterval } from './subscription-status';
+import { UsersRepository } from './users.repository';
+import { USER_EVENTS } from './users.events';
+
+export const SUBSCRIPTION_RESUME_JOB = 'users.subscription-resume';
+export const SUBSCRIPTION_PERIODS_JOB = 'users.subscription-periods';
+
+/**
+ * What moves subscriptions without a request (docs/users.md, "Subscriptions"): a paid order's
+ * recurring line starts one (the orders module's `order.subscription_requested`), the period job
+ * rolls periods every minute, and the resume job ends a pause at its `resumesAt`.
+ */
+@Injectable()
+export class SubscriptionJobsService implements OnModuleInit {
+  constructor(
+    private readonly queue: QueueService,
+    private readonly relay: OutboxRelay,
+    private readonly billing: SubscriptionBilling,
+    private readonly periods: SubscriptionPeriods,
+    private readonly users: UsersRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  onModuleInit(): void {
+    this.relay.subscribe(ORDERS_EVENTS.subscriptionRequested.name, async (em, event) => {
+      await this.startFromOrder(em, event);
+    });
+    this.queue.register<{ id: number; version: number }>(
+      SUBSCRIPTION_RESUME_JOB,
+      (data) => this.periods.resumeDue(data),
+      { retryLimit: 5 },
+    );
+    this.queue.register(SUBSCRIPTION_PERIODS_JOB, async () => void (await this.periods.rollPeriods()), {
+      cron: '* * * * *',
+      retryLimit: 1,
+    });
+  }
+
+  /** The period job's work up to `now` (the clock's, by default): subscription-periods.ts. */
+  rollPeriods(now?: Date): Promise<number> {
+    return this.periods.rollPeriods(now);
+  }
+
+  /**
+   * `order.subscription_requested` (at least once): the subscription of one recurring line of a
+   * paid order, for the user who placed it signed in, else the site user of the order's address
+   * (made now if there is none: they can sign in with it); its first period is paid by the order
+   * (an `initial` line). Keyed by the line: a second delivery starts nothing. Answers the subscription, or null when there was nothing to start.
+   */
+  async startFromOrder(em: EntityManager, event: OutboxEvent): Promise<UserSubscriptionEntity | null> {
+    if (event.siteId === null) return null;
+    const p = event.payload as unknown as SubscriptionRequestedPayload;
+    const scope: EventScope = { id: event.siteId, accountId: event.accountId };
+    const userId = await this.customerOf(em, scope, p);
+    if (userId === null) return null;
+    const now = this.clock.now();
+    const inserted = await em
+      .createQueryBuilder()
+      .insert()
+      .into(UserSubscriptionEntity)
+      .values({
+        siteId: event.siteId,
+        userId,
+        productId: p.productId,
+        variantId: p.variantId,
+        quantity: p.quantity,
+        status: 'active',
+        unitAmount: p.unitAmount,
+        currency: p.currency,
+        interval: p.interval as UserSubscriptionEntity['interval'],
+        intervalCount: p.intervalCount,
+        currentPeriodStart: now,
+        currentPeriodEnd: addInterval(now, p.interval as UserSubscriptionEntity['interval'], p.intervalCount),
+        processor: 'manual',
+        orderId: p.orderId,
+        orderLineId: p.lineId,
+      })
+      .orIgnore()
+      .returning(['id'])
+      .execute();
+    if ((inserted.raw as unknown[]).length === 0) return null;
+    const sub = await em.findOneOrFail(UserSubscriptionEntity, { where: { orderLineId: p.lineId } });
+    await recordSubscription(em, scope, USER_EVENTS.subscriptionCreated, sub, null, 'created');
+    await this.billing.initial(em, sub);
+    return sub;
+  }
+
+  /** The site user an order's subscription is for; null when the order no longer names anyone. */
+  private async customerOf(
+    em: EntityManager,
+    scope: EventScope,
+    p: SubscriptionRequestedPayload,
+  ): Promise<number | null> {
+    if (p.userId) {
+      const user = await em.findOne(SiteUserEntity, { where: { id: p.userId, siteId: scope.id! } });
+      if (user) return user.id;
+    }
+    const { rows } = await sql<{ customer_email: string | null }>(
+      em,
+      'SELECT customer_email FROM orders WHERE id = $1 AND site_id = $2',
+      [p.orderId, scope.id],
+    );
+    const email = rows[0]?.customer_email;
+    if (!email) return null;
+    const { user, created } = await this.users.findOrCreate(em, scope.id!, email);
+    if (created) await recordEvent(em, scope, USER_EVENTS.created, { id: user.id, status: user.status });
+    return user.id;
+  }
+}
