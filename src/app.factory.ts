@@ -10,7 +10,6 @@ import { createRootLogger, httpLogger, PinoNestLogger } from './common/http/logg
 import { BlockedClients, refuseBlocked } from './common/http/blocked-clients';
 import { PUBLIC_URLS_LOCAL, PublicUrls } from './common/http/public-urls';
 import { MemoizedInputPipe } from './common/http/memoized-input.pipe';
-import { prefilterRoutes, routeBySegmentCount, RoutingTable } from './common/http/route-prefilter';
 import { memoizeValidationMetadata } from './common/input/validation-metadata';
 import { setupOpenApi } from './common/http/openapi';
 import { privateAnswers } from './common/http/private-answers';
@@ -76,11 +75,6 @@ export async function createApp({
   app.useGlobalFilters(new ProblemDetailsFilter());
   if (config.DOCS_ENABLED) setupOpenApi(app);
   await app.init();
-  // Every route is registered now: each gets a cheap segment test before its path expression,
-  // and a request walks only the routes with as many segments as its path.
-  const { router } = app.getHttpAdapter().getInstance() as unknown as { router: RoutingTable };
-  prefilterRoutes(router.stack);
-  routeBySegmentCount(router);
   return app;
 }
 
