@@ -9,8 +9,8 @@ import { createValidationPipe } from './common/errors/validation';
 import { createRootLogger, httpLogger, PinoNestLogger } from './common/http/logging';
 import { BlockedClients, refuseBlocked } from './common/http/blocked-clients';
 import { PUBLIC_URLS_LOCAL, PublicUrls } from './common/http/public-urls';
-import { MemoizedInputPipe } from './common/http/memoized-input.pipe';
-import { memoizeValidationMetadata } from './common/input/validation-metadata';
+import { fenceWarning } from './common/internals/fence';
+import { inputPipe } from './common/internals/memoized-input.pipe';
 import { setupOpenApi } from './common/http/openapi';
 import { privateAnswers } from './common/http/private-answers';
 import { corsForBrowsers, securityHeaders } from './common/http/security-headers';
@@ -69,9 +69,8 @@ export async function createApp({
   app.use(refuseContentEncoding);
   app.use(refuseMalformedQuery);
   app.use(credentials(app.get(CredentialsMiddleware)));
-  // Every DTO class is defined by now (the modules imported them): their rules are fixed.
-  memoizeValidationMetadata();
-  app.useGlobalPipes(new MemoizedInputPipe(createValidationPipe()));
+  // Params and queries through the memo (a fenced fast path: FAST_PATHS, src/common/internals).
+  app.useGlobalPipes(inputPipe(createValidationPipe(), config, fenceWarning(logger)));
   app.useGlobalFilters(new ProblemDetailsFilter());
   if (config.DOCS_ENABLED) setupOpenApi(app);
   await app.init();
