@@ -10,6 +10,7 @@ import { createRootLogger, httpLogger, PinoNestLogger } from './common/http/logg
 import { BlockedClients, refuseBlocked } from './common/http/blocked-clients';
 import { PUBLIC_URLS_LOCAL, PublicUrls } from './common/http/public-urls';
 import { fenceWarning } from './common/internals/fence';
+import { checkReadFences } from './common/internals/fences';
 import { inputPipe } from './common/internals/memoized-input.pipe';
 import { setupOpenApi } from './common/http/openapi';
 import { privateAnswers } from './common/http/private-answers';
@@ -69,8 +70,12 @@ export async function createApp({
   app.use(refuseContentEncoding);
   app.use(refuseMalformedQuery);
   app.use(credentials(app.get(CredentialsMiddleware)));
-  // Params and queries through the memo (a fenced fast path: FAST_PATHS, src/common/internals).
-  app.useGlobalPipes(inputPipe(createValidationPipe(), config, fenceWarning(logger)));
+  // What leans on libraries' internals is fenced (src/common/internals): the reads of Nest's
+  // route metadata warn when Nest is another version; the params/query memo steps aside then,
+  // and runs only with FAST_PATHS on.
+  const fenceWarn = fenceWarning(logger);
+  checkReadFences(fenceWarn);
+  app.useGlobalPipes(inputPipe(createValidationPipe(), config, fenceWarn));
   app.useGlobalFilters(new ProblemDetailsFilter());
   if (config.DOCS_ENABLED) setupOpenApi(app);
   await app.init();

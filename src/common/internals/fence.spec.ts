@@ -1,13 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fastPathOn, Fence, fenceHolds, fenceWarning, installedVersion, versionsFound } from './fence';
-import { FENCES } from './fences';
+import { checkReadFences, FENCES } from './fences';
+import { NEST_METADATA } from './nest-metadata';
 
 const root = join(__dirname, '..', '..', '..');
 const lockVersion = (pkg: string) =>
   (JSON.parse(readFileSync(join(root, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
 
-const FENCE: Fence = { name: 'A probe', writtenFor: { 'class-validator': '0.15.1', nodemailer: '10.6.1' } };
+const FENCE: Fence = {
+  name: 'A probe',
+  kind: 'fast path',
+  writtenFor: { 'class-validator': '0.15.1', nodemailer: '10.6.1' },
+};
 
 describe('fences', () => {
   it('read the version a package.json says, exports or not', () => {
@@ -49,5 +54,17 @@ describe('fences', () => {
           'nodemailer (not installed): it steps aside and the plain path runs (docs/performance.md, "Fenced fast paths")',
       ],
     ]);
+  });
+
+  it('checks the fences around reads at boot: they warn, with nothing to step aside to', () => {
+    const lines: string[] = [];
+    const warn = fenceWarning({ warn: (_details, message) => lines.push(message) });
+    checkReadFences(warn, (pkg) => (pkg === '@nestjs/common' ? '13.0.0' : installedVersion(pkg)));
+    expect(lines).toEqual([
+      `${NEST_METADATA.name} was written for @nestjs/common 12.5.1 and finds @nestjs/common 13.0.0: what it ` +
+        'reads may be shaped otherwise; run the contract tests (docs/performance.md, "Fenced fast paths")',
+    ]);
+    checkReadFences(warn);
+    expect(lines).toHaveLength(1);
   });
 });

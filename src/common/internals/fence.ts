@@ -13,6 +13,11 @@ import { dirname, join } from 'node:path';
 export interface Fence {
   /** What it is and where it lives, for the warning. */
   name: string;
+  /**
+   * A fast path steps aside when its fence does not hold; reads at declaration (what Nest
+   * records of a route) have no plain path to step aside to, and only warn.
+   */
+  kind: 'fast path' | 'reads';
   /** Every package it relies on, at the exact version it was written and tested against. */
   writtenFor: Record<string, string>;
 }
@@ -97,7 +102,10 @@ export function fenceWarning(log: { warn(details: object, message: string): void
     log.warn(
       { fence: fence.name, writtenFor: fence.writtenFor, found },
       `${fence.name} was written for ${describe(fence.writtenFor)} and finds ${describe(found)}: ` +
-        'it steps aside and the plain path runs (docs/performance.md, "Fenced fast paths")',
+        (fence.kind === 'fast path'
+          ? 'it steps aside and the plain path runs'
+          : 'what it reads may be shaped otherwise; run the contract tests') +
+        ' (docs/performance.md, "Fenced fast paths")',
     );
 }
 

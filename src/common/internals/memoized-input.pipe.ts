@@ -9,6 +9,7 @@ import { FastPathSetting, fastPathOn, Fence, FenceWarning, installedVersion, Ver
  */
 export const MEMOIZED_INPUT: Fence = {
   name: 'The params/query memo (src/common/internals/memoized-input.pipe.ts)',
+  kind: 'fast path',
   writtenFor: { '@nestjs/common': '12.5.1', 'class-transformer': '0.5.1', 'class-validator': '0.15.1' },
 };
 
