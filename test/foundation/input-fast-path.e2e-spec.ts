@@ -1,4 +1,5 @@
 import { ArgumentMetadata, PipeTransform, Type } from '@nestjs/common';
+import { ApplicationConfig } from '@nestjs/core';
 import fc from 'fast-check';
 import { createValidationPipe } from '../../src/common/errors/validation';
 import { buildOpenApiDocument, operationId } from '../../src/common/http/openapi';
@@ -149,5 +150,20 @@ describe('The params/query memo answers what the plain pipe answers', () => {
     }
     // Every class was seen passing as well as failing: generated inputs reach its rules.
     expect(classes.map((c) => c.cls.name).filter((name) => !accepted.get(name))).toEqual([]);
+  });
+
+  it('is the app’s global pipe exactly when FAST_PATHS is on', async () => {
+    for (const FAST_PATHS of ['true', 'false']) {
+      const t = await startApp({ env: { FAST_PATHS } });
+      try {
+        const pipes = t.app.get(ApplicationConfig).getGlobalPipes();
+        expect({ FAST_PATHS, memo: pipes.map((p) => p instanceof MemoizedInputPipe) }).toEqual({
+          FAST_PATHS,
+          memo: [FAST_PATHS === 'true'],
+        });
+      } finally {
+        await t.close();
+      }
+    }
   });
 });
