@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// `npm test`: the whole suite in four phases, each saying what it does and how long it took
+// `npm test`: the whole suite in five phases, each saying what it does and how long it took
 // (docs/testing.md). The static checks run side by side (each is mostly one core); jest runs
-// last, with its own progress. Arguments go to jest (`npm test -- test/foundation`).
+// next, with its own progress, then a set of its files again with the fast paths off. Arguments
+// go to jest (`npm test -- test/foundation`), and then the last phase is left out.
 'use strict';
 const { spawn } = require('node:child_process');
 const { join } = require('node:path');
@@ -12,10 +13,14 @@ const started = Date.now();
 const seconds = (since) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
 
 /** Runs a command; its output is shown live (`live`) or kept and shown only if it fails. */
-function run(label, command, args, { live = false } = {}) {
+function run(label, command, args, { live = false, env = {} } = {}) {
   const since = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: ROOT, stdio: live ? 'inherit' : ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      cwd: ROOT,
+      stdio: live ? 'inherit' : ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    });
     let output = '';
     if (!live) {
       child.stdout.on('data', (d) => (output += d));
@@ -31,7 +36,7 @@ function run(label, command, args, { live = false } = {}) {
 }
 
 function phase(n, text) {
-  process.stdout.write(`\n[${n}/4] ${text}\n`);
+  process.stdout.write(`\n[${n}/5] ${text}\n`);
 }
 
 async function main() {
@@ -57,9 +62,24 @@ async function main() {
     4,
     `Unit and end-to-end tests (jest) against real PostgreSQL${args.length ? '' : ', e2e files in groups of one folder'}`,
   );
-  const ok = await run('jest', bin('jest'), args, { live: true });
+  let ok = await run('jest', bin('jest'), args, { live: true });
+
+  phase(5, 'The contract and a set of e2e files again with the fast paths off (FAST_PATHS=false)');
+  if (args.length > 0) process.stdout.write('  skipped: jest was given arguments\n');
+  else if (!ok) process.stdout.write('  skipped: the run above failed\n');
+  else
+    ok = await run('jest, fast paths off', bin('jest'), FAST_PATHS_OFF, {
+      env: { FAST_PATHS: 'false', TEST_GROUPS: '0' },
+    });
   process.stdout.write(`\nnpm test: ${ok ? 'passed' : 'failed'} in ${seconds(started)}\n`);
   return ok ? 0 : 1;
 }
+
+/**
+ * Run again with FAST_PATHS=false (docs/testing.md, "Fast paths off"): the contract, one whole
+ * module (content: lists, filters, cursors, gets by id and slug, every operation through the
+ * generated client) and tokens in paths, whose inputs never repeat. About 45-55 s.
+ */
+const FAST_PATHS_OFF = ['test/foundation/openapi-contract', 'test/content/', 'test/newsletter/token-spellings'];
 
 main().then((code) => process.exit(code));

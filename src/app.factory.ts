@@ -9,9 +9,9 @@ import { createValidationPipe } from './common/errors/validation';
 import { createRootLogger, httpLogger, PinoNestLogger } from './common/http/logging';
 import { BlockedClients, refuseBlocked } from './common/http/blocked-clients';
 import { PUBLIC_URLS_LOCAL, PublicUrls } from './common/http/public-urls';
-import { MemoizedInputPipe } from './common/http/memoized-input.pipe';
-import { prefilterRoutes, routeBySegmentCount, RoutingTable } from './common/http/route-prefilter';
-import { memoizeValidationMetadata } from './common/input/validation-metadata';
+import { fenceWarning } from './common/internals/fence';
+import { checkReadFences } from './common/internals/fences';
+import { inputPipe } from './common/internals/memoized-input.pipe';
 import { setupOpenApi } from './common/http/openapi';
 import { privateAnswers } from './common/http/private-answers';
 import { corsForBrowsers, securityHeaders } from './common/http/security-headers';
@@ -70,17 +70,15 @@ export async function createApp({
   app.use(refuseContentEncoding);
   app.use(refuseMalformedQuery);
   app.use(credentials(app.get(CredentialsMiddleware)));
-  // Every DTO class is defined by now (the modules imported them): their rules are fixed.
-  memoizeValidationMetadata();
-  app.useGlobalPipes(new MemoizedInputPipe(createValidationPipe()));
+  // What leans on libraries' internals is fenced (src/common/internals): the reads of Nest's
+  // route metadata warn when Nest is another version; the params/query memo steps aside then,
+  // and runs only with FAST_PATHS on.
+  const fenceWarn = fenceWarning(logger);
+  checkReadFences(fenceWarn);
+  app.useGlobalPipes(inputPipe(createValidationPipe(), config, fenceWarn));
   app.useGlobalFilters(new ProblemDetailsFilter());
   if (config.DOCS_ENABLED) setupOpenApi(app);
   await app.init();
-  // Every route is registered now: each gets a cheap segment test before its path expression,
-  // and a request walks only the routes with as many segments as its path.
-  const { router } = app.getHttpAdapter().getInstance() as unknown as { router: RoutingTable };
-  prefilterRoutes(router.stack);
-  routeBySegmentCount(router);
   return app;
 }
 

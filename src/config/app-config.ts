@@ -88,6 +88,11 @@ export class AppConfig {
   @Transform(toBool) @IsBoolean() DOCS_ENABLED = true;
   /** Requests slower than this are logged at warn with their route (docs/operations.md); 0: off. */
   @Transform(toInt) @IsInt() @Min(0) SLOW_REQUEST_MS = 1000;
+  /**
+   * The fenced fast paths of src/common/internals (the params/query memo); false: the plain path
+   * everywhere, to rule them out when something looks wrong (docs/performance.md, "Fenced fast paths").
+   */
+  @Transform(toBool) @IsBoolean() FAST_PATHS = true;
 
   // Metrics (docs/operations.md). Off unless a token or a port is set.
   /** Bearer token that GET /metrics on the main port requires; empty: no /metrics there. */

@@ -3,7 +3,7 @@ import { IsOptional, IsString } from 'class-validator';
 import { connect } from 'node:net';
 import request from 'supertest';
 import { Public } from '../../src/common/auth/decorators';
-import { OptionalBody } from '../../src/common/input/request-body';
+import { DeclareBody } from '../../src/common/http/route-body';
 import { startApp, TestApp } from '../support/app';
 import { expectProblem } from '../support/problem';
 import { createTenant, Tenant } from '../support/tenant';
@@ -17,18 +17,23 @@ class OptionalEchoDto {
   @IsOptional() @IsString() name?: string;
 }
 
-/** Routes that exist only to exercise the body reader: JSON public and key-only, optional, none. */
+/**
+ * Routes that exist only to exercise the body reader: JSON public and key-only, optional, none.
+ * Without @Route (which would document them), each declares its body the way @Route does.
+ */
 @Controller('api/v2/probe')
 class BodyProbeController {
   @Public()
   @Post('public')
   @HttpCode(200)
+  @DeclareBody()
   open(@Body() dto: EchoDto) {
     return dto;
   }
 
   @Post('key')
   @HttpCode(200)
+  @DeclareBody()
   key(@Body() dto: EchoDto) {
     return dto;
   }
@@ -36,7 +41,7 @@ class BodyProbeController {
   @Public()
   @Post('optional')
   @HttpCode(200)
-  @OptionalBody(OptionalEchoDto)
+  @DeclareBody({ optionalBody: OptionalEchoDto })
   optional(@Body() dto: OptionalEchoDto) {
     return dto;
   }
@@ -44,6 +49,7 @@ class BodyProbeController {
   @Public()
   @Post('none')
   @HttpCode(200)
+  @DeclareBody()
   none() {
     return { done: true };
   }

@@ -57,6 +57,8 @@ export async function startApp(options: StartAppOptions = {}): Promise<TestApp> 
     DATABASE_URL:
       options.databaseUrl ??
       (options.freshDatabase ? await createFreshDatabase(options.freshDatabase) : workerDatabaseUrl()),
+    // CI runs a set of files once more with the fast paths off (scripts/test.js): every app then has them off.
+    ...(process.env.FAST_PATHS ? { FAST_PATHS: process.env.FAST_PATHS } : {}),
     ...options.env,
   });
   const app = await createApp({ config, extraModules: options.extraModules, logDestination: options.logDestination });

@@ -1,7 +1,5 @@
 import { ArgumentMetadata, ValidationError, ValidationPipe, ValidationPipeOptions } from '@nestjs/common';
-import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage } from 'class-validator';
-import { acceptCheckFor } from '../input/fast-accept';
 import { FORBIDDEN_KEYS } from '../input/json-body';
 import { FieldError, ValidationProblem } from './problems';
 
@@ -88,27 +86,8 @@ class InputValidationPipe extends ValidationPipe {
           .map(([path, max]) => ({ path, message: `must contain no more than ${max} elements` }));
         if (tooLong.length) throw new ValidationProblem(tooLong);
       }
-      const accepted = this.acceptedAtOnce(value, metadata);
-      if (accepted) return Promise.resolve(accepted);
     }
     return super.transform(value, metadata);
-  }
-
-  /**
-   * A path's params or a query of plain strings, whose class's rules all pass: the instance the
-   * pipe would answer (class-transformer builds it as the pipe does), without class-validator's
-   * error bookkeeping (src/common/input/fast-accept.ts). Null: let the pipe validate, and word
-   * what is wrong.
-   */
-  private acceptedAtOnce(value: object, metadata: ArgumentMetadata): object | null {
-    const type = metadata.metatype;
-    if ((metadata.type !== 'param' && metadata.type !== 'query') || !type || !this.toValidate(metadata)) return null;
-    const check = acceptCheckFor(type);
-    if (!check) return null;
-    for (const key of Object.keys(value))
-      if (FORBIDDEN_KEYS.has(key) || typeof (value as Record<string, unknown>)[key] !== 'string') return null;
-    const entity = plainToInstance(type as new () => object, value, this.transformOptions) as Record<string, unknown>;
-    return entity.constructor === type && check(entity) ? entity : null;
   }
 }
 

@@ -1,27 +1,22 @@
 import { INestApplication, Type } from '@nestjs/common';
-import { METHOD_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
-import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { ModulesContainer } from '@nestjs/core';
+import { DECORATORS } from '@nestjs/swagger';
+import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, ValidationTypes } from 'class-validator';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
 import { checkedRules, CheckedKind } from '../input/checked';
 import { isPresenceCheck } from '../input/dto-rules';
+import { handlerArgs, handlerMethod } from '../internals/nest-metadata';
 import { schemaRuleOf } from './openapi-rules';
 import { ROUTE_OPTIONS } from './route.decorator';
 
 /*
  * What the validators enforce on each operation's input, read from the metadata they run on:
- * class-validator's rules, class-transformer's @Type for nested DTOs, Nest's route arguments
- * for which class is a body, a query or path parameters (docs/openapi.md, "Rules from the
- * validators").
+ * class-validator's rules (its public storage), the class @Type() gives a nested DTO (asked of
+ * class-transformer itself), and which class is a body, a query or path parameters (Nest's
+ * route arguments, read through src/common/internals/nest-metadata.ts, which fences them)
+ * (docs/openapi.md, "Rules from the validators").
  */
-
-interface TypeStorage {
-  findTypeMetadata(target: Function, property: string): { typeFunction(): unknown } | undefined;
-}
-// class-transformer keeps what @Type() says in a storage its index does not export.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as { defaultMetadataStorage: TypeStorage };
 
 /** The validated classes of one operation: its body, its query and its path parameters. */
 export interface OperationInputs {
@@ -75,7 +70,7 @@ function rulesOfProperty(cls: Function, property: string, rules: ValidationMetad
       continue;
     }
     if (m.type === ValidationTypes.NESTED_VALIDATION) {
-      out.nested = defaultMetadataStorage.findTypeMetadata(cls, property)?.typeFunction() as Function | undefined;
+      out.nested = nestedType(cls, property);
       if (!out.nested) out.undeclared.push('ValidateNested without @Type');
       continue;
     }
@@ -87,6 +82,20 @@ function rulesOfProperty(cls: Function, property: string, rules: ValidationMetad
     if (rule?.checked) out.checked.push(rule.checked);
   }
   return out;
+}
+
+/**
+ * The class @Type() gives a nested property, asked of class-transformer's public interface: an
+ * empty object (or a list of one) is turned into an instance of it. Undefined without @Type().
+ */
+function nestedType(cls: Function, property: string): Function | undefined {
+  for (const sample of [{}, [{}]]) {
+    const built = plainToInstance(cls as Type, { [property]: sample }) as Record<string, unknown>;
+    const value = built[property];
+    const item: unknown = Array.isArray(value) ? value[0] : value;
+    if (item !== null && typeof item === 'object' && item.constructor !== Object) return item.constructor;
+  }
+  return undefined;
 }
 
 /** Every handler's validated inputs, by operation id. */
@@ -102,8 +111,8 @@ export function operationInputs(
       const prototype = controller.prototype as Record<string, unknown>;
       for (const method of Object.getOwnPropertyNames(prototype)) {
         const handler = prototype[method];
-        if (typeof handler !== 'function' || Reflect.getMetadata(METHOD_METADATA, handler) === undefined) continue;
-        const apiOperation = Reflect.getMetadata('swagger/apiOperation', handler) as
+        if (typeof handler !== 'function' || handlerMethod(handler) === undefined) continue;
+        const apiOperation = Reflect.getMetadata(DECORATORS.API_OPERATION, handler) as
           { operationId?: string } | undefined;
         const id = apiOperation?.operationId ?? operationId(controller.name, method);
         byOperation.set(id, inputsOf(controller, method, handler));
@@ -115,19 +124,12 @@ export function operationInputs(
 
 function inputsOf(controller: Type, method: string, handler: Function): OperationInputs {
   const inputs: OperationInputs = { body: [], query: [], param: [] };
-  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, method) ?? {}) as Record<
-    string,
-    { index: number; data?: unknown }
-  >;
   const prototype = controller.prototype as object;
   const types = (Reflect.getMetadata('design:paramtypes', prototype, method) ?? []) as Type[];
-  for (const [key, arg] of Object.entries(args)) {
-    const kind = Number(key.split(':')[0]) as RouteParamtypes;
+  for (const arg of handlerArgs(controller, method)) {
     const type = types[arg.index];
-    if (arg.data !== undefined || !type || !hasRules(type)) continue;
-    if (kind === RouteParamtypes.BODY) inputs.body.push(type);
-    if (kind === RouteParamtypes.QUERY) inputs.query.push(type);
-    if (kind === RouteParamtypes.PARAM) inputs.param.push(type);
+    if (arg.kind === 'other' || arg.data !== undefined || !type || !hasRules(type)) continue;
+    inputs[arg.kind].push(type);
   }
   const optionalBody = (Reflect.getMetadata(ROUTE_OPTIONS, handler) as { optionalBody?: Type } | undefined)
     ?.optionalBody;

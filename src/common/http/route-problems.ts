@@ -1,8 +1,8 @@
 import { RequestMethod, Type } from '@nestjs/common';
-import { METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
-import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { DECORATORS } from '@nestjs/swagger';
+import { handlerMethod, handlerPaths } from '../internals/nest-metadata';
 import { SKIP_RATE_LIMIT } from './rate-limit.guard';
+import { routeBody } from './route-body';
 import type { RouteOptions } from './route.decorator';
 
 /** Path parameters that name the site (resolved by the AuthGuard: unknown is a 404). */
@@ -30,23 +30,18 @@ const WRITES = new Set<RequestMethod>([RequestMethod.POST, RequestMethod.PUT, Re
  */
 export function derivedProblems(
   cls: Type | Function,
-  name: string,
   handler: RouteHandler,
   options: RouteOptions,
   controllerParams: string[],
 ): number[] {
-  const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod;
-  const paths = [Reflect.getMetadata(PATH_METADATA, handler) as string | string[]].flat();
+  const method = handlerMethod(handler) as RequestMethod;
+  const paths = handlerPaths(handler) ?? [];
   const params = [...controllerParams, ...paths.flatMap((p) => [...p.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]))];
-  const args = Object.keys((Reflect.getMetadata(ROUTE_ARGS_METADATA, cls, name) ?? {}) as object).map((key) =>
-    Number(key.split(':')[0]),
-  );
-  const takes = (type: RouteParamtypes) => args.includes(type);
   const write = WRITES.has(method);
   const headers = (Reflect.getMetadata(DECORATORS.API_HEADERS, handler) ?? []) as Array<{ name?: string }>;
   // Documented by documentIdempotency (idempotent.decorator.ts) from the policy the interceptor applies.
   const idempotent = headers.some((h) => h.name?.toLowerCase() === 'idempotency-key');
-  const body = takes(RouteParamtypes.BODY) || !!options.upload || !!options.optionalBody || !!options.formBody;
+  const body = routeBody(handler).kind !== 'none';
   const skipRateLimit =
     Reflect.getMetadata(SKIP_RATE_LIMIT, handler) === true || Reflect.getMetadata(SKIP_RATE_LIMIT, cls) === true;
 
@@ -79,7 +74,7 @@ export function derivedProblems(
  * (public-read-cache.ts): such operations document it.
  */
 export function answersNotModified(handler: RouteHandler, options: RouteOptions, params: string[]): boolean {
-  const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod;
+  const method = handlerMethod(handler);
   return (
     method === RequestMethod.GET &&
     (options.auth === 'public' || options.auth === 'optional-key') &&

@@ -1,5 +1,4 @@
 import { applyDecorators, Controller, HttpCode, SetMetadata, Type } from '@nestjs/common';
-import { PATH_METADATA } from '@nestjs/common/constants';
 import {
   ApiBearerAuth,
   ApiBody,
@@ -30,7 +29,9 @@ import {
 import { ApiProblem } from '../errors/api-problems.decorator';
 import { documentIdempotency, IdempotencyOption } from '../idempotency/idempotent.decorator';
 import { MAX_ID } from '../input/dto-rules';
-import { FORM_MEDIA_TYPE, KeepRawBody, OptionalBody } from '../input/request-body';
+import { FORM_MEDIA_TYPE } from '../input/request-body';
+import { handlerPaths } from '../internals/nest-metadata';
+import { DeclareBody } from './route-body';
 import { answersNotModified, derivedProblems, RouteHandler, SITE_PARAMS } from './route-problems';
 import { costDescription, RouteCost } from './route-costs';
 
@@ -176,8 +177,9 @@ export function Route(options: RouteOptions): MethodDecorator {
   for (const header of options.headers ?? []) decorators.push(ApiHeader(header));
   if (options.upload) decorators.push(ApiConsumes('multipart/form-data'), ApiBody({ schema: options.upload }));
   if (options.formBody) decorators.push(ApiConsumes('application/json', FORM_MEDIA_TYPE));
-  if (options.optionalBody) decorators.push(OptionalBody(options.optionalBody));
-  if (options.rawBody) decorators.push(KeepRawBody());
+  if (options.optionalBody) decorators.push(ApiBody({ type: options.optionalBody, required: false }));
+  // What the body reader reads: the kind of body, from these options and a @Body() parameter.
+  decorators.push(DeclareBody(options));
   if (options.admin) decorators.push(AdminRoute());
   if (options.duringDeletion) decorators.push(AllowedDuringDeletion());
   // The cost's 429 carries its budget; the rest of the statuses are derived by ApiController,
@@ -207,14 +209,14 @@ export function ApiController(path: string, tag: string): ClassDecorator {
     const proto = (target as unknown as { prototype: Record<string, unknown> }).prototype;
     for (const name of Object.getOwnPropertyNames(proto)) {
       const handler = proto[name];
-      if (typeof handler !== 'function' || Reflect.getMetadata(PATH_METADATA, handler) === undefined) continue;
+      if (typeof handler !== 'function' || handlerPaths(handler) === undefined) continue;
       const options = Reflect.getMetadata(ROUTE_OPTIONS, handler) as RouteOptions | undefined;
       if (options === undefined) {
         throw new Error(`${target.name}.${name} has no @Route(): declare its auth, summary and responses there`);
       }
       const descriptor = Object.getOwnPropertyDescriptor(proto, name) as PropertyDescriptor;
       const documented = (Reflect.getMetadata(DECORATORS.API_RESPONSE, handler) ?? {}) as Record<string, unknown>;
-      for (const status of derivedProblems(target, name, handler as RouteHandler, options, params)) {
+      for (const status of derivedProblems(target, handler as RouteHandler, options, params)) {
         if (!(String(status) in documented)) ApiProblem(status)(proto, name, descriptor);
       }
       if (!('304' in documented) && answersNotModified(handler as RouteHandler, options, params)) {

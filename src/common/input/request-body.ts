@@ -1,77 +1,30 @@
-import {
-  applyDecorators,
-  CanActivate,
-  createParamDecorator,
-  ExecutionContext,
-  Injectable,
-  SetMetadata,
-  Type,
-} from '@nestjs/common';
-import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
-import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
+import { CanActivate, createParamDecorator, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ApiBody } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
 import getRawBody from 'raw-body';
 import { AppConfig } from '../../config/app-config';
 import { RouteFlagCache } from '../auth/route-flags';
+import { RouteBody, routeBody } from '../http/route-body';
 import { BadRequestProblem, Problem, UnsupportedMediaTypeProblem, ValidationProblem } from '../errors/problems';
 import { FORM_BODY } from './dto-rules';
 import { forbiddenKeyErrors, jsonDepthExceeds, MAX_JSON_DEPTH, unstorableTextErrors } from './json-body';
 
-const OPTIONAL_BODY = 'sitebase:optional-body';
-const KEEP_RAW_BODY = 'sitebase:keep-raw-body';
 /** Where a route that keeps its body's bytes finds them on the request. */
 const RAW_BODY = Symbol('sitebase:raw-body');
-/** What @ApiConsumes() records (@nestjs/swagger's API_CONSUMES, not exported by the package). */
-const API_CONSUMES = 'swagger/apiConsumes';
-
-/** A JSON body that may be left out (an empty body reads as `{}`), e.g. publish "now". */
-export const OptionalBody = (type: Type) =>
-  applyDecorators(SetMetadata(OPTIONAL_BODY, true), ApiBody({ type, required: false }));
 
 /**
- * A JSON route whose handler also needs the body's exact bytes (a signature over them, such as a
- * fulfillment notification's): the body is read, limited and parsed as on every JSON route, and
- * its bytes are kept for @RawBody(). Nothing else changes, so the route answers 413, 415 and 400
- * exactly as any other.
+ * The exact bytes of a `rawBody` route's JSON body, as received (before any parsing): for a
+ * signature over them, such as a fulfillment notification's. The body is read, limited and
+ * parsed as on every JSON route, so the route answers 413, 415 and 400 exactly as any other.
  */
-export const KeepRawBody = () => SetMetadata(KEEP_RAW_BODY, true);
-
-/** The exact bytes of a @KeepRawBody() route's JSON body, as received (before any parsing). */
 export const RawBody = createParamDecorator((_: unknown, ctx: ExecutionContext): Buffer => {
   const raw = (ctx.switchToHttp().getRequest<Request>() as Request & { [RAW_BODY]?: Buffer })[RAW_BODY];
-  if (!raw) throw new Error('@RawBody() on a route without @KeepRawBody() (Route option rawBody)');
+  if (!raw) throw new Error('@RawBody() on a route without the Route option rawBody');
   return raw;
 });
 
-/**
- * What a route reads: a JSON body (it has a @Body() parameter), a stream its handler reads itself
- * (it declares @ApiConsumes('multipart/form-data'), so the OpenAPI document and this agree), or
- * nothing.
- */
-type BodyKind = 'json' | 'stream' | 'none';
-
-interface BodyRoute {
-  kind: BodyKind;
-  optional: boolean;
-  keepRaw: boolean;
-  /** A JSON route that also takes an HTML form's body (it declares both media types). */
-  form: boolean;
-}
-
-const BODY_ROUTES = new RouteFlagCache<BodyRoute>((reflector, [handler, cls]) => {
-  const consumes = reflector.getAllAndOverride<string[] | undefined>(API_CONSUMES, [handler, cls]) ?? [];
-  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, cls, handler.name) ?? {}) as Record<string, unknown>;
-  const json = Object.keys(args).some((key) => key.startsWith(`${RouteParamtypes.BODY}:`));
-  const kind: BodyKind = consumes.includes('multipart/form-data') ? 'stream' : json ? 'json' : 'none';
-  return {
-    kind,
-    optional: reflector.getAllAndOverride<boolean>(OPTIONAL_BODY, [handler, cls]) === true,
-    keepRaw: reflector.getAllAndOverride<boolean>(KEEP_RAW_BODY, [handler, cls]) === true,
-    form: kind === 'json' && consumes.includes(FORM_MEDIA_TYPE),
-  };
-});
+/** What each route reads, as @Route declared it (route-body.ts), read once per handler. */
+const BODY_ROUTES = new RouteFlagCache<RouteBody>((_reflector, [handler]) => routeBody(handler));
 
 /** A request carries a body when it says so: chunked, or a Content-Length other than 0. */
 export function hasBody(req: Request): boolean {
@@ -113,14 +66,15 @@ export class RequestBodyGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<Request>();
     const route = BODY_ROUTES.get(this.reflector, context);
     if (!hasBody(req)) {
-      if (route.kind !== 'json') return true;
+      if (route.kind !== 'json' && route.kind !== 'form') return true;
       if (!route.optional) throw missingBody();
       req.body = {};
       return true;
     }
-    if (route.kind === 'stream') return true; // the handler streams it (uploads)
+    if (route.kind === 'multipart') return true; // the handler streams it (uploads)
     if (route.kind === 'none') return this.readNone(req).then(() => true);
-    if (route.form && FORM_TYPE.test(req.headers['content-type'] ?? '')) return this.readForm(req).then(() => true);
+    if (route.kind === 'form' && FORM_TYPE.test(req.headers['content-type'] ?? ''))
+      return this.readForm(req).then(() => true);
     return this.readJson(req, route.optional, route.keepRaw).then(() => true);
   }
 

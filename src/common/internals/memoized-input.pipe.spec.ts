@@ -3,7 +3,7 @@ import { Type } from 'class-transformer';
 import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
 import { createValidationPipe } from '../errors/validation';
 import { ValidationProblem } from '../errors/problems';
-import { MemoizedInputPipe } from './memoized-input.pipe';
+import { inputPipe, MEMOIZED_INPUT, MemoizedInputPipe } from './memoized-input.pipe';
 
 class LimitQuery {
   @Type(() => Number)
@@ -82,5 +82,42 @@ describe('MemoizedInputPipe', () => {
     spy.mockClear();
     await pipe.transform({ limit: '20' }, query);
     expect(spy).not.toHaveBeenCalled();
+  });
+
+  it('keeps a query and path parameters of one class apart', async () => {
+    const inner = createValidationPipe();
+    const pipe = new MemoizedInputPipe(inner);
+    const param: ArgumentMetadata = { type: 'param', metatype: TokenParam };
+    const asQuery: ArgumentMetadata = { type: 'query', metatype: TokenParam };
+    expect(await pipe.transform({ token: 't1', constructor: 'x' }, param)).toEqual({ token: 't1' });
+    // The same input as a query: its Object.prototype key is refused, not answered from the memo.
+    await expect((async () => pipe.transform({ token: 't1', constructor: 'x' }, asQuery))()).rejects.toBeInstanceOf(
+      ValidationProblem,
+    );
+  });
+});
+
+describe('inputPipe: the memo only when fast paths are on and its fence holds', () => {
+  const plain = createValidationPipe();
+  const installed = (pkg: string) => MEMOIZED_INPUT.writtenFor[pkg];
+
+  it('puts the memo in front of the plain pipe, without a warning', () => {
+    const warn = jest.fn();
+    expect(inputPipe(plain, { FAST_PATHS: true }, warn, installed)).toBeInstanceOf(MemoizedInputPipe);
+    expect(warn).not.toHaveBeenCalled();
+  });
+
+  it('answers the plain pipe when FAST_PATHS is off', () => {
+    const warn = jest.fn();
+    expect(inputPipe(plain, { FAST_PATHS: false }, warn, installed)).toBe(plain);
+    expect(warn).not.toHaveBeenCalled();
+  });
+
+  it('steps aside with one warning when a library is another version', () => {
+    const warn = jest.fn();
+    const newer = (pkg: string) => (pkg === 'class-validator' ? '0.16.0' : installed(pkg));
+    expect(inputPipe(plain, { FAST_PATHS: true }, warn, newer)).toBe(plain);
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(warn).toHaveBeenCalledWith(MEMOIZED_INPUT, { 'class-validator': '0.16.0' });
   });
 });

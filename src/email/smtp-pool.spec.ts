@@ -1,6 +1,6 @@
 import { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
-import { SmtpConnections } from './smtp-connections';
+import { SmtpPool, smtpPool } from './smtp-pool';
 
 interface Sink {
   port: number;
@@ -8,6 +8,8 @@ interface Sink {
   connections: () => number;
   /** Recipients of the messages it accepted, in order. */
   received: string[];
+  /** The bytes of each message it accepted, in order. */
+  data: Buffer[];
   /** Ends every open session from the server's side. */
   hangUp: () => void;
   close: () => Promise<void>;
@@ -17,6 +19,7 @@ interface Sink {
 async function sink(port = 0): Promise<Sink> {
   let connections = 0;
   const received: string[] = [];
+  const data: Buffer[] = [];
   const sockets = new Set<import('node:net').Socket>();
   const server = new SMTPServer({
     authOptional: true,
@@ -32,9 +35,11 @@ async function sink(port = 0): Promise<Sink> {
       callback();
     },
     onData(stream, session, callback) {
-      stream.on('data', () => undefined);
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
         received.push(...session.envelope.rcptTo.map((r) => r.address));
+        data.push(Buffer.concat(chunks));
         callback();
       });
     },
@@ -48,6 +53,7 @@ async function sink(port = 0): Promise<Sink> {
     port: (server.server.address() as AddressInfo).port,
     connections: () => connections,
     received,
+    data,
     hangUp: () => {
       for (const socket of sockets) socket.end('421 Closing\r\n');
     },
@@ -62,52 +68,53 @@ async function sink(port = 0): Promise<Sink> {
 const RAW = Buffer.from('From: a@example.com\r\nTo: b@example.com\r\nSubject: hi\r\n\r\nHello\r\n');
 const envelope = (to: string) => ({ from: 'a@example.com', to: [to] });
 const settle = () => new Promise((r) => setTimeout(r, 100));
+const url = (port: number) => `smtp://127.0.0.1:${port}`;
 
-describe('SmtpConnections: composed messages over pooled SMTP connections', () => {
+/** The rules of delivery (docs/email.md, "Delivery"), as nodemailer's pool keeps them. */
+describe('smtpPool: composed messages over pooled SMTP connections', () => {
   let smtp: Sink;
-  let pool: SmtpConnections;
+  let pool: SmtpPool;
+  const send = (to: string) => pool.sendMail({ envelope: envelope(to), raw: RAW });
 
   afterEach(async () => {
     pool?.close();
     await smtp?.close();
   });
 
-  it('sends over at most `size` connections and keeps them for the next messages', async () => {
+  it('sends over at most `size` connections, keeps them for the next messages, and writes the bytes as given', async () => {
     smtp = await sink();
-    pool = new SmtpConnections({ host: '127.0.0.1', port: smtp.port }, undefined, 3, 1000);
+    pool = smtpPool(url(smtp.port), 3);
     const to = Array.from({ length: 40 }, (_, i) => `reader${i}@example.com`);
-    const answers = await Promise.all(to.map((address) => pool.send(envelope(address), RAW)));
+    const answers = await Promise.all(to.map(send));
     expect(answers.every((a) => /^250/.test(a.response))).toBe(true);
     expect([...smtp.received].sort()).toEqual([...to].sort());
     expect(smtp.connections()).toBe(3);
-    await pool.send(envelope('later@example.com'), RAW);
+    await send('later@example.com');
     expect(smtp.connections()).toBe(3);
+    // Handed over composed: not composed again, not a header added.
+    expect(smtp.data.every((bytes) => bytes.equals(RAW))).toBe(true);
   });
 
   it('keeps a connection whose message was refused, and opens a new one after maxMessages', async () => {
     smtp = await sink();
-    pool = new SmtpConnections({ host: '127.0.0.1', port: smtp.port }, undefined, 1, 3);
-    await expect(pool.send(envelope('refused@example.com'), RAW)).rejects.toMatchObject({
-      code: 'EENVELOPE',
-      responseCode: 550,
-    });
-    await pool.send(envelope('one@example.com'), RAW);
-    await pool.send(envelope('two@example.com'), RAW);
-    await pool.send(envelope('three@example.com'), RAW);
+    pool = smtpPool(url(smtp.port), 1, 3);
+    await expect(send('refused@example.com')).rejects.toMatchObject({ code: 'EENVELOPE', responseCode: 550 });
+    await send('one@example.com');
+    await send('two@example.com');
     expect(smtp.connections()).toBe(1);
-    // Three messages carried: the next one goes over a new connection.
-    await pool.send(envelope('four@example.com'), RAW);
+    // Three messages carried (the refused one counts): the next one goes over a new connection.
+    await send('three@example.com');
     expect(smtp.connections()).toBe(2);
-    expect(smtp.received).toEqual(['one@example.com', 'two@example.com', 'three@example.com', 'four@example.com']);
+    expect(smtp.received).toEqual(['one@example.com', 'two@example.com', 'three@example.com']);
   });
 
   it('does not use a connection the server closed while it was idle', async () => {
     smtp = await sink();
-    pool = new SmtpConnections({ host: '127.0.0.1', port: smtp.port }, undefined, 2, 1000);
-    await Promise.all([pool.send(envelope('a@example.com'), RAW), pool.send(envelope('b@example.com'), RAW)]);
+    pool = smtpPool(url(smtp.port), 2);
+    await Promise.all([send('a@example.com'), send('b@example.com')]);
     smtp.hangUp();
     await settle();
-    await pool.send(envelope('c@example.com'), RAW);
+    await send('c@example.com');
     expect(smtp.received).toEqual(expect.arrayContaining(['a@example.com', 'b@example.com', 'c@example.com']));
     expect(smtp.connections()).toBe(3);
   });
@@ -116,20 +123,20 @@ describe('SmtpConnections: composed messages over pooled SMTP connections', () =
     const gone = await sink();
     const port = gone.port;
     await gone.close();
-    pool = new SmtpConnections({ host: '127.0.0.1', port, connectionTimeout: 2000 }, undefined, 2, 1000);
-    const failures = await Promise.allSettled([1, 2, 3].map((i) => pool.send(envelope(`r${i}@example.com`), RAW)));
+    pool = smtpPool(url(port), 2);
+    const failures = await Promise.allSettled([1, 2, 3].map((i) => send(`r${i}@example.com`)));
     expect(failures.map((f) => f.status)).toEqual(['rejected', 'rejected', 'rejected']);
     smtp = await sink(port);
-    await pool.send(envelope('back@example.com'), RAW);
+    await send('back@example.com');
     expect(smtp.received).toEqual(['back@example.com']);
   });
 
   it('sends nothing once closed', async () => {
     smtp = await sink();
-    pool = new SmtpConnections({ host: '127.0.0.1', port: smtp.port }, undefined, 1, 1000);
-    await pool.send(envelope('a@example.com'), RAW);
+    pool = smtpPool(url(smtp.port), 1);
+    await send('a@example.com');
     pool.close();
-    await expect(pool.send(envelope('b@example.com'), RAW)).rejects.toThrow(/closed/);
+    await expect(send('b@example.com')).rejects.toThrow(/closed/);
     expect(smtp.received).toEqual(['a@example.com']);
   });
 });

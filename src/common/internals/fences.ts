@@ -1,0 +1,14 @@
+import { Fence, fenceHolds, FenceWarning, installedVersion, VersionReader } from './fence';
+import { MEMOIZED_INPUT } from './memoized-input.pipe';
+import { NEST_METADATA } from './nest-metadata';
+
+/** Every fence of this folder: fence.spec.ts holds each to the packages installed. */
+export const FENCES: Fence[] = [MEMOIZED_INPUT, NEST_METADATA];
+
+/**
+ * At boot: the fences around reads are checked (one warning each that does not hold); a fast
+ * path's fence is checked where it is installed, which then steps aside (fastPathOn).
+ */
+export function checkReadFences(warn: FenceWarning, read: VersionReader = installedVersion): void {
+  for (const fence of FENCES) if (fence.kind === 'reads') fenceHolds(fence, warn, read);
+}
