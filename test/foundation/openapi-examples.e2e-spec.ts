@@ -80,12 +80,15 @@ describe('every example in the document runs against what a fresh `npm start` ma
   }, 120000);
 
   /**
-   * Creates (a POST answering 201, or 202: a request-otp makes its user) first, then reads, changes, cancels
-   * (after which a subscription takes no other change), deletes.
+   * Creates (a POST answering 201, or 202: a request-otp makes its user) first, then reads, withdrawals
+   * (a fresh start's page is published, and the changes' examples schedule it, which only a draft
+   * can be), changes, cancels (after which a subscription takes no other change), deletes. Within a
+   * phase, the document's order.
    */
   function phase({ path, method, op }: Step): number {
     if (method === 'post' && (op.responses['201'] || op.responses['202'])) return 0;
     if (method === 'get') return 1;
+    if (method === 'post' && path.endsWith('/unpublish')) return 1.5;
     if (method === 'post' && path.endsWith('/cancel')) return 3;
     if (method !== 'delete') return 2;
     // Deletes of one item, what is inside another (a collection's item) before what holds it; then the
