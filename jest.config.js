@@ -33,7 +33,7 @@ const TIME_SCALE =
 process.env.TEST_TIME_SCALE = String(TIME_SCALE);
 
 /**
- * A whole run (`npm test`, TEST_GROUPS=1) runs the e2e files in groups that share one module
+ * With TEST_GROUPS=1 a run takes the e2e files in groups that share one module
  * registry (test/support/groups.js); a run of named files runs the files themselves.
  */
 const GROUPED = process.env.TEST_GROUPS === '1';
