@@ -28,6 +28,9 @@ const {
   writeSection,
   median,
   sleep,
+  cpuSample,
+  cpuUse,
+  postmasterOf,
 } = require('./lib');
 const { KEY, startDatabase } = require('./fixture');
 const {
@@ -65,12 +68,33 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 5 : 10));
 const WARMUP = Number(process.env.BENCH_WARMUP ?? (QUICK ? 2 : 4));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 3));
 const CONNECTIONS = 64;
-const PORTS = { main: 3950, nocache: 3951, hello: 3952, naive: 3953, one: 3954, all: 3955 };
+const PORTS = {
+  main: 3950,
+  nocache: 3951,
+  hello: 3952,
+  naive: 3953,
+  one: 3954,
+  all: 3955,
+  mainBefore: 3956,
+  nocacheBefore: 3957,
+};
+// `--before <dir>` (BENCH_BEFORE): another checkout of Sitebase, built (`npm run build` there), with
+// the same migrations. Part 1 then runs every row of Sitebase's own routes against both builds,
+// interleaved (the order of the two alternates each round), prints the two tables side by side with
+// each row's round-to-round spread, and stops: how a change is shown not to cost speed.
+const BEFORE = (() => {
+  const at = process.argv.indexOf('--before');
+  const dir = at >= 0 ? process.argv[at + 1] : process.env.BENCH_BEFORE;
+  return dir ? require('node:path').resolve(dir) : null;
+})();
 const PG_PORT = 54395;
 const SUMMARY = join(tmpdir(), `sitebase-bench-summary-${process.pid}.jsonl`);
 const f2 = (x) => x.toFixed(2);
 const verdict = (ok) => (ok ? 'met' : '**missed**');
 const int = (n) => Math.round(n).toLocaleString('en');
+
+/** The bench database's postmaster, for the CPU each row costs PostgreSQL. */
+let postmaster = null;
 
 async function withDb(url, fn) {
   const db = new Client({ connectionString: url });
@@ -133,7 +157,9 @@ async function loadRow(
   let peak = 0;
   const sampler = server ? setInterval(() => (peak = Math.max(peak, rssOf(server.child.pid).max)), 100) : null;
   const started = process.cpuUsage();
+  const cpuBefore = server ? cpuSample([server.child.pid], postmaster) : null;
   const r = await autocannon({ url: base, connections, duration: seconds, requests });
+  const cpu = server ? cpuUse(cpuBefore, cpuSample([server.child.pid], postmaster)) : null;
   const used = process.cpuUsage(started);
   if (sampler) clearInterval(sampler);
   return {
@@ -145,6 +171,11 @@ async function loadRow(
     requests: r.requests.total,
     peakRss: peak,
     loadCpu: (used.user + used.system) / 1e6 / seconds,
+    // CPU time per request of the server and of PostgreSQL (µs): what the request costs, whatever
+    // else the machine does (the hypervisor's steal slows a row's req/s, not this).
+    serverUs: cpu ? (cpu.server * 1e6) / Math.max(1, r.requests.total) : null,
+    pgUs: cpu ? (cpu.pg * 1e6) / Math.max(1, r.requests.total) : null,
+    steal: cpu ? Math.max(...cpu.steal) : null,
   };
 }
 
@@ -313,6 +344,37 @@ function svgPlot(series, sizes) {
 
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * The --before table: each row's median requests per second and ratio to its baseline in both builds,
+ * the change, and the noise: the row's spread between rounds ((max − min) / median of its req/s) in
+ * either build, whichever is larger. A change inside the noise is no change.
+ */
+function compareTable(rows, beforeRows, rounds, ratio) {
+  const med = (id, key = 'rps') => median(rounds.map((res) => res[id][key]));
+  const spread = (id, key = 'rps') => {
+    const xs = rounds.map((res) => res[id][key]);
+    return (Math.max(...xs) - Math.min(...xs)) / Math.max(1e-9, median(xs));
+  };
+  const pct = (x) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)} %`;
+  const noise = (b, r, key) => `${(Math.max(spread(b.id, key), spread(r.id, key)) * 100).toFixed(1)} %`;
+  const steal = Math.max(...rounds.flatMap((res) => Object.values(res).map((m) => m.steal ?? 0)));
+  const lines = [
+    `${rounds.length} interleaved rounds; before: ${BEFORE}. Noise: the spread between rounds ((max − min) / median) of the row in either build, whichever is larger. CPU: the server's and PostgreSQL's CPU time per request. Largest steal seen on a core in a row: ${(steal * 100).toFixed(0)} %.`,
+    '',
+    '| row | req/s before | req/s after | change | noise | server CPU µs/req before | after | change | noise | PostgreSQL µs/req before | after |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const r of rows) {
+    const b = beforeRows.find((x) => x.id === `${r.id}:before`);
+    const [rb, ra] = [med(b.id), med(r.id)];
+    const [cb, ca] = [med(b.id, 'serverUs'), med(r.id, 'serverUs')];
+    lines.push(
+      `| ${r.name} | ${int(rb)} | ${int(ra)} | ${pct(ra / Math.max(1, rb) - 1)} | ${noise(b, r, 'rps')} | ${int(cb)} | ${int(ca)} | ${pct(ca / Math.max(1e-9, cb) - 1)} | ${noise(b, r, 'serverUs')} | ${int(med(b.id, 'pgUs'))} | ${int(med(r.id, 'pgUs'))} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
 /** Runs another bench script to its end; its headline figures arrive in SUMMARY. */
 function runBench(script, env) {
   return new Promise((resolve, reject) => {
@@ -348,6 +410,7 @@ async function main() {
   try {
     phase('seed');
     db = await startDatabase(join(dataDir, 'pg'), PG_PORT);
+    postmaster = postmasterOf(join(dataDir, 'pg'));
     const base = { DATABASE_URL: db.url, BOOTSTRAP_API_KEY: KEY, BOOTSTRAP_SITE: 'demo', LOG_LEVEL: 'warn' };
     // The first start migrates and bootstraps the demo site and its key.
     await (await startServer({ ...base, PORT: String(PORTS.main) })).stop();
@@ -413,6 +476,23 @@ async function main() {
       JOBS_ENABLED: 'false',
     });
     children.push(nocache);
+    const before = {};
+    if (BEFORE) {
+      before.main = await startServer({ ...base, ...unlimited, PORT: String(PORTS.mainBefore) }, { root: BEFORE });
+      children.push(before.main);
+      before.nocache = await startServer(
+        {
+          ...base,
+          ...unlimited,
+          PORT: String(PORTS.nocacheBefore),
+          CONTENT_CACHE_TTL_MS: '0',
+          CATALOG_CACHE_TTL_MS: '0',
+          JOBS_ENABLED: 'false',
+        },
+        { root: BEFORE },
+      );
+      children.push(before.nocache);
+    }
     const baseline = (file, port) => {
       const child = spawnNode([join(__dirname, file)], {
         cwd: ROOT,
@@ -593,7 +673,25 @@ async function main() {
         connections: 32,
       },
     ];
-    const serverOf = (r) => r.server ?? (r.port === PORTS.main ? main : nocache);
+    const serverOf = (r) =>
+      r.server ??
+      {
+        [PORTS.main]: main,
+        [PORTS.nocache]: nocache,
+        [PORTS.mainBefore]: before.main,
+        [PORTS.nocacheBefore]: before.nocache,
+      }[r.port];
+    // With --before, each of Sitebase's rows twice: this build's and the other's (`<id>:before`),
+    // their order alternating by round.
+    const ownRow = (r) => !r.server;
+    const beforeRow = (r) => ({
+      ...r,
+      id: `${r.id}:before`,
+      port: r.port === PORTS.main ? PORTS.mainBefore : PORTS.nocacheBefore,
+      ref: r.ref && ROWS.some((x) => x.id === r.ref && ownRow(x)) ? `${r.ref}:before` : r.ref,
+    });
+    const rowsOf = (round) =>
+      BEFORE ? ROWS.flatMap((r) => (ownRow(r) ? (round % 2 ? [beforeRow(r), r] : [r, beforeRow(r)]) : [r])) : ROWS;
     const countOpens = () =>
       withDb(
         db.url,
@@ -603,7 +701,7 @@ async function main() {
     let openRows = [];
     for (let round = 0; round < ROUNDS; round++) {
       const results = {};
-      for (const r of ROWS) {
+      for (const r of rowsOf(round)) {
         let before = 0;
         const m = await loadRow(serverOf(r), at(r.port), r.next, {
           warmup: round === 0 ? WARMUP * 2 : WARMUP,
@@ -623,12 +721,24 @@ async function main() {
         }
         results[r.id] = { ...m, valid: m.bad === 0 && m.ok > 0 };
         console.error(
-          `round ${round + 1} ${r.name.padEnd(56)} ${String(m.rps).padStart(6)} req/s  p50 ${m.p50} ms  p99 ${m.p99} ms  bad ${m.bad}  rss ${m.peakRss} MB  load core ${(m.loadCpu * 100).toFixed(0)} %`,
+          `round ${round + 1} ${(r.id.endsWith(':before') ? `${r.name} (before)` : r.name).padEnd(56)} ${String(m.rps).padStart(6)} req/s  p50 ${m.p50} ms  p99 ${m.p99} ms  bad ${m.bad}  rss ${m.peakRss} MB  load core ${(m.loadCpu * 100).toFixed(0)} %`,
         );
       }
       rounds.push(results);
     }
     const ratio = (res, r) => (r.ref ? res[r.id].rps / Math.max(1, res[r.ref].rps) : 1);
+    if (BEFORE) {
+      await stopAll();
+      console.log(
+        compareTable(
+          ROWS.filter(ownRow),
+          rowsOf(0).filter((r) => r.id.endsWith(':before')),
+          rounds,
+          ratio,
+        ),
+      );
+      return;
+    }
     const rowLines = ROWS.map((r) => {
       const ratios = rounds.map((res) => ratio(res, r));
       const mid = median(ratios);

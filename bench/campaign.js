@@ -286,7 +286,7 @@ async function main() {
     });
     hello = { stop: async () => helloChild.kill('SIGTERM') };
     await waitFor(`http://127.0.0.1:${HELLO_PORT}/health`);
-    const { encodeTrackingToken } = require(join(ROOT, 'dist/src/newsletter/tracking-tokens'));
+    const { encodeTrackingToken } = require(join(ROOT, 'dist/src/newsletter/tracking/tracking-tokens'));
     const [{ secret }] = await query(db.url, 'SELECT secret FROM newsletter_signing_keys WHERE site_id = $1', [siteId]);
     const subs = await query(
       db.url,

@@ -153,10 +153,11 @@ const LIMITS_OFF = {
 
 /**
  * Starts `node dist/src/main.js` with env (and the flags of `npm start`); resolves when /health/ready answers 200. `pin` puts
- * it on its own core (for request-rate comparisons; not for work that wants every core).
+ * it on its own core (for request-rate comparisons; not for work that wants every core). `root`: another
+ * checkout's build to start instead (`npm run bench -- --quick --before <dir>`).
  */
-async function startServer(env, { quiet = true, pin = true, nodeArgs = [] } = {}) {
-  if (!existsSync(join(ROOT, 'dist/src/main.js'))) throw new Error('Run `npm run build` first');
+async function startServer(env, { quiet = true, pin = true, nodeArgs = [], root = ROOT } = {}) {
+  if (!existsSync(join(root, 'dist/src/main.js'))) throw new Error(`Run \`npm run build\` first (in ${root})`);
   const started = Date.now();
   const child = spawnNode(
     // BENCH_SERVER_NODE_ARGS adds flags to every server a bench starts (e.g. `--cpu-prof
@@ -168,7 +169,7 @@ async function startServer(env, { quiet = true, pin = true, nodeArgs = [] } = {}
       'dist/src/main.js',
     ],
     {
-      cwd: ROOT,
+      cwd: root,
       env: { ...process.env, LOG_LEVEL: 'warn', ...LIMITS_OFF, ...env },
       stdio: quiet ? ['ignore', 'ignore', 'inherit'] : 'inherit',
     },

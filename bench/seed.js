@@ -78,18 +78,23 @@ async function seedSessions(db, siteId, count) {
 }
 
 async function seedOrders(db, site, from, to) {
+  // Numbered after the site's own orders (a fresh start's demo site has some).
+  const { rows } = await db.query(`SELECT coalesce(max(number), 0)::int AS n FROM orders WHERE site_id = $1`, [
+    site.id,
+  ]);
+  const offset = rows[0].n - from + 1;
   await db.query(
     `INSERT INTO orders (site_id, account_id, number, payment_status, currency, subtotal_amount, tax_amount, total_amount,
                          customer_email, customer_name, created_at, updated_at)
-     SELECT $1, $2, g, 'paid', 'EUR', 3700, 0, 3700, 'customer' || (g % 5000) || '@example.com', 'Bench Customer',
+     SELECT $1, $2, g + $5, 'paid', 'EUR', 3700, 0, 3700, 'customer' || (g % 5000) || '@example.com', 'Bench Customer',
             timestamptz '2026-01-01' + g * interval '1 second', now()
        FROM generate_series($3::int, $4::int) g`,
-    [site.id, site.accountId, from, to],
+    [site.id, site.accountId, from, to, offset],
   );
   await db.query(
     `INSERT INTO order_numbers (site_id, last_number) VALUES ($1, $2)
      ON CONFLICT (site_id) DO UPDATE SET last_number = EXCLUDED.last_number`,
-    [site.id, to],
+    [site.id, to + offset],
   );
 }
 
@@ -140,7 +145,7 @@ async function seedSentCampaign(db, siteId, listId, count, siteName) {
   const { rows } = await db.query('SELECT subscription_id FROM newsletter_campaign_recipients WHERE campaign_id = $1', [
     campaignId,
   ]);
-  const { encodeTrackingToken } = require(join(ROOT, 'dist/src/newsletter/tracking-tokens'));
+  const { encodeTrackingToken } = require(join(ROOT, 'dist/src/newsletter/tracking/tracking-tokens'));
   const openPaths = rows.map(
     (r) =>
       `/api/v2/sites/${siteName}/newsletter/track/open/${encodeTrackingToken(secret, {
