@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { compile } from 'html-to-text';
 import juice from 'juice';
 import { Template } from 'liquidjs';
-import { liquidEngine, PartFault, partFault, renderProblem, templateProblem } from '../common/templates/liquid';
+import { liquidEngine, PartFault, partFault, renderBounded, renderProblem, templateProblem } from '../common/templates/liquid';
 import type { VariablesSchema } from './template-types';
 
 /** The parts of a template, or of a mail once rendered. */
@@ -73,7 +73,7 @@ export class EmailRenderer {
       }
       if (sample === undefined || faults.length > 0) continue;
       try {
-        engine.renderSync(templates, sample);
+        renderBounded(engine, templates, sample);
       } catch (err) {
         faults.push(partFault(field, err, 'does not render with the sample data: '));
       }
@@ -94,13 +94,13 @@ export class EmailRenderer {
   }
 
   private renderNow(parts: MailParts, data: Record<string, unknown>): RenderedMail {
-    const subject = oneLine(String(this.plain.renderSync(this.parse('subject', parts.subject), data)));
+    const subject = oneLine(String(renderBounded(this.plain, this.parse('subject', parts.subject), data)));
     // The template's own <style> was inlined once, into its cached source; a raw variable
     // (a campaign's HTML) may bring its own, which is inlined after rendering.
-    const rendered = String(this.html.renderSync(this.parse('html', this.inlined(parts.html)), data));
+    const rendered = String(renderBounded(this.html, this.parse('html', this.inlined(parts.html)), data));
     const html = /<style[\s>]/i.test(rendered) ? juice(rendered) : rendered;
     const text =
-      parts.text !== null ? String(this.plain.renderSync(this.parse('text', parts.text), data)) : toText(html);
+      parts.text !== null ? String(renderBounded(this.plain, this.parse('text', parts.text), data)) : toText(html);
     return { subject, html, text };
   }
 

@@ -11,7 +11,7 @@ const VOLATILE_COLUMNS = new Set([
   'last_used_at',
 ]);
 /**
- * Columns of one table that background work moves: webhook deliveries run from the queue while
+ * Columns of one table that background work moves: mail is sent and webhook deliveries run from the queue while
  * a test's requests are made (an earlier event's delivery is retried, an endpoint's health
  * follows, and each such write moves the row's updated_at), so they are not what a refused
  * request could have changed.
@@ -34,6 +34,17 @@ const VOLATILE_TABLE_COLUMNS: Record<string, Set<string>> = {
     'retry_at',
     'last_success_at',
     'last_failure_at',
+    'updated_at',
+  ]),
+  // The mail sender claims, sends and retries queued messages from the queue (an earlier test's
+  // mail may still be on its way while a refused request is made).
+  email_messages: new Set([
+    'status',
+    'claimed_at',
+    'smtp_message_id',
+    'smtp_response',
+    'error',
+    'sent_at',
     'updated_at',
   ]),
   // The series' enrollment sweep (every minute) moves its watermark.

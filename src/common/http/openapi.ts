@@ -26,7 +26,20 @@ const TAGS: Array<[string, string]> = [
   ['Health', 'Liveness and readiness'],
 ];
 
+/** Each app's document, built once: its routes and their metadata are fixed once the app is created. */
+const documents = new WeakMap<INestApplication, OpenAPIObject>();
+
+/**
+ * The app's OpenAPI document, built at its first call and the same object after it (Swagger UI
+ * serves it, the tests check every answer against it): treat it as read-only.
+ */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+  let document = documents.get(app);
+  if (!document) documents.set(app, (document = createOpenApiDocument(app)));
+  return document;
+}
+
+function createOpenApiDocument(app: INestApplication): OpenAPIObject {
   const builder = new DocumentBuilder()
     .setTitle('Sitebase API')
     .setDescription(

@@ -1,5 +1,12 @@
 import * as fs from 'node:fs';
-import { FORBIDDEN_TAGS, liquidEngine, TEMPLATE_BUDGET, TEMPLATE_MAX_ARRAY, templateFault } from './liquid';
+import {
+  FORBIDDEN_TAGS,
+  liquidEngine,
+  renderBounded,
+  TEMPLATE_BUDGET,
+  TEMPLATE_MAX_ARRAY,
+  templateFault,
+} from './liquid';
 
 /** Every way a template can name a file or a partial. */
 export const FILE_NAMING_TEMPLATES = [
@@ -99,6 +106,29 @@ describe('the Liquid sandbox', () => {
       expect(performance.now() - t0).toBeLessThan(2000);
     }
     expect(html.parseAndRenderSync(`{% assign a = (1..${TEMPLATE_MAX_ARRAY}) %}{{ a | sum }}`, {})).toBe('50005000');
+  });
+
+  it('renders again a render the clock stopped while the process waited, and still refuses a runaway', () => {
+    // A variable whose first read blocks the thread without using the CPU, as a descheduled
+    // process on a loaded machine: liquidjs's wall clock passes its limit at the next step.
+    let naps = 0;
+    const waited = {
+      get nap(): string {
+        if (naps++ === 0)
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, TEMPLATE_BUDGET.renderLimit * 1.5);
+        return 'ok';
+      },
+    };
+    const template = html.parse("{{ nap }}-{{ 'done' }}");
+    expect(templateFault(catching(() => html.renderSync(template, waited))).kind).toBe('limit');
+    naps = 0;
+    expect(renderBounded(html, template, waited)).toBe('ok-done');
+    expect(naps).toBe(2);
+
+    const runaway = html.parse('{% for i in (1..100000) %}{% for j in (1..100000) %}{{ i }}{% endfor %}{% endfor %}');
+    const t0 = performance.now();
+    expect(templateFault(catching(() => renderBounded(html, runaway, {}))).kind).toBe('limit');
+    expect(performance.now() - t0).toBeLessThan(2000);
   });
 
   it('refuses a source over the parse budget', () => {

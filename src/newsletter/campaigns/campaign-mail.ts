@@ -2,7 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { Template } from 'liquidjs';
 import { EntityManager } from 'typeorm';
 import { SitesService } from '../../account/sites.service';
-import { liquidEngine, PartFault, partFault, renderProblem, templateProblem } from '../../common/templates/liquid';
+import {
+  liquidEngine,
+  PartFault,
+  partFault,
+  renderBounded,
+  renderProblem,
+  templateProblem,
+} from '../../common/templates/liquid';
 import { SiteContext } from '../../common/tenancy/site-context';
 import { MailInput } from '../../email/email.service';
 import { CLICK_URLS_VARIABLE, PIXEL_VARIABLE, pixelImage, trackingSource } from './campaign-content';
@@ -99,7 +106,7 @@ export class CampaignMail {
           continue;
         }
         if (flavour === 'text') {
-          engine.renderSync(templates, sample);
+          renderBounded(engine, templates, sample);
           continue;
         }
         // A big content costs tens of ms a step: other requests are served between them.
@@ -108,7 +115,7 @@ export class CampaignMail {
         await breathe();
         const clicks: string[] = [];
         for (const i of tracked.linkIndexes) clicks[i] = `https://example.com/track/click/${i}`;
-        engine.renderSync(engine.parse(tracked.source), {
+        renderBounded(engine, engine.parse(tracked.source), {
           ...sample,
           [CLICK_URLS_VARIABLE]: clicks,
           [PIXEL_VARIABLE]: pixelImage('https://example.com/track/open'),
@@ -178,9 +185,9 @@ export class CampaignMail {
       );
     }
     try {
-      const html = String(this.html.renderSync(p.content, vars));
-      const subject = String(this.plain.renderSync(p.subject, vars)).trim() || campaign.name;
-      const preheader = String(this.plain.renderSync(p.preheader, vars));
+      const html = String(renderBounded(this.html, p.content, vars));
+      const subject = String(renderBounded(this.plain, p.subject, vars)).trim() || campaign.name;
+      const preheader = String(renderBounded(this.plain, p.preheader, vars));
       const data: Record<string, unknown> = { subject, contentHtml: html, unsubscribeUrl: preferencesUrl };
       if (preheader) data.preheader = preheader;
       return {
