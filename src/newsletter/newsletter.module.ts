@@ -51,12 +51,15 @@ import { NewsletterStatisticsController } from './statistics/statistics.controll
 import { StatisticsService } from './statistics/statistics.service';
 import { TrackingController } from './tracking/tracking.controller';
 import { TrackingService } from './tracking/tracking.service';
+import { AnswersProblems } from '../common/errors/problem-codes';
+import { NEWSLETTER_PROBLEMS } from './newsletter.problems';
 
 /**
  * The newsletter audience (docs/newsletter.md): lists, subscriptions and their memberships,
  * double opt-in with hosted pages, bulk actions, import and sync; campaigns with their delivery, open and
  * click tracking, and statistics.
  */
+@AnswersProblems(NEWSLETTER_PROBLEMS)
 @Module({
   imports: [
     TypeOrmModule.forFeature([

@@ -20,6 +20,8 @@ import { OrdersDataOwner } from './orders-data.owner';
 import { OrdersController } from './orders.controller';
 import { OrdersRepository } from './orders.repository';
 import { OrdersService } from './orders.service';
+import { AnswersProblems } from '../common/errors/problem-codes';
+import { ORDERS_PROBLEMS } from './orders.problems';
 
 /**
  * Orders (docs/orders.md): placed from the catalog's prices and stock (CatalogService), holding
@@ -28,6 +30,7 @@ import { OrdersService } from './orders.service';
  * email module, whose template types `orders.confirmation` and `orders.shipped` this module
  * registers when it starts.
  */
+@AnswersProblems(ORDERS_PROBLEMS)
 @Module({
   imports: [
     TypeOrmModule.forFeature([
