@@ -12,11 +12,13 @@ import { OrderNumberEntity } from './entities/order-number.entity';
 import { OrderShipmentEntity } from './entities/order-shipment.entity';
 import { OrderEntity } from './entities/order.entity';
 import { FulfillmentNotificationsController } from './fulfillment-notifications.controller';
+import { FulfillmentNotificationsRepository } from './fulfillment-notifications.repository';
 import { FulfillmentNotificationsService } from './fulfillment-notifications.service';
 import { OrderExpiryJob } from './order-expiry.job';
 import { OrderFulfillmentService } from './order-fulfillment.service';
 import { ORDER_MAIL_TYPES } from './order-mail';
 import { OrdersDataOwner } from './orders-data.owner';
+import { OrdersErasureRepository } from './orders-erasure.repository';
 import { OrdersController } from './orders.controller';
 import { OrdersRepository } from './orders.repository';
 import { OrdersService } from './orders.service';
@@ -49,6 +51,8 @@ import { ORDERS_PROBLEMS } from './orders.problems';
   controllers: [OrdersController, FulfillmentNotificationsController],
   providers: [
     OrdersRepository,
+    OrdersErasureRepository,
+    FulfillmentNotificationsRepository,
     OrdersService,
     OrderFulfillmentService,
     OrderExpiryJob,

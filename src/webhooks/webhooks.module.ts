@@ -12,6 +12,7 @@ import { WebhookSender } from './webhook-sender';
 import { WebhookSweepJob } from './webhook-sweep.job';
 import { WebhooksDataOwner } from './webhooks-data.owner';
 import { WebhooksController } from './webhooks.controller';
+import { WebhookDrainRepository } from './webhook-drain.repository';
 import { WebhooksRepository } from './webhooks.repository';
 import { AnswersProblems } from '../common/errors/problem-codes';
 import { WEBHOOKS_PROBLEMS } from './webhooks.problems';
@@ -27,6 +28,7 @@ import { WEBHOOKS_PROBLEMS } from './webhooks.problems';
   controllers: [WebhooksController, WebhookDeliveriesController],
   providers: [
     WebhooksRepository,
+    WebhookDrainRepository,
     WebhookSender,
     WebhookEndpointsService,
     WebhookDeliveriesService,
