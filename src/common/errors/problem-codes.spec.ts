@@ -18,7 +18,7 @@ const HELPERS: Array<[RegExp, number | undefined]> = [
   [/new BadRequestProblem\(\s*'([a-z0-9_]+)'/g, 400],
   [/new UnauthorizedProblem\(\s*'([a-z0-9_]+)'/g, 401],
   [/new ForbiddenProblem\(\s*'([a-z0-9_]+)'/g, 403],
-  [/new NotFoundProblem\([^;]*?,\s*'([a-z0-9_]+)'\s*\)/g, 404],
+  [/new NotFoundProblem\((?:[^;()]|\([^()]*\))*?,\s*'([a-z0-9_]+)'\s*\)/g, 404],
   [/new ConflictProblem\(\s*'([a-z0-9_]+)'/g, 409],
 ];
 const EXPLICIT = [/status: (\d{3}),\s*code: '([a-z0-9_]+)'/g, /withStatus\((\d{3}),\s*'([a-z0-9_]+)'/g];

@@ -38,8 +38,12 @@ export function documentProblemCodes(
           .map(([code]) => code)
           .sort();
         if (list.length === 0) continue;
-        (answer as ResponseObject & Record<string, unknown>)[PROBLEM_CODES] = list;
-        answer.description = `${answer.description} (codes: ${list.map((c) => `\`${c}\``).join(', ')})`;
+        // A copy: swagger may hand one response object to several operations.
+        op.responses[status] = {
+          ...answer,
+          description: `${answer.description} (codes: ${list.map((c) => `\`${c}\``).join(', ')})`,
+          [PROBLEM_CODES]: list,
+        } as ResponseObject;
       }
     }
   }
