@@ -1,11 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, In } from 'typeorm';
-import {
-  ConflictProblem,
-  NotFoundProblem,
-  PreconditionFailedProblem,
-  ValidationProblem,
-} from '../../common/errors/problems';
+import { ConflictProblem, NotFoundProblem, PreconditionFailedProblem } from '../../common/errors/problems';
 import { isUniqueViolation } from '../../common/errors/postgres-errors';
 import { ifMatchAllows, versionEtag } from '../../common/http/etag';
 import { parseId } from '../../common/input/dto-rules';
