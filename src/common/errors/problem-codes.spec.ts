@@ -63,7 +63,7 @@ function undeclared(thrown: Thrown[], declarations: ReadonlyMap<string, ProblemD
 describe('problem codes', () => {
   const files = sourceFiles(SRC);
   // Every declaration, loaded as the app loads it (each module's problems file).
-  for (const file of files.filter((f) => f.endsWith('.problems.ts'))) require(file);
+  for (const file of files.filter((f) => f.endsWith('.problems.ts'))) jest.requireActual(file);
   const declarations = declaredProblems();
   const sources = files.filter((f) => !f.endsWith('.problems.ts')).map((f) => [f, readFileSync(f, 'utf8')] as const);
   const thrown = sources.flatMap(([f, text]) => thrownIn(f, text));
