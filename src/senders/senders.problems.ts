@@ -5,6 +5,8 @@ export const SENDERS_PROBLEMS = defineProblems('senders', {
   domain_exists: 409,
   limit_reached: 409,
   dns_records_missing: 422,
+  dns_timeout: 503,
+  dns_unavailable: 503,
 });
 
 export type SendersProblem = keyof typeof SENDERS_PROBLEMS;

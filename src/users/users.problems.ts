@@ -2,6 +2,7 @@ import { defineProblems } from '../common/errors/problem-codes';
 
 /** The problem codes of site users: sign-in, credits, subscriptions, erasure (besides the shared ones, common.problems.ts). */
 export const USERS_PROBLEMS = defineProblems('users', {
+  invalid_code: 401,
   user_disabled: 403,
   deletion_not_found: 404,
   deletion_in_progress: 409,

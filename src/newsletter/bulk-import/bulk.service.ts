@@ -28,7 +28,7 @@ export class BulkService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly repository: SubscriptionsRepository,
-    private readonly bulk: SubscriptionsBulkRepository,
+    private readonly writes: SubscriptionsBulkRepository,
     private readonly lists: ListsService,
     private readonly sites: SitesService,
     private readonly users: UsersService,
@@ -78,15 +78,15 @@ export class BulkService {
   ): Promise<number> {
     switch (dto.action) {
       case 'unsubscribe':
-        return (await this.bulk.unsubscribe(em, site.id, ids, dto.listIds ?? null, dto.reason ?? null)).length;
+        return (await this.writes.unsubscribe(em, site.id, ids, dto.listIds ?? null, dto.reason ?? null)).length;
       case 'delete':
-        return (await this.bulk.deleteMany(em, site.id, ids, suppress)).length;
+        return (await this.writes.deleteMany(em, site.id, ids, suppress)).length;
       case 'set_deliverability':
-        return (await this.bulk.setDeliverability(em, site.id, ids, dto.deliverability!)).length;
+        return (await this.writes.setDeliverability(em, site.id, ids, dto.deliverability!)).length;
       case 'add_to_lists':
-        return (await this.bulk.addToLists(em, site.id, ids, dto.listIds!, dto.consent === true)).length;
+        return (await this.writes.addToLists(em, site.id, ids, dto.listIds!, dto.consent === true)).length;
       case 'remove_from_lists':
-        return (await this.bulk.removeFromLists(em, site.id, ids, dto.listIds!)).length;
+        return (await this.writes.removeFromLists(em, site.id, ids, dto.listIds!)).length;
     }
   }
 
@@ -103,12 +103,12 @@ export class BulkService {
     const wanted = [...emails];
     return this.dataSource.transaction(async (em) => {
       const list = await findInSiteOrFail(em, NewsletterListEntity, site, dto.listId, 'List', { lock: true });
-      const ids = wanted.length ? await this.bulk.ensureSubscriptions(em, site.id, wanted, 'sync') : [];
-      const before = await this.bulk.membershipStates(em, list.id, ids);
-      const added = await this.bulk.addToLists(em, site.id, ids, [list.id], dto.consent === true);
-      const outside = await this.bulk.membersOutside(em, list.id, wanted);
+      const ids = wanted.length ? await this.writes.ensureSubscriptions(em, site.id, wanted, 'sync') : [];
+      const before = await this.writes.membershipStates(em, list.id, ids);
+      const added = await this.writes.addToLists(em, site.id, ids, [list.id], dto.consent === true);
+      const outside = await this.writes.membersOutside(em, list.id, wanted);
       const unsubscribed = outside.length
-        ? await this.bulk.unsubscribe(em, site.id, outside, [list.id], 'sync')
+        ? await this.writes.unsubscribe(em, site.id, outside, [list.id], 'sync')
         : [];
       const unchanged = ids.filter(
         (id) => !added.includes(id) && (before.get(id) === 'active' || before.get(id) === 'pending'),

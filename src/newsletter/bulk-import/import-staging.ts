@@ -98,7 +98,6 @@ export async function stageJson(upload: SpooledImport, chunkRows: number, stage:
   report.staged = rows.length;
   return report;
 }
-}
 
 /** Staging inserts one chunk behind the parser: the next is parsed while the last one is written. */
 class Stager {
