@@ -54,7 +54,8 @@ function undeclared(thrown: Thrown[], declarations: ReadonlyMap<string, ProblemD
     const owner = ownerOf(file);
     const declared = common[code] ?? declarations.get(owner)?.[code];
     if (declared === undefined) {
-      return [`${relative(SRC, file)}: ${code} is declared neither in ${owner}.problems.ts nor in common.problems.ts`];
+      const where = owner === 'common' ? 'common.problems.ts' : `neither in ${owner}.problems.ts nor in common.problems.ts`;
+      return [`${relative(SRC, file)}: ${code} is declared ${owner === 'common' ? 'not in ' : ''}${where}`];
     }
     return declared === status ? [] : [`${relative(SRC, file)}: ${code} is thrown as ${status}, declared ${declared}`];
   });
@@ -81,10 +82,13 @@ describe('problem codes', () => {
 
   it('fails on a code no declaration has, and on a status other than the declared one', () => {
     const file = join(SRC, 'orders', 'orders.service.ts');
-    const text = "throw new ConflictProblem('no_such_code', 'x'); throw new NotFoundProblem('Order', 'out_of_stock');";
-    expect(undeclared(thrownIn(file, text), declarations)).toEqual([
+    const text =
+      "throw new ConflictProblem('no_such_code', 'x'); throw new NotFoundProblem('Order', 'too_many_pending_orders');" +
+      " throw new ConflictProblem('email_taken', 'a users code, not an orders one');";
+    expect(undeclared(thrownIn(file, text), declarations).sort()).toEqual([
+      'orders/orders.service.ts: email_taken is declared neither in orders.problems.ts nor in common.problems.ts',
       'orders/orders.service.ts: no_such_code is declared neither in orders.problems.ts nor in common.problems.ts',
-      'orders/orders.service.ts: out_of_stock is thrown as 404, declared 409',
+      'orders/orders.service.ts: too_many_pending_orders is thrown as 404, declared 409',
     ]);
   });
 

@@ -4,8 +4,7 @@ import { SetMetadata } from '@nestjs/common';
  * Every problem code the API answers, with its HTTP status. It starts empty: the shared codes
  * (common.problems.ts) and each module's own (`<module>.problems.ts`) are merged into it, so the
  * problem classes (problems.ts) accept a declared code only, and only with its declared status:
- * `new ConflictProblem('out_of_stok')` or `new ConflictProblem('invalid_code')` (a 401) fail to
- * compile. The same declarations give the OpenAPI document its `x-problem-codes` (openapi-problems.ts).
+ * a ConflictProblem with a misspelt code, or with a code declared as a 401, does not compile. The same declarations give the OpenAPI document its `x-problem-codes` (openapi-problems.ts).
  */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging
 export interface ProblemCodes {}
