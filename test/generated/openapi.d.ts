@@ -4124,7 +4124,7 @@ export interface components {
             /** @example The best of the week, every Friday */
             description?: string;
             /**
-             * @description New members confirm by mail before they are active. Absent on create: true
+             * @description New members confirm by mail before they are active; a change applies to members who join from now on. Absent on create: true
              * @example true
              */
             doubleOptIn?: boolean;
@@ -4135,16 +4135,22 @@ export interface components {
             visibility?: "public" | "private";
         };
         UpdateListDto: {
-            /** @example Weekly digest */
+            /**
+             * @description Shown to subscribers
+             * @example Weekly digest
+             */
             name?: string;
             /** @example The best of the week, every Friday */
             description?: string;
             /**
-             * @description Applies to members who join from now on
+             * @description New members confirm by mail before they are active; a change applies to members who join from now on. Absent on create: true
              * @example true
              */
             doubleOptIn?: boolean;
-            /** @enum {string} */
+            /**
+             * @description Only public lists may be named in the public subscribe. Absent on create: `public`
+             * @enum {string}
+             */
             visibility?: "public" | "private";
         };
         MembershipResponseDto: {
@@ -5755,7 +5761,7 @@ export interface components {
             /** @example Travel */
             name: string;
             /**
-             * @description Unique in the site; default: made from the name
+             * @description Unique in the site. Absent on create: made from the name
              * @example travel
              */
             slug?: string;
@@ -5765,8 +5771,12 @@ export interface components {
         UpdateMediaTermDto: {
             /** @example Travel */
             name?: string;
-            /** @example travel */
+            /**
+             * @description Unique in the site. Absent on create: made from the name
+             * @example travel
+             */
             slug?: string;
+            /** @example Photos from trips */
             description?: string;
         };
         MediaTagResponseDto: {
@@ -6686,6 +6696,14 @@ export interface components {
             website?: string;
         };
         UpdateContactDto: {
+            /** @example Grace Hopper */
+            name?: string;
+            /**
+             * Format: email
+             * @description Stored in lower case
+             * @example grace@example.com
+             */
+            email?: string;
             /**
              * @description Any status may follow any other
              * @enum {string}
@@ -6709,14 +6727,6 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            /** @example Grace B. Hopper */
-            name?: string;
-            /**
-             * Format: email
-             * @description Stored in lower case
-             * @example grace@example.com
-             */
-            email?: string;
             /**
              * @description null clears it
              * @example +1 555 0100
@@ -7996,7 +8006,7 @@ export interface operations {
                     "application/json": components["schemas"]["HealthDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8005,7 +8015,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -8014,7 +8024,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8042,7 +8052,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReadinessDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8051,7 +8061,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -8060,7 +8070,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8069,7 +8079,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Not ready: a dependency (the database) does not answer */
+            /** @description Not ready: a dependency (the database) does not answer (codes: `metrics_unavailable`, `not_ready`) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8126,7 +8136,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8135,7 +8145,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8144,7 +8154,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8153,7 +8163,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -8162,7 +8172,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8171,7 +8181,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8214,7 +8224,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContentResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8223,7 +8233,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8232,7 +8242,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8241,7 +8251,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8250,7 +8260,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -8259,7 +8269,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `duplicate`, `duplicate_site_name`, `duplicate_slug`, `idempotency_key_reused`, `idempotency_request_in_progress`, `reference_conflict`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8268,7 +8278,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -8277,7 +8287,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8286,7 +8296,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8327,7 +8337,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8336,7 +8346,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8345,7 +8355,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8354,7 +8364,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -8363,7 +8373,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8372,7 +8382,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8388,8 +8398,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -8402,7 +8412,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8411,7 +8421,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8420,7 +8430,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8429,7 +8439,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8438,7 +8448,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -8447,7 +8457,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8456,7 +8466,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8475,8 +8485,8 @@ export interface operations {
                 "If-Match"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -8496,7 +8506,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContentResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8505,7 +8515,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8514,7 +8524,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8523,7 +8533,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8532,7 +8542,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -8541,7 +8551,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `duplicate`, `duplicate_site_name`, `duplicate_slug`, `idempotency_key_reused`, `idempotency_request_in_progress`, `reference_conflict`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8550,7 +8560,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description If-Match no longer matches the ETag */
+            /** @description If-Match no longer matches the ETag (codes: `precondition_failed`) */
             412: {
                 headers: {
                     [name: string]: unknown;
@@ -8559,7 +8569,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -8568,7 +8578,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8577,7 +8587,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8596,8 +8606,8 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -8619,7 +8629,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContentResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8628,7 +8638,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8637,7 +8647,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8646,7 +8656,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8655,7 +8665,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -8664,7 +8674,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `duplicate`, `duplicate_site_name`, `duplicate_slug`, `idempotency_key_reused`, `idempotency_request_in_progress`, `reference_conflict`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8673,7 +8683,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -8682,7 +8692,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8691,7 +8701,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8710,8 +8720,8 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -8729,7 +8739,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContentResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8738,7 +8748,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8747,7 +8757,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8756,7 +8766,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8765,7 +8775,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -8774,7 +8784,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `duplicate`, `duplicate_site_name`, `duplicate_slug`, `idempotency_key_reused`, `idempotency_request_in_progress`, `reference_conflict`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8783,7 +8793,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -8792,7 +8802,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8801,7 +8811,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8821,8 +8831,8 @@ export interface operations {
             };
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -8836,7 +8846,7 @@ export interface operations {
                     "application/json": components["schemas"]["RevisionSummaryPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8845,7 +8855,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8854,7 +8864,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8863,7 +8873,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8872,7 +8882,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -8881,7 +8891,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8890,7 +8900,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8906,8 +8916,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
                 revisionId: number;
             };
             cookie?: never;
@@ -8922,7 +8932,7 @@ export interface operations {
                     "application/json": components["schemas"]["RevisionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8931,7 +8941,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8940,7 +8950,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8949,7 +8959,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8958,7 +8968,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -8967,7 +8977,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8976,7 +8986,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8995,8 +9005,8 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
                 revisionId: number;
             };
             cookie?: never;
@@ -9013,7 +9023,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContentResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9022,7 +9032,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9031,7 +9041,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9040,7 +9050,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9049,7 +9059,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -9058,7 +9068,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `duplicate`, `duplicate_site_name`, `duplicate_slug`, `idempotency_key_reused`, `idempotency_request_in_progress`, `reference_conflict`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9067,7 +9077,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -9076,7 +9086,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9085,7 +9095,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9126,7 +9136,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9135,7 +9145,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9144,7 +9154,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9153,7 +9163,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -9162,7 +9172,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9171,7 +9181,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9212,7 +9222,7 @@ export interface operations {
                     "application/json": components["schemas"]["CategoryResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9221,7 +9231,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9230,7 +9240,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9239,7 +9249,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9248,7 +9258,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -9257,7 +9267,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `duplicate`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `idempotency_key_reused`, `idempotency_request_in_progress`, `out_of_stock`, `reference_conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9266,7 +9276,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -9275,7 +9285,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9284,7 +9294,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9300,8 +9310,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -9322,7 +9332,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9331,7 +9341,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9340,7 +9350,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9349,7 +9359,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -9358,7 +9368,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9367,7 +9377,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9383,8 +9393,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -9397,7 +9407,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9406,7 +9416,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9415,7 +9425,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9424,7 +9434,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9433,7 +9443,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -9442,7 +9452,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9451,7 +9461,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9467,8 +9477,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -9486,7 +9496,7 @@ export interface operations {
                     "application/json": components["schemas"]["CategoryResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9495,7 +9505,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9504,7 +9514,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9513,7 +9523,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9522,7 +9532,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -9531,7 +9541,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `duplicate`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `idempotency_key_reused`, `idempotency_request_in_progress`, `out_of_stock`, `reference_conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9540,7 +9550,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -9549,7 +9559,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9558,7 +9568,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9615,7 +9625,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9624,7 +9634,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9633,7 +9643,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9642,7 +9652,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -9651,7 +9661,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9660,7 +9670,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9703,7 +9713,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9712,7 +9722,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9721,7 +9731,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9730,7 +9740,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9739,7 +9749,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -9748,7 +9758,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `duplicate`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `idempotency_key_reused`, `idempotency_request_in_progress`, `out_of_stock`, `reference_conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9757,7 +9767,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -9766,7 +9776,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9775,7 +9785,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9816,7 +9826,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9825,7 +9835,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9834,7 +9844,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9843,7 +9853,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -9852,7 +9862,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9861,7 +9871,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9880,8 +9890,8 @@ export interface operations {
                 "If-Match"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -9894,7 +9904,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9903,7 +9913,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9912,7 +9922,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9921,7 +9931,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9930,7 +9940,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -9939,7 +9949,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description If-Match no longer matches the ETag */
+            /** @description If-Match no longer matches the ETag (codes: `precondition_failed`) */
             412: {
                 headers: {
                     [name: string]: unknown;
@@ -9948,7 +9958,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9957,7 +9967,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9976,8 +9986,8 @@ export interface operations {
                 "If-Match"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -9997,7 +10007,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10006,7 +10016,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10015,7 +10025,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10024,7 +10034,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10033,7 +10043,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -10042,7 +10052,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `duplicate`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `idempotency_key_reused`, `idempotency_request_in_progress`, `out_of_stock`, `reference_conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10051,7 +10061,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description If-Match no longer matches the ETag */
+            /** @description If-Match no longer matches the ETag (codes: `precondition_failed`) */
             412: {
                 headers: {
                     [name: string]: unknown;
@@ -10060,7 +10070,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -10069,7 +10079,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10078,7 +10088,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10097,8 +10107,8 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -10122,7 +10132,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10131,7 +10141,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10140,7 +10150,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10149,7 +10159,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10158,7 +10168,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -10167,7 +10177,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `duplicate`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `idempotency_key_reused`, `idempotency_request_in_progress`, `out_of_stock`, `reference_conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10176,7 +10186,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -10185,7 +10195,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10194,7 +10204,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10210,8 +10220,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
                 variantId: number;
             };
             cookie?: never;
@@ -10228,7 +10238,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10237,7 +10247,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10246,7 +10256,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10255,7 +10265,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10264,7 +10274,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -10273,7 +10283,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10282,7 +10292,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10298,8 +10308,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
                 variantId: number;
             };
             cookie?: never;
@@ -10320,7 +10330,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10329,7 +10339,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10338,7 +10348,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10347,7 +10357,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10356,7 +10366,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -10365,7 +10375,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `duplicate`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `idempotency_key_reused`, `idempotency_request_in_progress`, `out_of_stock`, `reference_conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10374,7 +10384,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -10383,7 +10393,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10392,7 +10402,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10439,7 +10449,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10448,7 +10458,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10457,7 +10467,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10466,7 +10476,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10475,7 +10485,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -10484,7 +10494,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `idempotency_key_reused`, `idempotency_request_in_progress`, `out_of_stock`, `reference_conflict`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10493,7 +10503,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -10502,7 +10512,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10511,7 +10521,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After. This route stores and processes files (uploads): it counts against the account's `upload` budget, shared by all its keys: RATE_LIMIT_UPLOAD_MAX requests a window (default 600 a minute) and RATE_LIMIT_UPLOAD_CONCURRENCY at once (default 8), besides the key's own RATE_LIMIT_KEY_MAX. */
+            /** @description Rate limited; see Retry-After. This route stores and processes files (uploads): it counts against the account's `upload` budget, shared by all its keys: RATE_LIMIT_UPLOAD_MAX requests a window (default 600 a minute) and RATE_LIMIT_UPLOAD_CONCURRENCY at once (default 8), besides the key's own RATE_LIMIT_KEY_MAX. (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10543,7 +10553,7 @@ export interface operations {
                     "application/json": components["schemas"]["V1MediaListDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10552,7 +10562,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10561,7 +10571,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10570,7 +10580,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -10579,7 +10589,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10588,7 +10598,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10636,7 +10646,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10645,7 +10655,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10654,7 +10664,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10663,7 +10673,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10672,7 +10682,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -10681,7 +10691,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `idempotency_key_reused`, `idempotency_request_in_progress`, `out_of_stock`, `reference_conflict`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10690,7 +10700,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -10699,7 +10709,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10708,7 +10718,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After. This route stores and processes files (uploads): it counts against the account's `upload` budget, shared by all its keys: RATE_LIMIT_UPLOAD_MAX requests a window (default 600 a minute) and RATE_LIMIT_UPLOAD_CONCURRENCY at once (default 8), besides the key's own RATE_LIMIT_KEY_MAX. */
+            /** @description Rate limited; see Retry-After. This route stores and processes files (uploads): it counts against the account's `upload` budget, shared by all its keys: RATE_LIMIT_UPLOAD_MAX requests a window (default 600 a minute) and RATE_LIMIT_UPLOAD_CONCURRENCY at once (default 8), besides the key's own RATE_LIMIT_KEY_MAX. (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10744,7 +10754,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10753,7 +10763,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10762,7 +10772,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10771,7 +10781,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10780,7 +10790,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -10789,7 +10799,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -10798,7 +10808,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10807,7 +10817,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10846,7 +10856,7 @@ export interface operations {
                     "application/json": components["schemas"]["V1PageResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10855,7 +10865,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10864,7 +10874,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10873,7 +10883,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10882,7 +10892,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -10891,7 +10901,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `idempotency_key_reused`, `idempotency_request_in_progress`, `out_of_stock`, `reference_conflict`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10900,7 +10910,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -10909,7 +10919,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10918,7 +10928,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10951,7 +10961,7 @@ export interface operations {
                     "application/json": components["schemas"]["V1PageResponseDto"] | components["schemas"]["V1PageResponseDto"][];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10960,7 +10970,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10969,7 +10979,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10978,7 +10988,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -10987,7 +10997,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10996,7 +11006,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11031,7 +11041,7 @@ export interface operations {
                     "application/json": components["schemas"]["V1PageResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11040,7 +11050,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11049,7 +11059,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11058,7 +11068,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11067,7 +11077,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -11076,7 +11086,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `idempotency_key_reused`, `idempotency_request_in_progress`, `out_of_stock`, `reference_conflict`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11085,7 +11095,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -11094,7 +11104,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11103,7 +11113,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11134,7 +11144,7 @@ export interface operations {
                     "application/json": components["schemas"]["V1PageDeletedDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11143,7 +11153,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11152,7 +11162,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11161,7 +11171,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11170,7 +11180,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -11179,7 +11189,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11188,7 +11198,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11220,7 +11230,7 @@ export interface operations {
                     "application/json": components["schemas"]["V1PageListDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11229,7 +11239,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11238,7 +11248,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11247,7 +11257,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -11256,7 +11266,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11265,7 +11275,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11300,7 +11310,7 @@ export interface operations {
                     "application/json": components["schemas"]["V1ProductResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11309,7 +11319,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11318,7 +11328,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11327,7 +11337,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11336,7 +11346,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -11345,7 +11355,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `idempotency_key_reused`, `idempotency_request_in_progress`, `out_of_stock`, `reference_conflict`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11354,7 +11364,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -11363,7 +11373,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11372,7 +11382,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11407,7 +11417,7 @@ export interface operations {
                     "application/json": components["schemas"]["V1ProductResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11416,7 +11426,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11425,7 +11435,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11434,7 +11444,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11443,7 +11453,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -11452,7 +11462,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `idempotency_key_reused`, `idempotency_request_in_progress`, `out_of_stock`, `reference_conflict`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11461,7 +11471,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -11470,7 +11480,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11479,7 +11489,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11510,7 +11520,7 @@ export interface operations {
                     "application/json": components["schemas"]["V1ProductCategoryResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11519,7 +11529,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11528,7 +11538,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11537,7 +11547,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -11546,7 +11556,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11555,7 +11565,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11590,7 +11600,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11599,7 +11609,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11608,7 +11618,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11617,7 +11627,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11626,7 +11636,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -11635,7 +11645,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11644,7 +11654,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11685,7 +11695,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11694,7 +11704,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11703,7 +11713,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11712,7 +11722,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11721,7 +11731,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -11730,7 +11740,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `campaign_not_editable`, `campaign_sending`, `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11739,7 +11749,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -11748,7 +11758,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11757,7 +11767,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11773,8 +11783,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -11788,7 +11798,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11797,7 +11807,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11806,7 +11816,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11815,7 +11825,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11824,7 +11834,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -11833,7 +11843,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11842,7 +11852,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11858,8 +11868,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -11872,7 +11882,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11881,7 +11891,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11890,7 +11900,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11899,7 +11909,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11908,7 +11918,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -11917,7 +11927,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11926,7 +11936,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11942,8 +11952,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -11961,7 +11971,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11970,7 +11980,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11979,7 +11989,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11988,7 +11998,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11997,7 +12007,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -12006,7 +12016,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -12015,7 +12025,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12024,7 +12034,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -12073,7 +12083,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12082,7 +12092,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12091,7 +12101,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12100,7 +12110,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12109,7 +12119,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -12118,7 +12128,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12127,7 +12137,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -12160,7 +12170,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12169,7 +12179,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12178,7 +12188,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12187,7 +12197,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12196,7 +12206,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -12205,7 +12215,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12214,7 +12224,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -12230,8 +12240,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -12245,7 +12255,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12254,7 +12264,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12263,7 +12273,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12272,7 +12282,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12281,7 +12291,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -12290,7 +12300,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12299,7 +12309,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -12315,8 +12325,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -12329,7 +12339,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12338,7 +12348,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12347,7 +12357,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12356,7 +12366,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12365,7 +12375,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -12374,7 +12384,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12383,7 +12393,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -12402,8 +12412,8 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -12423,7 +12433,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12432,7 +12442,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12441,7 +12451,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12450,7 +12460,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12459,7 +12469,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -12468,7 +12478,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `campaign_not_editable`, `campaign_sending`, `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12477,7 +12487,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -12486,7 +12496,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12495,7 +12505,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -12514,8 +12524,8 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -12535,7 +12545,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12544,7 +12554,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12553,7 +12563,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12562,7 +12572,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12571,7 +12581,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -12580,7 +12590,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `campaign_not_editable`, `campaign_sending`, `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12589,7 +12599,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -12598,7 +12608,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12607,7 +12617,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -12659,7 +12669,7 @@ export interface operations {
                     "application/json": components["schemas"]["BulkResultDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12668,7 +12678,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12677,7 +12687,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12686,7 +12696,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12695,7 +12705,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -12704,7 +12714,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `campaign_not_editable`, `campaign_sending`, `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12713,7 +12723,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -12722,7 +12732,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12731,7 +12741,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After. This route writes many rows at once (imports, list syncs, bulk actions): it counts against the account's `import` budget, shared by all its keys: RATE_LIMIT_IMPORT_MAX requests a window (default 120 a minute) and RATE_LIMIT_IMPORT_CONCURRENCY at once (default 2), besides the key's own RATE_LIMIT_KEY_MAX. */
+            /** @description Rate limited; see Retry-After. This route writes many rows at once (imports, list syncs, bulk actions): it counts against the account's `import` budget, shared by all its keys: RATE_LIMIT_IMPORT_MAX requests a window (default 120 a minute) and RATE_LIMIT_IMPORT_CONCURRENCY at once (default 2), besides the key's own RATE_LIMIT_KEY_MAX. (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -12819,7 +12829,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImportResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12828,7 +12838,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12837,7 +12847,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12846,7 +12856,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12855,7 +12865,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -12864,7 +12874,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `campaign_not_editable`, `campaign_sending`, `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12873,7 +12883,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -12882,7 +12892,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12891,7 +12901,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After. This route writes many rows at once (imports, list syncs, bulk actions): it counts against the account's `import` budget, shared by all its keys: RATE_LIMIT_IMPORT_MAX requests a window (default 120 a minute) and RATE_LIMIT_IMPORT_CONCURRENCY at once (default 2), besides the key's own RATE_LIMIT_KEY_MAX. */
+            /** @description Rate limited; see Retry-After. This route writes many rows at once (imports, list syncs, bulk actions): it counts against the account's `import` budget, shared by all its keys: RATE_LIMIT_IMPORT_MAX requests a window (default 120 a minute) and RATE_LIMIT_IMPORT_CONCURRENCY at once (default 2), besides the key's own RATE_LIMIT_KEY_MAX. (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -12930,7 +12940,7 @@ export interface operations {
                     "application/json": components["schemas"]["SyncResultDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12939,7 +12949,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12948,7 +12958,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12957,7 +12967,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12966,7 +12976,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -12975,7 +12985,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `campaign_not_editable`, `campaign_sending`, `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12984,7 +12994,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -12993,7 +13003,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13002,7 +13012,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After. This route writes many rows at once (imports, list syncs, bulk actions): it counts against the account's `import` budget, shared by all its keys: RATE_LIMIT_IMPORT_MAX requests a window (default 120 a minute) and RATE_LIMIT_IMPORT_CONCURRENCY at once (default 2), besides the key's own RATE_LIMIT_KEY_MAX. */
+            /** @description Rate limited; see Retry-After. This route writes many rows at once (imports, list syncs, bulk actions): it counts against the account's `import` budget, shared by all its keys: RATE_LIMIT_IMPORT_MAX requests a window (default 120 a minute) and RATE_LIMIT_IMPORT_CONCURRENCY at once (default 2), besides the key's own RATE_LIMIT_KEY_MAX. (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -13018,8 +13028,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -13033,7 +13043,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImportResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13042,7 +13052,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13051,7 +13061,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13060,7 +13070,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13069,7 +13079,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -13078,7 +13088,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13087,7 +13097,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -13126,7 +13136,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscribeReceiptDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13135,7 +13145,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13144,7 +13154,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -13153,7 +13163,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `campaign_not_editable`, `campaign_sending`, `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13162,7 +13172,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -13171,7 +13181,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13180,7 +13190,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -13230,7 +13240,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A problem; a browser gets it as a page (text/html) */
+            /** @description A problem; a browser gets it as a page (text/html) (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13240,7 +13250,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13249,7 +13259,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -13258,7 +13268,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description A problem; a browser gets it as a page (text/html) */
+            /** @description A problem; a browser gets it as a page (text/html) (codes: `token_expired`, `token_used`) */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -13268,7 +13278,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13277,7 +13287,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -13330,7 +13340,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13339,7 +13349,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13348,7 +13358,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13357,7 +13367,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13366,7 +13376,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -13375,7 +13385,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `campaign_not_editable`, `campaign_sending`, `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13384,7 +13394,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -13393,7 +13403,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13402,7 +13412,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -13444,7 +13454,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A problem; a browser gets it as a page (text/html) */
+            /** @description A problem; a browser gets it as a page (text/html) (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13454,7 +13464,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description A problem; a browser gets it as a page (text/html) */
+            /** @description A problem; a browser gets it as a page (text/html) (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13464,7 +13474,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -13473,7 +13483,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13482,7 +13492,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -13517,7 +13527,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeriesPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13526,7 +13536,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13535,7 +13545,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13544,7 +13554,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13553,7 +13563,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -13562,7 +13572,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13571,7 +13581,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -13631,7 +13641,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeriesResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13640,7 +13650,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13649,7 +13659,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13658,7 +13668,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13667,7 +13677,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -13676,7 +13686,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `campaign_not_editable`, `campaign_sending`, `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13685,7 +13695,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -13694,7 +13704,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13703,7 +13713,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -13719,8 +13729,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -13736,7 +13746,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeriesResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13745,7 +13755,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13754,7 +13764,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13763,7 +13773,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13772,7 +13782,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -13781,7 +13791,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13790,7 +13800,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -13806,8 +13816,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -13820,7 +13830,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13829,7 +13839,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13838,7 +13848,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13847,7 +13857,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13856,7 +13866,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -13865,7 +13875,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13874,7 +13884,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -13893,8 +13903,8 @@ export interface operations {
                 "If-Match"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -13914,7 +13924,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeriesResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13923,7 +13933,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13932,7 +13942,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13941,7 +13951,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13950,7 +13960,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -13959,7 +13969,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `campaign_not_editable`, `campaign_sending`, `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13968,7 +13978,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description If-Match no longer matches the ETag */
+            /** @description If-Match no longer matches the ETag (codes: `precondition_failed`) */
             412: {
                 headers: {
                     [name: string]: unknown;
@@ -13977,7 +13987,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -13986,7 +13996,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13995,7 +14005,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -14030,7 +14040,7 @@ export interface operations {
                     "application/json": components["schemas"]["CampaignPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14039,7 +14049,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14048,7 +14058,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14057,7 +14067,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14066,7 +14076,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -14075,7 +14085,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -14084,7 +14094,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -14127,7 +14137,7 @@ export interface operations {
                     "application/json": components["schemas"]["CampaignResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14136,7 +14146,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14145,7 +14155,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14154,7 +14164,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14163,7 +14173,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -14172,7 +14182,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `campaign_not_editable`, `campaign_sending`, `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14181,7 +14191,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -14190,7 +14200,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -14199,7 +14209,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -14233,7 +14243,7 @@ export interface operations {
                     "application/json": components["schemas"]["CampaignResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14242,7 +14252,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14251,7 +14261,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14260,7 +14270,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14269,7 +14279,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -14278,7 +14288,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -14287,7 +14297,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -14303,8 +14313,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -14317,7 +14327,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14326,7 +14336,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14335,7 +14345,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14344,7 +14354,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14353,7 +14363,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -14362,7 +14372,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `campaign_not_editable`, `campaign_sending`, `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14371,7 +14381,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -14380,7 +14390,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -14399,8 +14409,8 @@ export interface operations {
                 "If-Match"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -14420,7 +14430,7 @@ export interface operations {
                     "application/json": components["schemas"]["CampaignResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14429,7 +14439,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14438,7 +14448,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14447,7 +14457,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14456,7 +14466,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -14465,7 +14475,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `campaign_not_editable`, `campaign_sending`, `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14474,7 +14484,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description If-Match no longer matches the ETag */
+            /** @description If-Match no longer matches the ETag (codes: `precondition_failed`) */
             412: {
                 headers: {
                     [name: string]: unknown;
@@ -14483,7 +14493,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -14492,7 +14502,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -14501,7 +14511,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -14520,8 +14530,8 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -14541,7 +14551,7 @@ export interface operations {
                     "application/json": components["schemas"]["CampaignTestSendResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14550,7 +14560,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14559,7 +14569,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14568,7 +14578,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14577,7 +14587,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -14586,7 +14596,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `campaign_not_editable`, `campaign_sending`, `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14595,7 +14605,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -14604,7 +14614,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -14613,7 +14623,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After. This route reaches out now or makes keys (test sends, webhook tests and retries, sender domain keys and DNS checks): it counts against the account's `outbound` budget, shared by all its keys: RATE_LIMIT_OUTBOUND_MAX requests a window (default 120 a minute) and RATE_LIMIT_OUTBOUND_CONCURRENCY at once (default 4), besides the key's own RATE_LIMIT_KEY_MAX. */
+            /** @description Rate limited; see Retry-After. This route reaches out now or makes keys (test sends, webhook tests and retries, sender domain keys and DNS checks): it counts against the account's `outbound` budget, shared by all its keys: RATE_LIMIT_OUTBOUND_MAX requests a window (default 120 a minute) and RATE_LIMIT_OUTBOUND_CONCURRENCY at once (default 4), besides the key's own RATE_LIMIT_KEY_MAX. (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -14652,7 +14662,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14661,7 +14671,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14670,7 +14680,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -14679,7 +14689,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -14688,7 +14698,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -14723,7 +14733,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14732,7 +14742,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14741,7 +14751,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -14750,7 +14760,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `campaign_not_editable`, `campaign_sending`, `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14759,7 +14769,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -14768,7 +14778,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -14777,7 +14787,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -14816,7 +14826,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14825,7 +14835,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14834,7 +14844,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -14843,7 +14853,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -14852,7 +14862,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -14888,7 +14898,7 @@ export interface operations {
                     "application/json": components["schemas"]["ClickTargetDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14897,7 +14907,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14906,7 +14916,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -14915,7 +14925,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `campaign_not_editable`, `campaign_sending`, `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14924,7 +14934,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -14933,7 +14943,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -14942,7 +14952,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -14983,7 +14993,7 @@ export interface operations {
                     "application/json": components["schemas"]["StatisticsResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14992,7 +15002,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15001,7 +15011,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15010,7 +15020,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15019,7 +15029,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -15028,7 +15038,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15037,7 +15047,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -15076,7 +15086,7 @@ export interface operations {
                     "application/json": components["schemas"]["OtpRequestedDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15085,7 +15095,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15094,7 +15104,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -15103,7 +15113,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15112,7 +15122,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -15121,7 +15131,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15130,7 +15140,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -15169,7 +15179,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15178,7 +15188,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15187,7 +15197,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15196,7 +15206,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15205,7 +15215,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -15214,7 +15224,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15223,7 +15233,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -15232,7 +15242,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15241,7 +15251,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -15271,7 +15281,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15280,7 +15290,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15289,7 +15299,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15298,7 +15308,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15307,7 +15317,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -15316,7 +15326,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15325,7 +15335,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -15355,7 +15365,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserDeletionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15364,7 +15374,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15373,7 +15383,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15382,7 +15392,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15391,7 +15401,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -15400,7 +15410,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15409,7 +15419,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -15443,7 +15453,7 @@ export interface operations {
                     "application/json": components["schemas"]["MeResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15452,7 +15462,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15461,7 +15471,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15470,7 +15480,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15479,7 +15489,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -15488,7 +15498,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -15497,7 +15507,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15506,7 +15516,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -15536,7 +15546,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserDeletionPreviewDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15545,7 +15555,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15554,7 +15564,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15563,7 +15573,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15572,7 +15582,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -15581,7 +15591,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15590,7 +15600,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -15620,7 +15630,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserDeletionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15629,7 +15639,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15638,7 +15648,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15647,7 +15657,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15656,7 +15666,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -15665,7 +15675,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15674,7 +15684,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -15704,7 +15714,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserDeletionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15713,7 +15723,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15722,7 +15732,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15731,7 +15741,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15740,7 +15750,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -15749,7 +15759,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15758,7 +15768,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15767,7 +15777,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -15801,7 +15811,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreditEntryPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15810,7 +15820,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15819,7 +15829,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15828,7 +15838,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15837,7 +15847,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -15846,7 +15856,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15855,7 +15865,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -15885,7 +15895,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreditBalanceDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15894,7 +15904,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15903,7 +15913,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15912,7 +15922,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15921,7 +15931,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -15930,7 +15940,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15939,7 +15949,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -15978,7 +15988,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15987,7 +15997,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15996,7 +16006,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16005,7 +16015,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16014,7 +16024,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -16023,7 +16033,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16032,7 +16042,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -16041,7 +16051,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16050,7 +16060,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -16084,7 +16094,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16093,7 +16103,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16102,7 +16112,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16111,7 +16121,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16120,7 +16130,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -16129,7 +16139,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16138,7 +16148,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -16147,7 +16157,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16156,7 +16166,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -16186,7 +16196,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProfileResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16195,7 +16205,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16204,7 +16214,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16213,7 +16223,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16222,7 +16232,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -16231,7 +16241,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16240,7 +16250,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -16275,7 +16285,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProfileEntryDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16284,7 +16294,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16293,7 +16303,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16302,7 +16312,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16311,7 +16321,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -16320,7 +16330,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -16329,7 +16339,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16338,7 +16348,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -16368,7 +16378,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16377,7 +16387,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16386,7 +16396,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16395,7 +16405,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16404,7 +16414,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -16413,7 +16423,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16422,7 +16432,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -16457,7 +16467,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserSubscriptionPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16466,7 +16476,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16475,7 +16485,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16484,7 +16494,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16493,7 +16503,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -16502,7 +16512,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16511,7 +16521,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -16530,8 +16540,8 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -16551,7 +16561,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserSubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16560,7 +16570,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16569,7 +16579,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16578,7 +16588,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16587,7 +16597,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -16596,7 +16606,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16605,7 +16615,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -16614,7 +16624,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16623,7 +16633,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -16642,8 +16652,8 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -16659,7 +16669,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserSubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16668,7 +16678,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16677,7 +16687,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16686,7 +16696,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16695,7 +16705,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -16704,7 +16714,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16713,7 +16723,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -16722,7 +16732,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16731,7 +16741,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -16750,8 +16760,8 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -16771,7 +16781,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserSubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16780,7 +16790,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16789,7 +16799,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16798,7 +16808,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16807,7 +16817,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -16816,7 +16826,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16825,7 +16835,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -16834,7 +16844,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16843,7 +16853,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -16862,8 +16872,8 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -16883,7 +16893,7 @@ export interface operations {
                     "application/json": components["schemas"]["PlanChangeDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16892,7 +16902,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16901,7 +16911,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16910,7 +16920,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16919,7 +16929,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -16928,7 +16938,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16937,7 +16947,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -16946,7 +16956,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16955,7 +16965,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -16996,7 +17006,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17005,7 +17015,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17014,7 +17024,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17023,7 +17033,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17032,7 +17042,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -17041,7 +17051,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -17050,7 +17060,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -17066,8 +17076,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -17081,7 +17091,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17090,7 +17100,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17099,7 +17109,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17108,7 +17118,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17117,7 +17127,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -17126,7 +17136,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -17135,7 +17145,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -17151,8 +17161,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -17170,7 +17180,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17179,7 +17189,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17188,7 +17198,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17197,7 +17207,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17206,7 +17216,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -17215,7 +17225,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17224,7 +17234,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -17233,7 +17243,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -17242,7 +17252,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -17258,8 +17268,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -17273,7 +17283,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProfileResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17282,7 +17292,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17291,7 +17301,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17300,7 +17310,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17309,7 +17319,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -17318,7 +17328,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -17327,7 +17337,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -17343,8 +17353,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -17358,7 +17368,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreditBalanceDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17367,7 +17377,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17376,7 +17386,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17385,7 +17395,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17394,7 +17404,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -17403,7 +17413,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -17412,7 +17422,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -17431,8 +17441,8 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -17454,7 +17464,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreditChangeDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17463,7 +17473,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17472,7 +17482,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17481,7 +17491,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17490,7 +17500,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -17499,7 +17509,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17508,7 +17518,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -17517,7 +17527,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -17526,7 +17536,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -17545,8 +17555,8 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -17568,7 +17578,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreditChangeDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17577,7 +17587,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17586,7 +17596,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17595,7 +17605,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17604,7 +17614,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -17613,7 +17623,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17622,7 +17632,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -17631,7 +17641,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -17640,7 +17650,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -17660,8 +17670,8 @@ export interface operations {
             };
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -17675,7 +17685,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreditEntryPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17684,7 +17694,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17693,7 +17703,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17702,7 +17712,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17711,7 +17721,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -17720,7 +17730,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -17729,7 +17739,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -17750,8 +17760,8 @@ export interface operations {
             };
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -17765,7 +17775,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserSubscriptionPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17774,7 +17784,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17783,7 +17793,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17792,7 +17802,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17801,7 +17811,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -17810,7 +17820,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -17819,7 +17829,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -17862,7 +17872,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserSubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17871,7 +17881,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17880,7 +17890,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17889,7 +17899,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17898,7 +17908,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -17907,7 +17917,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17916,7 +17926,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -17925,7 +17935,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -17934,7 +17944,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -17973,7 +17983,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserSubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17982,7 +17992,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17991,7 +18001,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18000,7 +18010,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18009,7 +18019,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -18018,7 +18028,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -18027,7 +18037,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -18036,7 +18046,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -18045,7 +18055,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -18094,7 +18104,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserSubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18103,7 +18113,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18112,7 +18122,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18121,7 +18131,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18130,7 +18140,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -18139,7 +18149,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -18148,7 +18158,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -18157,7 +18167,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -18166,7 +18176,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -18215,7 +18225,7 @@ export interface operations {
                     "application/json": components["schemas"]["PlanChangeDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18224,7 +18234,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18233,7 +18243,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18242,7 +18252,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18251,7 +18261,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -18260,7 +18270,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -18269,7 +18279,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -18278,7 +18288,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -18287,7 +18297,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -18332,7 +18342,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChargeResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18341,7 +18351,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18350,7 +18360,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18359,7 +18369,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18368,7 +18378,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -18377,7 +18387,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -18386,7 +18396,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -18395,7 +18405,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -18404,7 +18414,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -18455,7 +18465,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaidChargeDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18464,7 +18474,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18473,7 +18483,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18482,7 +18492,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18491,7 +18501,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -18500,7 +18510,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -18509,7 +18519,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -18518,7 +18528,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -18527,7 +18537,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -18561,7 +18571,7 @@ export interface operations {
                     "application/json": components["schemas"]["MediaCategoryPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18570,7 +18580,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18579,7 +18589,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18588,7 +18598,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18597,7 +18607,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -18606,7 +18616,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -18615,7 +18625,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -18656,7 +18666,7 @@ export interface operations {
                     "application/json": components["schemas"]["MediaCategoryResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18665,7 +18675,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18674,7 +18684,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18683,7 +18693,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18692,7 +18702,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -18701,7 +18711,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `duplicate`, `duplicate_slug`, `idempotency_key_reused`, `idempotency_request_in_progress`, `reference_conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -18710,7 +18720,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -18719,7 +18729,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -18728,7 +18738,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -18744,8 +18754,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -18759,7 +18769,7 @@ export interface operations {
                     "application/json": components["schemas"]["MediaCategoryResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18768,7 +18778,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18777,7 +18787,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18786,7 +18796,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18795,7 +18805,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -18804,7 +18814,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -18813,7 +18823,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -18829,8 +18839,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -18843,7 +18853,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18852,7 +18862,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18861,7 +18871,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18870,7 +18880,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18879,7 +18889,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -18888,7 +18898,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -18897,7 +18907,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -18913,8 +18923,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -18932,7 +18942,7 @@ export interface operations {
                     "application/json": components["schemas"]["MediaCategoryResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18941,7 +18951,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18950,7 +18960,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18959,7 +18969,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18968,7 +18978,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -18977,7 +18987,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `duplicate`, `duplicate_slug`, `idempotency_key_reused`, `idempotency_request_in_progress`, `reference_conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -18986,7 +18996,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -18995,7 +19005,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -19004,7 +19014,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -19038,7 +19048,7 @@ export interface operations {
                     "application/json": components["schemas"]["MediaTagPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19047,7 +19057,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19056,7 +19066,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19065,7 +19075,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -19074,7 +19084,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -19083,7 +19093,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -19092,7 +19102,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -19133,7 +19143,7 @@ export interface operations {
                     "application/json": components["schemas"]["MediaTagResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19142,7 +19152,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19151,7 +19161,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19160,7 +19170,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -19169,7 +19179,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -19178,7 +19188,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `duplicate`, `duplicate_slug`, `idempotency_key_reused`, `idempotency_request_in_progress`, `reference_conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -19187,7 +19197,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -19196,7 +19206,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -19205,7 +19215,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -19221,8 +19231,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -19236,7 +19246,7 @@ export interface operations {
                     "application/json": components["schemas"]["MediaTagResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19245,7 +19255,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19254,7 +19264,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19263,7 +19273,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -19272,7 +19282,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -19281,7 +19291,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -19290,7 +19300,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -19306,8 +19316,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -19320,7 +19330,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19329,7 +19339,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19338,7 +19348,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19347,7 +19357,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -19356,7 +19366,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -19365,7 +19375,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -19374,7 +19384,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -19390,8 +19400,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -19409,7 +19419,7 @@ export interface operations {
                     "application/json": components["schemas"]["MediaTagResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19418,7 +19428,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19427,7 +19437,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19436,7 +19446,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -19445,7 +19455,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -19454,7 +19464,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `duplicate`, `duplicate_slug`, `idempotency_key_reused`, `idempotency_request_in_progress`, `reference_conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -19463,7 +19473,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -19472,7 +19482,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -19481,7 +19491,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -19525,7 +19535,7 @@ export interface operations {
                     "application/json": components["schemas"]["MediaPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19534,7 +19544,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19543,7 +19553,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19552,7 +19562,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -19561,7 +19571,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -19570,7 +19580,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -19579,7 +19589,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -19627,7 +19637,7 @@ export interface operations {
                     "application/json": components["schemas"]["MediaResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19636,7 +19646,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19645,7 +19655,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19654,7 +19664,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -19663,7 +19673,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -19672,7 +19682,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `duplicate`, `duplicate_slug`, `idempotency_key_reused`, `idempotency_request_in_progress`, `reference_conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -19681,7 +19691,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -19690,7 +19700,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -19699,7 +19709,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After. This route stores and processes files (uploads): it counts against the account's `upload` budget, shared by all its keys: RATE_LIMIT_UPLOAD_MAX requests a window (default 600 a minute) and RATE_LIMIT_UPLOAD_CONCURRENCY at once (default 8), besides the key's own RATE_LIMIT_KEY_MAX. */
+            /** @description Rate limited; see Retry-After. This route stores and processes files (uploads): it counts against the account's `upload` budget, shared by all its keys: RATE_LIMIT_UPLOAD_MAX requests a window (default 600 a minute) and RATE_LIMIT_UPLOAD_CONCURRENCY at once (default 8), besides the key's own RATE_LIMIT_KEY_MAX. (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -19715,8 +19725,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -19730,7 +19740,7 @@ export interface operations {
                     "application/json": components["schemas"]["MediaResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19739,7 +19749,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19748,7 +19758,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19757,7 +19767,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -19766,7 +19776,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -19775,7 +19785,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -19784,7 +19794,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -19800,8 +19810,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -19814,7 +19824,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19823,7 +19833,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19832,7 +19842,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19841,7 +19851,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -19850,7 +19860,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -19859,7 +19869,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -19868,7 +19878,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -19884,8 +19894,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -19903,7 +19913,7 @@ export interface operations {
                     "application/json": components["schemas"]["MediaResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19912,7 +19922,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19921,7 +19931,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19930,7 +19940,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -19939,7 +19949,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -19948,7 +19958,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -19957,7 +19967,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -19966,7 +19976,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -20007,7 +20017,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20016,7 +20026,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20025,7 +20035,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20034,7 +20044,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -20043,7 +20053,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -20052,7 +20062,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -20093,7 +20103,7 @@ export interface operations {
                     "application/json": components["schemas"]["CollectionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20102,7 +20112,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20111,7 +20121,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20120,7 +20130,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20129,7 +20139,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -20138,7 +20148,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `duplicate`, `duplicate_item`, `duplicate_site_name`, `duplicate_slug`, `idempotency_key_reused`, `idempotency_request_in_progress`, `pinned_conflict`, `reference_conflict`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -20147,7 +20157,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -20156,7 +20166,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -20165,7 +20175,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -20202,7 +20212,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20211,7 +20221,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20220,7 +20230,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20229,7 +20239,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -20238,7 +20248,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -20247,7 +20257,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -20263,8 +20273,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -20285,7 +20295,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20294,7 +20304,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20303,7 +20313,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20312,7 +20322,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -20321,7 +20331,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -20330,7 +20340,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -20346,8 +20356,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -20360,7 +20370,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20369,7 +20379,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20378,7 +20388,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20387,7 +20397,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20396,7 +20406,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -20405,7 +20415,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -20414,7 +20424,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -20430,8 +20440,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -20449,7 +20459,7 @@ export interface operations {
                     "application/json": components["schemas"]["CollectionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20458,7 +20468,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20467,7 +20477,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20476,7 +20486,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20485,7 +20495,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -20494,7 +20504,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `duplicate`, `duplicate_item`, `duplicate_site_name`, `duplicate_slug`, `idempotency_key_reused`, `idempotency_request_in_progress`, `pinned_conflict`, `reference_conflict`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -20503,7 +20513,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -20512,7 +20522,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -20521,7 +20531,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -20541,8 +20551,8 @@ export interface operations {
             };
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -20563,7 +20573,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20572,7 +20582,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20581,7 +20591,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20590,7 +20600,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -20599,7 +20609,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -20608,7 +20618,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -20627,8 +20637,8 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -20650,7 +20660,7 @@ export interface operations {
                     "application/json": components["schemas"]["CollectionItemResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20659,7 +20669,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20668,7 +20678,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20677,7 +20687,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20686,7 +20696,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -20695,7 +20705,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `duplicate`, `duplicate_item`, `duplicate_site_name`, `duplicate_slug`, `idempotency_key_reused`, `idempotency_request_in_progress`, `pinned_conflict`, `reference_conflict`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -20704,7 +20714,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -20713,7 +20723,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -20722,7 +20732,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -20738,8 +20748,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
                 /** @description The content id of the item */
                 itemId: number;
             };
@@ -20754,7 +20764,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20763,7 +20773,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20772,7 +20782,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20781,7 +20791,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20790,7 +20800,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -20799,7 +20809,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -20808,7 +20818,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -20850,7 +20860,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderSummaryPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20859,7 +20869,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `invalid_signature`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20868,7 +20878,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20877,7 +20887,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20886,7 +20896,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -20895,7 +20905,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -20904,7 +20914,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -20945,7 +20955,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20954,7 +20964,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `invalid_signature`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20963,7 +20973,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20972,7 +20982,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20981,7 +20991,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -20990,7 +21000,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `quantity_exceeds_order`, `reference_conflict`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -20999,7 +21009,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -21008,7 +21018,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -21017,7 +21027,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -21033,8 +21043,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -21048,7 +21058,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21057,7 +21067,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `invalid_signature`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21066,7 +21076,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21075,7 +21085,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21084,7 +21094,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -21093,7 +21103,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -21102,7 +21112,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -21118,8 +21128,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -21146,7 +21156,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21155,7 +21165,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `invalid_signature`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21164,7 +21174,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21173,7 +21183,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21182,7 +21192,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -21191,7 +21201,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `quantity_exceeds_order`, `reference_conflict`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -21200,7 +21210,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -21209,7 +21219,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -21218,7 +21228,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -21234,8 +21244,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -21253,7 +21263,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21262,7 +21272,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `invalid_signature`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21271,7 +21281,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21280,7 +21290,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21289,7 +21299,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -21298,7 +21308,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `quantity_exceeds_order`, `reference_conflict`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -21307,7 +21317,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -21316,7 +21326,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -21325,7 +21335,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -21366,7 +21376,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotificationOutcomeDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21375,7 +21385,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `invalid_signature`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21384,7 +21394,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21393,7 +21403,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -21402,7 +21412,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `quantity_exceeds_order`, `reference_conflict`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -21411,7 +21421,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -21420,7 +21430,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -21429,7 +21439,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -21464,7 +21474,7 @@ export interface operations {
                     "application/json": components["schemas"]["FulfillmentSecretResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21473,7 +21483,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `invalid_signature`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21482,7 +21492,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21491,7 +21501,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21500,7 +21510,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -21509,7 +21519,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `quantity_exceeds_order`, `reference_conflict`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -21518,7 +21528,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -21527,7 +21537,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -21536,7 +21546,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -21581,7 +21591,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21590,7 +21600,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21599,7 +21609,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21608,7 +21618,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21617,7 +21627,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -21626,7 +21636,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -21635,7 +21645,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -21677,7 +21687,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactResponseDto"] | components["schemas"]["ContactReceiptDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21686,7 +21696,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21695,7 +21705,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21704,7 +21714,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21713,7 +21723,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -21722,7 +21732,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `idempotency_key_reused`, `idempotency_request_in_progress`, `limit_reached`, `reference_conflict`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -21731,7 +21741,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -21740,7 +21750,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -21749,7 +21759,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -21765,8 +21775,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -21780,7 +21790,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21789,7 +21799,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21798,7 +21808,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21807,7 +21817,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21816,7 +21826,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -21825,7 +21835,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -21834,7 +21844,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -21850,8 +21860,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -21869,7 +21879,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21878,7 +21888,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21887,7 +21897,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21896,7 +21906,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21905,7 +21915,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -21914,7 +21924,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -21923,7 +21933,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -21932,7 +21942,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -21962,7 +21972,7 @@ export interface operations {
                     "application/json": components["schemas"]["TemplateTypeListDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21971,7 +21981,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21980,7 +21990,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21989,7 +21999,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21998,7 +22008,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -22007,7 +22017,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -22016,7 +22026,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -22047,7 +22057,7 @@ export interface operations {
                     "application/json": components["schemas"]["TemplateTypeResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22056,7 +22066,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22065,7 +22075,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22074,7 +22084,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22083,7 +22093,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -22092,7 +22102,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -22101,7 +22111,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -22132,7 +22142,7 @@ export interface operations {
                     "application/json": components["schemas"]["PublishedEmailTemplateDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22141,7 +22151,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22150,7 +22160,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22159,7 +22169,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22168,7 +22178,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -22177,7 +22187,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -22186,7 +22196,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -22223,7 +22233,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailTemplatePageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22232,7 +22242,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22241,7 +22251,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22250,7 +22260,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22259,7 +22269,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -22268,7 +22278,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -22277,7 +22287,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -22320,7 +22330,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailTemplateResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22329,7 +22339,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22338,7 +22348,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22347,7 +22357,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22356,7 +22366,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -22365,7 +22375,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `idempotency_key_reused`, `idempotency_request_in_progress`, `limit_reached`, `reference_conflict`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -22374,7 +22384,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -22383,7 +22393,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -22392,7 +22402,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -22425,7 +22435,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailTemplateResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22434,7 +22444,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22443,7 +22453,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22452,7 +22462,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22461,7 +22471,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -22470,7 +22480,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -22479,7 +22489,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -22509,7 +22519,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22518,7 +22528,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22527,7 +22537,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22536,7 +22546,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22545,7 +22555,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -22554,7 +22564,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `idempotency_key_reused`, `idempotency_request_in_progress`, `limit_reached`, `reference_conflict`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -22563,7 +22573,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -22572,7 +22582,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -22612,7 +22622,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailTemplateResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22621,7 +22631,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22630,7 +22640,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22639,7 +22649,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22648,7 +22658,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -22657,7 +22667,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `idempotency_key_reused`, `idempotency_request_in_progress`, `limit_reached`, `reference_conflict`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -22666,7 +22676,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description If-Match no longer matches the ETag */
+            /** @description If-Match no longer matches the ETag (codes: `precondition_failed`) */
             412: {
                 headers: {
                     [name: string]: unknown;
@@ -22675,7 +22685,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -22684,7 +22694,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -22693,7 +22703,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -22733,7 +22743,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailTemplateResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22742,7 +22752,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22751,7 +22761,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22760,7 +22770,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22769,7 +22779,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -22778,7 +22788,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `idempotency_key_reused`, `idempotency_request_in_progress`, `limit_reached`, `reference_conflict`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -22787,7 +22797,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -22796,7 +22806,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -22805,7 +22815,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -22843,7 +22853,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailTemplateResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22852,7 +22862,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22861,7 +22871,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22870,7 +22880,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22879,7 +22889,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -22888,7 +22898,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `idempotency_key_reused`, `idempotency_request_in_progress`, `limit_reached`, `reference_conflict`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -22897,7 +22907,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -22906,7 +22916,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -22915,7 +22925,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -22955,7 +22965,7 @@ export interface operations {
                     "application/json": components["schemas"]["RenderedMailDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22964,7 +22974,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22973,7 +22983,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22982,7 +22992,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22991,7 +23001,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -23000,7 +23010,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `idempotency_key_reused`, `idempotency_request_in_progress`, `limit_reached`, `reference_conflict`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -23009,7 +23019,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -23018,7 +23028,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -23027,7 +23037,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After. This route renders mail (template previews): it counts against the account's `render` budget, shared by all its keys: RATE_LIMIT_RENDER_MAX requests a window (default 600 a minute) and RATE_LIMIT_RENDER_CONCURRENCY at once (default 4), besides the key's own RATE_LIMIT_KEY_MAX. */
+            /** @description Rate limited; see Retry-After. This route renders mail (template previews): it counts against the account's `render` budget, shared by all its keys: RATE_LIMIT_RENDER_MAX requests a window (default 600 a minute) and RATE_LIMIT_RENDER_CONCURRENCY at once (default 4), besides the key's own RATE_LIMIT_KEY_MAX. (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -23081,7 +23091,7 @@ export interface operations {
                     "application/json": components["schemas"]["SendEmailResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23090,7 +23100,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23099,7 +23109,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23108,7 +23118,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -23117,7 +23127,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -23126,7 +23136,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `idempotency_key_reused`, `idempotency_request_in_progress`, `limit_reached`, `reference_conflict`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -23135,7 +23145,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -23144,7 +23154,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -23153,7 +23163,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -23188,7 +23198,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailMessageSummaryPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23197,7 +23207,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23206,7 +23216,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23215,7 +23225,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -23224,7 +23234,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -23233,7 +23243,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -23242,7 +23252,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -23258,8 +23268,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -23273,7 +23283,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailMessageResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23282,7 +23292,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23291,7 +23301,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23300,7 +23310,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -23309,7 +23319,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -23318,7 +23328,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -23327,7 +23337,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -23362,7 +23372,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23371,7 +23381,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23380,7 +23390,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23389,7 +23399,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -23398,7 +23408,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -23407,7 +23417,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -23416,7 +23426,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -23457,7 +23467,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointWithSecretDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23466,7 +23476,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23475,7 +23485,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23484,7 +23494,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -23493,7 +23503,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -23502,7 +23512,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `duplicate`, `idempotency_key_reused`, `idempotency_request_in_progress`, `limit_reached`, `reference_conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -23511,7 +23521,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -23520,7 +23530,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -23529,7 +23539,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -23545,8 +23555,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -23560,7 +23570,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23569,7 +23579,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23578,7 +23588,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23587,7 +23597,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -23596,7 +23606,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -23605,7 +23615,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -23614,7 +23624,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -23630,8 +23640,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -23644,7 +23654,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23653,7 +23663,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23662,7 +23672,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23671,7 +23681,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -23680,7 +23690,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -23689,7 +23699,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -23698,7 +23708,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -23714,8 +23724,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -23733,7 +23743,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23742,7 +23752,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23751,7 +23761,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23760,7 +23770,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -23769,7 +23779,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -23778,7 +23788,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -23787,7 +23797,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -23796,7 +23806,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -23815,8 +23825,8 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -23832,7 +23842,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookTestResultDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23841,7 +23851,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23850,7 +23860,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23859,7 +23869,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -23868,7 +23878,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -23877,7 +23887,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `duplicate`, `idempotency_key_reused`, `idempotency_request_in_progress`, `limit_reached`, `reference_conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -23886,7 +23896,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -23895,7 +23905,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -23904,7 +23914,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After. This route reaches out now or makes keys (test sends, webhook tests and retries, sender domain keys and DNS checks): it counts against the account's `outbound` budget, shared by all its keys: RATE_LIMIT_OUTBOUND_MAX requests a window (default 120 a minute) and RATE_LIMIT_OUTBOUND_CONCURRENCY at once (default 4), besides the key's own RATE_LIMIT_KEY_MAX. */
+            /** @description Rate limited; see Retry-After. This route reaches out now or makes keys (test sends, webhook tests and retries, sender domain keys and DNS checks): it counts against the account's `outbound` budget, shared by all its keys: RATE_LIMIT_OUTBOUND_MAX requests a window (default 120 a minute) and RATE_LIMIT_OUTBOUND_CONCURRENCY at once (default 4), besides the key's own RATE_LIMIT_KEY_MAX. (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -23923,8 +23933,8 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -23940,7 +23950,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointWithSecretDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23949,7 +23959,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23958,7 +23968,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23967,7 +23977,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -23976,7 +23986,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -23985,7 +23995,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `duplicate`, `idempotency_key_reused`, `idempotency_request_in_progress`, `limit_reached`, `reference_conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -23994,7 +24004,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -24003,7 +24013,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -24012,7 +24022,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -24033,8 +24043,8 @@ export interface operations {
             };
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -24048,7 +24058,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliverySummaryPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24057,7 +24067,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24066,7 +24076,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24075,7 +24085,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -24084,7 +24094,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -24093,7 +24103,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -24102,7 +24112,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -24118,8 +24128,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
                 deliveryId: number;
             };
             cookie?: never;
@@ -24134,7 +24144,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24143,7 +24153,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24152,7 +24162,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24161,7 +24171,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -24170,7 +24180,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -24179,7 +24189,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -24188,7 +24198,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -24207,8 +24217,8 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
                 deliveryId: number;
             };
             cookie?: never;
@@ -24225,7 +24235,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliverySummaryDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24234,7 +24244,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24243,7 +24253,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24252,7 +24262,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -24261,7 +24271,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -24270,7 +24280,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `duplicate`, `idempotency_key_reused`, `idempotency_request_in_progress`, `limit_reached`, `reference_conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -24279,7 +24289,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -24288,7 +24298,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -24297,7 +24307,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After. This route reaches out now or makes keys (test sends, webhook tests and retries, sender domain keys and DNS checks): it counts against the account's `outbound` budget, shared by all its keys: RATE_LIMIT_OUTBOUND_MAX requests a window (default 120 a minute) and RATE_LIMIT_OUTBOUND_CONCURRENCY at once (default 4), besides the key's own RATE_LIMIT_KEY_MAX. */
+            /** @description Rate limited; see Retry-After. This route reaches out now or makes keys (test sends, webhook tests and retries, sender domain keys and DNS checks): it counts against the account's `outbound` budget, shared by all its keys: RATE_LIMIT_OUTBOUND_MAX requests a window (default 120 a minute) and RATE_LIMIT_OUTBOUND_CONCURRENCY at once (default 4), besides the key's own RATE_LIMIT_KEY_MAX. (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -24325,7 +24335,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccountDeletionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24334,7 +24344,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24343,7 +24353,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24352,7 +24362,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -24361,7 +24371,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -24370,7 +24380,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -24398,7 +24408,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccountDeletionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24407,7 +24417,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24416,7 +24426,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24425,7 +24435,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -24434,7 +24444,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -24443,7 +24453,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -24452,7 +24462,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -24480,7 +24490,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccountDeletionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24489,7 +24499,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24498,7 +24508,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24507,7 +24517,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -24516,7 +24526,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -24525,7 +24535,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `duplicate`, `duplicate_site_name`, `idempotency_key_reused`, `idempotency_request_in_progress`, `reference_conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -24534,7 +24544,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -24543,7 +24553,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -24571,7 +24581,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeletionPreviewResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24580,7 +24590,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24589,7 +24599,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24598,7 +24608,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -24607,7 +24617,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -24616,7 +24626,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -24648,7 +24658,7 @@ export interface operations {
                     "application/json": components["schemas"]["SitePageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24657,7 +24667,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24666,7 +24676,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24675,7 +24685,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -24684,7 +24694,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -24693,7 +24703,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -24732,7 +24742,7 @@ export interface operations {
                     "application/json": components["schemas"]["SiteResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24741,7 +24751,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24750,7 +24760,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24759,7 +24769,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -24768,7 +24778,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `duplicate`, `duplicate_site_name`, `idempotency_key_reused`, `idempotency_request_in_progress`, `reference_conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -24777,7 +24787,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -24786,7 +24796,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -24795,7 +24805,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -24825,7 +24835,7 @@ export interface operations {
                     "application/json": components["schemas"]["SiteResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24834,7 +24844,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24843,7 +24853,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24852,7 +24862,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -24861,7 +24871,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -24870,7 +24880,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -24879,7 +24889,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -24913,7 +24923,7 @@ export interface operations {
                     "application/json": components["schemas"]["SiteResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24922,7 +24932,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24931,7 +24941,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24940,7 +24950,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -24949,7 +24959,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -24958,7 +24968,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -24967,7 +24977,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -24976,7 +24986,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -25008,7 +25018,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25017,7 +25027,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25026,7 +25036,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25035,7 +25045,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -25044,7 +25054,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -25053,7 +25063,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -25092,7 +25102,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedApiKeyResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25101,7 +25111,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25110,7 +25120,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25119,7 +25129,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -25128,7 +25138,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `duplicate`, `duplicate_site_name`, `idempotency_key_reused`, `idempotency_request_in_progress`, `last_key`, `reference_conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -25137,7 +25147,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -25146,7 +25156,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -25155,7 +25165,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -25185,7 +25195,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25194,7 +25204,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25203,7 +25213,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25212,7 +25222,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -25221,7 +25231,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -25230,7 +25240,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -25239,7 +25249,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -25268,7 +25278,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25277,7 +25287,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25286,7 +25296,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25295,7 +25305,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -25304,7 +25314,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -25313,7 +25323,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `duplicate`, `duplicate_site_name`, `idempotency_key_reused`, `idempotency_request_in_progress`, `last_key`, `reference_conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -25322,7 +25332,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -25331,7 +25341,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -25363,7 +25373,7 @@ export interface operations {
                     "application/json": components["schemas"]["SenderDomainPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25372,7 +25382,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25381,7 +25391,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25390,7 +25400,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -25399,7 +25409,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -25408,7 +25418,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -25447,7 +25457,7 @@ export interface operations {
                     "application/json": components["schemas"]["SenderDomainResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25456,7 +25466,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25465,7 +25475,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25474,7 +25484,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -25483,7 +25493,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `domain_exists`, `duplicate`, `idempotency_key_reused`, `idempotency_request_in_progress`, `limit_reached`, `reference_conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -25492,7 +25502,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -25501,7 +25511,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -25510,7 +25520,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After. This route reaches out now or makes keys (test sends, webhook tests and retries, sender domain keys and DNS checks): it counts against the account's `outbound` budget, shared by all its keys: RATE_LIMIT_OUTBOUND_MAX requests a window (default 120 a minute) and RATE_LIMIT_OUTBOUND_CONCURRENCY at once (default 4), besides the key's own RATE_LIMIT_KEY_MAX. */
+            /** @description Rate limited; see Retry-After. This route reaches out now or makes keys (test sends, webhook tests and retries, sender domain keys and DNS checks): it counts against the account's `outbound` budget, shared by all its keys: RATE_LIMIT_OUTBOUND_MAX requests a window (default 120 a minute) and RATE_LIMIT_OUTBOUND_CONCURRENCY at once (default 4), besides the key's own RATE_LIMIT_KEY_MAX. (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -25540,7 +25550,7 @@ export interface operations {
                     "application/json": components["schemas"]["SenderDomainResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25549,7 +25559,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25558,7 +25568,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25567,7 +25577,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -25576,7 +25586,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -25585,7 +25595,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -25594,7 +25604,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -25623,7 +25633,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25632,7 +25642,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25641,7 +25651,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25650,7 +25660,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -25659,7 +25669,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -25668,7 +25678,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -25677,7 +25687,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -25712,7 +25722,7 @@ export interface operations {
                     "application/json": components["schemas"]["SenderDomainResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25721,7 +25731,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25730,7 +25740,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25739,7 +25749,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -25748,7 +25758,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -25757,7 +25767,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `domain_exists`, `duplicate`, `idempotency_key_reused`, `idempotency_request_in_progress`, `limit_reached`, `reference_conflict`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -25766,7 +25776,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (codes: `payload_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -25775,7 +25785,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted */
+            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -25784,7 +25794,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Error */
+            /** @description Error (codes: `dns_records_missing`, `unprocessable_content`) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -25793,7 +25803,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After. This route reaches out now or makes keys (test sends, webhook tests and retries, sender domain keys and DNS checks): it counts against the account's `outbound` budget, shared by all its keys: RATE_LIMIT_OUTBOUND_MAX requests a window (default 120 a minute) and RATE_LIMIT_OUTBOUND_CONCURRENCY at once (default 4), besides the key's own RATE_LIMIT_KEY_MAX. */
+            /** @description Rate limited; see Retry-After. This route reaches out now or makes keys (test sends, webhook tests and retries, sender domain keys and DNS checks): it counts against the account's `outbound` budget, shared by all its keys: RATE_LIMIT_OUTBOUND_MAX requests a window (default 120 a minute) and RATE_LIMIT_OUTBOUND_CONCURRENCY at once (default 4), besides the key's own RATE_LIMIT_KEY_MAX. (codes: `rate_limited`) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -25802,7 +25812,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Not ready: a dependency (the database) does not answer */
+            /** @description Not ready: a dependency (the database) does not answer (codes: `dns_timeout`, `dns_unavailable`, `metrics_unavailable`) */
             503: {
                 headers: {
                     [name: string]: unknown;

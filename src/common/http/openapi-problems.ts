@@ -38,10 +38,14 @@ export function documentProblemCodes(
           .map(([code]) => code)
           .sort();
         if (list.length === 0) continue;
-        // A copy: swagger may hand one response object to several operations.
+        // The description names the module's own codes (the shared ones are the same on every
+        // operation); the extension has them all. A copy: swagger may share one response object.
+        const own = list.filter((code) => !(code in COMMON_PROBLEMS));
         op.responses[status] = {
           ...answer,
-          description: `${answer.description} (codes: ${list.map((c) => `\`${c}\``).join(', ')})`,
+          description: own.length
+            ? `${answer.description} (besides the shared codes: ${own.map((c) => `\`${c}\``).join(', ')})`
+            : answer.description,
           [PROBLEM_CODES]: list,
         } as ResponseObject;
       }
