@@ -8006,7 +8006,7 @@ export interface operations {
                     "application/json": components["schemas"]["HealthDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8015,7 +8015,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -8024,7 +8024,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8052,7 +8052,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReadinessDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8061,7 +8061,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -8070,7 +8070,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8079,7 +8079,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Not ready: a dependency (the database) does not answer (codes: `metrics_unavailable`, `not_ready`) */
+            /** @description Not ready: a dependency (the database) does not answer (besides the shared codes: `not_ready`) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8136,7 +8136,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8145,7 +8145,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8154,7 +8154,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8163,7 +8163,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -8172,7 +8172,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8181,7 +8181,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8224,7 +8224,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContentResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8233,7 +8233,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8242,7 +8242,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8251,7 +8251,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8260,7 +8260,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -8269,7 +8269,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `duplicate`, `duplicate_site_name`, `duplicate_slug`, `idempotency_key_reused`, `idempotency_request_in_progress`, `reference_conflict`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `duplicate_site_name`, `duplicate_slug`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8278,7 +8278,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -8287,7 +8287,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8296,7 +8296,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8337,7 +8337,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8346,7 +8346,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8355,7 +8355,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8364,7 +8364,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -8373,7 +8373,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8382,7 +8382,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8412,7 +8412,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8421,7 +8421,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8430,7 +8430,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8439,7 +8439,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8448,7 +8448,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -8457,7 +8457,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8466,7 +8466,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8506,7 +8506,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContentResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8515,7 +8515,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8524,7 +8524,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8533,7 +8533,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8542,7 +8542,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -8551,7 +8551,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `duplicate`, `duplicate_site_name`, `duplicate_slug`, `idempotency_key_reused`, `idempotency_request_in_progress`, `reference_conflict`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `duplicate_site_name`, `duplicate_slug`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8560,7 +8560,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description If-Match no longer matches the ETag (codes: `precondition_failed`) */
+            /** @description If-Match no longer matches the ETag */
             412: {
                 headers: {
                     [name: string]: unknown;
@@ -8569,7 +8569,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -8578,7 +8578,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8587,7 +8587,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8629,7 +8629,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContentResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8638,7 +8638,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8647,7 +8647,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8656,7 +8656,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8665,7 +8665,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -8674,7 +8674,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `duplicate`, `duplicate_site_name`, `duplicate_slug`, `idempotency_key_reused`, `idempotency_request_in_progress`, `reference_conflict`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `duplicate_site_name`, `duplicate_slug`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8683,7 +8683,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -8692,7 +8692,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8701,7 +8701,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8739,7 +8739,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContentResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8748,7 +8748,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8757,7 +8757,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8766,7 +8766,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8775,7 +8775,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -8784,7 +8784,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `duplicate`, `duplicate_site_name`, `duplicate_slug`, `idempotency_key_reused`, `idempotency_request_in_progress`, `reference_conflict`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `duplicate_site_name`, `duplicate_slug`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8793,7 +8793,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -8802,7 +8802,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8811,7 +8811,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8846,7 +8846,7 @@ export interface operations {
                     "application/json": components["schemas"]["RevisionSummaryPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8855,7 +8855,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8864,7 +8864,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8873,7 +8873,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8882,7 +8882,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -8891,7 +8891,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8900,7 +8900,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8932,7 +8932,7 @@ export interface operations {
                     "application/json": components["schemas"]["RevisionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8941,7 +8941,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8950,7 +8950,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8959,7 +8959,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8968,7 +8968,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -8977,7 +8977,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -8986,7 +8986,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9023,7 +9023,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContentResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9032,7 +9032,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9041,7 +9041,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9050,7 +9050,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9059,7 +9059,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -9068,7 +9068,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `duplicate`, `duplicate_site_name`, `duplicate_slug`, `idempotency_key_reused`, `idempotency_request_in_progress`, `reference_conflict`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `duplicate_site_name`, `duplicate_slug`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9077,7 +9077,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -9086,7 +9086,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9095,7 +9095,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9136,7 +9136,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9145,7 +9145,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9154,7 +9154,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9163,7 +9163,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -9172,7 +9172,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9181,7 +9181,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9222,7 +9222,7 @@ export interface operations {
                     "application/json": components["schemas"]["CategoryResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9231,7 +9231,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9240,7 +9240,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
+            /** @description The credential may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9249,7 +9249,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9258,7 +9258,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -9267,7 +9267,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `duplicate`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `idempotency_key_reused`, `idempotency_request_in_progress`, `out_of_stock`, `reference_conflict`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `out_of_stock`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9276,7 +9276,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -9285,7 +9285,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9294,7 +9294,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9332,7 +9332,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9341,7 +9341,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9350,7 +9350,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9359,7 +9359,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -9368,7 +9368,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9377,7 +9377,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9407,7 +9407,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9416,7 +9416,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9425,7 +9425,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
+            /** @description The credential may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9434,7 +9434,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9443,7 +9443,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -9452,7 +9452,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9461,7 +9461,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9496,7 +9496,7 @@ export interface operations {
                     "application/json": components["schemas"]["CategoryResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9505,7 +9505,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9514,7 +9514,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
+            /** @description The credential may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9523,7 +9523,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9532,7 +9532,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -9541,7 +9541,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `duplicate`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `idempotency_key_reused`, `idempotency_request_in_progress`, `out_of_stock`, `reference_conflict`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `out_of_stock`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9550,7 +9550,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -9559,7 +9559,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9568,7 +9568,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9625,7 +9625,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9634,7 +9634,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9643,7 +9643,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9652,7 +9652,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -9661,7 +9661,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9670,7 +9670,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9713,7 +9713,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9722,7 +9722,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9731,7 +9731,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
+            /** @description The credential may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9740,7 +9740,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9749,7 +9749,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -9758,7 +9758,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `duplicate`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `idempotency_key_reused`, `idempotency_request_in_progress`, `out_of_stock`, `reference_conflict`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `out_of_stock`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9767,7 +9767,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -9776,7 +9776,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9785,7 +9785,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9826,7 +9826,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9835,7 +9835,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9844,7 +9844,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9853,7 +9853,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -9862,7 +9862,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9871,7 +9871,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9904,7 +9904,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9913,7 +9913,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9922,7 +9922,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
+            /** @description The credential may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9931,7 +9931,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9940,7 +9940,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -9949,7 +9949,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description If-Match no longer matches the ETag (codes: `precondition_failed`) */
+            /** @description If-Match no longer matches the ETag */
             412: {
                 headers: {
                     [name: string]: unknown;
@@ -9958,7 +9958,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9967,7 +9967,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10007,7 +10007,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10016,7 +10016,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10025,7 +10025,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
+            /** @description The credential may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10034,7 +10034,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10043,7 +10043,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -10052,7 +10052,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `duplicate`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `idempotency_key_reused`, `idempotency_request_in_progress`, `out_of_stock`, `reference_conflict`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `out_of_stock`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10061,7 +10061,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description If-Match no longer matches the ETag (codes: `precondition_failed`) */
+            /** @description If-Match no longer matches the ETag */
             412: {
                 headers: {
                     [name: string]: unknown;
@@ -10070,7 +10070,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -10079,7 +10079,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10088,7 +10088,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10132,7 +10132,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10141,7 +10141,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10150,7 +10150,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
+            /** @description The credential may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10159,7 +10159,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10168,7 +10168,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -10177,7 +10177,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `duplicate`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `idempotency_key_reused`, `idempotency_request_in_progress`, `out_of_stock`, `reference_conflict`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `out_of_stock`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10186,7 +10186,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -10195,7 +10195,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10204,7 +10204,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10238,7 +10238,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10247,7 +10247,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10256,7 +10256,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
+            /** @description The credential may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10265,7 +10265,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10274,7 +10274,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -10283,7 +10283,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10292,7 +10292,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10330,7 +10330,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10339,7 +10339,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10348,7 +10348,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
+            /** @description The credential may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10357,7 +10357,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10366,7 +10366,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -10375,7 +10375,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `duplicate`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `idempotency_key_reused`, `idempotency_request_in_progress`, `out_of_stock`, `reference_conflict`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `out_of_stock`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10384,7 +10384,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -10393,7 +10393,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10402,7 +10402,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10449,7 +10449,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10458,7 +10458,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10467,7 +10467,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10476,7 +10476,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10485,7 +10485,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -10494,7 +10494,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `idempotency_key_reused`, `idempotency_request_in_progress`, `out_of_stock`, `reference_conflict`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `out_of_stock`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10503,7 +10503,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -10512,7 +10512,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10521,7 +10521,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After. This route stores and processes files (uploads): it counts against the account's `upload` budget, shared by all its keys: RATE_LIMIT_UPLOAD_MAX requests a window (default 600 a minute) and RATE_LIMIT_UPLOAD_CONCURRENCY at once (default 8), besides the key's own RATE_LIMIT_KEY_MAX. (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After. This route stores and processes files (uploads): it counts against the account's `upload` budget, shared by all its keys: RATE_LIMIT_UPLOAD_MAX requests a window (default 600 a minute) and RATE_LIMIT_UPLOAD_CONCURRENCY at once (default 8), besides the key's own RATE_LIMIT_KEY_MAX. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10553,7 +10553,7 @@ export interface operations {
                     "application/json": components["schemas"]["V1MediaListDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10562,7 +10562,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10571,7 +10571,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10580,7 +10580,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -10589,7 +10589,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10598,7 +10598,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10646,7 +10646,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10655,7 +10655,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10664,7 +10664,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10673,7 +10673,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10682,7 +10682,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -10691,7 +10691,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `idempotency_key_reused`, `idempotency_request_in_progress`, `out_of_stock`, `reference_conflict`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `out_of_stock`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10700,7 +10700,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -10709,7 +10709,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10718,7 +10718,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After. This route stores and processes files (uploads): it counts against the account's `upload` budget, shared by all its keys: RATE_LIMIT_UPLOAD_MAX requests a window (default 600 a minute) and RATE_LIMIT_UPLOAD_CONCURRENCY at once (default 8), besides the key's own RATE_LIMIT_KEY_MAX. (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After. This route stores and processes files (uploads): it counts against the account's `upload` budget, shared by all its keys: RATE_LIMIT_UPLOAD_MAX requests a window (default 600 a minute) and RATE_LIMIT_UPLOAD_CONCURRENCY at once (default 8), besides the key's own RATE_LIMIT_KEY_MAX. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10754,7 +10754,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10763,7 +10763,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10772,7 +10772,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10781,7 +10781,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10790,7 +10790,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -10799,7 +10799,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -10808,7 +10808,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10817,7 +10817,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10856,7 +10856,7 @@ export interface operations {
                     "application/json": components["schemas"]["V1PageResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10865,7 +10865,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10874,7 +10874,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10883,7 +10883,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10892,7 +10892,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -10901,7 +10901,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `idempotency_key_reused`, `idempotency_request_in_progress`, `out_of_stock`, `reference_conflict`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `out_of_stock`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10910,7 +10910,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -10919,7 +10919,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10928,7 +10928,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10961,7 +10961,7 @@ export interface operations {
                     "application/json": components["schemas"]["V1PageResponseDto"] | components["schemas"]["V1PageResponseDto"][];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10970,7 +10970,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10979,7 +10979,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10988,7 +10988,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -10997,7 +10997,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11006,7 +11006,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11041,7 +11041,7 @@ export interface operations {
                     "application/json": components["schemas"]["V1PageResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11050,7 +11050,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11059,7 +11059,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11068,7 +11068,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11077,7 +11077,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -11086,7 +11086,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `idempotency_key_reused`, `idempotency_request_in_progress`, `out_of_stock`, `reference_conflict`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `out_of_stock`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11095,7 +11095,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -11104,7 +11104,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11113,7 +11113,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11144,7 +11144,7 @@ export interface operations {
                     "application/json": components["schemas"]["V1PageDeletedDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11153,7 +11153,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11162,7 +11162,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11171,7 +11171,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11180,7 +11180,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -11189,7 +11189,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11198,7 +11198,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11230,7 +11230,7 @@ export interface operations {
                     "application/json": components["schemas"]["V1PageListDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11239,7 +11239,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11248,7 +11248,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11257,7 +11257,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -11266,7 +11266,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11275,7 +11275,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11310,7 +11310,7 @@ export interface operations {
                     "application/json": components["schemas"]["V1ProductResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11319,7 +11319,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11328,7 +11328,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11337,7 +11337,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11346,7 +11346,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -11355,7 +11355,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `idempotency_key_reused`, `idempotency_request_in_progress`, `out_of_stock`, `reference_conflict`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `out_of_stock`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11364,7 +11364,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -11373,7 +11373,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11382,7 +11382,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11417,7 +11417,7 @@ export interface operations {
                     "application/json": components["schemas"]["V1ProductResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11426,7 +11426,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11435,7 +11435,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11444,7 +11444,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11453,7 +11453,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -11462,7 +11462,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `idempotency_key_reused`, `idempotency_request_in_progress`, `out_of_stock`, `reference_conflict`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `out_of_stock`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11471,7 +11471,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -11480,7 +11480,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11489,7 +11489,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11520,7 +11520,7 @@ export interface operations {
                     "application/json": components["schemas"]["V1ProductCategoryResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11529,7 +11529,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11538,7 +11538,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11547,7 +11547,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -11556,7 +11556,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11565,7 +11565,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11600,7 +11600,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11609,7 +11609,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11618,7 +11618,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11627,7 +11627,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11636,7 +11636,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -11645,7 +11645,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11654,7 +11654,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11695,7 +11695,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11704,7 +11704,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11713,7 +11713,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11722,7 +11722,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11731,7 +11731,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -11740,7 +11740,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `campaign_not_editable`, `campaign_sending`, `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11749,7 +11749,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -11758,7 +11758,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11767,7 +11767,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11798,7 +11798,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11807,7 +11807,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11816,7 +11816,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11825,7 +11825,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11834,7 +11834,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -11843,7 +11843,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11852,7 +11852,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11882,7 +11882,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11891,7 +11891,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11900,7 +11900,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11909,7 +11909,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11918,7 +11918,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -11927,7 +11927,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11936,7 +11936,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11971,7 +11971,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11980,7 +11980,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11989,7 +11989,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11998,7 +11998,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12007,7 +12007,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -12016,7 +12016,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -12025,7 +12025,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12034,7 +12034,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -12083,7 +12083,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12092,7 +12092,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12101,7 +12101,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12110,7 +12110,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12119,7 +12119,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -12128,7 +12128,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12137,7 +12137,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -12170,7 +12170,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12179,7 +12179,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12188,7 +12188,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12197,7 +12197,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12206,7 +12206,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -12215,7 +12215,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12224,7 +12224,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -12255,7 +12255,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12264,7 +12264,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12273,7 +12273,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12282,7 +12282,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12291,7 +12291,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -12300,7 +12300,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12309,7 +12309,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -12339,7 +12339,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12348,7 +12348,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12357,7 +12357,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12366,7 +12366,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12375,7 +12375,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -12384,7 +12384,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12393,7 +12393,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -12433,7 +12433,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12442,7 +12442,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12451,7 +12451,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12460,7 +12460,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12469,7 +12469,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -12478,7 +12478,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `campaign_not_editable`, `campaign_sending`, `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12487,7 +12487,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -12496,7 +12496,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12505,7 +12505,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -12545,7 +12545,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12554,7 +12554,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12563,7 +12563,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12572,7 +12572,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12581,7 +12581,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -12590,7 +12590,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `campaign_not_editable`, `campaign_sending`, `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12599,7 +12599,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -12608,7 +12608,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12617,7 +12617,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -12669,7 +12669,7 @@ export interface operations {
                     "application/json": components["schemas"]["BulkResultDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12678,7 +12678,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12687,7 +12687,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12696,7 +12696,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12705,7 +12705,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -12714,7 +12714,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `campaign_not_editable`, `campaign_sending`, `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12723,7 +12723,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -12732,7 +12732,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12741,7 +12741,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After. This route writes many rows at once (imports, list syncs, bulk actions): it counts against the account's `import` budget, shared by all its keys: RATE_LIMIT_IMPORT_MAX requests a window (default 120 a minute) and RATE_LIMIT_IMPORT_CONCURRENCY at once (default 2), besides the key's own RATE_LIMIT_KEY_MAX. (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After. This route writes many rows at once (imports, list syncs, bulk actions): it counts against the account's `import` budget, shared by all its keys: RATE_LIMIT_IMPORT_MAX requests a window (default 120 a minute) and RATE_LIMIT_IMPORT_CONCURRENCY at once (default 2), besides the key's own RATE_LIMIT_KEY_MAX. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -12829,7 +12829,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImportResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12838,7 +12838,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12847,7 +12847,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12856,7 +12856,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12865,7 +12865,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -12874,7 +12874,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `campaign_not_editable`, `campaign_sending`, `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12883,7 +12883,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -12892,7 +12892,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12901,7 +12901,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After. This route writes many rows at once (imports, list syncs, bulk actions): it counts against the account's `import` budget, shared by all its keys: RATE_LIMIT_IMPORT_MAX requests a window (default 120 a minute) and RATE_LIMIT_IMPORT_CONCURRENCY at once (default 2), besides the key's own RATE_LIMIT_KEY_MAX. (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After. This route writes many rows at once (imports, list syncs, bulk actions): it counts against the account's `import` budget, shared by all its keys: RATE_LIMIT_IMPORT_MAX requests a window (default 120 a minute) and RATE_LIMIT_IMPORT_CONCURRENCY at once (default 2), besides the key's own RATE_LIMIT_KEY_MAX. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -12940,7 +12940,7 @@ export interface operations {
                     "application/json": components["schemas"]["SyncResultDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12949,7 +12949,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12958,7 +12958,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12967,7 +12967,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12976,7 +12976,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -12985,7 +12985,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `campaign_not_editable`, `campaign_sending`, `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12994,7 +12994,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -13003,7 +13003,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13012,7 +13012,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After. This route writes many rows at once (imports, list syncs, bulk actions): it counts against the account's `import` budget, shared by all its keys: RATE_LIMIT_IMPORT_MAX requests a window (default 120 a minute) and RATE_LIMIT_IMPORT_CONCURRENCY at once (default 2), besides the key's own RATE_LIMIT_KEY_MAX. (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After. This route writes many rows at once (imports, list syncs, bulk actions): it counts against the account's `import` budget, shared by all its keys: RATE_LIMIT_IMPORT_MAX requests a window (default 120 a minute) and RATE_LIMIT_IMPORT_CONCURRENCY at once (default 2), besides the key's own RATE_LIMIT_KEY_MAX. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -13043,7 +13043,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImportResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13052,7 +13052,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13061,7 +13061,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13070,7 +13070,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13079,7 +13079,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -13088,7 +13088,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13097,7 +13097,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -13136,7 +13136,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscribeReceiptDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13145,7 +13145,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13154,7 +13154,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -13163,7 +13163,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `campaign_not_editable`, `campaign_sending`, `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13172,7 +13172,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -13181,7 +13181,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13190,7 +13190,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -13240,7 +13240,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A problem; a browser gets it as a page (text/html) (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description A problem; a browser gets it as a page (text/html) (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13250,7 +13250,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13259,7 +13259,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -13268,7 +13268,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description A problem; a browser gets it as a page (text/html) (codes: `token_expired`, `token_used`) */
+            /** @description A problem; a browser gets it as a page (text/html) (besides the shared codes: `token_expired`, `token_used`) */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -13278,7 +13278,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13287,7 +13287,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -13340,7 +13340,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13349,7 +13349,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13358,7 +13358,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13367,7 +13367,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13376,7 +13376,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -13385,7 +13385,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `campaign_not_editable`, `campaign_sending`, `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13394,7 +13394,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -13403,7 +13403,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13412,7 +13412,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -13454,7 +13454,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A problem; a browser gets it as a page (text/html) (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description A problem; a browser gets it as a page (text/html) (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13464,7 +13464,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description A problem; a browser gets it as a page (text/html) (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description A problem; a browser gets it as a page (text/html) (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13474,7 +13474,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -13483,7 +13483,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13492,7 +13492,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -13527,7 +13527,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeriesPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13536,7 +13536,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13545,7 +13545,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13554,7 +13554,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13563,7 +13563,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -13572,7 +13572,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13581,7 +13581,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -13641,7 +13641,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeriesResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13650,7 +13650,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13659,7 +13659,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13668,7 +13668,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13677,7 +13677,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -13686,7 +13686,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `campaign_not_editable`, `campaign_sending`, `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13695,7 +13695,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -13704,7 +13704,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13713,7 +13713,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -13746,7 +13746,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeriesResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13755,7 +13755,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13764,7 +13764,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13773,7 +13773,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13782,7 +13782,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -13791,7 +13791,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13800,7 +13800,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -13830,7 +13830,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13839,7 +13839,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13848,7 +13848,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13857,7 +13857,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13866,7 +13866,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -13875,7 +13875,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13884,7 +13884,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -13924,7 +13924,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeriesResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13933,7 +13933,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13942,7 +13942,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13951,7 +13951,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13960,7 +13960,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -13969,7 +13969,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `campaign_not_editable`, `campaign_sending`, `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13978,7 +13978,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description If-Match no longer matches the ETag (codes: `precondition_failed`) */
+            /** @description If-Match no longer matches the ETag */
             412: {
                 headers: {
                     [name: string]: unknown;
@@ -13987,7 +13987,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -13996,7 +13996,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -14005,7 +14005,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -14040,7 +14040,7 @@ export interface operations {
                     "application/json": components["schemas"]["CampaignPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14049,7 +14049,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14058,7 +14058,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14067,7 +14067,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14076,7 +14076,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -14085,7 +14085,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -14094,7 +14094,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -14137,7 +14137,7 @@ export interface operations {
                     "application/json": components["schemas"]["CampaignResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14146,7 +14146,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14155,7 +14155,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14164,7 +14164,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14173,7 +14173,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -14182,7 +14182,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `campaign_not_editable`, `campaign_sending`, `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14191,7 +14191,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -14200,7 +14200,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -14209,7 +14209,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -14243,7 +14243,7 @@ export interface operations {
                     "application/json": components["schemas"]["CampaignResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14252,7 +14252,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14261,7 +14261,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14270,7 +14270,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14279,7 +14279,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -14288,7 +14288,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -14297,7 +14297,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -14327,7 +14327,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14336,7 +14336,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14345,7 +14345,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14354,7 +14354,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14363,7 +14363,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -14372,7 +14372,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `campaign_not_editable`, `campaign_sending`, `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14381,7 +14381,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -14390,7 +14390,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -14430,7 +14430,7 @@ export interface operations {
                     "application/json": components["schemas"]["CampaignResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14439,7 +14439,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14448,7 +14448,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14457,7 +14457,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14466,7 +14466,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -14475,7 +14475,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `campaign_not_editable`, `campaign_sending`, `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14484,7 +14484,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description If-Match no longer matches the ETag (codes: `precondition_failed`) */
+            /** @description If-Match no longer matches the ETag */
             412: {
                 headers: {
                     [name: string]: unknown;
@@ -14493,7 +14493,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -14502,7 +14502,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -14511,7 +14511,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -14551,7 +14551,7 @@ export interface operations {
                     "application/json": components["schemas"]["CampaignTestSendResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14560,7 +14560,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14569,7 +14569,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14578,7 +14578,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14587,7 +14587,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -14596,7 +14596,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `campaign_not_editable`, `campaign_sending`, `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14605,7 +14605,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -14614,7 +14614,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -14623,7 +14623,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After. This route reaches out now or makes keys (test sends, webhook tests and retries, sender domain keys and DNS checks): it counts against the account's `outbound` budget, shared by all its keys: RATE_LIMIT_OUTBOUND_MAX requests a window (default 120 a minute) and RATE_LIMIT_OUTBOUND_CONCURRENCY at once (default 4), besides the key's own RATE_LIMIT_KEY_MAX. (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After. This route reaches out now or makes keys (test sends, webhook tests and retries, sender domain keys and DNS checks): it counts against the account's `outbound` budget, shared by all its keys: RATE_LIMIT_OUTBOUND_MAX requests a window (default 120 a minute) and RATE_LIMIT_OUTBOUND_CONCURRENCY at once (default 4), besides the key's own RATE_LIMIT_KEY_MAX. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -14662,7 +14662,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14671,7 +14671,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14680,7 +14680,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -14689,7 +14689,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -14698,7 +14698,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -14733,7 +14733,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14742,7 +14742,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14751,7 +14751,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -14760,7 +14760,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `campaign_not_editable`, `campaign_sending`, `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14769,7 +14769,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -14778,7 +14778,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -14787,7 +14787,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -14826,7 +14826,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14835,7 +14835,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14844,7 +14844,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -14853,7 +14853,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -14862,7 +14862,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -14898,7 +14898,7 @@ export interface operations {
                     "application/json": components["schemas"]["ClickTargetDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14907,7 +14907,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14916,7 +14916,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -14925,7 +14925,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `campaign_not_editable`, `campaign_sending`, `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14934,7 +14934,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -14943,7 +14943,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -14952,7 +14952,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -14993,7 +14993,7 @@ export interface operations {
                     "application/json": components["schemas"]["StatisticsResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_file`, `invalid_idempotency_key`, `invalid_mail`, `invalid_token`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15002,7 +15002,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15011,7 +15011,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15020,7 +15020,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15029,7 +15029,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -15038,7 +15038,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15047,7 +15047,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -15086,7 +15086,7 @@ export interface operations {
                     "application/json": components["schemas"]["OtpRequestedDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15095,7 +15095,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15104,7 +15104,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -15113,7 +15113,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15122,7 +15122,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -15131,7 +15131,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15140,7 +15140,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -15179,7 +15179,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15188,7 +15188,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15197,7 +15197,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15206,7 +15206,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15215,7 +15215,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -15224,7 +15224,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15233,7 +15233,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -15242,7 +15242,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15251,7 +15251,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -15281,7 +15281,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15290,7 +15290,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15299,7 +15299,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15308,7 +15308,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15317,7 +15317,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -15326,7 +15326,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15335,7 +15335,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -15365,7 +15365,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserDeletionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15374,7 +15374,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15383,7 +15383,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15392,7 +15392,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15401,7 +15401,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -15410,7 +15410,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15419,7 +15419,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -15453,7 +15453,7 @@ export interface operations {
                     "application/json": components["schemas"]["MeResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15462,7 +15462,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15471,7 +15471,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15480,7 +15480,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15489,7 +15489,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -15498,7 +15498,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -15507,7 +15507,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15516,7 +15516,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -15546,7 +15546,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserDeletionPreviewDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15555,7 +15555,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15564,7 +15564,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15573,7 +15573,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15582,7 +15582,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -15591,7 +15591,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15600,7 +15600,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -15630,7 +15630,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserDeletionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15639,7 +15639,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15648,7 +15648,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15657,7 +15657,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15666,7 +15666,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -15675,7 +15675,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15684,7 +15684,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -15714,7 +15714,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserDeletionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15723,7 +15723,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15732,7 +15732,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15741,7 +15741,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15750,7 +15750,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -15759,7 +15759,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15768,7 +15768,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15777,7 +15777,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -15811,7 +15811,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreditEntryPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15820,7 +15820,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15829,7 +15829,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15838,7 +15838,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15847,7 +15847,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -15856,7 +15856,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15865,7 +15865,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -15895,7 +15895,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreditBalanceDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15904,7 +15904,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15913,7 +15913,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15922,7 +15922,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15931,7 +15931,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -15940,7 +15940,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15949,7 +15949,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -15988,7 +15988,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15997,7 +15997,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16006,7 +16006,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16015,7 +16015,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16024,7 +16024,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -16033,7 +16033,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16042,7 +16042,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -16051,7 +16051,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16060,7 +16060,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -16094,7 +16094,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16103,7 +16103,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16112,7 +16112,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16121,7 +16121,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16130,7 +16130,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -16139,7 +16139,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16148,7 +16148,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -16157,7 +16157,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16166,7 +16166,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -16196,7 +16196,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProfileResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16205,7 +16205,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16214,7 +16214,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16223,7 +16223,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16232,7 +16232,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -16241,7 +16241,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16250,7 +16250,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -16285,7 +16285,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProfileEntryDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16294,7 +16294,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16303,7 +16303,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16312,7 +16312,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16321,7 +16321,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -16330,7 +16330,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -16339,7 +16339,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16348,7 +16348,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -16378,7 +16378,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16387,7 +16387,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16396,7 +16396,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16405,7 +16405,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16414,7 +16414,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -16423,7 +16423,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16432,7 +16432,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -16467,7 +16467,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserSubscriptionPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16476,7 +16476,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16485,7 +16485,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16494,7 +16494,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16503,7 +16503,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -16512,7 +16512,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16521,7 +16521,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -16561,7 +16561,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserSubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16570,7 +16570,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16579,7 +16579,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16588,7 +16588,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16597,7 +16597,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -16606,7 +16606,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16615,7 +16615,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -16624,7 +16624,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16633,7 +16633,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -16669,7 +16669,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserSubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16678,7 +16678,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16687,7 +16687,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16696,7 +16696,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16705,7 +16705,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -16714,7 +16714,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16723,7 +16723,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -16732,7 +16732,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16741,7 +16741,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -16781,7 +16781,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserSubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16790,7 +16790,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16799,7 +16799,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16808,7 +16808,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16817,7 +16817,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -16826,7 +16826,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16835,7 +16835,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -16844,7 +16844,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16853,7 +16853,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -16893,7 +16893,7 @@ export interface operations {
                     "application/json": components["schemas"]["PlanChangeDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16902,7 +16902,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16911,7 +16911,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16920,7 +16920,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16929,7 +16929,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -16938,7 +16938,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16947,7 +16947,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -16956,7 +16956,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16965,7 +16965,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -17006,7 +17006,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17015,7 +17015,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17024,7 +17024,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17033,7 +17033,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17042,7 +17042,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -17051,7 +17051,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -17060,7 +17060,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -17091,7 +17091,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17100,7 +17100,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17109,7 +17109,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17118,7 +17118,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17127,7 +17127,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -17136,7 +17136,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -17145,7 +17145,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -17180,7 +17180,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17189,7 +17189,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17198,7 +17198,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17207,7 +17207,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17216,7 +17216,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -17225,7 +17225,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17234,7 +17234,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -17243,7 +17243,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -17252,7 +17252,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -17283,7 +17283,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProfileResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17292,7 +17292,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17301,7 +17301,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17310,7 +17310,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17319,7 +17319,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -17328,7 +17328,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -17337,7 +17337,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -17368,7 +17368,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreditBalanceDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17377,7 +17377,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17386,7 +17386,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17395,7 +17395,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17404,7 +17404,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -17413,7 +17413,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -17422,7 +17422,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -17464,7 +17464,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreditChangeDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17473,7 +17473,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17482,7 +17482,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17491,7 +17491,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17500,7 +17500,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -17509,7 +17509,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17518,7 +17518,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -17527,7 +17527,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -17536,7 +17536,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -17578,7 +17578,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreditChangeDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17587,7 +17587,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17596,7 +17596,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17605,7 +17605,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17614,7 +17614,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -17623,7 +17623,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17632,7 +17632,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -17641,7 +17641,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -17650,7 +17650,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -17685,7 +17685,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreditEntryPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17694,7 +17694,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17703,7 +17703,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17712,7 +17712,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17721,7 +17721,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -17730,7 +17730,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -17739,7 +17739,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -17775,7 +17775,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserSubscriptionPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17784,7 +17784,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17793,7 +17793,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17802,7 +17802,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17811,7 +17811,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -17820,7 +17820,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -17829,7 +17829,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -17872,7 +17872,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserSubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17881,7 +17881,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17890,7 +17890,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17899,7 +17899,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17908,7 +17908,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -17917,7 +17917,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17926,7 +17926,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -17935,7 +17935,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -17944,7 +17944,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -17983,7 +17983,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserSubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17992,7 +17992,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18001,7 +18001,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18010,7 +18010,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18019,7 +18019,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -18028,7 +18028,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -18037,7 +18037,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -18046,7 +18046,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -18055,7 +18055,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -18104,7 +18104,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserSubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18113,7 +18113,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18122,7 +18122,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18131,7 +18131,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18140,7 +18140,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -18149,7 +18149,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -18158,7 +18158,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -18167,7 +18167,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -18176,7 +18176,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -18225,7 +18225,7 @@ export interface operations {
                     "application/json": components["schemas"]["PlanChangeDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18234,7 +18234,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18243,7 +18243,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18252,7 +18252,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18261,7 +18261,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -18270,7 +18270,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -18279,7 +18279,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -18288,7 +18288,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -18297,7 +18297,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -18342,7 +18342,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChargeResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18351,7 +18351,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18360,7 +18360,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18369,7 +18369,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18378,7 +18378,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -18387,7 +18387,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -18396,7 +18396,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -18405,7 +18405,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -18414,7 +18414,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -18465,7 +18465,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaidChargeDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18474,7 +18474,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18483,7 +18483,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18492,7 +18492,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18501,7 +18501,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -18510,7 +18510,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `reference_conflict`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -18519,7 +18519,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -18528,7 +18528,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -18537,7 +18537,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -18571,7 +18571,7 @@ export interface operations {
                     "application/json": components["schemas"]["MediaCategoryPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18580,7 +18580,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18589,7 +18589,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
+            /** @description The credential may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18598,7 +18598,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18607,7 +18607,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -18616,7 +18616,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -18625,7 +18625,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -18666,7 +18666,7 @@ export interface operations {
                     "application/json": components["schemas"]["MediaCategoryResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18675,7 +18675,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18684,7 +18684,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
+            /** @description The credential may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18693,7 +18693,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18702,7 +18702,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -18711,7 +18711,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `duplicate`, `duplicate_slug`, `idempotency_key_reused`, `idempotency_request_in_progress`, `reference_conflict`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `duplicate_slug`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -18720,7 +18720,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -18729,7 +18729,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -18738,7 +18738,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -18769,7 +18769,7 @@ export interface operations {
                     "application/json": components["schemas"]["MediaCategoryResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18778,7 +18778,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18787,7 +18787,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
+            /** @description The credential may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18796,7 +18796,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18805,7 +18805,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -18814,7 +18814,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -18823,7 +18823,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -18853,7 +18853,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18862,7 +18862,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18871,7 +18871,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
+            /** @description The credential may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18880,7 +18880,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18889,7 +18889,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -18898,7 +18898,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -18907,7 +18907,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -18942,7 +18942,7 @@ export interface operations {
                     "application/json": components["schemas"]["MediaCategoryResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18951,7 +18951,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18960,7 +18960,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
+            /** @description The credential may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18969,7 +18969,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18978,7 +18978,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -18987,7 +18987,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `duplicate`, `duplicate_slug`, `idempotency_key_reused`, `idempotency_request_in_progress`, `reference_conflict`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `duplicate_slug`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -18996,7 +18996,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -19005,7 +19005,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -19014,7 +19014,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -19048,7 +19048,7 @@ export interface operations {
                     "application/json": components["schemas"]["MediaTagPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19057,7 +19057,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19066,7 +19066,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
+            /** @description The credential may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19075,7 +19075,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -19084,7 +19084,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -19093,7 +19093,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -19102,7 +19102,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -19143,7 +19143,7 @@ export interface operations {
                     "application/json": components["schemas"]["MediaTagResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19152,7 +19152,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19161,7 +19161,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
+            /** @description The credential may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19170,7 +19170,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -19179,7 +19179,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -19188,7 +19188,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `duplicate`, `duplicate_slug`, `idempotency_key_reused`, `idempotency_request_in_progress`, `reference_conflict`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `duplicate_slug`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -19197,7 +19197,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -19206,7 +19206,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -19215,7 +19215,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -19246,7 +19246,7 @@ export interface operations {
                     "application/json": components["schemas"]["MediaTagResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19255,7 +19255,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19264,7 +19264,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
+            /** @description The credential may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19273,7 +19273,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -19282,7 +19282,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -19291,7 +19291,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -19300,7 +19300,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -19330,7 +19330,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19339,7 +19339,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19348,7 +19348,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
+            /** @description The credential may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19357,7 +19357,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -19366,7 +19366,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -19375,7 +19375,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -19384,7 +19384,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -19419,7 +19419,7 @@ export interface operations {
                     "application/json": components["schemas"]["MediaTagResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19428,7 +19428,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19437,7 +19437,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
+            /** @description The credential may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19446,7 +19446,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -19455,7 +19455,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -19464,7 +19464,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `duplicate`, `duplicate_slug`, `idempotency_key_reused`, `idempotency_request_in_progress`, `reference_conflict`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `duplicate_slug`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -19473,7 +19473,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -19482,7 +19482,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -19491,7 +19491,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -19535,7 +19535,7 @@ export interface operations {
                     "application/json": components["schemas"]["MediaPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19544,7 +19544,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19553,7 +19553,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
+            /** @description The credential may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19562,7 +19562,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -19571,7 +19571,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -19580,7 +19580,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -19589,7 +19589,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -19637,7 +19637,7 @@ export interface operations {
                     "application/json": components["schemas"]["MediaResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19646,7 +19646,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19655,7 +19655,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
+            /** @description The credential may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19664,7 +19664,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -19673,7 +19673,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -19682,7 +19682,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `duplicate`, `duplicate_slug`, `idempotency_key_reused`, `idempotency_request_in_progress`, `reference_conflict`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `duplicate_slug`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -19691,7 +19691,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -19700,7 +19700,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -19709,7 +19709,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After. This route stores and processes files (uploads): it counts against the account's `upload` budget, shared by all its keys: RATE_LIMIT_UPLOAD_MAX requests a window (default 600 a minute) and RATE_LIMIT_UPLOAD_CONCURRENCY at once (default 8), besides the key's own RATE_LIMIT_KEY_MAX. (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After. This route stores and processes files (uploads): it counts against the account's `upload` budget, shared by all its keys: RATE_LIMIT_UPLOAD_MAX requests a window (default 600 a minute) and RATE_LIMIT_UPLOAD_CONCURRENCY at once (default 8), besides the key's own RATE_LIMIT_KEY_MAX. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -19740,7 +19740,7 @@ export interface operations {
                     "application/json": components["schemas"]["MediaResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19749,7 +19749,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19758,7 +19758,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
+            /** @description The credential may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19767,7 +19767,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -19776,7 +19776,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -19785,7 +19785,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -19794,7 +19794,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -19824,7 +19824,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19833,7 +19833,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19842,7 +19842,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
+            /** @description The credential may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19851,7 +19851,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -19860,7 +19860,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -19869,7 +19869,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -19878,7 +19878,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -19913,7 +19913,7 @@ export interface operations {
                     "application/json": components["schemas"]["MediaResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19922,7 +19922,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19931,7 +19931,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
+            /** @description The credential may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19940,7 +19940,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -19949,7 +19949,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -19958,7 +19958,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -19967,7 +19967,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -19976,7 +19976,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -20017,7 +20017,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20026,7 +20026,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20035,7 +20035,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20044,7 +20044,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -20053,7 +20053,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -20062,7 +20062,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -20103,7 +20103,7 @@ export interface operations {
                     "application/json": components["schemas"]["CollectionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20112,7 +20112,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20121,7 +20121,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20130,7 +20130,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20139,7 +20139,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -20148,7 +20148,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `duplicate`, `duplicate_item`, `duplicate_site_name`, `duplicate_slug`, `idempotency_key_reused`, `idempotency_request_in_progress`, `pinned_conflict`, `reference_conflict`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `duplicate_item`, `duplicate_site_name`, `duplicate_slug`, `pinned_conflict`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -20157,7 +20157,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -20166,7 +20166,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -20175,7 +20175,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -20212,7 +20212,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20221,7 +20221,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20230,7 +20230,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20239,7 +20239,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -20248,7 +20248,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -20257,7 +20257,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -20295,7 +20295,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20304,7 +20304,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20313,7 +20313,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20322,7 +20322,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -20331,7 +20331,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -20340,7 +20340,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -20370,7 +20370,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20379,7 +20379,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20388,7 +20388,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20397,7 +20397,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20406,7 +20406,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -20415,7 +20415,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -20424,7 +20424,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -20459,7 +20459,7 @@ export interface operations {
                     "application/json": components["schemas"]["CollectionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20468,7 +20468,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20477,7 +20477,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20486,7 +20486,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20495,7 +20495,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -20504,7 +20504,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `duplicate`, `duplicate_item`, `duplicate_site_name`, `duplicate_slug`, `idempotency_key_reused`, `idempotency_request_in_progress`, `pinned_conflict`, `reference_conflict`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `duplicate_item`, `duplicate_site_name`, `duplicate_slug`, `pinned_conflict`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -20513,7 +20513,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -20522,7 +20522,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -20531,7 +20531,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -20573,7 +20573,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20582,7 +20582,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20591,7 +20591,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20600,7 +20600,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -20609,7 +20609,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -20618,7 +20618,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -20660,7 +20660,7 @@ export interface operations {
                     "application/json": components["schemas"]["CollectionItemResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20669,7 +20669,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20678,7 +20678,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20687,7 +20687,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20696,7 +20696,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -20705,7 +20705,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `duplicate`, `duplicate_item`, `duplicate_site_name`, `duplicate_slug`, `idempotency_key_reused`, `idempotency_request_in_progress`, `pinned_conflict`, `reference_conflict`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `duplicate_item`, `duplicate_site_name`, `duplicate_slug`, `pinned_conflict`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -20714,7 +20714,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -20723,7 +20723,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -20732,7 +20732,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -20764,7 +20764,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20773,7 +20773,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20782,7 +20782,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20791,7 +20791,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20800,7 +20800,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -20809,7 +20809,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -20818,7 +20818,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -20860,7 +20860,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderSummaryPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20869,7 +20869,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `invalid_signature`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20878,7 +20878,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20887,7 +20887,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20896,7 +20896,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -20905,7 +20905,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -20914,7 +20914,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -20955,7 +20955,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20964,7 +20964,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `invalid_signature`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20973,7 +20973,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20982,7 +20982,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20991,7 +20991,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -21000,7 +21000,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `quantity_exceeds_order`, `reference_conflict`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `quantity_exceeds_order`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -21009,7 +21009,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -21018,7 +21018,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -21027,7 +21027,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -21058,7 +21058,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21067,7 +21067,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `invalid_signature`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21076,7 +21076,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21085,7 +21085,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21094,7 +21094,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -21103,7 +21103,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -21112,7 +21112,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -21156,7 +21156,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21165,7 +21165,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `invalid_signature`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21174,7 +21174,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21183,7 +21183,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21192,7 +21192,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -21201,7 +21201,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `quantity_exceeds_order`, `reference_conflict`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `quantity_exceeds_order`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -21210,7 +21210,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -21219,7 +21219,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -21228,7 +21228,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -21263,7 +21263,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21272,7 +21272,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `invalid_signature`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21281,7 +21281,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21290,7 +21290,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21299,7 +21299,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -21308,7 +21308,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `quantity_exceeds_order`, `reference_conflict`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `quantity_exceeds_order`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -21317,7 +21317,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -21326,7 +21326,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -21335,7 +21335,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -21376,7 +21376,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotificationOutcomeDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21385,7 +21385,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `invalid_signature`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21394,7 +21394,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21403,7 +21403,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -21412,7 +21412,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `quantity_exceeds_order`, `reference_conflict`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `quantity_exceeds_order`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -21421,7 +21421,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -21430,7 +21430,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -21439,7 +21439,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -21474,7 +21474,7 @@ export interface operations {
                     "application/json": components["schemas"]["FulfillmentSecretResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `malformed_multipart`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `too_many_parts`, `unreadable_image`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21483,7 +21483,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_code`, `invalid_metrics_token`, `invalid_session`, `invalid_signature`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21492,7 +21492,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_disabled`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21501,7 +21501,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21510,7 +21510,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -21519,7 +21519,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `idempotency_key_reused`, `idempotency_request_in_progress`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `quantity_exceeds_order`, `reference_conflict`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `quantity_exceeds_order`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -21528,7 +21528,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `image_too_large`, `payload_too_large`) */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -21537,7 +21537,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -21546,7 +21546,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -21591,7 +21591,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21600,7 +21600,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21609,7 +21609,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21618,7 +21618,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21627,7 +21627,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -21636,7 +21636,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -21645,7 +21645,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -21687,7 +21687,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactResponseDto"] | components["schemas"]["ContactReceiptDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21696,7 +21696,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21705,7 +21705,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21714,7 +21714,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21723,7 +21723,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -21732,7 +21732,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `idempotency_key_reused`, `idempotency_request_in_progress`, `limit_reached`, `reference_conflict`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `limit_reached`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -21741,7 +21741,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `payload_too_large`) */
+            /** @description Body or upload too large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -21750,7 +21750,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -21759,7 +21759,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -21790,7 +21790,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21799,7 +21799,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21808,7 +21808,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21817,7 +21817,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21826,7 +21826,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -21835,7 +21835,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -21844,7 +21844,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -21879,7 +21879,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21888,7 +21888,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21897,7 +21897,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21906,7 +21906,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21915,7 +21915,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -21924,7 +21924,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `payload_too_large`) */
+            /** @description Body or upload too large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -21933,7 +21933,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -21942,7 +21942,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -21972,7 +21972,7 @@ export interface operations {
                     "application/json": components["schemas"]["TemplateTypeListDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21981,7 +21981,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21990,7 +21990,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21999,7 +21999,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22008,7 +22008,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -22017,7 +22017,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -22026,7 +22026,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -22057,7 +22057,7 @@ export interface operations {
                     "application/json": components["schemas"]["TemplateTypeResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22066,7 +22066,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22075,7 +22075,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22084,7 +22084,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22093,7 +22093,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -22102,7 +22102,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -22111,7 +22111,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -22142,7 +22142,7 @@ export interface operations {
                     "application/json": components["schemas"]["PublishedEmailTemplateDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22151,7 +22151,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22160,7 +22160,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22169,7 +22169,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22178,7 +22178,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -22187,7 +22187,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -22196,7 +22196,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -22233,7 +22233,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailTemplatePageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22242,7 +22242,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22251,7 +22251,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22260,7 +22260,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22269,7 +22269,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -22278,7 +22278,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -22287,7 +22287,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -22330,7 +22330,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailTemplateResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22339,7 +22339,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22348,7 +22348,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22357,7 +22357,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22366,7 +22366,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -22375,7 +22375,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `idempotency_key_reused`, `idempotency_request_in_progress`, `limit_reached`, `reference_conflict`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `limit_reached`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -22384,7 +22384,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `payload_too_large`) */
+            /** @description Body or upload too large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -22393,7 +22393,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -22402,7 +22402,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -22435,7 +22435,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailTemplateResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22444,7 +22444,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22453,7 +22453,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22462,7 +22462,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22471,7 +22471,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -22480,7 +22480,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -22489,7 +22489,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -22519,7 +22519,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22528,7 +22528,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22537,7 +22537,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22546,7 +22546,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22555,7 +22555,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -22564,7 +22564,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `idempotency_key_reused`, `idempotency_request_in_progress`, `limit_reached`, `reference_conflict`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `limit_reached`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -22573,7 +22573,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -22582,7 +22582,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -22622,7 +22622,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailTemplateResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22631,7 +22631,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22640,7 +22640,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22649,7 +22649,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22658,7 +22658,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -22667,7 +22667,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `idempotency_key_reused`, `idempotency_request_in_progress`, `limit_reached`, `reference_conflict`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `limit_reached`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -22676,7 +22676,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description If-Match no longer matches the ETag (codes: `precondition_failed`) */
+            /** @description If-Match no longer matches the ETag */
             412: {
                 headers: {
                     [name: string]: unknown;
@@ -22685,7 +22685,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `payload_too_large`) */
+            /** @description Body or upload too large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -22694,7 +22694,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -22703,7 +22703,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -22743,7 +22743,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailTemplateResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22752,7 +22752,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22761,7 +22761,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22770,7 +22770,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22779,7 +22779,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -22788,7 +22788,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `idempotency_key_reused`, `idempotency_request_in_progress`, `limit_reached`, `reference_conflict`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `limit_reached`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -22797,7 +22797,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `payload_too_large`) */
+            /** @description Body or upload too large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -22806,7 +22806,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -22815,7 +22815,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -22853,7 +22853,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailTemplateResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22862,7 +22862,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22871,7 +22871,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22880,7 +22880,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22889,7 +22889,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -22898,7 +22898,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `idempotency_key_reused`, `idempotency_request_in_progress`, `limit_reached`, `reference_conflict`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `limit_reached`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -22907,7 +22907,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `payload_too_large`) */
+            /** @description Body or upload too large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -22916,7 +22916,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -22925,7 +22925,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -22965,7 +22965,7 @@ export interface operations {
                     "application/json": components["schemas"]["RenderedMailDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22974,7 +22974,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22983,7 +22983,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22992,7 +22992,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -23001,7 +23001,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -23010,7 +23010,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `idempotency_key_reused`, `idempotency_request_in_progress`, `limit_reached`, `reference_conflict`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `limit_reached`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -23019,7 +23019,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `payload_too_large`) */
+            /** @description Body or upload too large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -23028,7 +23028,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -23037,7 +23037,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After. This route renders mail (template previews): it counts against the account's `render` budget, shared by all its keys: RATE_LIMIT_RENDER_MAX requests a window (default 600 a minute) and RATE_LIMIT_RENDER_CONCURRENCY at once (default 4), besides the key's own RATE_LIMIT_KEY_MAX. (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After. This route renders mail (template previews): it counts against the account's `render` budget, shared by all its keys: RATE_LIMIT_RENDER_MAX requests a window (default 600 a minute) and RATE_LIMIT_RENDER_CONCURRENCY at once (default 4), besides the key's own RATE_LIMIT_KEY_MAX. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -23091,7 +23091,7 @@ export interface operations {
                     "application/json": components["schemas"]["SendEmailResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23100,7 +23100,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23109,7 +23109,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23118,7 +23118,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -23127,7 +23127,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -23136,7 +23136,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `domain_exists`, `duplicate`, `duplicate_site_name`, `idempotency_key_reused`, `idempotency_request_in_progress`, `limit_reached`, `reference_conflict`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `limit_reached`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -23145,7 +23145,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `payload_too_large`) */
+            /** @description Body or upload too large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -23154,7 +23154,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -23163,7 +23163,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -23198,7 +23198,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailMessageSummaryPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23207,7 +23207,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23216,7 +23216,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23225,7 +23225,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -23234,7 +23234,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -23243,7 +23243,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -23252,7 +23252,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -23283,7 +23283,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailMessageResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_mail`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23292,7 +23292,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23301,7 +23301,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23310,7 +23310,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`, `template_type_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -23319,7 +23319,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -23328,7 +23328,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -23337,7 +23337,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -23372,7 +23372,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23381,7 +23381,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23390,7 +23390,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
+            /** @description The credential may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23399,7 +23399,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -23408,7 +23408,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -23417,7 +23417,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -23426,7 +23426,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -23467,7 +23467,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointWithSecretDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23476,7 +23476,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23485,7 +23485,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
+            /** @description The credential may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23494,7 +23494,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -23503,7 +23503,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -23512,7 +23512,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `duplicate`, `idempotency_key_reused`, `idempotency_request_in_progress`, `limit_reached`, `reference_conflict`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `limit_reached`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -23521,7 +23521,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `payload_too_large`) */
+            /** @description Body or upload too large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -23530,7 +23530,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -23539,7 +23539,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -23570,7 +23570,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23579,7 +23579,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23588,7 +23588,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
+            /** @description The credential may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23597,7 +23597,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -23606,7 +23606,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -23615,7 +23615,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -23624,7 +23624,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -23654,7 +23654,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23663,7 +23663,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23672,7 +23672,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
+            /** @description The credential may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23681,7 +23681,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -23690,7 +23690,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -23699,7 +23699,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -23708,7 +23708,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -23743,7 +23743,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23752,7 +23752,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23761,7 +23761,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
+            /** @description The credential may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23770,7 +23770,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -23779,7 +23779,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -23788,7 +23788,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `payload_too_large`) */
+            /** @description Body or upload too large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -23797,7 +23797,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -23806,7 +23806,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -23842,7 +23842,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookTestResultDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23851,7 +23851,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23860,7 +23860,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
+            /** @description The credential may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23869,7 +23869,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -23878,7 +23878,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -23887,7 +23887,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `duplicate`, `idempotency_key_reused`, `idempotency_request_in_progress`, `limit_reached`, `reference_conflict`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `limit_reached`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -23896,7 +23896,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `payload_too_large`) */
+            /** @description Body or upload too large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -23905,7 +23905,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -23914,7 +23914,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After. This route reaches out now or makes keys (test sends, webhook tests and retries, sender domain keys and DNS checks): it counts against the account's `outbound` budget, shared by all its keys: RATE_LIMIT_OUTBOUND_MAX requests a window (default 120 a minute) and RATE_LIMIT_OUTBOUND_CONCURRENCY at once (default 4), besides the key's own RATE_LIMIT_KEY_MAX. (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After. This route reaches out now or makes keys (test sends, webhook tests and retries, sender domain keys and DNS checks): it counts against the account's `outbound` budget, shared by all its keys: RATE_LIMIT_OUTBOUND_MAX requests a window (default 120 a minute) and RATE_LIMIT_OUTBOUND_CONCURRENCY at once (default 4), besides the key's own RATE_LIMIT_KEY_MAX. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -23950,7 +23950,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointWithSecretDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23959,7 +23959,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23968,7 +23968,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
+            /** @description The credential may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23977,7 +23977,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -23986,7 +23986,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -23995,7 +23995,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `duplicate`, `idempotency_key_reused`, `idempotency_request_in_progress`, `limit_reached`, `reference_conflict`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `limit_reached`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -24004,7 +24004,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `payload_too_large`) */
+            /** @description Body or upload too large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -24013,7 +24013,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -24022,7 +24022,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -24058,7 +24058,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliverySummaryPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24067,7 +24067,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24076,7 +24076,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
+            /** @description The credential may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24085,7 +24085,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -24094,7 +24094,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -24103,7 +24103,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -24112,7 +24112,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -24144,7 +24144,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24153,7 +24153,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24162,7 +24162,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
+            /** @description The credential may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24171,7 +24171,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -24180,7 +24180,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -24189,7 +24189,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -24198,7 +24198,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -24235,7 +24235,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliverySummaryDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24244,7 +24244,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24253,7 +24253,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
+            /** @description The credential may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24262,7 +24262,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -24271,7 +24271,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -24280,7 +24280,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `duplicate`, `idempotency_key_reused`, `idempotency_request_in_progress`, `limit_reached`, `reference_conflict`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `limit_reached`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -24289,7 +24289,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `payload_too_large`) */
+            /** @description Body or upload too large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -24298,7 +24298,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -24307,7 +24307,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After. This route reaches out now or makes keys (test sends, webhook tests and retries, sender domain keys and DNS checks): it counts against the account's `outbound` budget, shared by all its keys: RATE_LIMIT_OUTBOUND_MAX requests a window (default 120 a minute) and RATE_LIMIT_OUTBOUND_CONCURRENCY at once (default 4), besides the key's own RATE_LIMIT_KEY_MAX. (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After. This route reaches out now or makes keys (test sends, webhook tests and retries, sender domain keys and DNS checks): it counts against the account's `outbound` budget, shared by all its keys: RATE_LIMIT_OUTBOUND_MAX requests a window (default 120 a minute) and RATE_LIMIT_OUTBOUND_CONCURRENCY at once (default 4), besides the key's own RATE_LIMIT_KEY_MAX. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -24335,7 +24335,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccountDeletionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24344,7 +24344,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24353,7 +24353,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24362,7 +24362,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -24371,7 +24371,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -24380,7 +24380,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -24408,7 +24408,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccountDeletionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24417,7 +24417,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24426,7 +24426,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24435,7 +24435,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -24444,7 +24444,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -24453,7 +24453,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -24462,7 +24462,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -24490,7 +24490,7 @@ export interface operations {
                     "application/json": components["schemas"]["AccountDeletionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24499,7 +24499,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24508,7 +24508,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24517,7 +24517,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -24526,7 +24526,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -24535,7 +24535,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `duplicate`, `duplicate_site_name`, `idempotency_key_reused`, `idempotency_request_in_progress`, `reference_conflict`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `duplicate_site_name`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -24544,7 +24544,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -24553,7 +24553,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -24581,7 +24581,7 @@ export interface operations {
                     "application/json": components["schemas"]["DeletionPreviewResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24590,7 +24590,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24599,7 +24599,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24608,7 +24608,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -24617,7 +24617,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -24626,7 +24626,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -24658,7 +24658,7 @@ export interface operations {
                     "application/json": components["schemas"]["SitePageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24667,7 +24667,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24676,7 +24676,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24685,7 +24685,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -24694,7 +24694,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -24703,7 +24703,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -24742,7 +24742,7 @@ export interface operations {
                     "application/json": components["schemas"]["SiteResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24751,7 +24751,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24760,7 +24760,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24769,7 +24769,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -24778,7 +24778,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `duplicate`, `duplicate_site_name`, `idempotency_key_reused`, `idempotency_request_in_progress`, `reference_conflict`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `duplicate_site_name`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -24787,7 +24787,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `payload_too_large`) */
+            /** @description Body or upload too large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -24796,7 +24796,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -24805,7 +24805,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -24835,7 +24835,7 @@ export interface operations {
                     "application/json": components["schemas"]["SiteResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24844,7 +24844,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24853,7 +24853,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24862,7 +24862,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -24871,7 +24871,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -24880,7 +24880,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -24889,7 +24889,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -24923,7 +24923,7 @@ export interface operations {
                     "application/json": components["schemas"]["SiteResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24932,7 +24932,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24941,7 +24941,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24950,7 +24950,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -24959,7 +24959,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -24968,7 +24968,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `payload_too_large`) */
+            /** @description Body or upload too large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -24977,7 +24977,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -24986,7 +24986,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -25018,7 +25018,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25027,7 +25027,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25036,7 +25036,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25045,7 +25045,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -25054,7 +25054,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -25063,7 +25063,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -25102,7 +25102,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedApiKeyResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25111,7 +25111,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25120,7 +25120,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25129,7 +25129,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -25138,7 +25138,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `duplicate`, `duplicate_site_name`, `idempotency_key_reused`, `idempotency_request_in_progress`, `last_key`, `reference_conflict`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `duplicate_site_name`, `last_key`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -25147,7 +25147,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `payload_too_large`) */
+            /** @description Body or upload too large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -25156,7 +25156,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -25165,7 +25165,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -25195,7 +25195,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25204,7 +25204,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25213,7 +25213,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25222,7 +25222,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -25231,7 +25231,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -25240,7 +25240,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -25249,7 +25249,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -25278,7 +25278,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25287,7 +25287,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25296,7 +25296,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `site_not_in_account`, `user_pending_deletion`) */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25305,7 +25305,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `deletion_not_found`, `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -25314,7 +25314,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -25323,7 +25323,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `deletion_in_progress`, `duplicate`, `duplicate_site_name`, `idempotency_key_reused`, `idempotency_request_in_progress`, `last_key`, `reference_conflict`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `duplicate_site_name`, `last_key`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -25332,7 +25332,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -25341,7 +25341,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -25373,7 +25373,7 @@ export interface operations {
                     "application/json": components["schemas"]["SenderDomainPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25382,7 +25382,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25391,7 +25391,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
+            /** @description The credential may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25400,7 +25400,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -25409,7 +25409,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -25418,7 +25418,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -25457,7 +25457,7 @@ export interface operations {
                     "application/json": components["schemas"]["SenderDomainResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25466,7 +25466,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25475,7 +25475,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
+            /** @description The credential may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25484,7 +25484,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -25493,7 +25493,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `domain_exists`, `duplicate`, `idempotency_key_reused`, `idempotency_request_in_progress`, `limit_reached`, `reference_conflict`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `domain_exists`, `limit_reached`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -25502,7 +25502,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `payload_too_large`) */
+            /** @description Body or upload too large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -25511,7 +25511,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -25520,7 +25520,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After. This route reaches out now or makes keys (test sends, webhook tests and retries, sender domain keys and DNS checks): it counts against the account's `outbound` budget, shared by all its keys: RATE_LIMIT_OUTBOUND_MAX requests a window (default 120 a minute) and RATE_LIMIT_OUTBOUND_CONCURRENCY at once (default 4), besides the key's own RATE_LIMIT_KEY_MAX. (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After. This route reaches out now or makes keys (test sends, webhook tests and retries, sender domain keys and DNS checks): it counts against the account's `outbound` budget, shared by all its keys: RATE_LIMIT_OUTBOUND_MAX requests a window (default 120 a minute) and RATE_LIMIT_OUTBOUND_CONCURRENCY at once (default 4), besides the key's own RATE_LIMIT_KEY_MAX. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -25550,7 +25550,7 @@ export interface operations {
                     "application/json": components["schemas"]["SenderDomainResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25559,7 +25559,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25568,7 +25568,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
+            /** @description The credential may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25577,7 +25577,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -25586,7 +25586,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -25595,7 +25595,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -25604,7 +25604,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -25633,7 +25633,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25642,7 +25642,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25651,7 +25651,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
+            /** @description The credential may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25660,7 +25660,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -25669,7 +25669,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -25678,7 +25678,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -25687,7 +25687,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -25722,7 +25722,7 @@ export interface operations {
                     "application/json": components["schemas"]["SenderDomainResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (codes: `bad_request`, `idempotency_key_unsupported`, `invalid_cursor`, `invalid_idempotency_key`, `invalid_value`, `json_too_deep`, `malformed_json`, `missing_body`, `template_limit_exceeded`, `template_render_failed`, `validation_failed`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25731,7 +25731,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (codes: `invalid_api_key`, `invalid_metrics_token`, `invalid_session`, `malformed_authorization`, `missing_api_key`, `missing_credential`, `missing_session`, `unauthorized`) */
+            /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25740,7 +25740,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (codes: `account_pending_deletion`, `forbidden`, `key_restricted`, `session_not_allowed`, `session_required`, `user_pending_deletion`) */
+            /** @description The credential may not do this */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25749,7 +25749,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach (codes: `not_found`, `route_not_found`, `site_not_found`) */
+            /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -25758,7 +25758,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The path does not have this method; the `Allow` header lists the ones it has (codes: `method_not_allowed`) */
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -25767,7 +25767,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (codes: `concurrent_update`, `conflict`, `domain_exists`, `duplicate`, `idempotency_key_reused`, `idempotency_request_in_progress`, `limit_reached`, `reference_conflict`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `domain_exists`, `limit_reached`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -25776,7 +25776,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large (codes: `payload_too_large`) */
+            /** @description Body or upload too large */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -25785,7 +25785,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Media type or Content-Encoding of the body not accepted (codes: `unsupported_content_encoding`, `unsupported_media_type`) */
+            /** @description Media type or Content-Encoding of the body not accepted */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -25794,7 +25794,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Error (codes: `dns_records_missing`, `unprocessable_content`) */
+            /** @description Error (besides the shared codes: `dns_records_missing`) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -25803,7 +25803,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After. This route reaches out now or makes keys (test sends, webhook tests and retries, sender domain keys and DNS checks): it counts against the account's `outbound` budget, shared by all its keys: RATE_LIMIT_OUTBOUND_MAX requests a window (default 120 a minute) and RATE_LIMIT_OUTBOUND_CONCURRENCY at once (default 4), besides the key's own RATE_LIMIT_KEY_MAX. (codes: `rate_limited`) */
+            /** @description Rate limited; see Retry-After. This route reaches out now or makes keys (test sends, webhook tests and retries, sender domain keys and DNS checks): it counts against the account's `outbound` budget, shared by all its keys: RATE_LIMIT_OUTBOUND_MAX requests a window (default 120 a minute) and RATE_LIMIT_OUTBOUND_CONCURRENCY at once (default 4), besides the key's own RATE_LIMIT_KEY_MAX. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -25812,7 +25812,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Not ready: a dependency (the database) does not answer (codes: `dns_timeout`, `dns_unavailable`, `metrics_unavailable`) */
+            /** @description Not ready: a dependency (the database) does not answer (besides the shared codes: `dns_timeout`, `dns_unavailable`) */
             503: {
                 headers: {
                     [name: string]: unknown;
