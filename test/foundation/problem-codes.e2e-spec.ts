@@ -10,7 +10,9 @@ interface Response {
   content?: Record<string, unknown>;
   'x-problem-codes'?: string[];
 }
-type Document = { paths: Record<string, Record<string, { operationId?: string; responses: Record<string, Response> }>> };
+type Document = {
+  paths: Record<string, Record<string, { operationId?: string; responses: Record<string, Response> }>>;
+};
 
 /**
  * Problem codes in the document (docs/openapi.md, "Problem codes"): every problem response lists
@@ -66,8 +68,10 @@ describe('problem codes in the OpenAPI document', () => {
     // A 401 lists only the foundation's credential codes on a content route, and the
     // provider's signature code on the orders' notification route.
     expect(operation('listContent').responses['401']['x-problem-codes']).not.toContain('invalid_signature');
-    expect(Object.values(doc.paths).flatMap((item) => Object.values(item)).some((op) =>
-      op.responses['401']?.['x-problem-codes']?.includes('invalid_signature'),
-    )).toBe(true);
+    expect(
+      Object.values(doc.paths)
+        .flatMap((item) => Object.values(item))
+        .some((op) => op.responses['401']?.['x-problem-codes']?.includes('invalid_signature')),
+    ).toBe(true);
   });
 });

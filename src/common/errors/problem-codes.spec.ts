@@ -54,7 +54,8 @@ function undeclared(thrown: Thrown[], declarations: ReadonlyMap<string, ProblemD
     const owner = ownerOf(file);
     const declared = common[code] ?? declarations.get(owner)?.[code];
     if (declared === undefined) {
-      const where = owner === 'common' ? 'common.problems.ts' : `neither in ${owner}.problems.ts nor in common.problems.ts`;
+      const where =
+        owner === 'common' ? 'common.problems.ts' : `neither in ${owner}.problems.ts nor in common.problems.ts`;
       return [`${relative(SRC, file)}: ${code} is declared ${owner === 'common' ? 'not in ' : ''}${where}`];
     }
     return declared === status ? [] : [`${relative(SRC, file)}: ${code} is thrown as ${status}, declared ${declared}`];

@@ -17,7 +17,8 @@ export type ProblemCodeOf<S extends number> = {
 }[ProblemCode];
 
 /** The statuses a problem may have. */
-export type ProblemStatus = 400 | 401 | 403 | 404 | 405 | 406 | 409 | 410 | 412 | 413 | 415 | 416 | 422 | 429 | 500 | 503;
+export type ProblemStatus =
+  400 | 401 | 403 | 404 | 405 | 406 | 409 | 410 | 412 | 413 | 415 | 416 | 422 | 429 | 500 | 503;
 
 /** One module's codes: `{ code: status }`. */
 export type ProblemDeclaration = Readonly<Record<string, ProblemStatus>>;

@@ -143,9 +143,10 @@ const presentOnly = (_object: object, value: unknown) => value !== undefined;
  * another function). The document calls such a field optional, not nullable.
  */
 export const isPresenceCheck = (condition: unknown): boolean =>
-  condition === presentOnly || (typeof condition === 'function' && asksPresenceOnly(condition));
+  condition === presentOnly ||
+  (typeof condition === 'function' && asksPresenceOnly(condition as (object: object, value: unknown) => unknown));
 
-function asksPresenceOnly(condition: Function): boolean {
+function asksPresenceOnly(condition: (object: object, value: unknown) => unknown): boolean {
   try {
     return [undefined, null, 0, '', false].every((value) => condition({}, value) === (value !== undefined));
   } catch {

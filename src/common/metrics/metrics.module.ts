@@ -63,7 +63,11 @@ export class MetricsEndpoint implements OnApplicationBootstrap, OnModuleDestroy 
     const expected = createHash('sha256').update(token).digest();
     const unauthorized = (code: ProblemCodeOf<401>, detail: string) =>
       new Problem(
-        withStatus(401, code, { title: 'Unauthorized', detail, headers: { 'WWW-Authenticate': 'Bearer realm="metrics"' } }),
+        withStatus(401, code, {
+          title: 'Unauthorized',
+          detail,
+          headers: { 'WWW-Authenticate': 'Bearer realm="metrics"' },
+        }),
       );
     return (req, res, next) => {
       if (req.path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) return next();

@@ -107,9 +107,7 @@ export class BulkService {
       const before = await this.writes.membershipStates(em, list.id, ids);
       const added = await this.writes.addToLists(em, site.id, ids, [list.id], dto.consent === true);
       const outside = await this.writes.membersOutside(em, list.id, wanted);
-      const unsubscribed = outside.length
-        ? await this.writes.unsubscribe(em, site.id, outside, [list.id], 'sync')
-        : [];
+      const unsubscribed = outside.length ? await this.writes.unsubscribe(em, site.id, outside, [list.id], 'sync') : [];
       const unchanged = ids.filter(
         (id) => !added.includes(id) && (before.get(id) === 'active' || before.get(id) === 'pending'),
       ).length;
