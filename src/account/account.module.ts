@@ -11,7 +11,10 @@ import { AccountEntity } from '../common/tenancy/entities/account.entity';
 import { SiteEntity } from '../common/tenancy/entities/site.entity';
 import { SitesController } from './sites.controller';
 import { SitesService } from './sites.service';
+import { AnswersProblems } from '../common/errors/problem-codes';
+import { ACCOUNT_PROBLEMS } from './account.problems';
 
+@AnswersProblems(ACCOUNT_PROBLEMS)
 @Module({
   imports: [TypeOrmModule.forFeature([AccountEntity, SiteEntity, AccountDeletionEntity])],
   controllers: [AccountController, SitesController],

@@ -7,7 +7,10 @@ import { ApiKeysDataOwner } from './api-keys-data.owner';
 import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKeysService } from './api-keys.service';
 import { ApiKeyEntity } from './entities/api-key.entity';
+import { AnswersProblems } from '../common/errors/problem-codes';
+import { API_KEYS_PROBLEMS } from './api-keys.problems';
 
+@AnswersProblems(API_KEYS_PROBLEMS)
 @Module({
   imports: [TypeOrmModule.forFeature([ApiKeyEntity]), AccountModule],
   controllers: [ApiKeysController],

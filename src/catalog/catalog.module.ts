@@ -13,11 +13,14 @@ import { CatalogMediaDeletedSubscriber } from './media-deleted.subscriber';
 import { ProductsController } from './products.controller';
 import { ProductsService } from './products.service';
 import { PublicCatalogCache } from './public-catalog.cache';
+import { AnswersProblems } from '../common/errors/problem-codes';
+import { CATALOG_PROBLEMS } from './catalog.problems';
 
 /**
  * Product categories, products and variants (docs/catalog.md). Orders price their lines and
  * take stock through CatalogService; v1 maps products and categories through the two services.
  */
+@AnswersProblems(CATALOG_PROBLEMS)
 @Module({
   imports: [TypeOrmModule.forFeature([ProductCategoryEntity, ProductEntity, ProductVariantEntity]), MediaModule],
   controllers: [CategoriesController, ProductsController],

@@ -9,7 +9,10 @@ import { CollectionsRepository } from './collections.repository';
 import { CollectionsService } from './collections.service';
 import { CollectionItemEntity } from './entities/collection-item.entity';
 import { CollectionEntity } from './entities/collection.entity';
+import { AnswersProblems } from '../common/errors/problem-codes';
+import { COLLECTIONS_PROBLEMS } from './collections.problems';
 
+@AnswersProblems(COLLECTIONS_PROBLEMS)
 @Module({
   imports: [TypeOrmModule.forFeature([CollectionEntity, CollectionItemEntity]), ContentModule],
   controllers: [CollectionsController, CollectionItemsController],

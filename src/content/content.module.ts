@@ -14,7 +14,10 @@ import { ContentItemEntity } from './entities/content-item.entity';
 import { ContentRevisionEntity } from './entities/content-revision.entity';
 import { ContentRevisionsController } from './content-revisions.controller';
 import { RevisionsService } from './revisions.service';
+import { AnswersProblems } from '../common/errors/problem-codes';
+import { CONTENT_PROBLEMS } from './content.problems';
 
+@AnswersProblems(CONTENT_PROBLEMS)
 @Module({
   imports: [TypeOrmModule.forFeature([ContentItemEntity, ContentRevisionEntity]), AccountModule, MediaModule],
   controllers: [ContentController, ContentRevisionsController],

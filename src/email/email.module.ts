@@ -17,12 +17,15 @@ import { EmailService } from './email.service';
 import { EmailMessageEntity } from './entities/email-message.entity';
 import { EmailTemplateEntity } from './entities/email-template.entity';
 import { EmailTemplateTypes } from './template-types';
+import { AnswersProblems } from '../common/errors/problem-codes';
+import { EMAIL_PROBLEMS } from './email.problems';
 
 /**
  * Mail for every module (docs/email.md): template types, templates per site, rendering, and
  * delivery over SMTP. Other modules import this module and call EmailService.send() inside
  * their transaction; they register their template types with EmailTemplateTypes.
  */
+@AnswersProblems(EMAIL_PROBLEMS)
 @Module({
   imports: [TypeOrmModule.forFeature([EmailTemplateEntity, EmailMessageEntity]), AccountModule, SendersModule],
   controllers: [EmailTemplatesController, EmailController],

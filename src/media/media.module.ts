@@ -20,7 +20,10 @@ import { MediaUploadService } from './media-upload.service';
 import { MediaController } from './media.controller';
 import { MediaService } from './media.service';
 import { mediaStorageProvider } from './storage/storage.provider';
+import { AnswersProblems } from '../common/errors/problem-codes';
+import { MEDIA_PROBLEMS } from './media.problems';
 
+@AnswersProblems(MEDIA_PROBLEMS)
 @Module({
   imports: [
     TypeOrmModule.forFeature([

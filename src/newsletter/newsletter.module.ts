@@ -28,6 +28,7 @@ import { PublicNewsletterController } from './public/public.controller';
 import { PublicPages } from './public/public-pages.service';
 import { SubscriptionWriter } from './audience/subscription-writer';
 import { SubscriptionsController } from './audience/subscriptions.controller';
+import { SubscriptionsBulkRepository } from './audience/subscriptions-bulk.repository';
 import { SubscriptionsRepository } from './audience/subscriptions.repository';
 import { SubscriptionsService } from './audience/subscriptions.service';
 import { SeriesEnrollmentEntity } from './entities/series-enrollment.entity';
@@ -42,6 +43,7 @@ import { CampaignMail } from './campaigns/campaign-mail';
 import { CampaignSendJob } from './campaigns/campaign-send.job';
 import { CampaignSender } from './campaigns/campaign-sender';
 import { CampaignsController } from './campaigns/campaigns.controller';
+import { CampaignChecks } from './campaigns/campaign-checks';
 import { CampaignsService } from './campaigns/campaigns.service';
 import { CampaignRecipientEntity } from './entities/campaign-recipient.entity';
 import { CampaignEntity, CampaignLinkEntity, CampaignStatsEntity } from './entities/campaign.entity';
@@ -51,12 +53,15 @@ import { NewsletterStatisticsController } from './statistics/statistics.controll
 import { StatisticsService } from './statistics/statistics.service';
 import { TrackingController } from './tracking/tracking.controller';
 import { TrackingService } from './tracking/tracking.service';
+import { AnswersProblems } from '../common/errors/problem-codes';
+import { NEWSLETTER_PROBLEMS } from './newsletter.problems';
 
 /**
  * The newsletter audience (docs/newsletter.md): lists, subscriptions and their memberships,
  * double opt-in with hosted pages, bulk actions, import and sync; campaigns with their delivery, open and
  * click tracking, and statistics.
  */
+@AnswersProblems(NEWSLETTER_PROBLEMS)
 @Module({
   imports: [
     TypeOrmModule.forFeature([
@@ -97,6 +102,7 @@ import { TrackingService } from './tracking/tracking.service';
   ],
   providers: [
     SubscriptionsRepository,
+    SubscriptionsBulkRepository,
     ListsService,
     SubscriptionsService,
     AudienceService,
@@ -114,6 +120,7 @@ import { TrackingService } from './tracking/tracking.service';
     SeriesSweepJob,
     CampaignMail,
     CampaignsService,
+    CampaignChecks,
     CampaignSender,
     CampaignSendJob,
     TrackingService,

@@ -8,7 +8,7 @@ import { NotificationOutcome } from './entities/fulfillment-notification.entity'
 import { FulfillmentSecretEntity } from './entities/fulfillment-secret.entity';
 import { OrderEntity } from './entities/order.entity';
 import { newFulfillmentSecret, verifySignature } from './fulfillment-signature';
-import { OrdersRepository } from './orders.repository';
+import { FulfillmentNotificationsRepository } from './fulfillment-notifications.repository';
 import { OrderFulfillmentService } from './order-fulfillment.service';
 
 const REFUSALS = {
@@ -26,7 +26,7 @@ const REFUSALS = {
 export class FulfillmentNotificationsService {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly repository: OrdersRepository,
+    private readonly repository: FulfillmentNotificationsRepository,
     private readonly fulfillment: OrderFulfillmentService,
     private readonly config: AppConfig,
   ) {}

@@ -7,7 +7,7 @@ import { OrderLineEntity } from './entities/order-line.entity';
 import { OrderNumberEntity } from './entities/order-number.entity';
 import { OrderShipmentEntity } from './entities/order-shipment.entity';
 import { OrderEntity } from './entities/order.entity';
-import { OrdersRepository } from './orders.repository';
+import { OrdersErasureRepository } from './orders-erasure.repository';
 
 /**
  * Account deletion: orders are kept for accounting, anonymised: the customer (email,
@@ -21,7 +21,7 @@ import { OrdersRepository } from './orders.repository';
 export class OrdersDataOwner implements OnModuleInit {
   constructor(
     private readonly registry: AccountDataRegistry,
-    private readonly repository: OrdersRepository,
+    private readonly repository: OrdersErasureRepository,
     private readonly users: UserDataRegistry,
   ) {}
 

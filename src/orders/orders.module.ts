@@ -12,14 +12,18 @@ import { OrderNumberEntity } from './entities/order-number.entity';
 import { OrderShipmentEntity } from './entities/order-shipment.entity';
 import { OrderEntity } from './entities/order.entity';
 import { FulfillmentNotificationsController } from './fulfillment-notifications.controller';
+import { FulfillmentNotificationsRepository } from './fulfillment-notifications.repository';
 import { FulfillmentNotificationsService } from './fulfillment-notifications.service';
 import { OrderExpiryJob } from './order-expiry.job';
 import { OrderFulfillmentService } from './order-fulfillment.service';
 import { ORDER_MAIL_TYPES } from './order-mail';
 import { OrdersDataOwner } from './orders-data.owner';
+import { OrdersErasureRepository } from './orders-erasure.repository';
 import { OrdersController } from './orders.controller';
 import { OrdersRepository } from './orders.repository';
 import { OrdersService } from './orders.service';
+import { AnswersProblems } from '../common/errors/problem-codes';
+import { ORDERS_PROBLEMS } from './orders.problems';
 
 /**
  * Orders (docs/orders.md): placed from the catalog's prices and stock (CatalogService), holding
@@ -28,6 +32,7 @@ import { OrdersService } from './orders.service';
  * email module, whose template types `orders.confirmation` and `orders.shipped` this module
  * registers when it starts.
  */
+@AnswersProblems(ORDERS_PROBLEMS)
 @Module({
   imports: [
     TypeOrmModule.forFeature([
@@ -46,6 +51,8 @@ import { OrdersService } from './orders.service';
   controllers: [OrdersController, FulfillmentNotificationsController],
   providers: [
     OrdersRepository,
+    OrdersErasureRepository,
+    FulfillmentNotificationsRepository,
     OrdersService,
     OrderFulfillmentService,
     OrderExpiryJob,

@@ -13,7 +13,6 @@ import { SiteContext } from '../common/tenancy/site-context';
 import { ShapedReads } from '../database/fast-read';
 import { namedXactLock, sql } from '../database/sql';
 import { OrderQueryDto } from './dto/order.dto';
-import { NotificationOutcome } from './entities/fulfillment-notification.entity';
 import { OrderLineEntity } from './entities/order-line.entity';
 import { OrderShipmentEntity } from './entities/order-shipment.entity';
 import { OrderEntity } from './entities/order.entity';
@@ -69,7 +68,9 @@ const NEWEST: KeysetColumn[] = [
 
 /**
  * The orders' reads on the fast path (docs/performance.md) and the statements that outgrow a
- * method: the site's next order number, notification claims, the anonymising purge.
+ * method: the new order with the site's next number, the pending-order cap, the expiry sweep.
+ * The provider's notifications are in fulfillment-notifications.repository.ts, the anonymising
+ * purge in orders-erasure.repository.ts.
  */
 @Injectable()
 export class OrdersRepository {
@@ -259,119 +260,5 @@ export class OrdersRepository {
       .setLock('pessimistic_write')
       .setOnLocked('skip_locked')
       .getMany();
-  }
-
-  /**
-   * Claims a notification id for the site: true when this transaction is the first to apply
-   * it. A concurrent claim of the same id waits here for the other transaction: if it commits,
-   * this one is a replay (false); if it rolls back, this one goes on.
-   */
-  async claimNotification(
-    em: EntityManager,
-    siteId: number,
-    notificationId: string,
-    orderId: number,
-  ): Promise<boolean> {
-    const { rowCount } = await sql(
-      em,
-      `INSERT INTO order_fulfillment_notifications (site_id, notification_id, order_id) VALUES ($1, $2, $3)
-       ON CONFLICT (site_id, notification_id) DO NOTHING`,
-      [siteId, notificationId, orderId],
-    );
-    return rowCount === 1;
-  }
-
-  async notificationOutcome(
-    em: EntityManager,
-    siteId: number,
-    notificationId: string,
-  ): Promise<NotificationOutcome | null> {
-    const { rows } = await sql<{ outcome: NotificationOutcome | null }>(
-      em,
-      'SELECT outcome FROM order_fulfillment_notifications WHERE site_id = $1 AND notification_id = $2',
-      [siteId, notificationId],
-    );
-    return rows[0]?.outcome ?? null;
-  }
-
-  async recordOutcome(em: EntityManager, siteId: number, outcome: NotificationOutcome): Promise<void> {
-    await sql(
-      em,
-      `UPDATE order_fulfillment_notifications SET outcome = $3
-        WHERE site_id = $1 AND notification_id = $2`,
-      [siteId, outcome.id, JSON.stringify(outcome)],
-    );
-  }
-
-  /**
-   * Sets the site's fulfillment secret in one statement: the first, or a new one whose
-   * predecessor keeps verifying for `graceSeconds` (none when 0). Two rotations at once take
-   * turns on the row.
-   */
-  async rotateSecret(em: EntityManager, siteId: number, secret: string, graceSeconds: number): Promise<void> {
-    await sql(
-      em,
-      `INSERT INTO order_fulfillment_secrets (site_id, secret) VALUES ($1, $2)
-       ON CONFLICT (site_id) DO UPDATE SET
-         previous_secret = CASE WHEN $3::int > 0 THEN order_fulfillment_secrets.secret END,
-         previous_secret_expires_at = CASE WHEN $3::int > 0 THEN now() + make_interval(secs => $3::int) END,
-         secret = EXCLUDED.secret,
-         updated_at = now()`,
-      [siteId, secret, graceSeconds],
-    );
-  }
-
-  /**
-   * Account deletion: the account's orders lose their customer (email, name,
-   * phone, address) and metadata; amounts, statuses and line snapshots stay, for accounting.
-   * Shipments lose their tracking (it identifies the parcel and so its recipient). Runs again
-   * after a crash without touching what it already did.
-   */
-  async anonymise(em: EntityManager, accountId: number): Promise<number> {
-    return this.anonymiseWhere(em, 'account_id = $1', [accountId]);
-  }
-
-  /** A site user's erasure: the orders they placed signed in, or under their address. */
-  anonymiseCustomer(em: EntityManager, siteId: number, userId: number, email: string): Promise<number> {
-    return this.anonymiseWhere(em, 'site_id = $1 AND (user_id = $2 OR customer_email = $3)', [siteId, userId, email]);
-  }
-
-  async countCustomer(em: EntityManager, siteId: number, userId: number, email: string): Promise<number> {
-    const { rows } = await sql<{ n: number }>(
-      em,
-      `SELECT count(*)::int AS n FROM orders
-        WHERE site_id = $1 AND (user_id = $2 OR customer_email = $3) AND anonymised_at IS NULL`,
-      [siteId, userId, email],
-    );
-    return rows[0].n;
-  }
-
-  private async anonymiseWhere(em: EntityManager, where: string, params: unknown[]): Promise<number> {
-    const { rows } = await sql<{ id: number }>(
-      em,
-      `UPDATE orders SET customer_email = NULL, customer_name = NULL, customer_phone = NULL,
-              shipping_address = NULL, metadata = NULL, user_id = NULL, anonymised_at = now(), updated_at = now()
-        WHERE ${where} AND anonymised_at IS NULL
-        RETURNING id`,
-      params,
-      { bigints: ['id'] },
-    );
-    if (rows.length)
-      await sql(
-        em,
-        `UPDATE order_shipments SET tracking_number = '', tracking_url = NULL
-          WHERE order_id = ANY($1::bigint[])`,
-        [rows.map((r) => r.id)],
-      );
-    return rows.length;
-  }
-
-  async countToAnonymise(em: EntityManager, accountId: number): Promise<number> {
-    const { rows } = await sql<{ n: number }>(
-      em,
-      'SELECT count(*)::int AS n FROM orders WHERE account_id = $1 AND anonymised_at IS NULL',
-      [accountId],
-    );
-    return rows[0].n;
   }
 }

@@ -1,20 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager, In } from 'typeorm';
 import { ConflictProblem } from '../common/errors/problems';
-import { EventScope, recordEvent } from '../common/outbox/record-event';
+import { EventScope } from '../common/outbox/record-event';
 import { Clock } from '../common/scheduling/clock';
 import { SiteContext } from '../common/tenancy/site-context';
 import { CreditsService } from './credits.service';
 import { CreateChargeDto, PayChargeDto } from './dto/subscription-charge.dto';
-import {
-  PERIOD_ENTRY_KINDS,
-  SubscriptionEntryEntity,
-  SubscriptionEntryKind,
-} from './entities/subscription-entry.entity';
+import { PERIOD_ENTRY_KINDS, SubscriptionEntryEntity } from './entities/subscription-entry.entity';
 import { UserSubscriptionEntity } from './entities/user-subscription.entity';
 import { PaymentProcessors } from './payment-processor';
-import { applyBalance, SubscriptionStatus } from './subscription-status';
-import { SubscriptionChange, USER_EVENTS } from './users.events';
+import { ledgerLine, recordCharge, recordSubscription } from './subscription-ledger';
+import { applyBalance } from './subscription-status';
+import { USER_EVENTS } from './users.events';
 
 export interface ChargeResult {
   charge: SubscriptionEntryEntity;
@@ -46,7 +43,7 @@ export class SubscriptionBilling {
   initial(em: EntityManager, sub: UserSubscriptionEntity): Promise<SubscriptionEntryEntity> {
     const now = this.clock.now();
     return em.save(
-      this.line(em, sub, 'initial', sub.unitAmount * sub.quantity, {
+      ledgerLine(em, sub, 'initial', sub.unitAmount * sub.quantity, {
         description: `First period ${day(sub.currentPeriodStart)} to ${day(sub.currentPeriodEnd)}, paid by its order`,
         status: 'paid',
         paidWith: 'order',
@@ -64,7 +61,7 @@ export class SubscriptionBilling {
       em,
       scope,
       sub,
-      this.line(em, sub, 'renewal', sub.unitAmount * sub.quantity, {
+      ledgerLine(em, sub, 'renewal', sub.unitAmount * sub.quantity, {
         description: `Period ${day(start)} to ${day(end)}`,
         periodStart: start,
         periodEnd: end,
@@ -81,7 +78,7 @@ export class SubscriptionBilling {
     description: string,
   ): Promise<SubscriptionEntryEntity> {
     const line = await em.save(
-      this.line(em, sub, 'proration', amount, {
+      ledgerLine(em, sub, 'proration', amount, {
         description,
         status: 'recorded',
         periodStart: period.start,
@@ -105,7 +102,7 @@ export class SubscriptionBilling {
       em,
       scope,
       sub,
-      this.line(em, sub, 'proration', amount, {
+      ledgerLine(em, sub, 'proration', amount, {
         description,
         periodStart: sub.currentPeriodStart,
         periodEnd: sub.currentPeriodEnd,
@@ -124,12 +121,12 @@ export class SubscriptionBilling {
     sub: UserSubscriptionEntity,
     dto: CreateChargeDto,
   ): Promise<ChargeResult> {
-    let entry = await em.save(this.line(em, sub, 'charge', dto.amount, { description: dto.description }));
+    let entry = await em.save(ledgerLine(em, sub, 'charge', dto.amount, { description: dto.description }));
     let creditBalance: number | null = null;
     if (dto.payWithCredits) creditBalance = await this.payFromCredits(em, site, sub, entry, false);
     if (entry.status === 'pending') await this.askProcessor(sub, entry);
     entry = await em.save(entry);
-    await this.recordCharge(em, site, sub, entry);
+    await recordCharge(em, site, sub, entry);
     return { charge: entry, creditBalance };
   }
 
@@ -159,7 +156,7 @@ export class SubscriptionBilling {
     else await this.askProcessor(sub, entry);
     entry = await em.save(entry);
     if (entry.status === 'paid') {
-      await this.recordCharge(em, site, sub, entry);
+      await recordCharge(em, site, sub, entry);
       if (sub.status === 'past_due' && !(await this.hasUnpaidPeriodLine(em, sub))) {
         sub.status = 'active';
         sub.version += 1;
@@ -194,7 +191,7 @@ export class SubscriptionBilling {
     if (due === 0) this.markPaid(entry, applied > 0 ? 'balance' : null);
     else await this.askProcessor(sub, entry);
     entry = await em.save(entry);
-    await this.recordCharge(em, scope, sub, entry);
+    await recordCharge(em, scope, sub, entry);
     const previous = sub.status;
     if (entry.status === 'pending' && (previous === 'active' || previous === 'trialing')) sub.status = 'past_due';
     await em.save(sub);
@@ -249,70 +246,4 @@ export class SubscriptionBilling {
   private markPaid(entry: SubscriptionEntryEntity, paidWith: string | null): void {
     Object.assign(entry, { status: 'paid', paidWith, paidAt: this.clock.now() });
   }
-
-  private line(
-    em: EntityManager,
-    sub: UserSubscriptionEntity,
-    kind: SubscriptionEntryKind,
-    amount: number,
-    fields: Partial<SubscriptionEntryEntity>,
-  ): SubscriptionEntryEntity {
-    return em.create(SubscriptionEntryEntity, {
-      siteId: sub.siteId,
-      subscriptionId: sub.id,
-      kind,
-      amount,
-      currency: sub.currency,
-      description: '',
-      status: 'pending',
-      paidWith: null,
-      creditEntryId: null,
-      processorChargeId: null,
-      paidAt: null,
-      periodStart: null,
-      periodEnd: null,
-      creditApplied: 0,
-      ...fields,
-    });
-  }
-
-  private recordCharge(
-    em: EntityManager,
-    scope: EventScope,
-    sub: UserSubscriptionEntity,
-    entry: SubscriptionEntryEntity,
-  ): Promise<void> {
-    return recordEvent(em, scope, USER_EVENTS.subscriptionCharged, {
-      id: entry.id,
-      subscriptionId: sub.id,
-      userId: sub.userId,
-      kind: entry.kind as 'charge' | 'renewal' | 'proration',
-      amount: entry.amount,
-      currency: entry.currency,
-      status: entry.status as 'pending' | 'paid',
-      paidWith: entry.paidWith,
-    });
-  }
-}
-
-/** Records a change of a subscription (`user.subscription.created|updated|canceled`). */
-export function recordSubscription(
-  em: EntityManager,
-  scope: EventScope,
-  event: typeof USER_EVENTS.subscriptionUpdated,
-  sub: UserSubscriptionEntity,
-  previousStatus: SubscriptionStatus | null,
-  change: SubscriptionChange,
-): Promise<void> {
-  return recordEvent(em, scope, event, {
-    id: sub.id,
-    userId: sub.userId,
-    productId: sub.productId,
-    variantId: sub.variantId,
-    status: sub.status,
-    previousStatus,
-    change,
-    currentPeriodEnd: sub.currentPeriodEnd.toISOString(),
-    cancelAtPeriodEnd: sub.cancelAtPeriodEnd,
-  });
 }

@@ -5,7 +5,8 @@ import { EventScope } from '../common/outbox/record-event';
 import { Clock } from '../common/scheduling/clock';
 import { SiteContext } from '../common/tenancy/site-context';
 import { UserSubscriptionEntity } from './entities/user-subscription.entity';
-import { recordSubscription, SubscriptionBilling } from './subscription-billing';
+import { SubscriptionBilling } from './subscription-billing';
+import { recordSubscription } from './subscription-ledger';
 import { addInterval, periodEndAction } from './subscription-status';
 import { USER_EVENTS } from './users.events';
 

@@ -7,7 +7,8 @@ import { SiteContext } from '../common/tenancy/site-context';
 import { ChangePlanDto } from './dto/subscription.dto';
 import { SubscriptionEntryEntity } from './entities/subscription-entry.entity';
 import { UserSubscriptionEntity } from './entities/user-subscription.entity';
-import { recordSubscription, SubscriptionBilling } from './subscription-billing';
+import { SubscriptionBilling } from './subscription-billing';
+import { recordSubscription } from './subscription-ledger';
 import { addInterval, assertSubscriptionMove, planChangeLines } from './subscription-status';
 import { USER_EVENTS } from './users.events';
 

@@ -22,7 +22,7 @@ import {
 } from './dto/subscription.dto';
 import { SiteUserEntity } from './entities/site-user.entity';
 import { UserSubscriptionEntity } from './entities/user-subscription.entity';
-import { recordSubscription } from './subscription-billing';
+import { recordSubscription } from './subscription-ledger';
 import { SUBSCRIPTION_RESUME_JOB } from './subscription-jobs.service';
 import { changeSubscription } from './subscription-lock';
 import { SubscriptionPeriods } from './subscription-periods';

@@ -34,12 +34,15 @@ import { UsersDataOwner } from './users-data.owner';
 import { UsersController } from './users.controller';
 import { UsersRepository } from './users.repository';
 import { UsersService } from './users.service';
+import { AnswersProblems } from '../common/errors/problem-codes';
+import { USERS_PROBLEMS } from './users.problems';
 
 /**
  * The people who sign in to a site (docs/users.md): one-time-password sign-in, sessions (the
  * foundation's SessionVerifiers), their profile, credits and subscriptions to recurring products
  * (started by paid orders), and operators' routes over them.
  */
+@AnswersProblems(USERS_PROBLEMS)
 @Module({
   imports: [
     TypeOrmModule.forFeature([

@@ -12,7 +12,7 @@ import { signingSecrets } from './webhook-rules';
 import { AttemptResult, WebhookSender } from './webhook-sender';
 import { webhookHeaders } from './webhook-signature';
 import { WEBHOOK_EVENTS } from './webhooks.events';
-import { DeliveryOutcome, WebhooksRepository } from './webhooks.repository';
+import { DeliveryOutcome, WebhookDrainRepository } from './webhook-drain.repository';
 
 /** Deliveries one drain reads and sends before writing their outcomes. */
 const BATCH = 100;
@@ -43,7 +43,7 @@ export class WebhookDrain {
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly repository: WebhooksRepository,
+    private readonly repository: WebhookDrainRepository,
     private readonly sender: WebhookSender,
     private readonly queue: QueueService,
     private readonly config: AppConfig,

@@ -19,6 +19,7 @@ import { envelope, mergeHeaders, signingSecrets, urlProblem } from './webhook-ru
 import { AttemptResult, WebhookSender } from './webhook-sender';
 import { newWebhookSecret, webhookHeaders } from './webhook-signature';
 import { WEBHOOK_EVENTS } from './webhooks.events';
+import { WebhookDrainRepository } from './webhook-drain.repository';
 import { WebhooksRepository } from './webhooks.repository';
 
 /** Endpoints one site may have. */
@@ -30,6 +31,7 @@ export class WebhookEndpointsService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly repository: WebhooksRepository,
+    private readonly drain: WebhookDrainRepository,
     private readonly deliveries: WebhookDeliveriesService,
     private readonly sender: WebhookSender,
     private readonly config: AppConfig,
@@ -161,7 +163,7 @@ export class WebhookEndpointsService {
       body,
     });
     await this.dataSource.transaction((em) =>
-      this.repository.recordOutcomes(em, [
+      this.drain.recordOutcomes(em, [
         {
           deliveryId: delivery.id,
           attemptedAt: now,

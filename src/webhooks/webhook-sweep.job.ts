@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { QueueService } from '../common/queue/queue.service';
 import { AppConfig } from '../config/app-config';
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
-import { WebhooksRepository } from './webhooks.repository';
+import { WebhookDrainRepository } from './webhook-drain.repository';
 
 export const WEBHOOK_SWEEP_JOB = 'webhooks.sweep';
 
@@ -24,7 +24,7 @@ export class WebhookSweepJob implements OnModuleInit {
   constructor(
     private readonly queue: QueueService,
     private readonly dataSource: DataSource,
-    private readonly repository: WebhooksRepository,
+    private readonly repository: WebhookDrainRepository,
     private readonly deliveries: WebhookDeliveriesService,
     private readonly config: AppConfig,
   ) {}

@@ -4124,7 +4124,7 @@ export interface components {
             /** @example The best of the week, every Friday */
             description?: string;
             /**
-             * @description New members confirm by mail before they are active. Absent on create: true
+             * @description New members confirm by mail before they are active; a change applies to members who join from now on. Absent on create: true
              * @example true
              */
             doubleOptIn?: boolean;
@@ -4135,16 +4135,22 @@ export interface components {
             visibility?: "public" | "private";
         };
         UpdateListDto: {
-            /** @example Weekly digest */
+            /**
+             * @description Shown to subscribers
+             * @example Weekly digest
+             */
             name?: string;
             /** @example The best of the week, every Friday */
             description?: string;
             /**
-             * @description Applies to members who join from now on
+             * @description New members confirm by mail before they are active; a change applies to members who join from now on. Absent on create: true
              * @example true
              */
             doubleOptIn?: boolean;
-            /** @enum {string} */
+            /**
+             * @description Only public lists may be named in the public subscribe. Absent on create: `public`
+             * @enum {string}
+             */
             visibility?: "public" | "private";
         };
         MembershipResponseDto: {
@@ -5755,7 +5761,7 @@ export interface components {
             /** @example Travel */
             name: string;
             /**
-             * @description Unique in the site; default: made from the name
+             * @description Unique in the site. Absent on create: made from the name
              * @example travel
              */
             slug?: string;
@@ -5765,8 +5771,12 @@ export interface components {
         UpdateMediaTermDto: {
             /** @example Travel */
             name?: string;
-            /** @example travel */
+            /**
+             * @description Unique in the site. Absent on create: made from the name
+             * @example travel
+             */
             slug?: string;
+            /** @example Photos from trips */
             description?: string;
         };
         MediaTagResponseDto: {
@@ -6686,6 +6696,14 @@ export interface components {
             website?: string;
         };
         UpdateContactDto: {
+            /** @example Grace Hopper */
+            name?: string;
+            /**
+             * Format: email
+             * @description Stored in lower case
+             * @example grace@example.com
+             */
+            email?: string;
             /**
              * @description Any status may follow any other
              * @enum {string}
@@ -6709,14 +6727,6 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
-            /** @example Grace B. Hopper */
-            name?: string;
-            /**
-             * Format: email
-             * @description Stored in lower case
-             * @example grace@example.com
-             */
-            email?: string;
             /**
              * @description null clears it
              * @example +1 555 0100
@@ -8069,7 +8079,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Not ready: a dependency (the database) does not answer */
+            /** @description Not ready: a dependency (the database) does not answer (besides the shared codes: `not_ready`) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8126,7 +8136,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8144,7 +8154,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8214,7 +8224,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContentResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8232,7 +8242,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8241,7 +8251,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8259,7 +8269,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `duplicate_site_name`, `duplicate_slug`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8268,7 +8278,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -8327,7 +8337,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8345,7 +8355,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8388,8 +8398,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -8402,7 +8412,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8420,7 +8430,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8429,7 +8439,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8475,8 +8485,8 @@ export interface operations {
                 "If-Match"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -8496,7 +8506,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContentResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8514,7 +8524,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8523,7 +8533,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8541,7 +8551,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `duplicate_site_name`, `duplicate_slug`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8559,7 +8569,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -8596,8 +8606,8 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -8619,7 +8629,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContentResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8637,7 +8647,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8646,7 +8656,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8664,7 +8674,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `duplicate_site_name`, `duplicate_slug`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8673,7 +8683,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -8710,8 +8720,8 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -8729,7 +8739,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContentResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8747,7 +8757,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8756,7 +8766,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8774,7 +8784,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `duplicate_site_name`, `duplicate_slug`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8783,7 +8793,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -8821,8 +8831,8 @@ export interface operations {
             };
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -8836,7 +8846,7 @@ export interface operations {
                     "application/json": components["schemas"]["RevisionSummaryPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8854,7 +8864,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8863,7 +8873,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8906,8 +8916,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
                 revisionId: number;
             };
             cookie?: never;
@@ -8922,7 +8932,7 @@ export interface operations {
                     "application/json": components["schemas"]["RevisionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8940,7 +8950,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8949,7 +8959,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -8995,8 +9005,8 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
                 revisionId: number;
             };
             cookie?: never;
@@ -9013,7 +9023,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContentResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9031,7 +9041,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9040,7 +9050,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9058,7 +9068,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `duplicate_site_name`, `duplicate_slug`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9067,7 +9077,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -9126,7 +9136,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9212,7 +9222,7 @@ export interface operations {
                     "application/json": components["schemas"]["CategoryResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9257,7 +9267,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `out_of_stock`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9266,7 +9276,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -9300,8 +9310,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -9322,7 +9332,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9383,8 +9393,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -9397,7 +9407,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9467,8 +9477,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -9486,7 +9496,7 @@ export interface operations {
                     "application/json": components["schemas"]["CategoryResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9531,7 +9541,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `out_of_stock`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9540,7 +9550,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -9615,7 +9625,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9703,7 +9713,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9748,7 +9758,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `out_of_stock`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9757,7 +9767,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -9816,7 +9826,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9880,8 +9890,8 @@ export interface operations {
                 "If-Match"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -9894,7 +9904,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9976,8 +9986,8 @@ export interface operations {
                 "If-Match"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -9997,7 +10007,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10042,7 +10052,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `out_of_stock`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10060,7 +10070,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -10097,8 +10107,8 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -10122,7 +10132,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10167,7 +10177,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `out_of_stock`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10176,7 +10186,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -10210,8 +10220,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
                 variantId: number;
             };
             cookie?: never;
@@ -10228,7 +10238,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10298,8 +10308,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
                 variantId: number;
             };
             cookie?: never;
@@ -10320,7 +10330,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10365,7 +10375,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `out_of_stock`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10374,7 +10384,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -10439,7 +10449,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10457,7 +10467,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10466,7 +10476,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10484,7 +10494,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `out_of_stock`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10493,7 +10503,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -10543,7 +10553,7 @@ export interface operations {
                     "application/json": components["schemas"]["V1MediaListDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10561,7 +10571,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10636,7 +10646,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10654,7 +10664,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10663,7 +10673,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10681,7 +10691,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `out_of_stock`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10690,7 +10700,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -10744,7 +10754,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10762,7 +10772,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10771,7 +10781,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10789,7 +10799,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -10846,7 +10856,7 @@ export interface operations {
                     "application/json": components["schemas"]["V1PageResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10864,7 +10874,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10873,7 +10883,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10891,7 +10901,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `out_of_stock`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -10900,7 +10910,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -10951,7 +10961,7 @@ export interface operations {
                     "application/json": components["schemas"]["V1PageResponseDto"] | components["schemas"]["V1PageResponseDto"][];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -10969,7 +10979,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11031,7 +11041,7 @@ export interface operations {
                     "application/json": components["schemas"]["V1PageResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11049,7 +11059,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11058,7 +11068,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11076,7 +11086,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `out_of_stock`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11085,7 +11095,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -11134,7 +11144,7 @@ export interface operations {
                     "application/json": components["schemas"]["V1PageDeletedDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11152,7 +11162,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11161,7 +11171,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11220,7 +11230,7 @@ export interface operations {
                     "application/json": components["schemas"]["V1PageListDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11238,7 +11248,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11300,7 +11310,7 @@ export interface operations {
                     "application/json": components["schemas"]["V1ProductResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11318,7 +11328,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11327,7 +11337,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11345,7 +11355,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `out_of_stock`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11354,7 +11364,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -11407,7 +11417,7 @@ export interface operations {
                     "application/json": components["schemas"]["V1ProductResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11425,7 +11435,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11434,7 +11444,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11452,7 +11462,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `out_of_stock`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11461,7 +11471,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -11510,7 +11520,7 @@ export interface operations {
                     "application/json": components["schemas"]["V1ProductCategoryResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11528,7 +11538,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11590,7 +11600,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11599,7 +11609,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11608,7 +11618,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11617,7 +11627,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11685,7 +11695,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11694,7 +11704,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11703,7 +11713,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11712,7 +11722,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11730,7 +11740,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11739,7 +11749,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -11773,8 +11783,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -11788,7 +11798,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11797,7 +11807,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11806,7 +11816,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11815,7 +11825,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11858,8 +11868,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -11872,7 +11882,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11881,7 +11891,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11890,7 +11900,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11899,7 +11909,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11942,8 +11952,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -11961,7 +11971,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11970,7 +11980,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11979,7 +11989,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11988,7 +11998,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12006,7 +12016,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -12073,7 +12083,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12082,7 +12092,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12091,7 +12101,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12100,7 +12110,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12160,7 +12170,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12169,7 +12179,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12178,7 +12188,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12187,7 +12197,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12230,8 +12240,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -12245,7 +12255,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12254,7 +12264,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12263,7 +12273,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12272,7 +12282,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12315,8 +12325,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -12329,7 +12339,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12338,7 +12348,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12347,7 +12357,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12356,7 +12366,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12402,8 +12412,8 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -12423,7 +12433,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12432,7 +12442,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12441,7 +12451,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12450,7 +12460,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12468,7 +12478,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12477,7 +12487,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -12514,8 +12524,8 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -12535,7 +12545,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12544,7 +12554,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12553,7 +12563,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12562,7 +12572,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12580,7 +12590,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12589,7 +12599,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -12659,7 +12669,7 @@ export interface operations {
                     "application/json": components["schemas"]["BulkResultDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12668,7 +12678,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12677,7 +12687,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12686,7 +12696,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12704,7 +12714,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12713,7 +12723,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -12819,7 +12829,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImportResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12828,7 +12838,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12837,7 +12847,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12846,7 +12856,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12864,7 +12874,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12873,7 +12883,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -12930,7 +12940,7 @@ export interface operations {
                     "application/json": components["schemas"]["SyncResultDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12939,7 +12949,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12948,7 +12958,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12957,7 +12967,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12975,7 +12985,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12984,7 +12994,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -13018,8 +13028,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -13033,7 +13043,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImportResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13042,7 +13052,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13051,7 +13061,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13060,7 +13070,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13126,7 +13136,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscribeReceiptDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13135,7 +13145,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13153,7 +13163,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13162,7 +13172,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -13230,7 +13240,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A problem; a browser gets it as a page (text/html) */
+            /** @description A problem; a browser gets it as a page (text/html) (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13240,7 +13250,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13258,7 +13268,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description A problem; a browser gets it as a page (text/html) */
+            /** @description A problem; a browser gets it as a page (text/html) (besides the shared codes: `token_expired`, `token_used`) */
             410: {
                 headers: {
                     [name: string]: unknown;
@@ -13330,7 +13340,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13339,7 +13349,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13348,7 +13358,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13357,7 +13367,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13375,7 +13385,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13384,7 +13394,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -13444,7 +13454,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A problem; a browser gets it as a page (text/html) */
+            /** @description A problem; a browser gets it as a page (text/html) (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13454,7 +13464,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description A problem; a browser gets it as a page (text/html) */
+            /** @description A problem; a browser gets it as a page (text/html) (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13517,7 +13527,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeriesPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13526,7 +13536,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13535,7 +13545,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13544,7 +13554,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13631,7 +13641,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeriesResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13640,7 +13650,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13649,7 +13659,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13658,7 +13668,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13676,7 +13686,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13685,7 +13695,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -13719,8 +13729,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -13736,7 +13746,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeriesResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13745,7 +13755,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13754,7 +13764,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13763,7 +13773,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13806,8 +13816,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -13820,7 +13830,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13829,7 +13839,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13838,7 +13848,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13847,7 +13857,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13893,8 +13903,8 @@ export interface operations {
                 "If-Match"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -13914,7 +13924,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeriesResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13923,7 +13933,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13932,7 +13942,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13941,7 +13951,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13959,7 +13969,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13977,7 +13987,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -14030,7 +14040,7 @@ export interface operations {
                     "application/json": components["schemas"]["CampaignPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14039,7 +14049,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14048,7 +14058,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14057,7 +14067,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14127,7 +14137,7 @@ export interface operations {
                     "application/json": components["schemas"]["CampaignResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14136,7 +14146,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14145,7 +14155,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14154,7 +14164,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14172,7 +14182,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14181,7 +14191,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -14233,7 +14243,7 @@ export interface operations {
                     "application/json": components["schemas"]["CampaignResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14242,7 +14252,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14251,7 +14261,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14260,7 +14270,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14303,8 +14313,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -14317,7 +14327,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14326,7 +14336,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14335,7 +14345,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14344,7 +14354,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14362,7 +14372,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14399,8 +14409,8 @@ export interface operations {
                 "If-Match"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -14420,7 +14430,7 @@ export interface operations {
                     "application/json": components["schemas"]["CampaignResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14429,7 +14439,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14438,7 +14448,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14447,7 +14457,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14465,7 +14475,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14483,7 +14493,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -14520,8 +14530,8 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -14541,7 +14551,7 @@ export interface operations {
                     "application/json": components["schemas"]["CampaignTestSendResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14550,7 +14560,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14559,7 +14569,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14568,7 +14578,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14586,7 +14596,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14595,7 +14605,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -14652,7 +14662,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14661,7 +14671,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14723,7 +14733,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14732,7 +14742,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14750,7 +14760,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14759,7 +14769,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -14816,7 +14826,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14825,7 +14835,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14888,7 +14898,7 @@ export interface operations {
                     "application/json": components["schemas"]["ClickTargetDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14897,7 +14907,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14915,7 +14925,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14924,7 +14934,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -14983,7 +14993,7 @@ export interface operations {
                     "application/json": components["schemas"]["StatisticsResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14992,7 +15002,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15001,7 +15011,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15010,7 +15020,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15076,7 +15086,7 @@ export interface operations {
                     "application/json": components["schemas"]["OtpRequestedDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15085,7 +15095,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15103,7 +15113,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15112,7 +15122,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -15169,7 +15179,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15178,7 +15188,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15187,7 +15197,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15196,7 +15206,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15214,7 +15224,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15223,7 +15233,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -15271,7 +15281,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15280,7 +15290,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15289,7 +15299,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15298,7 +15308,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15355,7 +15365,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserDeletionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15364,7 +15374,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15373,7 +15383,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15382,7 +15392,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15443,7 +15453,7 @@ export interface operations {
                     "application/json": components["schemas"]["MeResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15452,7 +15462,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15461,7 +15471,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15470,7 +15480,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15488,7 +15498,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -15536,7 +15546,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserDeletionPreviewDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15545,7 +15555,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15554,7 +15564,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15563,7 +15573,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15620,7 +15630,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserDeletionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15629,7 +15639,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15638,7 +15648,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15647,7 +15657,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15704,7 +15714,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserDeletionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15713,7 +15723,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15722,7 +15732,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15731,7 +15741,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15749,7 +15759,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15801,7 +15811,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreditEntryPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15810,7 +15820,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15819,7 +15829,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15828,7 +15838,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15885,7 +15895,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreditBalanceDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15894,7 +15904,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15903,7 +15913,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15912,7 +15922,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15978,7 +15988,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15987,7 +15997,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15996,7 +16006,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16005,7 +16015,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16023,7 +16033,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16032,7 +16042,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -16084,7 +16094,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16093,7 +16103,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16102,7 +16112,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16111,7 +16121,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16129,7 +16139,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16138,7 +16148,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -16186,7 +16196,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProfileResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16195,7 +16205,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16204,7 +16214,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16213,7 +16223,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16275,7 +16285,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProfileEntryDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16284,7 +16294,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16293,7 +16303,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16302,7 +16312,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16320,7 +16330,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -16368,7 +16378,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16377,7 +16387,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16386,7 +16396,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16395,7 +16405,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16457,7 +16467,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserSubscriptionPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16466,7 +16476,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16475,7 +16485,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16484,7 +16494,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16530,8 +16540,8 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -16551,7 +16561,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserSubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16560,7 +16570,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16569,7 +16579,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16578,7 +16588,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16596,7 +16606,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16605,7 +16615,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -16642,8 +16652,8 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -16659,7 +16669,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserSubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16668,7 +16678,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16677,7 +16687,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16686,7 +16696,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16704,7 +16714,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16713,7 +16723,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -16750,8 +16760,8 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -16771,7 +16781,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserSubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16780,7 +16790,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16789,7 +16799,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16798,7 +16808,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16816,7 +16826,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16825,7 +16835,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -16862,8 +16872,8 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -16883,7 +16893,7 @@ export interface operations {
                     "application/json": components["schemas"]["PlanChangeDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16892,7 +16902,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16901,7 +16911,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16910,7 +16920,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16928,7 +16938,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16937,7 +16947,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -16996,7 +17006,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17005,7 +17015,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17014,7 +17024,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17023,7 +17033,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17066,8 +17076,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -17081,7 +17091,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17090,7 +17100,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17099,7 +17109,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17108,7 +17118,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17151,8 +17161,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -17170,7 +17180,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17179,7 +17189,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17188,7 +17198,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17197,7 +17207,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17215,7 +17225,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17224,7 +17234,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -17258,8 +17268,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -17273,7 +17283,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProfileResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17282,7 +17292,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17291,7 +17301,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17300,7 +17310,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17343,8 +17353,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -17358,7 +17368,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreditBalanceDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17367,7 +17377,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17376,7 +17386,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17385,7 +17395,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17431,8 +17441,8 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -17454,7 +17464,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreditChangeDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17463,7 +17473,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17472,7 +17482,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17481,7 +17491,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17499,7 +17509,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17508,7 +17518,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -17545,8 +17555,8 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -17568,7 +17578,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreditChangeDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17577,7 +17587,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17586,7 +17596,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17595,7 +17605,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17613,7 +17623,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17622,7 +17632,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -17660,8 +17670,8 @@ export interface operations {
             };
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -17675,7 +17685,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreditEntryPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17684,7 +17694,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17693,7 +17703,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17702,7 +17712,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17750,8 +17760,8 @@ export interface operations {
             };
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -17765,7 +17775,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserSubscriptionPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17774,7 +17784,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17783,7 +17793,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17792,7 +17802,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17862,7 +17872,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserSubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17871,7 +17881,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17880,7 +17890,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17889,7 +17899,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17907,7 +17917,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17916,7 +17926,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -17973,7 +17983,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserSubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17982,7 +17992,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17991,7 +18001,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18000,7 +18010,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18018,7 +18028,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -18027,7 +18037,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -18094,7 +18104,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserSubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18103,7 +18113,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18112,7 +18122,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18121,7 +18131,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18139,7 +18149,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -18148,7 +18158,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -18215,7 +18225,7 @@ export interface operations {
                     "application/json": components["schemas"]["PlanChangeDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18224,7 +18234,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18233,7 +18243,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18242,7 +18252,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18260,7 +18270,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -18269,7 +18279,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -18332,7 +18342,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChargeResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18341,7 +18351,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18350,7 +18360,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18359,7 +18369,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18377,7 +18387,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -18386,7 +18396,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -18455,7 +18465,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaidChargeDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18464,7 +18474,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18473,7 +18483,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18482,7 +18492,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18500,7 +18510,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -18509,7 +18519,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -18561,7 +18571,7 @@ export interface operations {
                     "application/json": components["schemas"]["MediaCategoryPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18656,7 +18666,7 @@ export interface operations {
                     "application/json": components["schemas"]["MediaCategoryResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18701,7 +18711,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `duplicate_slug`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -18710,7 +18720,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -18744,8 +18754,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -18759,7 +18769,7 @@ export interface operations {
                     "application/json": components["schemas"]["MediaCategoryResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18829,8 +18839,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -18843,7 +18853,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18913,8 +18923,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -18932,7 +18942,7 @@ export interface operations {
                     "application/json": components["schemas"]["MediaCategoryResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18977,7 +18987,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `duplicate_slug`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -18986,7 +18996,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -19038,7 +19048,7 @@ export interface operations {
                     "application/json": components["schemas"]["MediaTagPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19133,7 +19143,7 @@ export interface operations {
                     "application/json": components["schemas"]["MediaTagResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19178,7 +19188,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `duplicate_slug`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -19187,7 +19197,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -19221,8 +19231,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -19236,7 +19246,7 @@ export interface operations {
                     "application/json": components["schemas"]["MediaTagResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19306,8 +19316,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -19320,7 +19330,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19390,8 +19400,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -19409,7 +19419,7 @@ export interface operations {
                     "application/json": components["schemas"]["MediaTagResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19454,7 +19464,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `duplicate_slug`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -19463,7 +19473,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -19525,7 +19535,7 @@ export interface operations {
                     "application/json": components["schemas"]["MediaPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19627,7 +19637,7 @@ export interface operations {
                     "application/json": components["schemas"]["MediaResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19672,7 +19682,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `duplicate_slug`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -19681,7 +19691,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -19715,8 +19725,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -19730,7 +19740,7 @@ export interface operations {
                     "application/json": components["schemas"]["MediaResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19800,8 +19810,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -19814,7 +19824,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19884,8 +19894,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -19903,7 +19913,7 @@ export interface operations {
                     "application/json": components["schemas"]["MediaResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19948,7 +19958,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -20007,7 +20017,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20025,7 +20035,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20093,7 +20103,7 @@ export interface operations {
                     "application/json": components["schemas"]["CollectionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20111,7 +20121,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20120,7 +20130,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20138,7 +20148,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `duplicate_item`, `duplicate_site_name`, `duplicate_slug`, `pinned_conflict`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -20147,7 +20157,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -20202,7 +20212,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20220,7 +20230,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20263,8 +20273,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -20285,7 +20295,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20303,7 +20313,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20346,8 +20356,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -20360,7 +20370,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20378,7 +20388,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20387,7 +20397,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20430,8 +20440,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -20449,7 +20459,7 @@ export interface operations {
                     "application/json": components["schemas"]["CollectionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20467,7 +20477,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20476,7 +20486,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20494,7 +20504,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `duplicate_item`, `duplicate_site_name`, `duplicate_slug`, `pinned_conflict`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -20503,7 +20513,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -20541,8 +20551,8 @@ export interface operations {
             };
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -20563,7 +20573,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20581,7 +20591,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20627,8 +20637,8 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -20650,7 +20660,7 @@ export interface operations {
                     "application/json": components["schemas"]["CollectionItemResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20668,7 +20678,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20677,7 +20687,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20695,7 +20705,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `duplicate_item`, `duplicate_site_name`, `duplicate_slug`, `pinned_conflict`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -20704,7 +20714,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -20738,8 +20748,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
                 /** @description The content id of the item */
                 itemId: number;
             };
@@ -20754,7 +20764,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20772,7 +20782,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20781,7 +20791,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20850,7 +20860,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderSummaryPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20859,7 +20869,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20868,7 +20878,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20877,7 +20887,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20945,7 +20955,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20954,7 +20964,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20963,7 +20973,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20972,7 +20982,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20990,7 +21000,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `quantity_exceeds_order`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -20999,7 +21009,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -21033,8 +21043,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -21048,7 +21058,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21057,7 +21067,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21066,7 +21076,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21075,7 +21085,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21118,8 +21128,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -21146,7 +21156,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21155,7 +21165,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21164,7 +21174,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21173,7 +21183,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21191,7 +21201,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `quantity_exceeds_order`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -21200,7 +21210,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -21234,8 +21244,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -21253,7 +21263,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21262,7 +21272,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21271,7 +21281,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21280,7 +21290,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21298,7 +21308,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `quantity_exceeds_order`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -21307,7 +21317,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -21366,7 +21376,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotificationOutcomeDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21375,7 +21385,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21384,7 +21394,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21402,7 +21412,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `quantity_exceeds_order`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -21411,7 +21421,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -21464,7 +21474,7 @@ export interface operations {
                     "application/json": components["schemas"]["FulfillmentSecretResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21473,7 +21483,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21482,7 +21492,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21491,7 +21501,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21509,7 +21519,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `quantity_exceeds_order`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -21518,7 +21528,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -21581,7 +21591,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21599,7 +21609,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21608,7 +21618,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21677,7 +21687,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactResponseDto"] | components["schemas"]["ContactReceiptDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21695,7 +21705,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21704,7 +21714,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21722,7 +21732,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `limit_reached`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -21765,8 +21775,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -21780,7 +21790,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21798,7 +21808,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21807,7 +21817,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21850,8 +21860,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -21869,7 +21879,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21887,7 +21897,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21896,7 +21906,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21962,7 +21972,7 @@ export interface operations {
                     "application/json": components["schemas"]["TemplateTypeListDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21980,7 +21990,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21989,7 +21999,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22047,7 +22057,7 @@ export interface operations {
                     "application/json": components["schemas"]["TemplateTypeResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22065,7 +22075,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22074,7 +22084,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22132,7 +22142,7 @@ export interface operations {
                     "application/json": components["schemas"]["PublishedEmailTemplateDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22150,7 +22160,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22159,7 +22169,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22223,7 +22233,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailTemplatePageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22241,7 +22251,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22250,7 +22260,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22320,7 +22330,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailTemplateResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22338,7 +22348,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22347,7 +22357,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22365,7 +22375,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `limit_reached`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -22425,7 +22435,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailTemplateResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22443,7 +22453,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22452,7 +22462,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22509,7 +22519,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22527,7 +22537,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22536,7 +22546,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22554,7 +22564,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `limit_reached`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -22612,7 +22622,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailTemplateResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22630,7 +22640,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22639,7 +22649,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22657,7 +22667,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `limit_reached`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -22733,7 +22743,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailTemplateResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22751,7 +22761,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22760,7 +22770,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22778,7 +22788,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `limit_reached`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -22843,7 +22853,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailTemplateResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22861,7 +22871,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22870,7 +22880,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22888,7 +22898,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `limit_reached`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -22955,7 +22965,7 @@ export interface operations {
                     "application/json": components["schemas"]["RenderedMailDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22973,7 +22983,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22982,7 +22992,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -23000,7 +23010,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `limit_reached`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -23081,7 +23091,7 @@ export interface operations {
                     "application/json": components["schemas"]["SendEmailResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23099,7 +23109,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23108,7 +23118,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -23126,7 +23136,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `limit_reached`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -23188,7 +23198,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailMessageSummaryPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23206,7 +23216,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23215,7 +23225,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -23258,8 +23268,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -23273,7 +23283,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailMessageResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23291,7 +23301,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23300,7 +23310,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -23502,7 +23512,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `limit_reached`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -23545,8 +23555,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -23630,8 +23640,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -23714,8 +23724,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -23815,8 +23825,8 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -23877,7 +23887,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `limit_reached`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -23923,8 +23933,8 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -23985,7 +23995,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `limit_reached`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -24033,8 +24043,8 @@ export interface operations {
             };
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -24118,8 +24128,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                id: number;
                 siteName: string;
+                id: number;
                 deliveryId: number;
             };
             cookie?: never;
@@ -24207,8 +24217,8 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                id: number;
                 siteName: string;
+                id: number;
                 deliveryId: number;
             };
             cookie?: never;
@@ -24270,7 +24280,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `limit_reached`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -24343,7 +24353,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24416,7 +24426,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24425,7 +24435,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -24498,7 +24508,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24507,7 +24517,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -24525,7 +24535,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `duplicate_site_name`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -24589,7 +24599,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24666,7 +24676,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24750,7 +24760,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24768,7 +24778,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `duplicate_site_name`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -24843,7 +24853,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24852,7 +24862,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -24931,7 +24941,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24940,7 +24950,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -25026,7 +25036,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25110,7 +25120,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25128,7 +25138,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `duplicate_site_name`, `last_key`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -25203,7 +25213,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25212,7 +25222,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -25286,7 +25296,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25295,7 +25305,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -25313,7 +25323,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `duplicate_site_name`, `last_key`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -25483,7 +25493,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `domain_exists`, `limit_reached`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -25757,7 +25767,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `domain_exists`, `limit_reached`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -25784,7 +25794,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Error */
+            /** @description Error (besides the shared codes: `dns_records_missing`) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -25802,7 +25812,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Not ready: a dependency (the database) does not answer */
+            /** @description Not ready: a dependency (the database) does not answer (besides the shared codes: `dns_timeout`, `dns_unavailable`) */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -1,13 +1,13 @@
 import { HttpException } from '@nestjs/common';
+import './common.problems';
+import { ProblemCode, ProblemCodeOf, ProblemCodes } from './problem-codes';
 
 export interface FieldError {
   path: string;
   message: string;
 }
 
-export interface ProblemInit {
-  status: number;
-  code: string;
+export interface ProblemFields {
   title: string;
   detail?: string;
   errors?: FieldError[];
@@ -17,12 +17,25 @@ export interface ProblemInit {
   headers?: Record<string, string>;
 }
 
+/** A problem's fields: a declared code with its declared status (problem-codes.ts). */
+export type ProblemInit = {
+  [C in ProblemCode]: ProblemFields & { code: C; status: ProblemCodes[C] };
+}[ProblemCode];
+
+/**
+ * The fields of a problem whose code is any of the codes declared with `status`. Sound: such a
+ * code's declared status is `status` (TypeScript cannot see it through a union of 20 codes).
+ */
+export function withStatus<S extends number>(status: S, code: ProblemCodeOf<S>, fields: ProblemFields): ProblemInit {
+  return { status, code, ...fields } as ProblemInit;
+}
+
 /**
  * An RFC 9457 problem. Services throw the subclasses; the global filter renders
  * them as application/problem+json with a stable snake_case `code`.
  */
 export class Problem extends HttpException {
-  readonly code: string;
+  readonly code: ProblemCode;
   readonly title: string;
   readonly detail?: string;
   readonly errors?: FieldError[];
@@ -41,8 +54,8 @@ export class Problem extends HttpException {
 }
 
 export class BadRequestProblem extends Problem {
-  constructor(code = 'bad_request', detail?: string, errors?: FieldError[]) {
-    super({ status: 400, code, title: 'Bad request', detail, errors });
+  constructor(code: ProblemCodeOf<400> = 'bad_request', detail?: string, errors?: FieldError[]) {
+    super(withStatus(400, code, { title: 'Bad request', detail, errors }));
   }
 }
 
@@ -68,26 +81,26 @@ export class ValidationProblem extends Problem {
 }
 
 export class UnauthorizedProblem extends Problem {
-  constructor(code = 'unauthorized', detail = 'A valid credential is required') {
-    super({ status: 401, code, title: 'Unauthorized', detail });
+  constructor(code: ProblemCodeOf<401> = 'unauthorized', detail = 'A valid credential is required') {
+    super(withStatus(401, code, { title: 'Unauthorized', detail }));
   }
 }
 
 export class ForbiddenProblem extends Problem {
-  constructor(code = 'forbidden', detail = 'This credential may not do this') {
-    super({ status: 403, code, title: 'Forbidden', detail });
+  constructor(code: ProblemCodeOf<403> = 'forbidden', detail = 'This credential may not do this') {
+    super(withStatus(403, code, { title: 'Forbidden', detail }));
   }
 }
 
 export class NotFoundProblem extends Problem {
-  constructor(what = 'Resource', code = 'not_found') {
-    super({ status: 404, code, title: 'Not found', detail: `${what} not found` });
+  constructor(what = 'Resource', code: ProblemCodeOf<404> = 'not_found') {
+    super(withStatus(404, code, { title: 'Not found', detail: `${what} not found` }));
   }
 }
 
 export class ConflictProblem extends Problem {
-  constructor(code: string, detail?: string) {
-    super({ status: 409, code, title: 'Conflict', detail });
+  constructor(code: ProblemCodeOf<409>, detail?: string) {
+    super(withStatus(409, code, { title: 'Conflict', detail }));
   }
 }
 

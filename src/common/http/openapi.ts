@@ -3,6 +3,7 @@ import { DocumentBuilder, OpenAPIObject, OperationObject, ParameterObject, Swagg
 import { ProblemDto } from '../errors/api-problems.decorator';
 import { deriveRequestSchemas } from './openapi-derive';
 import { operationInputs } from './openapi-inputs';
+import { documentProblemCodes } from './openapi-problems';
 import { BODY_EXAMPLE } from './route.decorator';
 
 /** The interface's groups in its order (v1, then v2), then the operator routes and health. */
@@ -74,6 +75,7 @@ function createOpenApiDocument(app: INestApplication): OpenAPIObject {
   });
   document.info.contact = { name: 'Sitebase maintainers' };
   deriveRequestSchemas(document, operationInputs(app, operationId));
+  documentProblemCodes(document, app, operationId);
   const used = new Set<string>();
   for (const item of Object.values(document.paths)) {
     for (const method of METHODS) {

@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, IntersectionType } from '@nestjs/swagger';
 import { IsString, Matches } from 'class-validator';
 import { SITE_NAME_PATTERN } from '../auth/principal';
 import { IsIdParam, MAX_ID } from '../input/dto-rules';
@@ -18,9 +18,4 @@ export class SiteNameParamDto {
 }
 
 /** `:siteName/.../:id` routes. */
-export class SiteIdParamDto extends IdParamDto {
-  @ApiProperty({ example: 'demo' })
-  @IsString()
-  @Matches(SITE_NAME_PATTERN, { message: 'is not a valid site name' })
-  siteName: string;
-}
+export class SiteIdParamDto extends IntersectionType(SiteNameParamDto, IdParamDto) {}

@@ -137,8 +137,22 @@ export const IsTimestamp = () =>
 
 const presentOnly = (_object: object, value: unknown) => value !== undefined;
 
-/** Whether a @ValidateIf condition is @OptionalNotNull()'s (the document calls such a field optional). */
-export const isPresenceCheck = (condition: unknown): boolean => condition === presentOnly;
+/**
+ * Whether a @ValidateIf condition only asks that the value be there: @OptionalNotNull()'s, or the
+ * one `PartialType(X, { skipNullProperties: false })` gives each field of X (the same rule,
+ * another function). The document calls such a field optional, not nullable.
+ */
+export const isPresenceCheck = (condition: unknown): boolean =>
+  condition === presentOnly ||
+  (typeof condition === 'function' && asksPresenceOnly(condition as (object: object, value: unknown) => unknown));
+
+function asksPresenceOnly(condition: (object: object, value: unknown) => unknown): boolean {
+  try {
+    return [undefined, null, 0, '', false].every((value) => condition({}, value) === (value !== undefined));
+  } catch {
+    return false;
+  }
+}
 
 /** Like @IsOptional(), but null is validated (and rejected) instead of skipped: these fields have no null. */
 export const OptionalNotNull = () => ValidateIf(presentOnly);

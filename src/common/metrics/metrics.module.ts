@@ -4,7 +4,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { RequestHandler } from 'express';
 import { AppConfig } from '../../config/app-config';
-import { Problem } from '../errors/problems';
+import { ProblemCodeOf } from '../errors/problem-codes';
+import { Problem, withStatus } from '../errors/problems';
 import { AppMetrics } from './app-metrics';
 import {
   closeServer,
@@ -60,14 +61,14 @@ export class MetricsEndpoint implements OnApplicationBootstrap, OnModuleDestroy 
     const token = this.config.METRICS_TOKEN;
     if (!token) return null;
     const expected = createHash('sha256').update(token).digest();
-    const unauthorized = (code: string, detail: string) =>
-      new Problem({
-        status: 401,
-        code,
-        title: 'Unauthorized',
-        detail,
-        headers: { 'WWW-Authenticate': 'Bearer realm="metrics"' },
-      });
+    const unauthorized = (code: ProblemCodeOf<401>, detail: string) =>
+      new Problem(
+        withStatus(401, code, {
+          title: 'Unauthorized',
+          detail,
+          headers: { 'WWW-Authenticate': 'Bearer realm="metrics"' },
+        }),
+      );
     return (req, res, next) => {
       if (req.path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) return next();
       const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');

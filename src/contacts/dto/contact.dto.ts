@@ -1,5 +1,5 @@
 import { DATE_TIME } from '../../common/http/api-date';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, PartialType, PickType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { IsTimestamp, IsWordSet, OptionalNotNull } from '../../common/input/dto-rules';
@@ -113,7 +113,9 @@ export class CreateContactDto {
 }
 
 /** What an operator may change: the workflow fields, and the sender's details they correct. */
-export class UpdateContactDto {
+export class UpdateContactDto extends PartialType(PickType(CreateContactDto, ['name', 'email'] as const), {
+  skipNullProperties: false,
+}) {
   @ApiPropertyOptional({ enum: CONTACT_STATUSES, description: 'Any status may follow any other' })
   @OptionalNotNull()
   @IsIn(CONTACT_STATUSES)
@@ -133,18 +135,6 @@ export class UpdateContactDto {
   @OptionalNotNull()
   @IsBoundedJsonObject(METADATA_LIMITS)
   metadata?: Record<string, unknown>;
-
-  @ApiPropertyOptional({ example: 'Grace B. Hopper', maxLength: CONTACT_LIMITS.name })
-  @OptionalNotNull()
-  @IsNotEmpty()
-  @IsHeaderText(CONTACT_LIMITS.name)
-  name?: string;
-
-  @ApiPropertyOptional({ example: 'grace@example.com', maxLength: 254, description: 'Stored in lower case' })
-  @OptionalNotNull()
-  @Transform(lowerCase)
-  @IsMailAddress()
-  email?: string;
 
   @ApiPropertyOptional({
     type: String,

@@ -1,5 +1,5 @@
 import { DATE_TIME } from '../../common/http/api-date';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { OptionalNotNull } from '../../common/input/dto-rules';
 import { MediaCategoryEntity, MediaTagEntity } from '../entities/media-term.entity';
@@ -13,7 +13,7 @@ export class CreateMediaTermDto {
   @MaxLength(200)
   name: string;
 
-  @ApiPropertyOptional({ example: 'travel', description: 'Unique in the site; default: made from the name' })
+  @ApiPropertyOptional({ example: 'travel', description: 'Unique in the site. Absent on create: made from the name' })
   @OptionalNotNull()
   @IsString()
   @MaxLength(200)
@@ -27,27 +27,8 @@ export class CreateMediaTermDto {
   description?: string;
 }
 
-export class UpdateMediaTermDto {
-  @ApiPropertyOptional({ example: 'Travel' })
-  @OptionalNotNull()
-  @IsString()
-  @MinLength(1)
-  @MaxLength(200)
-  name?: string;
-
-  @ApiPropertyOptional({ example: 'travel' })
-  @OptionalNotNull()
-  @IsString()
-  @MaxLength(200)
-  @Matches(SLUG_PATTERN, { message: 'must be lower-case letters and digits separated by dashes' })
-  slug?: string;
-
-  @ApiPropertyOptional()
-  @OptionalNotNull()
-  @IsString()
-  @MaxLength(2000)
-  description?: string;
-}
+/** A partial update: fields left out stay as they are (null is refused, as on create). */
+export class UpdateMediaTermDto extends PartialType(CreateMediaTermDto, { skipNullProperties: false }) {}
 
 export class MediaTermResponseDto {
   @ApiProperty({ example: 1 }) id: number;

@@ -10,6 +10,7 @@ import { SubscriptionEntity } from '../entities/subscription.entity';
 import { ListsService } from './lists.service';
 import { canMove } from './membership-status';
 import { NEWSLETTER_EVENTS } from '../newsletter.events';
+import { SubscriptionsBulkRepository } from './subscriptions-bulk.repository';
 import { SubscriptionsRepository } from './subscriptions.repository';
 import { SubscriptionWriter } from './subscription-writer';
 
@@ -27,6 +28,7 @@ export class SubscriptionsService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly repository: SubscriptionsRepository,
+    private readonly bulk: SubscriptionsBulkRepository,
     private readonly lists: ListsService,
     private readonly writer: SubscriptionWriter,
     private readonly sites: SitesService,
@@ -56,7 +58,7 @@ export class SubscriptionsService {
     return this.dataSource.transaction(async (em) => {
       const sub = await findInSiteOrFail(em, SubscriptionEntity, site, id, 'Subscription', { lock: true });
       const { settings } = await this.sites.profileOf(site.id, em);
-      await this.repository.deleteMany(em, site.id, [sub.id], settings.newsletter?.suppressOnDelete === true);
+      await this.bulk.deleteMany(em, site.id, [sub.id], settings.newsletter?.suppressOnDelete === true);
       await recordEvent(em, site, NEWSLETTER_EVENTS.subscriptionDeleted, { id: sub.id });
     });
   }
@@ -97,7 +99,7 @@ export class SubscriptionsService {
         if (to === 'active') activated.push(list.id);
         else toConfirm.push(list);
       }
-      if (remove.length > 0) await this.repository.removeFromLists(em, site.id, [sub.id], remove);
+      if (remove.length > 0) await this.bulk.removeFromLists(em, site.id, [sub.id], remove);
       if (consent && adding.length > 0) {
         sub.consentAt = new Date();
         sub.consentIp = null;

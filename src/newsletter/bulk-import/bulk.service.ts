@@ -8,6 +8,7 @@ import { UsersService } from '../../users/users.service';
 import { BulkDto, BulkResultDto, SyncDto, SyncResultDto } from '../dto/bulk.dto';
 import { NewsletterListEntity } from '../entities/newsletter-list.entity';
 import { ListsService } from '../audience/lists.service';
+import { SubscriptionsBulkRepository } from '../audience/subscriptions-bulk.repository';
 import { SubscriptionsRepository } from '../audience/subscriptions.repository';
 
 /** Subscriptions one bulk transaction takes. */
@@ -27,6 +28,7 @@ export class BulkService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly repository: SubscriptionsRepository,
+    private readonly writes: SubscriptionsBulkRepository,
     private readonly lists: ListsService,
     private readonly sites: SitesService,
     private readonly users: UsersService,
@@ -76,15 +78,15 @@ export class BulkService {
   ): Promise<number> {
     switch (dto.action) {
       case 'unsubscribe':
-        return (await this.repository.unsubscribe(em, site.id, ids, dto.listIds ?? null, dto.reason ?? null)).length;
+        return (await this.writes.unsubscribe(em, site.id, ids, dto.listIds ?? null, dto.reason ?? null)).length;
       case 'delete':
-        return (await this.repository.deleteMany(em, site.id, ids, suppress)).length;
+        return (await this.writes.deleteMany(em, site.id, ids, suppress)).length;
       case 'set_deliverability':
-        return (await this.repository.setDeliverability(em, site.id, ids, dto.deliverability!)).length;
+        return (await this.writes.setDeliverability(em, site.id, ids, dto.deliverability!)).length;
       case 'add_to_lists':
-        return (await this.repository.addToLists(em, site.id, ids, dto.listIds!, dto.consent === true)).length;
+        return (await this.writes.addToLists(em, site.id, ids, dto.listIds!, dto.consent === true)).length;
       case 'remove_from_lists':
-        return (await this.repository.removeFromLists(em, site.id, ids, dto.listIds!)).length;
+        return (await this.writes.removeFromLists(em, site.id, ids, dto.listIds!)).length;
     }
   }
 
@@ -101,13 +103,11 @@ export class BulkService {
     const wanted = [...emails];
     return this.dataSource.transaction(async (em) => {
       const list = await findInSiteOrFail(em, NewsletterListEntity, site, dto.listId, 'List', { lock: true });
-      const ids = wanted.length ? await this.repository.ensureSubscriptions(em, site.id, wanted, 'sync') : [];
-      const before = await this.repository.membershipStates(em, list.id, ids);
-      const added = await this.repository.addToLists(em, site.id, ids, [list.id], dto.consent === true);
-      const outside = await this.repository.membersOutside(em, list.id, wanted);
-      const unsubscribed = outside.length
-        ? await this.repository.unsubscribe(em, site.id, outside, [list.id], 'sync')
-        : [];
+      const ids = wanted.length ? await this.writes.ensureSubscriptions(em, site.id, wanted, 'sync') : [];
+      const before = await this.writes.membershipStates(em, list.id, ids);
+      const added = await this.writes.addToLists(em, site.id, ids, [list.id], dto.consent === true);
+      const outside = await this.writes.membersOutside(em, list.id, wanted);
+      const unsubscribed = outside.length ? await this.writes.unsubscribe(em, site.id, outside, [list.id], 'sync') : [];
       const unchanged = ids.filter(
         (id) => !added.includes(id) && (before.get(id) === 'active' || before.get(id) === 'pending'),
       ).length;

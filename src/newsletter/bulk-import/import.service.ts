@@ -1,25 +1,18 @@
 import { Injectable } from '@nestjs/common';
-import { parse } from 'csv-parse';
 import type { Request } from 'express';
-import { createReadStream } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { DataSource, EntityManager, In } from 'typeorm';
-import {
-  BadRequestProblem,
-  NotFoundProblem,
-  PayloadTooLargeProblem,
-  TooManyRequestsProblem,
-  ValidationProblem,
-} from '../../common/errors/problems';
+import { NotFoundProblem, TooManyRequestsProblem, ValidationProblem } from '../../common/errors/problems';
 import { parseFormFields } from '../../common/input/form-fields';
 import { QueueService } from '../../common/queue/queue.service';
 import { SiteContext } from '../../common/tenancy/site-context';
 import { AppConfig } from '../../config/app-config';
 import { ImportFormDto } from '../dto/import.dto';
 import { ImportChunkEntity } from '../entities/import-chunk.entity';
-import { ImportEntity, InvalidRow } from '../entities/import.entity';
-import { ImportRepository, StagedRow } from './import.repository';
-import { ColumnTarget, columnsError, csvRow, jsonRow, mapHeader } from './import-rows';
+import { ImportEntity } from '../entities/import.entity';
+import { ImportRepository } from './import.repository';
+import { columnsError } from './import-rows';
+import { StageChunk, stageCsv, stageJson } from './import-staging';
 import { spoolImport, SpooledImport } from './import-upload';
 import { ListsService } from '../audience/lists.service';
 
@@ -30,14 +23,8 @@ export const IMPORT_JOB = 'newsletter.import';
 export const IMPORT_RECOVER_JOB = 'newsletter.import-recover';
 /** An unfinished import whose counts stood still this long has lost its runner. */
 const STALLED_SECONDS = 120;
-/** The bad rows an import keeps for its report; the count goes on. */
-export const IMPORT_INVALID_LISTED = 1000;
-/** JSON imports are parsed whole; CSV streams. */
-const JSON_MAX_BYTES = 32 * 1024 * 1024;
 /** Deadlocks and serialization failures: a batch that meets one is tried again (it changed nothing). */
 const RETRYABLE = new Set(['40P01', '40001']);
-
-const invalidFile = (detail: string) => new BadRequestProblem('invalid_file', detail);
 
 /** What an import answers: the import, and whether it was queued (202) or done (200). */
 export interface ImportStart {
@@ -120,8 +107,12 @@ export class ImportService {
           finishedAt: null,
         }),
       );
+      const stage: StageChunk = (rows, chunkNo) => this.repository.stage(em, imp.id, chunkNo, rows);
+      const chunkRows = this.config.NEWSLETTER_IMPORT_BATCH_ROWS;
       const report =
-        format === 'json' ? await this.stageJson(em, imp, upload) : await this.stageCsv(em, imp, upload, columns);
+        format === 'json'
+          ? await stageJson(upload, chunkRows, stage)
+          : await stageCsv(upload, columns, chunkRows, stage);
       imp.rowsRead = report.read;
       imp.rowsStaged = report.staged;
       imp.invalidCount = report.invalidCount;
@@ -226,115 +217,6 @@ export class ImportService {
       .where('id = :id', { id: imp.id })
       .execute();
     return c.rows;
-  }
-
-  private async stageCsv(
-    em: EntityManager,
-    imp: ImportEntity,
-    upload: SpooledImport,
-    columns: Record<string, string>,
-  ): Promise<StageReport> {
-    const report = new StageReport();
-    const parser = createReadStream(upload.path).pipe(
-      parse({ bom: true, relax_column_count: true, skip_empty_lines: true, max_record_size: 64 * 1024 }),
-    );
-    let targets: ColumnTarget[] | undefined;
-    let rowNo = 0;
-    const chunkRows = this.config.NEWSLETTER_IMPORT_BATCH_ROWS;
-    let pending: StagedRow[] = [];
-    const stager = new Stager((rows, chunkNo) => this.repository.stage(em, imp.id, chunkNo, rows));
-    try {
-      for await (const record of parser as AsyncIterable<string[]>) {
-        rowNo += 1;
-        if (!targets) {
-          const mapped = mapHeader(record, columns);
-          if ('error' in mapped) throw invalidFile(`The header row: ${mapped.error}`);
-          targets = mapped.targets;
-          continue;
-        }
-        report.read += 1;
-        const row = csvRow(rowNo, record, targets);
-        if ('reason' in row) report.refuse(rowNo, row.reason);
-        else pending.push(row);
-        if (pending.length >= chunkRows) {
-          // The insert runs while the next rows are parsed; one at a time on the transaction.
-          await stager.add(pending);
-          report.staged += pending.length;
-          pending = [];
-        }
-      }
-    } catch (err) {
-      await stager.drain().catch(() => undefined);
-      const csv = err as { code?: string; lines?: number; message?: string };
-      if (typeof csv.code === 'string' && csv.code.startsWith('CSV_'))
-        throw invalidFile(`The CSV cannot be read at line ${csv.lines ?? '?'}: ${csv.message ?? csv.code}`);
-      throw err;
-    }
-    if (!targets) throw invalidFile('The CSV has no header row');
-    await stager.add(pending);
-    await stager.drain();
-    report.staged += pending.length;
-    return report;
-  }
-
-  private async stageJson(em: EntityManager, imp: ImportEntity, upload: SpooledImport): Promise<StageReport> {
-    if (upload.size > JSON_MAX_BYTES)
-      throw new PayloadTooLargeProblem(`A JSON import may be at most ${JSON_MAX_BYTES} bytes; send CSV for more`);
-    let items: unknown;
-    try {
-      items = JSON.parse((await readFile(upload.path, 'utf8')).replace(/^\uFEFF/, ''));
-    } catch {
-      throw invalidFile('The file is not valid JSON');
-    }
-    if (!Array.isArray(items)) throw invalidFile('A JSON import is an array of { email, name?, attributes? }');
-    const report = new StageReport();
-    const rows: StagedRow[] = [];
-    items.forEach((item, i) => {
-      report.read += 1;
-      const row = jsonRow(i + 1, item);
-      if ('reason' in row) report.refuse(i + 1, row.reason);
-      else rows.push(row);
-    });
-    const chunkRows = this.config.NEWSLETTER_IMPORT_BATCH_ROWS;
-    for (let i = 0; i < rows.length; i += chunkRows)
-      await this.repository.stage(em, imp.id, i / chunkRows + 1, rows.slice(i, i + chunkRows));
-    report.staged = rows.length;
-    return report;
-  }
-}
-
-/** Staging inserts one chunk behind the parser: the next is parsed while the last one is written. */
-class Stager {
-  private inflight: Promise<void> = Promise.resolve();
-  private failed: Error | null = null;
-  private chunks = 0;
-
-  constructor(private readonly write: (rows: StagedRow[], chunkNo: number) => Promise<void>) {}
-
-  async add(rows: StagedRow[]): Promise<void> {
-    await this.drain();
-    if (rows.length === 0) return;
-    this.chunks += 1;
-    this.inflight = this.write(rows, this.chunks).catch((err: unknown) => {
-      this.failed = err instanceof Error ? err : new Error(String(err));
-    });
-  }
-
-  async drain(): Promise<void> {
-    await this.inflight;
-    if (this.failed) throw this.failed;
-  }
-}
-
-class StageReport {
-  read = 0;
-  staged = 0;
-  invalidCount = 0;
-  invalid: InvalidRow[] = [];
-
-  refuse(row: number, reason: string): void {
-    this.invalidCount += 1;
-    if (this.invalid.length < IMPORT_INVALID_LISTED) this.invalid.push({ row, reason });
   }
 }
 

@@ -7,7 +7,7 @@ import { AppConfig } from '../../config/app-config';
 import { sql } from '../../database/sql';
 import { EmailService } from '../../email/email.service';
 import { CampaignMail, Recipient } from './campaign-mail';
-import { campaignPayload, syncLinks } from './campaigns.service';
+import { campaignPayload, syncLinks } from './campaign-links';
 import { CampaignEntity } from '../entities/campaign.entity';
 import { NEWSLETTER_EVENTS } from '../newsletter.events';
 import { mapInSlices } from '../../common/scheduling/time-slice';

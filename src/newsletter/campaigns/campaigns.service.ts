@@ -1,11 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, In } from 'typeorm';
-import {
-  ConflictProblem,
-  NotFoundProblem,
-  PreconditionFailedProblem,
-  ValidationProblem,
-} from '../../common/errors/problems';
+import { ConflictProblem, NotFoundProblem, PreconditionFailedProblem } from '../../common/errors/problems';
 import { isUniqueViolation } from '../../common/errors/postgres-errors';
 import { ifMatchAllows, versionEtag } from '../../common/http/etag';
 import { parseId } from '../../common/input/dto-rules';
@@ -15,15 +10,14 @@ import { QueueService } from '../../common/queue/queue.service';
 import { allocateSlug, baseSlug } from '../../common/slugs/slugs';
 import { findInSiteOrFail, SiteContext } from '../../common/tenancy/site-context';
 import { EmailService } from '../../email/email.service';
-import { EmailTemplatesService } from '../../email/email-templates.service';
-import { CampaignMail, CAMPAIGN_MAIL_TYPE } from './campaign-mail';
+import { CampaignChecks } from './campaign-checks';
+import { campaignPayload, syncLinks } from './campaign-links';
+import { CampaignMail } from './campaign-mail';
 import { CAMPAIGN_SEND_JOB, CampaignSendJobData } from './campaign-send.job';
 import { assertCampaignMove, assertEditable } from './campaign-status';
-import { mergeLinks } from './campaign-content';
 import { CampaignQueryDto, CampaignWithStats, CreateCampaignDto, UpdateCampaignDto } from '../dto/campaign.dto';
-import { CampaignEntity, CampaignLinkEntity, CampaignStatsEntity } from '../entities/campaign.entity';
-import { NewsletterListEntity } from '../entities/newsletter-list.entity';
-import { CampaignEventPayload, NEWSLETTER_EVENTS } from '../newsletter.events';
+import { CampaignEntity, CampaignStatsEntity } from '../entities/campaign.entity';
+import { NEWSLETTER_EVENTS } from '../newsletter.events';
 
 const NEWEST: KeysetColumn[] = [{ expr: 'c.id', type: 'number' }];
 /** Fields whose change is an edit of the content (allowed only while draft, scheduled or paused). */
@@ -41,16 +35,6 @@ const CONTENT_FIELDS = [
   'attributeFilter',
 ] as const;
 
-export function campaignPayload(c: CampaignEntity): CampaignEventPayload {
-  return {
-    id: c.id,
-    slug: c.slug,
-    status: c.status,
-    scheduledAt: c.scheduledAt?.toISOString() ?? null,
-    sent: c.recipientCount,
-  };
-}
-
 /**
  * Campaigns (docs/newsletter.md, "Campaigns"): drafts, their moves by PATCH `status`, and the
  * test send. The send itself is the `newsletter.campaign-send` job (campaign-sender.ts).
@@ -61,8 +45,8 @@ export class CampaignsService {
     private readonly dataSource: DataSource,
     private readonly queue: QueueService,
     private readonly mail: CampaignMail,
+    private readonly checks: CampaignChecks,
     private readonly email: EmailService,
-    private readonly templates: EmailTemplatesService,
   ) {}
 
   async list(site: SiteContext, query: CampaignQueryDto): Promise<Page<CampaignWithStats>> {
@@ -110,7 +94,7 @@ export class CampaignsService {
         status: 'draft',
       });
       await this.mail.check(campaign);
-      await this.checkReferences(em, site, campaign);
+      await this.checks.checkReferences(em, site, campaign);
       campaign.slug = await this.slugFor(em, site, dto.slug, dto.name);
       const saved = await em.save(campaign);
       const stats = await em.save(em.create(CampaignStatsEntity, { campaignId: saved.id, siteId: site.id }));
@@ -145,7 +129,7 @@ export class CampaignsService {
         if (dto.slug !== undefined && dto.slug !== campaign.slug)
           campaign.slug = await this.slugFor(em, site, dto.slug, campaign.name, campaign.id);
         await this.mail.check(campaign);
-        await this.checkReferences(em, site, campaign);
+        await this.checks.checkReferences(em, site, campaign);
         changed = true;
       }
       const before = `${campaign.status}|${campaign.scheduledAt?.getTime() ?? ''}`;
@@ -173,7 +157,7 @@ export class CampaignsService {
   testSend(site: SiteContext, id: number, emails: string[]): Promise<number> {
     return this.write(async (em) => {
       const campaign = await findInSiteOrFail(em, CampaignEntity, site, id, 'Campaign');
-      await this.assertReady(em, site, campaign);
+      await this.checks.assertReady(em, site, campaign);
       const prepared = await this.mail.prepare(em, site, campaign, false);
       const mails = [...new Set(emails.map((e) => e.trim().toLowerCase()))].map((email) => {
         const mail = this.mail.render(prepared, {
@@ -213,7 +197,7 @@ export class CampaignsService {
     assertCampaignMove(c.status, to);
     switch (to) {
       case 'scheduled':
-        await this.assertReady(em, site, c);
+        await this.checks.assertReady(em, site, c);
         c.scheduledAt = dto.scheduledAt && dto.scheduledAt > now ? dto.scheduledAt : now;
         c.status = 'scheduled';
         await this.enqueue(em, c, c.scheduledAt);
@@ -227,7 +211,7 @@ export class CampaignsService {
         return NEWSLETTER_EVENTS.campaignPaused;
       case 'sending':
         // Resume: links added while paused get new indexes; the job carries on from its cursor.
-        await this.assertReady(em, site, c);
+        await this.checks.assertReady(em, site, c);
         c.status = 'sending';
         await syncLinks(em, c);
         await this.enqueue(em, c, now);
@@ -242,41 +226,6 @@ export class CampaignsService {
   private async enqueue(em: EntityManager, c: CampaignEntity, at: Date): Promise<void> {
     const data: CampaignSendJobData = { siteId: c.siteId, campaignId: c.id };
     await this.queue.send(CAMPAIGN_SEND_JOB, data, { em, startAfter: at });
-  }
-
-  /**
-   * What a send needs: a subject, a body, lists, and Liquid (its own and its template's) that
-   * passes today's checks: one saved under older rules is checked again before it is sent.
-   */
-  private async assertReady(em: EntityManager, site: SiteContext, c: CampaignEntity): Promise<void> {
-    const errors = [];
-    if (!c.subject.trim()) errors.push({ path: 'subject', message: 'is required to send' });
-    if (!c.contentHtml.trim() && c.templateId === null)
-      errors.push({ path: 'contentHtml', message: 'or templateId is required to send' });
-    if (c.listIds.length === 0) errors.push({ path: 'listIds', message: 'must name at least one list to send' });
-    if (errors.length > 0) throw new ValidationProblem(errors);
-    await this.mail.check(c);
-    if (c.templateId === null) return this.templates.assertUsable(site, { type: CAMPAIGN_MAIL_TYPE }, em);
-    await this.templates.assertUsable(site, { templateId: c.templateId }, em).catch((err: unknown) => {
-      if (!(err instanceof NotFoundProblem)) throw err;
-      throw new ValidationProblem([{ path: 'templateId', message: 'names a template that no longer exists' }]);
-    });
-  }
-
-  /** Lists of this site; a template of this site and of type newsletter.campaign (400 otherwise). */
-  private async checkReferences(em: EntityManager, site: SiteContext, c: CampaignEntity): Promise<void> {
-    if (c.listIds.length > 0) {
-      const found = await em.count(NewsletterListEntity, { where: { siteId: site.id, id: In(c.listIds) } });
-      if (found !== c.listIds.length)
-        throw new ValidationProblem([{ path: 'listIds', message: 'must be lists of this site' }]);
-    }
-    if (c.templateId !== null) {
-      const resolved = await this.templates.resolveById(site, c.templateId, em).catch(() => null);
-      if (!resolved || resolved.type.type !== CAMPAIGN_MAIL_TYPE)
-        throw new ValidationProblem([
-          { path: 'templateId', message: `must be an email template of this site of type ${CAMPAIGN_MAIL_TYPE}` },
-        ]);
-    }
   }
 
   private async slugFor(
@@ -313,19 +262,4 @@ export class CampaignsService {
       throw err;
     }
   }
-}
-
-/** Indexes the campaign's links (new ones appended; known ones keep theirs) before a send runs. */
-export async function syncLinks(em: EntityManager, c: CampaignEntity): Promise<void> {
-  const known = await em.find(CampaignLinkEntity, { where: { campaignId: c.id }, order: { linkIndex: 'ASC' } });
-  const all = mergeLinks(
-    known.map((l) => l.url),
-    c.contentHtml,
-  );
-  const fresh = all
-    .slice(known.length)
-    .map((url, i) =>
-      em.create(CampaignLinkEntity, { campaignId: c.id, linkIndex: known.length + i, siteId: c.siteId, url }),
-    );
-  if (fresh.length > 0) await em.insert(CampaignLinkEntity, fresh);
 }

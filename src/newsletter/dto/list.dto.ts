@@ -1,5 +1,5 @@
 import { DATE_TIME } from '../../common/http/api-date';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { OptionalNotNull } from '../../common/input/dto-rules';
 import { IsHeaderText } from '../../common/input/mail-rules';
@@ -22,7 +22,9 @@ export class CreateListDto {
 
   @ApiPropertyOptional({
     example: true,
-    description: 'New members confirm by mail before they are active. Absent on create: true',
+    description:
+      'New members confirm by mail before they are active; a change applies to members who join from now on. ' +
+      'Absent on create: true',
   })
   @OptionalNotNull()
   @IsBoolean()
@@ -37,30 +39,8 @@ export class CreateListDto {
   visibility?: ListVisibility;
 }
 
-/** A partial update: fields left out stay as they are. */
-export class UpdateListDto {
-  @ApiPropertyOptional({ example: 'Weekly digest', maxLength: LIST_LIMITS.name })
-  @OptionalNotNull()
-  @IsNotEmpty()
-  @IsHeaderText(LIST_LIMITS.name)
-  name?: string;
-
-  @ApiPropertyOptional({ example: 'The best of the week, every Friday', maxLength: LIST_LIMITS.description })
-  @OptionalNotNull()
-  @IsString()
-  @MaxLength(LIST_LIMITS.description)
-  description?: string;
-
-  @ApiPropertyOptional({ example: true, description: 'Applies to members who join from now on' })
-  @OptionalNotNull()
-  @IsBoolean()
-  doubleOptIn?: boolean;
-
-  @ApiPropertyOptional({ enum: LIST_VISIBILITIES })
-  @OptionalNotNull()
-  @IsIn(LIST_VISIBILITIES)
-  visibility?: ListVisibility;
-}
+/** A partial update: fields left out stay as they are (null is refused, as on create). */
+export class UpdateListDto extends PartialType(CreateListDto, { skipNullProperties: false }) {}
 
 export class ListQueryDto extends CursorQueryDto {
   @ApiPropertyOptional({ enum: LIST_VISIBILITIES })

@@ -2,11 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, Repository } from 'typeorm';
 import {
-  BadRequestProblem,
   NotFoundProblem,
   PreconditionFailedProblem,
   Problem,
   ValidationProblem,
+  withStatus,
 } from '../../common/errors/problems';
 import { ifMatchAllows, versionEtag } from '../../common/http/etag';
 import { recordEvent } from '../../common/outbox/record-event';
@@ -233,7 +233,7 @@ function atStep(err: unknown, path: string): unknown {
   const errors = err.errors.map((e) => ({ path, message: `its ${e.path} ${e.message}` }));
   return err instanceof ValidationProblem
     ? new ValidationProblem(errors)
-    : new BadRequestProblem(err.code, err.detail, errors);
+    : new Problem(withStatus(err.getStatus(), err.code, { title: err.title, detail: err.detail, errors }));
 }
 
 function sameSet(a: number[], b: number[]): boolean {

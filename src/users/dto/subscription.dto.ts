@@ -1,7 +1,7 @@
 import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
-import { SITE_NAME_PATTERN } from '../../common/auth/principal';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { SiteNameParamDto } from '../../common/http/params';
 import { IsIdParam, IsTimestamp, MAX_ID, OptionalNotNull } from '../../common/input/dto-rules';
 import { CursorQueryDto } from '../../common/pagination/page';
 import { UserSubscriptionEntity } from '../entities/user-subscription.entity';
@@ -22,12 +22,7 @@ export const FORBIDDEN_MOVES =
   'A move the subscription’s status does not allow is a 409 `transition_forbidden` (docs/users.md has the table).';
 
 /** `…/users/{id}/subscriptions/{subId}/…` */
-export class UserSubscriptionParamDto {
-  @ApiProperty({ example: 'demo' })
-  @IsString()
-  @Matches(SITE_NAME_PATTERN, { message: 'is not a valid site name' })
-  siteName: string;
-
+export class UserSubscriptionParamDto extends SiteNameParamDto {
   @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1, description: 'The user' })
   @IsIdParam()
   id: number;

@@ -1,5 +1,5 @@
 import { DATE_TIME } from '../../common/http/api-date';
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional, PickType } from '@nestjs/swagger';
 import { IsIn, IsNotEmpty, IsObject, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { FieldOwner } from '../../common/input/field-owner';
 import { IsTimestamp, OptionalNotNull } from '../../common/input/dto-rules';
@@ -38,27 +38,6 @@ export class UserQueryDto extends CursorQueryDto {
   to?: Date;
 }
 
-/**
- * What the user may change of themselves: only fields marked `user` on UserResponseDto (a test
- * holds it to that). A new `email` takes effect once its code is verified.
- */
-export class UpdateMeDto {
-  @ApiPropertyOptional({ example: 'Ada Lovelace', maxLength: 200 })
-  @OptionalNotNull()
-  @IsString()
-  @MaxLength(200)
-  @Matches(/^[^\r\n]*$/, { message: 'must not contain line breaks' })
-  name?: string;
-
-  @ApiPropertyOptional({
-    example: 'ada@new.example',
-    description: 'A new address: a code is mailed to it, and POST /users/me/verify-email with it makes the change',
-  })
-  @OptionalNotNull()
-  @IsMailAddress()
-  email?: string;
-}
-
 /** What an operator (a secret key) may change: any field not marked `server`. */
 export class UpdateUserDto {
   @ApiPropertyOptional({ example: 'Ada Lovelace', maxLength: 200 })
@@ -82,6 +61,20 @@ export class UpdateUserDto {
   status?: UserStatus;
 
   @ApiPropertyOptional({ example: 'ada@example.com', description: 'A corrected address (unique in the site)' })
+  @OptionalNotNull()
+  @IsMailAddress()
+  email?: string;
+}
+
+/**
+ * What the user may change of themselves: only fields marked `user` on UserResponseDto (a test
+ * holds it to that). A new `email` takes effect once its code is verified.
+ */
+export class UpdateMeDto extends PickType(UpdateUserDto, ['name'] as const) {
+  @ApiPropertyOptional({
+    example: 'ada@new.example',
+    description: 'A new address: a code is mailed to it, and POST /users/me/verify-email with it makes the change',
+  })
   @OptionalNotNull()
   @IsMailAddress()
   email?: string;

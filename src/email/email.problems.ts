@@ -1,0 +1,17 @@
+import { defineProblems } from '../common/errors/problem-codes';
+
+/** The problem codes of templates and sending (besides the shared ones, common.problems.ts). */
+export const EMAIL_PROBLEMS = defineProblems('email', {
+  invalid_mail: 400,
+  template_type_not_found: 404,
+  template_published: 409,
+  transition_forbidden: 409,
+});
+
+export type EmailProblem = keyof typeof EMAIL_PROBLEMS;
+type Declared = typeof EMAIL_PROBLEMS;
+
+declare module '../common/errors/problem-codes' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the declaration merges into the registry
+  interface ProblemCodes extends Declared {}
+}
