@@ -16,15 +16,31 @@ import { EmailRepository } from './email.repository';
 import { EmailService } from './email.service';
 import { EmailMessageEntity } from './entities/email-message.entity';
 import { EmailTemplateEntity } from './entities/email-template.entity';
+import { EmailBounceEntity, EmailSuppressionEntity, ServerSecretEntity } from './entities/email-bounce.entity';
+import { BounceListener } from './bounces/bounce-listener';
+import { BouncesRepository } from './bounces/bounces.repository';
+import { BouncesService } from './bounces/bounces.service';
+import { SuppressionHooks } from './bounces/suppression-hooks';
 import { EmailTemplateTypes } from './template-types';
 
 /**
  * Mail for every module (docs/email.md): template types, templates per site, rendering, and
  * delivery over SMTP. Other modules import this module and call EmailService.send() inside
- * their transaction; they register their template types with EmailTemplateTypes.
+ * their transaction; they register their template types with EmailTemplateTypes, and what
+ * they do when an address is suppressed with SuppressionHooks (docs/deliverability.md).
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([EmailTemplateEntity, EmailMessageEntity]), AccountModule, SendersModule],
+  imports: [
+    TypeOrmModule.forFeature([
+      EmailTemplateEntity,
+      EmailMessageEntity,
+      EmailBounceEntity,
+      EmailSuppressionEntity,
+      ServerSecretEntity,
+    ]),
+    AccountModule,
+    SendersModule,
+  ],
   controllers: [EmailTemplatesController, EmailController],
   providers: [
     EmailTemplateTypes,
@@ -37,8 +53,12 @@ import { EmailTemplateTypes } from './template-types';
     EmailDeliveryJob,
     EmailDataOwner,
     EmailErasureOwner,
+    SuppressionHooks,
+    BouncesRepository,
+    BouncesService,
+    BounceListener,
   ],
-  exports: [EmailService, EmailTemplateTypes, EmailTemplatesService],
+  exports: [EmailService, EmailTemplateTypes, EmailTemplatesService, SuppressionHooks],
 })
 export class EmailModule implements OnModuleInit {
   constructor(private readonly types: EmailTemplateTypes) {}

@@ -57,6 +57,7 @@ import { TrackingService } from './tracking/tracking.service';
  * double opt-in with hosted pages, bulk actions, import and sync; campaigns with their delivery, open and
  * click tracking, and statistics.
  */
+import { AddressSuppressedHook } from './audience/address-suppressed.hook';
 @Module({
   imports: [
     TypeOrmModule.forFeature([
@@ -118,6 +119,7 @@ import { TrackingService } from './tracking/tracking.service';
     CampaignSendJob,
     TrackingService,
     StatisticsService,
+    AddressSuppressedHook,
   ],
   exports: [SubscriptionsService, ListsService, BulkService],
 })
