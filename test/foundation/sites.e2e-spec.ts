@@ -240,7 +240,13 @@ describe('/api/v2/sites (admin)', () => {
           title: 'Shop',
           settings: {
             publicBaseUrl: 'https://shop.example.com',
-            email: { fromName: 'The Shop', fromAddress: 'hello@shop.example.com', replyTo: 'help@shop.example.com' },
+            email: {
+              fromName: 'The Shop',
+              fromAddress: 'hello@shop.example.com',
+              replyTo: 'help@shop.example.com',
+              softBounceLimit: null,
+              softBounceWindowDays: null,
+            },
             contacts: { notifyEmails: [] },
             orders: { taxRates: {}, defaultTaxRate: null, ...HOLDS },
             newsletter: { confirmRedirectUrl: null, suppressOnDelete: false, sendRatePerMinute: null },
