@@ -252,6 +252,27 @@ export class AppConfig {
   /** First retry delay in seconds; each later one doubles it. */
   @Transform(toInt) @IsInt() @Min(1) EMAIL_RETRY_DELAY_SECONDS = 30;
 
+  // Bounces and complaints (docs/deliverability.md)
+  /**
+   * The domain of the per-message envelope sender (VERP: `bounces+<token>@<BOUNCE_DOMAIN>`); its MX
+   * must reach the bounce listener or a mailbox forwarded to it. Empty: every message's envelope
+   * sender is MAIL_FROM's address, as before.
+   */
+  @ValidateIf((c: AppConfig) => c.BOUNCE_DOMAIN !== '' || c.BOUNCE_SMTP_PORT !== 0)
+  @Matches(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/, {
+    message:
+      'BOUNCE_DOMAIN must be a lower-case host name such as bounces.example.com (required with BOUNCE_SMTP_PORT)',
+  })
+  BOUNCE_DOMAIN = '';
+  /** The port of the SMTP listener that receives bounces and complaints (DSN, ARF); 0: no listener. */
+  @Transform(toInt) @IsInt() @Min(0) @Max(65535) BOUNCE_SMTP_PORT = 0;
+  @IsString() @IsNotEmpty() BOUNCE_SMTP_HOST = '0.0.0.0';
+  /** The largest report the listener accepts (bytes); a DSN carries at most the original's headers or a part of it. */
+  @Transform(toInt) @IsInt() @Min(10_000) @Max(50 * 1024 * 1024) BOUNCE_SMTP_MAX_BYTES = 2 * 1024 * 1024;
+  /** Soft bounces of an address within BOUNCE_SOFT_WINDOW_DAYS that mark it `bounced`, unless its site says otherwise. */
+  @Transform(toInt) @IsInt() @Min(1) @Max(100) BOUNCE_SOFT_LIMIT = 3;
+  @Transform(toInt) @IsInt() @Min(1) @Max(365) BOUNCE_SOFT_WINDOW_DAYS = 7;
+
   // Webhooks (docs/webhooks.md)
   /** Allow endpoints on private, loopback and link-local addresses (tests, private networks). */
   @Transform(toBool) @IsBoolean() WEBHOOKS_ALLOW_PRIVATE = false;

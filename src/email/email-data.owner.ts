@@ -2,8 +2,9 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { AccountDataRegistry, tablesOwner } from '../common/deletion/account-data.registry';
 import { EmailMessageEntity } from './entities/email-message.entity';
 import { EmailTemplateEntity } from './entities/email-template.entity';
+import { EmailBounceEntity, EmailSuppressionEntity } from './entities/email-bounce.entity';
 
-/** Account deletion: the templates of the account's sites and the record of their mail. */
+/** Account deletion: the templates of the account's sites, the record of their mail, its bounces and suppressions. */
 @Injectable()
 export class EmailDataOwner implements OnModuleInit {
   constructor(private readonly registry: AccountDataRegistry) {}
@@ -12,6 +13,8 @@ export class EmailDataOwner implements OnModuleInit {
     // Before sites.
     this.registry.register(
       tablesOwner('email', 300, [
+        { resource: 'email_bounces', entity: EmailBounceEntity },
+        { resource: 'email_suppressions', entity: EmailSuppressionEntity },
         { resource: 'email_messages', entity: EmailMessageEntity },
         { resource: 'email_templates', entity: EmailTemplateEntity },
       ]),

@@ -16,6 +16,11 @@ import { EmailRepository } from './email.repository';
 import { EmailService } from './email.service';
 import { EmailMessageEntity } from './entities/email-message.entity';
 import { EmailTemplateEntity } from './entities/email-template.entity';
+import { EmailBounceEntity, EmailSuppressionEntity, ServerSecretEntity } from './entities/email-bounce.entity';
+import { BounceListener } from './bounces/bounce-listener';
+import { BouncesRepository } from './bounces/bounces.repository';
+import { BouncesService } from './bounces/bounces.service';
+import { SuppressionHooks } from './bounces/suppression-hooks';
 import { EmailTemplateTypes } from './template-types';
 import { AnswersProblems } from '../common/errors/problem-codes';
 import { EMAIL_PROBLEMS } from './email.problems';
@@ -23,11 +28,22 @@ import { EMAIL_PROBLEMS } from './email.problems';
 /**
  * Mail for every module (docs/email.md): template types, templates per site, rendering, and
  * delivery over SMTP. Other modules import this module and call EmailService.send() inside
- * their transaction; they register their template types with EmailTemplateTypes.
+ * their transaction; they register their template types with EmailTemplateTypes, and what
+ * they do when an address is suppressed with SuppressionHooks (docs/deliverability.md).
  */
 @AnswersProblems(EMAIL_PROBLEMS)
 @Module({
-  imports: [TypeOrmModule.forFeature([EmailTemplateEntity, EmailMessageEntity]), AccountModule, SendersModule],
+  imports: [
+    TypeOrmModule.forFeature([
+      EmailTemplateEntity,
+      EmailMessageEntity,
+      EmailBounceEntity,
+      EmailSuppressionEntity,
+      ServerSecretEntity,
+    ]),
+    AccountModule,
+    SendersModule,
+  ],
   controllers: [EmailTemplatesController, EmailController],
   providers: [
     EmailTemplateTypes,
@@ -40,8 +56,12 @@ import { EMAIL_PROBLEMS } from './email.problems';
     EmailDeliveryJob,
     EmailDataOwner,
     EmailErasureOwner,
+    SuppressionHooks,
+    BouncesRepository,
+    BouncesService,
+    BounceListener,
   ],
-  exports: [EmailService, EmailTemplateTypes, EmailTemplatesService],
+  exports: [EmailService, EmailTemplateTypes, EmailTemplatesService, SuppressionHooks],
 })
 export class EmailModule implements OnModuleInit {
   constructor(private readonly types: EmailTemplateTypes) {}

@@ -17,11 +17,15 @@ import { EmailMessageEntity, RecipientKind } from './entities/email-message.enti
 import { chooseSender, formatAddress, parseMailFrom } from './sender-policy';
 import { SendersService } from '../senders/senders.service';
 import { TimeSlice } from '../common/scheduling/time-slice';
+import { BouncesRepository } from './bounces/bounces.repository';
+import type { SuppressionReason } from './entities/email-bounce.entity';
 
 /** What modules that send mail use to register their template types (docs/email.md, "Adding a template type"). */
 export { EmailTemplateTypes, type EmailTemplateType } from './template-types';
 export { layout as mailLayout } from './builtin-template-types';
 export { formatAddress } from './sender-policy';
+/** What modules that keep their own state of an address register to hear of its suppression (docs/deliverability.md). */
+export { SuppressionHooks, type AddressSuppressed } from './bounces/suppression-hooks';
 
 export interface MailRecipient {
   email: string;
@@ -64,6 +68,18 @@ export const MAX_RECIPIENTS = 50;
  */
 const TRANSACTIONAL_PRIORITY = 1;
 const BULK_PRIORITY = 0;
+/**
+ * Mail a person needs whatever their address did before: a sign-in code still goes to an address
+ * that bounced (it may work again) or an operator suppressed, never to one whose owner complained
+ * (docs/deliverability.md).
+ */
+const ESSENTIAL_TYPES: ReadonlySet<string> = new Set(['users.otp']);
+/** The `error` of a copy to a suppressed address, recorded `failed` and never sent. */
+const SUPPRESSED: Record<SuppressionReason, string> = {
+  bounced: 'suppressed: the address bounced',
+  complained: 'suppressed: the address complained',
+  manual: 'suppressed: an operator suppressed the address',
+};
 
 /**
  * Sending mail (docs/email.md). Other modules call `send(em, site, mail)` inside their own
@@ -82,6 +98,7 @@ export class EmailService {
     private readonly sites: SitesService,
     private readonly repository: EmailRepository,
     private readonly senders: SendersService,
+    private readonly bounces: BouncesRepository,
   ) {
     this.mailFrom = parseMailFrom(config.MAIL_FROM);
   }
@@ -126,6 +143,10 @@ export class EmailService {
     // share it), and only when some mail names an address that could need one.
     const asks = mails.some((m) => (m.from?.email ?? siteSender?.fromAddress) !== undefined);
     const verified = asks ? await this.senders.verifiedDomains(em, site.accountId) : new Set<string>();
+    // Suppressed addresses (docs/deliverability.md): one lookup for the whole call.
+    const suppressed = await this.bounces.suppressed(em, site.id, [
+      ...new Set(mails.flatMap((m) => recipientsOf(m).map((r) => r.email.toLowerCase()))),
+    ]);
     const rows: NewMessage[] = [];
     const sizes: number[] = [];
     // A batch (a campaign's) names the same template in every mail: looked up once.
@@ -169,7 +190,10 @@ export class EmailService {
         .map(formatAddress)
         .join(', ');
       for (const r of recipients) {
+        const reason = suppressed.get(r.email.toLowerCase());
+        const skip = reason !== undefined && (reason === 'complained' || !ESSENTIAL_TYPES.has(mail.templateType ?? ''));
         rows.push({
+          ...(skip && reason ? { suppressed: SUPPRESSED[reason] } : {}),
           siteId: site.id,
           batchId,
           recipient: r.email,
@@ -191,10 +215,11 @@ export class EmailService {
     }
     // One INSERT for all rows: a campaign batch records hundreds of rendered copies at once.
     const saved = await this.repository.insertMessages(em, rows);
-    for (let i = 0; i < saved.length; i += MESSAGES_PER_JOB) {
+    const queued = saved.filter((m) => m.status === 'queued');
+    for (let i = 0; i < queued.length; i += MESSAGES_PER_JOB) {
       const data: EmailDeliveryJobData = {
         siteId: site.id,
-        messageIds: saved.slice(i, i + MESSAGES_PER_JOB).map((m) => m.id),
+        messageIds: queued.slice(i, i + MESSAGES_PER_JOB).map((m) => m.id),
       };
       await this.queue.send(EMAIL_DELIVERY_JOB, data, { em, priority });
     }

@@ -25,6 +25,27 @@ export interface SubscriptionUnsubscribedPayload extends SubscriptionListsPayloa
   reason: string | null;
 }
 
+/** A report (docs/deliverability.md) about a message sent to the subscription's address. */
+export interface SubscriptionReportPayload {
+  id: number;
+  /** The email message the report answered (GET …/email/messages/{id}). */
+  messageId: number;
+  /** The campaign that message was a copy of, else null (a series step, a confirmation…). */
+  campaignId: number | null;
+  /** Where the report came from: `dsn`, `arf`, or a provider. */
+  source: string;
+}
+
+export interface SubscriptionBouncedPayload extends SubscriptionReportPayload {
+  /** `hard` (5.x.x), or `soft` once the site's soft-bounce limit was reached. */
+  kind: 'hard' | 'soft';
+}
+
+export interface SubscriptionComplainedPayload extends SubscriptionReportPayload {
+  /** The lists the complaint unsubscribed it from. */
+  listIds: number[];
+}
+
 export interface ListEventPayload {
   id: number;
   name: string;
@@ -69,6 +90,14 @@ export const NEWSLETTER_EVENTS = defineEvents('newsletter', {
   subscriptionDeleted: event<{ id: number }>(
     'newsletter.subscription.deleted',
     'A subscription and its personal data were deleted',
+  ),
+  subscriptionBounced: event<SubscriptionBouncedPayload>(
+    'newsletter.subscription.bounced',
+    'Mail to the address bounced for good: it is `bounced` and gets no more campaigns or series steps',
+  ),
+  subscriptionComplained: event<SubscriptionComplainedPayload>(
+    'newsletter.subscription.complained',
+    'The address’s owner reported a mail as spam: it is `complained` and unsubscribed from every list',
   ),
   listCreated: event<ListEventPayload>('newsletter.list.created', 'A newsletter list was created'),
   listUpdated: event<ListEventPayload>('newsletter.list.updated', 'A newsletter list was changed'),

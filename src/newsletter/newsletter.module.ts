@@ -1,3 +1,4 @@
+import { AddressSuppressedHook } from './audience/address-suppressed.hook';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccountModule } from '../account/account.module';
@@ -125,6 +126,7 @@ import { NEWSLETTER_PROBLEMS } from './newsletter.problems';
     CampaignSendJob,
     TrackingService,
     StatisticsService,
+    AddressSuppressedHook,
   ],
   exports: [SubscriptionsService, ListsService, BulkService],
 })

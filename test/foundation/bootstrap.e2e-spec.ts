@@ -108,7 +108,7 @@ describe('first start on an empty database (BOOTSTRAP_ENABLED=true)', () => {
       accountId: Number(account.id),
       settings: {
         publicBaseUrl: null,
-        email: { fromName: null, fromAddress: null, replyTo: null },
+        email: { fromName: null, fromAddress: null, replyTo: null, softBounceLimit: null, softBounceWindowDays: null },
         contacts: { notifyEmails: [] },
         orders: {
           taxRates: {},

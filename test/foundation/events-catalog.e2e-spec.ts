@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
+import { createTransport } from 'nodemailer';
 import type { Test } from 'supertest';
 import { eventCatalog } from '../../src/common/outbox/events';
 import { OutboxEventEntity } from '../../src/common/outbox/outbox-event.entity';
@@ -8,7 +10,7 @@ import { createFreshDatabase } from '../support/databases';
 import { lastEventId } from '../support/events';
 import { collectionsUrl, contentUrl, makeContent } from '../support/factories';
 import { makePng, tempMediaDir } from '../support/files';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { ReceivedMail, startSmtpSink, SmtpSink } from '../support/smtp';
 import { agent, createTenant, Tenant, uniqueName } from '../support/tenant';
 import { startWebhookReceiver, WebhookReceiver } from '../support/webhook-receiver';
 import { FakeDns, fakeDns } from '../support/dns';
@@ -143,6 +145,8 @@ interface Ctx {
   made: Record<string, number | string>;
   /** The DNS the app verifies sender domains against. */
   dns: FakeDns;
+  /** The port of the app's bounce listener (docs/deliverability.md). */
+  bouncePort: number;
 }
 
 interface Step {
@@ -165,6 +169,29 @@ async function call(req: Test, status: number): Promise<Record<string, unknown>>
 }
 
 const id = (ctx: Ctx, key: string) => Number(ctx.made[key]);
+
+/** The copy of the 'Quick' campaign the sink received for one@example.com. */
+async function quickCopy(ctx: Ctx): Promise<ReceivedMail> {
+  return eventually(async () =>
+    ctx.smtp.received.find((m) => m.parsed.subject === 'Quick' && m.to[0] === 'one@example.com'),
+  );
+}
+
+/** Sends a report of test/fixtures/bounces about `copy` to the app's bounce listener, as an MTA does. */
+async function bounceReport(ctx: Ctx, name: string, copy: ReceivedMail): Promise<void> {
+  const values: Record<string, string> = {
+    BOUNCE_ADDRESS: copy.from,
+    RETURN_PATH: copy.from,
+    RECIPIENT: copy.to[0],
+    MESSAGE_ID: (copy.parsed.messageId ?? '').replace(/^<|>$/g, ''),
+    SITEBASE_ID: /^X-Sitebase-Message-Id: (\d+)/im.exec(copy.raw)?.[1] ?? '',
+  };
+  const raw = readFileSync(join(__dirname, '../fixtures/bounces', name), 'utf8')
+    .replace(/\{\{([A-Z_]+)\}\}/g, (_m, key: string) => values[key] ?? '')
+    .replace(/\r?\n/g, '\r\n');
+  const client = createTransport({ host: '127.0.0.1', port: ctx.bouncePort, secure: false, ignoreTLS: true });
+  await client.sendMail({ envelope: { from: '', to: [copy.from] }, raw }).finally(() => client.close());
+}
 
 /**
  * In module order (FEATURE_MODULES). A new module appends its steps here, and its events to
@@ -812,6 +839,20 @@ const STEPS: Step[] = [
       await call(ctx.a.api.patch(`${base}/campaigns/${Number(campaign.id)}`).send({ status: 'scheduled' }), 200);
     },
   },
+  {
+    does: 'a hard DSN comes back to a copy of it over SMTP (the bounce listener)',
+    emits: ['newsletter.subscription.bounced'],
+    run: async (ctx) => {
+      await bounceReport(ctx, 'postfix-hard.eml', await quickCopy(ctx));
+    },
+  },
+  {
+    does: 'an ARF complaint comes back to the same copy',
+    emits: ['newsletter.subscription.complained', 'newsletter.subscription.unsubscribed'],
+    run: async (ctx) => {
+      await bounceReport(ctx, 'arf-abuse.eml', await quickCopy(ctx));
+    },
+  },
   // senders
   {
     does: 'add a sender domain (POST /api/v2/sender-domains)',
@@ -861,6 +902,12 @@ describe('docs/events.md against the event catalog and what the app records', ()
     // A database of its own: the SMTP server would otherwise receive mail other files left queued.
     ctx.smtp = await startSmtpSink({ refuse: () => (ctx.refuseMail ? 550 : null) });
     ctx.hooks = await startWebhookReceiver();
+    ctx.bouncePort = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
     ctx.hooks.answer((_n, r) => (r.path.includes('/failing') ? { status: 500 } : { status: 200 }));
     ctx.t = await startApp({
       databaseUrl: await createFreshDatabase('events'),
@@ -873,6 +920,9 @@ describe('docs/events.md against the event catalog and what the app records', ()
         WEBHOOK_RETRY_SCHEDULE: '1,1,1',
         WEBHOOK_DISABLE_AFTER_SECONDS: '1',
         USER_DELETION_GRACE_SECONDS: '0',
+        BOUNCE_DOMAIN: 'bounces.events.test',
+        BOUNCE_SMTP_PORT: String(ctx.bouncePort),
+        BOUNCE_SMTP_HOST: '127.0.0.1',
       },
       extraModules: [ctx.dns.module],
     });

@@ -60,7 +60,13 @@ describe('generated client: foundation routes', () => {
     });
     expect([updated.response.status, updated.data?.settings.email]).toEqual([
       200,
-      { fromName: 'Client', fromAddress: 'client@example.com', replyTo: null },
+      {
+        fromName: 'Client',
+        fromAddress: 'client@example.com',
+        replyTo: null,
+        softBounceLimit: null,
+        softBounceWindowDays: null,
+      },
     ]);
     expect((await s.t.db.getRepository(SiteEntity).findOneByOrFail({ name })).settings).toEqual({
       email: { fromName: 'Client', fromAddress: 'client@example.com' },

@@ -28,7 +28,7 @@ describe('/api/v2/sites (admin)', () => {
     accountId: s.accountId,
     settings: {
       publicBaseUrl: null,
-      email: { fromName: null, fromAddress: null, replyTo: null },
+      email: { fromName: null, fromAddress: null, replyTo: null, softBounceLimit: null, softBounceWindowDays: null },
       contacts: { notifyEmails: [] },
       orders: { taxRates: {}, defaultTaxRate: null, ...HOLDS },
       newsletter: { confirmRedirectUrl: null, suppressOnDelete: false, sendRatePerMinute: null },
@@ -49,7 +49,13 @@ describe('/api/v2/sites (admin)', () => {
         accountId: a.accountId,
         settings: {
           publicBaseUrl: null,
-          email: { fromName: null, fromAddress: null, replyTo: null },
+          email: {
+            fromName: null,
+            fromAddress: null,
+            replyTo: null,
+            softBounceLimit: null,
+            softBounceWindowDays: null,
+          },
           contacts: { notifyEmails: [] },
           orders: { taxRates: {}, defaultTaxRate: null, ...HOLDS },
           newsletter: { confirmRedirectUrl: null, suppressOnDelete: false, sendRatePerMinute: null },
@@ -234,7 +240,13 @@ describe('/api/v2/sites (admin)', () => {
           title: 'Shop',
           settings: {
             publicBaseUrl: 'https://shop.example.com',
-            email: { fromName: 'The Shop', fromAddress: 'hello@shop.example.com', replyTo: 'help@shop.example.com' },
+            email: {
+              fromName: 'The Shop',
+              fromAddress: 'hello@shop.example.com',
+              replyTo: 'help@shop.example.com',
+              softBounceLimit: null,
+              softBounceWindowDays: null,
+            },
             contacts: { notifyEmails: [] },
             orders: { taxRates: {}, defaultTaxRate: null, ...HOLDS },
             newsletter: { confirmRedirectUrl: null, suppressOnDelete: false, sendRatePerMinute: null },
@@ -245,7 +257,13 @@ describe('/api/v2/sites (admin)', () => {
       expect(second.body.title).toBe('Shop');
       expect(second.body.settings).toEqual({
         publicBaseUrl: 'https://shop.example.com',
-        email: { fromName: 'Shop Team', fromAddress: 'hello@shop.example.com', replyTo: null },
+        email: {
+          fromName: 'Shop Team',
+          fromAddress: 'hello@shop.example.com',
+          replyTo: null,
+          softBounceLimit: null,
+          softBounceWindowDays: null,
+        },
         contacts: { notifyEmails: [] },
         orders: { taxRates: {}, defaultTaxRate: null, ...HOLDS },
         newsletter: { confirmRedirectUrl: null, suppressOnDelete: false, sendRatePerMinute: null },
@@ -269,7 +287,7 @@ describe('/api/v2/sites (admin)', () => {
         .expect(200);
       expect(first.body.settings).toEqual({
         publicBaseUrl: null,
-        email: { fromName: null, fromAddress: null, replyTo: null },
+        email: { fromName: null, fromAddress: null, replyTo: null, softBounceLimit: null, softBounceWindowDays: null },
         contacts: { notifyEmails: ['team@shop.example.com', 'sales@shop.example.com'] },
         orders: { taxRates: {}, defaultTaxRate: null, ...HOLDS },
         newsletter: { confirmRedirectUrl: null, suppressOnDelete: false, sendRatePerMinute: null },

@@ -5030,6 +5030,11 @@ export interface components {
              * @example 0.01
              */
             bounce: number;
+            /**
+             * @description complaints / delivered
+             * @example 0.001
+             */
+            complaint: number;
         };
         TopLinkDto: {
             /** @example https://demo.example/post */
@@ -5072,10 +5077,15 @@ export interface components {
             /** @example 2 */
             failed: number;
             /**
-             * @description Refused for good (5xx)
+             * @description Copies refused for good (5xx) or bounced later (a DSN or a provider’s report), each counted once
              * @example 1
              */
             bounces: number;
+            /**
+             * @description Copies their recipient reported as spam (ARF, a provider’s report)
+             * @example 0
+             */
+            complaints: number;
             opens: components["schemas"]["EngagementDto"];
             clicks: components["schemas"]["EngagementDto"];
             /**
@@ -7245,7 +7255,7 @@ export interface components {
              *       "media.*"
              *     ]
              */
-            eventTypes?: ("*" | "account.*" | "api_key.*" | "category.*" | "collection.*" | "contact.*" | "content.*" | "credits.*" | "email.*" | "media.*" | "newsletter.*" | "newsletter.campaign.*" | "newsletter.list.*" | "newsletter.series.*" | "newsletter.subscription.*" | "order.*" | "product.*" | "sender_domain.*" | "site.*" | "user.*" | "user.subscription.*" | "webhook.*" | "account.deletion_canceled" | "account.deletion_scheduled" | "api_key.created" | "api_key.revoked" | "category.created" | "category.deleted" | "category.updated" | "collection.created" | "collection.deleted" | "collection.item_added" | "collection.item_removed" | "collection.updated" | "contact.created" | "contact.updated" | "content.created" | "content.deleted" | "content.published" | "content.unpublished" | "content.updated" | "credits.granted" | "credits.spent" | "email.failed" | "email.sent" | "media.created" | "media.deleted" | "media.updated" | "newsletter.campaign.canceled" | "newsletter.campaign.paused" | "newsletter.campaign.scheduled" | "newsletter.campaign.sent" | "newsletter.list.created" | "newsletter.list.deleted" | "newsletter.list.updated" | "newsletter.series.created" | "newsletter.series.deleted" | "newsletter.series.updated" | "newsletter.subscription.confirmed" | "newsletter.subscription.created" | "newsletter.subscription.deleted" | "newsletter.subscription.unsubscribed" | "order.canceled" | "order.created" | "order.fulfillment_updated" | "order.paid" | "order.refunded" | "order.subscription_requested" | "product.created" | "product.deleted" | "product.updated" | "sender_domain.created" | "sender_domain.deleted" | "sender_domain.verified" | "site.created" | "site.updated" | "user.created" | "user.deleted" | "user.signed_in" | "user.subscription.canceled" | "user.subscription.charged" | "user.subscription.created" | "user.subscription.updated" | "user.updated" | "webhook.endpoint_disabled" | "webhook.test")[];
+            eventTypes?: ("*" | "account.*" | "api_key.*" | "category.*" | "collection.*" | "contact.*" | "content.*" | "credits.*" | "email.*" | "media.*" | "newsletter.*" | "newsletter.campaign.*" | "newsletter.list.*" | "newsletter.series.*" | "newsletter.subscription.*" | "order.*" | "product.*" | "sender_domain.*" | "site.*" | "user.*" | "user.subscription.*" | "webhook.*" | "account.deletion_canceled" | "account.deletion_scheduled" | "api_key.created" | "api_key.revoked" | "category.created" | "category.deleted" | "category.updated" | "collection.created" | "collection.deleted" | "collection.item_added" | "collection.item_removed" | "collection.updated" | "contact.created" | "contact.updated" | "content.created" | "content.deleted" | "content.published" | "content.unpublished" | "content.updated" | "credits.granted" | "credits.spent" | "email.failed" | "email.sent" | "media.created" | "media.deleted" | "media.updated" | "newsletter.campaign.canceled" | "newsletter.campaign.paused" | "newsletter.campaign.scheduled" | "newsletter.campaign.sent" | "newsletter.list.created" | "newsletter.list.deleted" | "newsletter.list.updated" | "newsletter.series.created" | "newsletter.series.deleted" | "newsletter.series.updated" | "newsletter.subscription.bounced" | "newsletter.subscription.complained" | "newsletter.subscription.confirmed" | "newsletter.subscription.created" | "newsletter.subscription.deleted" | "newsletter.subscription.unsubscribed" | "order.canceled" | "order.created" | "order.fulfillment_updated" | "order.paid" | "order.refunded" | "order.subscription_requested" | "product.created" | "product.deleted" | "product.updated" | "sender_domain.created" | "sender_domain.deleted" | "sender_domain.verified" | "site.created" | "site.updated" | "user.created" | "user.deleted" | "user.signed_in" | "user.subscription.canceled" | "user.subscription.charged" | "user.subscription.created" | "user.subscription.updated" | "user.updated" | "webhook.endpoint_disabled" | "webhook.test")[];
             /**
              * @description Up to 20 extra request headers (not hop-by-hop, Host, Content-*, User-Agent or webhook-*). Values are write-only: answers show `********` in their place. A PATCH without `headers` keeps them; with `headers` it replaces them all, except that a value sent as `********` keeps the stored value of that name (so a GET can be sent back as is). Names are RFC 9110 tokens, each once; values are printable ASCII on one line.
              * @example {
@@ -7355,7 +7365,7 @@ export interface components {
              *       "media.*"
              *     ]
              */
-            eventTypes?: ("*" | "account.*" | "api_key.*" | "category.*" | "collection.*" | "contact.*" | "content.*" | "credits.*" | "email.*" | "media.*" | "newsletter.*" | "newsletter.campaign.*" | "newsletter.list.*" | "newsletter.series.*" | "newsletter.subscription.*" | "order.*" | "product.*" | "sender_domain.*" | "site.*" | "user.*" | "user.subscription.*" | "webhook.*" | "account.deletion_canceled" | "account.deletion_scheduled" | "api_key.created" | "api_key.revoked" | "category.created" | "category.deleted" | "category.updated" | "collection.created" | "collection.deleted" | "collection.item_added" | "collection.item_removed" | "collection.updated" | "contact.created" | "contact.updated" | "content.created" | "content.deleted" | "content.published" | "content.unpublished" | "content.updated" | "credits.granted" | "credits.spent" | "email.failed" | "email.sent" | "media.created" | "media.deleted" | "media.updated" | "newsletter.campaign.canceled" | "newsletter.campaign.paused" | "newsletter.campaign.scheduled" | "newsletter.campaign.sent" | "newsletter.list.created" | "newsletter.list.deleted" | "newsletter.list.updated" | "newsletter.series.created" | "newsletter.series.deleted" | "newsletter.series.updated" | "newsletter.subscription.confirmed" | "newsletter.subscription.created" | "newsletter.subscription.deleted" | "newsletter.subscription.unsubscribed" | "order.canceled" | "order.created" | "order.fulfillment_updated" | "order.paid" | "order.refunded" | "order.subscription_requested" | "product.created" | "product.deleted" | "product.updated" | "sender_domain.created" | "sender_domain.deleted" | "sender_domain.verified" | "site.created" | "site.updated" | "user.created" | "user.deleted" | "user.signed_in" | "user.subscription.canceled" | "user.subscription.charged" | "user.subscription.created" | "user.subscription.updated" | "user.updated" | "webhook.endpoint_disabled" | "webhook.test")[];
+            eventTypes?: ("*" | "account.*" | "api_key.*" | "category.*" | "collection.*" | "contact.*" | "content.*" | "credits.*" | "email.*" | "media.*" | "newsletter.*" | "newsletter.campaign.*" | "newsletter.list.*" | "newsletter.series.*" | "newsletter.subscription.*" | "order.*" | "product.*" | "sender_domain.*" | "site.*" | "user.*" | "user.subscription.*" | "webhook.*" | "account.deletion_canceled" | "account.deletion_scheduled" | "api_key.created" | "api_key.revoked" | "category.created" | "category.deleted" | "category.updated" | "collection.created" | "collection.deleted" | "collection.item_added" | "collection.item_removed" | "collection.updated" | "contact.created" | "contact.updated" | "content.created" | "content.deleted" | "content.published" | "content.unpublished" | "content.updated" | "credits.granted" | "credits.spent" | "email.failed" | "email.sent" | "media.created" | "media.deleted" | "media.updated" | "newsletter.campaign.canceled" | "newsletter.campaign.paused" | "newsletter.campaign.scheduled" | "newsletter.campaign.sent" | "newsletter.list.created" | "newsletter.list.deleted" | "newsletter.list.updated" | "newsletter.series.created" | "newsletter.series.deleted" | "newsletter.series.updated" | "newsletter.subscription.bounced" | "newsletter.subscription.complained" | "newsletter.subscription.confirmed" | "newsletter.subscription.created" | "newsletter.subscription.deleted" | "newsletter.subscription.unsubscribed" | "order.canceled" | "order.created" | "order.fulfillment_updated" | "order.paid" | "order.refunded" | "order.subscription_requested" | "product.created" | "product.deleted" | "product.updated" | "sender_domain.created" | "sender_domain.deleted" | "sender_domain.verified" | "site.created" | "site.updated" | "user.created" | "user.deleted" | "user.signed_in" | "user.subscription.canceled" | "user.subscription.charged" | "user.subscription.created" | "user.subscription.updated" | "user.updated" | "webhook.endpoint_disabled" | "webhook.test")[];
             /**
              * @description Up to 20 extra request headers (not hop-by-hop, Host, Content-*, User-Agent or webhook-*). Values are write-only: answers show `********` in their place. A PATCH without `headers` keeps them; with `headers` it replaces them all, except that a value sent as `********` keeps the stored value of that name (so a GET can be sent back as is). Names are RFC 9110 tokens, each once; values are printable ASCII on one line.
              * @example {
@@ -7627,6 +7637,16 @@ export interface components {
             fromAddress: string | null;
             /** @example null */
             replyTo: string | null;
+            /**
+             * @description null: the server’s BOUNCE_SOFT_LIMIT
+             * @example null
+             */
+            softBounceLimit: number | null;
+            /**
+             * @description null: the server’s BOUNCE_SOFT_WINDOW_DAYS
+             * @example null
+             */
+            softBounceWindowDays: number | null;
         };
         ContactsSettingsResponseDto: {
             /**
@@ -7728,6 +7748,16 @@ export interface components {
              * @example editors@demo.example
              */
             replyTo?: string | null;
+            /**
+             * @description Soft bounces of an address within softBounceWindowDays that mark it bounced; null: BOUNCE_SOFT_LIMIT
+             * @example 3
+             */
+            softBounceLimit?: number | null;
+            /**
+             * @description The window of softBounceLimit, in days; null: BOUNCE_SOFT_WINDOW_DAYS
+             * @example 7
+             */
+            softBounceWindowDays?: number | null;
         };
         ContactsSettingsDto: {
             /**

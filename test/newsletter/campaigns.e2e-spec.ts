@@ -349,10 +349,11 @@ describe('newsletter campaigns: delivery, tracking, statistics', () => {
           delivered: 4,
           failed: 0,
           bounces: 0,
+          complaints: 0,
           opens: { unique: 1, total: 2, machineUnique: 2, machineTotal: 2 },
           clicks: { unique: 1, total: 2, machineUnique: 0, machineTotal: 0 },
           unsubscribes: 1,
-          rates: { delivery: 1, open: 0.25, click: 0.25, clickToOpen: 1, unsubscribe: 0.25, bounce: 0 },
+          rates: { delivery: 1, open: 0.25, click: 0.25, clickToOpen: 1, unsubscribe: 0.25, bounce: 0, complaint: 0 },
           topLinks: [
             { url: 'https://blog.example/one?a=1&b=2', clicks: 1, machineClicks: 0 },
             { url: 'https://blog.example/two', clicks: 1, machineClicks: 0 },

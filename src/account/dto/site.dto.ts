@@ -57,6 +57,32 @@ export class EmailSettingsDto {
   @IsOptional()
   @IsMailAddress()
   replyTo?: string | null;
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    minimum: 1,
+    maximum: 100,
+    example: 3,
+    description: 'Soft bounces of an address within softBounceWindowDays that mark it bounced; null: BOUNCE_SOFT_LIMIT',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  softBounceLimit?: number | null;
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    minimum: 1,
+    maximum: 365,
+    example: 7,
+    description: 'The window of softBounceLimit, in days; null: BOUNCE_SOFT_WINDOW_DAYS',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(365)
+  softBounceWindowDays?: number | null;
 }
 
 /** At most this many addresses are told of each contact message. */
@@ -301,6 +327,15 @@ export class EmailSettingsResponseDto {
   @ApiProperty({ type: String, nullable: true, example: 'Demo Blog' }) fromName: string | null;
   @ApiProperty({ type: String, nullable: true, example: 'news@demo.example' }) fromAddress: string | null;
   @ApiProperty({ type: String, nullable: true, example: null }) replyTo: string | null;
+  @ApiProperty({ type: 'integer', nullable: true, example: null, description: 'null: the server’s BOUNCE_SOFT_LIMIT' })
+  softBounceLimit: number | null;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    example: null,
+    description: 'null: the server’s BOUNCE_SOFT_WINDOW_DAYS',
+  })
+  softBounceWindowDays: number | null;
 }
 
 export class ContactsSettingsResponseDto {
@@ -369,6 +404,8 @@ export function toSiteResponse(site: SiteEntity): SiteResponseDto {
         fromName: site.settings.email?.fromName ?? null,
         fromAddress: site.settings.email?.fromAddress ?? null,
         replyTo: site.settings.email?.replyTo ?? null,
+        softBounceLimit: site.settings.email?.softBounceLimit ?? null,
+        softBounceWindowDays: site.settings.email?.softBounceWindowDays ?? null,
       },
       contacts: { notifyEmails: site.settings.contacts?.notifyEmails ?? [] },
       orders: {

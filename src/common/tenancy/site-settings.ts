@@ -17,6 +17,9 @@ export interface EmailSettings {
   fromName?: string;
   fromAddress?: string;
   replyTo?: string;
+  /** Soft bounces within softBounceWindowDays that mark an address bounced (absent: BOUNCE_SOFT_LIMIT; docs/deliverability.md). */
+  softBounceLimit?: number;
+  softBounceWindowDays?: number;
 }
 
 /** The contact inbox (docs/contacts.md): who is told of each new message; none, no mail. */

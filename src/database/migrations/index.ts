@@ -25,6 +25,7 @@ import { CampaignMessageStatus1795450000000 } from './1795450000000-campaign-mes
 import { ContentCounts1795460000000 } from './1795460000000-content-counts';
 import { OrderExpiry1795510000000 } from './1795510000000-order-expiry';
 import { OutboxParking1795520000000 } from './1795520000000-outbox-parking';
+import { Bounces1795530000000 } from './1795530000000-bounces';
 import { TrackingWrite1795470000000 } from './1795470000000-tracking-write';
 import { SenderDomains1795480000000 } from './1795480000000-sender-domains';
 import { SubscriptionBilling1795490000000 } from './1795490000000-subscription-billing';
@@ -63,4 +64,5 @@ export const MIGRATIONS = [
   SubscriptionBilling1795490000000,
   OrderExpiry1795510000000,
   OutboxParking1795520000000,
+  Bounces1795530000000,
 ];

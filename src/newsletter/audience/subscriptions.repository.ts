@@ -211,4 +211,43 @@ export class SubscriptionsRepository {
     ]);
     return rowCount;
   }
+
+  /**
+   * A suppression's mark on the site's subscription of `email` (docs/deliverability.md): `bounced`
+   * only from `deliverable` (a complaint or an operator's suppression says more), `complained` from
+   * anything but `complained`, `suppressed` (an operator's) from `deliverable` or `bounced`.
+   * Answers the subscription changed, or null.
+   */
+  async markUndeliverable(
+    em: EntityManager,
+    siteId: number,
+    email: string,
+    to: 'bounced' | 'complained' | 'suppressed',
+  ): Promise<number | null> {
+    const { rows } = await sql<{ id: number }>(
+      em,
+      `UPDATE newsletter_subscriptions SET deliverability = $3, updated_at = now()
+       WHERE site_id = $1 AND email = $2
+         AND (CASE $3 WHEN 'bounced' THEN deliverability = 'deliverable'
+                      WHEN 'suppressed' THEN deliverability IN ('deliverable', 'bounced')
+                      ELSE deliverability <> 'complained' END)
+       RETURNING id`,
+      [siteId, email, to],
+      { bigints: ['id'] },
+    );
+    return rows[0]?.id ?? null;
+  }
+
+  /** Unsubscribes one subscription from every list it is still on; answers those lists. */
+  async leaveAll(em: EntityManager, siteId: number, subscriptionId: number, reason: string): Promise<number[]> {
+    const { rows } = await sql<{ list_id: number }>(
+      em,
+      `UPDATE newsletter_memberships SET status = 'unsubscribed', unsubscribed_at = now(), updated_at = now(), reason = $3
+       WHERE site_id = $1 AND subscription_id = $2 AND status <> 'unsubscribed'
+       RETURNING list_id`,
+      [siteId, subscriptionId, reason],
+      { bigints: ['list_id'] },
+    );
+    return rows.map((r) => r.list_id).sort((a, b) => a - b);
+  }
 }

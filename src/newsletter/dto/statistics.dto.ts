@@ -68,6 +68,7 @@ export class CampaignRatesDto {
   @ApiProperty({ example: 0.4, description: 'unique clicks / unique opens' }) clickToOpen: number;
   @ApiProperty({ example: 0.01, description: 'unsubscribes / delivered' }) unsubscribe: number;
   @ApiProperty({ example: 0.01, description: 'bounces / sent' }) bounce: number;
+  @ApiProperty({ example: 0.001, description: 'complaints / delivered' }) complaint: number;
 }
 
 export class TopLinkDto {
@@ -85,7 +86,13 @@ export class CampaignStatisticsDto {
   @ApiProperty({ example: 120, description: 'Handed to the email module' }) sent: number;
   @ApiProperty({ example: 118 }) delivered: number;
   @ApiProperty({ example: 2 }) failed: number;
-  @ApiProperty({ example: 1, description: 'Refused for good (5xx)' }) bounces: number;
+  @ApiProperty({
+    example: 1,
+    description: 'Copies refused for good (5xx) or bounced later (a DSN or a provider’s report), each counted once',
+  })
+  bounces: number;
+  @ApiProperty({ example: 0, description: 'Copies their recipient reported as spam (ARF, a provider’s report)' })
+  complaints: number;
   @ApiProperty({ type: EngagementDto }) opens: EngagementDto;
   @ApiProperty({ type: EngagementDto }) clicks: EngagementDto;
   @ApiProperty({ example: 1, description: 'Recipients who left a list within 30 days of this mail' })

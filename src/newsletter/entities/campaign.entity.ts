@@ -66,6 +66,8 @@ export class CampaignStatsEntity {
   @Column({ type: 'integer', default: 0 }) delivered: number;
   @Column({ type: 'integer', default: 0 }) failed: number;
   @Column({ type: 'integer', default: 0 }) bounced: number;
+  /** Complaints (ARF, providers) of the campaign's copies (docs/deliverability.md). */
+  @Column({ type: 'integer', default: 0 }) complaints: number;
   @Column({ type: 'integer', default: 0 }) opens: number;
   @Column({ type: 'integer', default: 0 }) uniqueOpens: number;
   @Column({ type: 'integer', default: 0 }) machineOpens: number;

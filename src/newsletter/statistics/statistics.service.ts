@@ -26,6 +26,7 @@ interface CampaignRow {
   delivered: number;
   failed: number;
   bounced: number;
+  complaints: number;
   opens: number;
   unique_opens: number;
   machine_opens: number;
@@ -90,7 +91,7 @@ export class StatisticsService {
     const { rows: campaigns } = await sql<CampaignRow>(
       db,
       `SELECT c.id, c.name, c.status, c.started_at, c.sent_at, c.recipient_count,
-              s.delivered, s.failed, s.bounced, s.opens, s.unique_opens, s.machine_opens, s.unique_machine_opens,
+              s.delivered, s.failed, s.bounced, s.complaints, s.opens, s.unique_opens, s.machine_opens, s.unique_machine_opens,
               s.clicks, s.unique_clicks, s.machine_clicks, s.unique_machine_clicks, s.unsubscribes,
               (SELECT json_agg(json_build_object('url', l.url, 'clicks', l.clicks, 'machineClicks', l.machine_clicks)
                         ORDER BY l.clicks DESC, l.link_index)
@@ -128,6 +129,7 @@ function campaignStatistics(c: CampaignRow, machines: boolean): CampaignStatisti
     delivered: c.delivered,
     failed: c.failed,
     bounces: c.bounced,
+    complaints: c.complaints,
     opens: {
       unique: c.unique_opens,
       total: c.opens,
@@ -148,6 +150,7 @@ function campaignStatistics(c: CampaignRow, machines: boolean): CampaignStatisti
       clickToOpen: ratio(clicks, opens),
       unsubscribe: ratio(c.unsubscribes, c.delivered),
       bounce: ratio(c.bounced, c.recipient_count),
+      complaint: ratio(c.complaints, c.delivered),
     },
     topLinks: (c.links ?? []).map((l) => ({
       url: decodeAttribute(l.url),

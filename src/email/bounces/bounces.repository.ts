@@ -1,0 +1,114 @@
+import { Injectable } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { DataSource, EntityManager } from 'typeorm';
+import { sql } from '../../database/sql';
+import type { BounceKind, SuppressionReason } from '../entities/email-bounce.entity';
+
+/** What a report needs of the message it names. */
+export interface ReportedMessage {
+  id: number;
+  siteId: number;
+  recipient: string;
+  tags: string[];
+  /** The Message-ID it was sent with, without angle brackets. */
+  smtpMessageId: string | null;
+}
+
+export interface NewBounce {
+  siteId: number;
+  messageId: number;
+  recipient: string;
+  kind: BounceKind;
+  source: string;
+  status: string | null;
+  diagnostic: string | null;
+}
+
+/** The SQL of bounces, complaints and suppressions (docs/deliverability.md). */
+@Injectable()
+export class BouncesRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** The server's secret of this name, made on first use by whichever instance comes first. */
+  async serverSecret(name: string): Promise<Buffer> {
+    await sql(this.dataSource, `INSERT INTO server_secrets (name, secret) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [
+      name,
+      randomBytes(32),
+    ]);
+    const { rows } = await sql<{ secret: Buffer }>(
+      this.dataSource,
+      `SELECT secret FROM server_secrets WHERE name = $1`,
+      [name],
+    );
+    return rows[0].secret;
+  }
+
+  async message(em: EntityManager, id: number): Promise<ReportedMessage | null> {
+    const { rows } = await sql<ReportedMessage>(
+      em,
+      `SELECT id, site_id AS "siteId", recipient, tags, smtp_message_id AS "smtpMessageId"
+         FROM email_messages WHERE id = $1`,
+      [id],
+      { bigints: ['id', 'siteId'] },
+    );
+    const m = rows[0];
+    if (!m) return null;
+    return { ...m, smtpMessageId: m.smtpMessageId?.replace(/^<|>$/g, '') ?? null };
+  }
+
+  /** Records a report; false when this message already has one of this kind (a report sent twice). */
+  async insertBounce(em: EntityManager, b: NewBounce): Promise<boolean> {
+    const { rowCount } = await sql(
+      em,
+      `INSERT INTO email_bounces (site_id, message_id, recipient, kind, source, status, diagnostic)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (message_id, kind) DO NOTHING`,
+      [b.siteId, b.messageId, b.recipient, b.kind, b.source, b.status, b.diagnostic],
+    );
+    return rowCount > 0;
+  }
+
+  /** Soft bounces of an address of the site within the last `days` days. */
+  async softBounces(em: EntityManager, siteId: number, recipient: string, days: number): Promise<number> {
+    const { rows } = await sql<{ n: number }>(
+      em,
+      `SELECT count(*)::int AS n FROM email_bounces
+        WHERE site_id = $1 AND recipient = $2 AND kind = 'soft' AND created_at > now() - make_interval(days => $3)`,
+      [siteId, recipient, days],
+    );
+    return rows[0].n;
+  }
+
+  /**
+   * Suppresses an address of the site; a complaint outranks a bounce or an operator's entry
+   * (never the other way).
+   * Answers whether anything changed.
+   */
+  async suppress(
+    em: EntityManager,
+    siteId: number,
+    email: string,
+    reason: SuppressionReason,
+    messageId: number | null,
+  ): Promise<boolean> {
+    const { rowCount } = await sql(
+      em,
+      `INSERT INTO email_suppressions (site_id, email, reason, message_id) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (site_id, email) DO UPDATE SET reason = EXCLUDED.reason, message_id = EXCLUDED.message_id,
+         note = NULL, updated_at = now()
+       WHERE email_suppressions.reason <> 'complained' AND EXCLUDED.reason = 'complained'`,
+      [siteId, email, reason, messageId],
+    );
+    return rowCount > 0;
+  }
+
+  /** The site's suppressed addresses among these (lower-cased), with their reason. */
+  async suppressed(em: EntityManager, siteId: number, emails: string[]): Promise<Map<string, SuppressionReason>> {
+    if (emails.length === 0) return new Map();
+    const { rows } = await sql<{ email: string; reason: SuppressionReason }>(
+      em,
+      `SELECT email, reason FROM email_suppressions WHERE site_id = $1 AND email = ANY($2::text[])`,
+      [siteId, emails],
+    );
+    return new Map(rows.map((r) => [r.email, r.reason]));
+  }
+}

@@ -1,0 +1,65 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { recordEvent } from '../../common/outbox/record-event';
+import { SiteContext } from '../../common/tenancy/site-context';
+import { AddressSuppressed, SuppressionHooks } from '../../email/email.service';
+import { NEWSLETTER_EVENTS } from '../newsletter.events';
+import { SubscriptionsRepository } from './subscriptions.repository';
+
+/**
+ * A bounce or complaint report suppressed an address (docs/deliverability.md): its subscription
+ * becomes `bounced` (from `deliverable` only) or `complained`, and a complaint unsubscribes it
+ * from every list of the site (`reason: complaint`, by the person: a spam report is their word).
+ * Campaigns and series mail only `deliverable` subscriptions, so they skip it from then on. Runs
+ * in the report's transaction (the email module's SuppressionHooks), records the events there.
+ */
+@Injectable()
+export class AddressSuppressedHook implements OnModuleInit {
+  constructor(
+    private readonly hooks: SuppressionHooks,
+    private readonly subscriptions: SubscriptionsRepository,
+  ) {}
+
+  onModuleInit(): void {
+    this.hooks.register((em, site, change) => this.handle(em, site, change));
+  }
+
+  async handle(em: EntityManager, site: SiteContext, change: AddressSuppressed): Promise<void> {
+    if (change.reason === 'manual') {
+      // An operator's suppression: as a blocklist import does, `suppressed` and off every list.
+      const id = await this.subscriptions.markUndeliverable(em, site.id, change.email, 'suppressed');
+      if (id === null) return;
+      const listIds = await this.subscriptions.leaveAll(em, site.id, id, 'suppressed');
+      if (listIds.length > 0)
+        await recordEvent(em, site, NEWSLETTER_EVENTS.subscriptionUnsubscribed, {
+          id,
+          listIds,
+          by: 'operator',
+          reason: 'suppressed',
+        });
+      return;
+    }
+    const report = { messageId: change.messageId, campaignId: change.campaignId, source: change.source };
+    if (change.reason === 'bounced') {
+      const id = await this.subscriptions.markUndeliverable(em, site.id, change.email, 'bounced');
+      if (id === null) return;
+      await recordEvent(em, site, NEWSLETTER_EVENTS.subscriptionBounced, {
+        id,
+        ...report,
+        kind: change.kind === 'soft' ? 'soft' : 'hard',
+      });
+      return;
+    }
+    const id = await this.subscriptions.markUndeliverable(em, site.id, change.email, 'complained');
+    if (id === null) return;
+    const listIds = await this.subscriptions.leaveAll(em, site.id, id, 'complaint');
+    await recordEvent(em, site, NEWSLETTER_EVENTS.subscriptionComplained, { id, ...report, listIds });
+    if (listIds.length > 0)
+      await recordEvent(em, site, NEWSLETTER_EVENTS.subscriptionUnsubscribed, {
+        id,
+        listIds,
+        by: 'person',
+        reason: 'complaint',
+      });
+  }
+}
