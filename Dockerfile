@@ -6,7 +6,7 @@
 # `node dist/src/database/migrate.js` and start the servers with MIGRATIONS_RUN=false.
 
 # --- build: every dependency, compile, then drop the dev dependencies -------------------------
-FROM node:20-bookworm-slim AS build
+FROM node:22-bookworm-slim AS build
 # swagger-ui-dist's @scarf/scarf reports installs from a postinstall script: not from our builds.
 ENV SCARF_ANALYTICS=false
 WORKDIR /app
@@ -20,7 +20,7 @@ RUN npm run build \
   && npm cache clean --force
 
 # --- runtime: the compiled server and production dependencies, as a non-root user -------------
-FROM node:20-bookworm-slim
+FROM node:22-bookworm-slim
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \

@@ -474,7 +474,7 @@ async function outageRow(ctx, endpoints, mode) {
 async function explain(db, site, endpoints) {
   const { ROOT } = require('./lib');
   const { WebhooksRepository } = require(join(ROOT, 'dist/src/webhooks/webhooks.repository'));
-  const plans = require(join(ROOT, 'node_modules/pg-boss/src/plans.js'));
+  const plans = require(join(ROOT, 'node_modules/pg-boss/dist/plans.js'));
   const repo = new WebhooksRepository(null, null, null);
   const out = [];
   let label = '';
@@ -533,34 +533,21 @@ async function explain(db, site, endpoints) {
            FROM outbox_events WHERE id BETWEEN $4 AND $5`,
         [site.id, e.id, body, ins.lo + 2, ins.hi],
       );
-    // pg-boss's insert as QueueService.send makes it (values as pg-boss's createJob orders them).
-    const job = (key) => [
-      null,
-      'webhooks.deliver',
-      { endpointId: Number(key) },
-      null,
-      null,
-      key,
-      null,
-      0,
-      null,
-      null,
-      null,
-      null,
-      null,
-      null,
-      null,
-      null,
-      null,
-      null,
-      null,
-    ];
+    // pg-boss's insert as QueueService.send makes it (pg-boss 12's createJob: one job as JSON,
+    // into the queue's table).
+    const { rows: queues } = await db.query("SELECT table_name FROM pgboss.queue WHERE name = 'webhooks.deliver'");
+    const insertJob = plans.insertJobs('pgboss', {
+      table: queues[0].table_name,
+      name: 'webhooks.deliver',
+      returnId: true,
+    });
+    const job = (key) => [JSON.stringify([{ data: { endpointId: Number(key) }, singletonKey: key }])];
     await run('fan-out: pg-boss send of a drain job, none waiting (inserted)', () =>
-      em.queryRunner.query(plans.insertJob('pgboss'), job('999999')),
+      em.queryRunner.query(insertJob, job('999999')),
     );
-    await db.query(plans.insertJob('pgboss'), job('999998'));
+    await db.query(insertJob, job('999998'));
     await run('fan-out: pg-boss send of a drain job, one waiting (ON CONFLICT DO NOTHING)', () =>
-      em.queryRunner.query(plans.insertJob('pgboss'), job('999998')),
+      em.queryRunner.query(insertJob, job('999998')),
     );
     const id = endpoints[0].id;
     await run('drain: give up expired deliveries', () => repo.expire(em, id));

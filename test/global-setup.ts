@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import PgBoss from 'pg-boss';
+import { PgBoss } from 'pg-boss';
 import { DataSource } from 'typeorm';
 import { buildDataSourceOptions } from '../src/database/data-source';
 import { startEmbeddedPostgres } from '../src/database/embedded';
@@ -49,7 +49,7 @@ export default async function globalSetup(config: JestGlobalConfig): Promise<voi
     max: 1,
   });
   await boss.start();
-  await boss.stop({ graceful: false, wait: true, close: true });
+  await boss.stop({ graceful: false, close: true });
 
   for (let w = 1; w <= Math.max(1, config.maxWorkers); w++) {
     await adminQuery(adminUrl, `CREATE DATABASE "${prefix}_w${w}" TEMPLATE "${template}"`);

@@ -42,7 +42,7 @@ const EMPTY: StateSnapshot = {
 
 /**
  * Reads the queue, outbox, webhook, mail and campaign gauges with a handful of statements that
- * each read one partial index (pg-boss's job_i5, outbox_events_pending_idx and _parked_idx,
+ * each read one partial index (pg-boss's job_i11, outbox_events_pending_idx and _parked_idx,
  * webhook_deliveries_pending_idx, email_messages_unsent_idx, newsletter_campaigns_sending_idx),
  * at most once per METRICS_CACHE_MS however often and however many scrapers ask, so scrapes do
  * not load the database. A failed read keeps the last values (logged at warn).
@@ -88,7 +88,7 @@ export class StateMetrics {
          LEFT JOIN (
            SELECT name, count(*) AS waiting,
                   EXTRACT(EPOCH FROM now() - min(start_after) FILTER (WHERE start_after <= now())) AS oldest
-             FROM pgboss.job WHERE state < 'active' GROUP BY name
+             FROM pgboss.job WHERE state < 'active' AND NOT blocked GROUP BY name
          ) j ON j.name = q.name
         ORDER BY q.name`,
     );

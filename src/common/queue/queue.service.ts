@@ -1,10 +1,11 @@
 import { sql } from '../../database/sql';
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import PgBoss from 'pg-boss';
+import { PgBoss } from 'pg-boss';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
 import { withAdvisoryLock } from '../../database/advisory-lock';
 import { AppMetrics } from '../metrics/app-metrics';
+import { carryOverV10Jobs, setAsideV10Schema } from './pgboss-v10';
 
 export interface JobOptions {
   retryLimit?: number;
@@ -40,10 +41,14 @@ interface Registration {
 }
 
 /**
- * Any constant works. pg-boss creates a queue with an insert and DDL (a partition of its job
- * table): two instances creating queues at once deadlock and one fails to start, so they take turns.
+ * Any constant works. Instances starting together take turns setting up the queues: pg-boss 10
+ * created a queue with an insert and DDL (a partition of its job table), and two instances at once
+ * deadlocked; the hand-over from a pg-boss 10 schema (pgboss-v10.ts) must happen once.
  */
 const QUEUE_SETUP_LOCK = 7_312_002;
+
+/** pg-boss's tables live in this schema (queried directly by the metrics and by tests). */
+const SCHEMA = 'pgboss';
 
 const DEFAULTS: Required<JobOptions> = {
   retryLimit: 5,
@@ -89,7 +94,7 @@ export class QueueService implements OnModuleInit, OnApplicationBootstrap, OnMod
     const options = this.dataSource.options as { url?: string };
     this.boss = new PgBoss({
       connectionString: options.url,
-      schema: 'pgboss',
+      schema: SCHEMA,
       max: 4,
       application_name: 'sitebase-queue',
       supervise: this.config.JOBS_ENABLED,
@@ -103,7 +108,10 @@ export class QueueService implements OnModuleInit, OnApplicationBootstrap, OnMod
       else this.logger.error(detail, 'Queue error');
     });
     const boss = this.boss;
-    await withAdvisoryLock(this.dataSource, QUEUE_SETUP_LOCK, () => boss.start());
+    await withAdvisoryLock(this.dataSource, QUEUE_SETUP_LOCK, async () => {
+      await setAsideV10Schema(this.dataSource, SCHEMA);
+      await boss.start();
+    });
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -111,20 +119,20 @@ export class QueueService implements OnModuleInit, OnApplicationBootstrap, OnMod
     await withAdvisoryLock(this.dataSource, QUEUE_SETUP_LOCK, async () => {
       for (const [name, reg] of this.registrations) {
         const o = { ...DEFAULTS, ...reg.options };
-        const queue = {
-          name,
+        const settings = {
           retryLimit: o.retryLimit,
           retryDelay: o.retryDelaySeconds,
           retryBackoff: o.retryBackoff,
           expireInSeconds: o.expireInSeconds,
-          policy: o.policy,
         };
-        await boss.createQueue(name, queue);
+        await boss.createQueue(name, { ...settings, policy: o.policy });
         // createQueue keeps an existing queue as it was: settings changed since (a retry limit
-        // from the configuration) apply from this start on.
-        await boss.updateQueue(name, queue);
+        // from the configuration) apply from this start on. The policy is the queue's for good
+        // (pg-boss refuses to change it).
+        await boss.updateQueue(name, settings);
         if (reg.cron && this.config.JOBS_ENABLED) await boss.schedule(name, reg.cron, {});
       }
+      await carryOverV10Jobs(this.dataSource, boss, new Set(this.registrations.keys()));
     });
     for (const [name, reg] of this.registrations) {
       if (!this.config.JOBS_ENABLED) continue;
@@ -146,7 +154,7 @@ export class QueueService implements OnModuleInit, OnApplicationBootstrap, OnMod
     this.loops.set(name, loops);
     loop.id = await boss.work<Record<string, unknown>>(
       name,
-      { pollingIntervalSeconds: this.config.JOBS_POLL_SECONDS, batchSize, includeMetadata: true },
+      { pollingIntervalSeconds: this.config.JOBS_POLL_SECONDS, batchSize },
       async (jobs) => {
         this.running += jobs.length;
         await Promise.all(
@@ -209,7 +217,7 @@ export class QueueService implements OnModuleInit, OnApplicationBootstrap, OnMod
     // Graceful: stop fetching, let running jobs finish (bounded), then close the pool.
     this.stopping = true;
     const busy = this.running > 0;
-    await this.boss?.stop({ graceful: true, wait: true, timeout: this.config.SHUTDOWN_TIMEOUT_MS });
+    await this.boss?.stop({ graceful: true, timeout: this.config.SHUTDOWN_TIMEOUT_MS });
     this.boss = undefined;
     if (!busy) return;
     // A loop that was running a job ends after it; pg-boss checks on its loops once a second
