@@ -14,8 +14,13 @@ const ESM_ONLY = [
   'uint8array-extras',
   '@borewit',
   'openapi-typescript',
-  // Not an ES module: compiled for its lazy require (esm-shims/babel-hoist-lazy-require.js).
   'pg-boss',
+  'serialize-error',
+  'non-error',
+  'juice',
+  'entities',
+  'postcss-nesting',
+  '@csstools',
   'parse-json',
   'index-to-position',
   'change-case',
@@ -53,7 +58,7 @@ module.exports = {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.jest.json' }],
     // ES-module-only dependencies: Node 20.19+ require()s them, jest's own loader cannot, so
     // they are compiled to CommonJS for the tests (docs/upgrades.md).
-    '^.+\\.js$': [
+    '^.+\\.m?js$': [
       'babel-jest',
       {
         babelrc: false,
@@ -69,10 +74,7 @@ module.exports = {
     ],
   },
   transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY.join('|')})/)`],
-  // file-type publishes its Node entry under `import`/`module-sync` only (what Node's require()
-  // picks); jest's resolver asks for `require`, so it is named here.
   moduleNameMapper: {
-    '^file-type$': '<rootDir>/node_modules/file-type/index.js',
     '^(\\.|\\.\\.)/(common/)?typeorm-compat\\.js$': '<rootDir>/test/support/esm-shims/nestjs-typeorm-compat.js',
   },
   globalSetup: '<rootDir>/test/global-setup.ts',
