@@ -2,7 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { compile } from 'html-to-text';
 import juice from 'juice';
 import { Template } from 'liquidjs';
-import { liquidEngine, PartFault, partFault, renderBounded, renderProblem, templateProblem } from '../common/templates/liquid';
+import {
+  liquidEngine,
+  PartFault,
+  partFault,
+  renderBounded,
+  renderProblem,
+  templateProblem,
+} from '../common/templates/liquid';
 import type { VariablesSchema } from './template-types';
 
 /** The parts of a template, or of a mail once rendered. */
