@@ -175,7 +175,7 @@ describe('fair share: budgets per account on expensive routes', () => {
     const served = counts.byStatus['200'] ?? 0;
     const refused = counts.byStatus['429'] ?? 0;
     console.log(
-      `fair share: A sent ${counts.total} previews in waves of 50 (${served} served, ${refused} refused); ` +
+      `fair share: A sent ${counts.total} previews in waves of 50 (${served} served, ${refused} refused; by status ${JSON.stringify(counts.byStatus)}); ` +
         `B's read p50 ${median(baseline).toFixed(1)} ms alone, ${median(during).toFixed(1)} ms during A's flood ` +
         `(max ${Math.max(...during).toFixed(1)} ms); A's requests during B's: ${bDoneAt - before}`,
     );
