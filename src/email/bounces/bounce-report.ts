@@ -33,7 +33,7 @@ const STATUS = /^([245])\.(\d{1,3})\.(\d{1,3})$/;
 function fieldsOf(block: string): Map<string, string> {
   const fields = new Map<string, string>();
   for (const line of block.replace(/\r?\n[ \t]+/g, ' ').split(/\r?\n/)) {
-    const m = /^([A-Za-z0-9-]+)\s*:\s*(.*)$/.exec(line);
+    const m = /^([A-Za-z0-9-]+)[ \t]*:(.*)$/.exec(line);
     if (m && !fields.has(m[1].toLowerCase())) fields.set(m[1].toLowerCase(), m[2].trim());
   }
   return fields;
