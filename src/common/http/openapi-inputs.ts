@@ -1,12 +1,11 @@
 import { INestApplication, Type } from '@nestjs/common';
-import { ModulesContainer } from '@nestjs/core';
-import { DECORATORS } from '@nestjs/swagger';
 import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, ValidationTypes } from 'class-validator';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
 import { checkedRules, CheckedKind } from '../input/checked';
 import { isPresenceCheck } from '../input/dto-rules';
-import { handlerArgs, handlerMethod } from '../internals/nest-metadata';
+import { handlerArgs } from '../internals/nest-metadata';
+import { routeHandlers } from './openapi-handlers';
 import { schemaRuleOf } from './openapi-rules';
 import { ROUTE_OPTIONS } from './route.decorator';
 
@@ -104,21 +103,8 @@ export function operationInputs(
   operationId: (controller: string, method: string) => string,
 ): Map<string, OperationInputs> {
   const byOperation = new Map<string, OperationInputs>();
-  for (const module of app.get(ModulesContainer).values()) {
-    for (const wrapper of module.controllers.values()) {
-      const controller = wrapper.metatype as Type | null;
-      if (!controller) continue;
-      const prototype = controller.prototype as Record<string, unknown>;
-      for (const method of Object.getOwnPropertyNames(prototype)) {
-        const handler = prototype[method];
-        if (typeof handler !== 'function' || handlerMethod(handler) === undefined) continue;
-        const apiOperation = Reflect.getMetadata(DECORATORS.API_OPERATION, handler) as
-          { operationId?: string } | undefined;
-        const id = apiOperation?.operationId ?? operationId(controller.name, method);
-        byOperation.set(id, inputsOf(controller, method, handler));
-      }
-    }
-  }
+  for (const r of routeHandlers(app, operationId))
+    byOperation.set(r.operationId, inputsOf(r.controller, r.method, r.handler));
   return byOperation;
 }
 

@@ -1,10 +1,9 @@
-import { INestApplication, Type } from '@nestjs/common';
+import { INestApplication } from '@nestjs/common';
 import { ModulesContainer } from '@nestjs/core';
-import { DECORATORS } from '@nestjs/swagger';
 import type { OpenAPIObject, ResponseObject } from '@nestjs/swagger';
 import { COMMON_PROBLEMS } from '../errors/common.problems';
 import { MODULE_PROBLEMS, ProblemDeclaration } from '../errors/problem-codes';
-import { handlerMethod } from '../internals/nest-metadata';
+import { routeHandlers } from './openapi-handlers';
 
 /** A module as Nest's container keeps it (its public type, without a deep import). */
 type Module = NonNullable<ReturnType<ModulesContainer['get']>>;
@@ -59,23 +58,16 @@ function codesByOperation(
   operationId: (controller: string, method: string) => string,
 ): Map<string, Array<[string, number]>> {
   const byOperation = new Map<string, Array<[string, number]>>();
-  for (const module of app.get(ModulesContainer).values()) {
-    const codes = new Map<string, number>(Object.entries(COMMON_PROBLEMS));
-    for (const declaration of declarationsReachedFrom(module)) {
-      for (const [code, status] of Object.entries(declaration)) codes.set(code, status);
+  const codesOf = new Map<Module, Array<[string, number]>>();
+  for (const r of routeHandlers(app, operationId)) {
+    let codes = codesOf.get(r.module);
+    if (!codes) {
+      const all = new Map<string, number>(Object.entries(COMMON_PROBLEMS));
+      for (const declaration of declarationsReachedFrom(r.module))
+        for (const [code, status] of Object.entries(declaration)) all.set(code, status);
+      codesOf.set(r.module, (codes = [...all]));
     }
-    for (const wrapper of module.controllers.values()) {
-      const controller = wrapper.metatype as Type | null;
-      if (!controller) continue;
-      const prototype = controller.prototype as Record<string, unknown>;
-      for (const method of Object.getOwnPropertyNames(prototype)) {
-        const handler = prototype[method];
-        if (typeof handler !== 'function' || handlerMethod(handler) === undefined) continue;
-        const apiOperation = Reflect.getMetadata(DECORATORS.API_OPERATION, handler) as
-          { operationId?: string } | undefined;
-        byOperation.set(apiOperation?.operationId ?? operationId(controller.name, method), [...codes]);
-      }
-    }
+    byOperation.set(r.operationId, [...codes]);
   }
   return byOperation;
 }
