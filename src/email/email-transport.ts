@@ -1,5 +1,4 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import MailComposer from 'nodemailer/lib/mail-composer';
 import type Mail from 'nodemailer/lib/mailer';
 import { AppConfig } from '../config/app-config';
 import { SmtpPool, smtpPool } from './smtp-pool';
@@ -35,21 +34,16 @@ export class EmailTransport implements OnModuleDestroy {
   }
 
   /**
-   * Sends one message. It is composed into one buffer (nodemailer's MailComposer), whose
-   * Message-ID is the one recorded, and handed to the pool as it is (`raw`) with its envelope:
-   * composed from the mail's options there, each copy was composed a second time (docs/email.md,
-   * "Delivery"). With `dkim`, nodemailer signs it on the way out, so the signature covers exactly
-   * the bytes written. Retries are the delivery job's (counted, backed off, recorded): nothing is
-   * resent here.
+   * Sends one message: its options go to the pool as they are, and nodemailer composes them once,
+   * as it writes them (docs/email.md, "Delivery"); the Message-ID recorded is the one it wrote.
+   * With `dkim`, nodemailer signs it on the way out, so the signature covers exactly the bytes
+   * written. Retries are the delivery job's (counted, backed off, recorded): nothing is resent here.
    */
   async deliver(mail: Mail.Options, dkim?: DkimKey): Promise<DeliveryResult> {
     if (!this.pool) throw new Error('SMTP_URL is not set');
     try {
-      const message = new MailComposer(mail).compile();
-      const messageId = message.messageId();
-      const raw = await message.build();
-      const info = await this.pool.sendMail({ envelope: mail.envelope, raw, ...(dkim ? { dkim } : {}) });
-      return { ok: true, response: info.response ?? '', messageId };
+      const info = await this.pool.sendMail({ ...mail, ...(dkim ? { dkim } : {}) });
+      return { ok: true, response: info.response ?? '', messageId: info.messageId ?? null };
     } catch (err) {
       const e = err as Error & { responseCode?: number; response?: string; code?: string };
       const permanent = typeof e.responseCode === 'number' && e.responseCode >= 500 && e.responseCode < 600;

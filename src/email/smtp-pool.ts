@@ -13,8 +13,8 @@ export type SmtpPool = Mail<SMTPPoolSentMessageInfo, SMTPPoolOptions>;
  * `smtps://…`): at most `size` connections, each logged in once and used for `maxMessages`
  * messages; a message the server refuses (envelope or data, other than 421) leaves its
  * connection in use after a RSET, any other failure closes it, and a message whose connection
- * the server had closed while idle goes out over another. Messages are handed over composed
- * (`raw`), so they are not composed a second time.
+ * the server had closed while idle goes out over another. Messages are handed over as options
+ * and composed once, there.
  */
 export function smtpPool(url: string, size: number, maxMessages = SMTP_MAX_MESSAGES): SmtpPool {
   return createTransport({
