@@ -252,7 +252,25 @@ export class EmailRepository {
         WHERE site_id = $1 AND name IN ('email.sent', 'email.failed') AND payload->>'to' = $2`,
       [siteId, email],
     );
-    return { email_messages: deleted.rowCount + headers.rowCount, email_events: events.rowCount };
+    const suppressionEvents = await sql(
+      em,
+      `UPDATE outbox_events SET payload = payload || '{"email": "[erased]", "note": null}'::jsonb
+        WHERE site_id = $1 AND name IN ('email.suppression.created', 'email.suppression.lifted')
+          AND payload->>'email' = $2`,
+      [siteId, email],
+    );
+    // A suppression stays (docs/deliverability.md, "Erasure"): it is the person's wish not to be
+    // mailed, kept as SES and Postmark keep theirs. Only what else it held of them goes.
+    await sql(
+      em,
+      `UPDATE email_suppressions SET note = NULL, message_id = NULL, updated_at = now()
+        WHERE site_id = $1 AND email = $2 AND (note IS NOT NULL OR message_id IS NOT NULL)`,
+      [siteId, email],
+    );
+    return {
+      email_messages: deleted.rowCount + headers.rowCount,
+      email_events: events.rowCount + suppressionEvents.rowCount,
+    };
   }
 }
 
