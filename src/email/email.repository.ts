@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { sql } from '../database/sql';
+import { ERASED_FORM_SQL } from './bounces/erased-address';
 import {
   applyKeysetShape,
   KeysetColumn,
@@ -259,13 +260,14 @@ export class EmailRepository {
           AND payload->>'email' = $2`,
       [siteId, email],
     );
-    // A suppression stays (docs/deliverability.md, "Erasure"): it is the person's wish not to be
-    // mailed, kept as SES and Postmark keep theirs. Only what else it held of them goes.
+    // A suppression stays, by the address's hash (docs/deliverability.md, "Erasure"): it is the
+    // person's wish not to be mailed. Nothing else of them is kept in it.
     await sql(
       em,
-      `UPDATE email_suppressions SET note = NULL, message_id = NULL, updated_at = now()
-        WHERE site_id = $1 AND email = $2 AND (note IS NOT NULL OR message_id IS NOT NULL)`,
-      [siteId, email],
+      `UPDATE email_suppressions SET email = ${ERASED_FORM_SQL('email')}, note = NULL, message_id = NULL,
+         updated_at = now()
+        WHERE site_id = $1 AND email = $2`,
+      [siteId, email.toLowerCase()],
     );
     return {
       email_messages: deleted.rowCount + headers.rowCount,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -11,11 +12,18 @@ import { ISO } from '../support/matchers';
 import { expectProblem } from '../support/problem';
 import { ReceivedMail, startSmtpSink, SmtpSink } from '../support/smtp';
 import { createTenant, Tenant } from '../support/tenant';
-import { campaignReaches, listWith, makeCampaign } from '../newsletter/campaign-fixtures';
-import { linksMailedTo, makeList, nl, subscribe } from '../newsletter/newsletter-fixtures';
 
 const DOMAIN = 'bounces.sitebase.test';
 const RATE = 4;
+
+const nl = (x: Tenant, rest = '') => `/api/v2/sites/${x.siteName}/newsletter${rest}`;
+
+/** A private single opt-in list of exactly these addresses, active with consent. */
+async function listWith(x: Tenant, name: string, emails: string[]): Promise<number> {
+  const list = await x.api.post(nl(x, '/lists')).send({ name, doubleOptIn: false, visibility: 'private' }).expect(201);
+  await x.api.post(nl(x, '/subscriptions/sync')).send({ listId: list.body.id, emails, consent: true }).expect(200);
+  return list.body.id as number;
+}
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -92,6 +100,7 @@ describe('email suppressions (admin routes)', () => {
         BOUNCE_SMTP_PORT: String(port),
         BOUNCE_SMTP_HOST: '127.0.0.1',
         BOUNCE_SMTP_RATE_PER_MINUTE: String(RATE),
+        USER_DELETION_GRACE_SECONDS: '0',
       },
     });
     [a, b] = await Promise.all([createTenant(t), createTenant(t)]);
@@ -140,9 +149,17 @@ describe('email suppressions (admin routes)', () => {
     expect(await t.db.getRepository(EmailMessageEntity).findOneByOrFail({ id: failed.id })).toEqual(
       expect.objectContaining({ error: 'suppressed: an operator suppressed the address', attempts: 0 }),
     );
-    const campaign = await makeCampaign(a, { name: 'C1', subject: 'Campaign one', contentHtml: '<p>Hi</p>', listIds: [list] });
+    const campaign = (
+      await a.api
+        .post(nl(a, '/campaigns'))
+        .send({ name: 'C1', subject: 'Campaign one', contentHtml: '<p>Hi</p>', listIds: [list] })
+        .expect(201)
+    ).body as { id: number };
     await a.api.patch(nl(a, `/campaigns/${campaign.id}`)).send({ status: 'scheduled' }).expect(200);
-    await campaignReaches(a, campaign.id, 'sent');
+    await eventually(async () => {
+      const res = await a.api.get(nl(a, `/campaigns/${campaign.id}`)).expect(200);
+      return res.body.status === 'sent' ? true : undefined;
+    }, 30000);
     await received('Campaign one');
     expect(smtp.received.filter((m) => m.parsed.subject === 'Campaign one').map((m) => m.to[0])).toEqual([
       'loud@example.org',
@@ -275,10 +292,16 @@ describe('email suppressions (admin routes)', () => {
     expect(await eventsOf(t, a, since)).toEqual([]);
 
     // The person subscribes again on the public form: the confirmation reaches them (consent mail).
-    const open = await makeList(a, { name: 'Public list', doubleOptIn: false, visibility: 'public' });
-    await subscribe(t, a, { email: 'angry@example.org', lists: [open.id] }).expect(202);
-    expect((await received('Confirm your subscription to Public list')).to).toEqual(['angry@example.org']);
-    const { confirm } = await linksMailedTo(t, a, 'angry@example.org');
+    const open = (
+      await a.api.post(nl(a, '/lists')).send({ name: 'Public list', doubleOptIn: false, visibility: 'public' }).expect(201)
+    ).body as { id: number };
+    await request(t.server)
+      .post(nl(a, '/subscribe'))
+      .send({ email: 'angry@example.org', lists: [open.id] })
+      .expect(202);
+    const confirmation = await received('Confirm your subscription to Public list');
+    expect(confirmation.to).toEqual(['angry@example.org']);
+    const confirm = /newsletter\/confirm\/([^"?\s]+)/.exec(String(confirmation.parsed.html))?.[1];
     expect(confirm).toBeDefined();
     expect(await rowOf(a, 'angry@example.org')).toEqual(entry);
     const before = await lastEventId(t);
@@ -297,6 +320,38 @@ describe('email suppressions (admin routes)', () => {
     });
     expect((await subscriptionOf('angry@example.org')).deliverability).toBe('deliverable');
     expect((await sendTo('angry@example.org', 'Welcome back')).status).toBe('queued');
+  });
+
+  it('a site user’s erasure keeps their suppression by the address’s hash only: still no mail, still no second entry', async () => {
+    const email = 'erased@example.org';
+    const users = (rest: string) => `/api/v2/sites/${a.siteName}/users${rest}`;
+    await request(t.server).post(users('/request-otp')).send({ email }).expect(202);
+    const otp = await eventually(async () => smtp.received.find((m) => m.to.includes(email)), 30000);
+    const code = /\b(\d{6})\b/.exec(otp.parsed.text ?? '')![1];
+    const token = (await request(t.server).post(users('/verify-otp')).send({ email, code }).expect(200)).body
+      .accessToken as string;
+    const entry = (await a.api.post(base(a)).send({ email, note: 'Erased Person asked' }).expect(201)).body;
+    await request(t.server).delete(users('/me')).set('authorization', `Bearer ${token}`).expect(202);
+    const hashed = `sha256:${createHash('sha256').update(email).digest('hex')}`;
+    const kept = await eventually(async () => {
+      const [row] = await t.db.query<Array<Record<string, unknown>>>(
+        'SELECT email, reason, note, message_id FROM email_suppressions WHERE id = $1',
+        [entry.id],
+      );
+      return row?.email === hashed ? row : undefined;
+    }, 30000);
+    expect(kept).toEqual({ email: hashed, reason: 'manual', note: null, message_id: null });
+    const named = await t.db.query<unknown[]>(
+      `SELECT id FROM outbox_events WHERE site_id = $1 AND name LIKE 'email.suppression.%'
+          AND (payload::text LIKE '%erased@example.org%' OR payload::text LIKE '%Erased Person%')`,
+      [a.siteId],
+    );
+    expect(named).toEqual([]);
+    expect((await sendTo(email, 'After erasure')).status).toBe('failed');
+    expectProblem(await a.api.post(base(a)).send({ email }), 409, 'already_suppressed');
+    expect((await a.api.get(`${base(a)}?email=${email}`).expect(200)).body.data.map((x: { id: number }) => x.id)).toEqual([
+      entry.id,
+    ]);
   });
 
   it('the bounce listener answers a client past its messages per minute with 421 at MAIL FROM', async () => {

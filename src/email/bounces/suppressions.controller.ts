@@ -80,8 +80,9 @@ export class SuppressionsController {
   })
   async remove(
     @CurrentSite() site: SiteContext,
-    @Param() { id }: SiteIdParamDto,
+    // Before the id: Nest validates a handler's arguments last to first, and a bad id is named first.
     @Query() { reason }: LiftSuppressionQueryDto,
+    @Param() { id }: SiteIdParamDto,
   ): Promise<void> {
     await this.suppressions.lift(site, id, reason);
   }

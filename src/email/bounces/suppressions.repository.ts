@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
+import { EntityManager, In, Repository } from 'typeorm';
 import {
   applyKeysetShape,
   KeysetColumn,
@@ -14,6 +14,7 @@ import { ShapedReads } from '../../database/fast-read';
 import { sql } from '../../database/sql';
 import { SuppressionQueryDto } from '../dto/suppression.dto';
 import { EmailSuppressionEntity } from '../entities/email-bounce.entity';
+import { erasedForm } from './erased-address';
 
 const BY_ID: KeysetColumn[] = [{ expr: 'x.id', type: 'number' }];
 
@@ -29,11 +30,17 @@ export class SuppressionsRepository {
   constructor(@InjectRepository(EmailSuppressionEntity) private readonly rows: Repository<EmailSuppressionEntity>) {}
 
   async listOf(site: SiteContext, query: SuppressionQueryDto): Promise<Page<EmailSuppressionEntity>> {
-    const params = { siteId: site.id, reason: query.reason, email: query.email, ...keysetParameters(BY_ID, query) };
+    const params = {
+      siteId: site.id,
+      reason: query.reason,
+      email: query.email,
+      erased: query.email === undefined ? undefined : erasedForm(query.email),
+      ...keysetParameters(BY_ID, query),
+    };
     const shape = { ...keysetShape(query), reason: Boolean(query.reason), email: query.email !== undefined };
     const { entities } = await this.list.read(shape, params, (s) => {
       const qb = this.rows.createQueryBuilder('x').where('x.site_id = :siteId');
-      if (s.email) qb.andWhere('x.email = :email');
+      if (s.email) qb.andWhere('x.email IN (:email, :erased)');
       if (s.reason) qb.andWhere('x.reason = :reason');
       return applyKeysetShape(qb, BY_ID, s);
     });
@@ -56,17 +63,20 @@ export class SuppressionsRepository {
   ): Promise<EmailSuppressionEntity | null> {
     const { rows } = await sql<{ id: number }>(
       em,
-      `INSERT INTO email_suppressions (site_id, email, reason, note) VALUES ($1, $2, 'manual', $3)
+      `INSERT INTO email_suppressions (site_id, email, reason, note)
+       SELECT $1, $2, 'manual', $3
+        WHERE NOT EXISTS (SELECT 1 FROM email_suppressions WHERE site_id = $1 AND email = $4)
        ON CONFLICT (site_id, email) DO NOTHING RETURNING id`,
-      [siteId, email, note],
+      [siteId, email, note, erasedForm(email)],
       { bigints: ['id'] },
     );
     return rows[0] ? em.findOneByOrFail(EmailSuppressionEntity, { id: rows[0].id }) : null;
   }
 
-  /** The site's entry of this id or address, locked until the transaction ends. */
+  /** The site's entry of this id or address (or its erased form), locked until the transaction ends. */
   lock(em: EntityManager, siteId: number, by: { id: number } | { email: string }): Promise<EmailSuppressionEntity | null> {
-    return em.findOne(EmailSuppressionEntity, { where: { siteId, ...by }, lock: { mode: 'pessimistic_write' } });
+    const where = 'id' in by ? { siteId, id: by.id } : { siteId, email: In([by.email, erasedForm(by.email)]) };
+    return em.findOne(EmailSuppressionEntity, { where, lock: { mode: 'pessimistic_write' } });
   }
 
   async remove(em: EntityManager, entry: EmailSuppressionEntity): Promise<void> {

@@ -79,7 +79,7 @@ export class SuppressionsService {
   async liftByPerson(em: EntityManager, site: SiteContext, email: string): Promise<boolean> {
     const entry = await this.repository.lock(em, site.id, { email: email.toLowerCase() });
     if (!entry || entry.reason === 'bounced') return false;
-    await this.remove(em, site, entry, 'person', 'confirmed');
+    await this.remove(em, site, entry, 'person', 'confirmed', email.toLowerCase());
     return true;
   }
 
@@ -89,9 +89,11 @@ export class SuppressionsService {
     entry: EmailSuppressionEntity,
     by: 'operator' | 'person',
     liftReason: string,
+    // An erased person's entry holds the hash (erased-address.ts): the hooks get the address.
+    address = entry.email,
   ): Promise<void> {
     await this.repository.remove(em, entry);
     await recordEvent(em, site, EMAIL_EVENTS.suppressionLifted, { ...payloadOf(entry), by, liftReason });
-    await this.hooks.runLift(em, site, { email: entry.email, reason: entry.reason, by });
+    await this.hooks.runLift(em, site, { email: address, reason: entry.reason, by });
   }
 }
