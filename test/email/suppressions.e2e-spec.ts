@@ -45,9 +45,15 @@ describe('email suppressions (admin routes)', () => {
   let b: Tenant;
   let port: number;
   const base = (x: Tenant) => `/api/v2/sites/${x.siteName}/email/suppressions`;
-  const rowOf = async (x: Tenant, email: string) =>
+  interface Row {
+    id: number;
+    reason: string;
+    note: string | null;
+    messageId: number | null;
+  }
+  const rowOf = async (x: Tenant, email: string): Promise<Row | undefined> =>
     (
-      await t.db.query<Array<Record<string, unknown>>>(
+      await t.db.query<Row[]>(
         `SELECT id::int AS id, reason, note, message_id::int AS "messageId" FROM email_suppressions
           WHERE site_id = $1 AND email = $2`,
         [x.siteId, email],
@@ -155,7 +161,10 @@ describe('email suppressions (admin routes)', () => {
         .send({ name: 'C1', subject: 'Campaign one', contentHtml: '<p>Hi</p>', listIds: [list] })
         .expect(201)
     ).body as { id: number };
-    await a.api.patch(nl(a, `/campaigns/${campaign.id}`)).send({ status: 'scheduled' }).expect(200);
+    await a.api
+      .patch(nl(a, `/campaigns/${campaign.id}`))
+      .send({ status: 'scheduled' })
+      .expect(200);
     await eventually(async () => {
       const res = await a.api.get(nl(a, `/campaigns/${campaign.id}`)).expect(200);
       return res.body.status === 'sent' ? true : undefined;
@@ -230,7 +239,10 @@ describe('email suppressions (admin routes)', () => {
     const entry = (await rowOf(a, 'quiet@example.org'))!;
     const sub = await subscriptionOf('quiet@example.org');
     const since = await lastEventId(t);
-    await a.api.delete(`${base(a)}/${entry.id}`).query({ reason: 'Asked again by phone' }).expect(204);
+    await a.api
+      .delete(`${base(a)}/${entry.id}`)
+      .query({ reason: 'Asked again by phone' })
+      .expect(204);
     expect(await rowOf(a, 'quiet@example.org')).toBeUndefined();
     expect(await eventsOf(t, a, since)).toEqual([
       {
@@ -283,17 +295,16 @@ describe('email suppressions (admin routes)', () => {
     expect(entry.reason).toBe('complained');
 
     const since = await lastEventId(t);
-    expectProblem(
-      await a.api.delete(`${base(a)}/${entry.id}?reason=They%20said%20so`),
-      409,
-      'suppression_complained',
-    );
+    expectProblem(await a.api.delete(`${base(a)}/${entry.id}?reason=They%20said%20so`), 409, 'suppression_complained');
     expect(await rowOf(a, 'angry@example.org')).toEqual(entry);
     expect(await eventsOf(t, a, since)).toEqual([]);
 
     // The person subscribes again on the public form: the confirmation reaches them (consent mail).
     const open = (
-      await a.api.post(nl(a, '/lists')).send({ name: 'Public list', doubleOptIn: false, visibility: 'public' }).expect(201)
+      await a.api
+        .post(nl(a, '/lists'))
+        .send({ name: 'Public list', doubleOptIn: false, visibility: 'public' })
+        .expect(201)
     ).body as { id: number };
     await request(t.server)
       .post(nl(a, '/subscribe'))
@@ -305,7 +316,10 @@ describe('email suppressions (admin routes)', () => {
     expect(confirm).toBeDefined();
     expect(await rowOf(a, 'angry@example.org')).toEqual(entry);
     const before = await lastEventId(t);
-    await request(t.server).get(nl(a, `/confirm/${confirm}`)).set('accept', 'application/json').expect(200);
+    await request(t.server)
+      .get(nl(a, `/confirm/${confirm}`))
+      .set('accept', 'application/json')
+      .expect(200);
     expect(await rowOf(a, 'angry@example.org')).toBeUndefined();
     expect((await eventsOf(t, a, before)).find((e) => e.name === 'email.suppression.lifted')).toEqual({
       name: 'email.suppression.lifted',
@@ -349,9 +363,9 @@ describe('email suppressions (admin routes)', () => {
     expect(named).toEqual([]);
     expect((await sendTo(email, 'After erasure')).status).toBe('failed');
     expectProblem(await a.api.post(base(a)).send({ email }), 409, 'already_suppressed');
-    expect((await a.api.get(`${base(a)}?email=${email}`).expect(200)).body.data.map((x: { id: number }) => x.id)).toEqual([
-      entry.id,
-    ]);
+    expect(
+      (await a.api.get(`${base(a)}?email=${email}`).expect(200)).body.data.map((x: { id: number }) => x.id),
+    ).toEqual([entry.id]);
   });
 
   it('the bounce listener answers a client past its messages per minute with 421 at MAIL FROM', async () => {

@@ -74,7 +74,11 @@ export class SuppressionsRepository {
   }
 
   /** The site's entry of this id or address (or its erased form), locked until the transaction ends. */
-  lock(em: EntityManager, siteId: number, by: { id: number } | { email: string }): Promise<EmailSuppressionEntity | null> {
+  lock(
+    em: EntityManager,
+    siteId: number,
+    by: { id: number } | { email: string },
+  ): Promise<EmailSuppressionEntity | null> {
     const where = 'id' in by ? { siteId, id: by.id } : { siteId, email: In([by.email, erasedForm(by.email)]) };
     return em.findOne(EmailSuppressionEntity, { where, lock: { mode: 'pessimistic_write' } });
   }
