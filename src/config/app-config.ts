@@ -269,6 +269,8 @@ export class AppConfig {
   @IsString() @IsNotEmpty() BOUNCE_SMTP_HOST = '0.0.0.0';
   /** The largest report the listener accepts (bytes); a DSN carries at most the original's headers or a part of it. */
   @Transform(toInt) @IsInt() @Min(10_000) @Max(50 * 1024 * 1024) BOUNCE_SMTP_MAX_BYTES = 2 * 1024 * 1024;
+  /** Messages one client (remote address) may send the listener per minute; past it a 421. 0: no limit. */
+  @Transform(toInt) @IsInt() @Min(0) @Max(1_000_000) BOUNCE_SMTP_RATE_PER_MINUTE = 60;
   /** Soft bounces of an address within BOUNCE_SOFT_WINDOW_DAYS that mark it `bounced`, unless its site says otherwise. */
   @Transform(toInt) @IsInt() @Min(1) @Max(100) BOUNCE_SOFT_LIMIT = 3;
   @Transform(toInt) @IsInt() @Min(1) @Max(365) BOUNCE_SOFT_WINDOW_DAYS = 7;

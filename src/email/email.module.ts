@@ -21,6 +21,9 @@ import { BounceListener } from './bounces/bounce-listener';
 import { BouncesRepository } from './bounces/bounces.repository';
 import { BouncesService } from './bounces/bounces.service';
 import { SuppressionHooks } from './bounces/suppression-hooks';
+import { SuppressionsController } from './bounces/suppressions.controller';
+import { SuppressionsRepository } from './bounces/suppressions.repository';
+import { SuppressionsService } from './bounces/suppressions.service';
 import { EmailTemplateTypes } from './template-types';
 import { AnswersProblems } from '../common/errors/problem-codes';
 import { EMAIL_PROBLEMS } from './email.problems';
@@ -44,7 +47,7 @@ import { EMAIL_PROBLEMS } from './email.problems';
     AccountModule,
     SendersModule,
   ],
-  controllers: [EmailTemplatesController, EmailController],
+  controllers: [EmailTemplatesController, EmailController, SuppressionsController],
   providers: [
     EmailTemplateTypes,
     EmailRenderer,
@@ -60,8 +63,10 @@ import { EMAIL_PROBLEMS } from './email.problems';
     BouncesRepository,
     BouncesService,
     BounceListener,
+    SuppressionsRepository,
+    SuppressionsService,
   ],
-  exports: [EmailService, EmailTemplateTypes, EmailTemplatesService, SuppressionHooks],
+  exports: [EmailService, EmailTemplateTypes, EmailTemplatesService, SuppressionHooks, SuppressionsService],
 })
 export class EmailModule implements OnModuleInit {
   constructor(private readonly types: EmailTemplateTypes) {}

@@ -6,6 +6,8 @@ export const EMAIL_PROBLEMS = defineProblems('email', {
   template_type_not_found: 404,
   template_published: 409,
   transition_forbidden: 409,
+  already_suppressed: 409,
+  suppression_complained: 409,
 });
 
 export type EmailProblem = keyof typeof EMAIL_PROBLEMS;

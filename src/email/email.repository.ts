@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { sql } from '../database/sql';
+import { ERASED_FORM_SQL } from './bounces/erased-address';
 import {
   applyKeysetShape,
   KeysetColumn,
@@ -252,7 +253,26 @@ export class EmailRepository {
         WHERE site_id = $1 AND name IN ('email.sent', 'email.failed') AND payload->>'to' = $2`,
       [siteId, email],
     );
-    return { email_messages: deleted.rowCount + headers.rowCount, email_events: events.rowCount };
+    const suppressionEvents = await sql(
+      em,
+      `UPDATE outbox_events SET payload = payload || '{"email": "[erased]", "note": null}'::jsonb
+        WHERE site_id = $1 AND name IN ('email.suppression.created', 'email.suppression.lifted')
+          AND payload->>'email' = $2`,
+      [siteId, email],
+    );
+    // A suppression stays, by the address's hash (docs/deliverability.md, "Erasure"): it is the
+    // person's wish not to be mailed. Nothing else of them is kept in it.
+    await sql(
+      em,
+      `UPDATE email_suppressions SET email = ${ERASED_FORM_SQL('email')}, note = NULL, message_id = NULL,
+         updated_at = now()
+        WHERE site_id = $1 AND email = $2`,
+      [siteId, email.toLowerCase()],
+    );
+    return {
+      email_messages: deleted.rowCount + headers.rowCount,
+      email_events: events.rowCount + suppressionEvents.rowCount,
+    };
   }
 }
 

@@ -25,7 +25,8 @@ export { EmailTemplateTypes, type EmailTemplateType } from './template-types';
 export { layout as mailLayout } from './builtin-template-types';
 export { formatAddress } from './sender-policy';
 /** What modules that keep their own state of an address register to hear of its suppression (docs/deliverability.md). */
-export { SuppressionHooks, type AddressSuppressed } from './bounces/suppression-hooks';
+export { SuppressionHooks, type AddressSuppressed, type AddressUnsuppressed } from './bounces/suppression-hooks';
+export { SuppressionsService } from './bounces/suppressions.service';
 
 export interface MailRecipient {
   email: string;
@@ -58,6 +59,12 @@ export interface MailInput {
    * and `List-Unsubscribe-Post` (RFC 8058). Names must be `X-…` or `List-…`; values one line.
    */
   headers?: Record<string, string>;
+  /**
+   * A mail that asks the person for their consent (the newsletter's double opt-in confirmation):
+   * it goes even to a suppressed address, since only the person's confirmation lifts a complaint
+   * (docs/deliverability.md). Set by modules only; the API's send cannot.
+   */
+  consent?: true;
 }
 
 /** At most this many recipients (to, cc and bcc together) in one mail. */
@@ -191,7 +198,10 @@ export class EmailService {
         .join(', ');
       for (const r of recipients) {
         const reason = suppressed.get(r.email.toLowerCase());
-        const skip = reason !== undefined && (reason === 'complained' || !ESSENTIAL_TYPES.has(mail.templateType ?? ''));
+        const skip =
+          reason !== undefined &&
+          !mail.consent &&
+          (reason === 'complained' || !ESSENTIAL_TYPES.has(mail.templateType ?? ''));
         rows.push({
           ...(skip && reason ? { suppressed: SUPPRESSED[reason] } : {}),
           siteId: site.id,

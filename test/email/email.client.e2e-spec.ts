@@ -116,6 +116,38 @@ describe('generated client: email', () => {
     expect([bad.response.status, bad.error?.code]).toEqual([400, 'validation_failed']);
   });
 
+  it('suppressions: create, list, get, lift (admin)', async () => {
+    const created = await s.api.POST('/api/v2/sites/{siteName}/email/suppressions', {
+      params: { path: site() },
+      body: { email: 'Quiet@Example.com', note: 'Asked by phone' },
+    });
+    expect([created.response.status, created.data?.email, created.data?.reason]).toEqual([
+      201,
+      'quiet@example.com',
+      'manual',
+    ]);
+    const id = created.data!.id;
+    const list = await s.api.GET('/api/v2/sites/{siteName}/email/suppressions', {
+      params: { path: site(), query: { reason: 'manual', email: 'quiet@example.com' } },
+    });
+    expect(list.data!.data.map((x) => x.id)).toEqual([id]);
+    const one = await s.api.GET('/api/v2/sites/{siteName}/email/suppressions/{id}', {
+      params: { path: { ...site(), id } },
+    });
+    expect([one.response.status, one.data?.note]).toEqual([200, 'Asked by phone']);
+    const again = await s.api.POST('/api/v2/sites/{siteName}/email/suppressions', {
+      params: { path: site() },
+      body: { email: 'quiet@example.com' },
+    });
+    expect([again.response.status, again.error?.code]).toEqual([409, 'already_suppressed']);
+    const lifted = await s.api.DELETE('/api/v2/sites/{siteName}/email/suppressions/{id}', {
+      params: { path: { ...site(), id }, query: { reason: 'Entered by mistake' } },
+    });
+    expect(lifted.response.status).toBe(204);
+    const rows = await s.t.db.query('SELECT id FROM email_suppressions WHERE site_id = $1', [s.a.siteId]);
+    expect(rows).toEqual([]);
+  });
+
   it('called every Email operation through the client', () => {
     expect(s.contract.uncalled(['Email'])).toEqual([]);
   });

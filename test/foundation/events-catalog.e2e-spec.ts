@@ -373,6 +373,23 @@ const STEPS: Step[] = [
       await call(ctx.a.api.post(url).send({ to: [{ email: 'gone@example.com' }], subject: 'Hi', text: 'Hello' }), 202);
     },
   },
+  {
+    does: 'suppress an address (POST …/email/suppressions)',
+    emits: ['email.suppression.created'],
+    run: async (ctx) => {
+      const url = `/api/v2/sites/${ctx.a.siteName}/email/suppressions`;
+      const body = await call(ctx.a.api.post(url).send({ email: 'quiet@example.com', note: 'Asked by phone' }), 201);
+      ctx.made.suppressionId = body.id as number;
+    },
+  },
+  {
+    does: 'lift it (DELETE …/email/suppressions/:id?reason=…)',
+    emits: ['email.suppression.lifted'],
+    run: async (ctx) => {
+      const url = `/api/v2/sites/${ctx.a.siteName}/email/suppressions/${id(ctx, 'suppressionId')}`;
+      await call(ctx.a.api.delete(url).query({ reason: 'Entered by mistake' }), 204);
+    },
+  },
   // catalog
   {
     does: 'create a product category (POST …/categories)',

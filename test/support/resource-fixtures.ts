@@ -50,6 +50,7 @@ export async function seedResources(t: TestApp, tenant: Tenant, copy = 0): Promi
     .send({ to: [{ email: mail('f') }], subject: 'F', text: 'F' });
   if (sent.status !== 202) throw new Error(`fixture: ${sent.status} ${JSON.stringify(sent.body)}`);
   ids.message = sent.body.messages[0].id;
+  ids.suppression = await made(await tenant.api.post(`${site}/email/suppressions`).send({ email: mail('suppressed') }));
   // Disabled, so the events of the fixtures above are not fanned out to it mid-snapshot; a
   // public IP literal, so no DNS is needed to create it.
   ids.webhook = await made(
@@ -151,6 +152,7 @@ export function idFor(f: ResourceFixtures, path: string): number {
   if (path.includes('/media/tags/')) return ids.tag;
   if (path.includes('/media/')) return ids.media;
   if (path.includes('/email/messages/')) return ids.message;
+  if (path.includes('/email/suppressions/')) return ids.suppression;
   if (path.includes('/webhooks/')) return ids.webhook;
   if (path.includes('/categories/')) return ids.productCategory;
   if (path.includes('/products/')) return ids.product;

@@ -5,6 +5,7 @@ import { AppConfig } from '../../config/app-config';
 import { StartupError } from '../../startup-errors';
 import { parseBounceReport } from './bounce-report';
 import { BouncesService } from './bounces.service';
+import { ListenerRate } from './listener-rate';
 import { classifyBounceAddress } from './verp';
 
 /** An SMTP refusal: smtp-server answers with the error's responseCode and message. */
@@ -20,17 +21,21 @@ function refusal(code: number, text: string): Error {
  * data is read). Each message, at most BOUNCE_SMTP_MAX_BYTES (552 past it), is read as a DSN or an
  * ARF report; one that is neither, or names no message of ours, is accepted and ignored (a 5xx
  * would only make the reporting MTA mail a bounce of the bounce). A database failure is a 451, so
- * the reporting MTA tries again.
+ * the reporting MTA tries again. A client past BOUNCE_SMTP_RATE_PER_MINUTE messages in a minute
+ * gets a 421 at MAIL FROM (the connection closes; a real MTA tries again later).
  */
 @Injectable()
 export class BounceListener implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('Bounces');
   private server?: SMTPServer;
+  private readonly rate: ListenerRate;
 
   constructor(
     private readonly config: AppConfig,
     private readonly bounces: BouncesService,
-  ) {}
+  ) {
+    this.rate = new ListenerRate(config.BOUNCE_SMTP_RATE_PER_MINUTE);
+  }
 
   /** The port it listens on; null when it is off. */
   get port(): number | null {
@@ -51,6 +56,12 @@ export class BounceListener implements OnApplicationBootstrap, OnModuleDestroy {
       socketTimeout: 60_000,
       // A stop waits this long for open sessions (an MTA mid-report tries again later).
       closeTimeout: 5_000,
+      onMailFrom: (_address, session, callback) =>
+        callback(
+          this.rate.take(session.remoteAddress)
+            ? undefined
+            : refusal(421, '4.7.0 Too many messages from your address, try again later'),
+        ),
       onRcptTo: (address, session, callback) => void this.rcpt(address, session).then(() => callback(), callback),
       onData: (stream, session, callback) => void this.data(stream, session).then(() => callback(), callback),
     });

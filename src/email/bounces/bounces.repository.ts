@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { sql } from '../../database/sql';
 import type { BounceKind, SuppressionReason } from '../entities/email-bounce.entity';
+import { erasedForm } from './erased-address';
 
 /** What a report needs of the message it names. */
 export interface ReportedMessage {
@@ -101,14 +102,24 @@ export class BouncesRepository {
     return rowCount > 0;
   }
 
-  /** The site's suppressed addresses among these (lower-cased), with their reason. */
+  /**
+   * The site's suppressed addresses among these (lower-cased), with their reason: by the address,
+   * or by its hash where its owner was erased (erased-address.ts); a complaint wins.
+   */
   async suppressed(em: EntityManager, siteId: number, emails: string[]): Promise<Map<string, SuppressionReason>> {
     if (emails.length === 0) return new Map();
+    const forms = new Map<string, string>();
+    for (const e of emails) forms.set(e, e).set(erasedForm(e), e);
     const { rows } = await sql<{ email: string; reason: SuppressionReason }>(
       em,
       `SELECT email, reason FROM email_suppressions WHERE site_id = $1 AND email = ANY($2::text[])`,
-      [siteId, emails],
+      [siteId, [...forms.keys()]],
     );
-    return new Map(rows.map((r) => [r.email, r.reason]));
+    const found = new Map<string, SuppressionReason>();
+    for (const r of rows) {
+      const email = forms.get(r.email)!;
+      if (found.get(email) !== 'complained') found.set(email, r.reason);
+    }
+    return found;
   }
 }

@@ -20,6 +20,17 @@ export type AddressSuppressed =
 
 export type SuppressionHook = (em: EntityManager, site: SiteContext, change: AddressSuppressed) => Promise<void>;
 
+/** A suppression lifted: by the site's key (a bounce or an operator's entry), or by the person's confirmation. */
+export interface AddressUnsuppressed {
+  /** Lower-cased. */
+  email: string;
+  /** What it was suppressed as. */
+  reason: SuppressionReason;
+  by: 'operator' | 'person';
+}
+
+export type LiftHook = (em: EntityManager, site: SiteContext, change: AddressUnsuppressed) => Promise<void>;
+
 /**
  * What other modules do when an address is suppressed, in the report's transaction: the
  * newsletter marks the subscription `bounced` or `complained` and records its events. The email
@@ -29,12 +40,19 @@ export type SuppressionHook = (em: EntityManager, site: SiteContext, change: Add
 @Injectable()
 export class SuppressionHooks {
   private readonly hooks: SuppressionHook[] = [];
+  private readonly liftHooks: LiftHook[] = [];
 
-  register(hook: SuppressionHook): void {
+  /** What to do when an address is suppressed, and (optionally) when that is lifted, undoing it. */
+  register(hook: SuppressionHook, lift?: LiftHook): void {
     this.hooks.push(hook);
+    if (lift) this.liftHooks.push(lift);
   }
 
   async run(em: EntityManager, site: SiteContext, change: AddressSuppressed): Promise<void> {
     for (const hook of this.hooks) await hook(em, site, change);
+  }
+
+  async runLift(em: EntityManager, site: SiteContext, change: AddressUnsuppressed): Promise<void> {
+    for (const hook of this.liftHooks) await hook(em, site, change);
   }
 }

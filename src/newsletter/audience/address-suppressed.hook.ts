@@ -2,8 +2,9 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { recordEvent } from '../../common/outbox/record-event';
 import { SiteContext } from '../../common/tenancy/site-context';
-import { AddressSuppressed, SuppressionHooks } from '../../email/email.service';
+import { AddressSuppressed, AddressUnsuppressed, SuppressionHooks } from '../../email/email.service';
 import { NEWSLETTER_EVENTS } from '../newsletter.events';
+import { emailHash } from './subscription-writer';
 import { SubscriptionsRepository } from './subscriptions.repository';
 
 /**
@@ -21,7 +22,22 @@ export class AddressSuppressedHook implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.hooks.register((em, site, change) => this.handle(em, site, change));
+    this.hooks.register(
+      (em, site, change) => this.handle(em, site, change),
+      (em, site, change) => this.lift(em, site, change),
+    );
+  }
+
+  /**
+   * A suppression lifted undoes its mark: `bounced` or (an operator's) `suppressed` becomes
+   * `deliverable`. Lists are never joined again: what the suppression unsubscribed stays so, and
+   * the person rejoins by subscribing. A complaint is lifted only by the person's confirmation,
+   * which sets the subscription itself (AudienceService.confirm).
+   */
+  async lift(em: EntityManager, site: SiteContext, change: AddressUnsuppressed): Promise<void> {
+    if (change.reason === 'complained') return;
+    const from = change.reason === 'bounced' ? 'bounced' : 'suppressed';
+    await this.subscriptions.markDeliverable(em, site.id, change.email, from, emailHash(change.email));
   }
 
   async handle(em: EntityManager, site: SiteContext, change: AddressSuppressed): Promise<void> {

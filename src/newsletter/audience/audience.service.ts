@@ -6,6 +6,7 @@ import { RateLimitStore } from '../../common/http/rate-limit.store';
 import { recordEvent } from '../../common/outbox/record-event';
 import { SiteContext } from '../../common/tenancy/site-context';
 import { AppConfig } from '../../config/app-config';
+import { SuppressionsService } from '../../email/email.service';
 import { SubscribeDto, UnsubscribeDto } from '../dto/public.dto';
 import { MembershipStatus } from '../entities/membership.entity';
 import { NewsletterListEntity } from '../entities/newsletter-list.entity';
@@ -62,6 +63,7 @@ export class AudienceService {
     private readonly links: NewsletterLinks,
     private readonly limits: RateLimitStore,
     private readonly config: AppConfig,
+    private readonly suppressions: SuppressionsService,
   ) {}
 
   /** Answers whether the lists need a confirmation (from the lists alone, never the address). */
@@ -161,6 +163,8 @@ export class AudienceService {
       await em.save(sub);
       if (pending.length > 0) {
         await this.writer.unsuppress(em, site, sub.email);
+        // The mail-wide suppression too: a complaint or an operator's entry (never a bounce).
+        await this.suppressions.liftByPerson(em, site, sub.email);
         await recordEvent(em, site, NEWSLETTER_EVENTS.subscriptionConfirmed, { id: sub.id, listIds: pending });
         await this.writer.mailWelcome(em, site, sub, await this.lists.findMany(em, site, pending), true);
       }

@@ -129,6 +129,7 @@ export class SubscriptionWriter {
         confirmUrl: this.links.absolute(this.links.confirmPath(site, token), settings.publicBaseUrl),
       },
       tags: ['newsletter', 'confirmation'],
+      consent: true,
     });
   }
 

@@ -238,6 +238,31 @@ export class SubscriptionsRepository {
     return rows[0]?.id ?? null;
   }
 
+  /**
+   * A suppression lifted (docs/deliverability.md): the subscription of `email` is `deliverable`
+   * again from the mark that suppression left (`bounced`, or `suppressed` for an operator's), but
+   * not while the newsletter's own blocklist (`blockedHash`) still holds the address. Its lists
+   * stay as they are. Answers the subscription changed, or null.
+   */
+  async markDeliverable(
+    em: EntityManager,
+    siteId: number,
+    email: string,
+    from: 'bounced' | 'suppressed',
+    blockedHash: string,
+  ): Promise<number | null> {
+    const { rows } = await sql<{ id: number }>(
+      em,
+      `UPDATE newsletter_subscriptions s SET deliverability = 'deliverable', updated_at = now()
+       WHERE s.site_id = $1 AND s.email = $2 AND s.deliverability = $3
+         AND NOT EXISTS (SELECT 1 FROM newsletter_suppressions n WHERE n.site_id = $1 AND n.email_hash = $4)
+       RETURNING s.id`,
+      [siteId, email, from, blockedHash],
+      { bigints: ['id'] },
+    );
+    return rows[0]?.id ?? null;
+  }
+
   /** Unsubscribes one subscription from every list it is still on; answers those lists. */
   async leaveAll(em: EntityManager, siteId: number, subscriptionId: number, reason: string): Promise<number[]> {
     const { rows } = await sql<{ list_id: number }>(
