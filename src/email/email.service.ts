@@ -61,8 +61,9 @@ export interface MailInput {
   headers?: Record<string, string>;
   /**
    * A mail that asks the person for their consent (the newsletter's double opt-in confirmation):
-   * it goes even to a suppressed address, since only the person's confirmation lifts a complaint
-   * (docs/deliverability.md). Set by modules only; the API's send cannot.
+   * it goes to an address suppressed by a complaint or an operator, since only the person's
+   * confirmation lifts a complaint (docs/deliverability.md), never to one that bounced. Set by
+   * modules only; the API's send cannot.
    */
   consent?: true;
 }
@@ -198,9 +199,11 @@ export class EmailService {
         .join(', ');
       for (const r of recipients) {
         const reason = suppressed.get(r.email.toLowerCase());
+        // A consent mail passes a complaint or an operator's entry (confirming lifts those), never a
+        // bounce: the mailbox refused mail, and the confirmation would only bounce again.
         const skip =
           reason !== undefined &&
-          !mail.consent &&
+          !(mail.consent && reason !== 'bounced') &&
           (reason === 'complained' || !ESSENTIAL_TYPES.has(mail.templateType ?? ''));
         rows.push({
           ...(skip && reason ? { suppressed: SUPPRESSED[reason] } : {}),

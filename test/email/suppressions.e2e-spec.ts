@@ -287,6 +287,34 @@ describe('email suppressions (admin routes)', () => {
     expect((await received('After the fix')).to).toEqual(['gone@example.org']);
   });
 
+  it('a bounced address gets no confirmation mail: it is recorded failed, never sent, and the bounce stays', async () => {
+    await listWith(a, 'Bounced again list', ['dead@example.org']);
+    await sendTo('dead@example.org', 'Will bounce for good');
+    await report('postfix-hard.eml', await received('Will bounce for good'));
+    const entry = (await rowOf(a, 'dead@example.org'))!;
+    expect(entry.reason).toBe('bounced');
+    const open = (
+      await a.api
+        .post(nl(a, '/lists'))
+        .send({ name: 'Open to all', doubleOptIn: true, visibility: 'public' })
+        .expect(201)
+    ).body as { id: number };
+    await request(t.server)
+      .post(nl(a, '/subscribe'))
+      .send({ email: 'dead@example.org', lists: [open.id] })
+      .expect(202);
+    const mails = await t.db.query<Array<{ status: string; error: string | null }>>(
+      `SELECT status, error FROM email_messages
+        WHERE site_id = $1 AND recipient = 'dead@example.org' AND template_type = 'newsletter.confirmation'`,
+      [a.siteId],
+    );
+    expect(mails).toEqual([{ status: 'failed', error: 'suppressed: the address bounced' }]);
+    expect(smtp.received.filter((m) => m.to.includes('dead@example.org')).map((m) => m.parsed.subject)).toEqual([
+      'Will bounce for good',
+    ]);
+    expect(await rowOf(a, 'dead@example.org')).toEqual(entry);
+  });
+
   it('a complaint is the person’s to lift: 409 for the key, nothing changed; a confirmed re-subscription lifts it', async () => {
     await listWith(a, 'Complaint list', ['angry@example.org']);
     await sendTo('angry@example.org', 'Will be reported');
