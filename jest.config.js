@@ -29,12 +29,13 @@ const ESM_ONLY = [
 
 /**
  * One factor for every time limit of the run (test/support/time-scale.ts): given, or from the
- * load when the run starts: 2 on an idle machine, up to 6 when another job keeps its cores busy.
+ * load when the run starts: 3 on an idle machine (limits catch hangs; a loaded moment later in
+ * the run must not trip them), up to 6 when another job keeps its cores busy.
  * Workers inherit it through the environment.
  */
 const os = require('node:os');
 const TIME_SCALE =
-  Number(process.env.TEST_TIME_SCALE) || Math.min(6, Math.max(2, (2 * os.loadavg()[0]) / os.availableParallelism()));
+  Number(process.env.TEST_TIME_SCALE) || Math.min(6, Math.max(3, (2 * os.loadavg()[0]) / os.availableParallelism()));
 process.env.TEST_TIME_SCALE = String(TIME_SCALE);
 
 /**

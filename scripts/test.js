@@ -1,8 +1,10 @@
 #!/usr/bin/env node
-// `npm test`: the whole suite in five phases, each saying what it does and how long it took
-// (docs/testing.md). The static checks run side by side (each is mostly one core); jest runs
-// next, with its own progress, then a set of its files again with the fast paths off. Arguments
-// go to jest (`npm test -- test/foundation`), and then the last phase is left out.
+// `npm test`: the whole suite in phases, each saying what it does and how long it took
+// (docs/testing.md). The static checks run beside jest at low priority (each is mostly one core,
+// and jest leaves a core idle while it waits on PostgreSQL); a failed check stops the run. With
+// no arguments jest runs the e2e files in groups, the fast-paths-off set among them; arguments
+// go to jest (`npm test -- test/foundation`) and run files as themselves. TEST_GROUPS=0 runs
+// every file as itself, and then the fast-paths-off set again after jest.
 'use strict';
 const { spawn } = require('node:child_process');
 const { join } = require('node:path');
@@ -12,28 +14,58 @@ const bin = (name) => join(ROOT, 'node_modules', '.bin', name);
 const started = Date.now();
 const seconds = (since) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
 
-/** Runs a command; its output is shown live (`live`) or kept and shown only if it fails. */
-function run(label, command, args, { live = false, env = {} } = {}) {
+/**
+ * Runs a command; its output is shown live (`live`) or kept and shown only if it fails.
+ * `niceness` lowers its priority. Answers { done: Promise<boolean>, stop() }.
+ */
+function start(label, command, args, { live = false, env = {}, niceness = 0 } = {}) {
   const since = Date.now();
-  return new Promise((resolve) => {
-    const child = spawn(command, args, {
-      cwd: ROOT,
-      stdio: live ? 'inherit' : ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...env },
-    });
-    let output = '';
-    if (!live) {
-      child.stdout.on('data', (d) => (output += d));
-      child.stderr.on('data', (d) => (output += d));
-    }
+  const [cmd, argv] = niceness > 0 ? ['nice', ['-n', String(niceness), command, ...args]] : [command, args];
+  const child = spawn(cmd, argv, {
+    cwd: ROOT,
+    stdio: live ? 'inherit' : ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+    detached: true,
+  });
+  let output = '';
+  if (!live) {
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+  }
+  let stopped = false;
+  const done = new Promise((resolve) => {
     child.on('close', (code) => {
       const ok = code === 0;
-      process.stdout.write(`  ${ok ? 'ok    ' : 'FAILED'} ${label} (${seconds(since)})\n`);
-      if (!ok && output) process.stdout.write(`${output.trimEnd()}\n`);
+      if (!stopped) {
+        process.stdout.write(`  ${ok ? 'ok    ' : 'FAILED'} ${label} (${seconds(since)})\n`);
+        if (!ok && output) process.stdout.write(`${output.trimEnd()}\n`);
+      } else process.stdout.write(`  stopped ${label} (${seconds(since)})\n`);
       resolve(ok);
     });
   });
+  const stop = () => {
+    stopped = true;
+    try {
+      process.kill(-child.pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+  };
+  running.add(stop);
+  void done.then(() => running.delete(stop));
+  return { done, stop };
 }
+
+/** Each command runs in a process group of its own (so a stop reaches jest's workers): Ctrl-C ends them all. */
+const running = new Set();
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    for (const stop of running) stop();
+    process.exit(130);
+  });
+}
+
+const run = (label, command, args, options) => start(label, command, args, options).done;
 
 function phase(n, text) {
   process.stdout.write(`\n[${n}/5] ${text}\n`);
@@ -46,25 +78,36 @@ async function main() {
   phase(2, 'TypeScript SDK generated from the committed OpenAPI document and compiled');
   if (!(await run('sdk:build', 'npm', ['run', '-s', 'sdk:build']))) return 1;
 
-  phase(3, 'Static checks side by side: formatting (prettier), lint (eslint), types (tsc)');
-  const checks = await Promise.all([
-    run('format (prettier --check .)', bin('prettier'), ['--check', '.', '--log-level', 'warn']),
-    run('lint (eslint . --max-warnings 0)', bin('eslint'), ['.', '--max-warnings', '0']),
-    run('types (tsc --noEmit)', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']),
-  ]);
-  if (checks.includes(false)) return 1;
-
   const args = process.argv.slice(2);
-  // TEST_GROUPS=1 runs the e2e files in groups sharing one module registry (test/support/groups.js):
-  // less CPU, but not yet the default: two grouped runs met failures the files alone never had.
+  const grouped = args.length === 0 && process.env.TEST_GROUPS !== '0';
+  phase(3, 'Static checks beside the tests, at low priority: formatting (prettier), lint (eslint), types (tsc)');
+  const checks = [
+    start('format (prettier --check .)', bin('prettier'), ['--check', '.', '--log-level', 'warn'], { niceness: 10 }),
+    start('lint (eslint . --max-warnings 0)', bin('eslint'), ['.', '--max-warnings', '0'], { niceness: 10 }),
+    start('types (tsc --noEmit)', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit'], { niceness: 10 }),
+  ];
+
   phase(
     4,
-    `Unit and end-to-end tests (jest) against real PostgreSQL${process.env.TEST_GROUPS === '1' ? ', e2e files in groups' : ''}`,
+    `Unit and end-to-end tests (jest) against real PostgreSQL${grouped ? ': e2e files in groups, the fast-paths-off set among them' : ''}`,
   );
-  let ok = await run('jest', bin('jest'), args, { live: true });
+  const jest = start('jest', bin('jest'), args, { live: true, env: { TEST_GROUPS: grouped ? '1' : '0' } });
+  // A failed static check ends the run at once: the tests' answer would not change the verdict.
+  const checked = Promise.all(
+    checks.map((c) =>
+      c.done.then((ok) => {
+        if (!ok) jest.stop();
+        return ok;
+      }),
+    ),
+  );
+  let ok = await jest.done;
+  const staticOk = (await checked).every(Boolean);
+  ok = ok && staticOk;
 
   phase(5, 'The contract and a set of e2e files again with the fast paths off (FAST_PATHS=false)');
-  if (args.length > 0) process.stdout.write('  skipped: jest was given arguments\n');
+  if (grouped) process.stdout.write('  done in phase 4: groups of their own ran them with FAST_PATHS=false\n');
+  else if (args.length > 0) process.stdout.write('  skipped: jest was given arguments\n');
   else if (!ok) process.stdout.write('  skipped: the run above failed\n');
   else
     ok = await run('jest, fast paths off', bin('jest'), FAST_PATHS_OFF, {
@@ -74,11 +117,6 @@ async function main() {
   return ok ? 0 : 1;
 }
 
-/**
- * Run again with FAST_PATHS=false (docs/testing.md, "Fast paths off"): the contract, one whole
- * module (content: lists, filters, cursors, gets by id and slug, every operation through the
- * generated client) and tokens in paths, whose inputs never repeat. About 45-55 s.
- */
-const FAST_PATHS_OFF = ['test/foundation/openapi-contract', 'test/content/', 'test/newsletter/token-spellings'];
+const { FAST_PATHS_OFF } = require('../test/support/groups');
 
 main().then((code) => process.exit(code));

@@ -32,6 +32,13 @@ function e2eFiles(dir) {
     .sort();
 }
 
+/**
+ * The files that run a second time with the fast paths off (docs/testing.md, "Fast paths off"):
+ * the contract, one whole module and tokens in paths. In groups, they are groups of their own
+ * that switch FAST_PATHS off for the apps they start; run as files, `npm test` runs them again.
+ */
+const FAST_PATHS_OFF = ['test/foundation/openapi-contract', 'test/content/', 'test/newsletter/token-spellings'];
+
 /** Writes the groups of `root`'s e2e files (replacing any earlier ones); answers their folder. */
 function writeGroups(root) {
   const out = join(root, ...DIR);
@@ -59,18 +66,33 @@ function writeGroups(root) {
       chunk.files.push(file);
       chunk.bytes += bytes;
     }
-    chunks.forEach((c, i) => {
-      const lines = c.files.map((file) => {
-        const name = relative(root, file);
-        return `describe(${JSON.stringify(name)}, () => {\n  require(${JSON.stringify(relative(out, file))});\n});\n`;
-      });
-      writeFileSync(
-        join(out, `${folder.replace(/\//g, '-')}-${i + 1}.e2e-group.js`),
-        `// Written by test/support/groups.js for this run: ${c.files.length} e2e files sharing one module registry.\n${lines.join('')}`,
-      );
-    });
+    chunks.forEach((c, i) => writeGroup(root, out, `${folder.replace(/\//g, '-')}-${i + 1}`, c.files));
+  }
+  const off = e2eFiles(join(root, 'test')).filter((f) => FAST_PATHS_OFF.some((p) => relative(root, f).startsWith(p)));
+  for (let i = 0; i * MAX_FILES < off.length; i++) {
+    writeGroup(root, out, `fast-paths-off-${i + 1}`, off.slice(i * MAX_FILES, (i + 1) * MAX_FILES), true);
   }
   return out;
+}
+
+/**
+ * One group file. With `fastPathsOff`, the apps its files start run with FAST_PATHS=false
+ * (test/support/app.ts passes the variable on); the worker's environment is put back after it.
+ */
+function writeGroup(root, out, name, files, fastPathsOff = false) {
+  const lines = files.map((file) => {
+    const title = `${fastPathsOff ? 'fast paths off: ' : ''}${relative(root, file)}`;
+    return `describe(${JSON.stringify(title)}, () => {\n  require(${JSON.stringify(relative(out, file))});\n});\n`;
+  });
+  const head = fastPathsOff
+    ? 'const before = process.env.FAST_PATHS;\nprocess.env.FAST_PATHS = "false";\n' +
+      'afterAll(() => {\n  if (before === undefined) delete process.env.FAST_PATHS;\n  else process.env.FAST_PATHS = before;\n});\n'
+    : '';
+  writeFileSync(
+    join(out, `${name}.e2e-group.js`),
+    `// Written by test/support/groups.js for this run: ${files.length} e2e files sharing one module registry` +
+      `${fastPathsOff ? ', with the fast paths off' : ''}.\n${head}${lines.join('')}`,
+  );
 }
 
 /** The e2e files a group requires (for the sequencer's estimate), or null for any other file. */
@@ -80,4 +102,10 @@ function membersOf(path) {
   return [...text.matchAll(/require\("([^"]+)"\)/g)].map((m) => join(dirname(path), m[1]));
 }
 
-module.exports = { writeGroups, membersOf, GROUP_DIR: DIR.join('/'), isGroup: (p) => GROUP.test(basename(p)) };
+module.exports = {
+  writeGroups,
+  membersOf,
+  FAST_PATHS_OFF,
+  GROUP_DIR: DIR.join('/'),
+  isGroup: (p) => GROUP.test(basename(p)),
+};

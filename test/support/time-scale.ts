@@ -1,7 +1,7 @@
 /**
  * Every time limit of the suite is multiplied by one factor (docs/testing.md, "Time limits"):
  * `TEST_TIME_SCALE`, which jest.config.js sets from the machine's load when the run starts
- * (at least 2, up to 6 on a machine another job keeps busy) unless it is given. A limit catches
+ * (at least 3, up to 6 on a machine another job keeps busy) unless it is given. A limit catches
  * a hang; it never asserts a speed, so a loaded machine only makes the suite slower, not red.
  */
 export const TIME_SCALE = Math.max(1, Number(process.env.TEST_TIME_SCALE ?? 1) || 1);
