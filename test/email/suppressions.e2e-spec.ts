@@ -174,6 +174,15 @@ describe('email suppressions (admin routes)', () => {
       'loud@example.org',
     ]);
 
+    // The copy is recorded sent (and its email.sent event written) after the sink has it.
+    await eventually(async () => {
+      const rows = await t.db.query<unknown[]>(
+        `SELECT 1 FROM email_messages WHERE site_id = $1 AND recipient = 'loud@example.org' AND status = 'sent'`,
+        [a.siteId],
+      );
+      return rows.length > 0 ? true : undefined;
+    }, 30000);
+
     // Again, in any case: a 409 naming the entry, which stays as it was; no event.
     const again = await lastEventId(t);
     const dup = await a.api.post(base(a)).send({ email: 'QUIET@example.org', note: 'Other words' });

@@ -5,7 +5,7 @@ import { snapshotDatabase } from '../support/db-snapshot';
 import { tempMediaDir } from '../support/files';
 import { exampleBody, loadOperations, OpenApiDocument, Operation, resolve } from '../support/openapi-operations';
 import { expectProblem } from '../support/problem';
-import { operationUrl, paramValue, ResourceFixtures, seedResources } from '../support/resource-fixtures';
+import { operationUrl, paramValue, requiredQuery, ResourceFixtures, seedResources } from '../support/resource-fixtures';
 import { createTenant, Tenant, uniqueName, agent } from '../support/tenant';
 
 /**
@@ -225,6 +225,10 @@ describe('tenant isolation over every operation of the OpenAPI document', () => 
   /** The caller an operation of site A is meant for. */
   const ownCaller = (op: Operation): Caller => (op.sessionOnly ? { session: fa.sessionToken } : { key: a.key });
 
+  /** The operation's URL with its required query parameters: each case is judged on its path alone. */
+  const urlOf = (f: ResourceFixtures, op: Operation, raw: Record<string, string> = {}) =>
+    operationUrl(f, op, raw) + requiredQuery(op);
+
   function bodyFor(op: Operation): Record<string, unknown> | undefined {
     if (op.body !== 'json') return undefined;
     const known = bodies(fa)[op.label];
@@ -309,8 +313,8 @@ describe('tenant isolation over every operation of the OpenAPI document', () => 
               cases.push({
                 label: `${op.label} ${name} of ${other === fb ? 'B' : 'C'}${'session' in as ? ' (session)' : ''}`,
                 method: op.method,
-                url: operationUrl(fa, op, { [name]: foreign }),
-                absentUrl: operationUrl(fa, op, { [name]: ABSENT_ID }),
+                url: urlOf(fa, op, { [name]: foreign }),
+                absentUrl: urlOf(fa, op, { [name]: ABSENT_ID }),
                 as,
                 body: bodyFor(op),
                 expect: [404, 'not_found'],
@@ -359,7 +363,7 @@ describe('tenant isolation over every operation of the OpenAPI document', () => 
         const kind = BODY_REFERENCES[c.name] ?? 'product';
         for (const other of namesSite(c.op) ? [fb, fc] : [fb]) {
           const as = ownCaller(c.op);
-          const url = operationUrl(fa, c.op);
+          const url = urlOf(fa, c.op);
           const res = await send({ method: c.op.method, url, as, body: c.body(idsOf(other)[kind]) });
           const absent = await send({ method: c.op.method, url, as, body: c.body(Number(ABSENT_ID)) });
           counts['1 foreign ids'] = (counts['1 foreign ids'] ?? 0) + 1;
@@ -391,7 +395,7 @@ describe('tenant isolation over every operation of the OpenAPI document', () => 
           .map((op) => ({
             label: op.label,
             method: op.method,
-            url: operationUrl(fa, op),
+            url: urlOf(fa, op),
             as: {},
             body: bodyFor(op),
             expect: [401, isV1(op) ? 'missing_api_key' : 'missing_credential'],
@@ -407,7 +411,7 @@ describe('tenant isolation over every operation of the OpenAPI document', () => 
           [fa, fb].map((f): Case => ({
             label: `${op.label} on ${f === fa ? 'A' : 'B'}`,
             method: op.method,
-            url: operationUrl(f, op),
+            url: urlOf(f, op),
             as: { session: fa.sessionToken },
             body: bodyFor(op),
             expect: isV1(op) ? [401, 'missing_api_key'] : [403, 'session_not_allowed'],
@@ -418,7 +422,7 @@ describe('tenant isolation over every operation of the OpenAPI document', () => 
           .map((op): Case => ({
             label: `${op.label} with a key`,
             method: op.method,
-            url: operationUrl(fa, op),
+            url: urlOf(fa, op),
             as: { key: a.key },
             body: bodyFor(op),
             expect: [403, 'session_required'],
@@ -448,7 +452,7 @@ describe('tenant isolation over every operation of the OpenAPI document', () => 
           ].map(([site, session]): Case => ({
             label: `${op.label} on ${site === fb ? 'B' : 'A'} with the session of ${session === fa ? 'A' : 'C'}`,
             method: op.method,
-            url: operationUrl(site, op),
+            url: urlOf(site, op),
             as: { session: session.sessionToken },
             body: bodyFor(op),
             expect: [401, 'invalid_session'],
@@ -466,7 +470,7 @@ describe('tenant isolation over every operation of the OpenAPI document', () => 
           .map((op) => ({
             label: op.label,
             method: op.method,
-            url: operationUrl(fc, op),
+            url: urlOf(fc, op),
             as: { key: restrictedKey },
             body: bodyFor(op),
             expect: [404, 'site_not_found'],
@@ -481,7 +485,7 @@ describe('tenant isolation over every operation of the OpenAPI document', () => 
         ...keyed.map((op): Case => ({
           label: op.label,
           method: op.method,
-          url: operationUrl(fb, op),
+          url: urlOf(fb, op),
           as: { key: a.key },
           body: bodyFor(op),
           expect: [404, 'site_not_found'],
@@ -492,7 +496,7 @@ describe('tenant isolation over every operation of the OpenAPI document', () => 
           .map((op): Case => ({
             label: `${op.label} organization X, project B`,
             method: op.method,
-            url: operationUrl(fb, op, { organization_id: String(a.accountId) }),
+            url: urlOf(fb, op, { organization_id: String(a.accountId) }),
             as: { key: a.key },
             body: bodyFor(op),
             expect: [404, 'site_not_found'],
@@ -529,7 +533,7 @@ describe('tenant isolation over every operation of the OpenAPI document', () => 
   async function lists(as: (op: Operation) => Caller, ops: Operation[]) {
     const found: Array<{ op: Operation; body: { data: Array<Record<string, unknown>> } }> = [];
     for (const op of ops) {
-      const res = await send({ method: 'get', url: operationUrl(fa, op), as: as(op) });
+      const res = await send({ method: 'get', url: urlOf(fa, op), as: as(op) });
       if (res.status === 200 && Array.isArray(res.body?.data)) found.push({ op, body: res.body });
     }
     return found;
@@ -572,7 +576,7 @@ describe('tenant isolation over every operation of the OpenAPI document', () => 
     expect(publicReads.length).toBeGreaterThanOrEqual(8);
     const failures: string[] = [];
     for (const op of publicReads) {
-      const anonymous = await send({ method: 'get', url: operationUrl(fa, op), as: {} });
+      const anonymous = await send({ method: 'get', url: urlOf(fa, op), as: {} });
       const text = JSON.stringify(withoutRequestId(anonymous.body));
       const leaked = foreignText(true).exec(text) ?? /"status":"draft"|"visibility":"private"/.exec(text);
       if (leaked) failures.push(`${op.label} anonymous shows ${leaked[0]}`);
@@ -581,7 +585,7 @@ describe('tenant isolation over every operation of the OpenAPI document', () => 
         ['a key of account Y', { key: b.key }],
         ['a session of site C', { session: fc.sessionToken }],
       ] as const) {
-        const res = await send({ method: 'get', url: operationUrl(fa, op), as });
+        const res = await send({ method: 'get', url: urlOf(fa, op), as });
         if (res.status !== anonymous.status || JSON.stringify(withoutRequestId(res.body)) !== text)
           failures.push(`${op.label} with ${who}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
       }

@@ -7251,7 +7251,7 @@ export interface components {
             /**
              * Format: email
              * @description Kept lower-cased
-             * @example ada@example.com
+             * @example no-mail@example.com
              */
             email: string;
             /** @example Asked by phone to receive nothing */
@@ -23473,7 +23473,7 @@ export interface operations {
                 /** @description Opaque cursor from pagination.nextCursor of the previous page */
                 cursor?: string;
                 reason?: "bounced" | "complained" | "manual";
-                /** @description One address (any case). Example: `ada@example.com` */
+                /** @description One address (any case). Example: `no-mail@example.com` */
                 email?: string;
             };
             header?: never;

@@ -246,6 +246,19 @@ export function paramValue(f: ResourceFixtures, op: Operation, name: string): st
 }
 
 /** The operation's URL; `raw` values are put in as they are (already encoded). */
+/**
+ * The operation's required query parameters with their documented examples (`?reason=…`), for the
+ * sweeps that send each operation as it is meant to be called and judge the answer to its path.
+ */
+export function requiredQuery(op: Operation): string {
+  const pairs = op.queryParams
+    .filter((q) => q.required)
+    .map(
+      (q) => `${encodeURIComponent(q.name)}=${encodeURIComponent(String(q.schema.example ?? q.schema.default ?? 'x'))}`,
+    );
+  return pairs.length === 0 ? '' : `?${pairs.join('&')}`;
+}
+
 export function operationUrl(f: ResourceFixtures, op: Operation, raw: Record<string, string> = {}): string {
   return op.path.replace(
     /\{([^}]+)\}/g,

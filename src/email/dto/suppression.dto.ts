@@ -15,7 +15,7 @@ export class SuppressionQueryDto extends CursorQueryDto {
   @IsIn(SUPPRESSION_REASONS)
   reason?: SuppressionReason;
 
-  @ApiPropertyOptional({ description: 'One address (any case)', example: 'ada@example.com', maxLength: 254 })
+  @ApiPropertyOptional({ description: 'One address (any case)', example: 'no-mail@example.com', maxLength: 254 })
   @IsOptional()
   @Transform(lowerCase)
   @IsString()
@@ -24,7 +24,7 @@ export class SuppressionQueryDto extends CursorQueryDto {
 }
 
 export class CreateSuppressionDto {
-  @ApiProperty({ example: 'ada@example.com', maxLength: 254, description: 'Kept lower-cased' })
+  @ApiProperty({ example: 'no-mail@example.com', maxLength: 254, description: 'Kept lower-cased' })
   @Transform(lowerCase)
   @IsMailAddress()
   email: string;
