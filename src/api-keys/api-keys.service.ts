@@ -3,7 +3,8 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, IsNull, Repository } from 'typeorm';
 import { SitesService } from '../account/sites.service';
 import { ApiKeyVerifier, KeyPrincipal } from '../common/auth/principal';
-import { ConflictProblem, NotFoundProblem } from '../common/errors/problems';
+import { ConflictProblem, ForbiddenProblem, NotFoundProblem } from '../common/errors/problems';
+import { ALL_PERMISSIONS, grants, normalizePermissions, notGranted, Permission } from '../common/auth/permissions';
 import { recordEvent } from '../common/outbox/record-event';
 import { API_KEY_EVENTS } from './api-keys.events';
 import { applyKeyset, CursorQueryDto, keysetPage, Page } from '../common/pagination/page';
@@ -74,6 +75,7 @@ export class ApiKeysService implements ApiKeyVerifier {
       keyId: id,
       accountId: row.account_id,
       siteIds: row.site_ids ? (Object.freeze(row.site_ids.map(Number)) as number[]) : null,
+      permissions: row.permissions ? Object.freeze([...row.permissions]) : null,
       accountDeletionScheduled: row.status === 'deletion_scheduled',
     });
     this.cache.set(hash, gen, principal, lastUsedAt, row.expires_at?.getTime() ?? null, now);
@@ -87,11 +89,28 @@ export class ApiKeysService implements ApiKeyVerifier {
       .catch((err: unknown) => this.logger.warn({ err, keyId: id }, 'Could not record last use'));
   }
 
+  /**
+   * A key never makes a key that may do more than itself (docs/foundation.md, "Permissions"):
+   * without `permissions` the new key would hold every one, so a limited key must name them.
+   * (Site restriction needs no such rule: only an unrestricted key may create keys.)
+   */
   create(key: KeyPrincipal, dto: CreateApiKeyDto): Promise<CreatedApiKey> {
+    const permissions = normalizePermissions(dto.permissions);
+    const beyond = notGranted(key.permissions, permissions);
+    if (beyond.length)
+      throw new ForbiddenProblem(
+        'insufficient_permission',
+        `A key cannot give more than it has: this key lacks ${beyond.map((p) => `\`${p}\``).join(', ')}`,
+      );
     return this.dataSource.transaction(async (em) => {
       const siteIds = dto.siteIds ?? null;
       if (siteIds) await this.sites.assertOwned(key.accountId, siteIds);
-      return this.createInAccount(em, key.accountId, { name: dto.name, siteIds, expiresAt: dto.expiresAt ?? null });
+      return this.createInAccount(em, key.accountId, {
+        name: dto.name,
+        siteIds,
+        permissions,
+        expiresAt: dto.expiresAt ?? null,
+      });
     });
   }
 
@@ -99,7 +118,13 @@ export class ApiKeysService implements ApiKeyVerifier {
   async createInAccount(
     em: EntityManager,
     accountId: number,
-    input: { name: string; siteIds: number[] | null; expiresAt: Date | null; plaintext?: string },
+    input: {
+      name: string;
+      siteIds: number[] | null;
+      permissions?: Permission[] | null;
+      expiresAt: Date | null;
+      plaintext?: string;
+    },
   ): Promise<CreatedApiKey> {
     const plaintext = input.plaintext ?? generateApiKey();
     const entity = await em.save(
@@ -109,6 +134,7 @@ export class ApiKeysService implements ApiKeyVerifier {
         keyHash: hashApiKey(plaintext),
         ...describeApiKey(plaintext),
         siteIds: input.siteIds,
+        permissions: input.permissions ?? null,
         expiresAt: input.expiresAt,
         lastUsedAt: null,
         revokedAt: null,
@@ -171,7 +197,7 @@ export class ApiKeysService implements ApiKeyVerifier {
         lock: { mode: 'pessimistic_write' },
       });
       if (!target) throw new NotFoundProblem('API key');
-      if (target.siteIds === null) {
+      if (target.siteIds === null && grants(target.permissions, ALL_PERMISSIONS)) {
         if ((await this.repository.otherUnrestrictedCount(em, accountId, id)) === 0)
           throw new ConflictProblem(
             'last_key',

@@ -55,6 +55,7 @@ export class BootstrapService implements OnApplicationBootstrap {
         keyId: key.id,
         accountId: account.id,
         siteIds: null,
+        permissions: null,
         accountDeletionScheduled: false,
       };
       return {

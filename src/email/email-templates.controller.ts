@@ -191,6 +191,8 @@ export class EmailTemplatesController {
   @Route({
     auth: 'key',
     summary: 'Preview a template (admin)',
+    // Renders and sends nothing: a read of the template.
+    permission: 'email:read',
     cost: 'render',
     description: "Renders it as a send would, with `data` or its type's sample data. Nothing is sent.",
     optionalBody: PreviewEmailTemplateDto,

@@ -90,6 +90,7 @@ describe('first start on an empty database (BOOTSTRAP_ENABLED=true)', () => {
           prefix: key.slice(0, 12),
           last4: key.slice(-4),
           siteIds: null,
+          permissions: null,
           createdAt: ISO,
           lastUsedAt: NULL_OR_ISO,
           expiresAt: null,

@@ -45,13 +45,13 @@ export interface paths {
         };
         /**
          * List content
-         * @description Newest first, keyset-paginated. Without a key only published items are listed.
+         * @description Newest first, keyset-paginated. Without a key only published items are listed. A key counts here with the `content:read` permission; without it, it reads as no key.
          */
         get: operations["listContent"];
         put?: never;
         /**
          * Create content
-         * @description The slug is generated from the title when absent. Writes revision 1.
+         * @description The slug is generated from the title when absent. Writes revision 1. A key needs the `content:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["createContent"];
         delete?: never;
@@ -69,21 +69,21 @@ export interface paths {
         };
         /**
          * Get content by id or slug
-         * @description All digits is an id. Without a key, drafts are not found.
+         * @description All digits is an id. Without a key, drafts are not found. A key counts here with the `content:read` permission; without it, it reads as no key.
          */
         get: operations["getContent"];
         put?: never;
         post?: never;
         /**
          * Delete content
-         * @description Also removes its revisions and its places in collections.
+         * @description Also removes its revisions and its places in collections. A key needs the `content:write` permission (without it: 403 `insufficient_permission`).
          */
         delete: operations["deleteContent"];
         options?: never;
         head?: never;
         /**
          * Update content
-         * @description Partial update; writes a revision. With If-Match, a stale ETag is a 412.
+         * @description Partial update; writes a revision. With If-Match, a stale ETag is a 412. A key needs the `content:write` permission (without it: 403 `insufficient_permission`).
          */
         patch: operations["updateContent"];
         trace?: never;
@@ -99,7 +99,7 @@ export interface paths {
         put?: never;
         /**
          * Publish content
-         * @description Now, or at a future publishAt (status scheduled until then).
+         * @description Now, or at a future publishAt (status scheduled until then). A key needs the `content:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["publishContent"];
         delete?: never;
@@ -119,7 +119,7 @@ export interface paths {
         put?: never;
         /**
          * Unpublish content
-         * @description Back to draft; cancels a schedule.
+         * @description Back to draft; cancels a schedule. A key needs the `content:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["unpublishContent"];
         delete?: never;
@@ -137,7 +137,7 @@ export interface paths {
         };
         /**
          * List revisions
-         * @description Newest first, without the snapshots.
+         * @description Newest first, without the snapshots. A key needs the `content:read` permission (without it: 403 `insufficient_permission`).
          */
         get: operations["listContentRevisions"];
         put?: never;
@@ -157,7 +157,7 @@ export interface paths {
         };
         /**
          * Get a revision
-         * @description With the full snapshot of the item after that change.
+         * @description With the full snapshot of the item after that change. A key needs the `content:read` permission (without it: 403 `insufficient_permission`).
          */
         get: operations["getContentRevision"];
         put?: never;
@@ -179,7 +179,7 @@ export interface paths {
         put?: never;
         /**
          * Restore a revision
-         * @description Brings back its fields (not the status) as a new revision.
+         * @description Brings back its fields (not the status) as a new revision. A key needs the `content:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["restoreContentRevision"];
         delete?: never;
@@ -197,13 +197,13 @@ export interface paths {
         };
         /**
          * List product categories
-         * @description By position, then id; keyset-paginated. Anyone may read.
+         * @description By position, then id; keyset-paginated. Anyone may read. A key counts here with the `catalog:read` permission; without it, it reads as no key.
          */
         get: operations["listCategories"];
         put?: never;
         /**
          * Create a product category
-         * @description The slug is made from the name when absent.
+         * @description The slug is made from the name when absent. A key needs the `catalog:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["createCategory"];
         delete?: never;
@@ -219,18 +219,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a product category */
+        /**
+         * Get a product category
+         * @description A key counts here with the `catalog:read` permission; without it, it reads as no key.
+         */
         get: operations["getCategory"];
         put?: never;
         post?: never;
         /**
          * Delete a product category
-         * @description Its products stay, without a category.
+         * @description Its products stay, without a category. A key needs the `catalog:write` permission (without it: 403 `insufficient_permission`).
          */
         delete: operations["deleteCategory"];
         options?: never;
         head?: never;
-        /** Update a product category */
+        /**
+         * Update a product category
+         * @description A key needs the `catalog:write` permission (without it: 403 `insufficient_permission`).
+         */
         patch: operations["updateCategory"];
         trace?: never;
     };
@@ -243,13 +249,13 @@ export interface paths {
         };
         /**
          * List products
-         * @description By position, then id; keyset-paginated. Filters: category, price range, currency, in stock, recurring, words (`q`). Without a key only published products are listed.
+         * @description By position, then id; keyset-paginated. Filters: category, price range, currency, in stock, recurring, words (`q`). Without a key only published products are listed. A key counts here with the `catalog:read` permission; without it, it reads as no key.
          */
         get: operations["listProducts"];
         put?: never;
         /**
          * Create a product
-         * @description The slug is made from the name when absent.
+         * @description The slug is made from the name when absent. A key needs the `catalog:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["createProduct"];
         delete?: never;
@@ -267,21 +273,21 @@ export interface paths {
         };
         /**
          * Get a product by id or slug
-         * @description With its variants. All digits is an id, anything else a slug. Drafts need a key.
+         * @description With its variants. All digits is an id, anything else a slug. Drafts need a key. A key counts here with the `catalog:read` permission; without it, it reads as no key.
          */
         get: operations["getProduct"];
         put?: never;
         post?: never;
         /**
          * Delete a product
-         * @description With its variants. Orders keep their copy of what was sold.
+         * @description With its variants. Orders keep their copy of what was sold. A key needs the `catalog:write` permission (without it: 403 `insufficient_permission`).
          */
         delete: operations["deleteProduct"];
         options?: never;
         head?: never;
         /**
          * Update a product
-         * @description Partial update. With If-Match, a stale ETag is a 412.
+         * @description Partial update. With If-Match, a stale ETag is a 412. A key needs the `catalog:write` permission (without it: 403 `insufficient_permission`).
          */
         patch: operations["updateProduct"];
         trace?: never;
@@ -297,7 +303,7 @@ export interface paths {
         put?: never;
         /**
          * Add a variant to a product (admin)
-         * @description A combination of the product's options with its own price, stock and SKU; a combination is unique per product (409). Answers the product with its variants.
+         * @description A combination of the product's options with its own price, stock and SKU; a combination is unique per product (409). Answers the product with its variants. A key needs the `catalog:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["createVariantProduct"];
         delete?: never;
@@ -316,11 +322,17 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete a variant of a product (admin) */
+        /**
+         * Delete a variant of a product (admin)
+         * @description A key needs the `catalog:write` permission (without it: 403 `insufficient_permission`).
+         */
         delete: operations["removeVariantProduct"];
         options?: never;
         head?: never;
-        /** Update a variant of a product (admin) */
+        /**
+         * Update a variant of a product (admin)
+         * @description A key needs the `catalog:write` permission (without it: 403 `insufficient_permission`).
+         */
         patch: operations["updateVariantProduct"];
         trace?: never;
     };
@@ -335,7 +347,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a media file (v1)
-         * @description multipart/form-data with a `file` part. Answers 200 with an empty body; `Location` is the public URL of the file.
+         * @description multipart/form-data with a `file` part. Answers 200 with an empty body; `Location` is the public URL of the file. A key needs the `media:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["uploadV1Media"];
         delete?: never;
@@ -353,7 +365,7 @@ export interface paths {
         };
         /**
          * List media (v1)
-         * @description Newest first, originals and thumbnails; `limit` 1..100, `offset` from 0.
+         * @description Newest first, originals and thumbnails; `limit` 1..100, `offset` from 0. A key needs the `media:read` permission (without it: 403 `insufficient_permission`).
          */
         get: operations["listV1Media"];
         put?: never;
@@ -375,12 +387,12 @@ export interface paths {
         put?: never;
         /**
          * Upload project media (v1)
-         * @description multipart/form-data with one or several `file` parts. Keys are generated; they appear in v2 media responses (`key`) and in each file's URL.
+         * @description multipart/form-data with one or several `file` parts. Keys are generated; they appear in v2 media responses (`key`) and in each file's URL. A key needs the `media:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["uploadV1ProjectMedia"];
         /**
          * Delete project media (v1)
-         * @description Deletes the project's media stored under these keys (with thumbnails); unknown keys are ignored.
+         * @description Deletes the project's media stored under these keys (with thumbnails); unknown keys are ignored. A key needs the `media:write` permission (without it: 403 `insufficient_permission`).
          */
         delete: operations["deleteV1ProjectMedia"];
         options?: never;
@@ -399,7 +411,7 @@ export interface paths {
         put?: never;
         /**
          * Create a page (v1)
-         * @description Current (title, content, page_type) or older (post_title, post_content, post_type) field names.
+         * @description Current (title, content, page_type) or older (post_title, post_content, post_type) field names. A key needs the `content:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["createV1Page"];
         delete?: never;
@@ -417,16 +429,19 @@ export interface paths {
         };
         /**
          * Get a page by id or slug, or all pages (v1)
-         * @description Digits: an id. `all`: every page of the site (an array). Otherwise a slug.
+         * @description Digits: an id. `all`: every page of the site (an array). Otherwise a slug. A key needs the `content:read` permission (without it: 403 `insufficient_permission`).
          */
         get: operations["getV1Page"];
         /**
          * Edit a page (v1)
-         * @description Fields of the create body, all optional, no slug. `replace_attachments: false` adds to the attachments.
+         * @description Fields of the create body, all optional, no slug. `replace_attachments: false` adds to the attachments. A key needs the `content:write` permission (without it: 403 `insufficient_permission`).
          */
         put: operations["updateV1Page"];
         post?: never;
-        /** Delete a page (v1) */
+        /**
+         * Delete a page (v1)
+         * @description A key needs the `content:write` permission (without it: 403 `insufficient_permission`).
+         */
         delete: operations["deleteV1Page"];
         options?: never;
         head?: never;
@@ -442,7 +457,7 @@ export interface paths {
         };
         /**
          * List pages (v1)
-         * @description Newest first; `limit` 1..100, `offset` from 0.
+         * @description Newest first; `limit` 1..100, `offset` from 0. A key needs the `content:read` permission (without it: 403 `insufficient_permission`).
          */
         get: operations["listV1Pages"];
         put?: never;
@@ -463,7 +478,7 @@ export interface paths {
         get?: never;
         /**
          * Update a product (v1)
-         * @description Every field optional. `price` (major units) and `unit_amount` (minor units) are the same amount: send either, or both when they agree. `replace_attachments: false` (or absent) adds `attachment_ids`.
+         * @description Every field optional. `price` (major units) and `unit_amount` (minor units) are the same amount: send either, or both when they agree. `replace_attachments: false` (or absent) adds `attachment_ids`. A key needs the `catalog:write` permission (without it: 403 `insufficient_permission`).
          */
         put: operations["updateV1Product"];
         post?: never;
@@ -483,7 +498,7 @@ export interface paths {
         get?: never;
         /**
          * Add a variant to a product (v1)
-         * @description `variant` names option values (`option1_value`) and may name the options (`option1`); the other fields update the product as the update does. Answers the product with its variants.
+         * @description `variant` names option values (`option1_value`) and may name the options (`option1`); the other fields update the product as the update does. Answers the product with its variants. A key needs the `catalog:write` permission (without it: 403 `insufficient_permission`).
          */
         put: operations["addVariantV1Product"];
         post?: never;
@@ -502,7 +517,7 @@ export interface paths {
         };
         /**
          * Get a product category with its products (v1)
-         * @description Its products nest with their variants and media.
+         * @description Its products nest with their variants and media. A key needs the `catalog:read` permission (without it: 403 `insufficient_permission`).
          */
         get: operations["categoryV1Product"];
         put?: never;
@@ -522,11 +537,14 @@ export interface paths {
         };
         /**
          * List newsletter lists
-         * @description Newest first, keyset-paginated, with the members of each by status.
+         * @description Newest first, keyset-paginated, with the members of each by status. A key needs the `newsletter:read` permission (without it: 403 `insufficient_permission`).
          */
         get: operations["listNewsletterLists"];
         put?: never;
-        /** Create a newsletter list */
+        /**
+         * Create a newsletter list
+         * @description A key needs the `newsletter:write` permission (without it: 403 `insufficient_permission`).
+         */
         post: operations["createNewsletterList"];
         delete?: never;
         options?: never;
@@ -541,20 +559,23 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a newsletter list */
+        /**
+         * Get a newsletter list
+         * @description A key needs the `newsletter:read` permission (without it: 403 `insufficient_permission`).
+         */
         get: operations["getNewsletterList"];
         put?: never;
         post?: never;
         /**
          * Delete a newsletter list
-         * @description Its memberships go with it; the subscribers stay.
+         * @description Its memberships go with it; the subscribers stay. A key needs the `newsletter:write` permission (without it: 403 `insufficient_permission`).
          */
         delete: operations["deleteNewsletterList"];
         options?: never;
         head?: never;
         /**
          * Update a newsletter list
-         * @description Fields left out stay as they are; `doubleOptIn` applies to members who join from now on.
+         * @description Fields left out stay as they are; `doubleOptIn` applies to members who join from now on. A key needs the `newsletter:write` permission (without it: 403 `insufficient_permission`).
          */
         patch: operations["updateNewsletterList"];
         trace?: never;
@@ -568,7 +589,7 @@ export interface paths {
         };
         /**
          * List subscriptions
-         * @description Newest first, keyset-paginated; filters combine. Each subscription shows its lists.
+         * @description Newest first, keyset-paginated; filters combine. Each subscription shows its lists. A key needs the `newsletter:read` permission (without it: 403 `insufficient_permission`).
          */
         get: operations["listSubscriptions"];
         put?: never;
@@ -586,7 +607,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a subscription by email */
+        /**
+         * Get a subscription by email
+         * @description A key needs the `newsletter:read` permission (without it: 403 `insufficient_permission`).
+         */
         get: operations["getSubscriptionByEmail"];
         put?: never;
         post?: never;
@@ -603,13 +627,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a subscription */
+        /**
+         * Get a subscription
+         * @description A key needs the `newsletter:read` permission (without it: 403 `insufficient_permission`).
+         */
         get: operations["getSubscription"];
         put?: never;
         post?: never;
         /**
          * Delete a subscription
-         * @description Erases the subscriber: the row, its memberships and consent evidence. With the site setting `newsletter.suppressOnDelete`, a hash of the address is kept so import, sync and bulk never add it again.
+         * @description Erases the subscriber: the row, its memberships and consent evidence. With the site setting `newsletter.suppressOnDelete`, a hash of the address is kept so import, sync and bulk never add it again. A key needs the `newsletter:write` permission (without it: 403 `insufficient_permission`).
          */
         delete: operations["deleteSubscription"];
         options?: never;
@@ -628,7 +655,7 @@ export interface paths {
         put?: never;
         /**
          * Change list membership
-         * @description Joins (`add`) and leaves (`remove`) lists. With `consent` the joins are `active`; without, `pending` and a confirmation is mailed. Joining a list the subscriber left, or any list for an address that complained or is suppressed, is a 409: only the person subscribes again.
+         * @description Joins (`add`) and leaves (`remove`) lists. With `consent` the joins are `active`; without, `pending` and a confirmation is mailed. Joining a list the subscriber left, or any list for an address that complained or is suppressed, is a 409: only the person subscribes again. A key needs the `newsletter:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["changeSubscriptionListMembership"];
         delete?: never;
@@ -648,7 +675,7 @@ export interface paths {
         put?: never;
         /**
          * Change a subscription status
-         * @description Moves memberships to `unsubscribed` (some lists or all) and/or sets the deliverability, with a reason. Other moves are a 409 with nothing changed: an operator never subscribes anyone back, and a complaint only moves to `suppressed`.
+         * @description Moves memberships to `unsubscribed` (some lists or all) and/or sets the deliverability, with a reason. Other moves are a 409 with nothing changed: an operator never subscribes anyone back, and a complaint only moves to `suppressed`. A key needs the `newsletter:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["changeSubscriptionStatus"];
         delete?: never;
@@ -668,7 +695,7 @@ export interface paths {
         put?: never;
         /**
          * Bulk action
-         * @description Unsubscribes, deletes, sets the deliverability of, adds to or removes from lists the subscriptions named by `ids` or matched by `filter` (the list route’s filters), one transaction per batch of 1,000, and answers counts. Never subscribes back an address that left a list, complained or is suppressed; records no per-subscription event.
+         * @description Unsubscribes, deletes, sets the deliverability of, adds to or removes from lists the subscriptions named by `ids` or matched by `filter` (the list route’s filters), one transaction per batch of 1,000, and answers counts. Never subscribes back an address that left a list, complained or is suppressed; records no per-subscription event. A key needs the `newsletter:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["bulkSubscriptions"];
         delete?: never;
@@ -688,7 +715,7 @@ export interface paths {
         put?: never;
         /**
          * Import
-         * @description Upserts subscribers from a CSV (streamed; a header row, UTF-8 with or without BOM; `columns` maps headers) or a JSON array, by address. Mode `subscribe` joins `listIds` (`active` with `consent`, else `pending`, no mail); mode `blocklist` suppresses the addresses. Never subscribes back an address that left a list, complained or is suppressed. Up to NEWSLETTER_IMPORT_SYNC_ROWS rows answer at once (200) with the counts and the invalid rows by row number; larger imports answer 202 with the import, to follow at `GET …/newsletter/imports/{id}`. `Idempotency-Key` replays the first answer (the key names the upload).
+         * @description Upserts subscribers from a CSV (streamed; a header row, UTF-8 with or without BOM; `columns` maps headers) or a JSON array, by address. Mode `subscribe` joins `listIds` (`active` with `consent`, else `pending`, no mail); mode `blocklist` suppresses the addresses. Never subscribes back an address that left a list, complained or is suppressed. Up to NEWSLETTER_IMPORT_SYNC_ROWS rows answer at once (200) with the counts and the invalid rows by row number; larger imports answer 202 with the import, to follow at `GET …/newsletter/imports/{id}`. `Idempotency-Key` replays the first answer (the key names the upload). A key needs the `newsletter:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["importSubscriptions"];
         delete?: never;
@@ -708,7 +735,7 @@ export interface paths {
         put?: never;
         /**
          * Sync a list
-         * @description Makes the list’s members exactly `emails` (and, with `fromUsers`, the site users whose `metadata.newsletter` is true): the missing join (`active` with `consent`, else `pending`, no mail), the others are unsubscribed from this list. Addresses that left the list, complained or are suppressed are skipped. Running it again with the same set changes nothing.
+         * @description Makes the list’s members exactly `emails` (and, with `fromUsers`, the site users whose `metadata.newsletter` is true): the missing join (`active` with `consent`, else `pending`, no mail), the others are unsubscribed from this list. Addresses that left the list, complained or are suppressed are skipped. Running it again with the same set changes nothing. A key needs the `newsletter:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["syncSubscriptions"];
         delete?: never;
@@ -726,7 +753,7 @@ export interface paths {
         };
         /**
          * Get an import (admin)
-         * @description Progress of a queued import: rows read and done, created, updated, skipped, and the bad-row report.
+         * @description Progress of a queued import: rows read and done, created, updated, skipped, and the bad-row report. A key needs the `newsletter:read` permission (without it: 403 `insufficient_permission`).
          */
         get: operations["getNewsletterImport"];
         put?: never;
@@ -788,7 +815,7 @@ export interface paths {
         put?: never;
         /**
          * Unsubscribe
-         * @description Leaves one list (`listId`) or every list, by the token of a mail link (in the body, or in the URL of a `List-Unsubscribe` header). Takes JSON or a form: RFC 8058 one-click posts (`List-Unsubscribe=One-Click`, form-encoded, token in the URL) leave every list, and the hosted preferences page posts its forms here (a browser is sent back to that page, 303). With the site's key (its own "manage my subscription" page), `email` alone names the address, no token needed; without a key the token is required. Idempotent: leaving again, or by the link of an address since deleted (or, with a key, an address the site does not have), answers 200. Try it out with the examples answers 400: the token is the one a mail carries; no example can know it.
+         * @description Leaves one list (`listId`) or every list, by the token of a mail link (in the body, or in the URL of a `List-Unsubscribe` header). Takes JSON or a form: RFC 8058 one-click posts (`List-Unsubscribe=One-Click`, form-encoded, token in the URL) leave every list, and the hosted preferences page posts its forms here (a browser is sent back to that page, 303). With the site's key (its own "manage my subscription" page), `email` alone names the address, no token needed; without a key the token is required. Idempotent: leaving again, or by the link of an address since deleted (or, with a key, an address the site does not have), answers 200. Try it out with the examples answers 400: the token is the one a mail carries; no example can know it. A key counts here with the `newsletter:write` permission; without it, it reads as no key.
          */
         post: operations["unsubscribePublicNewsletter"];
         delete?: never;
@@ -826,13 +853,13 @@ export interface paths {
         };
         /**
          * List newsletter series
-         * @description Newest first, keyset-paginated, each with its steps and its enrollments by status.
+         * @description Newest first, keyset-paginated, each with its steps and its enrollments by status. A key needs the `newsletter:read` permission (without it: 403 `insufficient_permission`).
          */
         get: operations["listNewsletterSeries"];
         put?: never;
         /**
          * Create a newsletter series
-         * @description A drip sequence: people who become active on one of its lists from now on are enrolled once and receive its steps in order, each `delaySeconds` after the previous one.
+         * @description A drip sequence: people who become active on one of its lists from now on are enrolled once and receive its steps in order, each `delaySeconds` after the previous one. A key needs the `newsletter:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["createNewsletterSeries"];
         delete?: never;
@@ -848,20 +875,23 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a newsletter series */
+        /**
+         * Get a newsletter series
+         * @description A key needs the `newsletter:read` permission (without it: 403 `insufficient_permission`).
+         */
         get: operations["getNewsletterSeries"];
         put?: never;
         post?: never;
         /**
          * Delete a newsletter series
-         * @description Its steps and enrollments go with it: nobody receives its steps any more.
+         * @description Its steps and enrollments go with it: nobody receives its steps any more. A key needs the `newsletter:write` permission (without it: 403 `insufficient_permission`).
          */
         delete: operations["deleteNewsletterSeries"];
         options?: never;
         head?: never;
         /**
          * Update a newsletter series
-         * @description Fields left out stay as they are. `status` pauses (`active → paused`: steps are held) or resumes (`paused → active`: held steps that fell due go out at once); any other move is a 409. `steps` replaces the steps; people already in the series get only the steps they have not received. With If-Match, a stale ETag is a 412.
+         * @description Fields left out stay as they are. `status` pauses (`active → paused`: steps are held) or resumes (`paused → active`: held steps that fell due go out at once); any other move is a 409. `steps` replaces the steps; people already in the series get only the steps they have not received. With If-Match, a stale ETag is a 412. A key needs the `newsletter:write` permission (without it: 403 `insufficient_permission`).
          */
         patch: operations["updateNewsletterSeries"];
         trace?: never;
@@ -875,13 +905,13 @@ export interface paths {
         };
         /**
          * List campaigns
-         * @description Newest first, keyset-paginated; filter by status.
+         * @description Newest first, keyset-paginated; filter by status. A key needs the `newsletter:read` permission (without it: 403 `insufficient_permission`).
          */
         get: operations["listNewsletterCampaigns"];
         put?: never;
         /**
          * Create a campaign
-         * @description A draft. Its subject, preview text and content are Liquid, checked here (a syntax error is a 400).
+         * @description A draft. Its subject, preview text and content are Liquid, checked here (a syntax error is a 400). A key needs the `newsletter:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["createNewsletterCampaign"];
         delete?: never;
@@ -897,20 +927,23 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a campaign by id or slug */
+        /**
+         * Get a campaign by id or slug
+         * @description A key needs the `newsletter:read` permission (without it: 403 `insufficient_permission`).
+         */
         get: operations["getNewsletterCampaign"];
         put?: never;
         post?: never;
         /**
          * Delete a campaign
-         * @description With its recipients, tracking data and counters. A send in progress: pause it first (409).
+         * @description With its recipients, tracking data and counters. A send in progress: pause it first (409). A key needs the `newsletter:write` permission (without it: 403 `insufficient_permission`).
          */
         delete: operations["deleteNewsletterCampaign"];
         options?: never;
         head?: never;
         /**
          * Update a campaign
-         * @description Fields left out stay as they are; content changes only while `draft`, `scheduled` or `paused` (409). `status` moves it (API.md §5): `scheduled` with `scheduledAt` (absent or past: now) starts the send at that time, `draft` takes a scheduled one back, `paused` holds a send, `sending` resumes it, `canceled` ends a draft, scheduled or paused one; other moves are a 409 and nothing changes. With If-Match, a stale ETag is a 412.
+         * @description Fields left out stay as they are; content changes only while `draft`, `scheduled` or `paused` (409). `status` moves it (API.md §5): `scheduled` with `scheduledAt` (absent or past: now) starts the send at that time, `draft` takes a scheduled one back, `paused` holds a send, `sending` resumes it, `canceled` ends a draft, scheduled or paused one; other moves are a 409 and nothing changes. With If-Match, a stale ETag is a 412. A key needs the `newsletter:write` permission (without it: 403 `insufficient_permission`).
          */
         patch: operations["updateNewsletterCampaign"];
         trace?: never;
@@ -926,7 +959,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test copy of a campaign (admin)
-         * @description Renders the campaign as a subscriber without name or attributes would get it, with `[Test]` before the subject, and mails it to 1 to 5 addresses now. Its links are not tracked and it carries no List-Unsubscribe; nothing is counted. Works in any status.
+         * @description Renders the campaign as a subscriber without name or attributes would get it, with `[Test]` before the subject, and mails it to 1 to 5 addresses now. Its links are not tracked and it carries no List-Unsubscribe; nothing is counted. Works in any status. A key needs the `newsletter:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["testSendNewsletterCampaign"];
         delete?: never;
@@ -992,7 +1025,7 @@ export interface paths {
         };
         /**
          * Get newsletter statistics
-         * @description Subscribers by status, growth per UTC day (joined, unsubscribed), and per campaign: sent, delivered, failed, bounces, unique and total opens and clicks (people and machines apart), unsubscribes, rates (machines left out unless `includeMachines`) and top links. Read from counters kept on write.
+         * @description Subscribers by status, growth per UTC day (joined, unsubscribed), and per campaign: sent, delivered, failed, bounces, unique and total opens and clicks (people and machines apart), unsubscribes, rates (machines left out unless `includeMachines`) and top links. Read from counters kept on write. A key needs the `newsletter:read` permission (without it: 403 `insufficient_permission`).
          */
         get: operations["getNewsletterStatistics"];
         put?: never;
@@ -1336,7 +1369,7 @@ export interface paths {
         };
         /**
          * List site users
-         * @description Newest first, keyset-paginated; filters: status, part of the address, created range.
+         * @description Newest first, keyset-paginated; filters: status, part of the address, created range. A key needs the `users:read` permission (without it: 403 `insufficient_permission`).
          */
         get: operations["listUsers"];
         put?: never;
@@ -1354,7 +1387,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a site user */
+        /**
+         * Get a site user
+         * @description A key needs the `users:read` permission (without it: 403 `insufficient_permission`).
+         */
         get: operations["getUser"];
         put?: never;
         post?: never;
@@ -1363,7 +1399,7 @@ export interface paths {
         head?: never;
         /**
          * Update a site user
-         * @description Name, metadata, a corrected address, or the status: disabling ends every session of the user at once.
+         * @description Name, metadata, a corrected address, or the status: disabling ends every session of the user at once. A key needs the `users:write` permission (without it: 403 `insufficient_permission`).
          */
         patch: operations["updateUser"];
         trace?: never;
@@ -1375,7 +1411,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a site user’s profile */
+        /**
+         * Get a site user’s profile
+         * @description A key needs the `users:read` permission (without it: 403 `insufficient_permission`).
+         */
         get: operations["getUserProfile"];
         put?: never;
         post?: never;
@@ -1392,7 +1431,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a site user’s credit balance */
+        /**
+         * Get a site user’s credit balance
+         * @description A key needs the `users:read` permission (without it: 403 `insufficient_permission`).
+         */
         get: operations["getUserCreditBalance"];
         put?: never;
         post?: never;
@@ -1413,7 +1455,7 @@ export interface paths {
         put?: never;
         /**
          * Grant credits to a site user
-         * @description Adds a ledger line; with `expiresAt`, what is left of the grant stops counting then. Idempotency-Key replays.
+         * @description Adds a ledger line; with `expiresAt`, what is left of the grant stops counting then. Idempotency-Key replays. A key needs the `users:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["grantUserCredits"];
         delete?: never;
@@ -1433,7 +1475,7 @@ export interface paths {
         put?: never;
         /**
          * Spend credits of a site user (admin)
-         * @description Takes from the soonest-expiring grants first; a short balance is a 409 and takes nothing. Idempotency-Key replays.
+         * @description Takes from the soonest-expiring grants first; a short balance is a 409 and takes nothing. Idempotency-Key replays. A key needs the `users:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["spendUserCredits"];
         delete?: never;
@@ -1451,7 +1493,7 @@ export interface paths {
         };
         /**
          * List a site user’s credit ledger (admin)
-         * @description Newest first, keyset-paginated.
+         * @description Newest first, keyset-paginated. A key needs the `users:read` permission (without it: 403 `insufficient_permission`).
          */
         get: operations["listUserCredits"];
         put?: never;
@@ -1471,7 +1513,7 @@ export interface paths {
         };
         /**
          * List a site user’s subscriptions
-         * @description Newest first, keyset-paginated; filter by status.
+         * @description Newest first, keyset-paginated; filter by status. A key needs the `users:read` permission (without it: 403 `insufficient_permission`).
          */
         get: operations["listUserSubscriptions"];
         put?: never;
@@ -1493,7 +1535,7 @@ export interface paths {
         put?: never;
         /**
          * Pause a site user’s subscription
-         * @description `trialing | active → paused`, until `resumesAt` (then a job resumes it) or a resume. A move the subscription’s status does not allow is a 409 `transition_forbidden` (docs/users.md has the table).
+         * @description `trialing | active → paused`, until `resumesAt` (then a job resumes it) or a resume. A move the subscription’s status does not allow is a 409 `transition_forbidden` (docs/users.md has the table). A key needs the `users:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["pauseUserSubscription"];
         delete?: never;
@@ -1513,7 +1555,7 @@ export interface paths {
         put?: never;
         /**
          * Resume a site user’s subscription
-         * @description `paused → active`; a period that ended while paused starts again now, with its renewal charge (`past_due` while unpaid). A move the subscription’s status does not allow is a 409 `transition_forbidden` (docs/users.md has the table).
+         * @description `paused → active`; a period that ended while paused starts again now, with its renewal charge (`past_due` while unpaid). A move the subscription’s status does not allow is a 409 `transition_forbidden` (docs/users.md has the table). A key needs the `users:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["resumeUserSubscription"];
         delete?: never;
@@ -1533,7 +1575,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a site user’s subscription
-         * @description Now, or with `atPeriodEnd` when the current period ends. A move the subscription’s status does not allow is a 409 `transition_forbidden` (docs/users.md has the table).
+         * @description Now, or with `atPeriodEnd` when the current period ends. A move the subscription’s status does not allow is a 409 `transition_forbidden` (docs/users.md has the table). A key needs the `users:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["cancelUserSubscription"];
         delete?: never;
@@ -1553,7 +1595,7 @@ export interface paths {
         put?: never;
         /**
          * Change the plan of a site user’s subscription
-         * @description Another recurring product, variant or quantity in the same currency. Prorated unless `prorate: false`: the unused old plan is credited to the balance and the new plan charged at once for the rest of the period. A new billing interval starts a new period now, always charged in full. Unpaid, the subscription is `past_due`. A move the subscription’s status does not allow is a 409 `transition_forbidden` (docs/users.md has the table).
+         * @description Another recurring product, variant or quantity in the same currency. Prorated unless `prorate: false`: the unused old plan is credited to the balance and the new plan charged at once for the rest of the period. A new billing interval starts a new period now, always charged in full. Unpaid, the subscription is `past_due`. A move the subscription’s status does not allow is a 409 `transition_forbidden` (docs/users.md has the table). A key needs the `users:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["changeUserSubscriptionPlan"];
         delete?: never;
@@ -1573,7 +1615,7 @@ export interface paths {
         put?: never;
         /**
          * Charge a site user’s subscription
-         * @description Records a charge: paid from credits with `payWithCredits` when the balance allows, otherwise `pending` for the payment processor. `Idempotency-Key` replays. A move the subscription’s status does not allow is a 409 `transition_forbidden` (docs/users.md has the table).
+         * @description Records a charge: paid from credits with `payWithCredits` when the balance allows, otherwise `pending` for the payment processor. `Idempotency-Key` replays. A move the subscription’s status does not allow is a 409 `transition_forbidden` (docs/users.md has the table). A key needs the `users:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["createUserSubscriptionCharge"];
         delete?: never;
@@ -1593,7 +1635,7 @@ export interface paths {
         put?: never;
         /**
          * Pay a pending charge of a site user’s subscription (admin)
-         * @description Settles a `pending` ledger line: `paidOutOfBand` (paid outside Sitebase), `payWithCredits` (409 `insufficient_credits` when short, nothing taken), or neither: the processor is asked again (the manual one leaves it pending). A paid line or a credit is a 409 `transition_forbidden`. The last unpaid period charge of a `past_due` subscription makes it `active`. `Idempotency-Key` replays.
+         * @description Settles a `pending` ledger line: `paidOutOfBand` (paid outside Sitebase), `payWithCredits` (409 `insufficient_credits` when short, nothing taken), or neither: the processor is asked again (the manual one leaves it pending). A paid line or a credit is a 409 `transition_forbidden`. The last unpaid period charge of a `past_due` subscription makes it `active`. `Idempotency-Key` replays. A key needs the `users:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["payUserSubscriptionCharge"];
         delete?: never;
@@ -1611,13 +1653,13 @@ export interface paths {
         };
         /**
          * List categories
-         * @description Oldest first.
+         * @description Oldest first. A key needs the `media:read` permission (without it: 403 `insufficient_permission`).
          */
         get: operations["listMediaCategories"];
         put?: never;
         /**
          * Create category
-         * @description The slug defaults to one made from the name; it is unique in the site.
+         * @description The slug defaults to one made from the name; it is unique in the site. A key needs the `media:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["createMediaCategory"];
         delete?: never;
@@ -1633,18 +1675,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get category */
+        /**
+         * Get category
+         * @description A key needs the `media:read` permission (without it: 403 `insufficient_permission`).
+         */
         get: operations["getMediaCategory"];
         put?: never;
         post?: never;
         /**
          * Delete category
-         * @description Media items keep existing; they lose this category.
+         * @description Media items keep existing; they lose this category. A key needs the `media:write` permission (without it: 403 `insufficient_permission`).
          */
         delete: operations["deleteMediaCategory"];
         options?: never;
         head?: never;
-        /** Update category */
+        /**
+         * Update category
+         * @description A key needs the `media:write` permission (without it: 403 `insufficient_permission`).
+         */
         patch: operations["updateMediaCategory"];
         trace?: never;
     };
@@ -1657,13 +1705,13 @@ export interface paths {
         };
         /**
          * List tags
-         * @description Oldest first.
+         * @description Oldest first. A key needs the `media:read` permission (without it: 403 `insufficient_permission`).
          */
         get: operations["listMediaTags"];
         put?: never;
         /**
          * Create tag
-         * @description The slug defaults to one made from the name; it is unique in the site.
+         * @description The slug defaults to one made from the name; it is unique in the site. A key needs the `media:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["createMediaTag"];
         delete?: never;
@@ -1679,18 +1727,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get tag */
+        /**
+         * Get tag
+         * @description A key needs the `media:read` permission (without it: 403 `insufficient_permission`).
+         */
         get: operations["getMediaTag"];
         put?: never;
         post?: never;
         /**
          * Delete tag
-         * @description Media items keep existing; they lose this tag.
+         * @description Media items keep existing; they lose this tag. A key needs the `media:write` permission (without it: 403 `insufficient_permission`).
          */
         delete: operations["deleteMediaTag"];
         options?: never;
         head?: never;
-        /** Update tag */
+        /**
+         * Update tag
+         * @description A key needs the `media:write` permission (without it: 403 `insufficient_permission`).
+         */
         patch: operations["updateMediaTag"];
         trace?: never;
     };
@@ -1703,13 +1757,13 @@ export interface paths {
         };
         /**
          * List media
-         * @description Newest first; originals and thumbnails unless `original` says which.
+         * @description Newest first; originals and thumbnails unless `original` says which. A key needs the `media:read` permission (without it: 403 `insufficient_permission`).
          */
         get: operations["listMedia"];
         put?: never;
         /**
          * Upload a media file
-         * @description multipart/form-data with a `file` part. The type is detected from the bytes; images get thumbnails.
+         * @description multipart/form-data with a `file` part. The type is detected from the bytes; images get thumbnails. A key needs the `media:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["uploadMedia"];
         delete?: never;
@@ -1725,20 +1779,23 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get media */
+        /**
+         * Get media
+         * @description A key needs the `media:read` permission (without it: 403 `insufficient_permission`).
+         */
         get: operations["getMedia"];
         put?: never;
         post?: never;
         /**
          * Delete media
-         * @description Removes the item, its thumbnails and their files.
+         * @description Removes the item, its thumbnails and their files. A key needs the `media:write` permission (without it: 403 `insufficient_permission`).
          */
         delete: operations["deleteMedia"];
         options?: never;
         head?: never;
         /**
          * Update media
-         * @description Text fields; `categoryIds` and `tagIds` replace the assignments.
+         * @description Text fields; `categoryIds` and `tagIds` replace the assignments. A key needs the `media:write` permission (without it: 403 `insufficient_permission`).
          */
         patch: operations["updateMedia"];
         trace?: never;
@@ -1752,13 +1809,13 @@ export interface paths {
         };
         /**
          * List collections
-         * @description Newest first, keyset-paginated.
+         * @description Newest first, keyset-paginated. A key counts here with the `collections:read` permission; without it, it reads as no key.
          */
         get: operations["listCollections"];
         put?: never;
         /**
          * Create a collection
-         * @description The slug is generated from the name when absent.
+         * @description The slug is generated from the name when absent. A key needs the `collections:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["createCollection"];
         delete?: never;
@@ -1776,7 +1833,7 @@ export interface paths {
         };
         /**
          * Get the current collection
-         * @description The pinned one; else the one whose window contains now and started last.
+         * @description The pinned one; else the one whose window contains now and started last. A key counts here with the `collections:read` permission; without it, it reads as no key.
          */
         get: operations["getCurrentCollection"];
         put?: never;
@@ -1794,18 +1851,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a collection */
+        /**
+         * Get a collection
+         * @description A key counts here with the `collections:read` permission; without it, it reads as no key.
+         */
         get: operations["getCollection"];
         put?: never;
         post?: never;
         /**
          * Delete a collection
-         * @description Its content stays.
+         * @description Its content stays. A key needs the `collections:write` permission (without it: 403 `insufficient_permission`).
          */
         delete: operations["deleteCollection"];
         options?: never;
         head?: never;
-        /** Update a collection */
+        /**
+         * Update a collection
+         * @description A key needs the `collections:write` permission (without it: 403 `insufficient_permission`).
+         */
         patch: operations["updateCollection"];
         trace?: never;
     };
@@ -1818,13 +1881,13 @@ export interface paths {
         };
         /**
          * List the items of a collection
-         * @description In position order. Without a key only published content is listed.
+         * @description In position order. Without a key only published content is listed. A key counts here with the `collections:read` permission; without it, it reads as no key.
          */
         get: operations["listCollectionItems"];
         put?: never;
         /**
          * Add an item
-         * @description At a position (default last); the same content twice is a 409.
+         * @description At a position (default last); the same content twice is a 409. A key needs the `collections:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["addCollectionItem"];
         delete?: never;
@@ -1845,7 +1908,7 @@ export interface paths {
         post?: never;
         /**
          * Remove an item
-         * @description `itemId` is the content id; the content itself stays.
+         * @description `itemId` is the content id; the content itself stays. A key needs the `collections:write` permission (without it: 403 `insufficient_permission`).
          */
         delete: operations["deleteCollectionItem"];
         options?: never;
@@ -1862,13 +1925,13 @@ export interface paths {
         };
         /**
          * List orders
-         * @description A site user’s session lists only their own orders. Newest first; keyset-paginated. Filters: payment and fulfillment status, the customer’s email (exact, case-insensitive), created from/to (RFC 3339). Without lines and shipments: get one for those.
+         * @description A site user’s session lists only their own orders. Newest first; keyset-paginated. Filters: payment and fulfillment status, the customer’s email (exact, case-insensitive), created from/to (RFC 3339). Without lines and shipments: get one for those. A key needs the `orders:read` permission (without it: 403 `insufficient_permission`).
          */
         get: operations["listOrders"];
         put?: never;
         /**
          * Create an order
-         * @description With a key, for any customer; with a site user’s session, the user’s own order (payment `pending`). Prices, currency and tax come from the catalog and the site’s tax rates (a client’s prices are refused); one currency per order. Stock is taken in the same transaction: 409 `out_of_stock` names the item. Unpaid, the order holds its stock until `expiresAt` (the site’s `sessionHoldMinutes` or `keyHoldMinutes`), then is canceled. A site user with `maxPendingPerUser` unpaid orders gets a 409 `too_many_pending_orders`. The customer gets the `orders.confirmation` mail. `Idempotency-Key` replays the first answer.
+         * @description With a key, for any customer; with a site user’s session, the user’s own order (payment `pending`). Prices, currency and tax come from the catalog and the site’s tax rates (a client’s prices are refused); one currency per order. Stock is taken in the same transaction: 409 `out_of_stock` names the item. Unpaid, the order holds its stock until `expiresAt` (the site’s `sessionHoldMinutes` or `keyHoldMinutes`), then is canceled. A site user with `maxPendingPerUser` unpaid orders gets a 409 `too_many_pending_orders`. The customer gets the `orders.confirmation` mail. `Idempotency-Key` replays the first answer. A key needs the `orders:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["createOrder"];
         delete?: never;
@@ -1886,7 +1949,7 @@ export interface paths {
         };
         /**
          * Get an order
-         * @description With its lines and shipments. A site user’s session reads only their own orders.
+         * @description With its lines and shipments. A site user’s session reads only their own orders. A key needs the `orders:read` permission (without it: 403 `insufficient_permission`).
          */
         get: operations["getOrder"];
         put?: never;
@@ -1912,7 +1975,7 @@ export interface paths {
         head?: never;
         /**
          * Update the fulfillment of an order
-         * @description Either a `shipment` (carrier, tracking, and the units of each line; absent lines: all that is left), which moves the order to `partially_fulfilled` or `fulfilled` and mails the customer, or a `status`: `canceled` (gives back the stock of what was not shipped) or `fulfilled` (the rest, without a shipment). Shipping more than ordered, shipping a canceled order or canceling a fulfilled one is a 409.
+         * @description Either a `shipment` (carrier, tracking, and the units of each line; absent lines: all that is left), which moves the order to `partially_fulfilled` or `fulfilled` and mails the customer, or a `status`: `canceled` (gives back the stock of what was not shipped) or `fulfilled` (the rest, without a shipment). Shipping more than ordered, shipping a canceled order or canceling a fulfilled one is a 409. A key needs the `orders:write` permission (without it: 403 `insufficient_permission`).
          */
         patch: operations["updateOrderFulfillment"];
         trace?: never;
@@ -1932,7 +1995,7 @@ export interface paths {
         head?: never;
         /**
          * Record the payment of an order (admin)
-         * @description For the site’s backend, when its payment processor confirms: `pending → paid → refunded`; any other move is a 409 `transition_forbidden`; paying an order past its `expiresAt` is a 409 `order_expired`. Paid records `order.paid` (and `order.subscription_requested` per recurring line).
+         * @description For the site’s backend, when its payment processor confirms: `pending → paid → refunded`; any other move is a 409 `transition_forbidden`; paying an order past its `expiresAt` is a 409 `order_expired`. Paid records `order.paid` (and `order.subscription_requested` per recurring line). A key needs the `orders:write` permission (without it: 403 `insufficient_permission`).
          */
         patch: operations["updateOrderPayment"];
         trace?: never;
@@ -1968,7 +2031,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate the fulfillment secret of a site (admin)
-         * @description Makes the site’s secret for signed fulfillment notifications (the first one, or a new one) and answers it, once. The previous one keeps verifying until `previousSecretExpiresAt` (FULFILLMENT_SECRET_GRACE_SECONDS).
+         * @description Makes the site’s secret for signed fulfillment notifications (the first one, or a new one) and answers it, once. The previous one keeps verifying until `previousSecretExpiresAt` (FULFILLMENT_SECRET_GRACE_SECONDS). A key needs the `orders:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["rotateFulfillmentSecret"];
         delete?: never;
@@ -1986,13 +2049,13 @@ export interface paths {
         };
         /**
          * List contact messages
-         * @description Newest first, keyset-paginated; filters combine.
+         * @description Newest first, keyset-paginated; filters combine. A key needs the `contacts:read` permission (without it: 403 `insufficient_permission`).
          */
         get: operations["listContacts"];
         put?: never;
         /**
          * Send a contact message
-         * @description The site's contact form posts here, without a key (limited per client IP, RATE_LIMIT_PUBLIC_MAX). The message is stored with status `new`, and the addresses of the site's `settings.contacts.notifyEmails` are mailed. Without a key the answer says only that it arrived (`ContactReceiptDto`: no id and no `Location`, which an anonymous sender could not read). With the site's key (an import, a backend) it is the stored contact with `Location`, like every other create. A filled-in `website` (a honeypot) gets the receipt, and nothing is stored or sent.
+         * @description The site's contact form posts here, without a key (limited per client IP, RATE_LIMIT_PUBLIC_MAX). The message is stored with status `new`, and the addresses of the site's `settings.contacts.notifyEmails` are mailed. Without a key the answer says only that it arrived (`ContactReceiptDto`: no id and no `Location`, which an anonymous sender could not read). With the site's key (an import, a backend) it is the stored contact with `Location`, like every other create. A filled-in `website` (a honeypot) gets the receipt, and nothing is stored or sent. A key counts here with the `contacts:write` permission; without it, it reads as no key.
          */
         post: operations["createContact"];
         delete?: never;
@@ -2008,7 +2071,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a contact message */
+        /**
+         * Get a contact message
+         * @description A key needs the `contacts:read` permission (without it: 403 `insufficient_permission`).
+         */
         get: operations["getContact"];
         put?: never;
         post?: never;
@@ -2017,7 +2083,7 @@ export interface paths {
         head?: never;
         /**
          * Update a contact message
-         * @description Its status, tags and metadata, and the sender details an operator corrects; the message stays.
+         * @description Its status, tags and metadata, and the sender details an operator corrects; the message stays. A key needs the `contacts:write` permission (without it: 403 `insufficient_permission`).
          */
         patch: operations["updateContact"];
         trace?: never;
@@ -2029,7 +2095,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List template types */
+        /**
+         * List template types
+         * @description A key needs the `email:read` permission (without it: 403 `insufficient_permission`).
+         */
         get: operations["listTypesEmailTemplate"];
         put?: never;
         post?: never;
@@ -2046,7 +2115,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a template type */
+        /**
+         * Get a template type
+         * @description A key needs the `email:read` permission (without it: 403 `insufficient_permission`).
+         */
         get: operations["getTypeEmailTemplate"];
         put?: never;
         post?: never;
@@ -2065,7 +2137,7 @@ export interface paths {
         };
         /**
          * Get the published template of a type
-         * @description The site's published template of the type, or the built-in default (`builtIn: true`).
+         * @description The site's published template of the type, or the built-in default (`builtIn: true`). A key needs the `email:read` permission (without it: 403 `insufficient_permission`).
          */
         get: operations["getPublishedEmailTemplate"];
         put?: never;
@@ -2085,13 +2157,13 @@ export interface paths {
         };
         /**
          * List templates
-         * @description Newest first, keyset-paginated; filter by type and status.
+         * @description Newest first, keyset-paginated; filter by type and status. A key needs the `email:read` permission (without it: 403 `insufficient_permission`).
          */
         get: operations["listEmailTemplates"];
         put?: never;
         /**
          * Create a template
-         * @description A draft. The parts are Liquid; each is parsed (a syntax error is a 400 with its line) and may use only the variables of its type and `site`.
+         * @description A draft. The parts are Liquid; each is parsed (a syntax error is a 400 with its line) and may use only the variables of its type and `site`. A key needs the `email:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["createEmailTemplate"];
         delete?: never;
@@ -2107,17 +2179,23 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a template */
+        /**
+         * Get a template
+         * @description A key needs the `email:read` permission (without it: 403 `insufficient_permission`).
+         */
         get: operations["getEmailTemplate"];
         put?: never;
         post?: never;
-        /** Delete a draft template (admin) */
+        /**
+         * Delete a draft template (admin)
+         * @description A key needs the `email:write` permission (without it: 403 `insufficient_permission`).
+         */
         delete: operations["deleteEmailTemplate"];
         options?: never;
         head?: never;
         /**
          * Update a draft template (admin)
-         * @description Drafts only (a published template: 409; clone it). With If-Match, a stale ETag is a 412.
+         * @description Drafts only (a published template: 409; clone it). With If-Match, a stale ETag is a 412. A key needs the `email:write` permission (without it: 403 `insufficient_permission`).
          */
         patch: operations["updateEmailTemplate"];
         trace?: never;
@@ -2133,7 +2211,7 @@ export interface paths {
         put?: never;
         /**
          * Clone a template
-         * @description A new draft with the same type and parts.
+         * @description A new draft with the same type and parts. A key needs the `email:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["cloneEmailTemplate"];
         delete?: never;
@@ -2153,7 +2231,7 @@ export interface paths {
         put?: never;
         /**
          * Publish a template
-         * @description It becomes the published template of its type for the site; the previous one goes back to draft.
+         * @description It becomes the published template of its type for the site; the previous one goes back to draft. A key needs the `email:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["publishEmailTemplate"];
         delete?: never;
@@ -2173,7 +2251,7 @@ export interface paths {
         put?: never;
         /**
          * Preview a template (admin)
-         * @description Renders it as a send would, with `data` or its type's sample data. Nothing is sent.
+         * @description Renders it as a send would, with `data` or its type's sample data. Nothing is sent. A key needs the `email:read` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["previewEmailTemplate"];
         delete?: never;
@@ -2193,7 +2271,7 @@ export interface paths {
         put?: never;
         /**
          * Send an email
-         * @description Up to 50 recipients (to, cc, bcc), one message each. Either `subject` with `html` and/or `text`, or a template: `templateType` (the site's published one, else the built-in default) or `templateId`, with `data` for its variables. Answers 202 once recorded; a job delivers over SMTP with retries. Idempotency-Key replays the first answer.
+         * @description Up to 50 recipients (to, cc, bcc), one message each. Either `subject` with `html` and/or `text`, or a template: `templateType` (the site's published one, else the built-in default) or `templateId`, with `data` for its variables. Answers 202 once recorded; a job delivers over SMTP with retries. Idempotency-Key replays the first answer. A key needs the `email:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["sendEmail"];
         delete?: never;
@@ -2211,7 +2289,7 @@ export interface paths {
         };
         /**
          * List sent messages (admin)
-         * @description Newest first, keyset-paginated; filter by status (queued, sending, sent, failed).
+         * @description Newest first, keyset-paginated; filter by status (queued, sending, sent, failed). A key needs the `email:read` permission (without it: 403 `insufficient_permission`).
          */
         get: operations["listMessagesEmail"];
         put?: never;
@@ -2231,7 +2309,7 @@ export interface paths {
         };
         /**
          * Get a message (admin)
-         * @description What was sent (headers, HTML and text), its status and the SMTP answer.
+         * @description What was sent (headers, HTML and text), its status and the SMTP answer. A key needs the `email:read` permission (without it: 403 `insufficient_permission`).
          */
         get: operations["getMessageEmail"];
         put?: never;
@@ -2251,13 +2329,13 @@ export interface paths {
         };
         /**
          * List suppressed addresses (admin)
-         * @description Addresses mail no longer goes to: `bounced`, `complained` or `manual`. Newest first, keyset-paginated; filter by `reason` or one `email`.
+         * @description Addresses mail no longer goes to: `bounced`, `complained` or `manual`. Newest first, keyset-paginated; filter by `reason` or one `email`. A key needs the `email:read` permission (without it: 403 `insufficient_permission`).
          */
         get: operations["listSuppressions"];
         put?: never;
         /**
          * Suppress an address (admin)
-         * @description As `manual`, with an optional note: mail of the site to it is recorded failed and not sent (sign-in codes still go), and its newsletter subscription becomes `suppressed` and leaves every list. An address already suppressed is a 409 `already_suppressed` naming its entry, which stays as it is.
+         * @description As `manual`, with an optional note: mail of the site to it is recorded failed and not sent (sign-in codes still go), and its newsletter subscription becomes `suppressed` and leaves every list. An address already suppressed is a 409 `already_suppressed` naming its entry, which stays as it is. A key needs the `email:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["createSuppression"];
         delete?: never;
@@ -2273,13 +2351,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a suppressed address (admin) */
+        /**
+         * Get a suppressed address (admin)
+         * @description A key needs the `email:read` permission (without it: 403 `insufficient_permission`).
+         */
         get: operations["getSuppression"];
         put?: never;
         post?: never;
         /**
          * Lift a suppression (admin)
-         * @description Mail goes to the address again, and a `bounced` or `suppressed` newsletter subscription becomes `deliverable` (its lists stay as they are). `reason` is kept in the `email.suppression.lifted` event. A complaint is a 409 `suppression_complained`: only the person lifts it, by subscribing again and confirming.
+         * @description Mail goes to the address again, and a `bounced` or `suppressed` newsletter subscription becomes `deliverable` (its lists stay as they are). `reason` is kept in the `email.suppression.lifted` event. A complaint is a 409 `suppression_complained`: only the person lifts it, by subscribing again and confirming. A key needs the `email:write` permission (without it: 403 `insufficient_permission`).
          */
         delete: operations["deleteSuppression"];
         options?: never;
@@ -2296,13 +2377,13 @@ export interface paths {
         };
         /**
          * List webhook endpoints
-         * @description Newest first, keyset-paginated; filter by status.
+         * @description Newest first, keyset-paginated; filter by status. A key needs the `webhooks:read` permission (without it: 403 `insufficient_permission`).
          */
         get: operations["listWebhooks"];
         put?: never;
         /**
          * Create a webhook endpoint
-         * @description The answer shows the signing secret (`whsec_…`), once. The URL must be https:// and resolve to public addresses only; `eventTypes` name events of docs/events.md, `<prefix>.*` or `*`.
+         * @description The answer shows the signing secret (`whsec_…`), once. The URL must be https:// and resolve to public addresses only; `eventTypes` name events of docs/events.md, `<prefix>.*` or `*`. A key needs the `webhooks:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -2318,20 +2399,23 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a webhook endpoint */
+        /**
+         * Get a webhook endpoint
+         * @description A key needs the `webhooks:read` permission (without it: 403 `insufficient_permission`).
+         */
         get: operations["getWebhook"];
         put?: never;
         post?: never;
         /**
          * Delete a webhook endpoint
-         * @description With its delivery log.
+         * @description With its delivery log. A key needs the `webhooks:write` permission (without it: 403 `insufficient_permission`).
          */
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
         /**
          * Update a webhook endpoint
-         * @description Fields left out stay. `status: "disabled"` stops deliveries (they wait); `status: "enabled"` re-enables an endpoint, also one disabled for failing, and sends what waited.
+         * @description Fields left out stay. `status: "disabled"` stops deliveries (they wait); `status: "enabled"` re-enables an endpoint, also one disabled for failing, and sends what waited. A key needs the `webhooks:write` permission (without it: 403 `insufficient_permission`).
          */
         patch: operations["updateWebhook"];
         trace?: never;
@@ -2347,7 +2431,7 @@ export interface paths {
         put?: never;
         /**
          * Test a webhook endpoint
-         * @description Sends a signed `webhook.test` event now (enabled or not) and answers the outcome: 200 whatever the endpoint answered, with its status code, time and the start of its answer. Logged as a delivery; not retried.
+         * @description Sends a signed `webhook.test` event now (enabled or not) and answers the outcome: 200 whatever the endpoint answered, with its status code, time and the start of its answer. Logged as a delivery; not retried. A key needs the `webhooks:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["testWebhook"];
         delete?: never;
@@ -2367,7 +2451,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate the signing secret of a webhook endpoint (admin)
-         * @description Answers the new secret, once. The previous one keeps signing beside it (two signatures in `webhook-signature`) until `previousSecretExpiresAt`, so receivers can switch without missing an event.
+         * @description Answers the new secret, once. The previous one keeps signing beside it (two signatures in `webhook-signature`) until `previousSecretExpiresAt`, so receivers can switch without missing an event. A key needs the `webhooks:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -2385,7 +2469,7 @@ export interface paths {
         };
         /**
          * List the deliveries of a webhook endpoint (admin)
-         * @description Newest first, keyset-paginated; filter by status (pending, succeeded, failed).
+         * @description Newest first, keyset-paginated; filter by status (pending, succeeded, failed). A key needs the `webhooks:read` permission (without it: 403 `insufficient_permission`).
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -2405,7 +2489,7 @@ export interface paths {
         };
         /**
          * Get a delivery of a webhook endpoint, with its attempts (admin)
-         * @description Try it out with the examples answers 404: a fresh start has delivered nothing (the demo endpoint is disabled); POST …/test makes a delivery.
+         * @description Try it out with the examples answers 404: a fresh start has delivered nothing (the demo endpoint is disabled); POST …/test makes a delivery. A key needs the `webhooks:read` permission (without it: 403 `insufficient_permission`).
          */
         get: operations["getWebhookDelivery"];
         put?: never;
@@ -2427,7 +2511,7 @@ export interface paths {
         put?: never;
         /**
          * Retry a delivery of a webhook endpoint (admin)
-         * @description Sends it again soon, whatever its status, with the same `webhook-id`, and starts a new round of retries. On a disabled endpoint it waits until the endpoint is enabled. Try it out with the examples answers 404: a fresh start has delivered nothing (the demo endpoint is disabled); POST …/test makes a delivery.
+         * @description Sends it again soon, whatever its status, with the same `webhook-id`, and starts a new round of retries. On a disabled endpoint it waits until the endpoint is enabled. Try it out with the examples answers 404: a fresh start has delivered nothing (the demo endpoint is disabled); POST …/test makes a delivery. A key needs the `webhooks:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["retryWebhookDelivery"];
         delete?: never;
@@ -2448,7 +2532,7 @@ export interface paths {
         post?: never;
         /**
          * Delete the account
-         * @description Schedules the purge of every site, key and stored file after the grace period (ACCOUNT_DELETION_GRACE_SECONDS). Until then the account can only read and cancel.
+         * @description Schedules the purge of every site, key and stored file after the grace period (ACCOUNT_DELETION_GRACE_SECONDS). Until then the account can only read and cancel. A key needs the `account:write` permission (without it: 403 `insufficient_permission`).
          */
         delete: operations["deleteAccount"];
         options?: never;
@@ -2465,14 +2549,14 @@ export interface paths {
         };
         /**
          * Get deletion status
-         * @description The latest deletion request of the account. Try it out with the examples answers 404: on a fresh start no deletion is scheduled; DELETE /api/v2/account schedules one.
+         * @description The latest deletion request of the account. Try it out with the examples answers 404: on a fresh start no deletion is scheduled; DELETE /api/v2/account schedules one. A key needs the `account:read` permission (without it: 403 `insufficient_permission`).
          */
         get: operations["getAccountDeletion"];
         put?: never;
         post?: never;
         /**
          * Cancel a scheduled deletion (admin)
-         * @description Possible until the purge starts.
+         * @description Possible until the purge starts. A key needs the `account:write` permission (without it: 403 `insufficient_permission`).
          */
         delete: operations["cancelAccountDeletion"];
         options?: never;
@@ -2489,7 +2573,7 @@ export interface paths {
         };
         /**
          * Get deletion preview
-         * @description Counts, per resource, what deleting the account would remove, cancel, forfeit or anonymise.
+         * @description Counts, per resource, what deleting the account would remove, cancel, forfeit or anonymise. A key needs the `account:read` permission (without it: 403 `insufficient_permission`).
          */
         get: operations["getAccountDeletionPreview"];
         put?: never;
@@ -2509,11 +2593,14 @@ export interface paths {
         };
         /**
          * List sites (admin)
-         * @description The sites of the account that this key may reach, oldest first.
+         * @description The sites of the account that this key may reach, oldest first. A key needs the `sites:read` permission (without it: 403 `insufficient_permission`).
          */
         get: operations["listSites"];
         put?: never;
-        /** Create a site (admin) */
+        /**
+         * Create a site (admin)
+         * @description A key needs the `sites:write` permission (without it: 403 `insufficient_permission`).
+         */
         post: operations["createSite"];
         delete?: never;
         options?: never;
@@ -2528,7 +2615,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a site (admin) */
+        /**
+         * Get a site (admin)
+         * @description A key needs the `sites:read` permission (without it: 403 `insufficient_permission`).
+         */
         get: operations["getSite"];
         put?: never;
         post?: never;
@@ -2537,7 +2627,7 @@ export interface paths {
         head?: never;
         /**
          * Update a site: title and settings (admin)
-         * @description Settings merge section by section: a field left out stays, null clears it (the configuration applies again). `settings.email` is the sender of the site's mail, `settings.publicBaseUrl` the origin of its links.
+         * @description Settings merge section by section: a field left out stays, null clears it (the configuration applies again). `settings.email` is the sender of the site's mail, `settings.publicBaseUrl` the origin of its links. A key needs the `sites:write` permission (without it: 403 `insufficient_permission`).
          */
         patch: operations["updateSite"];
         trace?: never;
@@ -2551,13 +2641,13 @@ export interface paths {
         };
         /**
          * List API keys
-         * @description Active keys of the account, newest first. The keys themselves are never shown again.
+         * @description Active keys of the account, newest first. The keys themselves are never shown again. A key needs the `api-keys:read` permission (without it: 403 `insufficient_permission`).
          */
         get: operations["listApiKeys"];
         put?: never;
         /**
          * Create an API key (admin)
-         * @description The plaintext key is in this response only.
+         * @description The plaintext key is in this response only. A key needs the `api-keys:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -2573,13 +2663,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get an API key by id */
+        /**
+         * Get an API key by id
+         * @description A key needs the `api-keys:read` permission (without it: 403 `insufficient_permission`).
+         */
         get: operations["getApiKey"];
         put?: never;
         post?: never;
         /**
          * Revoke an API key by id
-         * @description The key stops working at once.
+         * @description The key stops working at once. A key needs the `api-keys:write` permission (without it: 403 `insufficient_permission`).
          */
         delete: operations["deleteApiKey"];
         options?: never;
@@ -2596,13 +2689,13 @@ export interface paths {
         };
         /**
          * List sender domains (admin)
-         * @description The sender domains of the account, newest first.
+         * @description The sender domains of the account, newest first. A key needs the `email:read` permission (without it: 403 `insufficient_permission`).
          */
         get: operations["listSenderDomains"];
         put?: never;
         /**
          * Add a sender domain (admin)
-         * @description Answers the two TXT records to publish: the verification challenge (this account's own) and the DKIM key. Until the domain is verified, mail of the account's sites that names an address at it goes From MAIL_FROM.
+         * @description Answers the two TXT records to publish: the verification challenge (this account's own) and the DKIM key. Until the domain is verified, mail of the account's sites that names an address at it goes From MAIL_FROM. A key needs the `email:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["createSenderDomain"];
         delete?: never;
@@ -2618,13 +2711,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a sender domain (admin) */
+        /**
+         * Get a sender domain (admin)
+         * @description A key needs the `email:read` permission (without it: 403 `insufficient_permission`).
+         */
         get: operations["getSenderDomain"];
         put?: never;
         post?: never;
         /**
          * Remove a sender domain (admin)
-         * @description Its DKIM key is deleted; mail From it goes From MAIL_FROM again.
+         * @description Its DKIM key is deleted; mail From it goes From MAIL_FROM again. A key needs the `email:write` permission (without it: 403 `insufficient_permission`).
          */
         delete: operations["deleteSenderDomain"];
         options?: never;
@@ -2643,7 +2739,7 @@ export interface paths {
         put?: never;
         /**
          * Verify a sender domain (admin)
-         * @description Looks up both TXT records. 200 with the domain (verified) when both are published; 422 `dns_records_missing` naming each one not found; 503 when DNS does not answer in time. Try it out with the examples answers 422: the example domain publishes no records; publish them for your own domain first.
+         * @description Looks up both TXT records. 200 with the domain (verified) when both are published; 422 `dns_records_missing` naming each one not found; 503 when DNS does not answer in time. Try it out with the examples answers 422: the example domain publishes no records; publish them for your own domain first. A key needs the `email:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["verifySenderDomain"];
         delete?: never;
@@ -7939,6 +8035,8 @@ export interface components {
             last4: string;
             /** @description null: every site of the account */
             siteIds: number[] | null;
+            /** @description null: every permission */
+            permissions: ("*" | "content:read" | "content:write" | "collections:read" | "collections:write" | "media:read" | "media:write" | "catalog:read" | "catalog:write" | "orders:read" | "orders:write" | "contacts:read" | "contacts:write" | "users:read" | "users:write" | "newsletter:read" | "newsletter:write" | "email:read" | "email:write" | "webhooks:read" | "webhooks:write" | "sites:read" | "sites:write" | "api-keys:read" | "api-keys:write" | "account:read" | "account:write")[] | null;
             /**
              * Format: date-time
              * @example 2026-01-01T00:00:00.000Z
@@ -7970,6 +8068,14 @@ export interface components {
              */
             siteIds?: number[] | null;
             /**
+             * @description What the key may do: `<group>:read` or `<group>:write` (write includes read), or `*` (absent or null: everything). A key cannot give a permission it lacks.
+             * @example [
+             *       "content:read",
+             *       "media:read"
+             *     ]
+             */
+            permissions?: ("*" | "content:read" | "content:write" | "collections:read" | "collections:write" | "media:read" | "media:write" | "catalog:read" | "catalog:write" | "orders:read" | "orders:write" | "contacts:read" | "contacts:write" | "users:read" | "users:write" | "newsletter:read" | "newsletter:write" | "email:read" | "email:write" | "webhooks:read" | "webhooks:write" | "sites:read" | "sites:write" | "api-keys:read" | "api-keys:write" | "account:read" | "account:write")[] | null;
+            /**
              * Format: date-time
              * @description The key stops working at this time (absent or null: never). Not before the time of the request.
              * @example 2027-01-01T00:00:00.000Z
@@ -7990,6 +8096,8 @@ export interface components {
             last4: string;
             /** @description null: every site of the account */
             siteIds: number[] | null;
+            /** @description null: every permission */
+            permissions: ("*" | "content:read" | "content:write" | "collections:read" | "collections:write" | "media:read" | "media:write" | "catalog:read" | "catalog:write" | "orders:read" | "orders:write" | "contacts:read" | "contacts:write" | "users:read" | "users:write" | "newsletter:read" | "newsletter:write" | "email:read" | "email:write" | "webhooks:read" | "webhooks:write" | "sites:read" | "sites:write" | "api-keys:read" | "api-keys:write" | "account:read" | "account:write")[] | null;
             /**
              * Format: date-time
              * @example 2026-01-01T00:00:00.000Z
@@ -10689,6 +10797,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
@@ -11097,6 +11214,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
@@ -11359,6 +11485,15 @@ export interface operations {
             };
             /** @description Missing, malformed, revoked or expired credential */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11649,6 +11784,15 @@ export interface operations {
             };
             /** @description Missing, malformed, revoked or expired credential */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,5 +1,6 @@
 // Writes src/generated/openapi.ts: the types openapi-typescript makes of the document in
-// openapi.json (what the server serves at /docs/openapi.json), binary fields as Blob.
+// openapi.json (what the server serves at /docs/openapi.json), binary fields as Blob; and
+// src/generated/permissions.ts: each operation's `x-sitebase-permission`, which the types leave out.
 // Usage: node scripts/generate.mjs [document] [output]; no network.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -12,7 +13,8 @@ const source = process.argv[2] ?? join(root, 'openapi.json');
 const target = process.argv[3] ?? join(root, 'src', 'generated', 'openapi.ts');
 
 const blob = ts.factory.createTypeReferenceNode('Blob');
-const ast = await openapiTS(readFileSync(source, 'utf8'), {
+const text = readFileSync(source, 'utf8');
+const ast = await openapiTS(text, {
   transform: (schema) => (schema.format === 'binary' ? blob : undefined),
 });
 mkdirSync(dirname(target), { recursive: true });
@@ -21,3 +23,16 @@ writeFileSync(
   '// Generated from openapi.json by scripts/generate.mjs (npm run build): do not edit.\n\n' + astToString(ast),
 );
 console.log(`${target}: generated from ${source}`);
+
+const permissions = {};
+for (const item of Object.values(JSON.parse(text).paths))
+  for (const op of Object.values(item))
+    if (op?.operationId && op['x-sitebase-permission']) permissions[op.operationId] = op['x-sitebase-permission'];
+const permissionsTarget = join(dirname(target), 'permissions.ts');
+writeFileSync(
+  permissionsTarget,
+  '// Generated from openapi.json by scripts/generate.mjs (npm run build): do not edit.\n\n' +
+    '/** The permission a key needs for each operation (by operationId), as the document states it. */\n' +
+    `export const OPERATION_PERMISSIONS = ${JSON.stringify(permissions, null, 2)} as const;\n`,
+);
+console.log(`${permissionsTarget}: generated from ${source}`);

@@ -5,6 +5,7 @@ import {
   ArrayMinSize,
   ArrayUnique,
   IsArray,
+  IsIn,
   IsInt,
   IsOptional,
   IsString,
@@ -15,6 +16,7 @@ import {
   MinLength,
 } from 'class-validator';
 import { IsTimestamp } from '../../common/input/dto-rules';
+import { Permission, PERMISSIONS } from '../../common/auth/permissions';
 import { ApiKeyEntity } from '../entities/api-key.entity';
 
 export class CreateApiKeyDto {
@@ -41,6 +43,22 @@ export class CreateApiKeyDto {
   siteIds?: number[];
 
   @ApiPropertyOptional({
+    type: [String],
+    enum: PERMISSIONS,
+    nullable: true,
+    example: ['content:read', 'media:read'],
+    description:
+      'What the key may do: `<group>:read` or `<group>:write` (write includes read), or `*` (absent or null: everything). ' +
+      'A key cannot give a permission it lacks.',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1, { message: 'must name at least one permission (omit it for all)' })
+  @ArrayMaxSize(PERMISSIONS.length)
+  @IsIn(PERMISSIONS, { each: true })
+  permissions?: Permission[];
+
+  @ApiPropertyOptional({
     type: String,
     format: 'date-time',
     nullable: true,
@@ -60,6 +78,8 @@ export class ApiKeyResponseDto {
   @ApiProperty({ example: 'x9Zq' }) last4: string;
   @ApiProperty({ type: [Number], nullable: true, description: 'null: every site of the account' }) siteIds:
     number[] | null;
+  @ApiProperty({ type: [String], enum: PERMISSIONS, nullable: true, description: 'null: every permission' })
+  permissions: Permission[] | null;
   @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
   @ApiProperty({ ...DATE_TIME, nullable: true }) lastUsedAt: string | null;
   @ApiProperty({ ...DATE_TIME, nullable: true }) expiresAt: string | null;
@@ -77,6 +97,7 @@ export function toApiKeyResponse(k: ApiKeyEntity): ApiKeyResponseDto {
     prefix: k.prefix,
     last4: k.last4,
     siteIds: k.siteIds,
+    permissions: k.permissions as Permission[] | null,
     createdAt: k.createdAt.toISOString(),
     lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
     expiresAt: k.expiresAt?.toISOString() ?? null,

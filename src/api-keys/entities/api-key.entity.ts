@@ -19,6 +19,8 @@ export class ApiKeyEntity {
   @Index('api_keys_key_hash_key', { unique: true }) @Column({ type: 'text' }) keyHash: string;
   /** null: every site of the account; otherwise only these. */
   @Column({ type: 'bigint', array: true, nullable: true, transformer: idArrayTransformer }) siteIds: number[] | null;
+  /** null: every permission (common/auth/permissions.ts); otherwise only these. */
+  @Column({ type: 'text', array: true, nullable: true }) permissions: string[] | null;
   @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
   @Column({ type: 'timestamptz', nullable: true }) lastUsedAt: Date | null;
   @Column({ type: 'timestamptz', nullable: true }) expiresAt: Date | null;

@@ -5,9 +5,17 @@ import type { Request } from 'express';
 import { ForbiddenProblem, NotFoundProblem, UnauthorizedProblem, ValidationProblem } from '../errors/problems';
 import { parseId } from '../input/dto-rules';
 import type { SiteContext } from '../tenancy/site-context';
-import { ACCOUNT_ADMIN, ALLOWED_DURING_DELETION, PUBLIC_ROUTE, SESSION_ALLOWED, SESSION_ONLY } from './decorators';
+import {
+  ACCOUNT_ADMIN,
+  ALLOWED_DURING_DELETION,
+  PUBLIC_ROUTE,
+  ROUTE_PERMISSION,
+  SESSION_ALLOWED,
+  SESSION_ONLY,
+} from './decorators';
 import { ANONYMOUS, AuthenticatedRequest, Principal, SITE_NAME_PATTERN, SiteDirectory } from './principal';
 import { RouteFlagCache } from './route-flags';
+import { grants, Permission } from './permissions';
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -17,6 +25,8 @@ interface RouteFlags {
   sessionOnly: boolean;
   accountAdmin: boolean;
   allowedDuringDeletion: boolean;
+  /** What a key needs here (declared by @Route, resolved by ApiController); null: no key route. */
+  permission: Permission | null;
 }
 
 const ROUTE_FLAGS = new RouteFlagCache<RouteFlags>((reflector, targets) => {
@@ -27,6 +37,7 @@ const ROUTE_FLAGS = new RouteFlagCache<RouteFlags>((reflector, targets) => {
     sessionOnly: flag(SESSION_ONLY),
     accountAdmin: flag(ACCOUNT_ADMIN),
     allowedDuringDeletion: flag(ALLOWED_DURING_DELETION),
+    permission: reflector.getAllAndOverride<Permission | undefined>(ROUTE_PERMISSION, targets) ?? null,
   };
 });
 
@@ -46,7 +57,19 @@ export class AuthGuard implements CanActivate {
     if (context.getType() !== 'http') return true;
     const req = context.switchToHttp().getRequest<Request & AuthenticatedRequest>();
     const route = ROUTE_FLAGS.get(this.reflector, context);
-    const principal: Principal = req.principal ?? ANONYMOUS;
+    let principal: Principal = req.principal ?? ANONYMOUS;
+    if (principal.kind === 'key' && route.permission !== null && !grants(principal.permissions, route.permission)) {
+      // On a public route a key without the permission reads like no key (as one that cannot
+      // reach the site does): it never hides what anyone may do. Elsewhere it is refused before
+      // the handler runs, the same for any site named, so it tells nothing about them.
+      if (!route.isPublic)
+        throw new ForbiddenProblem(
+          'insufficient_permission',
+          `This key lacks the \`${route.permission}\` permission this route needs`,
+        );
+      principal = ANONYMOUS;
+      req.principal = principal;
+    }
 
     if (principal.kind === 'anonymous' && !route.isPublic) {
       // Say which credential the route takes: a session-only route has no use for a key.

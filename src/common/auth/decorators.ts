@@ -10,6 +10,8 @@ export const SESSION_ALLOWED = 'sitebase:session-allowed';
 export const SESSION_ONLY = 'sitebase:session-only';
 export const ACCOUNT_ADMIN = 'sitebase:account-admin';
 export const ALLOWED_DURING_DELETION = 'sitebase:allowed-during-deletion';
+/** The permission a key needs on a route (permissions.ts), resolved by ApiController from @Route. */
+export const ROUTE_PERMISSION = 'sitebase:permission';
 
 /**
  * Routes are secret-key only unless marked. `@Public()` also admits anonymous callers

@@ -6,6 +6,8 @@ export interface KeyPrincipal {
   accountId: number;
   /** null: every site of the account. */
   siteIds: number[] | null;
+  /** What the key may do (permissions.ts); null: everything. */
+  permissions: readonly string[] | null;
   /** API.md §8: while a deletion is scheduled the account may only read and cancel. */
   accountDeletionScheduled: boolean;
 }

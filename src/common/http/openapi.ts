@@ -4,7 +4,7 @@ import { ProblemDto } from '../errors/api-problems.decorator';
 import { deriveRequestSchemas } from './openapi-derive';
 import { operationInputs } from './openapi-inputs';
 import { documentProblemCodes } from './openapi-problems';
-import { BODY_EXAMPLE } from './route.decorator';
+import { BODY_EXAMPLE, PERMISSION_EXTENSION } from './route.decorator';
 
 /** The interface's groups in its order (v1, then v2), then the operator routes and health. */
 const TAGS: Array<[string, string]> = [
@@ -86,6 +86,7 @@ function createOpenApiDocument(app: INestApplication): OpenAPIObject {
       for (const requirement of op.security) for (const name of Object.keys(requirement)) used.add(name);
       for (const param of op.parameters ?? []) if ('in' in param) exampleAsText(param);
       bodyExampleOnBody(op);
+      describePermission(op);
     }
   }
   // A scheme no operation uses yet (the site users' session) appears with its first route.
@@ -118,6 +119,17 @@ function bodyExampleOnBody(op: OperationObject): void {
   delete extended[BODY_EXAMPLE];
   const body = op.requestBody && !('$ref' in op.requestBody) ? op.requestBody : undefined;
   for (const media of Object.values(body?.content ?? {})) media.example = example;
+}
+
+/** The permission a key needs (`x-sitebase-permission`, from @Route) said in the operation's description too. */
+function describePermission(op: OperationObject): void {
+  const permission = (op as OperationObject & Record<string, unknown>)[PERMISSION_EXTENSION];
+  if (typeof permission !== 'string') return;
+  const publicToo = op.security?.some((requirement) => Object.keys(requirement).length === 0);
+  const note = publicToo
+    ? `A key counts here with the \`${permission}\` permission; without it, it reads as no key.`
+    : `A key needs the \`${permission}\` permission (without it: 403 \`insufficient_permission\`).`;
+  op.description = op.description ? `${op.description.replace(/\.?$/, '.')} ${note}` : note;
 }
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;

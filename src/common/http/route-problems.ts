@@ -18,8 +18,9 @@ const WRITES = new Set<RequestMethod>([RequestMethod.POST, RequestMethod.PUT, Re
  * lists fewer than the server gives (docs/openapi.md, "Answers"):
  * - 400 on every route: a malformed query string or a body sent to a route that takes none is
  *   refused before any handler (besides its path parameters, query, body and headers);
- * - 401 for any credential it documents; 403 where a credential may be refused (a session on a
- *   key route, a restricted or deleting account's key on a write, a key on a session-only route);
+ * - 401 for any credential it documents; 403 where a credential may be refused (a key without the
+ *   route's permission, a session on a key route, a restricted or deleting account's key on a
+ *   write, a key on a session-only route);
  * - 404 under a path with parameters (no such site, or no such resource in it);
  * - 405 on every path: another method of the same path answers it with `Allow`;
  * - 409 where Idempotency-Key is honoured (`idempotency_key_reused`);
@@ -54,7 +55,6 @@ export function derivedProblems(
     case 'public':
       break;
     case 'optional-key':
-    case 'legacy-key':
       add(401);
       if (write || method === RequestMethod.DELETE) add(403);
       break;

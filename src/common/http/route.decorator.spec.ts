@@ -1,4 +1,5 @@
-import { Body, Get, Headers, Post, Query } from '@nestjs/common';
+import { Body, Delete, Get, Headers, Post, Query } from '@nestjs/common';
+import { ROUTE_PERMISSION } from '../auth/decorators';
 import { DECORATORS } from '@nestjs/swagger';
 import { SkipRateLimit } from './rate-limit.guard';
 import { ApiController, Route, ROUTE_OPTIONS } from './route.decorator';
@@ -15,7 +16,7 @@ class ThingDto {
 describe('@Route and @ApiController', () => {
   it('refuses a controller with a handler that has no @Route', () => {
     expect(() => {
-      @ApiController('api/v2/sites/:siteName/things', 'Things')
+      @ApiController('api/v2/sites/:siteName/things', 'Things', 'content')
       class ThingsController {
         @Get()
         list(): string {
@@ -27,7 +28,7 @@ describe('@Route and @ApiController', () => {
   });
 
   it('keeps the options and declares security, status and problems together', () => {
-    @ApiController('api/v2/sites/:siteName/things/:id/parts', 'Things')
+    @ApiController('api/v2/sites/:siteName/things/:id/parts', 'Things', 'content')
     class PartsController {
       @Get()
       @Route({ auth: 'account-key', summary: 'List parts', noContent: true, problems: [409] })
@@ -47,7 +48,7 @@ describe('@Route and @ApiController', () => {
   });
 
   it('derives every problem status from the route: body, query, headers, auth, idempotency, rate limit', () => {
-    @ApiController('api/v2/sites/:siteName/things', 'Things')
+    @ApiController('api/v2/sites/:siteName/things', 'Things', 'content')
     class ThingsController {
       @Get()
       @Route({ auth: 'optional-key', summary: 'List things', ok: ThingDto })
@@ -86,5 +87,43 @@ describe('@Route and @ApiController', () => {
     }
     // 400 and 415 are on every route: a malformed query string, a body, a Content-Encoding.
     expect(statuses(ProbeController.prototype.live)).toEqual([200, 400, 405, 415]);
+  });
+
+  it("derives each key route's permission from its group and method, unless the route names one", () => {
+    @ApiController('api/v2/sites/:siteName/things', 'Media')
+    class ThingsController {
+      @Get()
+      @Route({ auth: 'key', summary: 'List things', ok: ThingDto })
+      list(): void {}
+      @Delete(':id')
+      @Route({ auth: 'key', summary: 'Delete a thing', noContent: true })
+      remove(): void {}
+      @Post('preview')
+      @Route({ auth: 'key', summary: 'Preview a thing', ok: ThingDto, permission: 'media:read' })
+      preview(): void {}
+      @Get('health')
+      @Route({ auth: 'public', summary: 'Anyone', ok: ThingDto })
+      open(): void {}
+    }
+    const permission = (name: 'list' | 'remove' | 'preview' | 'open') => [
+      Reflect.getMetadata(ROUTE_PERMISSION, ThingsController.prototype[name]) as unknown,
+      (Reflect.getMetadata(DECORATORS.API_EXTENSION, ThingsController.prototype[name]) ?? {})['x-sitebase-permission'],
+    ];
+    expect(permission('list')).toEqual(['media:read', 'media:read']);
+    expect(permission('remove')).toEqual(['media:write', 'media:write']);
+    expect(permission('preview')).toEqual(['media:read', 'media:read']);
+    expect(permission('open')).toEqual([undefined, undefined]);
+  });
+
+  it('refuses at start-up a key route that resolves to no permission', () => {
+    expect(() => {
+      @ApiController('api/v2/sites/:siteName/things', 'Unknown tag')
+      class NoGroupController {
+        @Get()
+        @Route({ auth: 'key', summary: 'List things', ok: ThingDto })
+        list(): void {}
+      }
+      return NoGroupController;
+    }).toThrow('NoGroupController.list takes a key but needs no known permission');
   });
 });

@@ -1,4 +1,4 @@
-import { applyDecorators, Controller, HttpCode, SetMetadata, Type } from '@nestjs/common';
+import { applyDecorators, Controller, HttpCode, RequestMethod, SetMetadata, Type } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiBody,
@@ -23,6 +23,7 @@ import {
   AdminRoute,
   AllowedDuringDeletion,
   Public,
+  ROUTE_PERMISSION,
   SessionAllowed,
   SessionOnly,
 } from '../auth/decorators';
@@ -30,7 +31,8 @@ import { ApiProblem } from '../errors/api-problems.decorator';
 import { documentIdempotency, IdempotencyOption } from '../idempotency/idempotent.decorator';
 import { MAX_ID } from '../input/dto-rules';
 import { FORM_MEDIA_TYPE } from '../input/request-body';
-import { handlerPaths } from '../internals/nest-metadata';
+import { handlerMethod, handlerPaths } from '../internals/nest-metadata';
+import { defaultPermission, isPermission, Permission, PermissionGroup, TAG_GROUPS } from '../auth/permissions';
 import { DeclareBody } from './route-body';
 import { answersNotModified, derivedProblems, RouteHandler, SITE_PARAMS } from './route-problems';
 import { costDescription, RouteCost } from './route-costs';
@@ -92,6 +94,12 @@ export interface RouteOptions {
   /** A write that stays possible while the account's deletion is scheduled. */
   duringDeletion?: true;
   /**
+   * The permission a key needs (common/auth/permissions.ts), where the default (the controller's
+   * group, `read` for GET and HEAD, `write` otherwise) is not what the route does: a POST that
+   * only reads, a GET that changes something.
+   */
+  permission?: Permission;
+  /**
    * Expensive work (route-costs.ts): the account's budget of this cost is checked before the
    * handler runs (CostBudgetGuard), and OpenAPI documents the 429 with the budget and
    * `x-sitebase-cost`.
@@ -117,6 +125,12 @@ export const BODY_EXAMPLE = 'x-sitebase-body-example';
 
 /** Metadata key under which every route keeps its options (tests check every handler has it). */
 export const ROUTE_OPTIONS = 'sitebase:route';
+
+/** The document's field for a route's permission, on every operation a key may call (docs/openapi.md). */
+export const PERMISSION_EXTENSION = 'x-sitebase-permission';
+
+/** Auths under which a key may call the route, and so needs a permission. */
+const KEY_AUTHS = new Set<RouteAuth>(['key', 'account-key', 'legacy-key', 'optional-key', 'session']);
 
 // Made per route: swagger's security decorators share their array between the targets of one instance.
 const keySchemes = () => [ApiSecurity('apiKey'), ApiBearerAuth('bearer')];
@@ -190,6 +204,30 @@ export function Route(options: RouteOptions): MethodDecorator {
   return applyDecorators(...decorators);
 }
 
+/**
+ * Resolves the permission of a route a key may call, once, at start-up: a key route whose
+ * controller has no group and that names none stops the app here (as a missing @Route does).
+ */
+function declarePermission(
+  target: Function,
+  name: string,
+  descriptor: PropertyDescriptor,
+  options: RouteOptions,
+  group: PermissionGroup | undefined,
+): void {
+  if (!KEY_AUTHS.has(options.auth)) return;
+  const method = RequestMethod[handlerMethod(descriptor.value as RouteHandler) as RequestMethod];
+  const permission = options.permission ?? (group ? defaultPermission(group, method) : undefined);
+  if (!isPermission(permission))
+    throw new Error(
+      `${target.name}.${name} takes a key but needs no known permission: give its controller a group ` +
+        `(ApiController's tag or third argument) or its @Route a permission`,
+    );
+  const proto = target.prototype as object;
+  SetMetadata(ROUTE_PERMISSION, permission)(proto, name, descriptor);
+  ApiExtension(PERMISSION_EXTENSION, permission)(proto, name, descriptor);
+}
+
 function describeRoute({ description, exampleAnswers }: RouteOptions): string | undefined {
   if (!exampleAnswers) return description;
   const note = `Try it out with the examples answers ${exampleAnswers.status}: ${exampleAnswers.because}.`;
@@ -202,7 +240,7 @@ function describeRoute({ description, exampleAnswers }: RouteOptions): string | 
  * handler is declared, each operation gets the problem statuses its shape can answer
  * (route-problems.ts): they are derived here, never listed by hand.
  */
-export function ApiController(path: string, tag: string): ClassDecorator {
+export function ApiController(path: string, tag: string, group?: PermissionGroup): ClassDecorator {
   const params = [...path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]);
   // Method decorators run before the class's: a handler without @Route is caught at start-up.
   const declareRoutes: ClassDecorator = (target) => {
@@ -215,6 +253,7 @@ export function ApiController(path: string, tag: string): ClassDecorator {
         throw new Error(`${target.name}.${name} has no @Route(): declare its auth, summary and responses there`);
       }
       const descriptor = Object.getOwnPropertyDescriptor(proto, name) as PropertyDescriptor;
+      declarePermission(target, name, descriptor, options, group ?? TAG_GROUPS[tag]);
       const documented = (Reflect.getMetadata(DECORATORS.API_RESPONSE, handler) ?? {}) as Record<string, unknown>;
       for (const status of derivedProblems(target, handler as RouteHandler, options, params)) {
         if (!(String(status) in documented)) ApiProblem(status)(proto, name, descriptor);

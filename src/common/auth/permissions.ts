@@ -1,0 +1,89 @@
+/**
+ * What a key may do (docs/foundation.md, "Permissions"): `<group>:read` or `<group>:write` over
+ * the interface's resource groups, or `*`. The one catalogue: the create-key DTO validates
+ * against it, routes declare from it (@Route), the guard enforces it, the document states it
+ * and the tests walk it.
+ */
+export const PERMISSION_GROUPS = [
+  'content',
+  'collections',
+  'media',
+  'catalog',
+  'orders',
+  'contacts',
+  'users',
+  'newsletter',
+  'email',
+  'webhooks',
+  'sites',
+  'api-keys',
+  'account',
+] as const;
+
+export type PermissionGroup = (typeof PERMISSION_GROUPS)[number];
+export type Permission = `${PermissionGroup}:${'read' | 'write'}` | '*';
+
+export const ALL_PERMISSIONS = '*';
+
+/** Every permission a key may be given, `*` first. */
+export const PERMISSIONS: readonly Permission[] = Object.freeze([
+  ALL_PERMISSIONS,
+  ...PERMISSION_GROUPS.flatMap((g) => [`${g}:read`, `${g}:write`] as Permission[]),
+]);
+
+const KNOWN = new Set<string>(PERMISSIONS);
+
+export function isPermission(value: unknown): value is Permission {
+  return typeof value === 'string' && KNOWN.has(value);
+}
+
+/**
+ * The group of each OpenAPI tag (the controller's, ApiController). Sender domains belong to
+ * email: they exist only to send mail From the domain. A tag not listed here (v1's, which mixes
+ * groups) names its group on the controller.
+ */
+export const TAG_GROUPS: Readonly<Record<string, PermissionGroup>> = {
+  Content: 'content',
+  Collections: 'collections',
+  Media: 'media',
+  Categories: 'catalog',
+  Products: 'catalog',
+  Orders: 'orders',
+  Contacts: 'contacts',
+  'Site users': 'users',
+  Newsletter: 'newsletter',
+  Email: 'email',
+  'Admin: sender domains': 'email',
+  Webhooks: 'webhooks',
+  'Admin: sites': 'sites',
+  'API keys': 'api-keys',
+  Account: 'account',
+};
+
+/**
+ * Whether a key holding `held` (null: every permission) may do what `needed` names: `*` holds
+ * everything, and `write` holds the `read` of its group.
+ */
+export function grants(held: readonly string[] | null, needed: Permission): boolean {
+  if (held === null || held.includes(ALL_PERMISSIONS)) return true;
+  if (needed === ALL_PERMISSIONS) return false;
+  if (held.includes(needed)) return true;
+  return needed.endsWith(':read') && held.includes(`${needed.slice(0, -':read'.length)}:write`);
+}
+
+/** The permissions of `requested` (null: every one) that `held` does not grant. */
+export function notGranted(held: readonly string[] | null, requested: readonly Permission[] | null): Permission[] {
+  return (requested ?? [ALL_PERMISSIONS]).filter((p) => !grants(held, p));
+}
+
+/** A set as stored: sorted, without repeats; `*` alone stands for every permission. */
+export function normalizePermissions(list: readonly Permission[] | null | undefined): Permission[] | null {
+  if (list === null || list === undefined) return null;
+  if (list.includes(ALL_PERMISSIONS)) return [ALL_PERMISSIONS];
+  return [...new Set(list)].sort();
+}
+
+/** The permission a route needs by default: its group's `read` for GET and HEAD, else `write`. */
+export function defaultPermission(group: PermissionGroup, method: string): Permission {
+  return `${group}:${method === 'GET' || method === 'HEAD' ? 'read' : 'write'}`;
+}

@@ -1,0 +1,192 @@
+import request from 'supertest';
+import { ApiKeysService } from '../../src/api-keys/api-keys.service';
+import { Permission, PERMISSIONS } from '../../src/common/auth/permissions';
+import { startApp, TestApp } from '../support/app';
+import { unlimitedBudgets } from '../support/budgets';
+import { snapshotDatabase } from '../support/db-snapshot';
+import { fakeDns } from '../support/dns';
+import { tempMediaDir } from '../support/files';
+import { exampleBody, loadOperations, OpenApiDocument, Operation } from '../support/openapi-operations';
+import { expectExactProblem } from '../support/problem';
+import { operationUrl, ResourceFixtures, seedResources } from '../support/resource-fixtures';
+import { createTenant, Tenant } from '../support/tenant';
+import { limitFor } from '../support/time-scale';
+
+/**
+ * Issue 34's matrix (docs/foundation.md, "Permissions"), over every operation of the live
+ * document that a key may call: a key with exactly the operation's permission is let through; a
+ * key with every permission but it, and a read-only key on a write, get 403
+ * `insufficient_permission` naming it with the database unchanged; another account's key gets
+ * the 404 it got before permissions. Keys are made once; refusals are sent side by side.
+ */
+const PERMISSION = 'x-sitebase-permission';
+const READS = PERMISSIONS.filter((p) => p.endsWith(':read'));
+
+/** Every permission but `p`: without `*`, and without the write that would include a read. */
+function allBut(p: Permission): Permission[] {
+  const write = p.endsWith(':read') ? p.replace(/:read$/, ':write') : null;
+  return PERMISSIONS.filter((q) => q !== '*' && q !== p && q !== write);
+}
+
+describe('key permissions over every operation of the document', () => {
+  const media = tempMediaDir('key-permissions');
+  let t: TestApp;
+  let tenant: Tenant;
+  let other: Tenant;
+  let fixtures: ResourceFixtures;
+  /** Key operations (a key is required) with the permission each needs. */
+  let ops: Array<{ op: Operation; permission: Permission }>;
+  /** Operations where a key is optional: a key without the permission reads as no key. */
+  let optional: Array<{ op: Operation; permission: Permission }>;
+  const exactly = new Map<Permission, string>();
+  const without = new Map<Permission, string>();
+  let readOnly = '';
+  let sent = 0;
+
+  beforeAll(
+    async () => {
+      t = await startApp({
+        env: { MEDIA_LOCAL_DIR: media.dir, ...unlimitedBudgets() },
+        extraModules: [fakeDns().module],
+      });
+      [tenant, other] = await Promise.all([createTenant(t), createTenant(t)]);
+      const { doc, operations } = await loadOperations(t.server);
+      fixtures = await seedResources(t, tenant);
+      const permissionOf = (op: Operation) =>
+        (doc as OpenApiDocument & { paths: Record<string, Record<string, Record<string, unknown>>> }).paths[op.path][
+          op.method
+        ][PERMISSION] as Permission | undefined;
+      const withPermission = operations
+        .filter((op) => !op.sessionOnly)
+        .map((op) => ({ op, permission: permissionOf(op) }))
+        .filter((x): x is { op: Operation; permission: Permission } => x.permission !== undefined);
+      ops = withPermission.filter((x) => !x.op.isPublic);
+      optional = withPermission.filter((x) => x.op.isPublic);
+      const needed = [...new Set(withPermission.map((x) => x.permission))];
+      const keys = t.app.get(ApiKeysService);
+      await t.db.transaction(async (em) => {
+        const make = async (name: string, permissions: Permission[]) =>
+          (await keys.createInAccount(em, tenant.accountId, { name, siteIds: null, permissions, expiresAt: null }))
+            .plaintext;
+        for (const p of needed) {
+          exactly.set(p, await make(`exactly ${p}`, [p]));
+          without.set(p, await make(`all but ${p}`, allBut(p)));
+        }
+        readOnly = await make('read-only', READS);
+      });
+    },
+    limitFor(60, 1_000, 120_000),
+  );
+
+  afterAll(async () => {
+    const keys = exactly.size + without.size + 2;
+    console.log(`key permissions: ${ops.length + optional.length} operations × ${keys} keys, ${sent} requests`);
+    await t.close();
+    media.remove();
+  });
+
+  const send = (op: Operation, key: string, body?: Record<string, unknown>) => {
+    sent++;
+    const req = request(t.server)[op.method](operationUrl(fixtures, op)).set('x-api-key', key);
+    return op.body === 'json' && op.schema ? req.send({ ...exampleBody(op.schema), ...body }) : req;
+  };
+
+  const refusedFor = (permission: Permission) => (res: request.Response) =>
+    expectExactProblem(
+      res,
+      403,
+      'insufficient_permission',
+      'Forbidden',
+      `This key lacks the \`${permission}\` permission this route needs`,
+    );
+
+  it('declares a known permission on every key operation, and covers some of each kind', () => {
+    expect(ops.length).toBeGreaterThan(100);
+    for (const { permission } of [...ops, ...optional]) expect(PERMISSIONS).toContain(permission);
+    expect(ops.some((x) => x.permission.endsWith(':read'))).toBe(true);
+    expect(ops.some((x) => x.permission.endsWith(':write'))).toBe(true);
+  });
+
+  it(
+    'a key with every permission but the one needed is refused, naming it, and nothing changes',
+    async () => {
+      const before = await snapshotDatabase(t.db);
+      const answers = await Promise.all(ops.map(({ op, permission }) => send(op, without.get(permission)!)));
+      answers.forEach((res, i) => {
+        const { op, permission } = ops[i];
+        expect({ op: op.label, status: res.status, code: res.body?.code }).toEqual({
+          op: op.label,
+          status: 403,
+          code: 'insufficient_permission',
+        });
+        refusedFor(permission)(res);
+      });
+      expect(await snapshotDatabase(t.db)).toEqual(before);
+    },
+    limitFor(200, 100),
+  );
+
+  it(
+    'a read-only key is refused on every write, and nothing changes',
+    async () => {
+      const writes = ops.filter((x) => x.permission.endsWith(':write'));
+      const before = await snapshotDatabase(t.db);
+      const answers = await Promise.all(writes.map(({ op }) => send(op, readOnly)));
+      answers.forEach((res, i) => {
+        expect({ op: writes[i].op.label, status: res.status }).toEqual({ op: writes[i].op.label, status: 403 });
+        refusedFor(writes[i].permission)(res);
+      });
+      expect(await snapshotDatabase(t.db)).toEqual(before);
+    },
+    limitFor(200, 100),
+  );
+
+  it(
+    "another account's key gets the 404 it got before, on every operation that names a site or an id",
+    async () => {
+      const named = ops.filter(({ op }) => op.pathParams.length > 0);
+      const before = await snapshotDatabase(t.db);
+      const answers = await Promise.all(named.map(({ op }) => send(op, other.key)));
+      answers.forEach((res, i) =>
+        expect({ op: named[i].op.label, status: res.status }).toEqual({ op: named[i].op.label, status: 404 }),
+      );
+      expect(await snapshotDatabase(t.db)).toEqual(before);
+    },
+    limitFor(200, 100),
+  );
+
+  it(
+    'on an operation where a key is optional, a key without the permission is never refused for it',
+    async () => {
+      const answers = await Promise.all(optional.map(({ op, permission }) => send(op, without.get(permission)!)));
+      answers.forEach((res, i) =>
+        expect({ op: optional[i].op.label, code: res.body?.code }).not.toEqual({
+          op: optional[i].op.label,
+          code: 'insufficient_permission',
+        }),
+      );
+    },
+    limitFor(50, 100),
+  );
+
+  // Last: these are let through and may change or delete what the others used (the account's
+  // deletion, scheduled by its DELETE, goes at the very end).
+  it(
+    'a key with exactly the permission needed is let through',
+    async () => {
+      const ordered = [...ops].sort(
+        (x, y) => Number(x.op.path === '/api/v2/account') - Number(y.op.path === '/api/v2/account'),
+      );
+      for (const { op, permission } of ordered) {
+        // A key creates a key with no more than it has (no escalation): the example's would have all.
+        const own = op.label === 'POST /api/v2/api-keys' ? { permissions: [permission] } : undefined;
+        const res = await send(op, exactly.get(permission)!, own);
+        expect({ op: op.label, status: res.status, code: res.body?.code }).not.toEqual(
+          expect.objectContaining({ code: 'insufficient_permission' }),
+        );
+        expect({ op: op.label, status: res.status }).not.toEqual({ op: op.label, status: 401 });
+      }
+    },
+    limitFor(200, 150),
+  );
+});
