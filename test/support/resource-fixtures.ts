@@ -251,11 +251,11 @@ export function paramValue(f: ResourceFixtures, op: Operation, name: string): st
  * sweeps that send each operation as it is meant to be called and judge the answer to its path.
  */
 export function requiredQuery(op: Operation): string {
+  const value = (example: unknown) =>
+    typeof example === 'string' || typeof example === 'number' ? String(example) : 'x';
   const pairs = op.queryParams
     .filter((q) => q.required)
-    .map(
-      (q) => `${encodeURIComponent(q.name)}=${encodeURIComponent(String(q.schema.example ?? q.schema.default ?? 'x'))}`,
-    );
+    .map((q) => `${encodeURIComponent(q.name)}=${encodeURIComponent(value(q.schema.example))}`);
   return pairs.length === 0 ? '' : `?${pairs.join('&')}`;
 }
 
