@@ -180,14 +180,19 @@ export class ApiKeysService implements ApiKeyVerifier {
 
   /**
    * Revokes a key at once. The account's last unrestricted key cannot go, so an account
-   * never locks itself out (create another first).
+   * never locks itself out (create another first); a key never revokes one that may do more
+   * than itself (a limited key holding `api-keys:write` would otherwise take the account's
+   * stronger keys away).
    */
   revoke(key: KeyPrincipal, id: number): Promise<void> {
-    return this.revokeInAccount(key.accountId, id);
+    return this.revokeInAccount(key.accountId, id, key.permissions);
   }
 
-  /** revoke() for the operator's command, which names the account through one of its sites. */
-  async revokeInAccount(accountId: number, id: number): Promise<void> {
+  /**
+   * revoke() for the operator's command, which names the account through one of its sites
+   * (`by` undefined: the operator may revoke any key).
+   */
+  async revokeInAccount(accountId: number, id: number, by?: readonly string[] | null): Promise<void> {
     const mark = this.notifications.mark('sitebase_credentials');
     await this.dataSource.transaction(async (em) => {
       // Serialises revocations within the account, so two at once cannot remove the last key.
@@ -197,6 +202,13 @@ export class ApiKeysService implements ApiKeyVerifier {
         lock: { mode: 'pessimistic_write' },
       });
       if (!target) throw new NotFoundProblem('API key');
+      const beyond =
+        by === undefined ? [] : notGranted(by, normalizePermissions(target.permissions as Permission[] | null));
+      if (beyond.length)
+        throw new ForbiddenProblem(
+          'insufficient_permission',
+          `A key cannot revoke a key that may do more than itself: this key lacks ${beyond.map((p) => `\`${p}\``).join(', ')}`,
+        );
       if (target.siteIds === null && grants(target.permissions, ALL_PERMISSIONS)) {
         if ((await this.repository.otherUnrestrictedCount(em, accountId, id)) === 0)
           throw new ConflictProblem(

@@ -165,6 +165,26 @@ describe('API key permissions', () => {
       );
     });
 
+    it('a key cannot revoke a key that may do more than itself: 403 naming what it lacks, nothing changed', async () => {
+      const x = await createTenant(ctx.t);
+      const limited = await x.api.post('/api/v2/api-keys').send({ name: 'limited', permissions: ['api-keys:write'] });
+      const stronger = await x.api
+        .post('/api/v2/api-keys')
+        .send({ name: 'stronger', permissions: ['api-keys:write', 'content:write'] });
+      const weaker = await x.api.post('/api/v2/api-keys').send({ name: 'weaker', permissions: ['api-keys:read'] });
+      const before = await snapshotDatabase(ctx.t.db);
+      for (const target of [x.keyId, stronger.body.id as number]) {
+        const res = await agent(ctx.t, limited.body.key).delete(`/api/v2/api-keys/${target}`);
+        expect(res.status).toBe(403);
+        expect(res.body.code).toBe('insufficient_permission');
+        expect(res.body.detail).toMatch(/^A key cannot revoke a key that may do more than itself: this key lacks `/);
+      }
+      expect(await snapshotDatabase(ctx.t.db)).toEqual(before);
+      // As much or less is its to revoke.
+      expect((await agent(ctx.t, limited.body.key).delete(`/api/v2/api-keys/${weaker.body.id}`)).status).toBe(204);
+      expect((await keys().findOneByOrFail({ id: weaker.body.id })).revokedAt).not.toBeNull();
+    });
+
     it("a limited key is not the account's last unrestricted key: the full one still cannot go", async () => {
       const x = await createTenant(ctx.t);
       const limited = await x.api.post('/api/v2/api-keys').send({ name: 'limited', permissions: ['api-keys:write'] });
