@@ -10,6 +10,7 @@ import {
   Matches,
   Max,
   Min,
+  MinLength,
   ValidateIf,
   validateSync,
 } from 'class-validator';
@@ -272,6 +273,12 @@ export class AppConfig {
   /** Soft bounces of an address within BOUNCE_SOFT_WINDOW_DAYS that mark it `bounced`, unless its site says otherwise. */
   @Transform(toInt) @IsInt() @Min(1) @Max(100) BOUNCE_SOFT_LIMIT = 3;
   @Transform(toInt) @IsInt() @Min(1) @Max(365) BOUNCE_SOFT_WINDOW_DAYS = 7;
+  /** Mailgun's webhook signing key (its events route answers 404 while empty). */
+  @IsString() MAILGUN_WEBHOOK_SIGNING_KEY = '';
+  /** The token Postmark's webhooks send in `x-sitebase-webhook-token` (its route answers 404 while empty). */
+  @ValidateIf((c: AppConfig) => c.POSTMARK_WEBHOOK_TOKEN !== '')
+  @MinLength(24, { message: 'POSTMARK_WEBHOOK_TOKEN must be at least 24 characters (a random secret)' })
+  POSTMARK_WEBHOOK_TOKEN = '';
 
   // Webhooks (docs/webhooks.md)
   /** Allow endpoints on private, loopback and link-local addresses (tests, private networks). */

@@ -20,6 +20,8 @@ import { EmailBounceEntity, EmailSuppressionEntity, ServerSecretEntity } from '.
 import { BounceListener } from './bounces/bounce-listener';
 import { BouncesRepository } from './bounces/bounces.repository';
 import { BouncesService } from './bounces/bounces.service';
+import { ProviderEventsController } from './bounces/provider-events.controller';
+import { ProviderEventsService } from './bounces/provider-events.service';
 import { SuppressionHooks } from './bounces/suppression-hooks';
 import { EmailTemplateTypes } from './template-types';
 import { AnswersProblems } from '../common/errors/problem-codes';
@@ -44,7 +46,7 @@ import { EMAIL_PROBLEMS } from './email.problems';
     AccountModule,
     SendersModule,
   ],
-  controllers: [EmailTemplatesController, EmailController],
+  controllers: [EmailTemplatesController, EmailController, ProviderEventsController],
   providers: [
     EmailTemplateTypes,
     EmailRenderer,
@@ -60,6 +62,7 @@ import { EMAIL_PROBLEMS } from './email.problems';
     BouncesRepository,
     BouncesService,
     BounceListener,
+    ProviderEventsService,
   ],
   exports: [EmailService, EmailTemplateTypes, EmailTemplatesService, SuppressionHooks],
 })

@@ -69,6 +69,8 @@ export class RequestBodyGuard implements CanActivate {
       if (route.kind !== 'json' && route.kind !== 'form') return true;
       if (!route.optional) throw missingBody();
       req.body = {};
+      // An optional body's bytes, when none came, are none (a signature over them then fails).
+      if (route.keepRaw) (req as Request & { [RAW_BODY]?: Buffer })[RAW_BODY] = Buffer.alloc(0);
       return true;
     }
     if (route.kind === 'multipart') return true; // the handler streams it (uploads)

@@ -1,0 +1,61 @@
+import { Headers, HttpCode, Post } from '@nestjs/common';
+import { ApiController, Route, RouteOptions } from '../../common/http/route.decorator';
+import { RawBody } from '../../common/input/request-body';
+import { ProviderEventOutcomeDto, ProviderPayloadDto, toProviderEventOutcome } from '../dto/provider-event.dto';
+import { ProviderEventsService } from './provider-events.service';
+import { POSTMARK_TOKEN_HEADER } from './providers/postmark';
+
+/** What every provider's route shares: public (the provider proves itself), operator-level, raw bytes. */
+const PROVIDER_ROUTE = {
+  auth: 'public',
+  admin: true,
+  rawBody: true,
+  optionalBody: ProviderPayloadDto,
+  ok: ProviderEventOutcomeDto,
+  problems: [400, 401, 404],
+  idempotent: { optOut: 'the provider’s own event is the idempotency key: a report counts once per message and kind' },
+  exampleAnswers: { status: 404, because: 'the provider’s setting is empty on a server that does not use it' },
+} satisfies Partial<RouteOptions>;
+
+/**
+ * Bounce and complaint webhooks of the operator's relay (docs/deliverability.md, "From a
+ * provider"): not per site, since the relay account is the server's; each message names its site.
+ */
+@ApiController('api/v2/email/providers', 'Admin: email providers')
+export class ProviderEventsController {
+  constructor(private readonly events: ProviderEventsService) {}
+
+  @Post('mailgun/events')
+  @HttpCode(200)
+  @Route({
+    ...PROVIDER_ROUTE,
+    summary: 'Receive a Mailgun bounce or complaint event',
+    operationId: 'receiveMailgunEvent',
+    description:
+      'Mailgun’s webhook (events `failed`, `complained`), verified by its `signature` (HMAC-SHA256 of ' +
+      'timestamp + token with MAILGUN_WEBHOOK_SIGNING_KEY, at most 5 minutes old, each token once). 404 while ' +
+      'the setting is empty; 401 unsigned or badly signed, nothing changed.',
+  })
+  async mailgun(@RawBody() raw: Buffer): Promise<ProviderEventOutcomeDto> {
+    return toProviderEventOutcome(await this.events.mailgun(raw));
+  }
+
+  @Post('postmark/events')
+  @HttpCode(200)
+  @Route({
+    ...PROVIDER_ROUTE,
+    summary: 'Receive a Postmark bounce or spam complaint',
+    operationId: 'receivePostmarkEvent',
+    description:
+      'Postmark’s Bounce and Spam Complaint webhooks, with the custom header ' +
+      `\`${POSTMARK_TOKEN_HEADER}\` set to POSTMARK_WEBHOOK_TOKEN (compared in constant time). 404 while the ` +
+      'setting is empty; 401 without the token, nothing changed.',
+    headers: [{ name: POSTMARK_TOKEN_HEADER, required: true, description: 'POSTMARK_WEBHOOK_TOKEN' }],
+  })
+  async postmark(
+    @RawBody() raw: Buffer,
+    @Headers(POSTMARK_TOKEN_HEADER) token: string | undefined,
+  ): Promise<ProviderEventOutcomeDto> {
+    return toProviderEventOutcome(await this.events.postmark(raw, token));
+  }
+}
