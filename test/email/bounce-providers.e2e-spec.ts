@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, generateKeyPairSync, KeyObject, randomBytes, sign } from 'node:crypto';
 import request from 'supertest';
 import { eventually, startApp, TestApp } from '../support/app';
 import { createFreshDatabase } from '../support/databases';
@@ -13,6 +13,18 @@ import { nl } from '../newsletter/newsletter-fixtures';
 const MAILGUN_KEY = 'key-' + randomBytes(16).toString('hex');
 const POSTMARK_TOKEN = randomBytes(24).toString('base64url');
 const PROVIDERS = '/api/v2/email/providers';
+const SENDGRID = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+const SENDGRID_PUBLIC = SENDGRID.publicKey.export({ format: 'der', type: 'spki' }).toString('base64');
+
+/** SendGrid's signature headers for these exact bytes: base64 DER ECDSA-SHA256 of timestamp + body. */
+function sendgridHeaders(raw: string, opts: { key?: KeyObject; at?: number } = {}) {
+  const timestamp = String(opts.at ?? Math.floor(Date.now() / 1000));
+  const signature = sign('sha256', Buffer.from(timestamp + raw), opts.key ?? SENDGRID.privateKey).toString('base64');
+  return {
+    'x-twilio-email-event-webhook-signature': signature,
+    'x-twilio-email-event-webhook-timestamp': timestamp,
+  };
+}
 
 /** What an event needs of a copy the app sent: its row, recipient and Message-ID (without brackets). */
 interface Sent {
@@ -76,6 +88,7 @@ describe('bounce and complaint webhooks of providers', () => {
         MAIL_FROM: 'Sitebase <no-reply@sitebase.test>',
         MAILGUN_WEBHOOK_SIGNING_KEY: MAILGUN_KEY,
         POSTMARK_WEBHOOK_TOKEN: POSTMARK_TOKEN,
+        SENDGRID_WEBHOOK_PUBLIC_KEY: SENDGRID_PUBLIC,
       },
     });
     a = await createTenant(t);
@@ -92,7 +105,16 @@ describe('bounce and complaint webhooks of providers', () => {
       .post(`/api/v2/sites/${a.siteName}/email/send`)
       .send({ to: [{ email: to }], subject, text: 'Hello' })
       .expect(202);
-    return sentOf(await eventually(async () => smtp.received.find((m) => m.parsed.subject === subject)));
+    const sent = sentOf(await eventually(async () => smtp.received.find((m) => m.parsed.subject === subject)));
+    // The row keeps the Message-ID once the relay answered (a provider's event comes later still).
+    await eventually(async () => {
+      const [row] = await t.db.query<Array<{ id: string }>>(
+        'SELECT id FROM email_messages WHERE id = $1 AND smtp_message_id IS NOT NULL',
+        [sent.id],
+      );
+      return row;
+    });
+    return sent;
   }
 
   const mailgun = (body: unknown) => request(t.server).post(`${PROVIDERS}/mailgun/events`).send(body as object);
@@ -101,6 +123,19 @@ describe('bounce and complaint webhooks of providers', () => {
     if (token !== null) void req.set('x-sitebase-webhook-token', token);
     return req.send(body as object);
   };
+
+  const sendgrid = (raw: string, headers: Record<string, string> = sendgridHeaders(raw)) =>
+    request(t.server).post(`${PROVIDERS}/sendgrid/events`).set(headers).type('json').send(raw);
+  const sendgridBounce = (sent: Sent, type = 'bounce') => ({
+    email: sent.to,
+    timestamp: Math.floor(Date.now() / 1000),
+    'smtp-id': `<${sent.messageId}>`,
+    event: 'bounce',
+    type,
+    status: '5.1.1',
+    reason: '550 5.1.1 The email account that you tried to reach does not exist',
+    sg_event_id: randomBytes(8).toString('hex'),
+  });
 
   const bouncesOf = (messageId: number) =>
     t.db.query<Array<Record<string, string>>>(
@@ -226,6 +261,75 @@ describe('bounce and complaint webhooks of providers', () => {
     expect((await postmark(delivery).expect(200)).body).toEqual({ outcome: 'ignored' });
   });
 
+  it('SendGrid: a signed batch: a bounce, a block, a spam report and a delivery, each answered in order; a replay counts once', async () => {
+    await listWith(a, 'SendGrid list', ['sg-hard@example.org']);
+    const hard = await mailTo('sg-hard@example.org');
+    const blocked = await mailTo('sg-blocked@example.org');
+    const angry = await mailTo('sg-angry@example.org');
+    const since = await lastEventId(t);
+    const raw = JSON.stringify([
+      sendgridBounce(hard),
+      sendgridBounce(blocked, 'blocked'),
+      { email: angry.to, event: 'spamreport', 'smtp-id': `<${angry.messageId}>`, timestamp: 1 },
+      { email: angry.to, event: 'delivered', 'smtp-id': `<${angry.messageId}>`, timestamp: 1 },
+    ]);
+    const headers = sendgridHeaders(raw);
+    const res = await sendgrid(raw, headers).expect(200);
+    expect(res.body).toEqual({ outcomes: ['recorded', 'recorded', 'recorded', 'ignored'] });
+    expect(await bouncesOf(hard.id)).toEqual([
+      { kind: 'hard', source: 'sendgrid', status: '5.1.1', recipient: 'sg-hard@example.org' },
+    ]);
+    expect(await bouncesOf(blocked.id)).toEqual([
+      { kind: 'soft', source: 'sendgrid', status: '5.1.1', recipient: 'sg-blocked@example.org' },
+    ]);
+    expect(await suppression('sg-hard@example.org')).toEqual({ reason: 'bounced', messageId: hard.id });
+    expect(await suppression('sg-blocked@example.org')).toBeUndefined();
+    expect(await suppression('sg-angry@example.org')).toEqual({ reason: 'complained', messageId: angry.id });
+    const sub = await subscriptionOf('sg-hard@example.org');
+    expect(sub.deliverability).toBe('bounced');
+    expect(await eventsOf(t, a, since)).toEqual([
+      {
+        name: 'newsletter.subscription.bounced',
+        payload: { id: sub.id, messageId: hard.id, campaignId: null, source: 'sendgrid', kind: 'hard' },
+      },
+    ]);
+
+    const before = await snapshotDatabase(t.db);
+    expect((await sendgrid(raw, headers).expect(200)).body).toEqual({
+      outcomes: ['duplicate', 'duplicate', 'duplicate', 'duplicate'],
+    });
+    // Signed anew (SendGrid's retry of the batch): each report counts once per message and kind.
+    expect((await sendgrid(raw).expect(200)).body).toEqual({
+      outcomes: ['duplicate', 'duplicate', 'duplicate', 'ignored'],
+    });
+    expect(await snapshotDatabase(t.db)).toEqual(before);
+  });
+
+  it('SendGrid: unsigned, another key, a changed body, a changed timestamp, stale: 401 and nothing changed; a malformed event: 400', async () => {
+    const sent = await mailTo('sg-forged@example.org');
+    const raw = JSON.stringify([sendgridBounce(sent)]);
+    const good = sendgridHeaders(raw);
+    const other = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+    const now = Math.floor(Date.now() / 1000);
+    const before = await snapshotDatabase(t.db);
+    for (const [body, headers] of [
+      [raw, {}],
+      [raw, { 'x-twilio-email-event-webhook-timestamp': good['x-twilio-email-event-webhook-timestamp'] }],
+      [raw, sendgridHeaders(raw, { key: other })],
+      [raw.replace('sg-forged', 'sg-forgeD'), good],
+      [raw, { ...good, 'x-twilio-email-event-webhook-timestamp': String(now + 1) }],
+      [raw, sendgridHeaders(raw, { at: now - 301 })],
+      [raw, { ...good, 'x-twilio-email-event-webhook-signature': 'not base64!' }],
+    ] as Array<[string, Record<string, string>]>) {
+      expectProblem(await sendgrid(body, headers), 401, 'invalid_signature');
+    }
+    const malformed = JSON.stringify([sendgridBounce(sent), { event: 'bounce', email: 'not an address' }]);
+    expectProblem(await sendgrid(malformed), 400, 'malformed_event');
+    const object = JSON.stringify(sendgridBounce(sent));
+    expectProblem(await sendgrid(object), 400, 'malformed_event');
+    expect(await snapshotDatabase(t.db)).toEqual(before);
+  });
+
   it('Postmark: without the token or with another one, 401 and nothing changed', async () => {
     const sent = await mailTo('pm-forged@example.org');
     const before = await snapshotDatabase(t.db);
@@ -245,7 +349,7 @@ describe('bounce and complaint webhooks of providers, not configured', () => {
 
   it('a provider whose setting is empty answers 404, signed or not', async () => {
     const body = mailgunBody({ event: 'complained', recipient: 'a@example.org' }, { key: '' });
-    for (const provider of ['mailgun', 'postmark']) {
+    for (const provider of ['mailgun', 'postmark', 'sendgrid']) {
       const res = await request(t.server)
         .post(`${PROVIDERS}/${provider}/events`)
         .set('x-sitebase-webhook-token', '')

@@ -1,9 +1,16 @@
 import { Headers, HttpCode, Post } from '@nestjs/common';
 import { ApiController, Route, RouteOptions } from '../../common/http/route.decorator';
 import { RawBody } from '../../common/input/request-body';
-import { ProviderEventOutcomeDto, ProviderPayloadDto, toProviderEventOutcome } from '../dto/provider-event.dto';
+import {
+  ProviderBatchOutcomeDto,
+  ProviderEventOutcomeDto,
+  ProviderPayloadDto,
+  toProviderBatchOutcome,
+  toProviderEventOutcome,
+} from '../dto/provider-event.dto';
 import { ProviderEventsService } from './provider-events.service';
 import { POSTMARK_TOKEN_HEADER } from './providers/postmark';
+import { SENDGRID_SIGNATURE_HEADER, SENDGRID_TIMESTAMP_HEADER } from './providers/sendgrid';
 
 /** What every provider's route shares: public (the provider proves itself), operator-level, raw bytes. */
 const PROVIDER_ROUTE = {
@@ -57,5 +64,30 @@ export class ProviderEventsController {
     @Headers(POSTMARK_TOKEN_HEADER) token: string | undefined,
   ): Promise<ProviderEventOutcomeDto> {
     return toProviderEventOutcome(await this.events.postmark(raw, token));
+  }
+
+  @Post('sendgrid/events')
+  @HttpCode(200)
+  @Route({
+    ...PROVIDER_ROUTE,
+    ok: ProviderBatchOutcomeDto,
+    jsonArray: true,
+    summary: 'Receive a batch of SendGrid bounce and spam report events',
+    operationId: 'receiveSendgridEvents',
+    description:
+      'SendGrid’s Signed Event Webhook (events `bounce`, `spamreport`; the rest ignored): ECDSA P-256 over ' +
+      'the timestamp header + the raw body, verified with SENDGRID_WEBHOOK_PUBLIC_KEY, at most 5 minutes old. ' +
+      '404 while the setting is empty; 401 unsigned or badly signed; 400 when an event is malformed; nothing changed.',
+    headers: [
+      { name: SENDGRID_SIGNATURE_HEADER, required: true, description: 'base64 DER ECDSA signature' },
+      { name: SENDGRID_TIMESTAMP_HEADER, required: true, description: 'Unix seconds' },
+    ],
+  })
+  async sendgrid(
+    @RawBody() raw: Buffer,
+    @Headers(SENDGRID_SIGNATURE_HEADER) signature: string | undefined,
+    @Headers(SENDGRID_TIMESTAMP_HEADER) timestamp: string | undefined,
+  ): Promise<ProviderBatchOutcomeDto> {
+    return toProviderBatchOutcome(await this.events.sendgrid(raw, signature, timestamp));
   }
 }

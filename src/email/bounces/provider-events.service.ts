@@ -1,10 +1,12 @@
 import { Injectable } from '@nestjs/common';
+import type { KeyObject } from 'node:crypto';
 import { BadRequestProblem, NotFoundProblem, UnauthorizedProblem } from '../../common/errors/problems';
 import { AppConfig } from '../../config/app-config';
 import { BouncesService, ReportOutcome } from './bounces.service';
 import { MAILGUN_TOLERANCE_SECONDS, mailgunToken, parseMailgun, verifyMailgun } from './providers/mailgun';
 import { parsePostmark, verifyPostmark } from './providers/postmark';
 import { MalformedEvent, Parsed } from './providers/provider-event';
+import { parseSendgrid, SENDGRID_MAX_EVENTS, sendgridKey, verifySendgrid } from './providers/sendgrid';
 
 export type ProviderOutcome = ReportOutcome | 'ignored';
 
@@ -24,11 +26,17 @@ const refused = (detail: string) => new UnauthorizedProblem('invalid_signature',
 export class ProviderEventsService {
   /** Mailgun tokens seen while their timestamp is fresh, with when they expire (ms). */
   private readonly seen = new Map<string, number>();
+  private readonly sendgridKey: KeyObject | null;
 
   constructor(
     private readonly config: AppConfig,
     private readonly bounces: BouncesService,
-  ) {}
+  ) {
+    const base64 = config.SENDGRID_WEBHOOK_PUBLIC_KEY;
+    this.sendgridKey = base64 ? sendgridKey(base64) : null;
+    if (base64 && !this.sendgridKey)
+      throw new Error('SENDGRID_WEBHOOK_PUBLIC_KEY must be the base64 DER (SPKI) of an ECDSA P-256 public key');
+  }
 
   async mailgun(raw: Buffer): Promise<ProviderOutcome> {
     const key = this.config.MAILGUN_WEBHOOK_SIGNING_KEY;
@@ -51,14 +59,33 @@ export class ProviderEventsService {
     return this.record(() => parsePostmark(body));
   }
 
-  private async record(read: () => Parsed): Promise<ProviderOutcome> {
-    let parsed: Parsed;
-    try {
-      parsed = read();
-    } catch (err) {
-      if (err instanceof MalformedEvent) throw new BadRequestProblem('malformed_event', err.message);
-      throw err;
-    }
+  /** SendGrid's batch: every event is read before any is recorded (one malformed: a 400, nothing changed). */
+  async sendgrid(
+    raw: Buffer,
+    signature: string | string[] | undefined,
+    timestamp: string | string[] | undefined,
+  ): Promise<ProviderOutcome[]> {
+    const key = this.sendgridKey;
+    if (!key) throw notConfigured('SendGrid');
+    const check = verifySendgrid(signature, timestamp, raw, key, Math.floor(Date.now() / 1000));
+    if (check === 'stale') throw refused('The signed timestamp is more than 5 minutes away from now');
+    if (check !== 'ok') throw refused('The event webhook signature is missing or is not SendGrid’s');
+    const body = parse(raw);
+    if (!Array.isArray(body) || body.length > SENDGRID_MAX_EVENTS)
+      throw new BadRequestProblem('malformed_event', `The body must be an array of at most ${SENDGRID_MAX_EVENTS} events`);
+    const events = body.map((item) => read(() => parseSendgrid(item)));
+    // The same signature again is a replay (ECDSA signatures differ per signing, SendGrid's retries too).
+    if (!this.firstSight(`sendgrid:${signature as string}`)) return events.map(() => 'duplicate' as const);
+    const outcomes: ProviderOutcome[] = [];
+    for (const event of events) outcomes.push(await this.recordParsed(event));
+    return outcomes;
+  }
+
+  private record(parse: () => Parsed): Promise<ProviderOutcome> {
+    return this.recordParsed(read(parse));
+  }
+
+  private async recordParsed(parsed: Parsed): Promise<ProviderOutcome> {
     return parsed === 'ignored' ? 'ignored' : this.bounces.recordProviderEvent(parsed);
   }
 
@@ -73,6 +100,16 @@ export class ProviderEventsService {
     // Twice the tolerance: a timestamp may be that far ahead of our clock and still verify.
     this.seen.set(key, now + 2 * MAILGUN_TOLERANCE_SECONDS * 1000);
     return true;
+  }
+}
+
+/** An adapter's reading; a MalformedEvent is a 400. */
+function read(parse: () => Parsed): Parsed {
+  try {
+    return parse();
+  } catch (err) {
+    if (err instanceof MalformedEvent) throw new BadRequestProblem('malformed_event', err.message);
+    throw err;
   }
 }
 

@@ -22,6 +22,15 @@ export class ProviderEventOutcomeDto {
   outcome: ProviderOutcome;
 }
 
+export class ProviderBatchOutcomeDto {
+  @ApiProperty({ enum: OUTCOMES, isArray: true, example: ['recorded', 'ignored'], description: 'One per event, in order' })
+  outcomes: ProviderOutcome[];
+}
+
+export function toProviderBatchOutcome(outcomes: ProviderOutcome[]): ProviderBatchOutcomeDto {
+  return { outcomes };
+}
+
 export function toProviderEventOutcome(outcome: ProviderOutcome): ProviderEventOutcomeDto {
   return { outcome };
 }
