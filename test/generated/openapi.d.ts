@@ -2242,6 +2242,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/email/providers/mailgun/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a Mailgun bounce or complaint event
+         * @description Mailgun’s webhook (events `failed`, `complained`), verified by its `signature` (HMAC-SHA256 of timestamp + token with MAILGUN_WEBHOOK_SIGNING_KEY, at most 5 minutes old, each token once). 404 while the setting is empty; 401 unsigned or badly signed, nothing changed. Try it out with the examples answers 404: the provider’s setting is empty on a server that does not use it.
+         */
+        post: operations["receiveMailgunEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/email/providers/postmark/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a Postmark bounce or spam complaint
+         * @description Postmark’s Bounce and Spam Complaint webhooks, with the custom header `x-sitebase-webhook-token` set to POSTMARK_WEBHOOK_TOKEN (compared in constant time). 404 while the setting is empty; 401 without the token, nothing changed. Try it out with the examples answers 404: the provider’s setting is empty on a server that does not use it.
+         */
+        post: operations["receivePostmarkEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/email/providers/sendgrid/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a batch of SendGrid bounce and spam report events
+         * @description SendGrid’s Signed Event Webhook (events `bounce`, `spamreport`; the rest ignored): ECDSA P-256 over the timestamp header + the raw body, verified with SENDGRID_WEBHOOK_PUBLIC_KEY, at most 5 minutes old. 404 while the setting is empty; 401 unsigned or badly signed; 400 when an event is malformed; nothing changed. Try it out with the examples answers 404: the provider’s setting is empty on a server that does not use it.
+         */
+        post: operations["receiveSendgridEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/sites/{siteName}/webhooks": {
         parameters: {
             query?: never;
@@ -7169,6 +7229,27 @@ export interface components {
                 [key: string]: string;
             };
         };
+        ProviderPayloadDto: {
+            [key: string]: unknown;
+        };
+        ProviderEventOutcomeDto: {
+            /**
+             * @description `recorded`: the policy applied; `duplicate`: this report (or this signed call) came before; `unmatched`: it names no message of ours; `ignored`: no bounce nor complaint (a delivery, an open).
+             * @example recorded
+             * @enum {string}
+             */
+            outcome: "recorded" | "duplicate" | "unmatched" | "ignored";
+        };
+        ProviderBatchOutcomeDto: {
+            /**
+             * @description One per event, in order
+             * @example [
+             *       "recorded",
+             *       "ignored"
+             *     ]
+             */
+            outcomes: ("recorded" | "duplicate" | "unmatched" | "ignored")[];
+        };
         WebhookEndpointResponseDto: {
             /** @example 1 */
             id: number;
@@ -11630,7 +11711,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11639,7 +11720,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11725,7 +11806,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11734,7 +11815,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11828,7 +11909,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11837,7 +11918,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11912,7 +11993,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11921,7 +12002,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12001,7 +12082,7 @@ export interface operations {
                     "application/json": components["schemas"]["ListResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12010,7 +12091,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12113,7 +12194,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12122,7 +12203,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12200,7 +12281,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12209,7 +12290,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12285,7 +12366,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12294,7 +12375,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12369,7 +12450,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12378,7 +12459,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12463,7 +12544,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12472,7 +12553,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12575,7 +12656,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12584,7 +12665,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12699,7 +12780,7 @@ export interface operations {
                     "application/json": components["schemas"]["BulkResultDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12708,7 +12789,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12859,7 +12940,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImportResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12868,7 +12949,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12970,7 +13051,7 @@ export interface operations {
                     "application/json": components["schemas"]["SyncResultDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12979,7 +13060,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13073,7 +13154,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImportResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13082,7 +13163,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13166,7 +13247,7 @@ export interface operations {
                     "application/json": components["schemas"]["SubscribeReceiptDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13270,7 +13351,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A problem; a browser gets it as a page (text/html) (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description A problem; a browser gets it as a page (text/html) (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13370,7 +13451,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13379,7 +13460,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13484,7 +13565,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A problem; a browser gets it as a page (text/html) (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description A problem; a browser gets it as a page (text/html) (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13557,7 +13638,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeriesPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13566,7 +13647,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13671,7 +13752,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeriesResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13680,7 +13761,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13776,7 +13857,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeriesResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13785,7 +13866,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13860,7 +13941,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13869,7 +13950,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13954,7 +14035,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeriesResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13963,7 +14044,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14070,7 +14151,7 @@ export interface operations {
                     "application/json": components["schemas"]["CampaignPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14079,7 +14160,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14167,7 +14248,7 @@ export interface operations {
                     "application/json": components["schemas"]["CampaignResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14176,7 +14257,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14273,7 +14354,7 @@ export interface operations {
                     "application/json": components["schemas"]["CampaignResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14282,7 +14363,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14357,7 +14438,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14366,7 +14447,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14460,7 +14541,7 @@ export interface operations {
                     "application/json": components["schemas"]["CampaignResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14469,7 +14550,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14581,7 +14662,7 @@ export interface operations {
                     "application/json": components["schemas"]["CampaignTestSendResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14590,7 +14671,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14692,7 +14773,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14763,7 +14844,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14856,7 +14937,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14928,7 +15009,7 @@ export interface operations {
                     "application/json": components["schemas"]["ClickTargetDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15023,7 +15104,7 @@ export interface operations {
                     "application/json": components["schemas"]["StatisticsResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15032,7 +15113,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15116,7 +15197,7 @@ export interface operations {
                     "application/json": components["schemas"]["OtpRequestedDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15209,7 +15290,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15218,7 +15299,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15311,7 +15392,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15320,7 +15401,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15395,7 +15476,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserDeletionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15404,7 +15485,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15483,7 +15564,7 @@ export interface operations {
                     "application/json": components["schemas"]["MeResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15492,7 +15573,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15576,7 +15657,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserDeletionPreviewDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15585,7 +15666,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15660,7 +15741,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserDeletionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15669,7 +15750,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15744,7 +15825,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserDeletionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15753,7 +15834,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15841,7 +15922,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreditEntryPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15850,7 +15931,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15925,7 +16006,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreditBalanceDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15934,7 +16015,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16018,7 +16099,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16027,7 +16108,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16124,7 +16205,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16133,7 +16214,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16226,7 +16307,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProfileResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16235,7 +16316,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16315,7 +16396,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProfileEntryDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16324,7 +16405,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16408,7 +16489,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16417,7 +16498,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16497,7 +16578,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserSubscriptionPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16506,7 +16587,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16591,7 +16672,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserSubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16600,7 +16681,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16699,7 +16780,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserSubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16708,7 +16789,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16811,7 +16892,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserSubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16820,7 +16901,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16923,7 +17004,7 @@ export interface operations {
                     "application/json": components["schemas"]["PlanChangeDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16932,7 +17013,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17036,7 +17117,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17045,7 +17126,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17121,7 +17202,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17130,7 +17211,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17210,7 +17291,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17219,7 +17300,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17313,7 +17394,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProfileResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17322,7 +17403,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17398,7 +17479,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreditBalanceDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17407,7 +17488,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17494,7 +17575,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreditChangeDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17503,7 +17584,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17608,7 +17689,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreditChangeDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17617,7 +17698,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17715,7 +17796,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreditEntryPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17724,7 +17805,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17805,7 +17886,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserSubscriptionPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17814,7 +17895,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17902,7 +17983,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserSubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17911,7 +17992,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18013,7 +18094,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserSubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18022,7 +18103,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18134,7 +18215,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserSubscriptionResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18143,7 +18224,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18255,7 +18336,7 @@ export interface operations {
                     "application/json": components["schemas"]["PlanChangeDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18264,7 +18345,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18372,7 +18453,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChargeResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18381,7 +18462,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18495,7 +18576,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaidChargeDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18504,7 +18585,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20890,7 +20971,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderSummaryPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20985,7 +21066,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21088,7 +21169,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21186,7 +21267,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21293,7 +21374,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21406,7 +21487,7 @@ export interface operations {
                     "application/json": components["schemas"]["NotificationOutcomeDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21504,7 +21585,7 @@ export interface operations {
                     "application/json": components["schemas"]["FulfillmentSecretResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21621,7 +21702,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21630,7 +21711,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21717,7 +21798,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactResponseDto"] | components["schemas"]["ContactReceiptDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21726,7 +21807,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21820,7 +21901,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21829,7 +21910,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21909,7 +21990,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21918,7 +21999,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22002,7 +22083,7 @@ export interface operations {
                     "application/json": components["schemas"]["TemplateTypeListDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22011,7 +22092,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22087,7 +22168,7 @@ export interface operations {
                     "application/json": components["schemas"]["TemplateTypeResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22096,7 +22177,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22172,7 +22253,7 @@ export interface operations {
                     "application/json": components["schemas"]["PublishedEmailTemplateDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22181,7 +22262,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22263,7 +22344,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailTemplatePageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22272,7 +22353,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22360,7 +22441,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailTemplateResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22369,7 +22450,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22465,7 +22546,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailTemplateResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22474,7 +22555,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22549,7 +22630,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22558,7 +22639,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22652,7 +22733,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailTemplateResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22661,7 +22742,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22773,7 +22854,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailTemplateResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22782,7 +22863,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22883,7 +22964,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailTemplateResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22892,7 +22973,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22995,7 +23076,7 @@ export interface operations {
                     "application/json": components["schemas"]["RenderedMailDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23004,7 +23085,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23121,7 +23202,7 @@ export interface operations {
                     "application/json": components["schemas"]["SendEmailResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23130,7 +23211,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23228,7 +23309,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailMessageSummaryPageDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23237,7 +23318,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23313,7 +23394,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailMessageResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`) */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23322,7 +23403,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23351,6 +23432,312 @@ export interface operations {
             };
             /** @description The path does not have this method; the `Allow` header lists the ones it has */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    receiveMailgunEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ProviderPayloadDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderEventOutcomeDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `limit_reached`, `template_published`, `transition_forbidden`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Body or upload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    receivePostmarkEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description POSTMARK_WEBHOOK_TOKEN */
+                "x-sitebase-webhook-token": string;
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ProviderPayloadDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderEventOutcomeDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `limit_reached`, `template_published`, `transition_forbidden`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Body or upload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    receiveSendgridEvents: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description base64 DER ECDSA signature */
+                "x-twilio-email-event-webhook-signature": string;
+                /** @description Unix seconds */
+                "x-twilio-email-event-webhook-timestamp": string;
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ProviderPayloadDto"][];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderBatchOutcomeDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `limit_reached`, `template_published`, `transition_forbidden`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Body or upload too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

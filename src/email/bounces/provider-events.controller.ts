@@ -20,7 +20,6 @@ const PROVIDER_ROUTE = {
   optionalBody: ProviderPayloadDto,
   ok: ProviderEventOutcomeDto,
   problems: [400, 401, 404],
-  idempotent: { optOut: 'the provider’s own event is the idempotency key: a report counts once per message and kind' },
   exampleAnswers: { status: 404, because: 'the provider’s setting is empty on a server that does not use it' },
 } satisfies Partial<RouteOptions>;
 

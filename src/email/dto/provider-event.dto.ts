@@ -1,10 +1,12 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { FreeFormBody } from '../../common/http/openapi-derive';
 import type { ProviderOutcome } from '../bounces/provider-events.service';
 
 /**
  * A provider's webhook body, as the provider writes it (docs/deliverability.md): read and verified
  * from its exact bytes by the route, never validated field by field here.
  */
+@FreeFormBody()
 export class ProviderPayloadDto {
   [field: string]: unknown;
 }
