@@ -24,8 +24,14 @@ describe('generated client: email provider webhooks', () => {
     const before = await snapshotDatabase(s.t.db);
     const timestamp = String(Math.floor(Date.now() / 1000));
     const token = randomBytes(25).toString('hex');
-    const signature = createHmac('sha256', MAILGUN_KEY).update(timestamp + token).digest('hex');
-    const complaint = { event: 'complained', recipient: 'nobody@example.org', message: { headers: { 'message-id': 'x@y' } } };
+    const signature = createHmac('sha256', MAILGUN_KEY)
+      .update(timestamp + token)
+      .digest('hex');
+    const complaint = {
+      event: 'complained',
+      recipient: 'nobody@example.org',
+      message: { headers: { 'message-id': 'x@y' } },
+    };
     const mg = await s.api.POST('/api/v2/email/providers/mailgun/events', {
       body: { signature: { timestamp, token, signature }, 'event-data': complaint },
     });

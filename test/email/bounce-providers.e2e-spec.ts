@@ -117,7 +117,10 @@ describe('bounce and complaint webhooks of providers', () => {
     return sent;
   }
 
-  const mailgun = (body: unknown) => request(t.server).post(`${PROVIDERS}/mailgun/events`).send(body as object);
+  const mailgun = (body: unknown) =>
+    request(t.server)
+      .post(`${PROVIDERS}/mailgun/events`)
+      .send(body as object);
   const postmark = (body: unknown, token: string | null = POSTMARK_TOKEN) => {
     const req = request(t.server).post(`${PROVIDERS}/postmark/events`);
     if (token !== null) void req.set('x-sitebase-webhook-token', token);
@@ -151,7 +154,9 @@ describe('bounce and complaint webhooks of providers', () => {
     )[0];
   async function subscriptionOf(email: string) {
     const res = await a.api.get(nl(a, `/subscriptions?limit=50`)).expect(200);
-    return (res.body.data as Array<{ id: number; email: string; deliverability: string }>).find((s) => s.email === email)!;
+    return (res.body.data as Array<{ id: number; email: string; deliverability: string }>).find(
+      (s) => s.email === email,
+    )!;
   }
 
   it('Mailgun: a signed permanent failure suppresses the address, marks the subscription, records the event; a replay counts once', async () => {
@@ -184,13 +189,20 @@ describe('bounce and complaint webhooks of providers', () => {
 
   it('Mailgun: a complaint suppresses the address as complained; a temporary failure is a soft bounce', async () => {
     const angry = await mailTo('mg-angry@example.org');
-    const complaint = { event: 'complained', recipient: angry.to, message: { headers: { 'message-id': angry.messageId } } };
+    const complaint = {
+      event: 'complained',
+      recipient: angry.to,
+      message: { headers: { 'message-id': angry.messageId } },
+    };
     expect((await mailgun(mailgunBody(complaint)).expect(200)).body).toEqual({ outcome: 'recorded' });
     expect(await suppression('mg-angry@example.org')).toEqual({ reason: 'complained', messageId: angry.id });
 
     const soft = await mailTo('mg-soft@example.org');
     // The id as an MTA quotes it, in angle brackets: the same message.
-    const event = { ...mailgunFailed(soft, 'temporary'), message: { headers: { 'message-id': `<${soft.messageId}>` } } };
+    const event = {
+      ...mailgunFailed(soft, 'temporary'),
+      message: { headers: { 'message-id': `<${soft.messageId}>` } },
+    };
     expect((await mailgun(mailgunBody(event)).expect(200)).body).toEqual({ outcome: 'recorded' });
     expect(await bouncesOf(soft.id)).toEqual([
       { kind: 'soft', source: 'mailgun', status: '5.1.1', recipient: 'mg-soft@example.org' },
@@ -232,7 +244,11 @@ describe('bounce and complaint webhooks of providers', () => {
     });
     const { recipient: _, ...noRecipient } = mailgunFailed(sent);
     expectProblem(await mailgun(mailgunBody(noRecipient)), 400, 'malformed_event');
-    expectProblem(await mailgun(mailgunBody({ ...mailgunFailed(sent), severity: 'sometimes' })), 400, 'malformed_event');
+    expectProblem(
+      await mailgun(mailgunBody({ ...mailgunFailed(sent), severity: 'sometimes' })),
+      400,
+      'malformed_event',
+    );
     expect(await snapshotDatabase(t.db)).toEqual(before);
   });
 

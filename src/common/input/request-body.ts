@@ -171,7 +171,9 @@ export class RequestBodyGuard implements CanActivate {
       throw malformedJson();
     }
     if (body === null || typeof body !== 'object' || (Array.isArray(body) && !array))
-      throw malformedJson(array ? 'The request body must be a JSON object or array' : 'The request body must be a JSON object');
+      throw malformedJson(
+        array ? 'The request body must be a JSON object or array' : 'The request body must be a JSON object',
+      );
     const forbidden = forbiddenKeyErrors(body);
     if (forbidden.length) throw new ValidationProblem(forbidden);
     const unstorable = unstorableTextErrors(body);

@@ -72,7 +72,10 @@ export class ProviderEventsService {
     if (check !== 'ok') throw refused('The event webhook signature is missing or is not SendGrid’s');
     const body = parse(raw);
     if (!Array.isArray(body) || body.length > SENDGRID_MAX_EVENTS)
-      throw new BadRequestProblem('malformed_event', `The body must be an array of at most ${SENDGRID_MAX_EVENTS} events`);
+      throw new BadRequestProblem(
+        'malformed_event',
+        `The body must be an array of at most ${SENDGRID_MAX_EVENTS} events`,
+      );
     const events = body.map((item) => read(() => parseSendgrid(item)));
     // The same signature again is a replay (ECDSA signatures differ per signing, SendGrid's retries too).
     if (!this.firstSight(`sendgrid:${signature as string}`)) return events.map(() => 'duplicate' as const);

@@ -25,7 +25,12 @@ export class ProviderEventOutcomeDto {
 }
 
 export class ProviderBatchOutcomeDto {
-  @ApiProperty({ enum: OUTCOMES, isArray: true, example: ['recorded', 'ignored'], description: 'One per event, in order' })
+  @ApiProperty({
+    enum: OUTCOMES,
+    isArray: true,
+    example: ['recorded', 'ignored'],
+    description: 'One per event, in order',
+  })
   outcomes: ProviderOutcome[];
 }
 

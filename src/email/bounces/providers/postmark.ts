@@ -29,7 +29,8 @@ export function parsePostmark(body: unknown): Parsed {
     messageId: messageIdOf(b.MessageID),
     envelopeSender: null,
   };
-  if (type === 'SpamComplaint') return { ...base, kind: 'complaint', status: null, diagnostic: 'postmark: spam complaint' };
+  if (type === 'SpamComplaint')
+    return { ...base, kind: 'complaint', status: null, diagnostic: 'postmark: spam complaint' };
   const bounce = text(b.Type);
   const kind = bounce && HARD.has(bounce) ? 'hard' : bounce && SOFT.has(bounce) ? 'soft' : null;
   if (!kind) return 'ignored';
