@@ -7,8 +7,6 @@ import { eventsOf, lastEventId } from '../support/events';
 import { expectProblem } from '../support/problem';
 import { ReceivedMail, startSmtpSink, SmtpSink } from '../support/smtp';
 import { createTenant, Tenant } from '../support/tenant';
-import { listWith } from '../newsletter/campaign-fixtures';
-import { nl } from '../newsletter/newsletter-fixtures';
 
 const MAILGUN_KEY = 'key-' + randomBytes(16).toString('hex');
 const POSTMARK_TOKEN = randomBytes(24).toString('base64url');
@@ -140,6 +138,16 @@ describe('bounce and complaint webhooks of providers', () => {
     sg_event_id: randomBytes(8).toString('hex'),
   });
 
+  const nl = (rest: string) => `/api/v2/sites/${a.siteName}/newsletter${rest}`;
+  /** A private list with this address subscribed (no mail sent): its subscription shows what a report does. */
+  async function subscribed(name: string, email: string): Promise<void> {
+    const list = await a.api.post(nl('/lists')).send({ name, doubleOptIn: false, visibility: 'private' }).expect(201);
+    await a.api
+      .post(nl('/subscriptions/sync'))
+      .send({ listId: list.body.id, emails: [email], consent: true })
+      .expect(200);
+  }
+
   const bouncesOf = (messageId: number) =>
     t.db.query<Array<Record<string, string>>>(
       'SELECT kind, source, status, recipient FROM email_bounces WHERE message_id = $1 ORDER BY id',
@@ -153,14 +161,14 @@ describe('bounce and complaint webhooks of providers', () => {
       )
     )[0];
   async function subscriptionOf(email: string) {
-    const res = await a.api.get(nl(a, `/subscriptions?limit=50`)).expect(200);
+    const res = await a.api.get(nl('/subscriptions?limit=50')).expect(200);
     return (res.body.data as Array<{ id: number; email: string; deliverability: string }>).find(
       (s) => s.email === email,
     )!;
   }
 
   it('Mailgun: a signed permanent failure suppresses the address, marks the subscription, records the event; a replay counts once', async () => {
-    await listWith(a, 'Mailgun list', ['mg-hard@example.org']);
+    await subscribed('Mailgun list', 'mg-hard@example.org');
     const sent = await mailTo('mg-hard@example.org');
     const since = await lastEventId(t);
     const body = mailgunBody(mailgunFailed(sent));
@@ -253,7 +261,7 @@ describe('bounce and complaint webhooks of providers', () => {
   });
 
   it('Postmark: a hard bounce and a spam complaint with the token are recorded', async () => {
-    await listWith(a, 'Postmark list', ['pm-hard@example.org']);
+    await subscribed('Postmark list', 'pm-hard@example.org');
     const hard = await mailTo('pm-hard@example.org');
     const since = await lastEventId(t);
     expect((await postmark(postmarkBounce(hard)).expect(200)).body).toEqual({ outcome: 'recorded' });
@@ -278,7 +286,7 @@ describe('bounce and complaint webhooks of providers', () => {
   });
 
   it('SendGrid: a signed batch: a bounce, a block, a spam report and a delivery, each answered in order; a replay counts once', async () => {
-    await listWith(a, 'SendGrid list', ['sg-hard@example.org']);
+    await subscribed('SendGrid list', 'sg-hard@example.org');
     const hard = await mailTo('sg-hard@example.org');
     const blocked = await mailTo('sg-blocked@example.org');
     const angry = await mailTo('sg-angry@example.org');
