@@ -10,6 +10,7 @@ import {
   Matches,
   Max,
   Min,
+  MinLength,
   ValidateIf,
   validateSync,
 } from 'class-validator';
@@ -274,6 +275,18 @@ export class AppConfig {
   /** Soft bounces of an address within BOUNCE_SOFT_WINDOW_DAYS that mark it `bounced`, unless its site says otherwise. */
   @Transform(toInt) @IsInt() @Min(1) @Max(100) BOUNCE_SOFT_LIMIT = 3;
   @Transform(toInt) @IsInt() @Min(1) @Max(365) BOUNCE_SOFT_WINDOW_DAYS = 7;
+  /** Mailgun's webhook signing key (its events route answers 404 while empty). */
+  @IsString() MAILGUN_WEBHOOK_SIGNING_KEY = '';
+  /** The token Postmark's webhooks send in `x-sitebase-webhook-token` (its route answers 404 while empty). */
+  @ValidateIf((c: AppConfig) => c.POSTMARK_WEBHOOK_TOKEN !== '')
+  @MinLength(24, { message: 'POSTMARK_WEBHOOK_TOKEN must be at least 24 characters (a random secret)' })
+  POSTMARK_WEBHOOK_TOKEN = '';
+  /** SendGrid's Signed Event Webhook verification key: base64 DER (SPKI) of its ECDSA P-256 public key (its route answers 404 while empty). */
+  @ValidateIf((c: AppConfig) => c.SENDGRID_WEBHOOK_PUBLIC_KEY !== '')
+  @Matches(/^[A-Za-z0-9+/]{40,400}={0,2}$/, {
+    message: 'SENDGRID_WEBHOOK_PUBLIC_KEY must be the base64 verification key SendGrid shows (DER SPKI, ECDSA P-256)',
+  })
+  SENDGRID_WEBHOOK_PUBLIC_KEY = '';
 
   // Webhooks (docs/webhooks.md)
   /** Allow endpoints on private, loopback and link-local addresses (tests, private networks). */

@@ -20,6 +20,8 @@ import { EmailBounceEntity, EmailSuppressionEntity, ServerSecretEntity } from '.
 import { BounceListener } from './bounces/bounce-listener';
 import { BouncesRepository } from './bounces/bounces.repository';
 import { BouncesService } from './bounces/bounces.service';
+import { ProviderEventsController } from './bounces/provider-events.controller';
+import { ProviderEventsService } from './bounces/provider-events.service';
 import { SuppressionHooks } from './bounces/suppression-hooks';
 import { SuppressionsController } from './bounces/suppressions.controller';
 import { SuppressionsRepository } from './bounces/suppressions.repository';
@@ -47,7 +49,7 @@ import { EMAIL_PROBLEMS } from './email.problems';
     AccountModule,
     SendersModule,
   ],
-  controllers: [EmailTemplatesController, EmailController, SuppressionsController],
+  controllers: [EmailTemplatesController, EmailController, SuppressionsController, ProviderEventsController],
   providers: [
     EmailTemplateTypes,
     EmailRenderer,
@@ -65,6 +67,7 @@ import { EMAIL_PROBLEMS } from './email.problems';
     BounceListener,
     SuppressionsRepository,
     SuppressionsService,
+    ProviderEventsService,
   ],
   exports: [EmailService, EmailTemplateTypes, EmailTemplatesService, SuppressionHooks, SuppressionsService],
 })

@@ -3,6 +3,8 @@ import { defineProblems } from '../common/errors/problem-codes';
 /** The problem codes of templates and sending (besides the shared ones, common.problems.ts). */
 export const EMAIL_PROBLEMS = defineProblems('email', {
   invalid_mail: 400,
+  invalid_signature: 401,
+  malformed_event: 400,
   template_type_not_found: 404,
   template_published: 409,
   transition_forbidden: 409,

@@ -179,6 +179,7 @@ describe('health and API docs', () => {
         'Webhooks',
         'Admin: sites',
         'Admin: sender domains',
+        'Admin: email providers',
         'Health',
       ]);
       for (const tag of doc.tags) expect(tag.description).toEqual(expect.any(String));

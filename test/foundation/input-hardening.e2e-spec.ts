@@ -157,6 +157,12 @@ describe('input hardening over every operation of the OpenAPI document', () => {
   const url = (op: Operation, raw: Record<string, string> = {}) => operationUrl(fixtures, op, raw);
 
   const jsonOps = () => operations.filter((op) => op.body === 'json');
+  /**
+   * JSON bodies with fields of their own: a free-form object or an array of them (a provider's
+   * webhook, read from its bytes) has no unknown field.
+   */
+  const closedJsonOps = () =>
+    jsonOps().filter((op) => op.schema?.additionalProperties !== true && op.schema?.type !== 'array');
   const props = (op: Operation) =>
     Object.entries(op.schema?.properties ?? {}).map(([name, s]) => ({ name, schema: resolve(doc, s) }));
   const example = (op: Operation) => exampleBody(op.schema ?? {});
@@ -313,7 +319,7 @@ describe('input hardening over every operation of the OpenAPI document', () => {
             return jsonCase(
               op,
               `depth ${depth}`,
-              jsonWith(example(op), [[props(op)[0].name, '['.repeat(inner) + ']'.repeat(inner)]]),
+              jsonWith(example(op), [[props(op)[0]?.name ?? 'nested', '['.repeat(inner) + ']'.repeat(inner)]]),
               { expect: [400, 'json_too_deep'] },
             );
           }),
@@ -913,7 +919,7 @@ describe('input hardening over every operation of the OpenAPI document', () => {
   it('14. unknown fields and query parameters, and prototype names as query names: 400 naming them', () =>
     unchanged(() =>
       run([
-        ...jsonOps().map((op) =>
+        ...closedJsonOps().map((op) =>
           jsonCase(op, 'unknown field', jsonWith(example(op), [['unknownField', '{"y":1}']]), {
             paths: ['unknownField'],
           }),
@@ -942,7 +948,7 @@ describe('input hardening over every operation of the OpenAPI document', () => {
     unchanged(() =>
       fc.assert(
         fc.asyncProperty(
-          fc.constantFrom(...jsonOps()),
+          fc.constantFrom(...closedJsonOps()),
           fc.string({ minLength: 1, maxLength: 12 }),
           fc.jsonValue({ maxDepth: 3 }),
           async (op, name, value) => {

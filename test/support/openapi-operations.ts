@@ -17,6 +17,7 @@ export interface Schema {
   oneOf?: Schema[];
   anyOf?: Schema[];
   properties?: Record<string, Schema>;
+  additionalProperties?: boolean | Schema;
   required?: string[];
 }
 

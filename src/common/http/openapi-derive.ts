@@ -116,11 +116,22 @@ function parameterRules(param: ParameterObject, classes: Type[]): PropertyRules 
   return undefined;
 }
 
+/** Metadata of a body class whose fields are another party's (FreeFormBody). */
+const FREE_FORM = 'sitebase:free-form-body';
+
+/**
+ * A body read from its raw bytes by its handler, never by the ValidationPipe (a provider's
+ * webhook): the document says any field is allowed, not that none is.
+ */
+export function FreeFormBody(): ClassDecorator {
+  return (target) => Reflect.defineMetadata(FREE_FORM, true, target);
+}
+
 function applyClassRules(schema: SchemaObject, cls: Function, claim: (name: string, cls: Function) => void): void {
   const rules = rulesOfClass(cls);
   schema.type = 'object';
   // The global ValidationPipe has forbidNonWhitelisted: an unknown field is a 400.
-  schema.additionalProperties = false;
+  schema.additionalProperties = Reflect.getMetadata(FREE_FORM, cls) === true;
   const required: string[] = [];
   for (const [name, property] of Object.entries(schema.properties ?? {})) {
     const own = rules.get(name);

@@ -24,6 +24,7 @@ const TAGS: Array<[string, string]> = [
   ['Webhooks', 'Signed outgoing webhooks'],
   ['Admin: sites', 'Create and list sites (admin, outside the interface)'],
   ['Admin: sender domains', 'Domains an account verified to send From, DKIM-signed (admin, outside the interface)'],
+  ['Admin: email providers', 'Bounce and complaint webhooks of the relay, signed by it (admin, outside the interface)'],
   ['Health', 'Liveness and readiness'],
 ];
 

@@ -38,12 +38,12 @@ class Probe {
 
 describe('DeclareBody: the body kind a route declares, under its own key', () => {
   it.each([
-    ['json', { kind: 'json', optional: false, keepRaw: false }],
-    ['none', { kind: 'none', optional: false, keepRaw: false }],
-    ['optional', { kind: 'json', optional: true, keepRaw: true }],
-    ['form', { kind: 'form', optional: false, keepRaw: false }],
-    ['upload', { kind: 'multipart', optional: false, keepRaw: false }],
-    ['consumes', { kind: 'json', optional: false, keepRaw: false }],
+    ['json', { kind: 'json', optional: false, keepRaw: false, array: false }],
+    ['none', { kind: 'none', optional: false, keepRaw: false, array: false }],
+    ['optional', { kind: 'json', optional: true, keepRaw: true, array: false }],
+    ['form', { kind: 'form', optional: false, keepRaw: false, array: false }],
+    ['upload', { kind: 'multipart', optional: false, keepRaw: false, array: false }],
+    ['consumes', { kind: 'json', optional: false, keepRaw: false, array: false }],
     ['undeclared', NO_BODY],
   ] as const)('%s', (name, expected) => {
     expect(routeBody(Probe.prototype[name])).toEqual(expected);

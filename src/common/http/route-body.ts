@@ -18,13 +18,15 @@ export interface RouteBody {
   optional: boolean;
   /** The JSON body's exact bytes are kept for @RawBody() (`rawBody`). */
   keepRaw: boolean;
+  /** The JSON body may be an array (`jsonArray`: a provider's batch of events). */
+  array: boolean;
 }
 
 /** Metadata key of a handler's RouteBody. */
 export const ROUTE_BODY = 'sitebase:route-body';
 
 /** A handler that declares nothing reads no body. */
-export const NO_BODY: RouteBody = { kind: 'none', optional: false, keepRaw: false };
+export const NO_BODY: RouteBody = { kind: 'none', optional: false, keepRaw: false, array: false };
 
 /** The options of @Route that say what its body is. */
 export interface BodyOptions {
@@ -32,6 +34,7 @@ export interface BodyOptions {
   formBody?: true;
   optionalBody?: Type;
   rawBody?: true;
+  jsonArray?: true;
 }
 
 /**
@@ -49,7 +52,12 @@ export function DeclareBody(options: BodyOptions = {}): MethodDecorator {
         : json || options.optionalBody
           ? 'json'
           : 'none';
-    const body: RouteBody = { kind, optional: !!options.optionalBody, keepRaw: !!options.rawBody };
+    const body: RouteBody = {
+      kind,
+      optional: !!options.optionalBody,
+      keepRaw: !!options.rawBody,
+      array: !!options.jsonArray,
+    };
     Reflect.defineMetadata(ROUTE_BODY, body, descriptor.value as object);
   };
 }

@@ -84,6 +84,8 @@ export interface RouteOptions {
   optionalBody?: Type;
   /** The handler also reads the JSON body's exact bytes with @RawBody() (a signature over them). */
   rawBody?: true;
+  /** The JSON body may also be an array (a provider's batch of events; with `rawBody`, read by the handler). */
+  jsonArray?: true;
   /**
    * Every POST honours `Idempotency-Key` (`true` says so aloud); `{ optOut: reason }` refuses the
    * header with a 400 and documents why (idempotent.decorator.ts). Not for other methods.
@@ -191,7 +193,8 @@ export function Route(options: RouteOptions): MethodDecorator {
   for (const header of options.headers ?? []) decorators.push(ApiHeader(header));
   if (options.upload) decorators.push(ApiConsumes('multipart/form-data'), ApiBody({ schema: options.upload }));
   if (options.formBody) decorators.push(ApiConsumes('application/json', FORM_MEDIA_TYPE));
-  if (options.optionalBody) decorators.push(ApiBody({ type: options.optionalBody, required: false }));
+  if (options.optionalBody)
+    decorators.push(ApiBody({ type: options.optionalBody, required: false, isArray: !!options.jsonArray }));
   // What the body reader reads: the kind of body, from these options and a @Body() parameter.
   decorators.push(DeclareBody(options));
   if (options.admin) decorators.push(AdminRoute());

@@ -69,13 +69,15 @@ export class RequestBodyGuard implements CanActivate {
       if (route.kind !== 'json' && route.kind !== 'form') return true;
       if (!route.optional) throw missingBody();
       req.body = {};
+      // An optional body's bytes, when none came, are none (a signature over them then fails).
+      if (route.keepRaw) (req as Request & { [RAW_BODY]?: Buffer })[RAW_BODY] = Buffer.alloc(0);
       return true;
     }
     if (route.kind === 'multipart') return true; // the handler streams it (uploads)
     if (route.kind === 'none') return this.readNone(req).then(() => true);
     if (route.kind === 'form' && FORM_TYPE.test(req.headers['content-type'] ?? ''))
       return this.readForm(req).then(() => true);
-    return this.readJson(req, route.optional, route.keepRaw).then(() => true);
+    return this.readJson(req, route.optional, route.keepRaw, route.array).then(() => true);
   }
 
   /**
@@ -129,7 +131,7 @@ export class RequestBodyGuard implements CanActivate {
       );
   }
 
-  private async readJson(req: Request, optional: boolean, keepRaw: boolean): Promise<void> {
+  private async readJson(req: Request, optional: boolean, keepRaw: boolean, array = false): Promise<void> {
     const type = req.headers['content-type'];
     if (type === undefined || !JSON_TYPE.test(type))
       throw new UnsupportedMediaTypeProblem('This route takes application/json');
@@ -168,8 +170,10 @@ export class RequestBodyGuard implements CanActivate {
     } catch {
       throw malformedJson();
     }
-    if (body === null || typeof body !== 'object' || Array.isArray(body))
-      throw malformedJson('The request body must be a JSON object');
+    if (body === null || typeof body !== 'object' || (Array.isArray(body) && !array))
+      throw malformedJson(
+        array ? 'The request body must be a JSON object or array' : 'The request body must be a JSON object',
+      );
     const forbidden = forbiddenKeyErrors(body);
     if (forbidden.length) throw new ValidationProblem(forbidden);
     const unstorable = unstorableTextErrors(body);

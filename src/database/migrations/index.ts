@@ -26,6 +26,7 @@ import { ContentCounts1795460000000 } from './1795460000000-content-counts';
 import { OrderExpiry1795510000000 } from './1795510000000-order-expiry';
 import { OutboxParking1795520000000 } from './1795520000000-outbox-parking';
 import { Bounces1795530000000 } from './1795530000000-bounces';
+import { EmailMessageIdIndex1795560000000 } from './1795560000000-email-message-id-index';
 import { ApiKeyPermissions1795570000000 } from './1795570000000-api-key-permissions';
 import { TrackingWrite1795470000000 } from './1795470000000-tracking-write';
 import { SenderDomains1795480000000 } from './1795480000000-sender-domains';
@@ -66,5 +67,6 @@ export const MIGRATIONS = [
   OrderExpiry1795510000000,
   OutboxParking1795520000000,
   Bounces1795530000000,
+  EmailMessageIdIndex1795560000000,
   ApiKeyPermissions1795570000000,
 ];

@@ -57,6 +57,23 @@ export class BouncesRepository {
     return { ...m, smtpMessageId: m.smtpMessageId?.replace(/^<|>$/g, '') ?? null };
   }
 
+  /**
+   * The message sent with this Message-ID (given with or without its angle brackets) to this
+   * recipient: a provider's event names both, and a guessed id alone suppresses nobody. Null
+   * when none, or when two copies match (an id is unique per copy; two is not ours to choose).
+   */
+  async messageBySmtpId(em: EntityManager, smtpMessageId: string, recipient: string): Promise<number | null> {
+    const bare = smtpMessageId.replace(/^<|>$/g, '');
+    const { rows } = await sql<{ id: number }>(
+      em,
+      `SELECT id FROM email_messages
+        WHERE smtp_message_id = ANY($1::text[]) AND lower(recipient) = lower($2) LIMIT 2`,
+      [[bare, `<${bare}>`], recipient],
+      { bigints: ['id'] },
+    );
+    return rows.length === 1 ? rows[0].id : null;
+  }
+
   /** Records a report; false when this message already has one of this kind (a report sent twice). */
   async insertBounce(em: EntityManager, b: NewBounce): Promise<boolean> {
     const { rowCount } = await sql(

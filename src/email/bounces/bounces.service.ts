@@ -5,6 +5,7 @@ import { SitesService } from '../../account/sites.service';
 import { AppConfig } from '../../config/app-config';
 import type { BounceReport } from './bounce-report';
 import { BouncesRepository, ReportedMessage } from './bounces.repository';
+import type { ProviderEvent } from './providers/provider-event';
 import { SuppressionHooks } from './suppression-hooks';
 import { classifyBounceAddress, readVerpToken } from './verp';
 
@@ -96,6 +97,25 @@ export class BouncesService {
     });
     this.logger.log({ outcome, kind: report.kind, source: report.source }, 'Bounce report');
     return outcome;
+  }
+
+  /**
+   * Records a provider's event (providers/): the message its envelope sender names (a VERP
+   * address), else the one sent with its Message-ID to its recipient; else `unmatched`.
+   */
+  async recordProviderEvent(event: ProviderEvent): Promise<ReportOutcome> {
+    const named =
+      (event.envelopeSender ? await this.messageOfAddress(event.envelopeSender) : null) ??
+      (event.messageId
+        ? await this.repository.messageBySmtpId(this.dataSource.manager, event.messageId, event.recipient)
+        : null);
+    if (!named) {
+      this.logger.log({ outcome: 'unmatched', kind: event.kind, source: event.source }, 'Bounce report');
+      return 'unmatched';
+    }
+    const { kind, source, status, diagnostic, recipient, messageId } = event;
+    const original = { messageId, sitebaseId: null, returnPath: null };
+    return this.record({ kind, source, status, diagnostic, recipient, original }, named);
   }
 
   private async find(em: EntityManager, report: BounceReport, named: number | null): Promise<ReportedMessage | null> {

@@ -15,6 +15,8 @@ export type RecipientKind = 'to' | 'cc' | 'bcc';
 @Index('email_messages_site_id_status_id_idx', ['siteId', 'status', 'id'])
 @Index('email_messages_batch_id_idx', ['batchId'])
 @Index('email_messages_unsent_idx', ['id'], { where: "status IN ('queued', 'sending')" })
+// A provider's bounce event names its message by Message-ID (docs/deliverability.md).
+@Index('email_messages_smtp_message_id_idx', ['smtpMessageId'], { where: 'smtp_message_id IS NOT NULL' })
 // The recovery sweep: messages a stopped sender claimed (email-delivery.job.ts).
 @Index('email_messages_sending_idx', ['claimedAt'], { where: `"status" = 'sending'` })
 export class EmailMessageEntity {

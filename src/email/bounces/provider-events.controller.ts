@@ -1,0 +1,92 @@
+import { Headers, HttpCode, Post } from '@nestjs/common';
+import { ApiController, Route, RouteOptions } from '../../common/http/route.decorator';
+import { RawBody } from '../../common/input/request-body';
+import {
+  ProviderBatchOutcomeDto,
+  ProviderEventOutcomeDto,
+  ProviderPayloadDto,
+  toProviderBatchOutcome,
+  toProviderEventOutcome,
+} from '../dto/provider-event.dto';
+import { ProviderEventsService } from './provider-events.service';
+import { POSTMARK_TOKEN_HEADER } from './providers/postmark';
+import { SENDGRID_SIGNATURE_HEADER, SENDGRID_TIMESTAMP_HEADER } from './providers/sendgrid';
+
+/** What every provider's route shares: public (the provider proves itself), operator-level, raw bytes. */
+const PROVIDER_ROUTE = {
+  auth: 'public',
+  admin: true,
+  rawBody: true,
+  optionalBody: ProviderPayloadDto,
+  ok: ProviderEventOutcomeDto,
+  problems: [400, 401, 404],
+  exampleAnswers: { status: 404, because: 'the provider’s setting is empty on a server that does not use it' },
+} satisfies Partial<RouteOptions>;
+
+/**
+ * Bounce and complaint webhooks of the operator's relay (docs/deliverability.md, "From a
+ * provider"): not per site, since the relay account is the server's; each message names its site.
+ */
+@ApiController('api/v2/email/providers', 'Admin: email providers')
+export class ProviderEventsController {
+  constructor(private readonly events: ProviderEventsService) {}
+
+  @Post('mailgun/events')
+  @HttpCode(200)
+  @Route({
+    ...PROVIDER_ROUTE,
+    summary: 'Receive a Mailgun bounce or complaint event',
+    operationId: 'receiveMailgunEvent',
+    description:
+      'Mailgun’s webhook (events `failed`, `complained`), verified by its `signature` (HMAC-SHA256 of ' +
+      'timestamp + token with MAILGUN_WEBHOOK_SIGNING_KEY, at most 5 minutes old, each token once). 404 while ' +
+      'the setting is empty; 401 unsigned or badly signed, nothing changed.',
+  })
+  async mailgun(@RawBody() raw: Buffer): Promise<ProviderEventOutcomeDto> {
+    return toProviderEventOutcome(await this.events.mailgun(raw));
+  }
+
+  @Post('postmark/events')
+  @HttpCode(200)
+  @Route({
+    ...PROVIDER_ROUTE,
+    summary: 'Receive a Postmark bounce or spam complaint',
+    operationId: 'receivePostmarkEvent',
+    description:
+      'Postmark’s Bounce and Spam Complaint webhooks, with the custom header ' +
+      `\`${POSTMARK_TOKEN_HEADER}\` set to POSTMARK_WEBHOOK_TOKEN (compared in constant time). 404 while the ` +
+      'setting is empty; 401 without the token, nothing changed.',
+    headers: [{ name: POSTMARK_TOKEN_HEADER, required: true, description: 'POSTMARK_WEBHOOK_TOKEN' }],
+  })
+  async postmark(
+    @RawBody() raw: Buffer,
+    @Headers(POSTMARK_TOKEN_HEADER) token: string | undefined,
+  ): Promise<ProviderEventOutcomeDto> {
+    return toProviderEventOutcome(await this.events.postmark(raw, token));
+  }
+
+  @Post('sendgrid/events')
+  @HttpCode(200)
+  @Route({
+    ...PROVIDER_ROUTE,
+    ok: ProviderBatchOutcomeDto,
+    jsonArray: true,
+    summary: 'Receive a batch of SendGrid bounce and spam report events',
+    operationId: 'receiveSendgridEvents',
+    description:
+      'SendGrid’s Signed Event Webhook (events `bounce`, `spamreport`; the rest ignored): ECDSA P-256 over ' +
+      'the timestamp header + the raw body, verified with SENDGRID_WEBHOOK_PUBLIC_KEY, at most 5 minutes old. ' +
+      '404 while the setting is empty; 401 unsigned or badly signed; 400 when an event is malformed; nothing changed.',
+    headers: [
+      { name: SENDGRID_SIGNATURE_HEADER, required: true, description: 'base64 DER ECDSA signature' },
+      { name: SENDGRID_TIMESTAMP_HEADER, required: true, description: 'Unix seconds' },
+    ],
+  })
+  async sendgrid(
+    @RawBody() raw: Buffer,
+    @Headers(SENDGRID_SIGNATURE_HEADER) signature: string | undefined,
+    @Headers(SENDGRID_TIMESTAMP_HEADER) timestamp: string | undefined,
+  ): Promise<ProviderBatchOutcomeDto> {
+    return toProviderBatchOutcome(await this.events.sendgrid(raw, signature, timestamp));
+  }
+}

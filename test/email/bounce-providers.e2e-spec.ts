@@ -1,0 +1,384 @@
+import { createHmac, generateKeyPairSync, KeyObject, randomBytes, sign } from 'node:crypto';
+import request from 'supertest';
+import { eventually, startApp, TestApp } from '../support/app';
+import { createFreshDatabase } from '../support/databases';
+import { snapshotDatabase } from '../support/db-snapshot';
+import { eventsOf, lastEventId } from '../support/events';
+import { expectProblem } from '../support/problem';
+import { ReceivedMail, startSmtpSink, SmtpSink } from '../support/smtp';
+import { createTenant, Tenant } from '../support/tenant';
+
+const MAILGUN_KEY = 'key-' + randomBytes(16).toString('hex');
+const POSTMARK_TOKEN = randomBytes(24).toString('base64url');
+const PROVIDERS = '/api/v2/email/providers';
+const SENDGRID = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+const SENDGRID_PUBLIC = SENDGRID.publicKey.export({ format: 'der', type: 'spki' }).toString('base64');
+
+/** SendGrid's signature headers for these exact bytes: base64 DER ECDSA-SHA256 of timestamp + body. */
+function sendgridHeaders(raw: string, opts: { key?: KeyObject; at?: number } = {}) {
+  const timestamp = String(opts.at ?? Math.floor(Date.now() / 1000));
+  const signature = sign('sha256', Buffer.from(timestamp + raw), opts.key ?? SENDGRID.privateKey).toString('base64');
+  return {
+    'x-twilio-email-event-webhook-signature': signature,
+    'x-twilio-email-event-webhook-timestamp': timestamp,
+  };
+}
+
+/** What an event needs of a copy the app sent: its row, recipient and Message-ID (without brackets). */
+interface Sent {
+  id: number;
+  to: string;
+  messageId: string;
+}
+
+function sentOf(mail: ReceivedMail): Sent {
+  const id = /^X-Sitebase-Message-Id: (\d+)/im.exec(mail.raw)?.[1];
+  if (!id || !mail.parsed.messageId) throw new Error('Not a Sitebase mail');
+  return { id: Number(id), to: mail.to[0], messageId: mail.parsed.messageId.replace(/^<|>$/g, '') };
+}
+
+/** A Mailgun webhook body, signed as Mailgun signs it: hex HMAC-SHA256(key, timestamp + token). */
+function mailgunBody(eventData: Record<string, unknown>, opts: { key?: string; at?: number; token?: string } = {}) {
+  const timestamp = String(opts.at ?? Math.floor(Date.now() / 1000));
+  const token = opts.token ?? randomBytes(25).toString('hex');
+  const signature = createHmac('sha256', opts.key ?? MAILGUN_KEY)
+    .update(timestamp + token)
+    .digest('hex');
+  return { signature: { timestamp, token, signature }, 'event-data': eventData };
+}
+
+const mailgunFailed = (sent: Sent, severity = 'permanent') => ({
+  event: 'failed',
+  severity,
+  recipient: sent.to,
+  reason: 'bounce',
+  'delivery-status': { code: 550, message: '5.1.1 The email account that you tried to reach does not exist' },
+  message: { headers: { 'message-id': sent.messageId, to: sent.to, subject: 'x' } },
+});
+
+const postmarkBounce = (sent: Sent, type = 'HardBounce') => ({
+  RecordType: 'Bounce',
+  ID: 42,
+  Type: type,
+  TypeCode: 1,
+  MessageID: sent.messageId,
+  Details: 'smtp;550 5.1.1 The email account that you tried to reach does not exist',
+  Email: sent.to,
+  BouncedAt: new Date().toISOString(),
+});
+
+/**
+ * Bounces and complaints from the relay's webhooks (docs/deliverability.md, "From a provider"):
+ * payloads signed by the test with the provider's scheme, for copies the app really sent through
+ * an SMTP sink, matched by their Message-ID and recipient.
+ */
+describe('bounce and complaint webhooks of providers', () => {
+  let smtp: SmtpSink;
+  let t: TestApp;
+  let a: Tenant;
+
+  beforeAll(async () => {
+    smtp = await startSmtpSink();
+    t = await startApp({
+      databaseUrl: await createFreshDatabase('bounceproviders'),
+      env: {
+        SMTP_URL: smtp.url,
+        MAIL_FROM: 'Sitebase <no-reply@sitebase.test>',
+        MAILGUN_WEBHOOK_SIGNING_KEY: MAILGUN_KEY,
+        POSTMARK_WEBHOOK_TOKEN: POSTMARK_TOKEN,
+        SENDGRID_WEBHOOK_PUBLIC_KEY: SENDGRID_PUBLIC,
+      },
+    });
+    a = await createTenant(t);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await smtp?.close();
+  });
+
+  let mails = 0;
+  async function mailTo(to: string): Promise<Sent> {
+    const subject = `Mail ${++mails}`;
+    await a.api
+      .post(`/api/v2/sites/${a.siteName}/email/send`)
+      .send({ to: [{ email: to }], subject, text: 'Hello' })
+      .expect(202);
+    const sent = sentOf(await eventually(async () => smtp.received.find((m) => m.parsed.subject === subject)));
+    // The row keeps the Message-ID once the relay answered (a provider's event comes later still).
+    await eventually(async () => {
+      const [row] = await t.db.query<Array<{ id: string }>>(
+        'SELECT id FROM email_messages WHERE id = $1 AND smtp_message_id IS NOT NULL',
+        [sent.id],
+      );
+      return row;
+    });
+    return sent;
+  }
+
+  const mailgun = (body: unknown) =>
+    request(t.server)
+      .post(`${PROVIDERS}/mailgun/events`)
+      .send(body as object);
+  const postmark = (body: unknown, token: string | null = POSTMARK_TOKEN) => {
+    const req = request(t.server).post(`${PROVIDERS}/postmark/events`);
+    if (token !== null) void req.set('x-sitebase-webhook-token', token);
+    return req.send(body as object);
+  };
+
+  const sendgrid = (raw: string, headers: Record<string, string> = sendgridHeaders(raw)) =>
+    request(t.server).post(`${PROVIDERS}/sendgrid/events`).set(headers).type('json').send(raw);
+  const sendgridBounce = (sent: Sent, type = 'bounce') => ({
+    email: sent.to,
+    timestamp: Math.floor(Date.now() / 1000),
+    'smtp-id': `<${sent.messageId}>`,
+    event: 'bounce',
+    type,
+    status: '5.1.1',
+    reason: '550 5.1.1 The email account that you tried to reach does not exist',
+    sg_event_id: randomBytes(8).toString('hex'),
+  });
+
+  const nl = (rest: string) => `/api/v2/sites/${a.siteName}/newsletter${rest}`;
+  /** A private list with this address subscribed (no mail sent): its subscription shows what a report does. */
+  async function subscribed(name: string, email: string): Promise<void> {
+    const list = await a.api.post(nl('/lists')).send({ name, doubleOptIn: false, visibility: 'private' }).expect(201);
+    await a.api
+      .post(nl('/subscriptions/sync'))
+      .send({ listId: list.body.id, emails: [email], consent: true })
+      .expect(200);
+  }
+
+  const bouncesOf = (messageId: number) =>
+    t.db.query<Array<Record<string, string>>>(
+      'SELECT kind, source, status, recipient FROM email_bounces WHERE message_id = $1 ORDER BY id',
+      [messageId],
+    );
+  const suppression = async (email: string) =>
+    (
+      await t.db.query<Array<{ reason: string; messageId: number }>>(
+        'SELECT reason, message_id::int AS "messageId" FROM email_suppressions WHERE site_id = $1 AND email = $2',
+        [a.siteId, email],
+      )
+    )[0];
+  async function subscriptionOf(email: string) {
+    const res = await a.api.get(nl('/subscriptions?limit=50')).expect(200);
+    return (res.body.data as Array<{ id: number; email: string; deliverability: string }>).find(
+      (s) => s.email === email,
+    )!;
+  }
+
+  it('Mailgun: a signed permanent failure suppresses the address, marks the subscription, records the event; a replay counts once', async () => {
+    await subscribed('Mailgun list', 'mg-hard@example.org');
+    const sent = await mailTo('mg-hard@example.org');
+    const since = await lastEventId(t);
+    const body = mailgunBody(mailgunFailed(sent));
+    const res = await mailgun(body).expect(200);
+    expect(res.body).toEqual({ outcome: 'recorded' });
+    expect(await bouncesOf(sent.id)).toEqual([
+      { kind: 'hard', source: 'mailgun', status: '5.1.1', recipient: 'mg-hard@example.org' },
+    ]);
+    expect(await suppression('mg-hard@example.org')).toEqual({ reason: 'bounced', messageId: sent.id });
+    const sub = await subscriptionOf('mg-hard@example.org');
+    expect(sub.deliverability).toBe('bounced');
+    expect(await eventsOf(t, a, since)).toEqual([
+      {
+        name: 'newsletter.subscription.bounced',
+        payload: { id: sub.id, messageId: sent.id, campaignId: null, source: 'mailgun', kind: 'hard' },
+      },
+    ]);
+
+    // The same signed call again (a retry, or a replay): nothing changes.
+    const before = await snapshotDatabase(t.db);
+    expect((await mailgun(body).expect(200)).body).toEqual({ outcome: 'duplicate' });
+    // Signed anew (Mailgun's own retry of the event): recorded once per message and kind.
+    expect((await mailgun(mailgunBody(mailgunFailed(sent))).expect(200)).body).toEqual({ outcome: 'duplicate' });
+    expect(await snapshotDatabase(t.db)).toEqual(before);
+  });
+
+  it('Mailgun: a complaint suppresses the address as complained; a temporary failure is a soft bounce', async () => {
+    const angry = await mailTo('mg-angry@example.org');
+    const complaint = {
+      event: 'complained',
+      recipient: angry.to,
+      message: { headers: { 'message-id': angry.messageId } },
+    };
+    expect((await mailgun(mailgunBody(complaint)).expect(200)).body).toEqual({ outcome: 'recorded' });
+    expect(await suppression('mg-angry@example.org')).toEqual({ reason: 'complained', messageId: angry.id });
+
+    const soft = await mailTo('mg-soft@example.org');
+    // The id as an MTA quotes it, in angle brackets: the same message.
+    const event = {
+      ...mailgunFailed(soft, 'temporary'),
+      message: { headers: { 'message-id': `<${soft.messageId}>` } },
+    };
+    expect((await mailgun(mailgunBody(event)).expect(200)).body).toEqual({ outcome: 'recorded' });
+    expect(await bouncesOf(soft.id)).toEqual([
+      { kind: 'soft', source: 'mailgun', status: '5.1.1', recipient: 'mg-soft@example.org' },
+    ]);
+    expect(await suppression('mg-soft@example.org')).toBeUndefined();
+  });
+
+  it('Mailgun: unsigned, badly signed, another key, stale or from the future: 401 and nothing changed', async () => {
+    const sent = await mailTo('mg-forged@example.org');
+    const event = mailgunFailed(sent);
+    const now = Math.floor(Date.now() / 1000);
+    const good = mailgunBody(event);
+    const flipped = good.signature.signature.replace(/^./, (c) => (c === '0' ? '1' : '0'));
+    const before = await snapshotDatabase(t.db);
+    for (const body of [
+      { 'event-data': event },
+      { ...good, signature: { ...good.signature, signature: flipped } },
+      { ...good, signature: { ...good.signature, token: `${good.signature.token}x` } },
+      mailgunBody(event, { key: 'key-someone-else' }),
+      mailgunBody(event, { at: now - 301 }),
+      mailgunBody(event, { at: now + 400 }),
+      { ...good, signature: { ...good.signature, timestamp: Number(good.signature.timestamp) } },
+    ]) {
+      expectProblem(await mailgun(body), 401, 'invalid_signature');
+    }
+    expectProblem(await request(t.server).post(`${PROVIDERS}/mailgun/events`), 401, 'invalid_signature');
+    expect(await snapshotDatabase(t.db)).toEqual(before);
+  });
+
+  it('Mailgun: a guessed Message-ID with another recipient suppresses nobody; a signed event without a recipient is a 400', async () => {
+    const sent = await mailTo('mg-victim@example.org');
+    const before = await snapshotDatabase(t.db);
+    const guessed = { ...mailgunFailed(sent), recipient: 'attacker@example.org' };
+    expect((await mailgun(mailgunBody(guessed)).expect(200)).body).toEqual({ outcome: 'unmatched' });
+    const other = { ...mailgunFailed(sent), message: { headers: { 'message-id': 'nothing-of-ours@example.org' } } };
+    expect((await mailgun(mailgunBody(other)).expect(200)).body).toEqual({ outcome: 'unmatched' });
+    expect((await mailgun(mailgunBody({ event: 'delivered', recipient: sent.to })).expect(200)).body).toEqual({
+      outcome: 'ignored',
+    });
+    const { recipient: _, ...noRecipient } = mailgunFailed(sent);
+    expectProblem(await mailgun(mailgunBody(noRecipient)), 400, 'malformed_event');
+    expectProblem(
+      await mailgun(mailgunBody({ ...mailgunFailed(sent), severity: 'sometimes' })),
+      400,
+      'malformed_event',
+    );
+    expect(await snapshotDatabase(t.db)).toEqual(before);
+  });
+
+  it('Postmark: a hard bounce and a spam complaint with the token are recorded', async () => {
+    await subscribed('Postmark list', 'pm-hard@example.org');
+    const hard = await mailTo('pm-hard@example.org');
+    const since = await lastEventId(t);
+    expect((await postmark(postmarkBounce(hard)).expect(200)).body).toEqual({ outcome: 'recorded' });
+    expect(await bouncesOf(hard.id)).toEqual([
+      { kind: 'hard', source: 'postmark', status: '5.1.1', recipient: 'pm-hard@example.org' },
+    ]);
+    expect(await suppression('pm-hard@example.org')).toEqual({ reason: 'bounced', messageId: hard.id });
+    const sub = await subscriptionOf('pm-hard@example.org');
+    expect(sub.deliverability).toBe('bounced');
+    expect((await eventsOf(t, a, since)).map((e) => [e.name, e.payload.source])).toEqual([
+      ['newsletter.subscription.bounced', 'postmark'],
+    ]);
+    expect((await postmark(postmarkBounce(hard)).expect(200)).body).toEqual({ outcome: 'duplicate' });
+
+    const angry = await mailTo('pm-angry@example.org');
+    const complaint = { RecordType: 'SpamComplaint', MessageID: angry.messageId, Email: angry.to, ID: 7 };
+    expect((await postmark(complaint).expect(200)).body).toEqual({ outcome: 'recorded' });
+    expect(await suppression('pm-angry@example.org')).toEqual({ reason: 'complained', messageId: angry.id });
+
+    const delivery = { RecordType: 'Delivery', MessageID: angry.messageId, Recipient: angry.to };
+    expect((await postmark(delivery).expect(200)).body).toEqual({ outcome: 'ignored' });
+  });
+
+  it('SendGrid: a signed batch: a bounce, a block, a spam report and a delivery, each answered in order; a replay counts once', async () => {
+    await subscribed('SendGrid list', 'sg-hard@example.org');
+    const hard = await mailTo('sg-hard@example.org');
+    const blocked = await mailTo('sg-blocked@example.org');
+    const angry = await mailTo('sg-angry@example.org');
+    const since = await lastEventId(t);
+    const raw = JSON.stringify([
+      sendgridBounce(hard),
+      sendgridBounce(blocked, 'blocked'),
+      { email: angry.to, event: 'spamreport', 'smtp-id': `<${angry.messageId}>`, timestamp: 1 },
+      { email: angry.to, event: 'delivered', 'smtp-id': `<${angry.messageId}>`, timestamp: 1 },
+    ]);
+    const headers = sendgridHeaders(raw);
+    const res = await sendgrid(raw, headers).expect(200);
+    expect(res.body).toEqual({ outcomes: ['recorded', 'recorded', 'recorded', 'ignored'] });
+    expect(await bouncesOf(hard.id)).toEqual([
+      { kind: 'hard', source: 'sendgrid', status: '5.1.1', recipient: 'sg-hard@example.org' },
+    ]);
+    expect(await bouncesOf(blocked.id)).toEqual([
+      { kind: 'soft', source: 'sendgrid', status: '5.1.1', recipient: 'sg-blocked@example.org' },
+    ]);
+    expect(await suppression('sg-hard@example.org')).toEqual({ reason: 'bounced', messageId: hard.id });
+    expect(await suppression('sg-blocked@example.org')).toBeUndefined();
+    expect(await suppression('sg-angry@example.org')).toEqual({ reason: 'complained', messageId: angry.id });
+    const sub = await subscriptionOf('sg-hard@example.org');
+    expect(sub.deliverability).toBe('bounced');
+    expect(await eventsOf(t, a, since)).toEqual([
+      {
+        name: 'newsletter.subscription.bounced',
+        payload: { id: sub.id, messageId: hard.id, campaignId: null, source: 'sendgrid', kind: 'hard' },
+      },
+    ]);
+
+    const before = await snapshotDatabase(t.db);
+    expect((await sendgrid(raw, headers).expect(200)).body).toEqual({
+      outcomes: ['duplicate', 'duplicate', 'duplicate', 'duplicate'],
+    });
+    // Signed anew (SendGrid's retry of the batch): each report counts once per message and kind.
+    expect((await sendgrid(raw).expect(200)).body).toEqual({
+      outcomes: ['duplicate', 'duplicate', 'duplicate', 'ignored'],
+    });
+    expect(await snapshotDatabase(t.db)).toEqual(before);
+  });
+
+  it('SendGrid: unsigned, another key, a changed body, a changed timestamp, stale: 401 and nothing changed; a malformed event: 400', async () => {
+    const sent = await mailTo('sg-forged@example.org');
+    const raw = JSON.stringify([sendgridBounce(sent)]);
+    const good = sendgridHeaders(raw);
+    const other = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+    const now = Math.floor(Date.now() / 1000);
+    const before = await snapshotDatabase(t.db);
+    for (const [body, headers] of [
+      [raw, {}],
+      [raw, { 'x-twilio-email-event-webhook-timestamp': good['x-twilio-email-event-webhook-timestamp'] }],
+      [raw, sendgridHeaders(raw, { key: other })],
+      [raw.replace('sg-forged', 'sg-forgeD'), good],
+      [raw, { ...good, 'x-twilio-email-event-webhook-timestamp': String(now + 1) }],
+      [raw, sendgridHeaders(raw, { at: now - 301 })],
+      [raw, { ...good, 'x-twilio-email-event-webhook-signature': 'not base64!' }],
+    ] as Array<[string, Record<string, string>]>) {
+      expectProblem(await sendgrid(body, headers), 401, 'invalid_signature');
+    }
+    const malformed = JSON.stringify([sendgridBounce(sent), { event: 'bounce', email: 'not an address' }]);
+    expectProblem(await sendgrid(malformed), 400, 'malformed_event');
+    const object = JSON.stringify(sendgridBounce(sent));
+    expectProblem(await sendgrid(object), 400, 'malformed_event');
+    expect(await snapshotDatabase(t.db)).toEqual(before);
+  });
+
+  it('Postmark: without the token or with another one, 401 and nothing changed', async () => {
+    const sent = await mailTo('pm-forged@example.org');
+    const before = await snapshotDatabase(t.db);
+    for (const token of [null, '', 'wrong', `${POSTMARK_TOKEN}x`, POSTMARK_TOKEN.slice(1)]) {
+      expectProblem(await postmark(postmarkBounce(sent), token), 401, 'invalid_signature');
+    }
+    expect(await snapshotDatabase(t.db)).toEqual(before);
+  });
+});
+
+describe('bounce and complaint webhooks of providers, not configured', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startApp({ databaseUrl: await createFreshDatabase('bounceprovidersoff') });
+  });
+  afterAll(async () => t?.close());
+
+  it('a provider whose setting is empty answers 404, signed or not', async () => {
+    const body = mailgunBody({ event: 'complained', recipient: 'a@example.org' }, { key: '' });
+    for (const provider of ['mailgun', 'postmark', 'sendgrid']) {
+      const res = await request(t.server)
+        .post(`${PROVIDERS}/${provider}/events`)
+        .set('x-sitebase-webhook-token', '')
+        .send(body);
+      expectProblem(res, 404, 'not_found');
+    }
+  });
+});
