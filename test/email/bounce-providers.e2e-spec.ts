@@ -1,11 +1,12 @@
 import { createHmac, generateKeyPairSync, KeyObject, randomBytes, sign } from 'node:crypto';
 import request from 'supertest';
 import { eventually, startApp, TestApp } from '../support/app';
+import { SentCopy as Sent, sentOf } from '../support/bounces';
 import { createFreshDatabase } from '../support/databases';
 import { snapshotDatabase } from '../support/db-snapshot';
 import { eventsOf, lastEventId } from '../support/events';
 import { expectProblem } from '../support/problem';
-import { ReceivedMail, startSmtpSink, SmtpSink } from '../support/smtp';
+import { startSmtpSink, SmtpSink } from '../support/smtp';
 import { createTenant, Tenant } from '../support/tenant';
 
 const MAILGUN_KEY = 'key-' + randomBytes(16).toString('hex');
@@ -25,17 +26,6 @@ function sendgridHeaders(raw: string, opts: { key?: KeyObject; at?: number } = {
 }
 
 /** What an event needs of a copy the app sent: its row, recipient and Message-ID (without brackets). */
-interface Sent {
-  id: number;
-  to: string;
-  messageId: string;
-}
-
-function sentOf(mail: ReceivedMail): Sent {
-  const id = /^X-Sitebase-Message-Id: (\d+)/im.exec(mail.raw)?.[1];
-  if (!id || !mail.parsed.messageId) throw new Error('Not a Sitebase mail');
-  return { id: Number(id), to: mail.to[0], messageId: mail.parsed.messageId.replace(/^<|>$/g, '') };
-}
 
 /** A Mailgun webhook body, signed as Mailgun signs it: hex HMAC-SHA256(key, timestamp + token). */
 function mailgunBody(eventData: Record<string, unknown>, opts: { key?: string; at?: number; token?: string } = {}) {

@@ -1,53 +1,11 @@
-import { readFileSync } from 'node:fs';
-import { createServer, AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { createTransport } from 'nodemailer';
 import { EmailMessageEntity } from '../../src/email/entities/email-message.entity';
 import { eventually, startApp, TestApp } from '../support/app';
-import { createFreshDatabase } from '../support/databases';
-import { ReceivedMail, startSmtpSink, SmtpSink } from '../support/smtp';
+import { bounceFixture as fixture, sendToListener, SentCopy as Sent, sentOf, valuesOf } from '../support/bounces';
+import { createFreshDatabase, freePort } from '../support/databases';
+import { startSmtpSink, SmtpSink } from '../support/smtp';
 import { createTenant, Tenant } from '../support/tenant';
 
 const DOMAIN = 'bounces.sitebase.test';
-
-/** A port nobody listens on, for the app's listener. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** A fixture of test/fixtures/bounces with its placeholders filled in, with CRLF line ends. */
-function fixture(name: string, values: Record<string, string>): string {
-  const text = readFileSync(join(__dirname, '../fixtures/bounces', name), 'utf8');
-  return text.replace(/\{\{([A-Z_]+)\}\}/g, (_m, key: string) => values[key] ?? '').replace(/\r?\n/g, '\r\n');
-}
-
-/** What a report needs of a copy the app sent: its envelope sender, Message-ID and row id. */
-interface Sent {
-  id: number;
-  to: string;
-  verp: string;
-  messageId: string;
-}
-
-function sentOf(mail: ReceivedMail): Sent {
-  const id = /^X-Sitebase-Message-Id: (\d+)/im.exec(mail.raw)?.[1];
-  if (!id || !mail.parsed.messageId) throw new Error('Not a Sitebase mail');
-  return { id: Number(id), to: mail.to[0], verp: mail.from, messageId: mail.parsed.messageId.replace(/^<|>$/g, '') };
-}
-
-function valuesOf(sent: Sent, bounceAddress = sent.verp): Record<string, string> {
-  return {
-    BOUNCE_ADDRESS: bounceAddress,
-    RETURN_PATH: sent.verp,
-    RECIPIENT: sent.to,
-    MESSAGE_ID: sent.messageId,
-    SITEBASE_ID: String(sent.id),
-  };
-}
 
 /**
  * Bounces and complaints by mail (docs/deliverability.md): real DSNs and ARF reports, sent over
@@ -94,10 +52,7 @@ describe('bounce listener (SMTP): DSN and ARF reports', () => {
   }
 
   /** Sends a report to the listener as an MTA does: MAIL FROM:<>, RCPT TO the bounce address. */
-  function report(to: string, raw: string) {
-    const client = createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true });
-    return client.sendMail({ envelope: { from: '', to: [to] }, raw }).finally(() => client.close());
-  }
+  const report = (to: string, raw: string) => sendToListener(port, to, raw);
 
   const bouncesOf = (messageId: number) =>
     t.db.query<Array<Record<string, string>>>(

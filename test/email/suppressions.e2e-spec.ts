@@ -1,12 +1,9 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { createServer, AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { createTransport } from 'nodemailer';
 import request from 'supertest';
 import { EmailMessageEntity } from '../../src/email/entities/email-message.entity';
 import { eventually, startApp, TestApp } from '../support/app';
-import { createFreshDatabase } from '../support/databases';
+import { reportCopy, sendToListener } from '../support/bounces';
+import { createFreshDatabase, freePort } from '../support/databases';
 import { eventsOf, lastEventId } from '../support/events';
 import { ISO } from '../support/matchers';
 import { expectProblem } from '../support/problem';
@@ -23,14 +20,6 @@ async function listWith(x: Tenant, name: string, emails: string[]): Promise<numb
   const list = await x.api.post(nl(x, '/lists')).send({ name, doubleOptIn: false, visibility: 'private' }).expect(201);
   await x.api.post(nl(x, '/subscriptions/sync')).send({ listId: list.body.id, emails, consent: true }).expect(200);
   return list.body.id as number;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /**
@@ -76,23 +65,8 @@ describe('email suppressions (admin routes)', () => {
   const received = (subject: string) =>
     eventually(async () => smtp.received.find((m) => m.parsed.subject === subject), 30000);
 
-  function report(name: string, mail: ReceivedMail) {
-    const values: Record<string, string> = {
-      BOUNCE_ADDRESS: mail.from,
-      RETURN_PATH: mail.from,
-      RECIPIENT: mail.to[0],
-      MESSAGE_ID: (mail.parsed.messageId ?? '').replace(/^<|>$/g, ''),
-      SITEBASE_ID: /^X-Sitebase-Message-Id: (\d+)/im.exec(mail.raw)?.[1] ?? '',
-    };
-    const raw = readFileSync(join(__dirname, '../fixtures/bounces', name), 'utf8')
-      .replace(/\{\{([A-Z_]+)\}\}/g, (_m, key: string) => values[key] ?? '')
-      .replace(/\r?\n/g, '\r\n');
-    return mailListener(mail.from, raw);
-  }
-  function mailListener(to: string, raw: string) {
-    const client = createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true });
-    return client.sendMail({ envelope: { from: '', to: [to] }, raw }).finally(() => client.close());
-  }
+  const report = (name: string, mail: ReceivedMail) => reportCopy(port, name, mail);
+  const mailListener = (to: string, raw: string) => sendToListener(port, to, raw);
 
   beforeAll(async () => {
     smtp = await startSmtpSink();

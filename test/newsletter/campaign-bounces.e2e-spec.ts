@@ -1,24 +1,13 @@
-import { readFileSync } from 'node:fs';
-import { createServer, AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { createTransport } from 'nodemailer';
 import { eventually, startApp, TestApp } from '../support/app';
-import { createFreshDatabase } from '../support/databases';
+import { reportCopy } from '../support/bounces';
+import { createFreshDatabase, freePort } from '../support/databases';
 import { eventsOf, lastEventId } from '../support/events';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { ReceivedMail, startSmtpSink, SmtpSink } from '../support/smtp';
 import { createTenant, Tenant } from '../support/tenant';
 import { campaignReaches, listWith, makeCampaign } from './campaign-fixtures';
 import { nl } from './newsletter-fixtures';
 
 const DOMAIN = 'bounces.sitebase.test';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /**
  * A campaign's bounces and complaints (docs/deliverability.md): a hard DSN and an ARF complaint
@@ -51,20 +40,7 @@ describe('newsletter campaigns: bounces and complaints', () => {
     await smtp?.close();
   });
 
-  function report(name: string, mail: { from: string; to: string[]; raw: string; parsed: { messageId?: string } }) {
-    const values: Record<string, string> = {
-      BOUNCE_ADDRESS: mail.from,
-      RETURN_PATH: mail.from,
-      RECIPIENT: mail.to[0],
-      MESSAGE_ID: (mail.parsed.messageId ?? '').replace(/^<|>$/g, ''),
-      SITEBASE_ID: /^X-Sitebase-Message-Id: (\d+)/im.exec(mail.raw)?.[1] ?? '',
-    };
-    const raw = readFileSync(join(__dirname, '../fixtures/bounces', name), 'utf8')
-      .replace(/\{\{([A-Z_]+)\}\}/g, (_m, key: string) => values[key] ?? '')
-      .replace(/\r?\n/g, '\r\n');
-    const client = createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true });
-    return client.sendMail({ envelope: { from: '', to: [mail.from] }, raw }).finally(() => client.close());
-  }
+  const report = (name: string, mail: ReceivedMail) => reportCopy(port, name, mail);
 
   const copiesOf = (subject: string) => smtp.received.filter((m) => m.parsed.subject === subject);
 
