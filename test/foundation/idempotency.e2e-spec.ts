@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { startApp, TestApp } from '../support/app';
 import { fakeDns } from '../support/dns';
@@ -92,12 +92,22 @@ describe('Idempotency-Key on every POST', () => {
   const used: Record<string, string> = {};
   /** The operation that stored each of them (there, the key replays). */
   const storedBy: Record<string, string> = {};
+  const POSTMARK_TOKEN = randomBytes(24).toString('base64url');
   const scopeOf = (op: Operation, caller: Caller) =>
     `${caller}:${/\{(siteName|site_name|project_id)\}/.test(op.path) ? 'site' : 'account'}`;
 
   beforeAll(async () => {
     t = await startApp({
-      env: { MEDIA_LOCAL_DIR: media.dir, JOBS_ENABLED: 'false' },
+      env: {
+        MEDIA_LOCAL_DIR: media.dir,
+        JOBS_ENABLED: 'false',
+        // The email providers' routes answer 404 until configured: configured, they are POSTs like any other.
+        MAILGUN_WEBHOOK_SIGNING_KEY: `key-${randomBytes(16).toString('hex')}`,
+        POSTMARK_WEBHOOK_TOKEN: POSTMARK_TOKEN,
+        SENDGRID_WEBHOOK_PUBLIC_KEY: generateKeyPairSync('ec', { namedCurve: 'P-256' })
+          .publicKey.export({ format: 'der', type: 'spki' })
+          .toString('base64'),
+      },
       extraModules: [fakeDns().module],
     });
     a = await createTenant(t);
@@ -196,6 +206,14 @@ describe('Idempotency-Key on every POST', () => {
     expect((await send(pause, 'session', used['session:site'])).status).toBe(200);
     storedBy['session:site'] = pause.label;
     expect([used['key:site'], used['key:account']]).toEqual([expect.any(String), expect.any(String)]);
+    // An anonymous caller outside any site: a provider's webhook, with its token (an event of no message of ours).
+    const postmark = posts.find((op) => op.label === `POST /api/v2/email/providers/postmark/events`)!;
+    used['anonymous:account'] = `anon-account-${randomUUID()}`;
+    const stored = await send(postmark, 'anonymous', used['anonymous:account'], {
+      body: { RecordType: 'Delivery', MessageID: 'idem', Recipient: 'idem@example.com' },
+    }).set('x-sitebase-webhook-token', POSTMARK_TOKEN);
+    expect(stored.status).toBe(200);
+    storedBy['anonymous:account'] = postmark.label;
 
     for (const op of posts) {
       const caller = callerOf(op);

@@ -85,10 +85,19 @@ describe('key permissions over every operation of the document', () => {
     media.remove();
   });
 
-  const send = (op: Operation, key: string, body?: Record<string, unknown>) => {
+  const send = (op: Operation, key: string, body?: Record<string, unknown>, raw?: Record<string, string>) => {
     sent++;
-    const req = request(t.server)[op.method](operationUrl(fixtures, op)).set('x-api-key', key);
+    const req = request(t.server)
+      [op.method](operationUrl(fixtures, op, raw))
+      .set('x-api-key', key);
     return op.body === 'json' && op.schema ? req.send({ ...exampleBody(op.schema), ...body }) : req;
+  };
+
+  /** A key of the fixture's account holding only `permission`: one a key with it may revoke. */
+  const weakerKey = async (permission: Permission): Promise<number> => {
+    const res = await fixtures.tenant.api.post('/api/v2/api-keys').send({ name: 'weaker', permissions: [permission] });
+    if (res.status !== 201) throw new Error(`weaker key: ${res.status}`);
+    return res.body.id as number;
   };
 
   const refusedFor = (permission: Permission) => (res: request.Response) =>
@@ -180,7 +189,10 @@ describe('key permissions over every operation of the document', () => {
       for (const { op, permission } of ordered) {
         // A key creates a key with no more than it has (no escalation): the example's would have all.
         const own = op.label === 'POST /api/v2/api-keys' ? { permissions: [permission] } : undefined;
-        const res = await send(op, exactly.get(permission)!, own);
+        // … and revokes only a key that may do no more than itself (the fixture's spare has all).
+        const target =
+          op.label === 'DELETE /api/v2/api-keys/{id}' ? { id: String(await weakerKey(permission)) } : undefined;
+        const res = await send(op, exactly.get(permission)!, own, target);
         expect({ op: op.label, status: res.status, code: res.body?.code }).not.toEqual(
           expect.objectContaining({ code: 'insufficient_permission' }),
         );

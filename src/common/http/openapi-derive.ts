@@ -127,11 +127,16 @@ export function FreeFormBody(): ClassDecorator {
   return (target) => Reflect.defineMetadata(FREE_FORM, true, target);
 }
 
+/** Whether a body class is another party's, read by its handler (FreeFormBody): no rules to compare. */
+export function isFreeFormBody(cls: Function): boolean {
+  return Reflect.getMetadata(FREE_FORM, cls) === true;
+}
+
 function applyClassRules(schema: SchemaObject, cls: Function, claim: (name: string, cls: Function) => void): void {
   const rules = rulesOfClass(cls);
   schema.type = 'object';
   // The global ValidationPipe has forbidNonWhitelisted: an unknown field is a 400.
-  schema.additionalProperties = Reflect.getMetadata(FREE_FORM, cls) === true;
+  schema.additionalProperties = isFreeFormBody(cls);
   const required: string[] = [];
   for (const [name, property] of Object.entries(schema.properties ?? {})) {
     const own = rules.get(name);
