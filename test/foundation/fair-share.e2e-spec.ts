@@ -18,7 +18,7 @@ const held: Array<() => void> = [];
 @ApiController('fair-share-probe', 'Probe')
 class FairShareProbeController {
   @Post('held')
-  @Route({ auth: 'key', summary: 'Held render', ok: Object, cost: 'render' })
+  @Route({ auth: 'key', summary: 'Held render', ok: Object, cost: 'render', permission: 'email:write' })
   async hold(): Promise<{ ok: true }> {
     await new Promise<void>((release) => held.push(release));
     return { ok: true };

@@ -58,10 +58,16 @@ describe('generated bodies: valid ones are accepted, one broken constraint is a 
     });
     const loaded = await loadOperations(t.server);
     doc = loaded.doc;
-    // A fulfillment provider's notification is authenticated by its signature over the body, not
-    // by a key (orders' own tests sign them): a generated body never reaches its validation.
+    // A fulfillment provider's notification, and an email provider's bounce webhook, are
+    // authenticated by a signature over the body, not by a key (their own tests sign them), and an
+    // email provider's body is free-form (the provider's fields): a generated body never reaches
+    // any validation of ours.
     operations = loaded.operations.filter(
-      (op) => op.body === 'json' && op.schema && !op.path.endsWith('/orders/fulfillment-notifications'),
+      (op) =>
+        op.body === 'json' &&
+        op.schema &&
+        !op.path.endsWith('/orders/fulfillment-notifications') &&
+        !op.path.startsWith('/api/v2/email/providers/'),
     );
   });
 
