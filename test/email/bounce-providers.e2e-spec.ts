@@ -1,7 +1,7 @@
 import { createHmac, generateKeyPairSync, KeyObject, randomBytes, sign } from 'node:crypto';
 import request from 'supertest';
 import { eventually, startApp, TestApp } from '../support/app';
-import { SentCopy as Sent, sentOf } from '../support/bounces';
+import { mailThrough, SentCopy as Sent } from '../support/bounces';
 import { createFreshDatabase } from '../support/databases';
 import { snapshotDatabase } from '../support/db-snapshot';
 import { eventsOf, lastEventId } from '../support/events';
@@ -86,14 +86,8 @@ describe('bounce and complaint webhooks of providers', () => {
     await smtp?.close();
   });
 
-  let mails = 0;
   async function mailTo(to: string): Promise<Sent> {
-    const subject = `Mail ${++mails}`;
-    await a.api
-      .post(`/api/v2/sites/${a.siteName}/email/send`)
-      .send({ to: [{ email: to }], subject, text: 'Hello' })
-      .expect(202);
-    const sent = sentOf(await eventually(async () => smtp.received.find((m) => m.parsed.subject === subject)));
+    const sent = await mailThrough(a, smtp, to);
     // The row keeps the Message-ID once the relay answered (a provider's event comes later still).
     await eventually(async () => {
       const [row] = await t.db.query<Array<{ id: string }>>(

@@ -1,6 +1,6 @@
 import { EmailMessageEntity } from '../../src/email/entities/email-message.entity';
 import { eventually, startApp, TestApp } from '../support/app';
-import { bounceFixture as fixture, sendToListener, SentCopy as Sent, sentOf, valuesOf } from '../support/bounces';
+import { bounceFixture as fixture, mailThrough, sendToListener, SentCopy as Sent, valuesOf } from '../support/bounces';
 import { createFreshDatabase, freePort } from '../support/databases';
 import { startSmtpSink, SmtpSink } from '../support/smtp';
 import { createTenant, Tenant } from '../support/tenant';
@@ -41,15 +41,7 @@ describe('bounce listener (SMTP): DSN and ARF reports', () => {
   });
 
   /** Sends a plain mail to `to` through the API and answers the copy the sink received. */
-  let mails = 0;
-  async function mailTo(to: string): Promise<Sent> {
-    const subject = `Mail ${++mails}`;
-    await a.api
-      .post(`/api/v2/sites/${a.siteName}/email/send`)
-      .send({ to: [{ email: to }], subject, text: 'Hello' })
-      .expect(202);
-    return sentOf(await eventually(async () => smtp.received.find((m) => m.parsed.subject === subject)));
-  }
+  const mailTo = (to: string): Promise<Sent> => mailThrough(a, smtp, to);
 
   /** Sends a report to the listener as an MTA does: MAIL FROM:<>, RCPT TO the bounce address. */
   const report = (to: string, raw: string) => sendToListener(port, to, raw);

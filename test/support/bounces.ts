@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTransport } from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
-import type { ReceivedMail } from './smtp';
+import { eventually } from './app';
+import type { ReceivedMail, SmtpSink } from './smtp';
+import type { Tenant } from './tenant';
 
 /**
  * Bounce reports for tests (docs/deliverability.md): the copies the app sent, the fixtures of
@@ -51,4 +53,19 @@ export function sendToListener(port: number, to: string, raw: string): Promise<S
 export function reportCopy(port: number, name: string, mail: ReceivedMail): Promise<SMTPTransport.SentMessageInfo> {
   const sent = sentOf(mail);
   return sendToListener(port, sent.verp, bounceFixture(name, valuesOf(sent)));
+}
+
+let mailed = 0;
+
+/**
+ * Sends a plain mail to `to` through the site's `POST …/email/send` and answers the copy the sink
+ * received (each call its own subject, so an earlier copy is never taken for it).
+ */
+export async function mailThrough(tenant: Tenant, smtp: SmtpSink, to: string): Promise<SentCopy> {
+  const subject = `Mail ${++mailed}`;
+  await tenant.api
+    .post(`/api/v2/sites/${tenant.siteName}/email/send`)
+    .send({ to: [{ email: to }], subject, text: 'Hello' })
+    .expect(202);
+  return sentOf(await eventually(async () => smtp.received.find((m) => m.parsed.subject === subject)));
 }
