@@ -1,7 +1,7 @@
-import type { KeyPrincipal } from '../common/auth/principal';
+import type { KeyPrincipal, PublishableKeyPrincipal } from '../common/auth/principal';
 
 interface Entry {
-  principal: KeyPrincipal | null;
+  principal: KeyPrincipal | PublishableKeyPrincipal | null;
   lastUsedAt: number;
   until: number;
 }
@@ -41,7 +41,7 @@ export class ApiKeyCache {
   set(
     hash: string,
     gen: number,
-    principal: KeyPrincipal | null,
+    principal: KeyPrincipal | PublishableKeyPrincipal | null,
     lastUsedAt: number,
     expiresAt: number | null,
     now = Date.now(),

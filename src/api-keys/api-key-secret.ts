@@ -13,9 +13,9 @@ export function randomBase62(n: number): string {
   return out;
 }
 
-/** API.md §2: `sb_live_<40 base62>`. */
-export function generateApiKey(): string {
-  return `sb_live_${randomBase62(40)}`;
+/** API.md §2: `sb_live_<40 base62>`; a publishable key is `sb_pub_<40 base62>`. */
+export function generateApiKey(kind: 'secret' | 'publishable' = 'secret'): string {
+  return `${kind === 'publishable' ? 'sb_pub_' : 'sb_live_'}${randomBase62(40)}`;
 }
 
 export function hashApiKey(plaintext: string): string {

@@ -35,9 +35,13 @@ export class ApiKeysController {
   @Route({
     auth: 'account-key',
     summary: 'Create an API key (admin)',
-    description: 'The plaintext key is in this response only.',
+    description:
+      'The plaintext key is in this response only. `kind: publishable` makes a key for browsers and apps ' +
+      '(`sb_pub_…`): it reads published content, collections, media and the catalog and calls the public routes, ' +
+      'from its `allowedOrigins` when set, within its own per-minute limit.',
     idempotent: true,
     created: CreatedApiKeyResponseDto,
+    bodyExample: { name: 'CI deploys', permissions: ['content:read', 'media:read'] },
     problems: [400, 409],
     admin: true,
   })

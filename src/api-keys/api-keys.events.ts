@@ -3,6 +3,8 @@ import { defineEvents, event } from '../common/outbox/events';
 export interface ApiKeyCreatedPayload {
   id: number;
   name: string;
+  /** `secret` or `publishable`. */
+  kind: 'secret' | 'publishable';
 }
 
 export interface ApiKeyRevokedPayload {
@@ -11,6 +13,6 @@ export interface ApiKeyRevokedPayload {
 
 /** Events this module writes to the outbox. */
 export const API_KEY_EVENTS = defineEvents('api-keys', {
-  created: event<ApiKeyCreatedPayload>('api_key.created', 'A secret API key was created'),
-  revoked: event<ApiKeyRevokedPayload>('api_key.revoked', 'A secret API key was revoked; it stopped working at once'),
+  created: event<ApiKeyCreatedPayload>('api_key.created', 'An API key (secret or publishable) was created'),
+  revoked: event<ApiKeyRevokedPayload>('api_key.revoked', 'An API key was revoked; it stopped working at once'),
 });

@@ -8,6 +8,9 @@ export interface VerifiableKey {
   account_id: number;
   site_ids: string[] | null;
   permissions: string[] | null;
+  kind: 'secret' | 'publishable';
+  allowed_origins: string[] | null;
+  rate_limit_per_minute: number | null;
   last_used_at: Date | null;
   expires_at: Date | null;
   status: string;
@@ -22,7 +25,8 @@ export class ApiKeysRepository {
   async findLive(hash: string): Promise<VerifiableKey | null> {
     const { rows } = await sql<VerifiableKey>(
       this.dataSource,
-      `SELECT k.id, k.account_id, k.site_ids, k.permissions, k.last_used_at, k.expires_at, a.status
+      `SELECT k.id, k.account_id, k.site_ids, k.permissions, k.kind, k.allowed_origins, k.rate_limit_per_minute,
+                k.last_used_at, k.expires_at, a.status
            FROM api_keys k JOIN accounts a ON a.id = k.account_id
           WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())`,
       [hash],
@@ -36,12 +40,12 @@ export class ApiKeysRepository {
     await sql(em, 'SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
   }
 
-  /** Live unrestricted keys (every site, every permission) of the account besides `exceptId`. */
+  /** Live unrestricted secret keys (every site, every permission) of the account besides `exceptId`. */
   async otherUnrestrictedCount(em: EntityManager, accountId: number, exceptId: number): Promise<number> {
     const { rows } = await sql<{ n: number }>(
       em,
       `SELECT count(*)::int AS n FROM api_keys
-        WHERE account_id = $1 AND id <> $2 AND revoked_at IS NULL AND site_ids IS NULL
+        WHERE account_id = $1 AND id <> $2 AND revoked_at IS NULL AND site_ids IS NULL AND kind = 'secret'
           AND (permissions IS NULL OR '*' = ANY (permissions))
           AND (expires_at IS NULL OR expires_at > now())`,
       [accountId, exceptId],

@@ -2,9 +2,16 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, IsNull, Repository } from 'typeorm';
 import { SitesService } from '../account/sites.service';
-import { ApiKeyVerifier, KeyPrincipal } from '../common/auth/principal';
-import { ConflictProblem, ForbiddenProblem, NotFoundProblem } from '../common/errors/problems';
-import { ALL_PERMISSIONS, grants, normalizePermissions, notGranted, Permission } from '../common/auth/permissions';
+import { ApiKeyVerifier, KeyPrincipal, PublishableKeyPrincipal } from '../common/auth/principal';
+import { ConflictProblem, ForbiddenProblem, NotFoundProblem, ValidationProblem } from '../common/errors/problems';
+import {
+  ALL_PERMISSIONS,
+  grants,
+  normalizePermissions,
+  notGranted,
+  Permission,
+  PUBLISHABLE_PERMISSIONS,
+} from '../common/auth/permissions';
 import { recordEvent } from '../common/outbox/record-event';
 import { API_KEY_EVENTS } from './api-keys.events';
 import { applyKeyset, CursorQueryDto, keysetPage, Page } from '../common/pagination/page';
@@ -15,7 +22,7 @@ import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKeyCache } from './api-key-cache';
 import { describeApiKey, generateApiKey, hashApiKey } from './api-key-secret';
 import { CreateApiKeyDto } from './dto/api-key.dto';
-import { ApiKeyEntity } from './entities/api-key.entity';
+import { ApiKeyEntity, ApiKeyKind } from './entities/api-key.entity';
 
 /** last_used_at is written at most this often per key, off the request path. */
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -29,6 +36,7 @@ export interface CreatedApiKey {
 export class ApiKeysService implements ApiKeyVerifier {
   private readonly logger = new Logger('ApiKeys');
   private readonly cache: ApiKeyCache;
+  private readonly publishableRate: number;
 
   constructor(
     @InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>,
@@ -38,6 +46,7 @@ export class ApiKeysService implements ApiKeyVerifier {
     private readonly repository: ApiKeysRepository,
     config: AppConfig,
   ) {
+    this.publishableRate = config.PUBLISHABLE_KEY_RATE_PER_MINUTE;
     this.cache = new ApiKeyCache(config.API_KEY_CACHE_TTL_MS, () => notifications.live);
     notifications.subscribe('sitebase_credentials', () => this.cache.reset());
   }
@@ -47,7 +56,7 @@ export class ApiKeysService implements ApiKeyVerifier {
    * when it can (API_KEY_CACHE_TTL_MS): a revocation, an expiry change or an account's deletion
    * reaches every instance's cache at commit, through a trigger's NOTIFY (docs/foundation.md).
    */
-  async verify(plaintext: string): Promise<KeyPrincipal | null> {
+  async verify(plaintext: string): Promise<KeyPrincipal | PublishableKeyPrincipal | null> {
     const hash = hashApiKey(plaintext);
     const now = Date.now();
     const hit = this.cache.get(hash, now);
@@ -70,14 +79,26 @@ export class ApiKeysService implements ApiKeyVerifier {
       lastUsedAt = now;
       this.touch(id);
     }
-    const principal: KeyPrincipal = Object.freeze({
-      kind: 'key',
-      keyId: id,
-      accountId: row.account_id,
-      siteIds: row.site_ids ? (Object.freeze(row.site_ids.map(Number)) as number[]) : null,
-      permissions: row.permissions ? Object.freeze([...row.permissions]) : null,
-      accountDeletionScheduled: row.status === 'deletion_scheduled',
-    });
+    const siteIds = row.site_ids ? (Object.freeze(row.site_ids.map(Number)) as number[]) : null;
+    const principal: KeyPrincipal | PublishableKeyPrincipal = Object.freeze(
+      row.kind === 'publishable'
+        ? {
+            kind: 'publishable' as const,
+            keyId: id,
+            accountId: row.account_id,
+            siteIds,
+            allowedOrigins: row.allowed_origins ? Object.freeze([...row.allowed_origins]) : null,
+            rateLimitPerMinute: row.rate_limit_per_minute ?? this.publishableRate,
+          }
+        : {
+            kind: 'key' as const,
+            keyId: id,
+            accountId: row.account_id,
+            siteIds,
+            permissions: row.permissions ? Object.freeze([...row.permissions]) : null,
+            accountDeletionScheduled: row.status === 'deletion_scheduled',
+          },
+    );
     this.cache.set(hash, gen, principal, lastUsedAt, row.expires_at?.getTime() ?? null, now);
     return principal;
   }
@@ -95,7 +116,9 @@ export class ApiKeysService implements ApiKeyVerifier {
    * (Site restriction needs no such rule: only an unrestricted key may create keys.)
    */
   create(key: KeyPrincipal, dto: CreateApiKeyDto): Promise<CreatedApiKey> {
-    const permissions = normalizePermissions(dto.permissions);
+    const kind = dto.kind ?? 'secret';
+    assertKindFields(kind, dto);
+    const permissions = kind === 'publishable' ? [...PUBLISHABLE_PERMISSIONS] : normalizePermissions(dto.permissions);
     const beyond = notGranted(key.permissions, permissions);
     if (beyond.length)
       throw new ForbiddenProblem(
@@ -107,8 +130,11 @@ export class ApiKeysService implements ApiKeyVerifier {
       if (siteIds) await this.sites.assertOwned(key.accountId, siteIds);
       return this.createInAccount(em, key.accountId, {
         name: dto.name,
+        kind,
         siteIds,
         permissions,
+        allowedOrigins: dto.allowedOrigins ?? null,
+        rateLimitPerMinute: dto.rateLimitPerMinute ?? null,
         expiresAt: dto.expiresAt ?? null,
       });
     });
@@ -120,27 +146,34 @@ export class ApiKeysService implements ApiKeyVerifier {
     accountId: number,
     input: {
       name: string;
+      kind?: ApiKeyKind;
       siteIds: number[] | null;
       permissions?: Permission[] | null;
+      allowedOrigins?: string[] | null;
+      rateLimitPerMinute?: number | null;
       expiresAt: Date | null;
       plaintext?: string;
     },
   ): Promise<CreatedApiKey> {
-    const plaintext = input.plaintext ?? generateApiKey();
+    const kind = input.kind ?? 'secret';
+    const plaintext = input.plaintext ?? generateApiKey(kind);
     const entity = await em.save(
       em.create(ApiKeyEntity, {
         accountId,
         name: input.name,
         keyHash: hashApiKey(plaintext),
         ...describeApiKey(plaintext),
+        kind,
         siteIds: input.siteIds,
         permissions: input.permissions ?? null,
+        allowedOrigins: input.allowedOrigins ?? null,
+        rateLimitPerMinute: input.rateLimitPerMinute ?? null,
         expiresAt: input.expiresAt,
         lastUsedAt: null,
         revokedAt: null,
       }),
     );
-    await recordEvent(em, { accountId }, API_KEY_EVENTS.created, { id: entity.id, name: entity.name });
+    await recordEvent(em, { accountId }, API_KEY_EVENTS.created, { id: entity.id, name: entity.name, kind });
     return { entity, plaintext };
   }
 
@@ -222,4 +255,24 @@ export class ApiKeysService implements ApiKeyVerifier {
     // Answered once every instance has been sent the change (docs/foundation.md).
     await this.notifications.changedEverywhere('sitebase_credentials', mark);
   }
+}
+
+/**
+ * What only one kind of key takes: a publishable key's permissions are fixed, and origins and a
+ * per-key limit mean nothing on a secret key (a 400 naming the field, as @Checked declares).
+ */
+function assertKindFields(kind: ApiKeyKind, dto: CreateApiKeyDto): void {
+  const wrong: { path: string; message: string }[] = [];
+  if (kind === 'publishable') {
+    if (dto.permissions != null)
+      wrong.push({
+        path: 'permissions',
+        message: 'is fixed for a publishable key (the published reads): leave it out',
+      });
+  } else {
+    if (dto.allowedOrigins != null) wrong.push({ path: 'allowedOrigins', message: 'is only for a publishable key' });
+    if (dto.rateLimitPerMinute != null)
+      wrong.push({ path: 'rateLimitPerMinute', message: 'is only for a publishable key' });
+  }
+  if (wrong.length) throw new ValidationProblem(wrong);
 }

@@ -110,6 +110,8 @@ export class AppConfig {
   @Transform(toInt) @IsInt() @Min(1) RATE_LIMIT_PUBLIC_MAX = 120;
   /** Per API key, every route, per RATE_LIMIT_TTL_MS; 0: not limited (docs/foundation.md, "Fair share"). */
   @Transform(toInt) @IsInt() @Min(0) RATE_LIMIT_KEY_MAX = 10_000;
+  /** A publishable key's requests a minute, every holder together, unless the key sets its own. */
+  @Transform(toInt) @IsInt() @Min(1) PUBLISHABLE_KEY_RATE_PER_MINUTE = 6000;
   /** Per site-user session, every route, per RATE_LIMIT_TTL_MS; 0: not limited. */
   @Transform(toInt) @IsInt() @Min(0) RATE_LIMIT_SESSION_MAX = 1200;
   // Budgets per account of the routes that declare a cost (src/common/http/route-costs.ts):

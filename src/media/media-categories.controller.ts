@@ -22,6 +22,7 @@ export class MediaCategoriesController {
   @Route({
     auth: 'key',
     summary: 'List categories',
+    publishable: true,
     description: 'Oldest first.',
     ok: PageDto(MediaCategoryResponseDto),
     problems: [400],
@@ -52,7 +53,7 @@ export class MediaCategoriesController {
   }
 
   @Get(':id')
-  @Route({ auth: 'key', summary: 'Get category', ok: MediaCategoryResponseDto, problems: [400] })
+  @Route({ auth: 'key', summary: 'Get category', publishable: true, ok: MediaCategoryResponseDto, problems: [400] })
   async get(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<MediaCategoryResponseDto> {
     return toMediaTermResponse(await this.terms.get('category', site, id));
   }

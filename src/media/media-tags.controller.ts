@@ -17,6 +17,7 @@ export class MediaTagsController {
   @Route({
     auth: 'key',
     summary: 'List tags',
+    publishable: true,
     description: 'Oldest first.',
     ok: PageDto(MediaTagResponseDto),
     problems: [400],
@@ -44,7 +45,7 @@ export class MediaTagsController {
   }
 
   @Get(':id')
-  @Route({ auth: 'key', summary: 'Get tag', ok: MediaTagResponseDto, problems: [400] })
+  @Route({ auth: 'key', summary: 'Get tag', publishable: true, ok: MediaTagResponseDto, problems: [400] })
   async get(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<MediaTagResponseDto> {
     return toMediaTermResponse(await this.terms.get('tag', site, id));
   }

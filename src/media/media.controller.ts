@@ -22,6 +22,7 @@ export class MediaController {
   @Route({
     auth: 'key',
     summary: 'List media',
+    publishable: true,
     description: 'Newest first; originals and thumbnails unless `original` says which.',
     ok: PageDto(MediaResponseDto),
     problems: [400],
@@ -51,7 +52,7 @@ export class MediaController {
   }
 
   @Get(':id')
-  @Route({ auth: 'key', summary: 'Get media', ok: MediaResponseDto, problems: [400] })
+  @Route({ auth: 'key', summary: 'Get media', publishable: true, ok: MediaResponseDto, problems: [400] })
   async get(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<MediaResponseDto> {
     return toMediaResponse(await this.media.get(site, id));
   }

@@ -19,6 +19,7 @@ export class UsersAuthController {
   @Route({
     auth: 'public',
     summary: 'Request a one-time password',
+    publishable: true,
     description:
       'Mails a 6-digit code to the address (the first verified code creates the user). The answer is the same ' +
       'whether or not the address has an account, and when no new code was sent (one was sent less than a ' +
@@ -44,6 +45,7 @@ export class UsersAuthController {
     auth: 'public',
     exampleAnswers: { status: 401, because: 'the code is the one `request-otp` mailed; no example can know it' },
     summary: 'Verify a one-time password',
+    publishable: true,
     description:
       'Signs in with the mailed code and answers a session token (send it as `Authorization: Bearer`). A wrong, ' +
       'expired or used code is a 401 and counts an attempt; after 5 attempts even the right code fails.',

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { ApiKeysService } from '../../src/api-keys/api-keys.service';
-import { Permission, PERMISSIONS } from '../../src/common/auth/permissions';
+import { Permission, PERMISSIONS, PUBLISHABLE_PERMISSIONS } from '../../src/common/auth/permissions';
 import { startApp, TestApp } from '../support/app';
 import { unlimitedBudgets } from '../support/budgets';
 import { snapshotDatabase } from '../support/db-snapshot';
@@ -17,9 +17,12 @@ import { limitFor } from '../support/time-scale';
  * document that a key may call: a key with exactly the operation's permission is let through; a
  * key with every permission but it, and a read-only key on a write, get 403
  * `insufficient_permission` naming it with the database unchanged; another account's key gets
- * the 404 it got before permissions. Keys are made once; refusals are sent side by side.
+ * the 404 it got before permissions. A publishable key is let through exactly where the document
+ * says `x-sitebase-publishable` and refused everywhere else with nothing changed. Keys are made
+ * once; refusals are sent side by side.
  */
 const PERMISSION = 'x-sitebase-permission';
+const PUBLISHABLE = 'x-sitebase-publishable';
 const READS = PERMISSIONS.filter((p) => p.endsWith(':read'));
 
 /** Every permission but `p`: without `*`, and without the write that would include a read. */
@@ -35,12 +38,13 @@ describe('key permissions over every operation of the document', () => {
   let other: Tenant;
   let fixtures: ResourceFixtures;
   /** Key operations (a key is required) with the permission each needs. */
-  let ops: Array<{ op: Operation; permission: Permission }>;
+  let ops: Array<{ op: Operation; permission: Permission; publishable: boolean }>;
   /** Operations where a key is optional: a key without the permission reads as no key. */
-  let optional: Array<{ op: Operation; permission: Permission }>;
+  let optional: Array<{ op: Operation; permission: Permission; publishable: boolean }>;
   const exactly = new Map<Permission, string>();
   const without = new Map<Permission, string>();
   let readOnly = '';
+  let publishable = '';
   let sent = 0;
 
   beforeAll(
@@ -52,14 +56,20 @@ describe('key permissions over every operation of the document', () => {
       [tenant, other] = await Promise.all([createTenant(t), createTenant(t)]);
       const { doc, operations } = await loadOperations(t.server);
       fixtures = await seedResources(t, tenant);
-      const permissionOf = (op: Operation) =>
+      const extension = (op: Operation, name: string) =>
         (doc as OpenApiDocument & { paths: Record<string, Record<string, Record<string, unknown>>> }).paths[op.path][
           op.method
-        ][PERMISSION] as Permission | undefined;
+        ][name];
       const withPermission = operations
         .filter((op) => !op.sessionOnly)
-        .map((op) => ({ op, permission: permissionOf(op) }))
-        .filter((x): x is { op: Operation; permission: Permission } => x.permission !== undefined);
+        .map((op) => ({
+          op,
+          permission: extension(op, PERMISSION) as Permission | undefined,
+          publishable: extension(op, PUBLISHABLE) === true,
+        }))
+        .filter(
+          (x): x is { op: Operation; permission: Permission; publishable: boolean } => x.permission !== undefined,
+        );
       ops = withPermission.filter((x) => !x.op.isPublic);
       optional = withPermission.filter((x) => x.op.isPublic);
       const needed = [...new Set(withPermission.map((x) => x.permission))];
@@ -73,13 +83,22 @@ describe('key permissions over every operation of the document', () => {
           without.set(p, await make(`all but ${p}`, allBut(p)));
         }
         readOnly = await make('read-only', READS);
+        publishable = (
+          await keys.createInAccount(em, tenant.accountId, {
+            name: 'publishable',
+            kind: 'publishable',
+            siteIds: null,
+            permissions: [...PUBLISHABLE_PERMISSIONS],
+            expiresAt: null,
+          })
+        ).plaintext;
       });
     },
     limitFor(60, 1_000, 120_000),
   );
 
   afterAll(async () => {
-    const keys = exactly.size + without.size + 2;
+    const keys = exactly.size + without.size + 3;
     console.log(`key permissions: ${ops.length + optional.length} operations × ${keys} keys, ${sent} requests`);
     await t.close();
     media.remove();
@@ -148,6 +167,55 @@ describe('key permissions over every operation of the document', () => {
       expect(await snapshotDatabase(t.db)).toEqual(before);
     },
     limitFor(200, 100),
+  );
+
+  it(
+    'a publishable key is refused on every operation the document does not mark for it, and nothing changes',
+    async () => {
+      const others = ops.filter((x) => !x.publishable);
+      expect(others.length).toBeGreaterThan(100);
+      const before = await snapshotDatabase(t.db);
+      const answers = await Promise.all(others.map(({ op }) => send(op, publishable)));
+      answers.forEach((res, i) => {
+        const { op, permission } = others[i];
+        expect({ op: op.label, status: res.status }).toEqual({ op: op.label, status: 403 });
+        expectExactProblem(
+          res,
+          403,
+          'insufficient_permission',
+          'Forbidden',
+          'A publishable key may only read published data and call the public routes: this route needs a ' +
+            `secret key with the \`${permission}\` permission`,
+        );
+      });
+      expect(await snapshotDatabase(t.db)).toEqual(before);
+    },
+    limitFor(200, 100),
+  );
+
+  it(
+    'a publishable key counts on every read the document marks for it',
+    async () => {
+      const reads = [...ops, ...optional].filter((x) => x.publishable && x.op.method === 'get');
+      expect(reads.length).toBeGreaterThanOrEqual(15);
+      for (const { permission } of reads) expect(PUBLISHABLE_PERMISSIONS).toContain(permission);
+      const answers = await Promise.all(reads.map(({ op }) => send(op, publishable)));
+      // Where anyone may read, it sees exactly what anyone sees (a draft is a 404 to both).
+      const anonymous = await Promise.all(
+        reads.map(({ op }) => (op.isPublic ? request(t.server).get(operationUrl(fixtures, op)) : undefined)),
+      );
+      answers.forEach((res, i) => {
+        const expected = anonymous[i] ? { status: anonymous[i].status, body: anonymous[i].body } : { status: 200 };
+        const got = anonymous[i] ? { status: res.status, body: res.body } : { status: res.status };
+        expect({ op: reads[i].op.label, ...got }).toEqual({
+          op: reads[i].op.label,
+          ...expected,
+          ...(anonymous[i]?.body?.requestId ? { body: { ...expected.body, requestId: res.body.requestId } } : {}),
+        });
+      });
+      expect(answers.filter((res) => res.status === 200).length).toBeGreaterThanOrEqual(reads.length - 2);
+    },
+    limitFor(50, 100),
   );
 
   it(

@@ -45,7 +45,7 @@ export interface paths {
         };
         /**
          * List content
-         * @description Newest first, keyset-paginated. Without a key only published items are listed. A key counts here with the `content:read` permission; without it, it reads as no key.
+         * @description Newest first, keyset-paginated. Without a key only published items are listed. A key counts here with the `content:read` permission; without it, it reads as no key. A publishable key (`sb_pub_…`) may call it, from its allowed origins; it sees what anyone sees.
          */
         get: operations["listContent"];
         put?: never;
@@ -69,7 +69,7 @@ export interface paths {
         };
         /**
          * Get content by id or slug
-         * @description All digits is an id. Without a key, drafts are not found. A key counts here with the `content:read` permission; without it, it reads as no key.
+         * @description All digits is an id. Without a key, drafts are not found. A key counts here with the `content:read` permission; without it, it reads as no key. A publishable key (`sb_pub_…`) may call it, from its allowed origins; it sees what anyone sees.
          */
         get: operations["getContent"];
         put?: never;
@@ -197,7 +197,7 @@ export interface paths {
         };
         /**
          * List product categories
-         * @description By position, then id; keyset-paginated. Anyone may read. A key counts here with the `catalog:read` permission; without it, it reads as no key.
+         * @description By position, then id; keyset-paginated. Anyone may read. A key counts here with the `catalog:read` permission; without it, it reads as no key. A publishable key (`sb_pub_…`) may call it, from its allowed origins; it sees what anyone sees.
          */
         get: operations["listCategories"];
         put?: never;
@@ -221,7 +221,7 @@ export interface paths {
         };
         /**
          * Get a product category
-         * @description A key counts here with the `catalog:read` permission; without it, it reads as no key.
+         * @description A key counts here with the `catalog:read` permission; without it, it reads as no key. A publishable key (`sb_pub_…`) may call it, from its allowed origins; it sees what anyone sees.
          */
         get: operations["getCategory"];
         put?: never;
@@ -249,7 +249,7 @@ export interface paths {
         };
         /**
          * List products
-         * @description By position, then id; keyset-paginated. Filters: category, price range, currency, in stock, recurring, words (`q`). Without a key only published products are listed. A key counts here with the `catalog:read` permission; without it, it reads as no key.
+         * @description By position, then id; keyset-paginated. Filters: category, price range, currency, in stock, recurring, words (`q`). Without a key only published products are listed. A key counts here with the `catalog:read` permission; without it, it reads as no key. A publishable key (`sb_pub_…`) may call it, from its allowed origins; it sees what anyone sees.
          */
         get: operations["listProducts"];
         put?: never;
@@ -273,7 +273,7 @@ export interface paths {
         };
         /**
          * Get a product by id or slug
-         * @description With its variants. All digits is an id, anything else a slug. Drafts need a key. A key counts here with the `catalog:read` permission; without it, it reads as no key.
+         * @description With its variants. All digits is an id, anything else a slug. Drafts need a key. A key counts here with the `catalog:read` permission; without it, it reads as no key. A publishable key (`sb_pub_…`) may call it, from its allowed origins; it sees what anyone sees.
          */
         get: operations["getProduct"];
         put?: never;
@@ -775,7 +775,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe
-         * @description A signup form posts here, without a key. Creates or updates the address's subscription and joins the public lists named; lists with double opt-in stay `pending` until the mailed link is followed, the others are `active` at once (and a welcome mail is sent). The answer is the same whether or not the address was known. Limited per client IP (429) and per address (past it, nothing more is mailed). A filled-in `website` honeypot gets the same answer and nothing happens.
+         * @description A signup form posts here, without a key. Creates or updates the address's subscription and joins the public lists named; lists with double opt-in stay `pending` until the mailed link is followed, the others are `active` at once (and a welcome mail is sent). The answer is the same whether or not the address was known. Limited per client IP (429) and per address (past it, nothing more is mailed). A filled-in `website` honeypot gets the same answer and nothing happens. A publishable key (`sb_pub_…`) may call it, from its allowed origins; it sees what anyone sees.
          */
         post: operations["subscribePublicNewsletter"];
         delete?: never;
@@ -815,7 +815,7 @@ export interface paths {
         put?: never;
         /**
          * Unsubscribe
-         * @description Leaves one list (`listId`) or every list, by the token of a mail link (in the body, or in the URL of a `List-Unsubscribe` header). Takes JSON or a form: RFC 8058 one-click posts (`List-Unsubscribe=One-Click`, form-encoded, token in the URL) leave every list, and the hosted preferences page posts its forms here (a browser is sent back to that page, 303). With the site's key (its own "manage my subscription" page), `email` alone names the address, no token needed; without a key the token is required. Idempotent: leaving again, or by the link of an address since deleted (or, with a key, an address the site does not have), answers 200. Try it out with the examples answers 400: the token is the one a mail carries; no example can know it. A key counts here with the `newsletter:write` permission; without it, it reads as no key.
+         * @description Leaves one list (`listId`) or every list, by the token of a mail link (in the body, or in the URL of a `List-Unsubscribe` header). Takes JSON or a form: RFC 8058 one-click posts (`List-Unsubscribe=One-Click`, form-encoded, token in the URL) leave every list, and the hosted preferences page posts its forms here (a browser is sent back to that page, 303). With the site's key (its own "manage my subscription" page), `email` alone names the address, no token needed; without a key the token is required. Idempotent: leaving again, or by the link of an address since deleted (or, with a key, an address the site does not have), answers 200. Try it out with the examples answers 400: the token is the one a mail carries; no example can know it. A key counts here with the `newsletter:write` permission; without it, it reads as no key. A publishable key (`sb_pub_…`) may call it, from its allowed origins; it sees what anyone sees.
          */
         post: operations["unsubscribePublicNewsletter"];
         delete?: never;
@@ -1047,7 +1047,7 @@ export interface paths {
         put?: never;
         /**
          * Request a one-time password
-         * @description Mails a 6-digit code to the address (the first verified code creates the user). The answer is the same whether or not the address has an account, and when no new code was sent (one was sent less than a minute ago, or the address had its hourly share). Rate limited per client IP.
+         * @description Mails a 6-digit code to the address (the first verified code creates the user). The answer is the same whether or not the address has an account, and when no new code was sent (one was sent less than a minute ago, or the address had its hourly share). Rate limited per client IP. A publishable key (`sb_pub_…`) may call it, from its allowed origins; it sees what anyone sees.
          */
         post: operations["requestOtpUsersAuth"];
         delete?: never;
@@ -1067,7 +1067,7 @@ export interface paths {
         put?: never;
         /**
          * Verify a one-time password
-         * @description Signs in with the mailed code and answers a session token (send it as `Authorization: Bearer`). A wrong, expired or used code is a 401 and counts an attempt; after 5 attempts even the right code fails. Try it out with the examples answers 401: the code is the one `request-otp` mailed; no example can know it.
+         * @description Signs in with the mailed code and answers a session token (send it as `Authorization: Bearer`). A wrong, expired or used code is a 401 and counts an attempt; after 5 attempts even the right code fails. Try it out with the examples answers 401: the code is the one `request-otp` mailed; no example can know it. A publishable key (`sb_pub_…`) may call it, from its allowed origins; it sees what anyone sees.
          */
         post: operations["verifyOtpUsersAuth"];
         delete?: never;
@@ -1653,7 +1653,7 @@ export interface paths {
         };
         /**
          * List categories
-         * @description Oldest first. A key needs the `media:read` permission (without it: 403 `insufficient_permission`).
+         * @description Oldest first. A key needs the `media:read` permission (without it: 403 `insufficient_permission`). A publishable key (`sb_pub_…`) may call it, from its allowed origins; it sees what anyone sees.
          */
         get: operations["listMediaCategories"];
         put?: never;
@@ -1677,7 +1677,7 @@ export interface paths {
         };
         /**
          * Get category
-         * @description A key needs the `media:read` permission (without it: 403 `insufficient_permission`).
+         * @description A key needs the `media:read` permission (without it: 403 `insufficient_permission`). A publishable key (`sb_pub_…`) may call it, from its allowed origins; it sees what anyone sees.
          */
         get: operations["getMediaCategory"];
         put?: never;
@@ -1705,7 +1705,7 @@ export interface paths {
         };
         /**
          * List tags
-         * @description Oldest first. A key needs the `media:read` permission (without it: 403 `insufficient_permission`).
+         * @description Oldest first. A key needs the `media:read` permission (without it: 403 `insufficient_permission`). A publishable key (`sb_pub_…`) may call it, from its allowed origins; it sees what anyone sees.
          */
         get: operations["listMediaTags"];
         put?: never;
@@ -1729,7 +1729,7 @@ export interface paths {
         };
         /**
          * Get tag
-         * @description A key needs the `media:read` permission (without it: 403 `insufficient_permission`).
+         * @description A key needs the `media:read` permission (without it: 403 `insufficient_permission`). A publishable key (`sb_pub_…`) may call it, from its allowed origins; it sees what anyone sees.
          */
         get: operations["getMediaTag"];
         put?: never;
@@ -1757,7 +1757,7 @@ export interface paths {
         };
         /**
          * List media
-         * @description Newest first; originals and thumbnails unless `original` says which. A key needs the `media:read` permission (without it: 403 `insufficient_permission`).
+         * @description Newest first; originals and thumbnails unless `original` says which. A key needs the `media:read` permission (without it: 403 `insufficient_permission`). A publishable key (`sb_pub_…`) may call it, from its allowed origins; it sees what anyone sees.
          */
         get: operations["listMedia"];
         put?: never;
@@ -1781,7 +1781,7 @@ export interface paths {
         };
         /**
          * Get media
-         * @description A key needs the `media:read` permission (without it: 403 `insufficient_permission`).
+         * @description A key needs the `media:read` permission (without it: 403 `insufficient_permission`). A publishable key (`sb_pub_…`) may call it, from its allowed origins; it sees what anyone sees.
          */
         get: operations["getMedia"];
         put?: never;
@@ -1809,7 +1809,7 @@ export interface paths {
         };
         /**
          * List collections
-         * @description Newest first, keyset-paginated. A key counts here with the `collections:read` permission; without it, it reads as no key.
+         * @description Newest first, keyset-paginated. A key counts here with the `collections:read` permission; without it, it reads as no key. A publishable key (`sb_pub_…`) may call it, from its allowed origins; it sees what anyone sees.
          */
         get: operations["listCollections"];
         put?: never;
@@ -1833,7 +1833,7 @@ export interface paths {
         };
         /**
          * Get the current collection
-         * @description The pinned one; else the one whose window contains now and started last. A key counts here with the `collections:read` permission; without it, it reads as no key.
+         * @description The pinned one; else the one whose window contains now and started last. A key counts here with the `collections:read` permission; without it, it reads as no key. A publishable key (`sb_pub_…`) may call it, from its allowed origins; it sees what anyone sees.
          */
         get: operations["getCurrentCollection"];
         put?: never;
@@ -1853,7 +1853,7 @@ export interface paths {
         };
         /**
          * Get a collection
-         * @description A key counts here with the `collections:read` permission; without it, it reads as no key.
+         * @description A key counts here with the `collections:read` permission; without it, it reads as no key. A publishable key (`sb_pub_…`) may call it, from its allowed origins; it sees what anyone sees.
          */
         get: operations["getCollection"];
         put?: never;
@@ -1881,7 +1881,7 @@ export interface paths {
         };
         /**
          * List the items of a collection
-         * @description In position order. Without a key only published content is listed. A key counts here with the `collections:read` permission; without it, it reads as no key.
+         * @description In position order. Without a key only published content is listed. A key counts here with the `collections:read` permission; without it, it reads as no key. A publishable key (`sb_pub_…`) may call it, from its allowed origins; it sees what anyone sees.
          */
         get: operations["listCollectionItems"];
         put?: never;
@@ -2055,7 +2055,7 @@ export interface paths {
         put?: never;
         /**
          * Send a contact message
-         * @description The site's contact form posts here, without a key (limited per client IP, RATE_LIMIT_PUBLIC_MAX). The message is stored with status `new`, and the addresses of the site's `settings.contacts.notifyEmails` are mailed. Without a key the answer says only that it arrived (`ContactReceiptDto`: no id and no `Location`, which an anonymous sender could not read). With the site's key (an import, a backend) it is the stored contact with `Location`, like every other create. A filled-in `website` (a honeypot) gets the receipt, and nothing is stored or sent. A key counts here with the `contacts:write` permission; without it, it reads as no key.
+         * @description The site's contact form posts here, without a key (limited per client IP, RATE_LIMIT_PUBLIC_MAX). The message is stored with status `new`, and the addresses of the site's `settings.contacts.notifyEmails` are mailed. Without a key the answer says only that it arrived (`ContactReceiptDto`: no id and no `Location`, which an anonymous sender could not read). With the site's key (an import, a backend) it is the stored contact with `Location`, like every other create. A filled-in `website` (a honeypot) gets the receipt, and nothing is stored or sent. A key counts here with the `contacts:write` permission; without it, it reads as no key. A publishable key (`sb_pub_…`) may call it, from its allowed origins; it sees what anyone sees.
          */
         post: operations["createContact"];
         delete?: never;
@@ -2707,7 +2707,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key (admin)
-         * @description The plaintext key is in this response only. A key needs the `api-keys:write` permission (without it: 403 `insufficient_permission`).
+         * @description The plaintext key is in this response only. `kind: publishable` makes a key for browsers and apps (`sb_pub_…`): it reads published content, collections, media and the catalog and calls the public routes, from its `allowedOrigins` when set, within its own per-minute limit. A key needs the `api-keys:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -8108,6 +8108,11 @@ export interface components {
             /** @example CI deploys */
             name: string;
             /**
+             * @example secret
+             * @enum {string}
+             */
+            kind: "secret" | "publishable";
+            /**
              * @description First 12 characters of the key
              * @example sb_live_Ab3d
              */
@@ -8118,6 +8123,13 @@ export interface components {
             siteIds: number[] | null;
             /** @description null: every permission */
             permissions: ("*" | "content:read" | "content:write" | "collections:read" | "collections:write" | "media:read" | "media:write" | "catalog:read" | "catalog:write" | "orders:read" | "orders:write" | "contacts:read" | "contacts:write" | "users:read" | "users:write" | "newsletter:read" | "newsletter:write" | "email:read" | "email:write" | "webhooks:read" | "webhooks:write" | "sites:read" | "sites:write" | "api-keys:read" | "api-keys:write" | "account:read" | "account:write")[] | null;
+            /** @description A publishable key's browser origins; null: any (and always null for a secret key) */
+            allowedOrigins: string[] | null;
+            /**
+             * @description A publishable key's requests a minute, every holder together; null: the server's PUBLISHABLE_KEY_RATE_PER_MINUTE (and always null for a secret key)
+             * @example null
+             */
+            rateLimitPerMinute: number | null;
             /**
              * Format: date-time
              * @example 2026-01-01T00:00:00.000Z
@@ -8142,6 +8154,23 @@ export interface components {
             /** @example CI deploys */
             name: string;
             /**
+             * @description Absent: `secret`. `secret` (`sb_live_…`, for servers) or `publishable` (`sb_pub_…`, safe in a browser or an app: it reads published content, collections, media and the catalog and calls the public routes only)
+             * @enum {string|null}
+             */
+            kind?: "secret" | "publishable" | null;
+            /**
+             * @description A publishable key's browser origins (scheme, host and port, as `Origin` says them): a request from any other origin, or with none, is a 403 `origin_not_allowed` (absent or null: any origin). Only for a publishable key.
+             * @example [
+             *       "https://www.example.com"
+             *     ]
+             */
+            allowedOrigins?: string[] | null;
+            /**
+             * @description A publishable key's requests a minute, every holder together (absent or null: the server's PUBLISHABLE_KEY_RATE_PER_MINUTE); each caller is also limited by address. Only for a publishable key.
+             * @example 6000
+             */
+            rateLimitPerMinute?: number | null;
+            /**
              * @description Restrict the key to these sites of the account (absent or null: all)
              * @example [
              *       1
@@ -8149,7 +8178,7 @@ export interface components {
              */
             siteIds?: number[] | null;
             /**
-             * @description What the key may do: `<group>:read` or `<group>:write` (write includes read), or `*` (absent or null: everything). A key cannot give a permission it lacks.
+             * @description What the key may do: `<group>:read` or `<group>:write` (write includes read), or `*` (absent or null: everything). A key cannot give a permission it lacks. A publishable key has fixed ones (the reads of content, collections, media and catalog): it takes none here. Not for a publishable key.
              * @example [
              *       "content:read",
              *       "media:read"
@@ -8169,6 +8198,11 @@ export interface components {
             /** @example CI deploys */
             name: string;
             /**
+             * @example secret
+             * @enum {string}
+             */
+            kind: "secret" | "publishable";
+            /**
              * @description First 12 characters of the key
              * @example sb_live_Ab3d
              */
@@ -8179,6 +8213,13 @@ export interface components {
             siteIds: number[] | null;
             /** @description null: every permission */
             permissions: ("*" | "content:read" | "content:write" | "collections:read" | "collections:write" | "media:read" | "media:write" | "catalog:read" | "catalog:write" | "orders:read" | "orders:write" | "contacts:read" | "contacts:write" | "users:read" | "users:write" | "newsletter:read" | "newsletter:write" | "email:read" | "email:write" | "webhooks:read" | "webhooks:write" | "sites:read" | "sites:write" | "api-keys:read" | "api-keys:write" | "account:read" | "account:write")[] | null;
+            /** @description A publishable key's browser origins; null: any (and always null for a secret key) */
+            allowedOrigins: string[] | null;
+            /**
+             * @description A publishable key's requests a minute, every holder together; null: the server's PUBLISHABLE_KEY_RATE_PER_MINUTE (and always null for a secret key)
+             * @example null
+             */
+            rateLimitPerMinute: number | null;
             /**
              * Format: date-time
              * @example 2026-01-01T00:00:00.000Z
@@ -8461,6 +8502,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
@@ -8655,6 +8705,15 @@ export interface operations {
             };
             /** @description Missing, malformed, revoked or expired credential */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9461,6 +9520,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
@@ -9650,6 +9718,15 @@ export interface operations {
             };
             /** @description Missing, malformed, revoked or expired credential */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9950,6 +10027,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description No such resource in this site, or a site the caller cannot reach */
             404: {
                 headers: {
@@ -10144,6 +10230,15 @@ export interface operations {
             };
             /** @description Missing, malformed, revoked or expired credential */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13488,6 +13583,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
@@ -15431,6 +15544,24 @@ export interface operations {
             };
             /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20378,6 +20509,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
@@ -20573,6 +20713,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
             /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
             404: {
                 headers: {
@@ -20649,6 +20798,15 @@ export interface operations {
             };
             /** @description Missing, malformed, revoked or expired credential */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20927,6 +21085,15 @@ export interface operations {
             };
             /** @description Missing, malformed, revoked or expired credential */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -26120,6 +26287,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "CI deploys",
+                 *       "permissions": [
+                 *         "content:read",
+                 *         "media:read"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateApiKeyDto"];
             };
         };

@@ -4,7 +4,7 @@ import type { paths } from './generated/openapi';
 export type { components, operations, paths } from './generated/openapi';
 export type { CheckedMethod, PageItem, PaginatedPath, SitebaseOptions, Success } from './client';
 export { createSitebaseFor } from './client';
-export { OPERATION_PERMISSIONS } from './generated/permissions';
+export { OPERATION_PERMISSIONS, PUBLISHABLE_OPERATIONS } from './generated/permissions';
 export { SitebaseProblem } from './problem';
 export type { FieldError, Problem } from './problem';
 export { retryAfterMs } from './retry';

@@ -10,6 +10,7 @@ import {
   IsOptional,
   IsString,
   Max,
+  Matches,
   MaxLength,
   Min,
   MinDate,
@@ -17,7 +18,14 @@ import {
 } from 'class-validator';
 import { IsTimestamp } from '../../common/input/dto-rules';
 import { Permission, PERMISSIONS } from '../../common/auth/permissions';
-import { ApiKeyEntity } from '../entities/api-key.entity';
+import { Checked } from '../../common/input/checked';
+import { ApiKeyEntity, ApiKeyKind } from '../entities/api-key.entity';
+
+const API_KEY_KINDS: readonly ApiKeyKind[] = ['secret', 'publishable'];
+
+/** A browser origin as `Origin` carries it: scheme, host and port, lower case, no path. */
+const ORIGIN =
+  /^https?:\/\/(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::[0-9]{1,5})?$/;
 
 export class CreateApiKeyDto {
   @ApiProperty({ example: 'CI deploys' })
@@ -25,6 +33,53 @@ export class CreateApiKeyDto {
   @MinLength(1)
   @MaxLength(100)
   name: string;
+
+  @ApiPropertyOptional({
+    enum: API_KEY_KINDS,
+    description:
+      'Absent: `secret`. `secret` (`sb_live_…`, for servers) or `publishable` (`sb_pub_…`, safe in a browser or an app: it reads ' +
+      'published content, collections, media and the catalog and calls the public routes only)',
+  })
+  @IsOptional()
+  @IsIn(API_KEY_KINDS)
+  kind?: ApiKeyKind;
+
+  @ApiPropertyOptional({
+    type: [String],
+    nullable: true,
+    example: ['https://www.example.com'],
+    description:
+      "A publishable key's browser origins (scheme, host and port, as `Origin` says them): a request from any " +
+      'other origin, or with none, is a 403 `origin_not_allowed` (absent or null: any origin)',
+  })
+  @Checked('other fields', 'Only for a publishable key.')
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1, { message: 'must name at least one origin (omit it for any)' })
+  @ArrayMaxSize(50)
+  @ArrayUnique()
+  @IsString({ each: true })
+  @MaxLength(300, { each: true })
+  @Matches(ORIGIN, {
+    each: true,
+    message: 'each must be an origin such as https://www.example.com (lower case, no path)',
+  })
+  allowedOrigins?: string[];
+
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    example: 6000,
+    description:
+      "A publishable key's requests a minute, every holder together (absent or null: the server's " +
+      'PUBLISHABLE_KEY_RATE_PER_MINUTE); each caller is also limited by address',
+  })
+  @Checked('other fields', 'Only for a publishable key.')
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  rateLimitPerMinute?: number;
 
   @ApiPropertyOptional({
     type: [Number],
@@ -49,8 +104,10 @@ export class CreateApiKeyDto {
     example: ['content:read', 'media:read'],
     description:
       'What the key may do: `<group>:read` or `<group>:write` (write includes read), or `*` (absent or null: everything). ' +
-      'A key cannot give a permission it lacks.',
+      'A key cannot give a permission it lacks. A publishable key has fixed ones (the reads of content, ' +
+      'collections, media and catalog): it takes none here.',
   })
+  @Checked('other fields', 'Not for a publishable key.')
   @IsOptional()
   @IsArray()
   @ArrayMinSize(1, { message: 'must name at least one permission (omit it for all)' })
@@ -74,12 +131,28 @@ export class CreateApiKeyDto {
 export class ApiKeyResponseDto {
   @ApiProperty({ example: 1 }) id: number;
   @ApiProperty({ example: 'CI deploys' }) name: string;
+  @ApiProperty({ enum: API_KEY_KINDS, example: 'secret' }) kind: ApiKeyKind;
   @ApiProperty({ example: 'sb_live_Ab3d', description: 'First 12 characters of the key' }) prefix: string;
   @ApiProperty({ example: 'x9Zq' }) last4: string;
   @ApiProperty({ type: [Number], nullable: true, description: 'null: every site of the account' }) siteIds:
     number[] | null;
   @ApiProperty({ type: [String], enum: PERMISSIONS, nullable: true, description: 'null: every permission' })
   permissions: Permission[] | null;
+  @ApiProperty({
+    type: [String],
+    nullable: true,
+    description: "A publishable key's browser origins; null: any (and always null for a secret key)",
+  })
+  allowedOrigins: string[] | null;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    example: null,
+    description:
+      "A publishable key's requests a minute, every holder together; null: the server's " +
+      'PUBLISHABLE_KEY_RATE_PER_MINUTE (and always null for a secret key)',
+  })
+  rateLimitPerMinute: number | null;
   @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
   @ApiProperty({ ...DATE_TIME, nullable: true }) lastUsedAt: string | null;
   @ApiProperty({ ...DATE_TIME, nullable: true }) expiresAt: string | null;
@@ -91,13 +164,17 @@ export class CreatedApiKeyResponseDto extends ApiKeyResponseDto {
 }
 
 export function toApiKeyResponse(k: ApiKeyEntity): ApiKeyResponseDto {
+  const publishable = k.kind === 'publishable';
   return {
     id: k.id,
     name: k.name,
+    kind: k.kind,
     prefix: k.prefix,
     last4: k.last4,
     siteIds: k.siteIds,
     permissions: k.permissions as Permission[] | null,
+    allowedOrigins: publishable ? k.allowedOrigins : null,
+    rateLimitPerMinute: publishable ? k.rateLimitPerMinute : null,
     createdAt: k.createdAt.toISOString(),
     lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
     expiresAt: k.expiresAt?.toISOString() ?? null,

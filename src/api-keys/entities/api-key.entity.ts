@@ -3,6 +3,8 @@ import { AccountEntity } from '../../common/tenancy/entities/account.entity';
 import { IdColumn, RefColumn } from '../../database/columns';
 import { idArrayTransformer } from '../../database/id.transformer';
 
+export type ApiKeyKind = 'secret' | 'publishable';
+
 @Entity('api_keys')
 @Index('api_keys_account_id_id_idx', ['accountId', 'id'])
 export class ApiKeyEntity {
@@ -21,6 +23,12 @@ export class ApiKeyEntity {
   @Column({ type: 'bigint', array: true, nullable: true, transformer: idArrayTransformer }) siteIds: number[] | null;
   /** null: every permission (common/auth/permissions.ts); otherwise only these. */
   @Column({ type: 'text', array: true, nullable: true }) permissions: string[] | null;
+  /** `secret` (`sb_live_`) or `publishable` (`sb_pub_`, docs/foundation.md "Publishable keys"). */
+  @Column({ type: 'text', default: 'secret' }) kind: ApiKeyKind;
+  /** A publishable key's browser origins; null: any. */
+  @Column({ type: 'text', array: true, nullable: true }) allowedOrigins: string[] | null;
+  /** A publishable key's limit; null: the server's PUBLISHABLE_KEY_RATE_PER_MINUTE. */
+  @Column({ type: 'integer', nullable: true }) rateLimitPerMinute: number | null;
   @CreateDateColumn({ type: 'timestamptz' }) createdAt: Date;
   @Column({ type: 'timestamptz', nullable: true }) lastUsedAt: Date | null;
   @Column({ type: 'timestamptz', nullable: true }) expiresAt: Date | null;

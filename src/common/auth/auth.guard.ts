@@ -10,10 +10,18 @@ import {
   ALLOWED_DURING_DELETION,
   PUBLIC_ROUTE,
   ROUTE_PERMISSION,
+  ROUTE_PUBLISHABLE,
   SESSION_ALLOWED,
   SESSION_ONLY,
 } from './decorators';
-import { ANONYMOUS, AuthenticatedRequest, Principal, SITE_NAME_PATTERN, SiteDirectory } from './principal';
+import {
+  ANONYMOUS,
+  AuthenticatedRequest,
+  Principal,
+  PublishableKeyPrincipal,
+  SITE_NAME_PATTERN,
+  SiteDirectory,
+} from './principal';
 import { RouteFlagCache } from './route-flags';
 import { grants, Permission } from './permissions';
 
@@ -27,6 +35,8 @@ interface RouteFlags {
   allowedDuringDeletion: boolean;
   /** What a key needs here (declared by @Route, resolved by ApiController); null: no key route. */
   permission: Permission | null;
+  /** A publishable key counts here (derived by @Route). */
+  publishable: boolean;
 }
 
 const ROUTE_FLAGS = new RouteFlagCache<RouteFlags>((reflector, targets) => {
@@ -38,6 +48,7 @@ const ROUTE_FLAGS = new RouteFlagCache<RouteFlags>((reflector, targets) => {
     accountAdmin: flag(ACCOUNT_ADMIN),
     allowedDuringDeletion: flag(ALLOWED_DURING_DELETION),
     permission: reflector.getAllAndOverride<Permission | undefined>(ROUTE_PERMISSION, targets) ?? null,
+    publishable: flag(ROUTE_PUBLISHABLE),
   };
 });
 
@@ -58,6 +69,10 @@ export class AuthGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<Request & AuthenticatedRequest>();
     const route = ROUTE_FLAGS.get(this.reflector, context);
     let principal: Principal = req.principal ?? ANONYMOUS;
+    if (principal.kind === 'publishable' && !checkPublishable(req, principal, route)) {
+      principal = ANONYMOUS;
+      req.principal = principal;
+    }
     if (principal.kind === 'key' && route.permission !== null && !grants(principal.permissions, route.permission)) {
       // On a public route a key without the permission reads like no key (as one that cannot
       // reach the site does): it never hides what anyone may do. Elsewhere it is refused before
@@ -179,9 +194,32 @@ export class AuthGuard implements CanActivate {
   }
 }
 
+/**
+ * A publishable key counts only where @Route says so (published reads, the public forms), and only
+ * from its allowed origins: refused before the site is resolved, the same for any site, so it
+ * tells nothing about them. On another public route it reads as no key (false), as a key without
+ * the route's permission does. The origin list keeps other sites' pages from using a key they
+ * copied; it binds browsers, not a client that writes its own `Origin`.
+ */
+function checkPublishable(req: Request, key: PublishableKeyPrincipal, route: RouteFlags): boolean {
+  if (route.sessionOnly)
+    throw new ForbiddenProblem('session_required', "This route is a site user's own: it needs their session");
+  if (!route.publishable && route.isPublic) return false;
+  if (!route.publishable)
+    throw new ForbiddenProblem(
+      'insufficient_permission',
+      'A publishable key may only read published data and call the public routes: this route needs a secret key' +
+        (route.permission ? ` with the \`${route.permission}\` permission` : ''),
+    );
+  if (key.allowedOrigins !== null && !key.allowedOrigins.includes(req.headers.origin ?? ''))
+    throw new ForbiddenProblem('origin_not_allowed', 'This publishable key may not be used from this origin');
+  return true;
+}
+
 function canReach(principal: Principal, site: SiteContext): boolean {
   switch (principal.kind) {
     case 'key':
+    case 'publishable':
       return (
         principal.accountId === site.accountId && (principal.siteIds === null || principal.siteIds.includes(site.id))
       );

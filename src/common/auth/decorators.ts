@@ -12,6 +12,8 @@ export const ACCOUNT_ADMIN = 'sitebase:account-admin';
 export const ALLOWED_DURING_DELETION = 'sitebase:allowed-during-deletion';
 /** The permission a key needs on a route (permissions.ts), resolved by ApiController from @Route. */
 export const ROUTE_PERMISSION = 'sitebase:permission';
+/** A publishable key counts on the route (derived by @Route: the public routes and published reads). */
+export const ROUTE_PUBLISHABLE = 'sitebase:publishable';
 
 /**
  * Routes are secret-key only unless marked. `@Public()` also admits anonymous callers

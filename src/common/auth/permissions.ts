@@ -83,6 +83,18 @@ export function normalizePermissions(list: readonly Permission[] | null | undefi
   return [...new Set(list)].sort();
 }
 
+/**
+ * What a publishable key (`sb_pub_…`, docs/foundation.md "Publishable keys") may read besides the
+ * public routes: published content, collections, media and the catalog of its sites. Creating
+ * one needs these, as creating any key needs what it gives.
+ */
+export const PUBLISHABLE_PERMISSIONS: readonly Permission[] = Object.freeze([
+  'catalog:read',
+  'collections:read',
+  'content:read',
+  'media:read',
+]);
+
 /** The permission a route needs by default: its group's `read` for GET and HEAD, else `write`. */
 export function defaultPermission(group: PermissionGroup, method: string): Permission {
   return `${group}:${method === 'GET' || method === 'HEAD' ? 'read' : 'write'}`;

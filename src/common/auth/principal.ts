@@ -12,6 +12,23 @@ export interface KeyPrincipal {
   accountDeletionScheduled: boolean;
 }
 
+/**
+ * A publishable key (`sb_pub_…`): meant to sit in a browser or an app, so anyone may hold it. It
+ * counts only on the routes @Route marks publishable (the public ones and published reads), sees
+ * what anonymous callers see, and is limited per key and per address (docs/foundation.md).
+ */
+export interface PublishableKeyPrincipal {
+  kind: 'publishable';
+  keyId: number;
+  accountId: number;
+  /** null: every site of the account. */
+  siteIds: number[] | null;
+  /** The browser origins it may be used from (`Origin`); null: any. */
+  allowedOrigins: readonly string[] | null;
+  /** Requests a minute across every caller of the key. */
+  rateLimitPerMinute: number;
+}
+
 export interface UserPrincipal {
   kind: 'user';
   accountId: number;
@@ -26,7 +43,7 @@ export interface AnonymousPrincipal {
   kind: 'anonymous';
 }
 
-export type Principal = KeyPrincipal | UserPrincipal | AnonymousPrincipal;
+export type Principal = KeyPrincipal | PublishableKeyPrincipal | UserPrincipal | AnonymousPrincipal;
 
 /**
  * Whether a caller sees unpublished work (drafts, scheduled items): only a secret key of the
@@ -44,9 +61,9 @@ export interface AuthenticatedRequest {
   site?: SiteContext;
 }
 
-/** Verifies a secret API key; implemented by the api-keys module. */
+/** Verifies an API key, secret or publishable; implemented by the api-keys module. */
 export abstract class ApiKeyVerifier {
-  abstract verify(plaintext: string): Promise<KeyPrincipal | null>;
+  abstract verify(plaintext: string): Promise<KeyPrincipal | PublishableKeyPrincipal | null>;
 }
 
 /** Looks sites up for the guard; implemented by the account module. */
@@ -61,5 +78,5 @@ export abstract class SiteDirectory {
 
 export type SessionVerifier = (token: string) => Promise<UserPrincipal | null>;
 
-export const API_KEY_PATTERN = /^sb_(live|test)_[A-Za-z0-9]{32,}$/;
+export const API_KEY_PATTERN = /^sb_(live|test|pub)_[A-Za-z0-9]{32,}$/;
 export const SITE_NAME_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;

@@ -88,8 +88,9 @@ export class CostBudgetGuard implements CanActivate {
     const http = context.switchToHttp();
     const req = http.getRequest<Request & AuthenticatedRequest & Held>();
     const principal = req.principal;
-    // Anonymous callers of a public route are limited by address (RateLimitGuard).
-    if (!principal || principal.kind === 'anonymous') return true;
+    // Anonymous callers of a public route are limited by address (RateLimitGuard), and so are
+    // a publishable key's, which anyone may hold: it must not spend its account's budget.
+    if (!principal || principal.kind === 'anonymous' || principal.kind === 'publishable') return true;
     const key = `acct:${principal.accountId}:${cost}`;
     const budget = this.budgets[cost];
     // The slot first, synchronously: a request over the cap is refused before it is counted in

@@ -129,7 +129,7 @@ export function httpLogger(logger: Pino, options: HttpLoggerOptions): RequestHan
           ms: Math.round(ms * 10) / 10,
           ...(slow ? { slow: true } : {}),
           site: r.site?.name,
-          keyId: principal?.kind === 'key' ? principal.keyId : undefined,
+          keyId: principal?.kind === 'key' || principal?.kind === 'publishable' ? principal.keyId : undefined,
           userId: principal?.kind === 'user' ? principal.userId : undefined,
         },
         'request completed',

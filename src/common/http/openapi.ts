@@ -4,7 +4,7 @@ import { ProblemDto } from '../errors/api-problems.decorator';
 import { deriveRequestSchemas } from './openapi-derive';
 import { operationInputs } from './openapi-inputs';
 import { documentProblemCodes } from './openapi-problems';
-import { BODY_EXAMPLE, PERMISSION_EXTENSION } from './route.decorator';
+import { BODY_EXAMPLE, PERMISSION_EXTENSION, PUBLISHABLE_EXTENSION } from './route.decorator';
 
 /** The interface's groups in its order (v1, then v2), then the operator routes and health. */
 const TAGS: Array<[string, string]> = [
@@ -54,7 +54,16 @@ function createOpenApiDocument(app: INestApplication): OpenAPIObject {
     // proxy's name), which the /docs CSP allows; an absolute PUBLIC_BASE_URL works only when the
     // page was opened at exactly that origin. Clients name their base URL themselves.
     .addServer('/', 'The server this document was read from')
-    .addApiKey({ type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Secret API key (sb_live_…)' }, 'apiKey')
+    .addApiKey(
+      {
+        type: 'apiKey',
+        in: 'header',
+        name: 'x-api-key',
+        description:
+          'API key: secret (sb_live_…), or publishable (sb_pub_…) on the operations marked x-sitebase-publishable',
+      },
+      'apiKey',
+    )
     // bearerFormat is set because Swagger otherwise labels both schemes "JWT"; neither is one.
     .addBearerAuth(
       { type: 'http', scheme: 'bearer', bearerFormat: 'API key', description: 'Secret API key as a bearer token (v2)' },
@@ -124,12 +133,21 @@ function bodyExampleOnBody(op: OperationObject): void {
 
 /** The permission a key needs (`x-sitebase-permission`, from @Route) said in the operation's description too. */
 function describePermission(op: OperationObject): void {
-  const permission = (op as OperationObject & Record<string, unknown>)[PERMISSION_EXTENSION];
-  if (typeof permission !== 'string') return;
-  const publicToo = op.security?.some((requirement) => Object.keys(requirement).length === 0);
-  const note = publicToo
-    ? `A key counts here with the \`${permission}\` permission; without it, it reads as no key.`
-    : `A key needs the \`${permission}\` permission (without it: 403 \`insufficient_permission\`).`;
+  const extended = op as OperationObject & Record<string, unknown>;
+  const permission = extended[PERMISSION_EXTENSION];
+  const notes: string[] = [];
+  if (typeof permission === 'string') {
+    const publicToo = op.security?.some((requirement) => Object.keys(requirement).length === 0);
+    notes.push(
+      publicToo
+        ? `A key counts here with the \`${permission}\` permission; without it, it reads as no key.`
+        : `A key needs the \`${permission}\` permission (without it: 403 \`insufficient_permission\`).`,
+    );
+  }
+  if (extended[PUBLISHABLE_EXTENSION] === true)
+    notes.push('A publishable key (`sb_pub_…`) may call it, from its allowed origins; it sees what anyone sees.');
+  if (!notes.length) return;
+  const note = notes.join(' ');
   op.description = op.description ? `${op.description.replace(/\.?$/, '.')} ${note}` : note;
 }
 

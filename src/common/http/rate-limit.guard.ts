@@ -11,6 +11,9 @@ import { RateDecision, RateLimitStore } from './rate-limit.store';
 
 export const SKIP_RATE_LIMIT = 'sitebase:skip-rate-limit';
 
+/** A publishable key's limit is per minute (its `rateLimitPerMinute`). */
+const MINUTE_MS = 60_000;
+
 /** Never rate limited (health probes). */
 export const SkipRateLimit = () => SetMetadata(SKIP_RATE_LIMIT, true);
 
@@ -39,7 +42,8 @@ interface Counted {
  * API.md §2: anonymous callers of public routes are limited per client IP and route
  * (RATE_LIMIT_PUBLIC_MAX); a valid key or session is never limited by IP, only by its own
  * counter on every route (RATE_LIMIT_KEY_MAX per key, RATE_LIMIT_SESSION_MAX per session; 0:
- * none). Expensive routes also count against their account's budget (CostBudgetGuard).
+ * none). A publishable key counts against its own per-minute limit and, on public routes, its
+ * caller's address as well. Expensive routes also count against their account's budget (CostBudgetGuard).
  * Synchronous while the store answers from memory.
  *
  * Runs before the AuthGuard, so a blocked anonymous client is refused before any site lookup:
@@ -79,6 +83,17 @@ export class RateLimitGuard implements CanActivate {
     route: RouteLimit,
     principal: Principal,
   ): boolean | Promise<boolean> {
+    if (principal.kind === 'publishable') {
+      // Anyone may hold a publishable key: it never frees a client from its address's limit,
+      // and every holder shares the key's own (docs/foundation.md, "Publishable keys").
+      const byAddress = route.anonymous ? this.count(req, route, ANONYMOUS) : true;
+      const key = `pub:${principal.keyId}`;
+      const byKey = () => {
+        const d = this.store.hit(key, MINUTE_MS, principal.rateLimitPerMinute, MINUTE_MS);
+        return d instanceof Promise ? d.then((r) => this.allow(r, req, key, false)) : this.allow(d, req, key, false);
+      };
+      return byAddress instanceof Promise ? byAddress.then(byKey) : byKey();
+    }
     let key: string;
     let limit: number;
     if (principal.kind === 'anonymous') {

@@ -18,9 +18,9 @@ const WRITES = new Set<RequestMethod>([RequestMethod.POST, RequestMethod.PUT, Re
  * lists fewer than the server gives (docs/openapi.md, "Answers"):
  * - 400 on every route: a malformed query string or a body sent to a route that takes none is
  *   refused before any handler (besides its path parameters, query, body and headers);
- * - 401 for any credential it documents; 403 where a credential may be refused (a key without the
- *   route's permission, a session on a key route, a restricted or deleting account's key on a
- *   write, a key on a session-only route);
+ * - 401 for any credential it documents; 403 with it, as a credential may be refused (a key without
+ *   the route's permission, a publishable key from an origin it does not allow, a session on a key
+ *   route, a restricted or deleting account's key on a write, a key on a session-only route);
  * - 404 under a path with parameters (no such site, or no such resource in it);
  * - 405 on every path: another method of the same path answers it with `Allow`;
  * - 409 where Idempotency-Key is honoured (`idempotency_key_reused`);
@@ -51,16 +51,9 @@ export function derivedProblems(
   // Any request may carry a query string and a body: refusing either is a 400 on every route
   // (refuseMalformedQuery, RequestBodyGuard), and a Content-Encoding a 415 (refuseContentEncoding).
   add(400, 415);
-  switch (options.auth) {
-    case 'public':
-      break;
-    case 'optional-key':
-      add(401);
-      if (write || method === RequestMethod.DELETE) add(403);
-      break;
-    default:
-      add(401, 403);
-  }
+  // Every route that takes a key may refuse one: 401 a wrong key, 403 a key without the
+  // permission or a publishable key from an origin it does not allow.
+  if (options.auth !== 'public' || options.publishable) add(401, 403);
   if (params.length > 0) add(404);
   add(405);
   if (idempotent) add(409);

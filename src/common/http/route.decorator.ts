@@ -24,6 +24,7 @@ import {
   AllowedDuringDeletion,
   Public,
   ROUTE_PERMISSION,
+  ROUTE_PUBLISHABLE,
   SessionAllowed,
   SessionOnly,
 } from '../auth/decorators';
@@ -32,7 +33,14 @@ import { documentIdempotency, IdempotencyOption } from '../idempotency/idempoten
 import { MAX_ID } from '../input/dto-rules';
 import { FORM_MEDIA_TYPE } from '../input/request-body';
 import { handlerMethod, handlerPaths } from '../internals/nest-metadata';
-import { defaultPermission, isPermission, Permission, PermissionGroup, TAG_GROUPS } from '../auth/permissions';
+import {
+  defaultPermission,
+  isPermission,
+  Permission,
+  PermissionGroup,
+  PUBLISHABLE_PERMISSIONS,
+  TAG_GROUPS,
+} from '../auth/permissions';
 import { DeclareBody } from './route-body';
 import { answersNotModified, derivedProblems, RouteHandler, SITE_PARAMS } from './route-problems';
 import { costDescription, RouteCost } from './route-costs';
@@ -102,6 +110,13 @@ export interface RouteOptions {
    */
   permission?: Permission;
   /**
+   * A publishable key (`sb_pub_…`) counts here too: a public route a browser calls (subscribe,
+   * sign-in; the document then lists the key as optional), or a key route reading published data
+   * of a PUBLISHABLE_PERMISSIONS group with no drafts to hide (media). Every optional-key route
+   * is publishable without saying so; nothing else is (docs/foundation.md, "Publishable keys").
+   */
+  publishable?: true;
+  /**
    * Expensive work (route-costs.ts): the account's budget of this cost is checked before the
    * handler runs (CostBudgetGuard), and OpenAPI documents the 429 with the budget and
    * `x-sitebase-cost`.
@@ -130,6 +145,9 @@ export const ROUTE_OPTIONS = 'sitebase:route';
 
 /** The document's field for a route's permission, on every operation a key may call (docs/openapi.md). */
 export const PERMISSION_EXTENSION = 'x-sitebase-permission';
+
+/** The document's field on every operation a publishable key may call. */
+export const PUBLISHABLE_EXTENSION = 'x-sitebase-publishable';
 
 /** Auths under which a key may call the route, and so needs a permission. */
 const KEY_AUTHS = new Set<RouteAuth>(['key', 'account-key', 'legacy-key', 'optional-key', 'session']);
@@ -177,6 +195,8 @@ export function Route(options: RouteOptions): MethodDecorator {
   const decorators: MethodDecorator[] = [
     SetMetadata(ROUTE_OPTIONS, options),
     ...authDecorators(options.auth),
+    // A public route a publishable key may call documents that key, as optional.
+    ...(options.auth === 'public' && options.publishable ? [ApiSecurity('apiKey'), ApiSecurity({})] : []),
     ApiOperation({ summary: options.summary, description: describeRoute(options), operationId: options.operationId }),
   ];
   if (options.exampleAnswers)
@@ -231,6 +251,32 @@ function declarePermission(
   ApiExtension(PERMISSION_EXTENSION, permission)(proto, name, descriptor);
 }
 
+/**
+ * Whether a publishable key counts on the route, once, at start-up: every optional-key route (a
+ * published read or a public form), and the routes that say `publishable` — a public route meant
+ * for a browser (subscribe, sign-in) or a key route reading what PUBLISHABLE_PERMISSIONS name —
+ * or the app stops here. Elsewhere a publishable key is refused, or reads as no key on a public route.
+ */
+function declarePublishable(
+  target: Function,
+  name: string,
+  descriptor: PropertyDescriptor,
+  options: RouteOptions,
+): void {
+  const proto = target.prototype as object;
+  if (options.publishable && options.auth !== 'public') {
+    const method = RequestMethod[handlerMethod(descriptor.value as RouteHandler) as RequestMethod];
+    const permission = Reflect.getMetadata(ROUTE_PERMISSION, descriptor.value as object) as Permission | undefined;
+    if (options.auth !== 'key' || method !== 'GET' || !permission || !PUBLISHABLE_PERMISSIONS.includes(permission))
+      throw new Error(
+        `${target.name}.${name} says publishable, which only a public route or a key route reading ` +
+          `${PUBLISHABLE_PERMISSIONS.join(', ')} may`,
+      );
+  } else if (!options.publishable && options.auth !== 'optional-key') return;
+  SetMetadata(ROUTE_PUBLISHABLE, true)(proto, name, descriptor);
+  ApiExtension(PUBLISHABLE_EXTENSION, true)(proto, name, descriptor);
+}
+
 function describeRoute({ description, exampleAnswers }: RouteOptions): string | undefined {
   if (!exampleAnswers) return description;
   const note = `Try it out with the examples answers ${exampleAnswers.status}: ${exampleAnswers.because}.`;
@@ -257,6 +303,7 @@ export function ApiController(path: string, tag: string, group?: PermissionGroup
       }
       const descriptor = Object.getOwnPropertyDescriptor(proto, name) as PropertyDescriptor;
       declarePermission(target, name, descriptor, options, group ?? TAG_GROUPS[tag]);
+      declarePublishable(target, name, descriptor, options);
       const documented = (Reflect.getMetadata(DECORATORS.API_RESPONSE, handler) ?? {}) as Record<string, unknown>;
       for (const status of derivedProblems(target, handler as RouteHandler, options, params)) {
         if (!(String(status) in documented)) ApiProblem(status)(proto, name, descriptor);

@@ -97,6 +97,7 @@ export class PublicNewsletterController {
   @Route({
     auth: 'public',
     summary: 'Subscribe',
+    publishable: true,
     description:
       "A signup form posts here, without a key. Creates or updates the address's subscription and joins " +
       'the public lists named; lists with double opt-in stay `pending` until the mailed link is followed, ' +
