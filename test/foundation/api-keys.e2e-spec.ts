@@ -58,6 +58,9 @@ describe('/api/v2/api-keys', () => {
         last4: k.key.slice(-4),
         siteIds,
         permissions: null,
+        kind: 'secret',
+        allowedOrigins: null,
+        rateLimitPerMinute: null,
         createdAt: ISO,
         lastUsedAt,
         expiresAt: null,
@@ -125,6 +128,9 @@ describe('/api/v2/api-keys', () => {
         last4: a.key.slice(-4),
         siteIds: null,
         permissions: null,
+        kind: 'secret',
+        allowedOrigins: null,
+        rateLimitPerMinute: null,
         createdAt: ISO,
         lastUsedAt: NULL_OR_ISO,
         expiresAt: null,
@@ -156,6 +162,9 @@ describe('/api/v2/api-keys', () => {
         last4: res.body.key.slice(-4),
         siteIds: [a.siteId],
         permissions: null,
+        kind: 'secret',
+        allowedOrigins: null,
+        rateLimitPerMinute: null,
         createdAt: ISO,
         lastUsedAt: null,
         expiresAt,
@@ -174,6 +183,9 @@ describe('/api/v2/api-keys', () => {
         key_hash: sha256(res.body.key),
         site_ids: [String(a.siteId)],
         permissions: null,
+        kind: 'secret',
+        allowed_origins: null,
+        rate_limit_per_minute: null,
         created_at: expect.any(Date),
         last_used_at: null,
         expires_at: new Date(expiresAt),
@@ -182,7 +194,7 @@ describe('/api/v2/api-keys', () => {
       expect(await tablesContaining(res.body.key)).toEqual([]);
       expect(await events(a.accountId, 'api_key.created')).toEqual(
         expect.arrayContaining([
-          expect.objectContaining({ siteId: null, payload: { id: res.body.id, name: 'CI deploys' } }),
+          expect.objectContaining({ siteId: null, payload: { id: res.body.id, name: 'CI deploys', kind: 'secret' } }),
         ]),
       );
 

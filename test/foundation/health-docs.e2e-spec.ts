@@ -149,7 +149,13 @@ describe('health and API docs', () => {
       expect(doc.openapi).toMatch(/^3\./);
       expect(doc.info).toEqual(expect.objectContaining({ title: 'Sitebase API', version: '2.0' }));
       expect(doc.components.securitySchemes).toEqual({
-        apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Secret API key (sb_live_…)' },
+        apiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'x-api-key',
+          description:
+            'API key: secret (sb_live_…), or publishable (sb_pub_…) on the operations marked x-sitebase-publishable',
+        },
         bearer: {
           type: 'http',
           scheme: 'bearer',

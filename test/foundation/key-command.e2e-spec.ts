@@ -45,7 +45,7 @@ describe('npm run key', () => {
     const events = await t.db
       .getRepository(OutboxEventEntity)
       .findBy({ accountId: tenant.accountId, name: 'api_key.created' });
-    expect(events.map((e) => e.payload)).toContainEqual({ id, name: 'Recovered' });
+    expect(events.map((e) => e.payload)).toContainEqual({ id, name: 'Recovered', kind: 'secret' });
 
     const api = agent(t, plaintext);
     const content = await api.get(`/api/v2/sites/${tenant.siteName}/content`);

@@ -202,7 +202,7 @@ describe('key permissions over every operation of the document', () => {
       const answers = await Promise.all(reads.map(({ op }) => send(op, publishable)));
       // Where anyone may read, it sees exactly what anyone sees (a draft is a 404 to both).
       const anonymous = await Promise.all(
-        reads.map(({ op }) => (op.isPublic ? request(t.server).get(operationUrl(fixtures, op)) : undefined)),
+        reads.map(async ({ op }) => (op.isPublic ? request(t.server).get(operationUrl(fixtures, op)) : undefined)),
       );
       answers.forEach((res, i) => {
         const expected = anonymous[i] ? { status: anonymous[i].status, body: anonymous[i].body } : { status: 200 };

@@ -67,8 +67,9 @@ describe('@Route and @ApiController', () => {
       get(@Headers('if-none-match') _h: string): void {}
     }
     const p = ThingsController.prototype;
-    // Anyone, a key shows more: 401 for a bad one; the site: 404; an anonymous read: 304.
-    expect(statuses(p.list)).toEqual([200, 304, 400, 401, 404, 405, 415, 429]);
+    // Anyone, a key shows more: 401 for a bad one, 403 for a publishable one from an origin it
+    // does not allow; the site: 404; an anonymous read: 304.
+    expect(statuses(p.list)).toEqual([200, 304, 400, 401, 403, 404, 405, 415, 429]);
     // A body: 400, 413, 415; Idempotency-Key: its 409.
     expect(statuses(p.create)).toEqual([201, 400, 401, 403, 404, 405, 409, 413, 415, 429]);
     // No body, but a write: `{}` only (400 for a field, 413, 415); an id in the method's path: 400, 404;
