@@ -28,6 +28,7 @@ import { OutboxParking1795520000000 } from './1795520000000-outbox-parking';
 import { Bounces1795530000000 } from './1795530000000-bounces';
 import { EmailMessageIdIndex1795560000000 } from './1795560000000-email-message-id-index';
 import { ApiKeyPermissions1795570000000 } from './1795570000000-api-key-permissions';
+import { ApiKeyRoll1795590000000 } from './1795590000000-api-key-roll';
 import { TrackingWrite1795470000000 } from './1795470000000-tracking-write';
 import { SenderDomains1795480000000 } from './1795480000000-sender-domains';
 import { SubscriptionBilling1795490000000 } from './1795490000000-subscription-billing';
@@ -69,4 +70,5 @@ export const MIGRATIONS = [
   Bounces1795530000000,
   EmailMessageIdIndex1795560000000,
   ApiKeyPermissions1795570000000,
+  ApiKeyRoll1795590000000,
 ];
