@@ -2,6 +2,8 @@ import type { KeyPrincipal, PublishableKeyPrincipal } from '../common/auth/princ
 
 interface Entry {
   principal: KeyPrincipal | PublishableKeyPrincipal | null;
+  /** Which of the key's secrets the hash is (a rolled key has two for a while). */
+  secret: 'current' | 'previous';
   lastUsedAt: number;
   until: number;
 }
@@ -37,18 +39,14 @@ export class ApiKeyCache {
     return entry;
   }
 
-  /** `expiresAt`: the key's own expiry, which ends the entry early. */
-  set(
-    hash: string,
-    gen: number,
-    principal: KeyPrincipal | PublishableKeyPrincipal | null,
-    lastUsedAt: number,
-    expiresAt: number | null,
-    now = Date.now(),
-  ): void {
+  /**
+   * `expiresAt`: when the secret stops working (the key's expiry, or a previous secret's end of
+   * grace), which ends the entry early: no cached secret outlives it.
+   */
+  set(hash: string, gen: number, entry: Omit<Entry, 'until'>, expiresAt: number | null, now = Date.now()): void {
     if (this.ttlMs === 0 || gen !== this.gen || !this.live()) return;
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-    this.entries.set(hash, { principal, lastUsedAt, until: Math.min(now + this.ttlMs, expiresAt ?? Infinity) });
+    this.entries.set(hash, { ...entry, until: Math.min(now + this.ttlMs, expiresAt ?? Infinity) });
   }
 
   reset(): void {

@@ -18,6 +18,16 @@ export function generateApiKey(kind: 'secret' | 'publishable' = 'secret'): strin
   return `${kind === 'publishable' ? 'sb_pub_' : 'sb_live_'}${randomBase62(40)}`;
 }
 
+/** A key's kind, its `sb_<kind>_` (`sb_live_`), read from its plaintext or its shown prefix. */
+export function apiKeyKind(plaintextOrPrefix: string): string {
+  return /^sb_[a-z]+_/.exec(plaintextOrPrefix)?.[0] ?? 'sb_live_';
+}
+
+/** A new secret of the same kind as the one shown as `previousPrefix`: a rolled key keeps its kind. */
+export function generateApiKeyLike(previousPrefix: string): string {
+  return `${apiKeyKind(previousPrefix)}${randomBase62(40)}`;
+}
+
 export function hashApiKey(plaintext: string): string {
   return createHash('sha256').update(plaintext).digest('hex');
 }

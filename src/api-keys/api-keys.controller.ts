@@ -9,6 +9,8 @@ import {
   ApiKeyResponseDto,
   CreateApiKeyDto,
   CreatedApiKeyResponseDto,
+  DEFAULT_ROLL_GRACE_SECONDS,
+  RollApiKeyDto,
   toApiKeyResponse,
   toCreatedApiKeyResponse,
 } from './dto/api-key.dto';
@@ -28,7 +30,7 @@ export class ApiKeysController {
     problems: [400],
   })
   async list(@CurrentKey() key: KeyPrincipal, @Query() query: CursorQueryDto): Promise<Page<ApiKeyResponseDto>> {
-    return mapPage(await this.keys.list(key, query), toApiKeyResponse);
+    return mapPage(await this.keys.list(key, query), (k) => toApiKeyResponse(k));
   }
 
   @Post()
@@ -73,5 +75,33 @@ export class ApiKeysController {
   })
   async remove(@CurrentKey() key: KeyPrincipal, @Param() { id }: IdParamDto): Promise<void> {
     await this.keys.revoke(key, id);
+  }
+
+  @Post(':id/roll')
+  @Route({
+    auth: 'account-key',
+    summary: 'Roll an API key by id (admin)',
+    description:
+      'Gives the key a new secret, shown in this response only; its id, name, sites, permissions and expiry stay. ' +
+      'The secret it replaces keeps working for `gracePeriodSeconds` (default 1 day, at most 7; 0: it stops at once), ' +
+      "so the new one can be deployed first; the key's `previousSecret` shows until when, and its last use. Only one " +
+      'previous secret is kept: rolling again ends the one before at once. Rolling the key you are using is allowed; ' +
+      'a key cannot roll a key that may do more than itself (403).',
+    ok: CreatedApiKeyResponseDto,
+    optionalBody: RollApiKeyDto,
+    idempotent: true,
+    params: [{ name: 'id', schema: { type: 'integer', minimum: 1, example: 1 } }],
+    problems: [400, 404],
+    admin: true,
+  })
+  async roll(
+    @CurrentKey() key: KeyPrincipal,
+    @Param() { id }: IdParamDto,
+    // Declared as the class (not `| undefined`), or the validation pipe would not see it; absent is `{}` or undefined.
+    @Body() dto: RollApiKeyDto,
+  ): Promise<CreatedApiKeyResponseDto> {
+    return toCreatedApiKeyResponse(
+      await this.keys.roll(key, id, dto?.gracePeriodSeconds ?? DEFAULT_ROLL_GRACE_SECONDS),
+    );
   }
 }

@@ -20,7 +20,7 @@ import { AppConfig } from '../config/app-config';
 import { ChangeNotifications } from '../database/change-notifications';
 import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKeyCache } from './api-key-cache';
-import { describeApiKey, generateApiKey, hashApiKey } from './api-key-secret';
+import { describeApiKey, generateApiKey, generateApiKeyLike, hashApiKey } from './api-key-secret';
 import { CreateApiKeyDto } from './dto/api-key.dto';
 import { ApiKeyEntity, ApiKeyKind } from './entities/api-key.entity';
 
@@ -52,9 +52,11 @@ export class ApiKeysService implements ApiKeyVerifier {
   }
 
   /**
-   * One indexed lookup by hash; revoked and expired keys do not verify. Answers from memory
-   * when it can (API_KEY_CACHE_TTL_MS): a revocation, an expiry change or an account's deletion
-   * reaches every instance's cache at commit, through a trigger's NOTIFY (docs/foundation.md).
+   * One indexed lookup by hash (the key's secret, or the one a roll replaced while its grace
+   * lasts); revoked and expired keys do not verify. Answers from memory when it can
+   * (API_KEY_CACHE_TTL_MS): a revocation, a roll, an expiry change or an account's deletion
+   * reaches every instance's cache at commit, through a trigger's NOTIFY (docs/foundation.md),
+   * and no entry outlives its secret's expiry.
    */
   async verify(plaintext: string): Promise<KeyPrincipal | PublishableKeyPrincipal | null> {
     const hash = hashApiKey(plaintext);
@@ -63,21 +65,21 @@ export class ApiKeysService implements ApiKeyVerifier {
     if (hit) {
       if (hit.principal && now - hit.lastUsedAt > LAST_USED_RESOLUTION_MS) {
         hit.lastUsedAt = now;
-        this.touch(hit.principal.keyId);
+        this.touch(hit.principal.keyId, hash, hit.secret);
       }
       return hit.principal;
     }
     const gen = this.cache.generation;
     const row = await this.repository.findLive(hash);
     if (!row) {
-      this.cache.set(hash, gen, null, 0, null, now);
+      this.cache.set(hash, gen, { principal: null, secret: 'current', lastUsedAt: 0 }, null, now);
       return null;
     }
     const id = row.id;
     let lastUsedAt = row.last_used_at?.getTime() ?? 0;
     if (now - lastUsedAt > LAST_USED_RESOLUTION_MS) {
       lastUsedAt = now;
-      this.touch(id);
+      this.touch(id, hash, row.secret);
     }
     const siteIds = row.site_ids ? (Object.freeze(row.site_ids.map(Number)) as number[]) : null;
     const principal: KeyPrincipal | PublishableKeyPrincipal = Object.freeze(
@@ -99,15 +101,15 @@ export class ApiKeysService implements ApiKeyVerifier {
             accountDeletionScheduled: row.status === 'deletion_scheduled',
           },
     );
-    this.cache.set(hash, gen, principal, lastUsedAt, row.expires_at?.getTime() ?? null, now);
+    this.cache.set(hash, gen, { principal, secret: row.secret, lastUsedAt }, row.expires_at?.getTime() ?? null, now);
     return principal;
   }
 
-  /** Records a key's last use, off the request path. */
-  private touch(id: number): void {
-    this.keys
-      .update({ id }, { lastUsedAt: new Date() })
-      .catch((err: unknown) => this.logger.warn({ err, keyId: id }, 'Could not record last use'));
+  /** Records the last use of a key's secret (its current one or its previous), off the request path. */
+  private touch(id: number, hash: string, secret: 'current' | 'previous'): void {
+    this.repository
+      .touch(id, hash, secret, new Date())
+      .catch((err: unknown) => this.logger.warn({ err, keyId: id, secret }, 'Could not record last use'));
   }
 
   /**
@@ -235,13 +237,7 @@ export class ApiKeysService implements ApiKeyVerifier {
         lock: { mode: 'pessimistic_write' },
       });
       if (!target) throw new NotFoundProblem('API key');
-      const beyond =
-        by === undefined ? [] : notGranted(by, normalizePermissions(target.permissions as Permission[] | null));
-      if (beyond.length)
-        throw new ForbiddenProblem(
-          'insufficient_permission',
-          `A key cannot revoke a key that may do more than itself: this key lacks ${beyond.map((p) => `\`${p}\``).join(', ')}`,
-        );
+      assertNoMoreThan(by, target, 'revoke');
       if (target.siteIds === null && grants(target.permissions, ALL_PERMISSIONS)) {
         if ((await this.repository.otherUnrestrictedCount(em, accountId, id)) === 0)
           throw new ConflictProblem(
@@ -255,6 +251,63 @@ export class ApiKeysService implements ApiKeyVerifier {
     // Answered once every instance has been sent the change (docs/foundation.md).
     await this.notifications.changedEverywhere('sitebase_credentials', mark);
   }
+
+  /**
+   * Rolls a key (docs/foundation.md, "Rolling"): a new secret for the same key, shown once; the
+   * old one keeps working for `graceSeconds` (0: it stops at once), never past the key's own
+   * expiry. Only one previous secret is kept: rolling again ends the one before at once. A key
+   * never rolls one that may do more than itself; rolling the key in use is allowed.
+   */
+  roll(key: KeyPrincipal, id: number, graceSeconds: number): Promise<CreatedApiKey> {
+    return this.rollInAccount(key.accountId, id, graceSeconds, key.permissions);
+  }
+
+  /** roll() by account (`by` undefined: the operator, who may roll any key). */
+  async rollInAccount(
+    accountId: number,
+    id: number,
+    graceSeconds: number,
+    by?: readonly string[] | null,
+  ): Promise<CreatedApiKey> {
+    const mark = this.notifications.mark('sitebase_credentials');
+    const rolled = await this.dataSource.transaction(async (em) => {
+      const target = await em.findOne(ApiKeyEntity, {
+        where: { id, accountId, revokedAt: IsNull() },
+        lock: { mode: 'pessimistic_write' },
+      });
+      if (!target) throw new NotFoundProblem('API key');
+      assertNoMoreThan(by, target, 'roll');
+      const plaintext = generateApiKeyLike(target.prefix);
+      const previousExpiresAt = await this.repository.roll(em, id, {
+        keyHash: hashApiKey(plaintext),
+        ...describeApiKey(plaintext),
+        graceSeconds,
+      });
+      await recordEvent(em, { accountId }, API_KEY_EVENTS.rolled, {
+        id,
+        previousExpiresAt: previousExpiresAt.toISOString(),
+      });
+      return { entity: await em.findOneByOrFail(ApiKeyEntity, { id }), plaintext };
+    });
+    // Answered once every instance has been sent the change (docs/foundation.md).
+    await this.notifications.changedEverywhere('sitebase_credentials', mark);
+    return rolled;
+  }
+}
+
+/**
+ * A key never acts on a key that may do more than itself (a limited key holding
+ * `api-keys:write` would otherwise take the account's stronger keys away, or take them over by
+ * rolling them). `by` undefined: the operator.
+ */
+function assertNoMoreThan(by: readonly string[] | null | undefined, target: ApiKeyEntity, action: string): void {
+  const beyond =
+    by === undefined ? [] : notGranted(by, normalizePermissions(target.permissions as Permission[] | null));
+  if (beyond.length)
+    throw new ForbiddenProblem(
+      'insufficient_permission',
+      `A key cannot ${action} a key that may do more than itself: this key lacks ${beyond.map((p) => `\`${p}\``).join(', ')}`,
+    );
 }
 
 /**

@@ -41,6 +41,17 @@ function reach(siteIds: number[] | null, site: SiteContext): string {
   return siteIds.length === 1 && siteIds[0] === site.id ? `site "${site.name}" only` : `sites ${siteIds.join(', ')}`;
 }
 
+type ListedKey = Awaited<ReturnType<ApiKeysService['listInAccount']>>[number];
+
+/** A rolled key's previous secret while it still works: until when, and its own last use. */
+function previousSecret(k: ListedKey): string[] {
+  if (!k.previousExpiresAt || k.previousExpiresAt.getTime() <= Date.now()) return [];
+  const used = k.previousLastUsedAt ? `last used ${k.previousLastUsedAt.toISOString()}` : 'never used';
+  return [
+    `previous secret ${k.previousPrefix}…${k.previousLast4} works until ${k.previousExpiresAt.toISOString()} (${used})`,
+  ];
+}
+
 /**
  * Runs one command of `npm run key` (src/cli/key.ts) through ApiKeysService, as the API's routes
  * do (events recorded, the last unrestricted key kept), on `config.DATABASE_URL`. What a person
@@ -72,9 +83,11 @@ export async function runKeyCommand(args: KeyCommand, config: AppConfig): Promis
             `"${k.name}"`,
             `${k.prefix}…${k.last4}`,
             reach(k.siteIds, site),
+            k.permissions ? `may ${k.permissions.join(' ')}` : 'may do everything',
             `created ${k.createdAt.toISOString()}`,
             k.lastUsedAt ? `last used ${k.lastUsedAt.toISOString()}` : 'never used',
             ...(k.expiresAt ? [`expires ${k.expiresAt.toISOString()}`] : []),
+            ...previousSecret(k),
           ].join('  ') + '\n',
         );
     } else {

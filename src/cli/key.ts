@@ -17,7 +17,8 @@ const USAGE = `Usage: npm run key -- <command> --site <site name>
       a new key for the account that owns the site, printed once; it reaches every site of
       the account (as the first start's key does), or with --only-site that site alone
   list --site demo
-      the account's live keys: id, name, the key's first characters, reach, last use
+      the account's live keys: id, name, the key's first characters, reach, permissions,
+      last use, expiry, and a rolled key's previous secret while it still works
   revoke <id> --site demo
       revokes a key of that account (not its last key reaching every site)`;
 

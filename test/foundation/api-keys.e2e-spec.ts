@@ -64,6 +64,7 @@ describe('/api/v2/api-keys', () => {
         createdAt: ISO,
         lastUsedAt,
         expiresAt: null,
+        previousSecret: null,
       });
 
       const page1 = await x.api.get('/api/v2/api-keys?limit=1');
@@ -134,6 +135,7 @@ describe('/api/v2/api-keys', () => {
         createdAt: ISO,
         lastUsedAt: NULL_OR_ISO,
         expiresAt: null,
+        previousSecret: null,
       });
     });
 
@@ -168,6 +170,7 @@ describe('/api/v2/api-keys', () => {
         createdAt: ISO,
         lastUsedAt: null,
         expiresAt,
+        previousSecret: null,
         key: expect.stringMatching(/^sb_live_[A-Za-z0-9]{40}$/),
       });
       expect(res.body.prefix).toMatch(/^sb_live_[A-Za-z0-9]{4}$/);
@@ -190,6 +193,11 @@ describe('/api/v2/api-keys', () => {
         last_used_at: null,
         expires_at: new Date(expiresAt),
         revoked_at: null,
+        previous_key_hash: null,
+        previous_prefix: null,
+        previous_last4: null,
+        previous_expires_at: null,
+        previous_last_used_at: null,
       });
       expect(await tablesContaining(res.body.key)).toEqual([]);
       expect(await events(a.accountId, 'api_key.created')).toEqual(

@@ -94,6 +94,7 @@ describe('first start on an empty database (BOOTSTRAP_ENABLED=true)', () => {
           createdAt: ISO,
           lastUsedAt: NULL_OR_ISO,
           expiresAt: null,
+          previousSecret: null,
         },
       ],
       pagination: { limit: 20, nextCursor: null },

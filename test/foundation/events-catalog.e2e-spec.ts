@@ -238,6 +238,13 @@ const STEPS: Step[] = [
     },
   },
   {
+    does: 'roll it (POST /api/v2/api-keys/:id/roll)',
+    emits: ['api_key.rolled'],
+    run: async (ctx) => {
+      await call(ctx.a.api.post(`/api/v2/api-keys/${id(ctx, 'keyId')}/roll`).send({ gracePeriodSeconds: 60 }), 200);
+    },
+  },
+  {
     does: 'revoke it (DELETE /api/v2/api-keys/:id)',
     emits: ['api_key.revoked'],
     run: async (ctx) => {

@@ -16,7 +16,7 @@ describe('generated client: foundation routes', () => {
     expect([ready.response.status, ready.data]).toEqual([200, { status: 'ok', database: 'up' }]);
   });
 
-  it('API keys: create, list, get, delete', async () => {
+  it('API keys: create, list, get, roll, delete', async () => {
     const created = await s.api.POST('/api/v2/api-keys', { body: { name: 'client key', siteIds: [s.a.siteId] } });
     expect(created.response.status).toBe(201);
     const key = created.data!;
@@ -32,6 +32,20 @@ describe('generated client: foundation routes', () => {
 
     const one = await s.api.GET('/api/v2/api-keys/{id}', { params: { path: { id: key.id } } });
     expect([one.response.status, one.data?.name]).toEqual([200, 'client key']);
+
+    const rolled = await s.api.POST('/api/v2/api-keys/{id}/roll', {
+      params: { path: { id: key.id } },
+      body: { gracePeriodSeconds: 60 },
+    });
+    expect(rolled.response.status).toBe(200);
+    expect(rolled.data).toEqual(
+      expect.objectContaining({
+        id: key.id,
+        key: expect.stringMatching(/^sb_live_/),
+        previousSecret: expect.objectContaining({ prefix: key.prefix, last4: key.last4, expiresAt: ISO }),
+      }),
+    );
+    expect(rolled.data!.key).not.toBe(key.key);
 
     const removed = await s.api.DELETE('/api/v2/api-keys/{id}', { params: { path: { id: key.id } } });
     expect(removed.response.status).toBe(204);

@@ -35,6 +35,8 @@ function successes(f: ResourceFixtures): Record<string, Success> {
   const { ids } = f;
   return {
     'POST /api/v2/api-keys': { body: { name: `idem ${n}` } },
+    // A retried roll must not roll again: that would end the first new secret's life at once.
+    'POST /api/v2/api-keys/{id}/roll': { body: { gracePeriodSeconds: 60 } },
     'POST /api/v2/sites': { body: { name: `idem-${n}` } },
     'POST /api/v2/sender-domains': { body: { domain: `idem-${n}.example` } },
     [`POST ${V2}/content`]: { body: { title: `Idem ${n}` } },

@@ -4,6 +4,7 @@ import { ChangeNotifications } from '../../src/database/change-notifications';
 import { startApp, TestApp } from '../support/app';
 import { statementsDuring } from '../support/statements';
 import { createTenant, Tenant } from '../support/tenant';
+import { scaled } from '../support/time-scale';
 import { expectExactProblem } from '../support/problem';
 
 @Controller('key-cache-probe')
@@ -113,6 +114,53 @@ describe('verified keys are cached per instance and dropped everywhere at commit
     const mark = notifications.mark('sitebase_sessions');
     await notifications.changedEverywhere('sitebase_sessions', mark);
     expect(notifications.mark('sitebase_sessions')).toBe(mark);
+  });
+
+  /** Probes `app` with `key` until it is refused (at most 2 s): how long that took, or null. */
+  async function refusedWithin(app: TestApp, key: string): Promise<number | null> {
+    const started = Date.now();
+    while (Date.now() - started < 2000) if ((await probe(app, key)).status === 401) return Date.now() - started;
+    return null;
+  }
+
+  it('a roll with no grace on one instance ends the cached old secret on the other as it commits', async () => {
+    const { id, key } = await newKey();
+    for (const app of [one, two]) expect((await probe(app, key)).status).toBe(200);
+    const rolled = await t.api.post(`/api/v2/api-keys/${id}/roll`).send({ gracePeriodSeconds: 0 });
+    expect(rolled.status).toBe(200);
+    expect((await probe(one, key)).status).toBe(401);
+    expect(await refusedWithin(two, key)).not.toBeNull();
+    for (const app of [one, two]) expect((await probe(app, rolled.body.key)).status).toBe(200);
+  });
+
+  it("an operator ending a previous secret's grace in SQL reaches every instance", async () => {
+    const { id, key } = await newKey();
+    expect((await t.api.post(`/api/v2/api-keys/${id}/roll`)).status).toBe(200);
+    for (const app of [one, two]) expect((await probe(app, key)).status).toBe(200);
+    await one.db.query('UPDATE api_keys SET previous_expires_at = now() WHERE id = $1', [id]);
+    for (const app of [one, two]) expect(await refusedWithin(app, key)).not.toBeNull();
+  });
+
+  it("a cached previous secret stops at its grace's end, with nothing to announce it", async () => {
+    const { id, key } = await newKey();
+    const graceMs = Math.ceil(scaled(1000) / 1000) * 1000;
+    const rolled = await t.api.post(`/api/v2/api-keys/${id}/roll`).send({ gracePeriodSeconds: graceMs / 1000 });
+    expect(rolled.status).toBe(200);
+    const graceEnds = Date.parse(rolled.body.previousSecret.expiresAt);
+    expect((await probe(two, key)).status).toBe(200);
+    const statements = await statementsDuring(async () => {
+      expect((await probe(two, key)).status).toBe(200);
+    });
+    expect(statements.filter((s) => /FROM api_keys/.test(s))).toEqual([]);
+    const notifications = two.app.get(ChangeNotifications);
+    const mark = notifications.mark('sitebase_credentials');
+    let status = 200;
+    while (status === 200 && Date.now() < graceEnds + 2000) status = (await probe(two, key)).status;
+    expect(status).toBe(401);
+    // Refused from the cache's own bound (API_KEY_CACHE_TTL_MS is a minute), not from a reset.
+    expect(Date.now()).toBeGreaterThanOrEqual(graceEnds);
+    expect(notifications.mark('sitebase_credentials')).toBe(mark);
+    expect((await probe(two, rolled.body.key)).status).toBe(200);
   });
 
   it('while notifications are down the cache is bypassed: every request reads the database', async () => {

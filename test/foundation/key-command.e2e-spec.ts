@@ -66,16 +66,41 @@ describe('npm run key', () => {
     expect((await api.get('/api/v2/api-keys')).status).toBe(403);
   }, 60_000);
 
-  it('list: ids, names, the first and last characters and the reach, never a secret', async () => {
+  it('list: ids, names, the first and last characters, reach, permissions and a previous secret, never a secret', async () => {
+    const keys = t.app.get(ApiKeysService);
+    const limited = await t.db.transaction((em) =>
+      keys.createInAccount(em, tenant.accountId, {
+        name: 'Reader',
+        siteIds: [tenant.siteId],
+        permissions: ['content:read', 'media:read'],
+        expiresAt: null,
+      }),
+    );
+    const rolled = await keys.rollInAccount(tenant.accountId, limited.entity.id, 3600);
     const run = await key('list', '--site', tenant.siteName);
     expect(run.code).toBe(0);
     const k = tenant.key;
-    expect(run.stdout.split('\n')[0]).toMatch(
+    const lines = run.stdout.split('\n');
+    expect(lines[0]).toMatch(
       new RegExp(
-        `^${tenant.keyId}  "test key"  ${k.slice(0, 12)}…${k.slice(-4)}  every site of the account  created \\S+  `,
+        `^${tenant.keyId}  "test key"  ${k.slice(0, 12)}…${k.slice(-4)}  every site of the account  may do everything  created \\S+  `,
       ),
     );
-    expect(run.stdout).not.toContain(k);
+    const old = limited.plaintext;
+    const next = rolled.plaintext;
+    expect(lines.find((l) => l.startsWith(`${limited.entity.id}  `))).toBe(
+      [
+        limited.entity.id,
+        '"Reader"',
+        `${next.slice(0, 12)}…${next.slice(-4)}`,
+        `site "${tenant.siteName}" only`,
+        'may content:read media:read',
+        `created ${limited.entity.createdAt.toISOString()}`,
+        'never used',
+        `previous secret ${old.slice(0, 12)}…${old.slice(-4)} works until ${rolled.entity.previousExpiresAt!.toISOString()} (never used)`,
+      ].join('  '),
+    );
+    for (const secret of [k, old, next]) expect(run.stdout).not.toContain(secret);
   }, 60_000);
 
   it('revoke: the key stops working at once', async () => {

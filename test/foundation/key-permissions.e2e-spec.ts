@@ -25,6 +25,9 @@ const PERMISSION = 'x-sitebase-permission';
 const PUBLISHABLE = 'x-sitebase-publishable';
 const READS = PERMISSIONS.filter((p) => p.endsWith(':read'));
 
+/** Operations on one key: a key may do them only to a key no stronger than itself. */
+const ACTS_ON_A_KEY = new Set(['DELETE /api/v2/api-keys/{id}', 'POST /api/v2/api-keys/{id}/roll']);
+
 /** Every permission but `p`: without `*`, and without the write that would include a read. */
 function allBut(p: Permission): Permission[] {
   const write = p.endsWith(':read') ? p.replace(/:read$/, ':write') : null;
@@ -112,7 +115,7 @@ describe('key permissions over every operation of the document', () => {
     return op.body === 'json' && op.schema ? req.send({ ...exampleBody(op.schema), ...body }) : req;
   };
 
-  /** A key of the fixture's account holding only `permission`: one a key with it may revoke. */
+  /** A key of the fixture's account holding only `permission`: one a key with it may revoke or roll. */
   const weakerKey = async (permission: Permission): Promise<number> => {
     const res = await fixtures.tenant.api.post('/api/v2/api-keys').send({ name: 'weaker', permissions: [permission] });
     if (res.status !== 201) throw new Error(`weaker key: ${res.status}`);
@@ -257,9 +260,8 @@ describe('key permissions over every operation of the document', () => {
       for (const { op, permission } of ordered) {
         // A key creates a key with no more than it has (no escalation): the example's would have all.
         const own = op.label === 'POST /api/v2/api-keys' ? { permissions: [permission] } : undefined;
-        // … and revokes only a key that may do no more than itself (the fixture's spare has all).
-        const target =
-          op.label === 'DELETE /api/v2/api-keys/{id}' ? { id: String(await weakerKey(permission)) } : undefined;
+        // … and revokes or rolls only a key that may do no more than itself (the fixture's spare has all).
+        const target = ACTS_ON_A_KEY.has(op.label) ? { id: String(await weakerKey(permission)) } : undefined;
         const res = await send(op, exactly.get(permission)!, own, target);
         expect({ op: op.label, status: res.status, code: res.body?.code }).not.toEqual(
           expect.objectContaining({ code: 'insufficient_permission' }),

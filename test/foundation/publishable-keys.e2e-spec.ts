@@ -233,6 +233,13 @@ describe('publishable keys', () => {
     expect((await withKey((await makeKey(a)).key, contentUrl(a))).status).toBe(200);
     expect((await request(t.server).get(contentUrl(a))).status).toBe(200);
 
+    // Rolled, it stays publishable: the new secret is an `sb_pub_` one with the same origins.
+    const rolled = await a.api.post(`/api/v2/api-keys/${limited.id}/roll`).send({ gracePeriodSeconds: 0 });
+    expect(rolled.status).toBe(200);
+    expect(rolled.body.key).toMatch(/^sb_pub_[A-Za-z0-9]{40}$/);
+    expect(rolled.body).toMatchObject({ kind: 'publishable', rateLimitPerMinute: 3 });
+    expectProblem(await withKey(limited.key, contentUrl(a)), 401, 'invalid_api_key');
+
     const gone = await makeKey(a);
     expect((await withKey(gone.key, contentUrl(a))).status).toBe(200);
     expect((await a.api.delete(`/api/v2/api-keys/${gone.id}`)).status).toBe(204);

@@ -2740,6 +2740,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/api-keys/{id}/roll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Roll an API key by id (admin)
+         * @description Gives the key a new secret, shown in this response only; its id, name, sites, permissions and expiry stay. The secret it replaces keeps working for `gracePeriodSeconds` (default 1 day, at most 7; 0: it stops at once), so the new one can be deployed first; the key's `previousSecret` shows until when, and its last use. Only one previous secret is kept: rolling again ends the one before at once. Rolling the key you are using is allowed; a key cannot roll a key that may do more than itself (403). A key needs the `api-keys:write` permission (without it: 403 `insufficient_permission`).
+         */
+        post: operations["rollApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/sender-domains": {
         parameters: {
             query?: never;
@@ -7520,7 +7540,7 @@ export interface components {
              *       "media.*"
              *     ]
              */
-            eventTypes?: ("*" | "account.*" | "api_key.*" | "category.*" | "collection.*" | "contact.*" | "content.*" | "credits.*" | "email.*" | "email.suppression.*" | "media.*" | "newsletter.*" | "newsletter.campaign.*" | "newsletter.list.*" | "newsletter.series.*" | "newsletter.subscription.*" | "order.*" | "product.*" | "sender_domain.*" | "site.*" | "user.*" | "user.subscription.*" | "webhook.*" | "account.deletion_canceled" | "account.deletion_scheduled" | "api_key.created" | "api_key.revoked" | "category.created" | "category.deleted" | "category.updated" | "collection.created" | "collection.deleted" | "collection.item_added" | "collection.item_removed" | "collection.updated" | "contact.created" | "contact.updated" | "content.created" | "content.deleted" | "content.published" | "content.unpublished" | "content.updated" | "credits.granted" | "credits.spent" | "email.failed" | "email.sent" | "email.suppression.created" | "email.suppression.lifted" | "media.created" | "media.deleted" | "media.updated" | "newsletter.campaign.canceled" | "newsletter.campaign.paused" | "newsletter.campaign.scheduled" | "newsletter.campaign.sent" | "newsletter.list.created" | "newsletter.list.deleted" | "newsletter.list.updated" | "newsletter.series.created" | "newsletter.series.deleted" | "newsletter.series.updated" | "newsletter.subscription.bounced" | "newsletter.subscription.complained" | "newsletter.subscription.confirmed" | "newsletter.subscription.created" | "newsletter.subscription.deleted" | "newsletter.subscription.unsubscribed" | "order.canceled" | "order.created" | "order.fulfillment_updated" | "order.paid" | "order.refunded" | "order.subscription_requested" | "product.created" | "product.deleted" | "product.updated" | "sender_domain.created" | "sender_domain.deleted" | "sender_domain.verified" | "site.created" | "site.updated" | "user.created" | "user.deleted" | "user.signed_in" | "user.subscription.canceled" | "user.subscription.charged" | "user.subscription.created" | "user.subscription.updated" | "user.updated" | "webhook.endpoint_disabled" | "webhook.test")[];
+            eventTypes?: ("*" | "account.*" | "api_key.*" | "category.*" | "collection.*" | "contact.*" | "content.*" | "credits.*" | "email.*" | "email.suppression.*" | "media.*" | "newsletter.*" | "newsletter.campaign.*" | "newsletter.list.*" | "newsletter.series.*" | "newsletter.subscription.*" | "order.*" | "product.*" | "sender_domain.*" | "site.*" | "user.*" | "user.subscription.*" | "webhook.*" | "account.deletion_canceled" | "account.deletion_scheduled" | "api_key.created" | "api_key.revoked" | "api_key.rolled" | "category.created" | "category.deleted" | "category.updated" | "collection.created" | "collection.deleted" | "collection.item_added" | "collection.item_removed" | "collection.updated" | "contact.created" | "contact.updated" | "content.created" | "content.deleted" | "content.published" | "content.unpublished" | "content.updated" | "credits.granted" | "credits.spent" | "email.failed" | "email.sent" | "email.suppression.created" | "email.suppression.lifted" | "media.created" | "media.deleted" | "media.updated" | "newsletter.campaign.canceled" | "newsletter.campaign.paused" | "newsletter.campaign.scheduled" | "newsletter.campaign.sent" | "newsletter.list.created" | "newsletter.list.deleted" | "newsletter.list.updated" | "newsletter.series.created" | "newsletter.series.deleted" | "newsletter.series.updated" | "newsletter.subscription.bounced" | "newsletter.subscription.complained" | "newsletter.subscription.confirmed" | "newsletter.subscription.created" | "newsletter.subscription.deleted" | "newsletter.subscription.unsubscribed" | "order.canceled" | "order.created" | "order.fulfillment_updated" | "order.paid" | "order.refunded" | "order.subscription_requested" | "product.created" | "product.deleted" | "product.updated" | "sender_domain.created" | "sender_domain.deleted" | "sender_domain.verified" | "site.created" | "site.updated" | "user.created" | "user.deleted" | "user.signed_in" | "user.subscription.canceled" | "user.subscription.charged" | "user.subscription.created" | "user.subscription.updated" | "user.updated" | "webhook.endpoint_disabled" | "webhook.test")[];
             /**
              * @description Up to 20 extra request headers (not hop-by-hop, Host, Content-*, User-Agent or webhook-*). Values are write-only: answers show `********` in their place. A PATCH without `headers` keeps them; with `headers` it replaces them all, except that a value sent as `********` keeps the stored value of that name (so a GET can be sent back as is). Names are RFC 9110 tokens, each once; values are printable ASCII on one line.
              * @example {
@@ -7630,7 +7650,7 @@ export interface components {
              *       "media.*"
              *     ]
              */
-            eventTypes?: ("*" | "account.*" | "api_key.*" | "category.*" | "collection.*" | "contact.*" | "content.*" | "credits.*" | "email.*" | "email.suppression.*" | "media.*" | "newsletter.*" | "newsletter.campaign.*" | "newsletter.list.*" | "newsletter.series.*" | "newsletter.subscription.*" | "order.*" | "product.*" | "sender_domain.*" | "site.*" | "user.*" | "user.subscription.*" | "webhook.*" | "account.deletion_canceled" | "account.deletion_scheduled" | "api_key.created" | "api_key.revoked" | "category.created" | "category.deleted" | "category.updated" | "collection.created" | "collection.deleted" | "collection.item_added" | "collection.item_removed" | "collection.updated" | "contact.created" | "contact.updated" | "content.created" | "content.deleted" | "content.published" | "content.unpublished" | "content.updated" | "credits.granted" | "credits.spent" | "email.failed" | "email.sent" | "email.suppression.created" | "email.suppression.lifted" | "media.created" | "media.deleted" | "media.updated" | "newsletter.campaign.canceled" | "newsletter.campaign.paused" | "newsletter.campaign.scheduled" | "newsletter.campaign.sent" | "newsletter.list.created" | "newsletter.list.deleted" | "newsletter.list.updated" | "newsletter.series.created" | "newsletter.series.deleted" | "newsletter.series.updated" | "newsletter.subscription.bounced" | "newsletter.subscription.complained" | "newsletter.subscription.confirmed" | "newsletter.subscription.created" | "newsletter.subscription.deleted" | "newsletter.subscription.unsubscribed" | "order.canceled" | "order.created" | "order.fulfillment_updated" | "order.paid" | "order.refunded" | "order.subscription_requested" | "product.created" | "product.deleted" | "product.updated" | "sender_domain.created" | "sender_domain.deleted" | "sender_domain.verified" | "site.created" | "site.updated" | "user.created" | "user.deleted" | "user.signed_in" | "user.subscription.canceled" | "user.subscription.charged" | "user.subscription.created" | "user.subscription.updated" | "user.updated" | "webhook.endpoint_disabled" | "webhook.test")[];
+            eventTypes?: ("*" | "account.*" | "api_key.*" | "category.*" | "collection.*" | "contact.*" | "content.*" | "credits.*" | "email.*" | "email.suppression.*" | "media.*" | "newsletter.*" | "newsletter.campaign.*" | "newsletter.list.*" | "newsletter.series.*" | "newsletter.subscription.*" | "order.*" | "product.*" | "sender_domain.*" | "site.*" | "user.*" | "user.subscription.*" | "webhook.*" | "account.deletion_canceled" | "account.deletion_scheduled" | "api_key.created" | "api_key.revoked" | "api_key.rolled" | "category.created" | "category.deleted" | "category.updated" | "collection.created" | "collection.deleted" | "collection.item_added" | "collection.item_removed" | "collection.updated" | "contact.created" | "contact.updated" | "content.created" | "content.deleted" | "content.published" | "content.unpublished" | "content.updated" | "credits.granted" | "credits.spent" | "email.failed" | "email.sent" | "email.suppression.created" | "email.suppression.lifted" | "media.created" | "media.deleted" | "media.updated" | "newsletter.campaign.canceled" | "newsletter.campaign.paused" | "newsletter.campaign.scheduled" | "newsletter.campaign.sent" | "newsletter.list.created" | "newsletter.list.deleted" | "newsletter.list.updated" | "newsletter.series.created" | "newsletter.series.deleted" | "newsletter.series.updated" | "newsletter.subscription.bounced" | "newsletter.subscription.complained" | "newsletter.subscription.confirmed" | "newsletter.subscription.created" | "newsletter.subscription.deleted" | "newsletter.subscription.unsubscribed" | "order.canceled" | "order.created" | "order.fulfillment_updated" | "order.paid" | "order.refunded" | "order.subscription_requested" | "product.created" | "product.deleted" | "product.updated" | "sender_domain.created" | "sender_domain.deleted" | "sender_domain.verified" | "site.created" | "site.updated" | "user.created" | "user.deleted" | "user.signed_in" | "user.subscription.canceled" | "user.subscription.charged" | "user.subscription.created" | "user.subscription.updated" | "user.updated" | "webhook.endpoint_disabled" | "webhook.test")[];
             /**
              * @description Up to 20 extra request headers (not hop-by-hop, Host, Content-*, User-Agent or webhook-*). Values are write-only: answers show `********` in their place. A PATCH without `headers` keeps them; with `headers` it replaces them all, except that a value sent as `********` keeps the stored value of that name (so a GET can be sent back as is). Names are RFC 9110 tokens, each once; values are printable ASCII on one line.
              * @example {
@@ -8137,14 +8157,36 @@ export interface components {
             createdAt: string;
             /**
              * Format: date-time
+             * @description The current secret's last use (within a minute)
              * @example 2026-01-01T00:00:00.000Z
              */
             lastUsedAt: string | null;
             /**
              * Format: date-time
+             * @description The key stops working at this time (null: never)
              * @example 2026-01-01T00:00:00.000Z
              */
             expiresAt: string | null;
+            /**
+             * @description The secret the last roll replaced, while it still works (null: none, or its grace is over). Its `lastUsedAt` shows whether anything still uses it.
+             * @example null
+             */
+            previousSecret?: {
+                /** @example sb_live_Ab3d */
+                prefix: string;
+                /** @example x9Zq */
+                last4: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-01-02T00:00:00.000Z
+                 */
+                expiresAt: string;
+                /**
+                 * Format: date-time
+                 * @example null
+                 */
+                lastUsedAt: string | null;
+            } | null;
         };
         ApiKeyPageDto: {
             data: components["schemas"]["ApiKeyResponseDto"][];
@@ -8227,19 +8269,48 @@ export interface components {
             createdAt: string;
             /**
              * Format: date-time
+             * @description The current secret's last use (within a minute)
              * @example 2026-01-01T00:00:00.000Z
              */
             lastUsedAt: string | null;
             /**
              * Format: date-time
+             * @description The key stops working at this time (null: never)
              * @example 2026-01-01T00:00:00.000Z
              */
             expiresAt: string | null;
+            /**
+             * @description The secret the last roll replaced, while it still works (null: none, or its grace is over). Its `lastUsedAt` shows whether anything still uses it.
+             * @example null
+             */
+            previousSecret?: {
+                /** @example sb_live_Ab3d */
+                prefix: string;
+                /** @example x9Zq */
+                last4: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-01-02T00:00:00.000Z
+                 */
+                expiresAt: string;
+                /**
+                 * Format: date-time
+                 * @example null
+                 */
+                lastUsedAt: string | null;
+            } | null;
             /**
              * @description The key itself. Shown only in this response; store it now.
              * @example sb_live_…
              */
             key: string;
+        };
+        RollApiKeyDto: {
+            /**
+             * @description How long the secret being replaced keeps working, in seconds (absent: 86400, one day; 0: it stops at once; at most 604800, 7 days; never past the key's own expiry)
+             * @example 3600
+             */
+            gracePeriodSeconds?: number;
         };
         CreateSenderDomainDto: {
             /**
@@ -26535,6 +26606,117 @@ export interface operations {
             };
             /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `duplicate_site_name`, `last_key`) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    rollApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RollApiKeyDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedApiKeyResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `deletion_in_progress`, `duplicate_site_name`, `last_key`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Body or upload too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

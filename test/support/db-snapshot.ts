@@ -9,6 +9,7 @@ const VOLATILE_COLUMNS = new Set([
   'failed_at',
   'parked_at',
   'last_used_at',
+  'previous_last_used_at',
 ]);
 /**
  * Columns of one table that background work moves: mail is sent and webhook deliveries run from the queue while

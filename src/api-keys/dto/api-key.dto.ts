@@ -16,7 +16,7 @@ import {
   MinDate,
   MinLength,
 } from 'class-validator';
-import { IsTimestamp } from '../../common/input/dto-rules';
+import { IsTimestamp, OptionalNotNull } from '../../common/input/dto-rules';
 import { Permission, PERMISSIONS } from '../../common/auth/permissions';
 import { Checked } from '../../common/input/checked';
 import { ApiKeyEntity, ApiKeyKind } from '../entities/api-key.entity';
@@ -128,6 +128,34 @@ export class CreateApiKeyDto {
   expiresAt?: Date;
 }
 
+/** The longest grace a rolled key's previous secret may have: 7 days. */
+export const MAX_ROLL_GRACE_SECONDS = 604_800;
+export const DEFAULT_ROLL_GRACE_SECONDS = 86_400;
+
+export class RollApiKeyDto {
+  @ApiPropertyOptional({
+    type: 'integer',
+    example: 3600,
+    description:
+      'How long the secret being replaced keeps working, in seconds (absent: 86400, one day; 0: it stops at once; ' +
+      "at most 604800, 7 days; never past the key's own expiry)",
+  })
+  @OptionalNotNull()
+  @IsInt()
+  @Min(0)
+  @Max(MAX_ROLL_GRACE_SECONDS)
+  gracePeriodSeconds?: number;
+}
+
+/** The secret a roll replaced, while it still works. */
+export class PreviousSecretResponseDto {
+  @ApiProperty({ example: 'sb_live_Ab3d', description: 'First 12 characters of the secret' }) prefix: string;
+  @ApiProperty({ example: 'x9Zq' }) last4: string;
+  @ApiProperty({ ...DATE_TIME, description: 'When it stops working' }) expiresAt: string;
+  @ApiProperty({ ...DATE_TIME, nullable: true, description: 'Its own last use (within a minute)' }) lastUsedAt:
+    string | null;
+}
+
 export class ApiKeyResponseDto {
   @ApiProperty({ example: 1 }) id: number;
   @ApiProperty({ example: 'CI deploys' }) name: string;
@@ -154,13 +182,43 @@ export class ApiKeyResponseDto {
   })
   rateLimitPerMinute: number | null;
   @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
-  @ApiProperty({ ...DATE_TIME, nullable: true }) lastUsedAt: string | null;
-  @ApiProperty({ ...DATE_TIME, nullable: true }) expiresAt: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true, description: "The current secret's last use (within a minute)" })
+  lastUsedAt: string | null;
+  @ApiProperty({ ...DATE_TIME, nullable: true, description: 'The key stops working at this time (null: never)' })
+  expiresAt: string | null;
+  // `PreviousSecretResponseDto | null` written out: OpenAPI 3.0 has no nullable $ref.
+  @ApiProperty({
+    type: 'object',
+    nullable: true,
+    example: null,
+    description:
+      'The secret the last roll replaced, while it still works (null: none, or its grace is over). ' +
+      'Its `lastUsedAt` shows whether anything still uses it.',
+    properties: {
+      prefix: { type: 'string', example: 'sb_live_Ab3d' },
+      last4: { type: 'string', example: 'x9Zq' },
+      expiresAt: { type: 'string', format: 'date-time', example: '2026-01-02T00:00:00.000Z' },
+      lastUsedAt: { type: 'string', format: 'date-time', nullable: true, example: null },
+    },
+    required: ['prefix', 'last4', 'expiresAt', 'lastUsedAt'],
+  })
+  previousSecret: PreviousSecretResponseDto | null;
 }
 
 export class CreatedApiKeyResponseDto extends ApiKeyResponseDto {
   @ApiProperty({ example: 'sb_live_…', description: 'The key itself. Shown only in this response; store it now.' })
   key: string;
+}
+
+/** The previous secret while it still works. */
+function previousSecret(k: ApiKeyEntity): PreviousSecretResponseDto | null {
+  if (!k.previousExpiresAt || k.previousExpiresAt.getTime() <= Date.now()) return null;
+  return {
+    prefix: k.previousPrefix!,
+    last4: k.previousLast4!,
+    expiresAt: k.previousExpiresAt.toISOString(),
+    lastUsedAt: k.previousLastUsedAt?.toISOString() ?? null,
+  };
 }
 
 export function toApiKeyResponse(k: ApiKeyEntity): ApiKeyResponseDto {
@@ -178,6 +236,7 @@ export function toApiKeyResponse(k: ApiKeyEntity): ApiKeyResponseDto {
     createdAt: k.createdAt.toISOString(),
     lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
     expiresAt: k.expiresAt?.toISOString() ?? null,
+    previousSecret: previousSecret(k),
   };
 }
 

@@ -33,4 +33,15 @@ export class ApiKeyEntity {
   @Column({ type: 'timestamptz', nullable: true }) lastUsedAt: Date | null;
   @Column({ type: 'timestamptz', nullable: true }) expiresAt: Date | null;
   @Column({ type: 'timestamptz', nullable: true }) revokedAt: Date | null;
+  /**
+   * The secret a roll replaced (docs/foundation.md, "Rolling"): it keeps working until
+   * `previousExpiresAt`; its hash, display parts and own last use. All null, or none.
+   */
+  @Index('api_keys_previous_key_hash_key', { unique: true, where: 'previous_key_hash IS NOT NULL' })
+  @Column({ type: 'text', nullable: true })
+  previousKeyHash: string | null;
+  @Column({ type: 'text', nullable: true }) previousPrefix: string | null;
+  @Column({ type: 'text', nullable: true }) previousLast4: string | null;
+  @Column({ type: 'timestamptz', nullable: true }) previousExpiresAt: Date | null;
+  @Column({ type: 'timestamptz', nullable: true }) previousLastUsedAt: Date | null;
 }

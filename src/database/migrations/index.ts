@@ -29,6 +29,7 @@ import { Bounces1795530000000 } from './1795530000000-bounces';
 import { EmailMessageIdIndex1795560000000 } from './1795560000000-email-message-id-index';
 import { ApiKeyPermissions1795570000000 } from './1795570000000-api-key-permissions';
 import { PublishableKeys1795580000000 } from './1795580000000-publishable-keys';
+import { ApiKeyRoll1795590000000 } from './1795590000000-api-key-roll';
 import { TrackingWrite1795470000000 } from './1795470000000-tracking-write';
 import { SenderDomains1795480000000 } from './1795480000000-sender-domains';
 import { SubscriptionBilling1795490000000 } from './1795490000000-subscription-billing';
@@ -71,4 +72,5 @@ export const MIGRATIONS = [
   EmailMessageIdIndex1795560000000,
   ApiKeyPermissions1795570000000,
   PublishableKeys1795580000000,
+  ApiKeyRoll1795590000000,
 ];
