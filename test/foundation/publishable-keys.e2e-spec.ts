@@ -51,6 +51,7 @@ describe('publishable keys', () => {
       createdAt: ISO,
       lastUsedAt: null,
       expiresAt: null,
+      previousSecret: null,
       key: made.key,
     });
     const row = await t.db.getRepository(ApiKeyEntity).findOneByOrFail({ id: made.id });
