@@ -357,7 +357,7 @@ describe('bounce and complaint webhooks of providers, not configured', () => {
 
   it('a provider whose setting is empty answers 404, signed or not', async () => {
     const body = mailgunBody({ event: 'complained', recipient: 'a@example.org' }, { key: '' });
-    for (const provider of ['mailgun', 'postmark', 'sendgrid']) {
+    for (const provider of ['mailgun', 'postmark', 'sendgrid', 'ses']) {
       const res = await request(t.server)
         .post(`${PROVIDERS}/${provider}/events`)
         .set('x-sitebase-webhook-token', '')
