@@ -5,7 +5,6 @@ export const EMAIL_PROBLEMS = defineProblems('email', {
   invalid_mail: 400,
   invalid_signature: 401,
   malformed_event: 400,
-  topic_not_allowed: 401,
   sns_unavailable: 503,
   template_type_not_found: 404,
   template_published: 409,

@@ -287,7 +287,7 @@ describe('Amazon SES events through SNS', () => {
       [{ ...good, Message: message.replace('Permanent', 'Transient') }, 'invalid_signature'],
       [{ ...good, SignatureVersion: '3' }, 'invalid_signature'],
       [signedSns(other, 'Notification', message), 'invalid_signature'],
-      [notification(message, { topic: 'arn:aws:sns:eu-west-1:123456789012:someone-else' }), 'topic_not_allowed'],
+      [notification(message, { topic: 'arn:aws:sns:eu-west-1:123456789012:someone-else' }), 'invalid_signature'],
       [notification(message, { at: new Date(Date.now() - 3601_000) }), 'invalid_signature'],
       [notification(message, { at: new Date(Date.now() + 600_000) }), 'invalid_signature'],
       [{ ...good, Type: 'Other' }, 'invalid_signature'],

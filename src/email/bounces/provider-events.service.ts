@@ -135,8 +135,7 @@ export class ProviderEventsService {
       if (err instanceof NotSns) throw refused(`The body is not a signed SNS message: ${err.message}`);
       throw err;
     }
-    if (!this.sesTopics.has(message.TopicArn))
-      throw new UnauthorizedProblem('topic_not_allowed', 'The message’s TopicArn is not one of SES_SNS_TOPIC_ARNS');
+    if (!this.sesTopics.has(message.TopicArn)) throw refused('The message’s TopicArn is not one of SES_SNS_TOPIC_ARNS');
     const age = snsAge(message.Timestamp, Date.now());
     if (age === 'stale') throw refused('The SNS message is more than an hour old (or from a clock ahead)');
     if (age !== 'ok') throw refused('The SNS message’s Timestamp is not an ISO 8601 UTC time');
