@@ -1,5 +1,5 @@
 import { StartupError } from '../startup-errors';
-import { AppConfig, loadConfig } from './app-config';
+import { AppConfig, loadConfig, snsTopicArns } from './app-config';
 
 /** The message loadConfig throws, or null when the settings load. */
 function loadError(env: Record<string, string>): string | null {
@@ -55,6 +55,22 @@ describe('loadConfig', () => {
     expect(loadConfig({ USER_OTP_EMAIL_DAILY_LIMIT: '5' }).USER_OTP_EMAIL_DAILY_LIMIT).toBe(5);
     expect(loadError({ USER_OTP_EMAIL_DAILY_LIMIT: '0' })).toContain('USER_OTP_EMAIL_DAILY_LIMIT');
     expect(loadError({ USER_OTP_EMAIL_DAILY_LIMIT: 'many' })).toContain('USER_OTP_EMAIL_DAILY_LIMIT');
+  });
+
+  it('SES_SNS_TOPIC_ARNS: SNS topic ARNs, comma-separated (empty: the SES route is off)', () => {
+    const two = 'arn:aws:sns:eu-west-1:123456789012:ses-feedback , arn:aws-cn:sns:cn-north-1:123456789012:t.fifo';
+    expect(snsTopicArns(loadConfig({ SES_SNS_TOPIC_ARNS: two }).SES_SNS_TOPIC_ARNS)).toEqual(
+      new Set(['arn:aws:sns:eu-west-1:123456789012:ses-feedback', 'arn:aws-cn:sns:cn-north-1:123456789012:t.fifo']),
+    );
+    expect(snsTopicArns(loadConfig({}).SES_SNS_TOPIC_ARNS).size).toBe(0);
+    for (const bad of [
+      'ses-feedback',
+      'arn:aws:sqs:eu-west-1:123456789012:q',
+      'arn:aws:sns:eu-west-1:12345:t',
+      'arn:aws:sns:eu-west-1:123456789012:t,',
+      'arn:aws:sns:eu-west-1:123456789012:*',
+    ])
+      expect(loadError({ SES_SNS_TOPIC_ARNS: bad })).toMatch(/SES_SNS_TOPIC_ARNS must be SNS topic ARNs/);
   });
 
   it('parses integers', () => {

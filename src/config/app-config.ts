@@ -18,6 +18,19 @@ import { trimTrailing } from '../common/input/trim-trailing';
 import { StartupError } from '../startup-errors';
 import { describeSettingError } from './setting-errors';
 
+/** An SNS topic's ARN (aws, aws-cn, aws-us-gov partitions; FIFO topics end in `.fifo`). */
+const SNS_TOPIC_ARN = 'arn:aws(?:-[a-z]+)*:sns:[a-z0-9-]{3,40}:\\d{12}:[A-Za-z0-9_-]{1,256}(?:\\.fifo)?';
+
+/** The topics of SES_SNS_TOPIC_ARNS. */
+export function snsTopicArns(value: string): Set<string> {
+  return new Set(
+    value
+      .split(',')
+      .map((arn) => arn.trim())
+      .filter(Boolean),
+  );
+}
+
 const TRUE_WORDS = ['1', 'true', 'yes', 'on'];
 const FALSE_WORDS = ['0', 'false', 'no', 'off'];
 /** Anything else is left as is, so @IsBoolean rejects it: a typo must not switch a feature off. */
@@ -289,6 +302,15 @@ export class AppConfig {
     message: 'SENDGRID_WEBHOOK_PUBLIC_KEY must be the base64 verification key SendGrid shows (DER SPKI, ECDSA P-256)',
   })
   SENDGRID_WEBHOOK_PUBLIC_KEY = '';
+  /**
+   * The SNS topics (ARNs, comma-separated) Amazon SES publishes bounces and complaints to: a
+   * signed message of any other topic is refused. Its route answers 404 while empty.
+   */
+  @ValidateIf((c: AppConfig) => c.SES_SNS_TOPIC_ARNS !== '')
+  @Matches(new RegExp(`^\\s*${SNS_TOPIC_ARN}(?:\\s*,\\s*${SNS_TOPIC_ARN})*\\s*$`), {
+    message: 'SES_SNS_TOPIC_ARNS must be SNS topic ARNs separated by commas (arn:aws:sns:<region>:<account>:<topic>)',
+  })
+  SES_SNS_TOPIC_ARNS = '';
 
   // Webhooks (docs/webhooks.md)
   /** Allow endpoints on private, loopback and link-local addresses (tests, private networks). */

@@ -5,6 +5,7 @@ export const EMAIL_PROBLEMS = defineProblems('email', {
   invalid_mail: 400,
   invalid_signature: 401,
   malformed_event: 400,
+  sns_unavailable: 503,
   template_type_not_found: 404,
   template_published: 409,
   transition_forbidden: 409,

@@ -1,10 +1,14 @@
 import { createHmac, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { withClient } from '../support/api-client';
 import { snapshotDatabase } from '../support/db-snapshot';
+import { fakeSns, makeSnsSigner, signedSns, SNS_CERT_URL, SNS_TOPIC } from '../support/sns';
 
 const MAILGUN_KEY = randomBytes(16).toString('hex');
 const POSTMARK_TOKEN = randomBytes(24).toString('base64url');
 const SENDGRID = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+const SNS = fakeSns();
+const SNS_SIGNER = makeSnsSigner();
+SNS.certificates.set(SNS_CERT_URL, SNS_SIGNER.certificate);
 
 /**
  * The providers' webhooks, called through the generated client: every answer is checked against
@@ -17,7 +21,32 @@ describe('generated client: email provider webhooks', () => {
       MAILGUN_WEBHOOK_SIGNING_KEY: MAILGUN_KEY,
       POSTMARK_WEBHOOK_TOKEN: POSTMARK_TOKEN,
       SENDGRID_WEBHOOK_PUBLIC_KEY: SENDGRID.publicKey.export({ format: 'der', type: 'spki' }).toString('base64'),
+      SES_SNS_TOPIC_ARNS: SNS_TOPIC,
     },
+    extraModules: [SNS.module],
+  });
+
+  it('Amazon SES: a signed notification for no message of ours is unmatched, a confirmation is confirmed, an unsigned one a 401', async () => {
+    const before = await snapshotDatabase(s.t.db);
+    const complaint = JSON.stringify({
+      notificationType: 'Complaint',
+      complaint: { complainedRecipients: [{ emailAddress: 'nobody@example.org' }] },
+      mail: { source: 'no-reply@example.org', commonHeaders: { messageId: '<x@y>' } },
+    });
+    const ses = await s.api.POST('/api/v2/email/providers/ses/events', {
+      body: signedSns(SNS_SIGNER, 'Notification', complaint),
+    });
+    expect([ses.response.status, ses.data]).toEqual([200, { type: 'Notification', outcomes: ['unmatched'] }]);
+    const confirmation = signedSns(SNS_SIGNER, 'SubscriptionConfirmation', 'Confirm');
+    const confirmed = await s.api.POST('/api/v2/email/providers/ses/events', { body: confirmation });
+    expect([confirmed.response.status, confirmed.data]).toEqual([
+      200,
+      { type: 'SubscriptionConfirmation', outcomes: [] },
+    ]);
+    expect(SNS.confirmed).toEqual([confirmation.SubscribeURL]);
+    const unsigned = await s.api.POST('/api/v2/email/providers/ses/events', { body: { Type: 'Notification' } });
+    expect([unsigned.response.status, unsigned.error?.code]).toEqual([401, 'invalid_signature']);
+    expect({ ...(await snapshotDatabase(s.t.db)), idempotency_keys: '' }).toEqual({ ...before, idempotency_keys: '' });
   });
 
   it('Mailgun, Postmark and SendGrid: a signed event for no message of ours is unmatched, an unsigned one a 401', async () => {

@@ -234,6 +234,11 @@ describe('bounce and complaint webhooks of providers', () => {
     expect((await mailgun(mailgunBody({ event: 'delivered', recipient: sent.to })).expect(200)).body).toEqual({
       outcome: 'ignored',
     });
+    // Mailgun's own suppression list dropped it (nothing was sent): no report of ours.
+    for (const reason of ['suppress-bounce', 'suppress-complaint'])
+      expect((await mailgun(mailgunBody({ ...mailgunFailed(sent), reason })).expect(200)).body).toEqual({
+        outcome: 'ignored',
+      });
     const { recipient: _, ...noRecipient } = mailgunFailed(sent);
     expectProblem(await mailgun(mailgunBody(noRecipient)), 400, 'malformed_event');
     expectProblem(
@@ -357,7 +362,7 @@ describe('bounce and complaint webhooks of providers, not configured', () => {
 
   it('a provider whose setting is empty answers 404, signed or not', async () => {
     const body = mailgunBody({ event: 'complained', recipient: 'a@example.org' }, { key: '' });
-    for (const provider of ['mailgun', 'postmark', 'sendgrid']) {
+    for (const provider of ['mailgun', 'postmark', 'sendgrid', 'ses']) {
       const res = await request(t.server)
         .post(`${PROVIDERS}/${provider}/events`)
         .set('x-sitebase-webhook-token', '')

@@ -2428,6 +2428,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/email/providers/ses/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive Amazon SES bounces and complaints through Amazon SNS
+         * @description The HTTPS subscription of the SNS topic an SES configuration set (or identity) publishes Bounce and Complaint events to. SNS posts JSON as `text/plain`. Verified by the SNS signature (SignatureVersion 1: SHA1withRSA, 2: SHA256withRSA) with the certificate at SigningCertURL, which must be https on `sns.<region>.amazonaws.com` (or `.com.cn`); TopicArn must be one of SES_SNS_TOPIC_ARNS; at most an hour old; the same MessageId again answers `duplicate`. A SubscriptionConfirmation is confirmed by calling its SubscribeURL (an SNS URL only). 404 while the setting is empty; 401 unsigned, badly signed, another topic or stale, nothing changed; 503 when SNS does not answer (SNS retries). Try it out with the examples answers 404: the provider’s setting is empty on a server that does not use it.
+         */
+        post: operations["receiveSesEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/sites/{siteName}/webhooks": {
         parameters: {
             query?: never;
@@ -7450,6 +7470,21 @@ export interface components {
              * @example [
              *       "recorded",
              *       "ignored"
+             *     ]
+             */
+            outcomes: ("recorded" | "duplicate" | "unmatched" | "ignored")[];
+        };
+        SesOutcomeDto: {
+            /**
+             * @description The SNS message’s Type: a `Notification` carries an SES event; a `SubscriptionConfirmation` was confirmed (its SubscribeURL called); an `UnsubscribeConfirmation` is only logged.
+             * @example Notification
+             * @enum {string}
+             */
+            type: "Notification" | "SubscriptionConfirmation" | "UnsubscribeConfirmation";
+            /**
+             * @description One per recipient the SES event names, in order (none for a confirmation)
+             * @example [
+             *       "recorded"
              *     ]
              */
             outcomes: ("recorded" | "duplicate" | "unmatched" | "ignored")[];
@@ -24611,6 +24646,116 @@ export interface operations {
             };
             /** @description Rate limited; see Retry-After */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    receiveSesEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ProviderPayloadDto"];
+                "text/plain": components["schemas"]["ProviderPayloadDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SesOutcomeDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `limit_reached`, `suppression_complained`, `template_published`, `transition_forbidden`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Body or upload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Not ready: a dependency (the database) does not answer (besides the shared codes: `dns_timeout`, `dns_unavailable`, `sns_unavailable`) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

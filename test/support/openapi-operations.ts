@@ -50,6 +50,8 @@ export interface Operation {
   body: 'json' | 'multipart' | 'none';
   /** A JSON route that also takes `application/x-www-form-urlencoded` (an HTML form's post). */
   formBody: boolean;
+  /** A JSON route that also takes JSON labelled `text/plain` (Amazon SNS's post). */
+  textBody: boolean;
   bodyRequired: boolean;
   /** The JSON body schema with its $ref resolved. */
   schema?: Schema;
@@ -90,6 +92,7 @@ export async function loadOperations(server: Server): Promise<{ doc: OpenApiDocu
         responses: Object.keys(op.responses ?? {}).map(Number),
         body: json ? 'json' : content['multipart/form-data'] ? 'multipart' : 'none',
         formBody: Boolean(json && content['application/x-www-form-urlencoded']),
+        textBody: Boolean(json && content['text/plain']),
         bodyRequired: op.requestBody?.required !== false,
         schema: json ? resolve(doc, json) : undefined,
         isPublic:

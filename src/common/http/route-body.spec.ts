@@ -22,6 +22,15 @@ class Probe {
   @DeclareBody({ formBody: true })
   form(@Body() _dto: Dto) {}
 
+  @Post('text')
+  @DeclareBody({ optionalBody: Dto, rawBody: true, textBody: true })
+  text(@Body() _dto: Dto) {}
+
+  // text/plain is a JSON body's other label only: an upload stays multipart.
+  @Post('textUpload')
+  @DeclareBody({ upload: { type: 'object' }, textBody: true })
+  textUpload() {}
+
   @Post('upload')
   @DeclareBody({ upload: { type: 'object' } })
   upload() {}
@@ -38,12 +47,14 @@ class Probe {
 
 describe('DeclareBody: the body kind a route declares, under its own key', () => {
   it.each([
-    ['json', { kind: 'json', optional: false, keepRaw: false, array: false }],
-    ['none', { kind: 'none', optional: false, keepRaw: false, array: false }],
-    ['optional', { kind: 'json', optional: true, keepRaw: true, array: false }],
-    ['form', { kind: 'form', optional: false, keepRaw: false, array: false }],
-    ['upload', { kind: 'multipart', optional: false, keepRaw: false, array: false }],
-    ['consumes', { kind: 'json', optional: false, keepRaw: false, array: false }],
+    ['json', { kind: 'json', optional: false, keepRaw: false, array: false, text: false }],
+    ['none', { kind: 'none', optional: false, keepRaw: false, array: false, text: false }],
+    ['optional', { kind: 'json', optional: true, keepRaw: true, array: false, text: false }],
+    ['form', { kind: 'form', optional: false, keepRaw: false, array: false, text: false }],
+    ['text', { kind: 'json', optional: true, keepRaw: true, array: false, text: true }],
+    ['textUpload', { kind: 'multipart', optional: false, keepRaw: false, array: false, text: false }],
+    ['upload', { kind: 'multipart', optional: false, keepRaw: false, array: false, text: false }],
+    ['consumes', { kind: 'json', optional: false, keepRaw: false, array: false, text: false }],
     ['undeclared', NO_BODY],
   ] as const)('%s', (name, expected) => {
     expect(routeBody(Probe.prototype[name])).toEqual(expected);

@@ -20,13 +20,15 @@ export interface RouteBody {
   keepRaw: boolean;
   /** The JSON body may be an array (`jsonArray`: a provider's batch of events). */
   array: boolean;
+  /** The JSON body may also be labelled `text/plain` (`textBody`: Amazon SNS posts JSON so). */
+  text: boolean;
 }
 
 /** Metadata key of a handler's RouteBody. */
 export const ROUTE_BODY = 'sitebase:route-body';
 
 /** A handler that declares nothing reads no body. */
-export const NO_BODY: RouteBody = { kind: 'none', optional: false, keepRaw: false, array: false };
+export const NO_BODY: RouteBody = { kind: 'none', optional: false, keepRaw: false, array: false, text: false };
 
 /** The options of @Route that say what its body is. */
 export interface BodyOptions {
@@ -35,6 +37,7 @@ export interface BodyOptions {
   optionalBody?: Type;
   rawBody?: true;
   jsonArray?: true;
+  textBody?: true;
 }
 
 /**
@@ -57,6 +60,7 @@ export function DeclareBody(options: BodyOptions = {}): MethodDecorator {
       optional: !!options.optionalBody,
       keepRaw: !!options.rawBody,
       array: !!options.jsonArray,
+      text: !!options.textBody && kind === 'json',
     };
     Reflect.defineMetadata(ROUTE_BODY, body, descriptor.value as object);
   };

@@ -31,7 +31,7 @@ import {
 import { ApiProblem } from '../errors/api-problems.decorator';
 import { documentIdempotency, IdempotencyOption } from '../idempotency/idempotent.decorator';
 import { MAX_ID } from '../input/dto-rules';
-import { FORM_MEDIA_TYPE } from '../input/request-body';
+import { FORM_MEDIA_TYPE, TEXT_MEDIA_TYPE } from '../input/request-body';
 import { handlerMethod, handlerPaths } from '../internals/nest-metadata';
 import {
   defaultPermission,
@@ -92,6 +92,11 @@ export interface RouteOptions {
   optionalBody?: Type;
   /** The handler also reads the JSON body's exact bytes with @RawBody() (a signature over them). */
   rawBody?: true;
+  /**
+   * The JSON body may also come labelled `text/plain` (Amazon SNS posts its JSON so): read as JSON
+   * all the same, and the document lists both media types. Every other route answers it 415.
+   */
+  textBody?: true;
   /** The JSON body may also be an array (a provider's batch of events; with `rawBody`, read by the handler). */
   jsonArray?: true;
   /**
@@ -213,6 +218,7 @@ export function Route(options: RouteOptions): MethodDecorator {
   for (const header of options.headers ?? []) decorators.push(ApiHeader(header));
   if (options.upload) decorators.push(ApiConsumes('multipart/form-data'), ApiBody({ schema: options.upload }));
   if (options.formBody) decorators.push(ApiConsumes('application/json', FORM_MEDIA_TYPE));
+  if (options.textBody) decorators.push(ApiConsumes('application/json', TEXT_MEDIA_TYPE));
   if (options.optionalBody)
     decorators.push(ApiBody({ type: options.optionalBody, required: false, isArray: !!options.jsonArray }));
   // What the body reader reads: the kind of body, from these options and a @Body() parameter.

@@ -34,6 +34,9 @@ export function hasBody(req: Request): boolean {
 
 /** What an HTML form posts (and RFC 8058 one-click unsubscribes). */
 export const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';
+/** What Amazon SNS labels its JSON with; a JSON body's other name on routes that declare `textBody`. */
+export const TEXT_MEDIA_TYPE = 'text/plain';
+const TEXT_TYPE = /^text\/plain\s*(?:;|$)/i;
 const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(?:;|$)/i;
 const JSON_TYPE = /^application\/(?:[a-z0-9!#$&^_.-]+\+)?json\s*(?:;|$)/i;
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
@@ -77,7 +80,7 @@ export class RequestBodyGuard implements CanActivate {
     if (route.kind === 'none') return this.readNone(req).then(() => true);
     if (route.kind === 'form' && FORM_TYPE.test(req.headers['content-type'] ?? ''))
       return this.readForm(req).then(() => true);
-    return this.readJson(req, route.optional, route.keepRaw, route.array).then(() => true);
+    return this.readJson(req, route.optional, route.keepRaw, route.array, route.text).then(() => true);
   }
 
   /**
@@ -131,10 +134,18 @@ export class RequestBodyGuard implements CanActivate {
       );
   }
 
-  private async readJson(req: Request, optional: boolean, keepRaw: boolean, array = false): Promise<void> {
+  private async readJson(
+    req: Request,
+    optional: boolean,
+    keepRaw: boolean,
+    array = false,
+    asText = false,
+  ): Promise<void> {
     const type = req.headers['content-type'];
-    if (type === undefined || !JSON_TYPE.test(type))
-      throw new UnsupportedMediaTypeProblem('This route takes application/json');
+    if (type === undefined || !(JSON_TYPE.test(type) || (asText && TEXT_TYPE.test(type))))
+      throw new UnsupportedMediaTypeProblem(
+        asText ? 'This route takes application/json (or JSON as text/plain)' : 'This route takes application/json',
+      );
     const charset = CHARSET.exec(type)?.[1].toLowerCase();
     if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
       throw new UnsupportedMediaTypeProblem('JSON bodies are read as UTF-8; the charset is not supported');

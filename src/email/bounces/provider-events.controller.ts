@@ -5,8 +5,10 @@ import {
   ProviderBatchOutcomeDto,
   ProviderEventOutcomeDto,
   ProviderPayloadDto,
+  SesOutcomeDto,
   toProviderBatchOutcome,
   toProviderEventOutcome,
+  toSesOutcome,
 } from '../dto/provider-event.dto';
 import { ProviderEventsService } from './provider-events.service';
 import { POSTMARK_TOKEN_HEADER } from './providers/postmark';
@@ -88,5 +90,27 @@ export class ProviderEventsController {
     @Headers(SENDGRID_TIMESTAMP_HEADER) timestamp: string | undefined,
   ): Promise<ProviderBatchOutcomeDto> {
     return toProviderBatchOutcome(await this.events.sendgrid(raw, signature, timestamp));
+  }
+
+  @Post('ses/events')
+  @HttpCode(200)
+  @Route({
+    ...PROVIDER_ROUTE,
+    ok: SesOutcomeDto,
+    textBody: true,
+    problems: [400, 401, 404, 503],
+    summary: 'Receive Amazon SES bounces and complaints through Amazon SNS',
+    operationId: 'receiveSesEvent',
+    description:
+      'The HTTPS subscription of the SNS topic an SES configuration set (or identity) publishes Bounce and ' +
+      'Complaint events to. SNS posts JSON as `text/plain`. Verified by the SNS signature (SignatureVersion 1: ' +
+      'SHA1withRSA, 2: SHA256withRSA) with the certificate at SigningCertURL, which must be https on ' +
+      '`sns.<region>.amazonaws.com` (or `.com.cn`); TopicArn must be one of SES_SNS_TOPIC_ARNS; at most an hour ' +
+      'old; the same MessageId again answers `duplicate`. A SubscriptionConfirmation is confirmed by calling its ' +
+      'SubscribeURL (an SNS URL only). 404 while the setting is empty; 401 unsigned, badly signed, another topic ' +
+      'or stale, nothing changed; 503 when SNS does not answer (SNS retries).',
+  })
+  async ses(@RawBody() raw: Buffer): Promise<SesOutcomeDto> {
+    return toSesOutcome(await this.events.ses(raw));
   }
 }

@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { FreeFormBody } from '../../common/http/openapi-derive';
-import type { ProviderOutcome } from '../bounces/provider-events.service';
+import type { ProviderOutcome, SesOutcome } from '../bounces/provider-events.service';
+import type { SnsType } from '../bounces/providers/ses';
 
 /**
  * A provider's webhook body, as the provider writes it (docs/deliverability.md): read and verified
@@ -32,6 +33,31 @@ export class ProviderBatchOutcomeDto {
     description: 'One per event, in order',
   })
   outcomes: ProviderOutcome[];
+}
+
+const SNS_TYPES: SnsType[] = ['Notification', 'SubscriptionConfirmation', 'UnsubscribeConfirmation'];
+
+export class SesOutcomeDto {
+  @ApiProperty({
+    enum: SNS_TYPES,
+    example: 'Notification',
+    description:
+      'The SNS message’s Type: a `Notification` carries an SES event; a `SubscriptionConfirmation` was ' +
+      'confirmed (its SubscribeURL called); an `UnsubscribeConfirmation` is only logged.',
+  })
+  type: SnsType;
+
+  @ApiProperty({
+    enum: OUTCOMES,
+    isArray: true,
+    example: ['recorded'],
+    description: 'One per recipient the SES event names, in order (none for a confirmation)',
+  })
+  outcomes: ProviderOutcome[];
+}
+
+export function toSesOutcome(outcome: SesOutcome): SesOutcomeDto {
+  return { type: outcome.type, outcomes: outcome.outcomes };
 }
 
 export function toProviderBatchOutcome(outcomes: ProviderOutcome[]): ProviderBatchOutcomeDto {

@@ -30,14 +30,19 @@ export function mailgunToken(body: unknown): string {
 }
 
 /**
- * `event-data` of a verified body: `failed` with `severity` permanent (hard) or temporary (soft),
- * `complained`; every other event is ignored.
+ * `event-data` of a verified body (Mailgun's "Webhook Payloads"): `failed` with `severity`
+ * permanent (hard) or temporary (soft), `complained`; every other event, and a `failed` that is
+ * Mailgun's own suppression (`reason: suppress-…`), is ignored.
  */
 export function parseMailgun(body: unknown): Parsed {
   const data = record(record(body)['event-data']);
   const event = text(data.event);
   if (!event) throw new MalformedEvent('The body has no event-data.event');
   if (event !== 'failed' && event !== 'complained') return 'ignored';
+  // `reason: suppress-bounce|suppress-complaint|suppress-unsubscribe`: Mailgun did not send, its own
+  // suppression list held the address (as SendGrid's `dropped`): no new report, and a complaint's
+  // drop is no bounce.
+  if (event === 'failed' && text(data.reason)?.startsWith('suppress-')) return 'ignored';
   const message = record(data.message);
   const headers = record(message.headers);
   const base = {
