@@ -83,7 +83,11 @@ export async function runKeyCommand(args: KeyCommand, config: AppConfig): Promis
             `"${k.name}"`,
             `${k.prefix}…${k.last4}`,
             reach(k.siteIds, site),
-            k.permissions ? `may ${k.permissions.join(' ')}` : 'may do everything',
+            k.kind === 'publishable'
+              ? `publishable, ${k.allowedOrigins ? `from ${k.allowedOrigins.join(' ')}` : 'from any origin'}`
+              : k.permissions
+                ? `may ${k.permissions.join(' ')}`
+                : 'may do everything',
             `created ${k.createdAt.toISOString()}`,
             k.lastUsedAt ? `last used ${k.lastUsedAt.toISOString()}` : 'never used',
             ...(k.expiresAt ? [`expires ${k.expiresAt.toISOString()}`] : []),

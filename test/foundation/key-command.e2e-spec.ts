@@ -77,6 +77,16 @@ describe('npm run key', () => {
       }),
     );
     const rolled = await keys.rollInAccount(tenant.accountId, limited.entity.id, 3600);
+    const browser = await t.db.transaction((em) =>
+      keys.createInAccount(em, tenant.accountId, {
+        name: 'Shop',
+        kind: 'publishable',
+        siteIds: null,
+        permissions: null,
+        allowedOrigins: ['https://shop.example'],
+        expiresAt: null,
+      }),
+    );
     const run = await key('list', '--site', tenant.siteName);
     expect(run.code).toBe(0);
     const k = tenant.key;
@@ -100,7 +110,11 @@ describe('npm run key', () => {
         `previous secret ${old.slice(0, 12)}…${old.slice(-4)} works until ${rolled.entity.previousExpiresAt!.toISOString()} (never used)`,
       ].join('  '),
     );
-    for (const secret of [k, old, next]) expect(run.stdout).not.toContain(secret);
+    expect(lines.find((l) => l.startsWith(`${browser.entity.id}  `))).toContain('"Shop"  sb_pub_');
+    expect(lines.find((l) => l.startsWith(`${browser.entity.id}  `))).toContain(
+      'every site of the account  publishable, from https://shop.example  created',
+    );
+    for (const secret of [k, old, next, browser.plaintext]) expect(run.stdout).not.toContain(secret);
   }, 60_000);
 
   it('revoke: the key stops working at once', async () => {
