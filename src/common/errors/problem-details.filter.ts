@@ -135,11 +135,13 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const { problem: found, internal } = toProblem(exception, req.path);
     const problem = found.code === 'route_not_found' ? (methodNotAllowed(req) ?? found) : found;
     const requestId = req.id !== undefined ? String(req.id) : undefined;
+    // No URL here: it may carry a token, and the request's access-log line (same requestId) has
+    // it with credentials redacted.
     if (internal) {
-      this.logger.error({ err: exception, requestId, method: req.method, url: req.originalUrl }, 'Unhandled error');
+      this.logger.error({ err: exception, requestId, method: req.method }, 'Unhandled error');
     } else if (problem.code === 'concurrent_update') {
       // Answered 409, but a deadlock that recurs points at two code paths locking in opposite orders.
-      this.logger.warn({ err: exception, requestId, method: req.method, url: req.originalUrl }, 'Concurrent update');
+      this.logger.warn({ err: exception, requestId, method: req.method }, 'Concurrent update');
     }
     if (res.headersSent) return;
     for (const [name, value] of Object.entries(problem.headers ?? {})) res.setHeader(name, value);

@@ -3,6 +3,7 @@ import type { RequestHandler } from 'express';
 import pino, { Logger as Pino } from 'pino';
 import { AppConfig } from '../../config/app-config';
 import type { AuthenticatedRequest } from '../auth/principal';
+import { safeError, stackOrigin, withoutPaths } from '../logging/safe-error';
 import { RouteTemplates } from './route-template';
 
 /**
@@ -14,6 +15,8 @@ export function createRootLogger(config: AppConfig, destination?: pino.Destinati
     !destination && (config.LOG_FORMAT === 'pretty' || (config.LOG_FORMAT === 'auto' && process.stdout.isTTY === true));
   const options: pino.LoggerOptions = {
     level: config.LOG_LEVEL,
+    // Every `err` a line carries, from any module: no stack, statement or path (safe-error.ts).
+    serializers: { err: safeError },
     redact: {
       paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie'],
       censor: '[redacted]',
@@ -176,9 +179,9 @@ export class PinoNestLogger implements LoggerService {
       const text = typeof rest[0] === 'string' ? rest[0] : undefined;
       this.logger[level]({ context, ...(message as Record<string, unknown>) }, text);
     } else {
-      // Nest passes a stack as the second argument of error().
-      const stack = level === 'error' && typeof rest[0] === 'string' ? rest[0] : undefined;
-      this.logger[level]({ context, ...(stack ? { stack } : {}) }, String(message));
+      // Nest passes a stack as the second argument of error(): only where it was thrown is kept.
+      const at = level === 'error' && typeof rest[0] === 'string' ? stackOrigin(rest[0]) : undefined;
+      this.logger[level]({ context, ...(at ? { at } : {}) }, withoutPaths(String(message)));
     }
   }
 }
