@@ -100,10 +100,10 @@ export class QueueService implements OnModuleInit, OnApplicationBootstrap, OnMod
       supervise: this.config.JOBS_ENABLED,
       schedule: this.config.JOBS_ENABLED,
     });
-    // pg-boss errors carry the whole pg client; the message and code are what helps. Once
-    // stopping, lost connections are expected and not worth an error line.
-    this.boss.on('error', (err: Error & { code?: string }) => {
-      const detail = { error: err.message, code: err.code };
+    // pg-boss errors carry the whole pg client; the logger's err serializer keeps what helps
+    // (message, code). Once stopping, lost connections are expected and not worth an error line.
+    this.boss.on('error', (err: Error) => {
+      const detail = { err };
       if (this.stopping) this.logger.debug(detail, 'Queue error while stopping');
       else this.logger.error(detail, 'Queue error');
     });

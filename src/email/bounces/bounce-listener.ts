@@ -65,7 +65,7 @@ export class BounceListener implements OnApplicationBootstrap, OnModuleDestroy {
       onRcptTo: (address, session, callback) => void this.rcpt(address, session).then(() => callback(), callback),
       onData: (stream, session, callback) => void this.data(stream, session).then(() => callback(), callback),
     });
-    server.on('error', (err) => this.logger.warn({ err: err.message }, 'Bounce listener error'));
+    server.on('error', (err) => this.logger.warn({ err }, 'Bounce listener error'));
     const { BOUNCE_SMTP_PORT: port, BOUNCE_SMTP_HOST: host } = this.config;
     await new Promise<void>((resolve, reject) => {
       const fail = (err: NodeJS.ErrnoException) =>
