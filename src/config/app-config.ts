@@ -127,7 +127,7 @@ export class AppConfig {
   @Transform(toInt) @IsInt() @Min(1) PUBLISHABLE_KEY_RATE_PER_MINUTE = 6000;
   /** Per site-user session, every route, per RATE_LIMIT_TTL_MS; 0: not limited. */
   @Transform(toInt) @IsInt() @Min(0) RATE_LIMIT_SESSION_MAX = 1200;
-  // Budgets per account of the routes that declare a cost (src/common/http/route-costs.ts):
+  // Budgets per account of the routes that declare a cost (src/common/rate-limit/route-costs.ts):
   // requests per RATE_LIMIT_TTL_MS (every instance together) and requests in flight at once
   // (per instance); 0: that budget is off.
   @Transform(toInt) @IsInt() @Min(0) RATE_LIMIT_RENDER_MAX = 600;

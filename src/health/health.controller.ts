@@ -2,7 +2,7 @@ import { ping } from '../database/sql';
 import { Get } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { DataSource } from 'typeorm';
-import { SkipRateLimit } from '../common/http/rate-limit.guard';
+import { SkipRateLimit } from '../common/rate-limit/rate-limit.guard';
 import { Problem } from '../common/errors/problems';
 import { ApiController, Route } from '../common/http/route.decorator';
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { DataSource, IsNull, Not } from 'typeorm';
 import { TooManyRequestsProblem } from '../common/errors/problems';
-import { RateLimitStore } from '../common/http/rate-limit.store';
+import { RateLimitStore } from '../common/rate-limit/rate-limit.store';
 import { SiteContext } from '../common/tenancy/site-context';
 import { AppConfig } from '../config/app-config';
 import { SiteUserEntity } from './entities/site-user.entity';

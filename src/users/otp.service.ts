@@ -3,7 +3,7 @@ import { DataSource, EntityManager, IsNull } from 'typeorm';
 import { UserPrincipal } from '../common/auth/principal';
 import { ConflictProblem, ForbiddenProblem, UnauthorizedProblem } from '../common/errors/problems';
 import { isUniqueViolation } from '../common/errors/postgres-errors';
-import { RateLimitStore } from '../common/http/rate-limit.store';
+import { RateLimitStore } from '../common/rate-limit/rate-limit.store';
 import { recordEvent } from '../common/outbox/record-event';
 import { SiteContext } from '../common/tenancy/site-context';
 import { AppConfig } from '../config/app-config';

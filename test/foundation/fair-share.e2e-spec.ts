@@ -5,7 +5,7 @@ import { Worker } from 'node:worker_threads';
 import request from 'supertest';
 import { SitesService } from '../../src/account/sites.service';
 import { ApiKeysService } from '../../src/api-keys/api-keys.service';
-import { CostsInFlight } from '../../src/common/http/cost-budget.guard';
+import { CostsInFlight } from '../../src/common/rate-limit/cost-budget.guard';
 import { ApiController, Route } from '../../src/common/http/route.decorator';
 import { startApp, TestApp } from '../support/app';
 import { loadOperations } from '../support/openapi-operations';

@@ -2,10 +2,10 @@ import type { Type } from '@nestjs/common';
 import { getMetadataStorage, ValidationTypes } from 'class-validator';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
 import request from 'supertest';
-import { operationId } from '../../src/common/http/openapi';
-import { CONSTRAINT_KEYWORDS, isFreeFormBody } from '../../src/common/http/openapi-derive';
-import { operationInputs, rulesOfClass } from '../../src/common/http/openapi-inputs';
-import { schemaRuleOf } from '../../src/common/http/openapi-rules';
+import { operationId } from '../../src/common/openapi/openapi';
+import { CONSTRAINT_KEYWORDS, isFreeFormBody } from '../../src/common/openapi/openapi-derive';
+import { operationInputs, rulesOfClass } from '../../src/common/openapi/openapi-inputs';
+import { schemaRuleOf } from '../../src/common/openapi/openapi-rules';
 import { startApp, TestApp } from '../support/app';
 
 /**

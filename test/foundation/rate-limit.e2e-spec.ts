@@ -2,7 +2,7 @@ import { Controller, Get, Module } from '@nestjs/common';
 import request from 'supertest';
 import { Public } from '../../src/common/auth/decorators';
 import { SessionVerifiers } from '../../src/common/auth/session-verifiers';
-import { RateLimitStore } from '../../src/common/http/rate-limit.store';
+import { RateLimitStore } from '../../src/common/rate-limit/rate-limit.store';
 import { startApp, TestApp } from '../support/app';
 import { statementsDuring } from '../support/statements';
 import { createTenant, Tenant } from '../support/tenant';

@@ -1,4 +1,4 @@
-import { ROUTE_COSTS } from '../../src/common/http/route-costs';
+import { ROUTE_COSTS } from '../../src/common/rate-limit/route-costs';
 
 /**
  * Settings that lift every per-key, per-session and per-account budget (0 is "no limit"), and

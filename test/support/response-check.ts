@@ -1,6 +1,6 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { buildOpenApiDocument } from '../../src/common/http/openapi';
+import { buildOpenApiDocument } from '../../src/common/openapi/openapi';
 import type { AppConfig } from '../../src/config/app-config';
 import { DocumentValidators, validatorsOf } from './document-validators';
 import { countSkipped, countValidated, recordViolation } from './response-check-store';

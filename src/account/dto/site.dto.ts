@@ -22,7 +22,7 @@ import { OptionalNotNull } from '../../common/input/dto-rules';
 import { IsHeaderText, IsMailAddress } from '../../common/input/mail-rules';
 import { SiteEntity } from '../../common/tenancy/entities/site.entity';
 import { MAX_HOLD_MINUTES, MAX_PENDING_PER_USER, orderHolds } from '../../common/tenancy/site-settings';
-import { declareSchemaRule } from '../../common/http/openapi-rules';
+import { declareSchemaRule } from '../../common/openapi/openapi-rules';
 
 export class CreateSiteDto {
   @ApiProperty({

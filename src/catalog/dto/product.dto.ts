@@ -35,7 +35,7 @@ import {
   type TaxBehavior,
 } from '../entities/product.entity';
 import { MAX_POSITION } from './category.dto';
-import { declareSchemaRule } from '../../common/http/openapi-rules';
+import { declareSchemaRule } from '../../common/openapi/openapi-rules';
 import { Checked } from '../../common/input/checked';
 
 /** The largest amount in minor units: ten billion of a two-decimal currency. */

@@ -1,7 +1,7 @@
 import { RequestMethod, Type } from '@nestjs/common';
 import { DECORATORS } from '@nestjs/swagger';
 import { handlerMethod, handlerPaths } from '../internals/nest-metadata';
-import { SKIP_RATE_LIMIT } from './rate-limit.guard';
+import { SKIP_RATE_LIMIT } from '../rate-limit/rate-limit.guard';
 import { routeBody } from './route-body';
 import type { RouteOptions } from './route.decorator';
 

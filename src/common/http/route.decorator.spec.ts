@@ -1,7 +1,7 @@
 import { Body, Delete, Get, Headers, Post, Query } from '@nestjs/common';
 import { ROUTE_PERMISSION } from '../auth/decorators';
 import { DECORATORS } from '@nestjs/swagger';
-import { SkipRateLimit } from './rate-limit.guard';
+import { SkipRateLimit } from '../rate-limit/rate-limit.guard';
 import { ApiController, Route, ROUTE_OPTIONS } from './route.decorator';
 
 const statuses = (handler: object) =>

@@ -43,7 +43,7 @@ import {
 } from '../auth/permissions';
 import { DeclareBody } from './route-body';
 import { answersNotModified, derivedProblems, RouteHandler, SITE_PARAMS } from './route-problems';
-import { costDescription, RouteCost } from './route-costs';
+import { costDescription, RouteCost } from '../rate-limit/route-costs';
 
 /**
  * Who may call a route; each sets the guard's metadata and the OpenAPI security together.

@@ -17,7 +17,7 @@ import {
   ValidateNested,
   ValidationOptions,
 } from 'class-validator';
-import { declareSchemaRule } from '../http/openapi-rules';
+import { declareSchemaRule } from '../openapi/openapi-rules';
 
 /**
  * One rule per kind of input (docs/foundation.md, "Input rules"). DTOs use these decorators

@@ -1,5 +1,5 @@
 import { ValidateBy, ValidationOptions } from 'class-validator';
-import { declareSchemaRule } from '../http/openapi-rules';
+import { declareSchemaRule } from '../openapi/openapi-rules';
 
 /** Limits of a free-form JSON object a client may store (contact metadata): no free megabytes. */
 export interface JsonObjectLimits {

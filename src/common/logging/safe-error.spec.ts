@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { QueryFailedError } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
-import { createRootLogger, PinoNestLogger } from '../http/logging';
+import { createRootLogger, PinoNestLogger } from './logging';
 import { safeError, withoutPaths } from './safe-error';
 
 /** A root logger writing into `lines` (JSON). */

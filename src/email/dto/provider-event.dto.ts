@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { FreeFormBody } from '../../common/http/openapi-derive';
+import { FreeFormBody } from '../../common/openapi/openapi-derive';
 import type { ProviderOutcome, SesOutcome } from '../bounces/provider-events.service';
 import type { SnsType } from '../bounces/providers/ses';
 

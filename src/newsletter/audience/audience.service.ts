@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { Problem, TooManyRequestsProblem, ValidationProblem } from '../../common/errors/problems';
-import { RateLimitStore } from '../../common/http/rate-limit.store';
+import { RateLimitStore } from '../../common/rate-limit/rate-limit.store';
 import { recordEvent } from '../../common/outbox/record-event';
 import { SiteContext } from '../../common/tenancy/site-context';
 import { AppConfig } from '../../config/app-config';

@@ -28,7 +28,7 @@ import {
   CampaignStatsEntity,
   type CampaignStatus,
 } from '../entities/campaign.entity';
-import { declareSchemaRule } from '../../common/http/openapi-rules';
+import { declareSchemaRule } from '../../common/openapi/openapi-rules';
 import { Checked, CheckedBody } from '../../common/input/checked';
 
 export const CAMPAIGN_LIMITS = { name: 200, subject: 300, previewText: 300, fromName: 200, contentHtml: 512 * 1024 };

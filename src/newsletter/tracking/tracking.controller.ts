@@ -2,7 +2,7 @@ import { Get, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiResponse } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentSite } from '../../common/auth/decorators';
-import { SkipRateLimit } from '../../common/http/rate-limit.guard';
+import { SkipRateLimit } from '../../common/rate-limit/rate-limit.guard';
 import { ApiController, Route } from '../../common/http/route.decorator';
 import { SiteContext } from '../../common/tenancy/site-context';
 import { ClickTargetDto, TrackingTokenParamDto } from '../dto/tracking.dto';

@@ -19,7 +19,7 @@ import { IsTimestamp, MAX_ID, NestedArray, OptionalNotNull } from '../../common/
 import { IsHeaderText, IsMailAddress } from '../../common/input/mail-rules';
 import { CursorQueryDto } from '../../common/pagination/page';
 import { FULFILLMENT_STATUSES, type FulfillmentStatus, PAYMENT_STATUSES, type PaymentStatus } from '../order-status';
-import { declareSchemaRule } from '../../common/http/openapi-rules';
+import { declareSchemaRule } from '../../common/openapi/openapi-rules';
 import { Checked } from '../../common/input/checked';
 
 /** At most this many lines an order, and units a line. */

@@ -5,7 +5,7 @@ import { IsString, ValidateBy } from 'class-validator';
 import { domainToASCII } from 'node:url';
 import { SENDER_DOMAIN_STATUSES, SenderDomainEntity, SenderDomainStatus } from '../entities/sender-domain.entity';
 import { challengeRecord, dkimRecord, hostnameProblem } from '../sender-domain-records';
-import { declareSchemaRule } from '../../common/http/openapi-rules';
+import { declareSchemaRule } from '../../common/openapi/openapi-rules';
 
 /** Lower case and, for an internationalised name, its ASCII (punycode) form; anything else as given. */
 const toHostname = ({ value }: { value: unknown }) => {

@@ -3,7 +3,7 @@ import { ApiProperty, ApiPropertyOptions } from '@nestjs/swagger';
 import { IsString, Matches, ValidateBy } from 'class-validator';
 import { SiteNameParamDto } from '../../common/http/params';
 import { UserProfileEntryEntity } from '../entities/user-profile-entry.entity';
-import { declareSchemaRule } from '../../common/http/openapi-rules';
+import { declareSchemaRule } from '../../common/openapi/openapi-rules';
 
 export const PROFILE_KEY_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
 

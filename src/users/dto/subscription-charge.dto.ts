@@ -20,7 +20,7 @@ import {
   type SubscriptionEntryStatus,
   SubscriptionEntryEntity,
 } from '../entities/subscription-entry.entity';
-import { declareSchemaRule } from '../../common/http/openapi-rules';
+import { declareSchemaRule } from '../../common/openapi/openapi-rules';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 const other = (args: ValidationArguments) => (args.object as Record<string, unknown>)[args.constraints[0] as string];

@@ -27,7 +27,7 @@ import type { CreateVariantDto } from '../../catalog/dto/variant.dto';
 import type { ProductView } from '../../catalog/products.service';
 import type { MediaView } from '../../media/media.service';
 import { toV1MediaItem, V1MediaItemDto } from './v1-media.dto';
-import { declareSchemaRule } from '../../common/http/openapi-rules';
+import { declareSchemaRule } from '../../common/openapi/openapi-rules';
 import { Checked } from '../../common/input/checked';
 
 const TAX_BEHAVIORS = ['exclusive', 'inclusive', 'unspecified'] as const;

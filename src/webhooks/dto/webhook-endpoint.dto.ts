@@ -30,7 +30,7 @@ import {
   urlProblem,
 } from '../webhook-rules';
 import { Checked } from '../../common/input/checked';
-import { declareSchemaRule } from '../../common/http/openapi-rules';
+import { declareSchemaRule } from '../../common/openapi/openapi-rules';
 
 const MAX_EVENT_TYPES = 100;
 

@@ -8,7 +8,7 @@ import { RouteFlagCache } from '../auth/route-flags';
 import { TooManyRequestsProblem } from '../errors/problems';
 import { RateDecision, RateLimitStore } from './rate-limit.store';
 import { budgetOf, ROUTE_COSTS, RouteCost } from './route-costs';
-import { ROUTE_OPTIONS, RouteOptions } from './route.decorator';
+import { ROUTE_OPTIONS, RouteOptions } from '../http/route.decorator';
 
 const COSTS = new RouteFlagCache<RouteCost | null>(
   (reflector, targets) => reflector.getAllAndOverride<RouteOptions | undefined>(ROUTE_OPTIONS, targets)?.cost ?? null,

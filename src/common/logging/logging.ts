@@ -3,8 +3,8 @@ import type { RequestHandler } from 'express';
 import pino, { Logger as Pino } from 'pino';
 import { AppConfig } from '../../config/app-config';
 import type { AuthenticatedRequest } from '../auth/principal';
-import { safeError, stackOrigin, withoutPaths } from '../logging/safe-error';
-import { RouteTemplates } from './route-template';
+import { safeError, stackOrigin, withoutPaths } from './safe-error';
+import { RouteTemplates } from '../http/route-template';
 
 /**
  * The process logger: JSON lines on stdout (or `destination`, for tests), or readable lines for

@@ -7,7 +7,7 @@ import { isPresenceCheck } from '../input/dto-rules';
 import { handlerArgs } from '../internals/nest-metadata';
 import { routeHandlers } from './openapi-handlers';
 import { schemaRuleOf } from './openapi-rules';
-import { ROUTE_OPTIONS } from './route.decorator';
+import { ROUTE_OPTIONS } from '../http/route.decorator';
 
 /*
  * What the validators enforce on each operation's input, read from the metadata they run on:

@@ -3,7 +3,7 @@ import type { OpenAPIObject, ParameterObject, ReferenceObject, SchemaObject } fr
 import { checkedRules, CheckedKind } from '../input/checked';
 import { OperationInputs, PropertyRules, rulesOfClass } from './openapi-inputs';
 import { schemaRuleOf } from './openapi-rules';
-import { SiteNameParamDto } from './params';
+import { SiteNameParamDto } from '../http/params';
 
 /**
  * The document's request schemas and parameters written from the validators' rules
