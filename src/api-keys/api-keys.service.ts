@@ -228,7 +228,6 @@ export class ApiKeysService implements ApiKeyVerifier {
    * (`by` undefined: the operator may revoke any key).
    */
   async revokeInAccount(accountId: number, id: number, by?: readonly string[] | null): Promise<void> {
-    const mark = this.notifications.mark('sitebase_credentials');
     await this.dataSource.transaction(async (em) => {
       // Serialises revocations within the account, so two at once cannot remove the last key.
       await this.repository.lockAccount(em, accountId);
@@ -249,7 +248,7 @@ export class ApiKeysService implements ApiKeyVerifier {
       await recordEvent(em, { accountId }, API_KEY_EVENTS.revoked, { id });
     });
     // Answered once every instance has been sent the change (docs/foundation.md).
-    await this.notifications.changedEverywhere('sitebase_credentials', mark);
+    await this.notifications.changedEverywhere('sitebase_credentials');
   }
 
   /**
@@ -269,7 +268,6 @@ export class ApiKeysService implements ApiKeyVerifier {
     graceSeconds: number,
     by?: readonly string[] | null,
   ): Promise<CreatedApiKey> {
-    const mark = this.notifications.mark('sitebase_credentials');
     const rolled = await this.dataSource.transaction(async (em) => {
       const target = await em.findOne(ApiKeyEntity, {
         where: { id, accountId, revokedAt: IsNull() },
@@ -290,7 +288,7 @@ export class ApiKeysService implements ApiKeyVerifier {
       return { entity: await em.findOneByOrFail(ApiKeyEntity, { id }), plaintext };
     });
     // Answered once every instance has been sent the change (docs/foundation.md).
-    await this.notifications.changedEverywhere('sitebase_credentials', mark);
+    await this.notifications.changedEverywhere('sitebase_credentials');
     return rolled;
   }
 }

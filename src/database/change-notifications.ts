@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { Client } from 'pg';
 import { AppConfig } from '../config/app-config';
@@ -6,8 +7,14 @@ import { AppConfig } from '../config/app-config';
 export type ChangeChannel = 'sitebase_credentials' | 'sitebase_sites' | 'sitebase_sessions';
 const CHANNELS: ChangeChannel[] = ['sitebase_credentials', 'sitebase_sites', 'sitebase_sessions'];
 
+/** An instance asks every listening instance to answer once it has read what came before. */
+const PING = 'sitebase_ping';
+const PONG = 'sitebase_pong';
+/** The listening connections' name, by which the instances are counted. */
+const LISTENER = 'sitebase-notifications';
+
 const RECONNECT_MS = 1000;
-/** How long a revoking request waits for its change's NOTIFY to come back (then it answers anyway). */
+/** How long a revoking request waits for every instance to have read its change (then it answers anyway). */
 const HEARD_WITHIN_MS = 1000;
 
 /**
@@ -27,7 +34,8 @@ export class ChangeNotifications implements OnModuleInit, OnApplicationShutdown 
   private timer?: NodeJS.Timeout;
   live = false;
   private readonly heard = new Map<ChangeChannel, number>();
-  private waiters = new Map<ChangeChannel, Array<{ mark: number; done: () => void }>>();
+  /** Pings this instance sent, by token: the answers still awaited. */
+  private readonly rounds = new Map<string, { left: number; finish: () => void }>();
 
   constructor(private readonly config: AppConfig) {}
 
@@ -44,31 +52,45 @@ export class ChangeNotifications implements OnModuleInit, OnApplicationShutdown 
     this.fire(channel);
   }
 
-  /** How many notifications of `channel` this instance has heard: take it before a change. */
+  /** How many notifications of `channel` this instance has heard. */
   mark(channel: ChangeChannel): number {
     return this.heard.get(channel) ?? 0;
   }
 
   /**
    * A change this instance just committed, which every instance must act on before the caller
-   * is answered (a revoked key or session): its own subscribers hear of it now, and this waits
-   * (at most `HEARD_WITHIN_MS`) until the trigger's NOTIFY has come back to this instance. The
-   * database sends it to every listening instance at the same commit, so when this instance
-   * has it, the others have been sent it too: the caller's next request, wherever it lands,
-   * finds the cache dropped, instead of racing the notification to that instance.
+   * is answered (a revoked key or session): its own subscribers hear of it now, then this asks
+   * every listening instance (counted in pg_stat_activity) to answer a ping, and waits (at most
+   * `HEARD_WITHIN_MS`) for all the answers. PostgreSQL delivers notifications to each listener
+   * in commit order, and the ping commits after the change, so an instance answers it only
+   * once it has read the change and dropped its cache: the caller's next request, wherever it
+   * lands, no longer races the notification there (it did under load, when "sent to every
+   * instance" was all this waited for).
    */
-  async changedEverywhere(channel: ChangeChannel, mark: number): Promise<void> {
+  async changedEverywhere(channel: ChangeChannel): Promise<void> {
     this.fire(channel);
-    if (!this.live || this.mark(channel) > mark) return;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, HEARD_WITHIN_MS);
-      const waiter = { mark, done };
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.waiters.set(channel, [...(this.waiters.get(channel) ?? []), waiter]);
-    });
+    const client = this.client;
+    if (!this.live || !client) return;
+    const token = randomUUID();
+    let finish = () => {};
+    const answered = new Promise<void>((resolve) => (finish = resolve));
+    const round = { left: Infinity, finish };
+    this.rounds.set(token, round);
+    const timer = setTimeout(finish, HEARD_WITHIN_MS);
+    try {
+      const { rows } = await client.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1',
+        [LISTENER],
+      );
+      round.left = rows[0].n;
+      await client.query('SELECT pg_notify($1, $2)', [PING, token]);
+      await answered;
+    } catch {
+      // The connection went down meanwhile: the caches are bypassed until it is back.
+    } finally {
+      clearTimeout(timer);
+      this.rounds.delete(token);
+    }
   }
 
   async onModuleInit(): Promise<void> {
@@ -85,15 +107,14 @@ export class ChangeNotifications implements OnModuleInit, OnApplicationShutdown 
   private async connect(): Promise<void> {
     const client = new Client({
       connectionString: this.config.DATABASE_URL,
-      application_name: 'sitebase-notifications',
+      application_name: LISTENER,
     });
     const lost = (err?: Error) => {
       if (this.client !== client) return;
       this.client = undefined;
       this.live = false;
       this.resetAll();
-      for (const waiting of this.waiters.values()) for (const w of waiting) w.done();
-      this.waiters.clear();
+      for (const round of this.rounds.values()) round.finish();
       if (this.closed) return;
       if (err) this.logger.warn({ err }, 'Change notifications lost; caches bypassed until they are back');
       this.timer = setTimeout(() => void this.connect(), RECONNECT_MS);
@@ -101,11 +122,11 @@ export class ChangeNotifications implements OnModuleInit, OnApplicationShutdown 
     };
     client.on('error', lost);
     client.on('end', () => lost());
-    client.on('notification', (msg) => this.hear(msg.channel as ChangeChannel));
+    client.on('notification', (msg) => this.receive(msg.channel, msg.payload));
     try {
       this.client = client;
       await client.connect();
-      for (const channel of CHANNELS) await client.query(`LISTEN ${channel}`);
+      for (const channel of [...CHANNELS, PING, PONG]) await client.query(`LISTEN ${channel}`);
       if (this.client !== client) return;
       this.resetAll();
       this.live = true;
@@ -115,18 +136,22 @@ export class ChangeNotifications implements OnModuleInit, OnApplicationShutdown 
     }
   }
 
+  /** Every notification, in the order PostgreSQL delivers them. */
+  private receive(channel: string, payload: string | undefined): void {
+    if (channel === PING) {
+      // Everything committed before the ping has been read (and acted on) by now.
+      void this.client?.query('SELECT pg_notify($1, $2)', [PONG, payload ?? '']).catch(() => undefined);
+    } else if (channel === PONG) {
+      const round = payload === undefined ? undefined : this.rounds.get(payload);
+      if (round && --round.left <= 0) round.finish();
+    } else {
+      this.hear(channel as ChangeChannel);
+    }
+  }
+
   private hear(channel: ChangeChannel): void {
-    const count = this.mark(channel) + 1;
-    this.heard.set(channel, count);
+    this.heard.set(channel, this.mark(channel) + 1);
     this.fire(channel);
-    const waiting = this.waiters.get(channel);
-    if (!waiting) return;
-    const now = waiting.filter((w) => w.mark < count);
-    this.waiters.set(
-      channel,
-      waiting.filter((w) => w.mark >= count),
-    );
-    for (const w of now) w.done();
   }
 
   private fire(channel: ChangeChannel): void {

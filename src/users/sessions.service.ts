@@ -113,13 +113,8 @@ export class SessionsService implements OnModuleInit {
     this.notifications.changed('sitebase_sessions');
   }
 
-  /** Taken before a change that must reach every instance before its caller is answered. */
-  mark(): number {
-    return this.notifications.mark('sitebase_sessions');
-  }
-
-  /** After such a commit: forgets here, and waits for the NOTIFY sent to every instance (docs/users.md). */
-  changedEverywhere(mark: number): Promise<void> {
-    return this.notifications.changedEverywhere('sitebase_sessions', mark);
+  /** After a commit that must reach every instance before its caller is answered: waits until each has read it (docs/users.md). */
+  changedEverywhere(): Promise<void> {
+    return this.notifications.changedEverywhere('sitebase_sessions');
   }
 }

@@ -45,7 +45,6 @@ export class UsersService {
   /** An operator's change; disabling a user ends every session of theirs at once. */
   async update(site: SiteContext, id: number, dto: UpdateUserDto): Promise<SiteUserEntity> {
     checkMetadata(dto.metadata);
-    const mark = this.sessions.mark();
     let changed = false;
     const user = await this.dataSource.transaction(async (em) => {
       const user = await findInSiteOrFail(em, SiteUserEntity, site, id, 'User', { lock: true });
@@ -64,7 +63,7 @@ export class UsersService {
       return saved;
     });
     // Nothing written, no NOTIFY to wait for.
-    if (changed) await this.sessions.changedEverywhere(mark);
+    if (changed) await this.sessions.changedEverywhere();
     else this.sessions.changed();
     return user;
   }
@@ -107,9 +106,8 @@ export class UsersService {
 
   /** Ends the request's own session. */
   async signOut(principal: UserPrincipal): Promise<void> {
-    const mark = this.sessions.mark();
     await this.dataSource.transaction((em) => this.sessions.revoke(em, principal.sessionId));
-    await this.sessions.changedEverywhere(mark);
+    await this.sessions.changedEverywhere();
   }
 
   private async save(em: EntityManager, user: SiteUserEntity): Promise<SiteUserEntity> {

@@ -15,8 +15,21 @@ export interface LoggedError {
 }
 
 /** Absolute paths (POSIX, Windows, file URLs) as they appear in messages and stack frames. */
-const PATH = /(?:file:\/\/)?(?:[A-Za-z]:\\|\/)(?:[^\s'"`()<>,:]+[\\/])+[^\s'"`()<>,:]*/g;
-const FRAME = /\(?((?:file:\/\/)?(?:[A-Za-z]:\\|\/)[^\s()]+?):(\d+):\d+\)?$/;
+const PATH = /(?:file:\/\/)?(?:[A-Za-z]:\\|\/)(?:[^\s'"`()<>,:\\/]+[\\/])+[^\s'"`()<>,:\\/]*/g;
+const ABSOLUTE = /^(?:file:\/\/|\/|[A-Za-z]:\\)/;
+
+/** A stack frame's file and line (`    at f (/app/dist/x.js:12:5)`), read without a backtracking pattern. */
+function frame(text: string): { file: string; line: string } | undefined {
+  let s = text.trim();
+  if (s.endsWith(')')) s = s.slice(s.lastIndexOf('(') + 1, -1);
+  else if (s.startsWith('at ')) s = s.slice(3);
+  const column = s.lastIndexOf(':');
+  const line = s.lastIndexOf(':', column - 1);
+  if (line <= 0) return undefined;
+  const file = s.slice(0, line);
+  const number = s.slice(line + 1, column);
+  return /^\d+$/.test(number) && ABSOLUTE.test(file) ? { file, line: number } : undefined;
+}
 
 /** A message without file paths (`ENOENT: no such file or directory, open '[path]'`), bounded. */
 export function withoutPaths(text: string): string {
@@ -27,12 +40,12 @@ export function withoutPaths(text: string): string {
 function origin(stack: string | undefined): string | undefined {
   if (!stack) return undefined;
   let first: string | undefined;
-  for (const line of stack.split('\n').slice(1)) {
-    const m = FRAME.exec(line.trim());
-    if (!m) continue;
-    const at = `${basename(m[1])}:${m[2]}`;
+  for (const text of stack.split('\n').slice(1)) {
+    const f = frame(text);
+    if (!f) continue;
+    const at = `${basename(f.file)}:${f.line}`;
     first ??= at;
-    if (!m[1].includes('node_modules')) return at;
+    if (!f.file.includes('node_modules')) return at;
   }
   return first;
 }
