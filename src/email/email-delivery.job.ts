@@ -13,7 +13,8 @@ import { chooseSender, Mailbox, parseFromHeader, parseMailFrom } from './sender-
 import type { NewMessage } from './email.repository';
 import { EmailMessageEntity } from './entities/email-message.entity';
 import { BouncesService } from './bounces/bounces.service';
-import { verpAddress } from './bounces/verp';
+import { CopyHeaders, copyHeaders, CorrelatingProvider, correlatingProviders } from './bounces/provider-headers';
+import { tokenAddress, verpToken } from './bounces/verp';
 
 export const EMAIL_DELIVERY_JOB = 'email.deliver';
 /** Messages one job carries: a send of up to 50 recipients is one job. */
@@ -54,9 +55,12 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
     private readonly bounces: BouncesService,
   ) {
     this.mailFrom = parseMailFrom(config.MAIL_FROM);
+    this.relays = correlatingProviders(config);
   }
 
   private readonly mailFrom: Mailbox;
+  /** The relays whose webhooks are configured: each copy carries its VERP token in their header too. */
+  private readonly relays: CorrelatingProvider[];
 
   onModuleInit(): void {
     this.queue.register<EmailDeliveryJobData>(EMAIL_DELIVERY_JOB, (data, job) => this.run(data, job.retryCount), {
@@ -157,10 +161,10 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
       const keys = await this.senders.signingKeys(
         claimed.filter((m) => parseFromHeader(m.fromHeader).email.toLowerCase() !== operator).map((m) => m.siteId),
       );
-      // VERP (docs/deliverability.md): each copy's envelope sender names it; the key is read once.
+      // VERP (docs/deliverability.md): each copy's envelope sender names it, and so does the
+      // configured relays' own header (provider-headers.ts); the key is read once.
       const verp = this.bounces.verpEnabled ? await this.bounces.verpKey() : null;
-      const envelopeFrom = (id: number) =>
-        verp ? verpAddress(verp, id, this.config.BOUNCE_DOMAIN) : this.mailFrom.email;
+      const tokenOf = (id: number) => (verp ? verpToken(verp, id) : null);
       const lastTry = new Map(waiting.flatMap((w) => w.part.messageIds.map((id) => [id, w.part.lastTry] as const)));
       // Each answer is written as soon as the transaction before it commits (those that came in
       // meanwhile go together): a crash resends only what the SMTP server accepted in the last
@@ -173,7 +177,12 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
           // At most UNRECORDED messages between the start of their sending and their written
           // answer: sending never runs ahead of the record (what a crash would send again).
           await outcomes.room(UNRECORDED);
-          const { mail, dkim } = mailOf(m, keys.get(m.siteId), this.mailFrom, envelopeFrom(m.id));
+          const token = tokenOf(m.id);
+          const envelope = {
+            from: token ? tokenAddress(token, this.config.BOUNCE_DOMAIN) : this.mailFrom.email,
+            headers: copyHeaders(m.extraHeaders, this.relays, token),
+          };
+          const { mail, dkim } = mailOf(m, keys.get(m.siteId), this.mailFrom, envelope);
           const r = await this.transport.deliver(mail, dkim);
           outcomes.add([m, r]);
           return r;
@@ -302,12 +311,18 @@ type Claimed = Pick<EmailMessageEntity, 'id'> & Omit<NewMessage, 'recipientKind'
 /**
  * The SMTP mail of one recipient's copy: headers show To and Cc, the envelope names only them,
  * and the envelope sender (MAIL FROM, where bounces go) is the copy's VERP address, or
- * MAIL_FROM's address without BOUNCE_DOMAIN (docs/deliverability.md). The
+ * MAIL_FROM's address without BOUNCE_DOMAIN (docs/deliverability.md); `headers` are the copy's
+ * own with the relays' correlation headers (provider-headers.ts). The
  * From is checked again against the account's verified domains now (docs/email.md, "Who mail
  * is From"): a copy recorded before its domain was removed goes From MAIL_FROM; one From a
  * verified domain is signed with that domain's key.
  */
-function mailOf(m: Claimed, keys: Map<string, SigningKey> | undefined, mailFrom: Mailbox, envelopeFrom: string) {
+function mailOf(
+  m: Claimed,
+  keys: Map<string, SigningKey> | undefined,
+  mailFrom: Mailbox,
+  envelope: { from: string; headers: CopyHeaders },
+) {
   const sender = chooseSender(parseFromHeader(m.fromHeader), m.replyTo, new Set(keys?.keys()), mailFrom);
   const key = sender.signingDomain ? keys?.get(sender.signingDomain) : undefined;
   return {
@@ -319,8 +334,8 @@ function mailOf(m: Claimed, keys: Map<string, SigningKey> | undefined, mailFrom:
       subject: m.subject,
       html: m.html,
       text: m.text,
-      envelope: { from: envelopeFrom, to: [m.recipient] },
-      headers: { ...(m.extraHeaders ?? {}), 'X-Sitebase-Message-Id': String(m.id) },
+      envelope: { from: envelope.from, to: [m.recipient] },
+      headers: { ...envelope.headers, 'X-Sitebase-Message-Id': String(m.id) },
     },
     dkim: key,
   };

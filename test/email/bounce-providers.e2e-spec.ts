@@ -1,4 +1,4 @@
-import { createHmac, generateKeyPairSync, KeyObject, randomBytes, sign } from 'node:crypto';
+import { generateKeyPairSync, KeyObject, randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { eventually, startApp, TestApp } from '../support/app';
 import { mailThrough, SentCopy as Sent } from '../support/bounces';
@@ -6,6 +6,7 @@ import { createFreshDatabase } from '../support/databases';
 import { snapshotDatabase } from '../support/db-snapshot';
 import { eventsOf, lastEventId } from '../support/events';
 import { expectProblem } from '../support/problem';
+import { mailgunBody as signMailgun, sendgridHeaders as signSendgrid } from '../support/provider-webhooks';
 import { startSmtpSink, SmtpSink } from '../support/smtp';
 import { createTenant, Tenant } from '../support/tenant';
 
@@ -15,27 +16,10 @@ const PROVIDERS = '/api/v2/email/providers';
 const SENDGRID = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const SENDGRID_PUBLIC = SENDGRID.publicKey.export({ format: 'der', type: 'spki' }).toString('base64');
 
-/** SendGrid's signature headers for these exact bytes: base64 DER ECDSA-SHA256 of timestamp + body. */
-function sendgridHeaders(raw: string, opts: { key?: KeyObject; at?: number } = {}) {
-  const timestamp = String(opts.at ?? Math.floor(Date.now() / 1000));
-  const signature = sign('sha256', Buffer.from(timestamp + raw), opts.key ?? SENDGRID.privateKey).toString('base64');
-  return {
-    'x-twilio-email-event-webhook-signature': signature,
-    'x-twilio-email-event-webhook-timestamp': timestamp,
-  };
-}
-
-/** What an event needs of a copy the app sent: its row, recipient and Message-ID (without brackets). */
-
-/** A Mailgun webhook body, signed as Mailgun signs it: hex HMAC-SHA256(key, timestamp + token). */
-function mailgunBody(eventData: Record<string, unknown>, opts: { key?: string; at?: number; token?: string } = {}) {
-  const timestamp = String(opts.at ?? Math.floor(Date.now() / 1000));
-  const token = opts.token ?? randomBytes(25).toString('hex');
-  const signature = createHmac('sha256', opts.key ?? MAILGUN_KEY)
-    .update(timestamp + token)
-    .digest('hex');
-  return { signature: { timestamp, token, signature }, 'event-data': eventData };
-}
+const sendgridHeaders = (raw: string, opts: { key?: KeyObject; at?: number } = {}) =>
+  signSendgrid(raw, opts.key ?? SENDGRID.privateKey, opts.at);
+const mailgunBody = (eventData: Record<string, unknown>, opts: { key?: string; at?: number; token?: string } = {}) =>
+  signMailgun(eventData, opts.key ?? MAILGUN_KEY, opts);
 
 const mailgunFailed = (sent: Sent, severity = 'permanent') => ({
   event: 'failed',

@@ -18,12 +18,20 @@ export interface SentCopy {
   to: string;
   verp: string;
   messageId: string;
+  /** The copy as the SMTP server received it. */
+  raw: string;
 }
 
 export function sentOf(mail: ReceivedMail): SentCopy {
   const id = /^X-Sitebase-Message-Id: (\d+)/im.exec(mail.raw)?.[1];
   if (!id || !mail.parsed.messageId) throw new Error('Not a Sitebase mail');
-  return { id: Number(id), to: mail.to[0], verp: mail.from, messageId: mail.parsed.messageId.replace(/^<|>$/g, '') };
+  return {
+    id: Number(id),
+    to: mail.to[0],
+    verp: mail.from,
+    messageId: mail.parsed.messageId.replace(/^<|>$/g, ''),
+    raw: mail.raw,
+  };
 }
 
 /** The placeholders of a fixture for this copy (the report's bounce address may be another). */

@@ -99,12 +99,20 @@ export class BouncesService {
     return outcome;
   }
 
+  /** The message a VERP token names, or null when it is malformed or not signed with our key. */
+  async messageOfToken(token: string): Promise<number | null> {
+    return readVerpToken(await this.verpKey(), token);
+  }
+
   /**
-   * Records a provider's event (providers/): the message its envelope sender names (a VERP
-   * address), else the one sent with its Message-ID to its recipient; else `unmatched`.
+   * Records a provider's event (providers/): the message its correlation token names (the VERP
+   * token the copy carried in the provider's own field, provider-headers.ts), else the one its
+   * envelope sender names (a VERP address), else the one sent with its Message-ID to its
+   * recipient; else `unmatched`. A token or address whose signature fails names nothing.
    */
   async recordProviderEvent(event: ProviderEvent): Promise<ReportOutcome> {
     const named =
+      (event.verpToken ? await this.messageOfToken(event.verpToken) : null) ??
       (event.envelopeSender ? await this.messageOfAddress(event.envelopeSender) : null) ??
       (event.messageId
         ? await this.repository.messageBySmtpId(this.dataSource.manager, event.messageId, event.recipient)

@@ -43,7 +43,12 @@ export function verpToken(key: Buffer, messageId: number): string {
 
 /** The envelope sender of a message. */
 export function verpAddress(key: Buffer, messageId: number, domain: string): string {
-  return `${VERP_PREFIX}+${verpToken(key, messageId)}@${domain}`;
+  return tokenAddress(verpToken(key, messageId), domain);
+}
+
+/** The envelope sender that carries a token. */
+export function tokenAddress(token: string, domain: string): string {
+  return `${VERP_PREFIX}+${token}@${domain}`;
 }
 
 /** The message a token names, or null when it is malformed, not canonical or not signed with `key`. */

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { sameText } from '../../../common/auth/same-text';
+import { correlationToken } from '../provider-headers';
 import { MalformedEvent, messageIdOf, Parsed, record, recipientOf, statusIn, text } from './provider-event';
 
 /** How far a Mailgun signature's timestamp may be from now, either way (seconds). */
@@ -32,7 +33,8 @@ export function mailgunToken(body: unknown): string {
 /**
  * `event-data` of a verified body (Mailgun's "Webhook Payloads"): `failed` with `severity`
  * permanent (hard) or temporary (soft), `complained`; every other event, and a `failed` that is
- * Mailgun's own suppression (`reason: suppress-…`), is ignored.
+ * Mailgun's own suppression (`reason: suppress-…`), is ignored. The message is named by the
+ * token in `user-variables` (X-Mailgun-Variables, provider-headers.ts), else by VERP or Message-ID.
  */
 export function parseMailgun(body: unknown): Parsed {
   const data = record(record(body)['event-data']);
@@ -50,6 +52,7 @@ export function parseMailgun(body: unknown): Parsed {
     recipient: recipientOf(data.recipient),
     messageId: messageIdOf(headers['message-id']),
     envelopeSender: text(record(data.envelope).sender, 320),
+    verpToken: correlationToken(record(data['user-variables'])),
   };
   if (event === 'complained') return { ...base, kind: 'complaint', status: null, diagnostic: 'mailgun: complained' };
   const severity = text(data.severity);

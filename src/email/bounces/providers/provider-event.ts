@@ -20,6 +20,11 @@ export interface ProviderEvent {
   messageId: string | null;
   /** The original's envelope sender as the provider saw it (our VERP address, with BOUNCE_DOMAIN). */
   envelopeSender: string | null;
+  /**
+   * The VERP token the copy carried in the provider's own per-message field (provider-headers.ts),
+   * not yet verified: BouncesService checks its signature as it does a VERP address's.
+   */
+  verpToken: string | null;
 }
 
 /** What a signed call carried that is no bounce nor complaint (a delivery, an open): answered and ignored. */

@@ -1,4 +1,5 @@
 import { createPublicKey, KeyObject, verify } from 'node:crypto';
+import { correlationToken } from '../provider-headers';
 import { MalformedEvent, messageIdOf, Parsed, record, recipientOf, statusIn, text } from './provider-event';
 
 export const SENDGRID_SIGNATURE_HEADER = 'x-twilio-email-event-webhook-signature';
@@ -45,6 +46,8 @@ export function verifySendgrid(
 /**
  * One event of the batch: `bounce` (type `bounce` hard, `blocked` soft) and `spamreport`; the
  * rest (delivered, deferred, dropped: SendGrid's own suppression, nothing new, opens…) is ignored.
+ * `smtp-id` is missing from engagement events such as `spamreport`: the message is named by the
+ * `unique_args` token, a top-level field of every event (provider-headers.ts).
  */
 export function parseSendgrid(item: unknown): Parsed {
   const e = record(item);
@@ -56,6 +59,7 @@ export function parseSendgrid(item: unknown): Parsed {
     recipient: recipientOf(e.email),
     messageId: messageIdOf(e['smtp-id']),
     envelopeSender: null,
+    verpToken: correlationToken(e),
   };
   if (event === 'spamreport') return { ...base, kind: 'complaint', status: null, diagnostic: 'sendgrid: spamreport' };
   const type = text(e.type) ?? 'bounce';

@@ -183,6 +183,7 @@ describe('SES events in an SNS Notification', () => {
         diagnostic: 'Permanent/General',
         messageId: 'ours@sitebase.test',
         envelopeSender: 'bounces+abc-def@bounces.example.com',
+        verpToken: null,
       },
     ]);
     expect(parseSes(bounce('Transient')).map((e) => e !== 'ignored' && e.kind)).toEqual(['soft']);
@@ -215,6 +216,7 @@ describe('SES events in an SNS Notification', () => {
         diagnostic: 'ses: complaint (abuse)',
         messageId: 'common@sitebase.test',
         envelopeSender: 'bounces+abc-def@bounces.example.com',
+        verpToken: null,
       },
     ]);
     expect(parseSes(complaint({ complaintFeedbackType: 'not-spam' }))).toEqual(['ignored']);

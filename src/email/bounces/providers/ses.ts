@@ -177,6 +177,8 @@ export function parseSes(messageText: string): Parsed[] {
     source: 'ses' as const,
     messageId: sesMessageId(mail),
     envelopeSender: addressIn(text(mail.source, 640)),
+    // SES keeps our envelope sender (mail.source): VERP names the message, no header is needed.
+    verpToken: null,
   };
   if (type === 'Complaint') {
     const complaint = record(event.complaint);
