@@ -1,11 +1,12 @@
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { eventually, startApp, TestApp } from '../support/app';
+import { startApp, TestApp } from '../support/app';
 import { mailThrough, SentCopy as Sent } from '../support/bounces';
 import { createFreshDatabase } from '../support/databases';
 import { snapshotDatabase } from '../support/db-snapshot';
 import { eventsOf, lastEventId } from '../support/events';
 import { mailgunBody, sendgridHeaders } from '../support/provider-webhooks';
+import { bounceState } from '../support/bounce-state';
 import { startSmtpSink, SmtpSink } from '../support/smtp';
 import { createTenant, Tenant } from '../support/tenant';
 
@@ -65,17 +66,9 @@ describe('provider events tied to their message by the correlation token', () =>
     await smtp?.close();
   });
 
-  async function mailTo(to: string): Promise<Sent> {
-    const sent = await mailThrough(a, smtp, to);
-    await eventually(async () => {
-      const [row] = await t.db.query<Array<{ id: string }>>(
-        "SELECT id FROM email_messages WHERE id = $1 AND status = 'sent'",
-        [sent.id],
-      );
-      return row;
-    });
-    return sent;
-  }
+  const state = bounceState(() => ({ t, a }));
+  const { subscribed, subscriptionOf, bouncesOf, suppression } = state;
+  const mailTo = (to: string) => state.mailTo(smtp, to);
 
   const postmark = (body: object) =>
     request(t.server).post(`${PROVIDERS}/postmark/events`).set('x-sitebase-webhook-token', POSTMARK_TOKEN).send(body);
@@ -122,33 +115,6 @@ describe('provider events tied to their message by the correlation token', () =>
     'user-variables': { sitebase_verp: token },
   });
 
-  const nl = (rest: string) => `/api/v2/sites/${a.siteName}/newsletter${rest}`;
-  async function subscribed(name: string, email: string): Promise<void> {
-    const list = await a.api.post(nl('/lists')).send({ name, doubleOptIn: false, visibility: 'private' }).expect(201);
-    await a.api
-      .post(nl('/subscriptions/sync'))
-      .send({ listId: list.body.id, emails: [email], consent: true })
-      .expect(200);
-  }
-  async function subscriptionOf(email: string) {
-    const res = await a.api.get(nl('/subscriptions?limit=50')).expect(200);
-    return (res.body.data as Array<{ id: number; email: string; deliverability: string }>).find(
-      (s) => s.email === email,
-    )!;
-  }
-  const bouncesOf = (messageId: number) =>
-    t.db.query<Array<Record<string, string>>>(
-      'SELECT kind, source, status, recipient FROM email_bounces WHERE message_id = $1 ORDER BY id',
-      [messageId],
-    );
-  const suppression = async (email: string) =>
-    (
-      await t.db.query<Array<{ reason: string; messageId: number }>>(
-        'SELECT reason, message_id::int AS "messageId" FROM email_suppressions WHERE site_id = $1 AND email = $2',
-        [a.siteId, email],
-      )
-    )[0];
-
   it('each configured relay’s header carries the copy’s VERP token, once', async () => {
     const sent = await mailTo('headers@example.org');
     const token = tokenOf(sent);
@@ -170,7 +136,7 @@ describe('provider events tied to their message by the correlation token', () =>
   });
 
   it('Postmark: a bounce naming the message only by its Metadata token marks the right subscription', async () => {
-    await subscribed('Postmark correlation', 'pm-token@example.org');
+    await subscribed('pm-token@example.org', 'Postmark correlation');
     const sent = await mailTo('pm-token@example.org');
     const since = await lastEventId(t);
     expect((await postmark(postmarkBounce(sent, tokenOf(sent))).expect(200)).body).toEqual({ outcome: 'recorded' });
@@ -191,7 +157,7 @@ describe('provider events tied to their message by the correlation token', () =>
   });
 
   it('Postmark: Blocked is the receiver’s decision, a soft bounce: recorded, the address not suppressed', async () => {
-    await subscribed('Postmark blocked', 'pm-blocked@example.org');
+    await subscribed('pm-blocked@example.org', 'Postmark blocked');
     const sent = await mailTo('pm-blocked@example.org');
     const body = { ...postmarkBounce(sent, tokenOf(sent), 'Blocked'), Details: 'smtp;554 5.7.1 Message rejected' };
     expect((await postmark(body).expect(200)).body).toEqual({ outcome: 'recorded' });
@@ -244,7 +210,7 @@ describe('provider events tied to their message by the correlation token', () =>
   });
 
   it('a forged or altered token matches nothing: unmatched, nothing changed', async () => {
-    await subscribed('Forged tokens', 'forged@example.org');
+    await subscribed('forged@example.org', 'Forged tokens');
     const sent = await mailTo('forged@example.org');
     const token = tokenOf(sent);
     const [id, sig] = token.split('-');

@@ -1,10 +1,11 @@
 import request from 'supertest';
-import { eventually, startApp, TestApp } from '../support/app';
-import { mailThrough, SentCopy as Sent } from '../support/bounces';
+import { startApp, TestApp } from '../support/app';
+import { SentCopy as Sent } from '../support/bounces';
 import { createFreshDatabase } from '../support/databases';
 import { snapshotDatabase } from '../support/db-snapshot';
 import { eventsOf, lastEventId } from '../support/events';
 import { expectProblem } from '../support/problem';
+import { bounceState } from '../support/bounce-state';
 import { startSmtpSink, SmtpSink } from '../support/smtp';
 import {
   fakeSns,
@@ -56,17 +57,9 @@ describe('Amazon SES events through SNS', () => {
     await smtp?.close();
   });
 
-  async function mailTo(to: string): Promise<Sent> {
-    const sent = await mailThrough(a, smtp, to);
-    await eventually(async () => {
-      const [row] = await t.db.query<Array<{ id: string }>>(
-        'SELECT id FROM email_messages WHERE id = $1 AND smtp_message_id IS NOT NULL',
-        [sent.id],
-      );
-      return row;
-    });
-    return sent;
-  }
+  const state = bounceState(() => ({ t, a }));
+  const { subscribed, subscriptionOf, bouncesOf, suppression } = state;
+  const mailTo = (to: string) => state.mailTo(smtp, to);
 
   /** As SNS posts: JSON labelled text/plain. */
   const post = (body: unknown) =>
@@ -108,36 +101,6 @@ describe('Amazon SES events through SNS', () => {
       },
     });
   const notification = (message: string, opts: SnsOptions = {}) => signedSns(signer, 'Notification', message, opts);
-
-  const nl = (rest: string) => `/api/v2/sites/${a.siteName}/newsletter${rest}`;
-  async function subscribed(email: string): Promise<void> {
-    const list = await a.api
-      .post(nl('/lists'))
-      .send({ name: email, doubleOptIn: false, visibility: 'private' })
-      .expect(201);
-    await a.api
-      .post(nl('/subscriptions/sync'))
-      .send({ listId: list.body.id, emails: [email], consent: true })
-      .expect(200);
-  }
-  async function subscriptionOf(email: string) {
-    const res = await a.api.get(nl('/subscriptions?limit=50')).expect(200);
-    return (res.body.data as Array<{ id: number; email: string; deliverability: string }>).find(
-      (s) => s.email === email,
-    )!;
-  }
-  const bouncesOf = (messageId: number) =>
-    t.db.query<Array<Record<string, string>>>(
-      'SELECT kind, source, status, recipient FROM email_bounces WHERE message_id = $1 ORDER BY id',
-      [messageId],
-    );
-  const suppression = async (email: string) =>
-    (
-      await t.db.query<Array<{ reason: string; messageId: number }>>(
-        'SELECT reason, message_id::int AS "messageId" FROM email_suppressions WHERE site_id = $1 AND email = $2',
-        [a.siteId, email],
-      )
-    )[0];
 
   it.each(['1', '2'] as const)(
     'signature version %s: a Permanent bounce suppresses the address and marks the subscription; the same MessageId again counts once',

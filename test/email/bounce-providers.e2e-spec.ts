@@ -1,12 +1,13 @@
 import { generateKeyPairSync, KeyObject, randomBytes } from 'node:crypto';
 import request from 'supertest';
-import { eventually, startApp, TestApp } from '../support/app';
-import { mailThrough, SentCopy as Sent } from '../support/bounces';
+import { startApp, TestApp } from '../support/app';
+import { SentCopy as Sent } from '../support/bounces';
 import { createFreshDatabase } from '../support/databases';
 import { snapshotDatabase } from '../support/db-snapshot';
 import { eventsOf, lastEventId } from '../support/events';
 import { expectProblem } from '../support/problem';
 import { mailgunBody as signMailgun, sendgridHeaders as signSendgrid } from '../support/provider-webhooks';
+import { bounceState } from '../support/bounce-state';
 import { startSmtpSink, SmtpSink } from '../support/smtp';
 import { createTenant, Tenant } from '../support/tenant';
 
@@ -70,18 +71,9 @@ describe('bounce and complaint webhooks of providers', () => {
     await smtp?.close();
   });
 
-  async function mailTo(to: string): Promise<Sent> {
-    const sent = await mailThrough(a, smtp, to);
-    // The row keeps the Message-ID once the relay answered (a provider's event comes later still).
-    await eventually(async () => {
-      const [row] = await t.db.query<Array<{ id: string }>>(
-        'SELECT id FROM email_messages WHERE id = $1 AND smtp_message_id IS NOT NULL',
-        [sent.id],
-      );
-      return row;
-    });
-    return sent;
-  }
+  const state = bounceState(() => ({ t, a }));
+  const { subscribed, subscriptionOf, bouncesOf, suppression } = state;
+  const mailTo = (to: string) => state.mailTo(smtp, to);
 
   const mailgun = (body: unknown) =>
     request(t.server)
@@ -106,37 +98,8 @@ describe('bounce and complaint webhooks of providers', () => {
     sg_event_id: randomBytes(8).toString('hex'),
   });
 
-  const nl = (rest: string) => `/api/v2/sites/${a.siteName}/newsletter${rest}`;
-  /** A private list with this address subscribed (no mail sent): its subscription shows what a report does. */
-  async function subscribed(name: string, email: string): Promise<void> {
-    const list = await a.api.post(nl('/lists')).send({ name, doubleOptIn: false, visibility: 'private' }).expect(201);
-    await a.api
-      .post(nl('/subscriptions/sync'))
-      .send({ listId: list.body.id, emails: [email], consent: true })
-      .expect(200);
-  }
-
-  const bouncesOf = (messageId: number) =>
-    t.db.query<Array<Record<string, string>>>(
-      'SELECT kind, source, status, recipient FROM email_bounces WHERE message_id = $1 ORDER BY id',
-      [messageId],
-    );
-  const suppression = async (email: string) =>
-    (
-      await t.db.query<Array<{ reason: string; messageId: number }>>(
-        'SELECT reason, message_id::int AS "messageId" FROM email_suppressions WHERE site_id = $1 AND email = $2',
-        [a.siteId, email],
-      )
-    )[0];
-  async function subscriptionOf(email: string) {
-    const res = await a.api.get(nl('/subscriptions?limit=50')).expect(200);
-    return (res.body.data as Array<{ id: number; email: string; deliverability: string }>).find(
-      (s) => s.email === email,
-    )!;
-  }
-
   it('Mailgun: a signed permanent failure suppresses the address, marks the subscription, records the event; a replay counts once', async () => {
-    await subscribed('Mailgun list', 'mg-hard@example.org');
+    await subscribed('mg-hard@example.org', 'Mailgun list');
     const sent = await mailTo('mg-hard@example.org');
     const since = await lastEventId(t);
     const body = mailgunBody(mailgunFailed(sent));
@@ -234,7 +197,7 @@ describe('bounce and complaint webhooks of providers', () => {
   });
 
   it('Postmark: a hard bounce and a spam complaint with the token are recorded', async () => {
-    await subscribed('Postmark list', 'pm-hard@example.org');
+    await subscribed('pm-hard@example.org', 'Postmark list');
     const hard = await mailTo('pm-hard@example.org');
     const since = await lastEventId(t);
     expect((await postmark(postmarkBounce(hard)).expect(200)).body).toEqual({ outcome: 'recorded' });
@@ -259,7 +222,7 @@ describe('bounce and complaint webhooks of providers', () => {
   });
 
   it('SendGrid: a signed batch: a bounce, a block, a spam report and a delivery, each answered in order; a replay counts once', async () => {
-    await subscribed('SendGrid list', 'sg-hard@example.org');
+    await subscribed('sg-hard@example.org', 'SendGrid list');
     const hard = await mailTo('sg-hard@example.org');
     const blocked = await mailTo('sg-blocked@example.org');
     const angry = await mailTo('sg-angry@example.org');

@@ -2,6 +2,7 @@ import { EmailMessageEntity } from '../../src/email/entities/email-message.entit
 import { eventually, startApp, TestApp } from '../support/app';
 import { bounceFixture as fixture, mailThrough, sendToListener, SentCopy as Sent, valuesOf } from '../support/bounces';
 import { createFreshDatabase, freePort } from '../support/databases';
+import { bounceState } from '../support/bounce-state';
 import { startSmtpSink, SmtpSink } from '../support/smtp';
 import { createTenant, Tenant } from '../support/tenant';
 
@@ -40,24 +41,14 @@ describe('bounce listener (SMTP): DSN and ARF reports', () => {
     await smtp?.close();
   });
 
+  const state = bounceState(() => ({ t, a }));
+  const { bouncesOf, suppression } = state;
+
   /** Sends a plain mail to `to` through the API and answers the copy the sink received. */
   const mailTo = (to: string): Promise<Sent> => mailThrough(a, smtp, to);
 
   /** Sends a report to the listener as an MTA does: MAIL FROM:<>, RCPT TO the bounce address. */
   const report = (to: string, raw: string) => sendToListener(port, to, raw);
-
-  const bouncesOf = (messageId: number) =>
-    t.db.query<Array<Record<string, string>>>(
-      'SELECT kind, source, status, recipient FROM email_bounces WHERE message_id = $1 ORDER BY id',
-      [messageId],
-    );
-  const suppression = async (email: string) =>
-    (
-      await t.db.query<Array<{ reason: string; messageId: number }>>(
-        'SELECT reason, message_id::int AS "messageId" FROM email_suppressions WHERE site_id = $1 AND email = $2',
-        [a.siteId, email],
-      )
-    )[0];
 
   it('every copy carries its own VERP envelope sender at the bounce domain, case-insensitive letters and digits', async () => {
     const one = await mailTo('verp-1@example.org');
