@@ -6,6 +6,7 @@ import { ApiKeysController } from './api-keys.controller';
 import { ApiKeysDataOwner } from './api-keys-data.owner';
 import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKeysService } from './api-keys.service';
+import { ApiKeyVerification } from './api-key-verification';
 import { ApiKeyEntity } from './entities/api-key.entity';
 import { AnswersProblems } from '../common/errors/problem-codes';
 import { API_KEYS_PROBLEMS } from './api-keys.problems';
@@ -16,9 +17,10 @@ import { API_KEYS_PROBLEMS } from './api-keys.problems';
   controllers: [ApiKeysController],
   providers: [
     ApiKeysService,
+    ApiKeyVerification,
     ApiKeysRepository,
     ApiKeysDataOwner,
-    { provide: ApiKeyVerifier, useExisting: ApiKeysService },
+    { provide: ApiKeyVerifier, useExisting: ApiKeyVerification },
   ],
   exports: [ApiKeysService, ApiKeyVerifier],
 })

@@ -1,8 +1,8 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, IsNull, Repository } from 'typeorm';
 import { SitesService } from '../account/sites.service';
-import { ApiKeyVerifier, KeyPrincipal, PublishableKeyPrincipal } from '../common/auth/principal';
+import { KeyPrincipal } from '../common/auth/principal';
 import { ConflictProblem, ForbiddenProblem, NotFoundProblem, ValidationProblem } from '../common/errors/problems';
 import {
   ALL_PERMISSIONS,
@@ -16,101 +16,27 @@ import { recordEvent } from '../common/outbox/record-event';
 import { API_KEY_EVENTS } from './api-keys.events';
 import { applyKeyset, CursorQueryDto, keysetPage, Page } from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
-import { AppConfig } from '../config/app-config';
 import { ChangeNotifications } from '../database/change-notifications';
 import { ApiKeysRepository } from './api-keys.repository';
-import { ApiKeyCache } from './api-key-cache';
 import { describeApiKey, generateApiKey, generateApiKeyLike, hashApiKey } from './api-key-secret';
 import { CreateApiKeyDto } from './dto/api-key.dto';
 import { ApiKeyEntity, ApiKeyKind } from './entities/api-key.entity';
-
-/** last_used_at is written at most this often per key, off the request path. */
-const LAST_USED_RESOLUTION_MS = 60_000;
 
 export interface CreatedApiKey {
   entity: ApiKeyEntity;
   plaintext: string;
 }
 
+/** Keys' lifecycle: create, list, revoke, roll. Verifying a presented key is ApiKeyVerification's. */
 @Injectable()
-export class ApiKeysService implements ApiKeyVerifier {
-  private readonly logger = new Logger('ApiKeys');
-  private readonly cache: ApiKeyCache;
-  private readonly publishableRate: number;
-
+export class ApiKeysService {
   constructor(
     @InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>,
     private readonly dataSource: DataSource,
     private readonly sites: SitesService,
     private readonly notifications: ChangeNotifications,
     private readonly repository: ApiKeysRepository,
-    config: AppConfig,
-  ) {
-    this.publishableRate = config.PUBLISHABLE_KEY_RATE_PER_MINUTE;
-    this.cache = new ApiKeyCache(config.API_KEY_CACHE_TTL_MS, () => notifications.live);
-    notifications.subscribe('sitebase_credentials', () => this.cache.reset());
-  }
-
-  /**
-   * One indexed lookup by hash (the key's secret, or the one a roll replaced while its grace
-   * lasts); revoked and expired keys do not verify. Answers from memory when it can
-   * (API_KEY_CACHE_TTL_MS): a revocation, a roll, an expiry change or an account's deletion
-   * reaches every instance's cache at commit, through a trigger's NOTIFY (docs/foundation.md),
-   * and no entry outlives its secret's expiry.
-   */
-  async verify(plaintext: string): Promise<KeyPrincipal | PublishableKeyPrincipal | null> {
-    const hash = hashApiKey(plaintext);
-    const now = Date.now();
-    const hit = this.cache.get(hash, now);
-    if (hit) {
-      if (hit.principal && now - hit.lastUsedAt > LAST_USED_RESOLUTION_MS) {
-        hit.lastUsedAt = now;
-        this.touch(hit.principal.keyId, hash, hit.secret);
-      }
-      return hit.principal;
-    }
-    const gen = this.cache.generation;
-    const row = await this.repository.findLive(hash);
-    if (!row) {
-      this.cache.set(hash, gen, { principal: null, secret: 'current', lastUsedAt: 0 }, null, now);
-      return null;
-    }
-    const id = row.id;
-    let lastUsedAt = row.last_used_at?.getTime() ?? 0;
-    if (now - lastUsedAt > LAST_USED_RESOLUTION_MS) {
-      lastUsedAt = now;
-      this.touch(id, hash, row.secret);
-    }
-    const siteIds = row.site_ids ? (Object.freeze(row.site_ids.map(Number)) as number[]) : null;
-    const principal: KeyPrincipal | PublishableKeyPrincipal = Object.freeze(
-      row.kind === 'publishable'
-        ? {
-            kind: 'publishable' as const,
-            keyId: id,
-            accountId: row.account_id,
-            siteIds,
-            allowedOrigins: row.allowed_origins ? Object.freeze([...row.allowed_origins]) : null,
-            rateLimitPerMinute: row.rate_limit_per_minute ?? this.publishableRate,
-          }
-        : {
-            kind: 'key' as const,
-            keyId: id,
-            accountId: row.account_id,
-            siteIds,
-            permissions: row.permissions ? Object.freeze([...row.permissions]) : null,
-            accountDeletionScheduled: row.status === 'deletion_scheduled',
-          },
-    );
-    this.cache.set(hash, gen, { principal, secret: row.secret, lastUsedAt }, row.expires_at?.getTime() ?? null, now);
-    return principal;
-  }
-
-  /** Records the last use of a key's secret (its current one or its previous), off the request path. */
-  private touch(id: number, hash: string, secret: 'current' | 'previous'): void {
-    this.repository
-      .touch(id, hash, secret, new Date())
-      .catch((err: unknown) => this.logger.warn({ err, keyId: id, secret }, 'Could not record last use'));
-  }
+  ) {}
 
   /**
    * A key never makes a key that may do more than itself (docs/foundation.md, "Permissions"):
