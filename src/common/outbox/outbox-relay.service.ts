@@ -5,7 +5,8 @@ import { AppConfig } from '../../config/app-config';
 import { AppMetrics } from '../metrics/app-metrics';
 import { Clock } from '../scheduling/clock';
 import { OutboxEventEntity } from './outbox-event.entity';
-import { describeFailure, failedEarlier, retryDelaySeconds } from './outbox-failure';
+import { describeFailure, failedEarlier } from './outbox-failure';
+import { Charged, Claimed, OutboxRetries } from './outbox-retries';
 
 export interface OutboxEvent {
   id: number;
@@ -49,20 +50,6 @@ export interface SubscribeOptions {
 
 const BATCH = 200;
 
-/** A claimed event, as much of it as a failure needs. */
-interface Claimed {
-  id: number;
-  name: string;
-  attempts: number;
-}
-
-/** A failed attempt counted, to be logged and measured once its transaction commits. */
-interface Charged extends Claimed {
-  parked: boolean;
-  retryAt: Date | null;
-  error: string;
-}
-
 /** One try of a batch: what it claimed and charged, and, when it failed, the events to blame and why. */
 interface Pass {
   claimed: Claimed[];
@@ -90,13 +77,16 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private timer?: NodeJS.Timeout;
   private running?: Promise<number>;
   private stopped = false;
+  private readonly retries: OutboxRetries;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
     private readonly clock: Clock,
-    private readonly metrics: AppMetrics,
-  ) {}
+    metrics: AppMetrics,
+  ) {
+    this.retries = new OutboxRetries(dataSource, config.OUTBOX_MAX_ATTEMPTS, metrics, this.logger);
+  }
 
   /** `pattern` is an event name, or a prefix ending in `*` (`content.*`), or `*`. */
   subscribe(pattern: string, fn: OutboxSubscriber, options: SubscribeOptions = {}): void {
@@ -160,7 +150,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   /** Dispatches in one transaction; what it charged is logged and counted once that commits. */
   private async run(pass: Pass, now: Date, only?: number[]): Promise<void> {
     await this.dataSource.transaction((em) => this.dispatch(em, pass, now, only));
-    this.report(pass.charged);
+    this.retries.report(pass.charged);
   }
 
   private async recover(failed: Pass, err: unknown, now: Date): Promise<void> {
@@ -169,7 +159,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     let error = err;
     for (let retry = 0; pass.culprits?.length && retry < RETRIES_WITHOUT_CULPRITS; retry++) {
       const culprits = new Set(pass.culprits);
-      await this.chargeApart(pass.culprits, pass.cause ?? error, now);
+      await this.retries.chargeApart(pass.culprits, pass.cause ?? error, now);
       rest = rest.filter((id) => !culprits.has(id));
       if (rest.length === 0) return;
       pass = newPass();
@@ -188,7 +178,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
         await this.run(alone, now, [id]);
       } catch (e) {
         if (alone.claimed.length === 0) throw e;
-        await this.chargeApart([id], alone.cause ?? e, now);
+        await this.retries.chargeApart([id], alone.cause ?? e, now);
       }
     }
   }
@@ -280,7 +270,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
       } catch (err) {
         await sql(em, 'ROLLBACK TO SAVEPOINT outbox_event');
         for (const key of added) deferred.delete(key);
-        pass.charged.push(...(await this.charge(em, [row], err, now)));
+        pass.charged.push(...(await this.retries.charge(em, [row], err, now)));
       }
     }
     for (const [key, fn] of deferred) {
@@ -293,66 +283,6 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     }
     if (done.length) await sql(em, 'UPDATE outbox_events SET dispatched_at = now() WHERE id = ANY($1)', [done]);
     return rows.length;
-  }
-
-  /** Counts a failed attempt of events the caller holds locked: retried after a backoff, or parked. */
-  private async charge(em: EntityManager, events: Claimed[], err: unknown, now: Date): Promise<Charged[]> {
-    const error = describeFailure(err);
-    const max = this.config.OUTBOX_MAX_ATTEMPTS;
-    const charged = events.map((e): Charged => {
-      const attempts = e.attempts + 1;
-      const parked = attempts >= max;
-      const retryAt = parked ? null : new Date(now.getTime() + retryDelaySeconds(attempts) * 1000);
-      return { id: e.id, name: e.name, attempts, parked, retryAt, error };
-    });
-    await sql(
-      em,
-      `UPDATE outbox_events AS e
-          SET attempts = f.attempts, last_error = $2, next_attempt_at = f.retry_at,
-              parked_at = CASE WHEN f.parked THEN $3::timestamptz END
-         FROM unnest($1::bigint[], $4::int[], $5::timestamptz[], $6::boolean[]) AS f(id, attempts, retry_at, parked)
-        WHERE e.id = f.id`,
-      [
-        charged.map((e) => e.id),
-        error,
-        now,
-        charged.map((e) => e.attempts),
-        charged.map((e) => e.retryAt),
-        charged.map((e) => e.parked),
-      ],
-    );
-    return charged;
-  }
-
-  /** Counts a failed attempt in a transaction of its own, after the batch that failed rolled back. */
-  private async chargeApart(ids: number[], err: unknown, now: Date): Promise<void> {
-    const charged = await this.dataSource.transaction(async (em) => {
-      // Still pending and not in another instance's batch: that one counts its own failures.
-      const { rows } = await sql<Claimed>(
-        em,
-        `SELECT id, name, attempts FROM outbox_events
-          WHERE id = ANY($1) AND dispatched_at IS NULL AND parked_at IS NULL
-          FOR UPDATE SKIP LOCKED`,
-        [ids],
-        { bigints: ['id'] },
-      );
-      return rows.length ? this.charge(em, rows, err, now) : [];
-    });
-    this.report(charged);
-  }
-
-  /** One line and a count per failed attempt that committed: the parking one at error, no stack or payload. */
-  private report(charged: Charged[]): void {
-    for (const { id, name, attempts, parked, retryAt, error } of charged) {
-      this.metrics.outboxFailures.inc();
-      const fields = { eventId: id, event: name, attempts, error };
-      if (parked) {
-        this.metrics.outboxParked.inc();
-        this.logger.error(fields, 'Outbox event parked: its delivery kept failing; re-drive it once fixed');
-      } else {
-        this.logger.warn({ ...fields, retryAt }, 'Outbox event delivery failed; it will be retried');
-      }
-    }
   }
 
   async onModuleDestroy(): Promise<void> {
