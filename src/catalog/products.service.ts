@@ -1,12 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { canSeeDrafts, Principal } from '../common/auth/principal';
-import {
-  ConflictProblem,
-  NotFoundProblem,
-  PreconditionFailedProblem,
-  ValidationProblem,
-} from '../common/errors/problems';
+import { ConflictProblem, NotFoundProblem, PreconditionFailedProblem } from '../common/errors/problems';
 import { isUniqueViolation } from '../common/errors/postgres-errors';
 import { ifMatchAllows, versionEtag } from '../common/http/etag';
 import { recordEvent } from '../common/outbox/record-event';
@@ -21,6 +16,7 @@ import { CreateProductDto, ProductQueryDto, RecurringDto, UpdateProductDto } fro
 import { CreateVariantDto, UpdateVariantDto } from './dto/variant.dto';
 import { ProductEntity } from './entities/product.entity';
 import { ProductVariantEntity } from './entities/product-variant.entity';
+import { addVariant, checkOptions, saveVariant, variantOf, variantsIn } from './product-variants';
 import { PublicCatalogCache } from './public-catalog.cache';
 
 /** A product with its variants: what a get answers. */
@@ -35,8 +31,6 @@ export interface WriteOptions {
 }
 
 const SLUG_KEY = 'products_site_id_slug_key';
-const OPTIONS_KEY = 'product_variants_options_key';
-const SKU_KEY = 'product_variants_site_id_sku_key';
 
 /** Products and their variants (docs/catalog.md). */
 @Injectable()
@@ -125,7 +119,7 @@ export class ProductsService {
       this.dataSource.transaction(async (em) => {
         const product = await this.lockForWrite(em, site, id, options);
         const saved = await this.applyUpdate(em, site, product, dto);
-        return { product: saved, variants: await this.variantsIn(em, saved.id) };
+        return { product: saved, variants: await variantsIn(em, saved.id) };
       }),
     );
   }
@@ -178,35 +172,12 @@ export class ProductsService {
   }
 
   createVariant(site: SiteContext, productId: number, dto: CreateVariantDto): Promise<ProductView> {
-    return this.changeVariants(site, productId, (em, product) => this.addVariant(em, site, product, dto));
-  }
-
-  private async addVariant(
-    em: EntityManager,
-    site: SiteContext,
-    product: ProductEntity,
-    dto: CreateVariantDto,
-  ): Promise<void> {
-    checkOptions(product, dto);
-    await this.saveVariant(
-      em,
-      em.create(ProductVariantEntity, {
-        siteId: site.id,
-        productId: product.id,
-        option1Value: dto.option1Value ?? null,
-        option2Value: dto.option2Value ?? null,
-        option3Value: dto.option3Value ?? null,
-        unitAmount: dto.unitAmount ?? null,
-        quantityAvailable: dto.quantityAvailable ?? null,
-        sku: dto.sku ?? null,
-        position: dto.position ?? 0,
-      }),
-    );
+    return this.changeVariants(site, productId, (em, product) => addVariant(em, site, product, dto));
   }
 
   updateVariant(site: SiteContext, productId: number, variantId: number, dto: UpdateVariantDto): Promise<ProductView> {
     return this.changeVariants(site, productId, async (em, product) => {
-      const variant = await this.variantOf(em, product, variantId);
+      const variant = await variantOf(em, product, variantId);
       assignDefined(variant, {
         option1Value: dto.option1Value,
         option2Value: dto.option2Value,
@@ -217,13 +188,13 @@ export class ProductsService {
         position: dto.position,
       });
       checkOptions(product, variant);
-      await this.saveVariant(em, variant);
+      await saveVariant(em, variant);
     });
   }
 
   removeVariant(site: SiteContext, productId: number, variantId: number): Promise<ProductView> {
     return this.changeVariants(site, productId, async (em, product) => {
-      const variant = await this.variantOf(em, product, variantId);
+      const variant = await variantOf(em, product, variantId);
       await em.delete(ProductVariantEntity, { id: variant.id });
     });
   }
@@ -241,7 +212,7 @@ export class ProductsService {
     return this.changeVariants(site, id, async (em, product) => {
       const updated = await this.applyUpdate(em, site, product, dto);
       product.version = updated.version - 1; // changeVariants bumps it once more: one change, one version
-      await this.addVariant(em, site, product, variant);
+      await addVariant(em, site, product, variant);
     });
   }
 
@@ -258,7 +229,7 @@ export class ProductsService {
         product.version += 1;
         const saved = await em.save(product);
         await recordEvent(em, site, CATALOG_EVENTS.productUpdated, eventOf(saved));
-        return { product: saved, variants: await this.variantsIn(em, saved.id) };
+        return { product: saved, variants: await variantsIn(em, saved.id) };
       }),
     );
   }
@@ -281,34 +252,12 @@ export class ProductsService {
       await this.media.assertAttachable(em, site, dto.attachmentIds, 'attachmentIds');
   }
 
-  private variantsIn(em: EntityManager, productId: number): Promise<ProductVariantEntity[]> {
-    return em.find(ProductVariantEntity, { where: { productId }, order: { position: 'ASC', id: 'ASC' } });
-  }
-
-  private async variantOf(em: EntityManager, product: ProductEntity, id: number): Promise<ProductVariantEntity> {
-    const variant = await em.findOne(ProductVariantEntity, { where: { id, productId: product.id } });
-    if (!variant) throw new NotFoundProblem('Variant');
-    return variant;
-  }
-
   private async saveProduct(em: EntityManager, product: ProductEntity): Promise<ProductEntity> {
     try {
       return await em.save(product);
     } catch (err) {
       if (isUniqueViolation(err, SLUG_KEY))
         throw new ConflictProblem('duplicate_slug', `The slug ${product.slug} is taken in this site`);
-      throw err;
-    }
-  }
-
-  private async saveVariant(em: EntityManager, variant: ProductVariantEntity): Promise<void> {
-    try {
-      await em.save(variant);
-    } catch (err) {
-      if (isUniqueViolation(err, OPTIONS_KEY))
-        throw new ConflictProblem('duplicate_variant', 'The product already has a variant with these option values');
-      if (isUniqueViolation(err, SKU_KEY))
-        throw new ConflictProblem('duplicate_sku', `The SKU ${variant.sku} is taken in this site`);
       throw err;
     }
   }
@@ -340,23 +289,4 @@ function recurringColumns(r: RecurringDto | null): Pick<ProductEntity, 'recurrin
 /** Sets the fields that are not undefined (a PATCH: absent means unchanged; null clears). */
 function assignDefined<T extends object>(target: T, values: Partial<T>): void {
   for (const [k, v] of Object.entries(values)) if (v !== undefined) (target as Record<string, unknown>)[k] = v;
-}
-
-/** A variant sets a value only for an option the product names (400 otherwise), and at least one. */
-function checkOptions(
-  product: ProductEntity,
-  v: { option1Value?: string | null; option2Value?: string | null; option3Value?: string | null },
-): void {
-  const errors: Array<{ path: string; message: string }> = [];
-  const pairs = [
-    [product.option1, v.option1Value, 'option1Value', 'option1'],
-    [product.option2, v.option2Value, 'option2Value', 'option2'],
-    [product.option3, v.option3Value, 'option3Value', 'option3'],
-  ] as const;
-  for (const [name, value, path, option] of pairs)
-    if (value != null && name === null)
-      errors.push({ path, message: `the product has no ${option}: name it on the product first` });
-  if (pairs.every(([, value]) => value == null))
-    errors.push({ path: 'option1Value', message: 'a variant needs at least one option value' });
-  if (errors.length) throw new ValidationProblem(errors);
 }
