@@ -1,6 +1,5 @@
-import { applyDecorators, Controller, HttpCode, RequestMethod, SetMetadata, Type } from '@nestjs/common';
+import { applyDecorators, Controller, HttpCode, SetMetadata, Type } from '@nestjs/common';
 import {
-  ApiBearerAuth,
   ApiBody,
   ApiConsumes,
   ApiExtension,
@@ -18,29 +17,14 @@ import {
   SchemaObject,
 } from '@nestjs/swagger';
 
-import {
-  AccountAdmin,
-  AdminRoute,
-  AllowedDuringDeletion,
-  Public,
-  ROUTE_PERMISSION,
-  ROUTE_PUBLISHABLE,
-  SessionAllowed,
-  SessionOnly,
-} from '../auth/decorators';
+import { AdminRoute, AllowedDuringDeletion } from '../auth/decorators';
 import { ApiProblem } from '../errors/api-problems.decorator';
 import { documentIdempotency, IdempotencyOption } from '../idempotency/idempotent.decorator';
 import { MAX_ID } from '../input/dto-rules';
 import { FORM_MEDIA_TYPE, TEXT_MEDIA_TYPE } from '../input/request-body';
-import { handlerMethod, handlerPaths } from '../internals/nest-metadata';
-import {
-  defaultPermission,
-  isPermission,
-  Permission,
-  PermissionGroup,
-  PUBLISHABLE_PERMISSIONS,
-  TAG_GROUPS,
-} from '../auth/permissions';
+import { handlerPaths } from '../internals/nest-metadata';
+import { Permission, PermissionGroup, TAG_GROUPS } from '../auth/permissions';
+import { authDecorators, declarePermission, declarePublishable } from './route-access';
 import { DeclareBody } from './route-body';
 import { answersNotModified, derivedProblems, RouteHandler, SITE_PARAMS } from './route-problems';
 import { costDescription, RouteCost } from '../rate-limit/route-costs';
@@ -148,38 +132,6 @@ export const BODY_EXAMPLE = 'x-sitebase-body-example';
 /** Metadata key under which every route keeps its options (tests check every handler has it). */
 export const ROUTE_OPTIONS = 'sitebase:route';
 
-/** The document's field for a route's permission, on every operation a key may call (docs/openapi.md). */
-export const PERMISSION_EXTENSION = 'x-sitebase-permission';
-
-/** The document's field on every operation a publishable key may call. */
-export const PUBLISHABLE_EXTENSION = 'x-sitebase-publishable';
-
-/** Auths under which a key may call the route, and so needs a permission. */
-const KEY_AUTHS = new Set<RouteAuth>(['key', 'account-key', 'legacy-key', 'optional-key', 'session']);
-
-// Made per route: swagger's security decorators share their array between the targets of one instance.
-const keySchemes = () => [ApiSecurity('apiKey'), ApiBearerAuth('bearer')];
-
-function authDecorators(auth: RouteAuth): MethodDecorator[] {
-  switch (auth) {
-    case 'key':
-      return keySchemes();
-    case 'account-key':
-      return [AccountAdmin(), ...keySchemes()];
-    case 'legacy-key':
-      return [ApiSecurity('apiKey')];
-    case 'optional-key':
-      // `{}` last: the OpenAPI way to say "or no credential".
-      return [Public(), ...keySchemes(), ApiSecurity({})];
-    case 'session':
-      return [SessionAllowed(), ...keySchemes()];
-    case 'user':
-      return [SessionOnly()];
-    case 'public':
-      return [Public()];
-  }
-}
-
 function response(status: number, spec: RouteResponse, headers?: HeadersObject): MethodDecorator & ClassDecorator {
   return typeof spec === 'function'
     ? ApiResponse({ status, type: spec, headers })
@@ -231,56 +183,6 @@ export function Route(options: RouteOptions): MethodDecorator {
     decorators.push(ApiProblem(429, costDescription(options.cost)), ApiExtension('x-sitebase-cost', options.cost));
   }
   return applyDecorators(...decorators);
-}
-
-/**
- * Resolves the permission of a route a key may call, once, at start-up: a key route whose
- * controller has no group and that names none stops the app here (as a missing @Route does).
- */
-function declarePermission(
-  target: Function,
-  name: string,
-  descriptor: PropertyDescriptor,
-  options: RouteOptions,
-  group: PermissionGroup | undefined,
-): void {
-  if (!KEY_AUTHS.has(options.auth)) return;
-  const method = RequestMethod[handlerMethod(descriptor.value as RouteHandler) as RequestMethod];
-  const permission = options.permission ?? (group ? defaultPermission(group, method) : undefined);
-  if (!isPermission(permission))
-    throw new Error(
-      `${target.name}.${name} takes a key but needs no known permission: give its controller a group ` +
-        `(ApiController's tag or third argument) or its @Route a permission`,
-    );
-  const proto = target.prototype as object;
-  SetMetadata(ROUTE_PERMISSION, permission)(proto, name, descriptor);
-  ApiExtension(PERMISSION_EXTENSION, permission)(proto, name, descriptor);
-}
-
-/**
- * Whether a publishable key counts on the route, once, at start-up: every optional-key route (a
- * published read or a public form), and the routes that say `publishable` — a public route meant
- * for a browser (subscribe, sign-in) or a key route reading what PUBLISHABLE_PERMISSIONS name —
- * or the app stops here. Elsewhere a publishable key is refused, or reads as no key on a public route.
- */
-function declarePublishable(
-  target: Function,
-  name: string,
-  descriptor: PropertyDescriptor,
-  options: RouteOptions,
-): void {
-  const proto = target.prototype as object;
-  if (options.publishable && options.auth !== 'public') {
-    const method = RequestMethod[handlerMethod(descriptor.value as RouteHandler) as RequestMethod];
-    const permission = Reflect.getMetadata(ROUTE_PERMISSION, descriptor.value as object) as Permission | undefined;
-    if (options.auth !== 'key' || method !== 'GET' || !permission || !PUBLISHABLE_PERMISSIONS.includes(permission))
-      throw new Error(
-        `${target.name}.${name} says publishable, which only a public route or a key route reading ` +
-          `${PUBLISHABLE_PERMISSIONS.join(', ')} may`,
-      );
-  } else if (!options.publishable && options.auth !== 'optional-key') return;
-  SetMetadata(ROUTE_PUBLISHABLE, true)(proto, name, descriptor);
-  ApiExtension(PUBLISHABLE_EXTENSION, true)(proto, name, descriptor);
 }
 
 function describeRoute({ description, exampleAnswers }: RouteOptions): string | undefined {

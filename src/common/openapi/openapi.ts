@@ -4,7 +4,8 @@ import { ProblemDto } from '../errors/api-problems.decorator';
 import { deriveRequestSchemas } from './openapi-derive';
 import { operationInputs } from './openapi-inputs';
 import { documentProblemCodes } from './openapi-problems';
-import { BODY_EXAMPLE, PERMISSION_EXTENSION, PUBLISHABLE_EXTENSION } from '../http/route.decorator';
+import { PERMISSION_EXTENSION, PUBLISHABLE_EXTENSION } from '../http/route-access';
+import { BODY_EXAMPLE } from '../http/route.decorator';
 
 /** The interface's groups in its order (v1, then v2), then the operator routes and health. */
 const TAGS: Array<[string, string]> = [
