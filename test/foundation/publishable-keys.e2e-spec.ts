@@ -228,9 +228,14 @@ describe('publishable keys', () => {
     const limited = await makeKey(a, { rateLimitPerMinute: 3 });
     expect(limited.rateLimitPerMinute).toBe(3);
     for (let i = 0; i < 3; i++) expect((await withKey(limited.key, contentUrl(a))).status).toBe(200);
-    const over = await withKey(limited.key, `/api/v2/sites/${a.siteName}/collections`);
+    // Spent: where only the key admits (media) it is a 429 …
+    const over = await withKey(limited.key, `/api/v2/sites/${a.siteName}/media`);
     expectProblem(over, 429, 'rate_limited');
     expect(Number(over.headers['retry-after'])).toBeGreaterThan(0);
+    // … and on a public read it reads as no key: a flood through a copied key cannot deny the
+    // site's readers what anyone may read (they stay limited by address).
+    const asAnyone = await withKey(limited.key, `/api/v2/sites/${a.siteName}/collections`, 'https://evil.example');
+    expect(asAnyone.status).toBe(200);
     // Another key, and callers without one, are not held by it.
     expect((await withKey((await makeKey(a)).key, contentUrl(a))).status).toBe(200);
     expect((await request(t.server).get(contentUrl(a))).status).toBe(200);

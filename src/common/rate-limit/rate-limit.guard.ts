@@ -43,7 +43,7 @@ interface Counted {
  * (RATE_LIMIT_PUBLIC_MAX); a valid key or session is never limited by IP, only by its own
  * counter on every route (RATE_LIMIT_KEY_MAX per key, RATE_LIMIT_SESSION_MAX per session; 0:
  * none). A publishable key counts against its own per-minute limit and, on public routes, its
- * caller's address as well. Expensive routes also count against their account's budget (CostBudgetGuard).
+ * caller's address as well; spent, it reads as no key there. Expensive routes also count against their account's budget (CostBudgetGuard).
  * Synchronous while the store answers from memory.
  *
  * Runs before the AuthGuard, so a blocked anonymous client is refused before any site lookup:
@@ -88,9 +88,17 @@ export class RateLimitGuard implements CanActivate {
       // and every holder shares the key's own (docs/foundation.md, "Publishable keys").
       const byAddress = route.anonymous ? this.count(req, route, ANONYMOUS) : true;
       const key = `pub:${principal.keyId}`;
+      const spent = (d: RateDecision): true => {
+        // Spent on a public route, the key reads as no key (its caller was counted by address
+        // above): a flood through a copied key cannot deny the site's readers what anyone may
+        // read without one. Where only the key admits (media), it is a 429.
+        if (!d.blocked || !route.anonymous) return this.allow(d, req, key, false);
+        req.principal = ANONYMOUS;
+        return true;
+      };
       const byKey = () => {
         const d = this.store.hit(key, MINUTE_MS, principal.rateLimitPerMinute, MINUTE_MS);
-        return d instanceof Promise ? d.then((r) => this.allow(r, req, key, false)) : this.allow(d, req, key, false);
+        return d instanceof Promise ? d.then(spent) : spent(d);
       };
       return byAddress instanceof Promise ? byAddress.then(byKey) : byKey();
     }
