@@ -1,6 +1,9 @@
 import { randomInt } from 'node:crypto';
 import request from 'supertest';
 import { ApiKeyEntity } from '../../src/api-keys/entities/api-key.entity';
+import { SiteUserEntity } from '../../src/users/entities/site-user.entity';
+import { SessionsService } from '../../src/users/sessions.service';
+import { altered } from '../support/altered';
 import { OutboxEventEntity } from '../../src/common/outbox/outbox-event.entity';
 import { startApp, TestApp } from '../support/app';
 import { snapshotDatabase } from '../support/db-snapshot';
@@ -189,6 +192,30 @@ describe('publishable keys', () => {
     expect(contact.status).toBe(201);
     // A publishable key sees the anonymous receipt, not the stored contact a secret key gets.
     expect(contact.body).not.toHaveProperty('id');
+  });
+
+  it("gives way to a site user's session sent beside it, and both must be valid", async () => {
+    const { key } = await makeKey(a, { allowedOrigins: ['https://shop.example'] });
+    const user = await t.db
+      .getRepository(SiteUserEntity)
+      .save({ siteId: a.siteId, email: 'member@example.org', name: 'Member', status: 'active', metadata: {} });
+    const { token } = await t.db.transaction((em) => t.app.get(SessionsService).create(em, user, {}));
+    const me = `/api/v2/sites/${a.siteName}/users/me`;
+    const both = (apiKey: string, session: string) =>
+      request(t.server)
+        .get(me)
+        .set('x-api-key', apiKey)
+        .set('authorization', `Bearer ${session}`)
+        .set('origin', 'https://shop.example');
+    const res = await both(key, token);
+    expect(res.status).toBe(200);
+    expect(res.body.email).toBe('member@example.org');
+    // The key alone has no "me"; a wrong key or a wrong session beside the other is a 401.
+    expectProblem(await withKey(key, me, 'https://shop.example'), 403, 'session_required');
+    expectProblem(await both(altered(key), token), 401, 'invalid_api_key');
+    expectProblem(await both(key, altered(token)), 401, 'invalid_session');
+    // A secret key beside a session stays the credential, as before.
+    expectProblem(await both(a.key, token), 403, 'session_required');
   });
 
   it('is used only from its allowed origins', async () => {

@@ -27,14 +27,21 @@ export class CredentialsMiddleware implements NestMiddleware {
   private async resolve(req: Request): Promise<Principal> {
     const isV1 = V1_PATH.test(req.url);
     const apiKey = req.header('x-api-key');
-    if (apiKey !== undefined) return this.verifyKey(apiKey);
-    if (isV1) throw new UnauthorizedProblem('missing_api_key', 'The x-api-key header is required');
     const auth = req.header('authorization');
+    if (apiKey !== undefined) {
+      const key = await this.verifyKey(apiKey);
+      // A browser app sends its publishable key on every call: with a site user's session
+      // beside it, the session (which may do more) is who calls. Both must be valid.
+      const token = key.kind === 'publishable' && !isV1 && auth !== undefined ? bearer(auth) : undefined;
+      return token !== undefined && !token.startsWith('sb_') ? this.verifySession(token) : key;
+    }
+    if (isV1) throw new UnauthorizedProblem('missing_api_key', 'The x-api-key header is required');
     if (auth === undefined) return ANONYMOUS;
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(auth);
-    if (!match) throw new UnauthorizedProblem('malformed_authorization', 'Authorization must be "Bearer <token>"');
-    const token = match[1];
-    if (token.startsWith('sb_')) return this.verifyKey(token);
+    const token = bearer(auth);
+    return token.startsWith('sb_') ? this.verifyKey(token) : this.verifySession(token);
+  }
+
+  private async verifySession(token: string): Promise<Principal> {
     const user = await this.sessions.verify(token);
     if (!user) throw new UnauthorizedProblem('invalid_session', 'The session token is invalid, expired or revoked');
     return user;
@@ -45,6 +52,13 @@ export class CredentialsMiddleware implements NestMiddleware {
     if (!principal) throw new UnauthorizedProblem('invalid_api_key', 'The API key is invalid or revoked');
     return principal;
   }
+}
+
+/** The token of `Authorization: Bearer <token>`; any other form is a 401. */
+function bearer(auth: string): string {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(auth);
+  if (!match) throw new UnauthorizedProblem('malformed_authorization', 'Authorization must be "Bearer <token>"');
+  return match[1];
 }
 
 /**
