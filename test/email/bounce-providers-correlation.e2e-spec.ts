@@ -1,21 +1,20 @@
-import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { startApp, TestApp } from '../support/app';
+import { TestApp } from '../support/app';
 import { mailThrough, SentCopy as Sent } from '../support/bounces';
-import { createFreshDatabase } from '../support/databases';
 import { snapshotDatabase } from '../support/db-snapshot';
 import { eventsOf, lastEventId } from '../support/events';
-import { mailgunBody, sendgridHeaders } from '../support/provider-webhooks';
-import { bounceState } from '../support/bounce-state';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
-import { createTenant, Tenant } from '../support/tenant';
+import { mailgunBody, relaySecrets, sendgridHeaders } from '../support/provider-webhooks';
+import { bounceState, mailApp } from '../support/bounce-state';
+import { SmtpSink } from '../support/smtp';
+import { Tenant } from '../support/tenant';
 
 const PROVIDERS = '/api/v2/email/providers';
 const BOUNCE_DOMAIN = 'bounces.sitebase.test';
-const MAILGUN_KEY = 'key-' + randomBytes(16).toString('hex');
-const POSTMARK_TOKEN = randomBytes(24).toString('base64url');
-const SENDGRID = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-const SENDGRID_PUBLIC = SENDGRID.publicKey.export({ format: 'der', type: 'spki' }).toString('base64');
+const RELAYS = relaySecrets();
+const MAILGUN_KEY = RELAYS.mailgunKey;
+const POSTMARK_TOKEN = RELAYS.postmarkToken;
+const SENDGRID = RELAYS.sendgrid;
 
 /** The copy's VERP token: the local part of its envelope sender after `bounces+`. */
 const tokenOf = (sent: Sent) => /^bounces\+([^@]+)@/.exec(sent.verp)![1];
@@ -46,25 +45,8 @@ describe('provider events tied to their message by the correlation token', () =>
   let t: TestApp;
   let a: Tenant;
 
-  beforeAll(async () => {
-    smtp = await startSmtpSink();
-    t = await startApp({
-      databaseUrl: await createFreshDatabase('bouncecorrelation'),
-      env: {
-        SMTP_URL: smtp.url,
-        MAIL_FROM: 'Sitebase <no-reply@sitebase.test>',
-        BOUNCE_DOMAIN,
-        MAILGUN_WEBHOOK_SIGNING_KEY: MAILGUN_KEY,
-        POSTMARK_WEBHOOK_TOKEN: POSTMARK_TOKEN,
-        SENDGRID_WEBHOOK_PUBLIC_KEY: SENDGRID_PUBLIC,
-      },
-    });
-    a = await createTenant(t);
-  });
-  afterAll(async () => {
-    await t?.close();
-    await smtp?.close();
-  });
+  const app = mailApp('bouncecorrelation', { BOUNCE_DOMAIN, ...RELAYS.env });
+  beforeAll(() => ({ t, a, smtp } = app));
 
   const state = bounceState(() => ({ t, a }));
   const { subscribed, subscriptionOf, bouncesOf, suppression } = state;
@@ -235,23 +217,10 @@ describe('provider events tied to their message by the correlation token', () =>
 });
 
 describe('provider correlation headers, no provider configured', () => {
-  let smtp: SmtpSink;
-  let t: TestApp;
-
-  beforeAll(async () => {
-    smtp = await startSmtpSink();
-    t = await startApp({
-      databaseUrl: await createFreshDatabase('bouncecorrelationoff'),
-      env: { SMTP_URL: smtp.url, MAIL_FROM: 'Sitebase <no-reply@sitebase.test>', BOUNCE_DOMAIN },
-    });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await smtp?.close();
-  });
+  const app = mailApp('bouncecorrelationoff', { BOUNCE_DOMAIN });
 
   it('the copy has its VERP envelope sender but none of the relays’ headers', async () => {
-    const sent = await mailThrough(await createTenant(t), smtp, 'plain@example.org');
+    const sent = await mailThrough(app.a, app.smtp, 'plain@example.org');
     expect(sent.verp).toMatch(/^bounces\+[0-9a-z]+-[a-z2-7]{16}@bounces\.sitebase\.test$/);
     const head = sent.raw.split(/\r?\n\r?\n/)[0];
     expect(head).not.toMatch(/^(X-PM-|X-SMTPAPI|X-Mailgun-)/im);

@@ -1,12 +1,11 @@
 import request from 'supertest';
-import { startApp, TestApp } from '../support/app';
+import { TestApp } from '../support/app';
 import { SentCopy as Sent } from '../support/bounces';
-import { createFreshDatabase } from '../support/databases';
 import { snapshotDatabase } from '../support/db-snapshot';
 import { eventsOf, lastEventId } from '../support/events';
 import { expectProblem } from '../support/problem';
-import { bounceState } from '../support/bounce-state';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
+import { bounceState, mailApp } from '../support/bounce-state';
+import { SmtpSink } from '../support/smtp';
 import {
   fakeSns,
   FakeSns,
@@ -17,7 +16,7 @@ import {
   SnsOptions,
   SnsSigner,
 } from '../support/sns';
-import { createTenant, Tenant } from '../support/tenant';
+import { Tenant } from '../support/tenant';
 
 const SES = '/api/v2/email/providers/ses/events';
 const BOUNCE_DOMAIN = 'bounces.sitebase.test';
@@ -29,33 +28,22 @@ const BOUNCE_DOMAIN = 'bounces.sitebase.test';
  */
 describe('Amazon SES events through SNS', () => {
   let smtp: SmtpSink;
-  let sns: FakeSns;
-  let signer: SnsSigner;
   let t: TestApp;
   let a: Tenant;
 
-  beforeAll(async () => {
-    smtp = await startSmtpSink();
-    sns = fakeSns();
-    signer = makeSnsSigner();
-    sns.certificates.set(SNS_CERT_URL, signer.certificate);
-    t = await startApp({
-      databaseUrl: await createFreshDatabase('bounceses'),
-      env: {
-        SMTP_URL: smtp.url,
-        MAIL_FROM: 'Sitebase <no-reply@sitebase.test>',
-        BOUNCE_DOMAIN,
-        SES_SNS_TOPIC_ARNS: `arn:aws:sns:us-east-1:123456789012:other, ${SNS_TOPIC}`,
-        MAILGUN_WEBHOOK_SIGNING_KEY: 'key-mailgun',
-      },
-      extraModules: [sns.module],
-    });
-    a = await createTenant(t);
-  });
-  afterAll(async () => {
-    await t?.close();
-    await smtp?.close();
-  });
+  const sns: FakeSns = fakeSns();
+  const signer: SnsSigner = makeSnsSigner();
+  sns.certificates.set(SNS_CERT_URL, signer.certificate);
+  const app = mailApp(
+    'bounceses',
+    {
+      BOUNCE_DOMAIN,
+      SES_SNS_TOPIC_ARNS: `arn:aws:sns:us-east-1:123456789012:other, ${SNS_TOPIC}`,
+      MAILGUN_WEBHOOK_SIGNING_KEY: 'key-mailgun',
+    },
+    { extraModules: [sns.module] },
+  );
+  beforeAll(() => ({ t, a, smtp } = app));
 
   const state = bounceState(() => ({ t, a }));
   const { subscribed, subscriptionOf, bouncesOf, suppression } = state;

@@ -6,16 +6,20 @@ import { createFreshDatabase } from '../support/databases';
 import { snapshotDatabase } from '../support/db-snapshot';
 import { eventsOf, lastEventId } from '../support/events';
 import { expectProblem } from '../support/problem';
-import { mailgunBody as signMailgun, sendgridHeaders as signSendgrid } from '../support/provider-webhooks';
-import { bounceState } from '../support/bounce-state';
-import { startSmtpSink, SmtpSink } from '../support/smtp';
-import { createTenant, Tenant } from '../support/tenant';
+import {
+  mailgunBody as signMailgun,
+  relaySecrets,
+  sendgridHeaders as signSendgrid,
+} from '../support/provider-webhooks';
+import { bounceState, mailApp } from '../support/bounce-state';
+import { SmtpSink } from '../support/smtp';
+import { Tenant } from '../support/tenant';
 
-const MAILGUN_KEY = 'key-' + randomBytes(16).toString('hex');
-const POSTMARK_TOKEN = randomBytes(24).toString('base64url');
 const PROVIDERS = '/api/v2/email/providers';
-const SENDGRID = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-const SENDGRID_PUBLIC = SENDGRID.publicKey.export({ format: 'der', type: 'spki' }).toString('base64');
+const RELAYS = relaySecrets();
+const MAILGUN_KEY = RELAYS.mailgunKey;
+const POSTMARK_TOKEN = RELAYS.postmarkToken;
+const SENDGRID = RELAYS.sendgrid;
 
 const sendgridHeaders = (raw: string, opts: { key?: KeyObject; at?: number } = {}) =>
   signSendgrid(raw, opts.key ?? SENDGRID.privateKey, opts.at);
@@ -52,24 +56,8 @@ describe('bounce and complaint webhooks of providers', () => {
   let t: TestApp;
   let a: Tenant;
 
-  beforeAll(async () => {
-    smtp = await startSmtpSink();
-    t = await startApp({
-      databaseUrl: await createFreshDatabase('bounceproviders'),
-      env: {
-        SMTP_URL: smtp.url,
-        MAIL_FROM: 'Sitebase <no-reply@sitebase.test>',
-        MAILGUN_WEBHOOK_SIGNING_KEY: MAILGUN_KEY,
-        POSTMARK_WEBHOOK_TOKEN: POSTMARK_TOKEN,
-        SENDGRID_WEBHOOK_PUBLIC_KEY: SENDGRID_PUBLIC,
-      },
-    });
-    a = await createTenant(t);
-  });
-  afterAll(async () => {
-    await t?.close();
-    await smtp?.close();
-  });
+  const app = mailApp('bounceproviders', RELAYS.env);
+  beforeAll(() => ({ t, a, smtp } = app));
 
   const state = bounceState(() => ({ t, a }));
   const { subscribed, subscriptionOf, bouncesOf, suppression } = state;

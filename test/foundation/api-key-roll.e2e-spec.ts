@@ -2,11 +2,11 @@ import { createHash } from 'node:crypto';
 import request from 'supertest';
 import { ApiKeyEntity } from '../../src/api-keys/entities/api-key.entity';
 import { OutboxEventEntity } from '../../src/common/outbox/outbox-event.entity';
-import { eventually, startApp, TestApp } from '../support/app';
+import { eventually, TestApp } from '../support/app';
 import { ISO } from '../support/matchers';
 import { expectExactProblem } from '../support/problem';
 import { queriesDuring } from '../support/statements';
-import { createTenant, Tenant, uniqueName } from '../support/tenant';
+import { createTenant, Tenant, uniqueName, withTenants } from '../support/tenant';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const DAY_MS = 86_400_000;
@@ -17,11 +17,8 @@ describe('POST /api/v2/api-keys/:id/roll', () => {
   let a: Tenant;
   let b: Tenant;
 
-  beforeAll(async () => {
-    t = await startApp();
-    [a, b] = await Promise.all([createTenant(t), createTenant(t)]);
-  });
-  afterAll(() => t.close());
+  const ctx = withTenants(2);
+  beforeAll(() => ([t, [a, b]] = [ctx.t, ctx.tenants]));
 
   const keys = () => t.db.getRepository(ApiKeyEntity);
   const rolledEvents = (accountId: number) =>

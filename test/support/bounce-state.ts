@@ -1,7 +1,36 @@
-import { eventually, TestApp } from './app';
+import type { Type } from '@nestjs/common';
+import { eventually, startApp, TestApp } from './app';
 import { mailThrough, SentCopy } from './bounces';
-import type { SmtpSink } from './smtp';
-import type { Tenant } from './tenant';
+import { createFreshDatabase } from './databases';
+import { startSmtpSink, SmtpSink } from './smtp';
+import { createTenant, Tenant } from './tenant';
+
+/**
+ * The set-up of a bounce test file: an SMTP sink as the relay, an app on a fresh database (`name`)
+ * that sends through it with `env`, and one tenant, made before the file's tests and closed after.
+ * Read the fields inside tests or hooks.
+ */
+export function mailApp(
+  name: string,
+  env: Record<string, string> = {},
+  options: { extraModules?: Type[] } = {},
+): { t: TestApp; a: Tenant; smtp: SmtpSink } {
+  const ctx = {} as { t: TestApp; a: Tenant; smtp: SmtpSink };
+  beforeAll(async () => {
+    ctx.smtp = await startSmtpSink();
+    ctx.t = await startApp({
+      databaseUrl: await createFreshDatabase(name),
+      env: { SMTP_URL: ctx.smtp.url, MAIL_FROM: 'Sitebase <no-reply@sitebase.test>', ...env },
+      extraModules: options.extraModules,
+    });
+    ctx.a = await createTenant(ctx.t);
+  });
+  afterAll(async () => {
+    await ctx.t?.close();
+    await ctx.smtp?.close();
+  });
+  return ctx;
+}
 
 /**
  * What a bounce or complaint left behind for a tenant's addresses (docs/deliverability.md), for

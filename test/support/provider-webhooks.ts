@@ -1,4 +1,4 @@
-import { createHmac, KeyObject, randomBytes, sign } from 'node:crypto';
+import { createHmac, generateKeyPairSync, KeyObject, randomBytes, sign } from 'node:crypto';
 
 /**
  * Provider webhook calls signed as the providers sign them (docs/deliverability.md, "From a
@@ -27,4 +27,24 @@ export function mailgunBody(
     .update(timestamp + token)
     .digest('hex');
   return { signature: { timestamp, token, signature }, 'event-data': eventData };
+}
+
+/**
+ * A test file's relay settings, made once: Mailgun's signing key, Postmark's token and a SendGrid
+ * key pair (the app gets the public half), with the environment that configures all three.
+ */
+export function relaySecrets() {
+  const mailgunKey = 'key-' + randomBytes(16).toString('hex');
+  const postmarkToken = randomBytes(24).toString('base64url');
+  const sendgrid = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  return {
+    mailgunKey,
+    postmarkToken,
+    sendgrid,
+    env: {
+      MAILGUN_WEBHOOK_SIGNING_KEY: mailgunKey,
+      POSTMARK_WEBHOOK_TOKEN: postmarkToken,
+      SENDGRID_WEBHOOK_PUBLIC_KEY: sendgrid.publicKey.export({ format: 'der', type: 'spki' }).toString('base64'),
+    },
+  };
 }
