@@ -77,6 +77,8 @@ export class ApiKeyVerification implements ApiKeyVerifier {
             siteIds,
             permissions: row.permissions ? Object.freeze([...row.permissions]) : null,
             accountDeletionScheduled: row.status === 'deletion_scheduled',
+            secret: row.secret,
+            expiresAt: row.expires_at?.getTime() ?? null,
           },
     );
     this.cache.set(hash, gen, { principal, secret: row.secret, lastUsedAt }, row.expires_at?.getTime() ?? null, now);

@@ -86,7 +86,9 @@ export class ApiKeysController {
       'The secret it replaces keeps working for `gracePeriodSeconds` (default 1 day, at most 7; 0: it stops at once), ' +
       "so the new one can be deployed first; the key's `previousSecret` shows until when, and its last use. Only one " +
       'previous secret is kept: rolling again ends the one before at once. Rolling the key you are using is allowed; ' +
-      'a key cannot roll a key that may do more than itself (403).',
+      'a key cannot roll a key that may do more than itself, nor one that outlives it (403). During the grace the ' +
+      'replaced secret still does what the key may do, except manage keys and the account (403 `secret_replaced`): ' +
+      'a leaked secret is revoked (or rolled with `gracePeriodSeconds: 0`), not rolled with a grace.',
     ok: CreatedApiKeyResponseDto,
     optionalBody: RollApiKeyDto,
     idempotent: true,

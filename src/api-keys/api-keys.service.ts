@@ -3,7 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, IsNull, Repository } from 'typeorm';
 import { SitesService } from '../account/sites.service';
 import { KeyPrincipal } from '../common/auth/principal';
-import { ConflictProblem, ForbiddenProblem, NotFoundProblem, ValidationProblem } from '../common/errors/problems';
+import { ConflictProblem, ForbiddenProblem, NotFoundProblem } from '../common/errors/problems';
 import {
   ALL_PERMISSIONS,
   grants,
@@ -20,6 +20,7 @@ import { ChangeNotifications } from '../database/change-notifications';
 import { ApiKeysRepository } from './api-keys.repository';
 import { describeApiKey, generateApiKey, generateApiKeyLike, hashApiKey } from './api-key-secret';
 import { CreateApiKeyDto } from './dto/api-key.dto';
+import { assertKindFields, assertNoLongerLived, assertNoMoreThan, assertOutlivesNot } from './api-key-rules';
 import { ApiKeyEntity, ApiKeyKind } from './entities/api-key.entity';
 
 export interface CreatedApiKey {
@@ -41,11 +42,14 @@ export class ApiKeysService {
   /**
    * A key never makes a key that may do more than itself (docs/foundation.md, "Permissions"):
    * without `permissions` the new key would hold every one, so a limited key must name them.
-   * (Site restriction needs no such rule: only an unrestricted key may create keys.)
+   * (Site restriction needs no such rule: only an unrestricted key may create keys.) Nor does
+   * it make a key that outlives itself: a key that expires must give the new one an expiry no
+   * later than its own.
    */
   create(key: KeyPrincipal, dto: CreateApiKeyDto): Promise<CreatedApiKey> {
     const kind = dto.kind ?? 'secret';
     assertKindFields(kind, dto);
+    assertNoLongerLived(key, dto.expiresAt ?? null);
     const permissions = kind === 'publishable' ? [...PUBLISHABLE_PERMISSIONS] : normalizePermissions(dto.permissions);
     const beyond = notGranted(key.permissions, permissions);
     if (beyond.length)
@@ -181,10 +185,11 @@ export class ApiKeysService {
    * Rolls a key (docs/foundation.md, "Rolling"): a new secret for the same key, shown once; the
    * old one keeps working for `graceSeconds` (0: it stops at once), never past the key's own
    * expiry. Only one previous secret is kept: rolling again ends the one before at once. A key
-   * never rolls one that may do more than itself; rolling the key in use is allowed.
+   * never rolls one that may do more than itself, nor one that outlives it (it would hold that
+   * key's new secret); rolling the key in use is allowed.
    */
   roll(key: KeyPrincipal, id: number, graceSeconds: number): Promise<CreatedApiKey> {
-    return this.rollInAccount(key.accountId, id, graceSeconds, key.permissions);
+    return this.rollInAccount(key.accountId, id, graceSeconds, key);
   }
 
   /** roll() by account (`by` undefined: the operator, who may roll any key). */
@@ -192,7 +197,7 @@ export class ApiKeysService {
     accountId: number,
     id: number,
     graceSeconds: number,
-    by?: readonly string[] | null,
+    by?: Pick<KeyPrincipal, 'permissions' | 'expiresAt'>,
   ): Promise<CreatedApiKey> {
     const rolled = await this.dataSource.transaction(async (em) => {
       const target = await em.findOne(ApiKeyEntity, {
@@ -200,7 +205,8 @@ export class ApiKeysService {
         lock: { mode: 'pessimistic_write' },
       });
       if (!target) throw new NotFoundProblem('API key');
-      assertNoMoreThan(by, target, 'roll');
+      assertNoMoreThan(by?.permissions, target, 'roll');
+      if (by) assertOutlivesNot(by, target);
       const plaintext = generateApiKeyLike(target.prefix);
       const previousExpiresAt = await this.repository.roll(em, id, {
         keyHash: hashApiKey(plaintext),
@@ -217,39 +223,4 @@ export class ApiKeysService {
     await this.notifications.changedEverywhere('sitebase_credentials');
     return rolled;
   }
-}
-
-/**
- * A key never acts on a key that may do more than itself (a limited key holding
- * `api-keys:write` would otherwise take the account's stronger keys away, or take them over by
- * rolling them). `by` undefined: the operator.
- */
-function assertNoMoreThan(by: readonly string[] | null | undefined, target: ApiKeyEntity, action: string): void {
-  const beyond =
-    by === undefined ? [] : notGranted(by, normalizePermissions(target.permissions as Permission[] | null));
-  if (beyond.length)
-    throw new ForbiddenProblem(
-      'insufficient_permission',
-      `A key cannot ${action} a key that may do more than itself: this key lacks ${beyond.map((p) => `\`${p}\``).join(', ')}`,
-    );
-}
-
-/**
- * What only one kind of key takes: a publishable key's permissions are fixed, and origins and a
- * per-key limit mean nothing on a secret key (a 400 naming the field, as @Checked declares).
- */
-function assertKindFields(kind: ApiKeyKind, dto: CreateApiKeyDto): void {
-  const wrong: { path: string; message: string }[] = [];
-  if (kind === 'publishable') {
-    if (dto.permissions != null)
-      wrong.push({
-        path: 'permissions',
-        message: 'is fixed for a publishable key (the published reads): leave it out',
-      });
-  } else {
-    if (dto.allowedOrigins != null) wrong.push({ path: 'allowedOrigins', message: 'is only for a publishable key' });
-    if (dto.rateLimitPerMinute != null)
-      wrong.push({ path: 'rateLimitPerMinute', message: 'is only for a publishable key' });
-  }
-  if (wrong.length) throw new ValidationProblem(wrong);
 }

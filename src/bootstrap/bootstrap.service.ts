@@ -57,6 +57,8 @@ export class BootstrapService implements OnApplicationBootstrap {
         siteIds: null,
         permissions: null,
         accountDeletionScheduled: false,
+        secret: 'current',
+        expiresAt: null,
       };
       return {
         site: { id: site.id, name: site.name, accountId: account.id } satisfies SiteContext,

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { ApiKeyEntity } from '../../src/api-keys/entities/api-key.entity';
-import { PERMISSION_GROUPS, PERMISSIONS } from '../../src/common/auth/permissions';
+import { PERMISSION_GROUPS, PERMISSIONS, PUBLISHABLE_PERMISSIONS } from '../../src/common/auth/permissions';
 import { snapshotDatabase } from '../support/db-snapshot';
 import { expectExactProblem } from '../support/problem';
 import { agent, createTenant, Tenant, withTenants } from '../support/tenant';
@@ -183,6 +183,90 @@ describe('API key permissions', () => {
       // As much or less is its to revoke.
       expect((await agent(ctx.t, limited.body.key).delete(`/api/v2/api-keys/${weaker.body.id}`)).status).toBe(204);
       expect((await keys().findOneByOrFail({ id: weaker.body.id })).revokedAt).not.toBeNull();
+    });
+
+    describe('a key never outlives the key that makes it', () => {
+      const HOUR = 3_600_000;
+      const at = (ms: number) => new Date(ms).toISOString();
+      let x: Tenant;
+      let expiring: { id: number; key: string; expiresAt: string };
+      beforeAll(async () => {
+        x = await createTenant(ctx.t);
+        const expiresAt = at(Date.now() + 2 * HOUR);
+        const res = await x.api
+          .post('/api/v2/api-keys')
+          .send({ name: 'expiring', expiresAt, permissions: ['api-keys:write', ...PUBLISHABLE_PERMISSIONS] });
+        expect(res.status).toBe(201);
+        expiring = { id: res.body.id, key: res.body.key, expiresAt };
+      });
+      const fieldProblem = (res: request.Response, message: string) =>
+        expectExactProblem(res, 400, 'validation_failed', 'Validation failed', '1 field is invalid', [
+          { path: 'expiresAt', message },
+        ]);
+
+      it('an expiring key must give the new key an expiresAt no later than its own (400 otherwise, nothing made)', async () => {
+        const by = agent(ctx.t, expiring.key);
+        const create = (body: Record<string, unknown>) => by.post('/api/v2/api-keys').send({ name: 'child', ...body });
+        const required = `is required: this key expires at ${expiring.expiresAt}, and a key cannot make one that outlives it`;
+        const later = `must be no later than ${expiring.expiresAt}, when this key expires: a key cannot make one that outlives it`;
+        const before = await snapshotDatabase(ctx.t.db);
+        fieldProblem(await create({ permissions: ['content:read'] }), required);
+        fieldProblem(await create({ permissions: ['content:read'], expiresAt: null }), required);
+        fieldProblem(await create({ kind: 'publishable' }), required);
+        const oneMsLater = at(Date.parse(expiring.expiresAt) + 1);
+        fieldProblem(await create({ permissions: ['content:read'], expiresAt: oneMsLater }), later);
+        fieldProblem(
+          await create({ kind: 'publishable', expiresAt: at(Date.parse(expiring.expiresAt) + HOUR) }),
+          later,
+        );
+        expect(await snapshotDatabase(ctx.t.db)).toEqual(before);
+
+        // As long as its own, or shorter, is made.
+        const same = await create({ permissions: ['content:read'], expiresAt: expiring.expiresAt });
+        expect([same.status, same.body.expiresAt]).toEqual([201, expiring.expiresAt]);
+        const sooner = at(Date.now() + HOUR);
+        const shorter = await create({ kind: 'publishable', expiresAt: sooner });
+        expect([shorter.status, shorter.body.expiresAt]).toEqual([201, sooner]);
+        const [row] = await ctx.t.db.query('SELECT expires_at FROM api_keys WHERE id = $1', [shorter.body.id]);
+        expect(row).toEqual({ expires_at: new Date(sooner) });
+        // A key that never expires makes keys that never expire, as before.
+        expect((await x.api.post('/api/v2/api-keys').send({ name: 'open' })).status).toBe(201);
+      });
+
+      it('an expiring key cannot roll a key that outlives it (403 longer_lived_key, nothing changes); itself it may', async () => {
+        const by = agent(ctx.t, expiring.key);
+        const make = async (body: Record<string, unknown>) =>
+          (await x.api.post('/api/v2/api-keys').send({ name: 'target', permissions: ['content:read'], ...body })).body
+            .id as number;
+        const never = await make({});
+        const laterAt = at(Date.parse(expiring.expiresAt) + HOUR);
+        const later = await make({ expiresAt: laterAt });
+        const soonerAt = at(Date.parse(expiring.expiresAt) - HOUR);
+        const sooner = await make({ expiresAt: soonerAt });
+        const before = await snapshotDatabase(ctx.t.db);
+        const lead = `A key cannot roll a key that outlives it: this key expires at ${expiring.expiresAt}, that one`;
+        expectExactProblem(
+          await by.post(`/api/v2/api-keys/${never}/roll`).send({ gracePeriodSeconds: 0 }),
+          403,
+          'longer_lived_key',
+          'Forbidden',
+          `${lead} never does`,
+        );
+        expectExactProblem(
+          await by.post(`/api/v2/api-keys/${later}/roll`),
+          403,
+          'longer_lived_key',
+          'Forbidden',
+          `${lead} at ${laterAt}`,
+        );
+        expect(await snapshotDatabase(ctx.t.db)).toEqual(before);
+
+        const shorter = await by.post(`/api/v2/api-keys/${sooner}/roll`);
+        expect([shorter.status, shorter.body.expiresAt]).toEqual([200, soonerAt]);
+        // Rolling itself keeps its expiry.
+        const itself = await by.post(`/api/v2/api-keys/${expiring.id}/roll`).send({ gracePeriodSeconds: 0 });
+        expect([itself.status, itself.body.expiresAt]).toEqual([200, expiring.expiresAt]);
+      });
     });
 
     it("a limited key is not the account's last unrestricted key: the full one still cannot go", async () => {

@@ -6,6 +6,7 @@ import { statementsDuring } from '../support/statements';
 import { createTenant, Tenant } from '../support/tenant';
 import { scaled } from '../support/time-scale';
 import { expectExactProblem } from '../support/problem';
+import { snapshotDatabase } from '../support/db-snapshot';
 
 /** ChangeNotifications' private entry point for every notification, which a test may slow down. */
 type Receiving = { receive: (...args: unknown[]) => void };
@@ -149,6 +150,27 @@ describe('verified keys are cached per instance and dropped everywhere at commit
     expect((await probe(one, key)).status).toBe(401);
     expect(await refusedWithin(two, key)).not.toBeNull();
     for (const app of [one, two]) expect((await probe(app, rolled.body.key)).status).toBe(200);
+  });
+
+  it('a secret cached as current on another instance may not manage keys there once the roll answers', async () => {
+    const { id, key } = await newKey();
+    for (const app of [one, two]) expect((await probe(app, key)).status).toBe(200);
+    const rolled = await t.api.post(`/api/v2/api-keys/${id}/roll`);
+    expect(rolled.status).toBe(200);
+    const create = (secret: string) =>
+      request(two.server).post('/api/v2/api-keys').set('x-api-key', secret).send({ name: 'minted' });
+    const before = await snapshotDatabase(one.db);
+    expectExactProblem(
+      await create(key),
+      403,
+      'secret_replaced',
+      'Forbidden',
+      "This key's secret was replaced by a roll; a replaced secret cannot manage keys or the account: use the key's new secret",
+    );
+    expect(await snapshotDatabase(one.db)).toEqual(before);
+    // It still works there for the rest, and the new secret manages keys.
+    expect((await probe(two, key)).status).toBe(200);
+    expect((await create(rolled.body.key)).status).toBe(201);
   });
 
   it("an operator ending a previous secret's grace in SQL reaches every instance", async () => {

@@ -25,6 +25,9 @@ const PERMISSION = 'x-sitebase-permission';
 const PUBLISHABLE = 'x-sitebase-publishable';
 const READS = PERMISSIONS.filter((p) => p.endsWith(':read'));
 
+/** The permissions a replaced secret may not use (docs/foundation.md, "Rolling"): managing keys and the account. */
+const MANAGING = new Set<Permission>(['api-keys:write', 'account:write']);
+
 /** Operations on one key: a key may do them only to a key no stronger than itself. */
 const ACTS_ON_A_KEY = new Set(['DELETE /api/v2/api-keys/{id}', 'POST /api/v2/api-keys/{id}/roll']);
 
@@ -48,6 +51,8 @@ describe('key permissions over every operation of the document', () => {
   const without = new Map<Permission, string>();
   let readOnly = '';
   let publishable = '';
+  /** A key with every permission, rolled: this is its replaced secret, in its grace. */
+  let replaced = '';
   let sent = 0;
 
   beforeAll(
@@ -96,12 +101,19 @@ describe('key permissions over every operation of the document', () => {
           })
         ).plaintext;
       });
+      const full = await keys.createInAccount(t.db.manager, tenant.accountId, {
+        name: 'rolled',
+        siteIds: null,
+        expiresAt: null,
+      });
+      replaced = full.plaintext;
+      await keys.rollInAccount(tenant.accountId, full.entity.id, 3600);
     },
     limitFor(60, 1_000, 120_000),
   );
 
   afterAll(async () => {
-    const keys = exactly.size + without.size + 3;
+    const keys = exactly.size + without.size + 4;
     console.log(`key permissions: ${ops.length + optional.length} operations × ${keys} keys, ${sent} requests`);
     await t.close();
     media.remove();
@@ -194,6 +206,40 @@ describe('key permissions over every operation of the document', () => {
       expect(await snapshotDatabase(t.db)).toEqual(before);
     },
     limitFor(200, 100),
+  );
+
+  it(
+    'a replaced secret is refused on exactly the writes of api-keys and account (403 secret_replaced, nothing changes), and reads all its key may',
+    async () => {
+      const managing = ops.filter((x) => MANAGING.has(x.permission));
+      expect(managing.map((x) => x.op.label).sort()).toEqual([
+        'DELETE /api/v2/account',
+        'DELETE /api/v2/account/deletion',
+        'DELETE /api/v2/api-keys/{id}',
+        'POST /api/v2/api-keys',
+        'POST /api/v2/api-keys/{id}/roll',
+      ]);
+      const before = await snapshotDatabase(t.db);
+      const refused = await Promise.all(managing.map(({ op }) => send(op, replaced)));
+      refused.forEach((res, i) => {
+        expect({ op: managing[i].op.label, status: res.status, code: res.body?.code }).toEqual({
+          op: managing[i].op.label,
+          status: 403,
+          code: 'secret_replaced',
+        });
+      });
+      expect(await snapshotDatabase(t.db)).toEqual(before);
+
+      const reads = [...ops, ...optional].filter((x) => x.op.method === 'get');
+      const answers = await Promise.all(reads.map(({ op }) => send(op, replaced)));
+      answers.forEach((res, i) =>
+        expect({ op: reads[i].op.label, refused: [401, 403].includes(res.status) }).toEqual({
+          op: reads[i].op.label,
+          refused: false,
+        }),
+      );
+    },
+    limitFor(150, 100),
   );
 
   it(

@@ -2771,7 +2771,7 @@ export interface paths {
         put?: never;
         /**
          * Roll an API key by id (admin)
-         * @description Gives the key a new secret, shown in this response only; its id, name, sites, permissions and expiry stay. The secret it replaces keeps working for `gracePeriodSeconds` (default 1 day, at most 7; 0: it stops at once), so the new one can be deployed first; the key's `previousSecret` shows until when, and its last use. Only one previous secret is kept: rolling again ends the one before at once. Rolling the key you are using is allowed; a key cannot roll a key that may do more than itself (403). A key needs the `api-keys:write` permission (without it: 403 `insufficient_permission`).
+         * @description Gives the key a new secret, shown in this response only; its id, name, sites, permissions and expiry stay. The secret it replaces keeps working for `gracePeriodSeconds` (default 1 day, at most 7; 0: it stops at once), so the new one can be deployed first; the key's `previousSecret` shows until when, and its last use. Only one previous secret is kept: rolling again ends the one before at once. Rolling the key you are using is allowed; a key cannot roll a key that may do more than itself, nor one that outlives it (403). During the grace the replaced secret still does what the key may do, except manage keys and the account (403 `secret_replaced`): a leaked secret is revoked (or rolled with `gracePeriodSeconds: 0`), not rolled with a grace. A key needs the `api-keys:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["rollApiKey"];
         delete?: never;
@@ -8264,7 +8264,7 @@ export interface components {
             permissions?: ("*" | "content:read" | "content:write" | "collections:read" | "collections:write" | "media:read" | "media:write" | "catalog:read" | "catalog:write" | "orders:read" | "orders:write" | "contacts:read" | "contacts:write" | "users:read" | "users:write" | "newsletter:read" | "newsletter:write" | "email:read" | "email:write" | "webhooks:read" | "webhooks:write" | "sites:read" | "sites:write" | "api-keys:read" | "api-keys:write" | "account:read" | "account:write")[] | null;
             /**
              * Format: date-time
-             * @description The key stops working at this time (absent or null: never). Not before the time of the request.
+             * @description The key stops working at this time (absent or null: never). When the key creating it expires: required, and no later than that key's expiry (a key never outlives the key that made it). Not before the time of the request.
              * @example 2027-01-01T00:00:00.000Z
              */
             expiresAt?: string | null;
@@ -26453,7 +26453,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
+            /** @description The credential may not do this (besides the shared codes: `longer_lived_key`, `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -26546,7 +26546,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
+            /** @description The credential may not do this (besides the shared codes: `longer_lived_key`, `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -26639,7 +26639,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
+            /** @description The credential may not do this (besides the shared codes: `longer_lived_key`, `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -26722,7 +26722,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
+            /** @description The credential may not do this (besides the shared codes: `longer_lived_key`, `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -26824,7 +26824,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`) */
+            /** @description The credential may not do this (besides the shared codes: `longer_lived_key`, `site_not_in_account`) */
             403: {
                 headers: {
                     [name: string]: unknown;

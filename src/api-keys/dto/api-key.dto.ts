@@ -122,6 +122,10 @@ export class CreateApiKeyDto {
     example: '2027-01-01T00:00:00.000Z',
     description: 'The key stops working at this time (absent or null: never)',
   })
+  @Checked(
+    'credential',
+    "When the key creating it expires: required, and no later than that key's expiry (a key never outlives the key that made it).",
+  )
   @IsOptional()
   @IsTimestamp()
   @MinDate(() => new Date(), { message: 'must be in the future' })

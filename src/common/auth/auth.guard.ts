@@ -23,7 +23,7 @@ import {
   SiteDirectory,
 } from './principal';
 import { RouteFlagCache } from './route-flags';
-import { grants, Permission } from './permissions';
+import { grants, needsCurrentSecret, Permission } from './permissions';
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -37,18 +37,22 @@ interface RouteFlags {
   permission: Permission | null;
   /** A publishable key counts here (derived by @Route). */
   publishable: boolean;
+  /** Only a key's current secret may call it, not one a roll replaced (from the permission: needsCurrentSecret). */
+  currentSecretOnly: boolean;
 }
 
 const ROUTE_FLAGS = new RouteFlagCache<RouteFlags>((reflector, targets) => {
   const flag = (key: string) => reflector.getAllAndOverride<boolean>(key, targets) === true;
+  const permission = reflector.getAllAndOverride<Permission | undefined>(ROUTE_PERMISSION, targets) ?? null;
   return {
     isPublic: flag(PUBLIC_ROUTE),
     sessionAllowed: flag(SESSION_ALLOWED),
     sessionOnly: flag(SESSION_ONLY),
     accountAdmin: flag(ACCOUNT_ADMIN),
     allowedDuringDeletion: flag(ALLOWED_DURING_DELETION),
-    permission: reflector.getAllAndOverride<Permission | undefined>(ROUTE_PERMISSION, targets) ?? null,
+    permission,
     publishable: flag(ROUTE_PUBLISHABLE),
+    currentSecretOnly: permission !== null && needsCurrentSecret(permission),
   };
 });
 
@@ -81,6 +85,19 @@ export class AuthGuard implements CanActivate {
         throw new ForbiddenProblem(
           'insufficient_permission',
           `This key lacks the \`${route.permission}\` permission this route needs`,
+        );
+      principal = ANONYMOUS;
+      req.principal = principal;
+    }
+    if (principal.kind === 'key' && principal.secret === 'previous' && route.currentSecretOnly) {
+      // A leaked secret the owner rolled away must not take the key back (roll it again), take
+      // the owner's keys away or mint one of its own: refused before the site is resolved and
+      // before Idempotency-Key could replay an answer (a roll's carries the new secret). On a
+      // public route it reads as no key, as a key without the permission does.
+      if (!route.isPublic)
+        throw new ForbiddenProblem(
+          'secret_replaced',
+          "This key's secret was replaced by a roll; a replaced secret cannot manage keys or the account: use the key's new secret",
         );
       principal = ANONYMOUS;
       req.principal = principal;

@@ -95,6 +95,23 @@ export const PUBLISHABLE_PERMISSIONS: readonly Permission[] = Object.freeze([
   'media:read',
 ]);
 
+/**
+ * The groups whose writes manage who holds the account: creating, revoking and rolling keys
+ * (`api-keys`), deleting the account and cancelling that (`account`). A key's secret that a roll
+ * replaced keeps every other power of the key for its grace, but not these (docs/foundation.md,
+ * "Rolling"): a leaked secret must not be able to roll the key away from its owner, revoke
+ * the owner's keys or mint a key of its own. Sites, sender domains and the rest are the
+ * account's resources, not its credentials: a replaced secret writes them as the key may.
+ */
+export const CURRENT_SECRET_GROUPS: readonly PermissionGroup[] = Object.freeze(['api-keys', 'account']);
+
+/** Whether a route needing `permission` takes a key's current secret only (CURRENT_SECRET_GROUPS). */
+export function needsCurrentSecret(permission: Permission): boolean {
+  if (permission === ALL_PERMISSIONS) return true;
+  const [group, access] = permission.split(':') as [PermissionGroup, 'read' | 'write'];
+  return access === 'write' && CURRENT_SECRET_GROUPS.includes(group);
+}
+
 /** The permission a route needs by default: its group's `read` for GET and HEAD, else `write`. */
 export function defaultPermission(group: PermissionGroup, method: string): Permission {
   return `${group}:${method === 'GET' || method === 'HEAD' ? 'read' : 'write'}`;

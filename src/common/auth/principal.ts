@@ -10,6 +10,16 @@ export interface KeyPrincipal {
   permissions: readonly string[] | null;
   /** API.md §8: while a deletion is scheduled the account may only read and cancel. */
   accountDeletionScheduled: boolean;
+  /**
+   * Which of the key's secrets was presented: its current one, or the one a roll replaced (while
+   * its grace lasts), which may not manage keys or the account (permissions.ts, CURRENT_SECRET_GROUPS).
+   */
+  secret: 'current' | 'previous';
+  /**
+   * When the presented secret stops working, in ms since the epoch: the key's expiry, or a
+   * replaced secret's end of grace if sooner; null: never. A key it creates or rolls may not outlive it.
+   */
+  expiresAt: number | null;
 }
 
 /**

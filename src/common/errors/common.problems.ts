@@ -31,6 +31,7 @@ export const COMMON_PROBLEMS = defineProblems('common', {
   session_required: 403,
   key_restricted: 403,
   insufficient_permission: 403,
+  secret_replaced: 403,
   origin_not_allowed: 403,
   user_pending_deletion: 403,
   account_pending_deletion: 403,
