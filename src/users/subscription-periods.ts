@@ -35,20 +35,22 @@ export class SubscriptionPeriods {
    * LOCKED, so instances share the work. Answers how many it handled.
    */
   async rollPeriods(now = this.clock.now()): Promise<number> {
-    const unpaid = await this.inBatches((em) =>
-      em
-        .createQueryBuilder(UserSubscriptionEntity, 's')
-        .where("s.status = 'past_due'")
-        .andWhere('s.unpaid_cancel_at <= :now', { now })
-        .orderBy('s.unpaid_cancel_at', 'ASC'),
+    const unpaid = await this.inBatches(
+      (em) =>
+        em
+          .createQueryBuilder(UserSubscriptionEntity, 's')
+          .where("s.status = 'past_due'")
+          .andWhere('s.unpaid_cancel_at <= :now', { now })
+          .orderBy('s.unpaid_cancel_at', 'ASC'),
       (em, scope, sub) => this.cancelUnpaid(em, scope, sub),
     );
-    const ended = await this.inBatches((em) =>
-      em
-        .createQueryBuilder(UserSubscriptionEntity, 's')
-        .where("s.status IN ('trialing', 'active', 'past_due')")
-        .andWhere('s.current_period_end <= :now', { now })
-        .orderBy('s.current_period_end', 'ASC'),
+    const ended = await this.inBatches(
+      (em) =>
+        em
+          .createQueryBuilder(UserSubscriptionEntity, 's')
+          .where("s.status IN ('trialing', 'active', 'past_due')")
+          .andWhere('s.current_period_end <= :now', { now })
+          .orderBy('s.current_period_end', 'ASC'),
       (em, scope, sub) => this.endPeriod(em, scope, sub, now),
     );
     return unpaid + ended;

@@ -164,7 +164,9 @@ describe('site users: subscriptions, the dunning window', () => {
       );
     for (const action of ['pause', 'resume'])
       expectProblem(
-        await request(ctx.t.server).post(me(a, `/${sub.id}/${action}`)).set(sub.auth),
+        await request(ctx.t.server)
+          .post(me(a, `/${sub.id}/${action}`))
+          .set(sub.auth),
         409,
         'transition_forbidden',
       );
@@ -186,7 +188,10 @@ describe('site users: subscriptions, the dunning window', () => {
 
     at('2022-03-15T00:00:00.000Z');
     const after = await lastEventId(ctx.t);
-    const paid = await a.api.post(op(a, sub, `/charges/${renewal.id}/pay`)).send({ paidOutOfBand: true }).expect(200);
+    const paid = await a.api
+      .post(op(a, sub, `/charges/${renewal.id}/pay`))
+      .send({ paidOutOfBand: true })
+      .expect(200);
     expect(paid.body.subscription).toEqual(expect.objectContaining({ status: 'active', unpaidCancelAt: null }));
     expect(await changes(a, after, sub.id)).toEqual([
       ['user.subscription.charged', 'renewal', undefined, 'paid'],
