@@ -23,11 +23,10 @@ import { IsHeaderText, IsMailAddress } from '../../common/input/mail-rules';
 import { SiteEntity } from '../../common/tenancy/entities/site.entity';
 import { MAX_HOLD_MINUTES, MAX_PENDING_PER_USER, orderHolds } from '../../common/tenancy/site-settings';
 import {
-  DEFAULT_DUNNING_DAYS,
-  dunningDays,
-  MAX_DUNNING_DAYS,
-  MIN_DUNNING_DAYS,
-} from '../../common/tenancy/site-settings';
+  SubscriptionsSettingsDto,
+  SubscriptionsSettingsResponseDto,
+  toSubscriptionsSettings,
+} from './subscriptions-settings.dto';
 import { declareSchemaRule } from '../../common/openapi/openapi-rules';
 
 export class CreateSiteDto {
@@ -267,26 +266,6 @@ export class NewsletterSettingsDto {
   sendRatePerMinute?: number | null;
 }
 
-/** Site users' subscriptions (docs/users.md, "Subscriptions"); null clears a field. */
-export class SubscriptionsSettingsDto {
-  @ApiPropertyOptional({
-    type: 'integer',
-    nullable: true,
-    minimum: MIN_DUNNING_DAYS,
-    maximum: MAX_DUNNING_DAYS,
-    example: DEFAULT_DUNNING_DAYS,
-    description:
-      'The dunning window: days a `past_due` subscription waits for its unpaid period charge before it is ' +
-      `canceled (\`unpaid\`), whatever its period's length; null: ${DEFAULT_DUNNING_DAYS}. Applies to charges ` +
-      'that fall due after the change',
-  })
-  @IsOptional()
-  @IsInt()
-  @Min(MIN_DUNNING_DAYS)
-  @Max(MAX_DUNNING_DAYS)
-  dunningDays?: number | null;
-}
-
 /** Sections of the site's settings; each module adds its own (src/common/tenancy/site-settings.ts). */
 export class SiteSettingsDto {
   @ApiPropertyOptional({
@@ -408,14 +387,6 @@ export class NewsletterSettingsResponseDto {
   sendRatePerMinute: number | null;
 }
 
-export class SubscriptionsSettingsResponseDto {
-  @ApiProperty({
-    example: DEFAULT_DUNNING_DAYS,
-    description: 'Days a `past_due` subscription waits for its unpaid period charge before it is canceled',
-  })
-  dunningDays: number;
-}
-
 /** What the site set; null: the configuration's value applies. */
 export class SiteSettingsResponseDto {
   @ApiProperty({ type: String, nullable: true, example: null }) publicBaseUrl: string | null;
@@ -462,7 +433,7 @@ export function toSiteResponse(site: SiteEntity): SiteResponseDto {
         suppressOnDelete: site.settings.newsletter?.suppressOnDelete ?? false,
         sendRatePerMinute: site.settings.newsletter?.sendRatePerMinute ?? null,
       },
-      subscriptions: { dunningDays: dunningDays(site.settings.subscriptions) },
+      subscriptions: toSubscriptionsSettings(site.settings.subscriptions),
     },
     createdAt: site.createdAt.toISOString(),
     updatedAt: site.updatedAt.toISOString(),
