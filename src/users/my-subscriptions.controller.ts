@@ -105,7 +105,8 @@ export class MySubscriptionsController {
     description:
       'Another recurring product, variant or quantity in the same currency, always prorated: the unused part of ' +
       'the old plan is credited and the new plan charged at once for the rest of the period (a new billing ' +
-      `interval: a new period from now, charged in full). Unpaid, the subscription is \`past_due\`. ${FORBIDDEN_MOVES}`,
+      'interval: a new period from now, charged in full). Unpaid, the subscription is `past_due` until ' +
+      `\`unpaidCancelAt\` (the site’s dunning window), then canceled. ${FORBIDDEN_MOVES}`,
     ok: PlanChangeDto,
     problems: [400, 409],
     idempotent: true,

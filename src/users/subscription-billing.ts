@@ -1,16 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager, In } from 'typeorm';
+import { SitesService } from '../account/sites.service';
 import { ConflictProblem } from '../common/errors/problems';
 import { EventScope } from '../common/outbox/record-event';
 import { Clock } from '../common/scheduling/clock';
 import { SiteContext } from '../common/tenancy/site-context';
+import { dunningDays } from '../common/tenancy/site-settings';
 import { CreditsService } from './credits.service';
 import { CreateChargeDto, PayChargeDto } from './dto/subscription-charge.dto';
 import { PERIOD_ENTRY_KINDS, SubscriptionEntryEntity } from './entities/subscription-entry.entity';
 import { UserSubscriptionEntity } from './entities/user-subscription.entity';
 import { PaymentProcessors } from './payment-processor';
 import { ledgerLine, recordCharge, recordSubscription } from './subscription-ledger';
-import { applyBalance } from './subscription-status';
+import { applyBalance, unpaidCancelAt } from './subscription-status';
 import { USER_EVENTS } from './users.events';
 
 export interface ChargeResult {
@@ -28,8 +30,9 @@ const day = (d: Date) => d.toISOString().slice(0, 10);
  * A subscription's ledger and its collection (docs/users.md, "Subscriptions"): every money
  * movement is a line of `user_subscription_entries`. A period line is collected from the
  * subscription's balance first, then from its processor; what the processor leaves pending makes
- * the subscription `past_due` until it is paid. Runs in the caller's transaction, under the
- * subscription's row lock; the caller saves nothing of the subscription after calling in.
+ * the subscription `past_due` until it is paid, or canceled at the end of the site's dunning
+ * window (`unpaidCancelAt`). Runs in the caller's transaction, under the subscription's row lock;
+ * the caller saves nothing of the subscription after calling in.
  */
 @Injectable()
 export class SubscriptionBilling {
@@ -37,6 +40,7 @@ export class SubscriptionBilling {
     private readonly processors: PaymentProcessors,
     private readonly credits: CreditsService,
     private readonly clock: Clock,
+    private readonly sites: SitesService,
   ) {}
 
   /** The first period's line: paid by the order that started the subscription. */
@@ -159,6 +163,7 @@ export class SubscriptionBilling {
       await recordCharge(em, site, sub, entry);
       if (sub.status === 'past_due' && !(await this.hasUnpaidPeriodLine(em, sub))) {
         sub.status = 'active';
+        sub.unpaidCancelAt = null;
         sub.version += 1;
         await em.save(sub);
         await recordSubscription(em, site, USER_EVENTS.subscriptionUpdated, sub, 'past_due', 'payment_received');
@@ -176,7 +181,9 @@ export class SubscriptionBilling {
 
   /**
    * Collects a positive period line: the balance first (`paid` with `balance` if it covers it),
-   * then the processor for the rest; left `pending`, the subscription becomes `past_due`.
+   * then the processor for the rest; left `pending`, the subscription becomes `past_due`, to be
+   * canceled at the end of the site's dunning window (or of the period, if sooner). A subscription
+   * already `past_due` keeps its date: a later charge never extends the window.
    */
   private async collect(
     em: EntityManager,
@@ -193,7 +200,11 @@ export class SubscriptionBilling {
     entry = await em.save(entry);
     await recordCharge(em, scope, sub, entry);
     const previous = sub.status;
-    if (entry.status === 'pending' && (previous === 'active' || previous === 'trialing')) sub.status = 'past_due';
+    if (entry.status === 'pending' && (previous === 'active' || previous === 'trialing')) {
+      const { settings } = await this.sites.profileOf(sub.siteId, em);
+      sub.status = 'past_due';
+      sub.unpaidCancelAt = unpaidCancelAt(this.clock.now(), dunningDays(settings.subscriptions), sub.currentPeriodEnd);
+    }
     await em.save(sub);
     if (sub.status !== previous)
       await recordSubscription(em, scope, USER_EVENTS.subscriptionUpdated, sub, previous, 'payment_due');

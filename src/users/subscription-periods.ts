@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, SelectQueryBuilder } from 'typeorm';
 import { SiteDirectory } from '../common/auth/principal';
 import { EventScope } from '../common/outbox/record-event';
 import { Clock } from '../common/scheduling/clock';
@@ -14,8 +14,9 @@ const PERIOD_BATCH = 200;
 
 /**
  * Where a subscription's periods begin and end (docs/users.md, "Subscriptions"): the period job
- * and resumes. A new period starts only with its `renewal` line, collected at once; a period
- * that ends with its charge unpaid ends the subscription.
+ * and resumes. A new period starts only with its `renewal` line, collected at once; a charge
+ * still unpaid at the end of the dunning window (`unpaidCancelAt`), or of its period, ends the
+ * subscription.
  */
 @Injectable()
 export class SubscriptionPeriods {
@@ -27,34 +28,76 @@ export class SubscriptionPeriods {
   ) {}
 
   /**
-   * The period job (every minute): subscriptions whose period ended are canceled (a scheduled
-   * cancel, or a period charge left unpaid), or renew period by period up to `now` (each with its
-   * charge). Claimed with SKIP LOCKED, so instances share the work. Answers how many it handled.
+   * The period job (every minute): first the dunning sweep, `past_due` subscriptions whose
+   * `unpaidCancelAt` came are canceled (`unpaid`), whatever their period's length; then
+   * subscriptions whose period ended are canceled (a scheduled cancel, or a period charge left
+   * unpaid), or renew period by period up to `now` (each with its charge). Claimed with SKIP
+   * LOCKED, so instances share the work. Answers how many it handled.
    */
   async rollPeriods(now = this.clock.now()): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const n = await this.dataSource.transaction(async (em) => {
-        const due = await em
+    const unpaid = await this.inBatches(
+      (em) =>
+        em
+          .createQueryBuilder(UserSubscriptionEntity, 's')
+          .where("s.status = 'past_due'")
+          .andWhere('s.unpaid_cancel_at <= :now', { now })
+          .orderBy('s.unpaid_cancel_at', 'ASC'),
+      (em, scope, sub) => this.cancelUnpaid(em, scope, sub),
+    );
+    const ended = await this.inBatches(
+      (em) =>
+        em
           .createQueryBuilder(UserSubscriptionEntity, 's')
           .where("s.status IN ('trialing', 'active', 'past_due')")
           .andWhere('s.current_period_end <= :now', { now })
-          .orderBy('s.current_period_end', 'ASC')
+          .orderBy('s.current_period_end', 'ASC'),
+      (em, scope, sub) => this.endPeriod(em, scope, sub, now),
+    );
+    return unpaid + ended;
+  }
+
+  /** `act` on what `query` finds, PERIOD_BATCH rows a transaction, each under its row lock (others' skipped). */
+  private async inBatches(
+    query: (em: EntityManager) => SelectQueryBuilder<UserSubscriptionEntity>,
+    act: (em: EntityManager, scope: EventScope, sub: UserSubscriptionEntity) => Promise<void>,
+  ): Promise<number> {
+    let total = 0;
+    const scopes = new Map<number, EventScope>();
+    for (;;) {
+      const n = await this.dataSource.transaction(async (em) => {
+        const due = await query(em)
           .limit(PERIOD_BATCH)
           .setLock('pessimistic_write')
           .setOnLocked('skip_locked')
           .getMany();
-        const scopes = new Map<number, EventScope>();
         for (const sub of due) {
           const scope = scopes.get(sub.siteId) ?? (await this.scopeOf(sub.siteId));
           scopes.set(sub.siteId, scope);
-          await this.endPeriod(em, scope, sub, now);
+          await act(em, scope, sub);
         }
         return due.length;
       });
       total += n;
       if (n < PERIOD_BATCH) return total;
     }
+  }
+
+  /**
+   * `past_due → canceled` (`unpaid`) at `unpaidCancelAt` (the end of the dunning window, or of the
+   * period if sooner): no new period, and the unpaid line stays `pending` in the ledger.
+   */
+  private async cancelUnpaid(em: EntityManager, scope: EventScope, sub: UserSubscriptionEntity): Promise<void> {
+    const previous = sub.status;
+    Object.assign(sub, {
+      status: 'canceled',
+      canceledAt: sub.unpaidCancelAt ?? sub.currentPeriodEnd,
+      cancelReason: 'unpaid',
+      cancelAtPeriodEnd: false,
+      unpaidCancelAt: null,
+      version: sub.version + 1,
+    });
+    await em.save(sub);
+    await recordSubscription(em, scope, USER_EVENTS.subscriptionCanceled, sub, previous, 'canceled_unpaid');
   }
 
   /** The resume job of a pause with a date: only if that pause is still the subscription's state. */
@@ -90,11 +133,11 @@ export class SubscriptionPeriods {
       const unpaid = sub.status === 'past_due' && (await this.billing.hasUnpaidPeriodLine(em, sub));
       const action = periodEndAction(sub.status, sub.cancelAtPeriodEnd, unpaid);
       if (action === 'none') return;
+      if (action === 'cancel_unpaid') return this.cancelUnpaid(em, scope, sub);
       const previous = sub.status;
       sub.version += 1;
-      if (action !== 'renew') {
+      if (action === 'cancel') {
         Object.assign(sub, { status: 'canceled', canceledAt: sub.currentPeriodEnd, cancelAtPeriodEnd: false });
-        if (action === 'cancel_unpaid') sub.cancelReason = 'unpaid';
         await em.save(sub);
         await recordSubscription(em, scope, USER_EVENTS.subscriptionCanceled, sub, previous, 'canceled');
         return;

@@ -9,7 +9,9 @@ import {
   SUBSCRIPTION_ACTIONS,
   SUBSCRIPTION_MOVES,
   SUBSCRIPTION_STATUSES,
+  unpaidCancelAt,
 } from './subscription-status';
+import { dunningDays } from '../common/tenancy/site-settings';
 
 describe('subscription status rules', () => {
   it.each(SUBSCRIPTION_ACTIONS.flatMap((a) => SUBSCRIPTION_STATUSES.map((s) => [a, s] as const)))(
@@ -122,5 +124,18 @@ describe('subscription status rules', () => {
     expect(periodEndAction('trialing', false, false)).toBe('renew');
     expect(periodEndAction('paused', false, false)).toBe('none');
     expect(periodEndAction('canceled', true, true)).toBe('none');
+  });
+
+  it('an unpaid charge is waited for the dunning window (14 days unless the site says), or to its period’s end if sooner', () => {
+    const due = new Date('2022-01-20T12:00:00.000Z');
+    expect(dunningDays(undefined)).toBe(14);
+    expect(dunningDays({})).toBe(14);
+    expect(dunningDays({ dunningDays: 3 })).toBe(3);
+    // A year's period: the window, not the year.
+    expect(unpaidCancelAt(due, 14, new Date('2023-01-20T12:00:00.000Z'))).toEqual(new Date('2022-02-03T12:00:00.000Z'));
+    // A 5-day period ends first.
+    const short = new Date('2022-01-25T12:00:00.000Z');
+    expect(unpaidCancelAt(due, 14, short)).toEqual(short);
+    expect(unpaidCancelAt(due, 60, new Date('2023-01-20T12:00:00.000Z'))).toEqual(new Date('2022-03-21T12:00:00.000Z'));
   });
 });

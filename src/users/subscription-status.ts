@@ -8,8 +8,9 @@ import type { PricedLine } from '../catalog/catalog.service';
  * - pause: `trialing | active → paused`; resume: `paused → active` (or `past_due`, below)
  * - cancel (now): `trialing | active | paused | past_due → canceled`; at period end: `trialing | active`
  * - change plan: `trialing | active` (not `past_due`: settle first)
- * - a period charge left unpaid: `→ past_due`; its payment: `past_due → active`; a period that
- *   ends with it still unpaid: `past_due → canceled` (`unpaid`)
+ * - a period charge left unpaid: `→ past_due`; its payment: `past_due → active`; still unpaid at
+ *   the end of the site's dunning window, or of its period if sooner: `past_due → canceled`
+ *   (`unpaid`)
  */
 /** A plan's billing interval, as the catalog prices recurring products. */
 export type RecurringInterval = NonNullable<PricedLine['recurring']>['interval'];
@@ -157,4 +158,13 @@ export function periodEndAction(
   if (status !== 'trialing' && status !== 'active' && status !== 'past_due') return 'none';
   if (status === 'past_due' && unpaidPeriodCharge) return 'cancel_unpaid';
   return cancelAtPeriodEnd ? 'cancel' : 'renew';
+}
+
+/**
+ * When a subscription that has just become `past_due` is canceled unless paid (docs/users.md,
+ * "Dunning"): `days` after the charge fell due, whatever the period's length, or at the end of
+ * its period if that comes first (no new period starts while a charge is unpaid).
+ */
+export function unpaidCancelAt(dueAt: Date, days: number, periodEnd: Date): Date {
+  return new Date(Math.min(dueAt.getTime() + days * 86_400_000, periodEnd.getTime()));
 }

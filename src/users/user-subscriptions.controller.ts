@@ -108,7 +108,7 @@ export class UserSubscriptionsController {
       'Another recurring product, variant or quantity in the same currency. Prorated unless `prorate: false`: the ' +
       'unused old plan is credited to the balance and the new plan charged at once for the rest of the period. A ' +
       'new billing interval starts a new period now, always charged in full. Unpaid, the subscription is ' +
-      `\`past_due\`. ${FORBIDDEN_MOVES}`,
+      `\`past_due\` until \`unpaidCancelAt\` (the site’s dunning window), then canceled. ${FORBIDDEN_MOVES}`,
     ok: PlanChangeDto,
     problems: [400, 403, 409],
     // Back to the product without a variant (the user's own change-plan example moved to variant 1), unprorated.

@@ -127,6 +127,7 @@ export class UserSubscriptionsService {
       sub.canceledAt = this.clock.now();
       sub.cancelAtPeriodEnd = false;
       sub.resumesAt = null;
+      sub.unpaidCancelAt = null;
       const saved = await em.save(sub);
       await recordSubscription(em, site, USER_EVENTS.subscriptionCanceled, saved, previous, 'canceled');
       return saved;

@@ -27,7 +27,8 @@ export interface CreditsEventPayload {
 /**
  * What happened to a subscription, in `user.subscription.updated` (and `created`, `canceled`):
  * `payment_due` when a period charge was left unpaid (`past_due`), `payment_received` when the
- * last one was paid (`active` again).
+ * last one was paid (`active` again), `canceled_unpaid` when it was still unpaid at the end of
+ * the dunning window or of its period (`cancelReason: unpaid`).
  */
 export type SubscriptionChange =
   | 'created'
@@ -39,7 +40,8 @@ export type SubscriptionChange =
   | 'trial_ended'
   | 'payment_due'
   | 'payment_received'
-  | 'canceled';
+  | 'canceled'
+  | 'canceled_unpaid';
 
 export interface SubscriptionEventPayload {
   id: number;

@@ -123,6 +123,7 @@ describe('first start on an empty database (BOOTSTRAP_ENABLED=true)', () => {
           maxPendingPerUser: 5,
         },
         newsletter: { confirmRedirectUrl: null, suppressOnDelete: false, sendRatePerMinute: null },
+        subscriptions: { dunningDays: 14 },
       },
       createdAt: ISO,
       updatedAt: ISO,

@@ -8,6 +8,8 @@ import { expectExactProblem, expectProblem } from '../support/problem';
 
 /** The orders' hold settings a site has not set: their defaults (docs/orders.md). */
 const HOLDS = { sessionHoldMinutes: 30, keyHoldMinutes: 1440, maxPendingPerUser: 5 };
+/** The subscriptions' settings a site has not set: the dunning window's default (docs/users.md). */
+const SUBSCRIPTIONS = { dunningDays: 14 };
 
 describe('/api/v2/sites (admin)', () => {
   let t: TestApp;
@@ -32,6 +34,7 @@ describe('/api/v2/sites (admin)', () => {
       contacts: { notifyEmails: [] },
       orders: { taxRates: {}, defaultTaxRate: null, ...HOLDS },
       newsletter: { confirmRedirectUrl: null, suppressOnDelete: false, sendRatePerMinute: null },
+      subscriptions: SUBSCRIPTIONS,
     },
     createdAt: ISO,
     updatedAt: ISO,
@@ -59,6 +62,7 @@ describe('/api/v2/sites (admin)', () => {
           contacts: { notifyEmails: [] },
           orders: { taxRates: {}, defaultTaxRate: null, ...HOLDS },
           newsletter: { confirmRedirectUrl: null, suppressOnDelete: false, sendRatePerMinute: null },
+          subscriptions: SUBSCRIPTIONS,
         },
         createdAt: ISO,
         updatedAt: ISO,
@@ -250,6 +254,7 @@ describe('/api/v2/sites (admin)', () => {
             contacts: { notifyEmails: [] },
             orders: { taxRates: {}, defaultTaxRate: null, ...HOLDS },
             newsletter: { confirmRedirectUrl: null, suppressOnDelete: false, sendRatePerMinute: null },
+            subscriptions: SUBSCRIPTIONS,
           },
         }),
       );
@@ -267,6 +272,7 @@ describe('/api/v2/sites (admin)', () => {
         contacts: { notifyEmails: [] },
         orders: { taxRates: {}, defaultTaxRate: null, ...HOLDS },
         newsletter: { confirmRedirectUrl: null, suppressOnDelete: false, sendRatePerMinute: null },
+        subscriptions: SUBSCRIPTIONS,
       });
       const row = await sites().findOneByOrFail({ id: x.siteId });
       expect(row.settings).toEqual({
@@ -291,6 +297,7 @@ describe('/api/v2/sites (admin)', () => {
         contacts: { notifyEmails: ['team@shop.example.com', 'sales@shop.example.com'] },
         orders: { taxRates: {}, defaultTaxRate: null, ...HOLDS },
         newsletter: { confirmRedirectUrl: null, suppressOnDelete: false, sendRatePerMinute: null },
+        subscriptions: SUBSCRIPTIONS,
       });
       // Another section's change leaves it alone; a new list replaces the old one.
       await x.api

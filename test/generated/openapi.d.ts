@@ -1351,7 +1351,7 @@ export interface paths {
         put?: never;
         /**
          * Change the plan of one of the current user’s subscriptions
-         * @description Another recurring product, variant or quantity in the same currency, always prorated: the unused part of the old plan is credited and the new plan charged at once for the rest of the period (a new billing interval: a new period from now, charged in full). Unpaid, the subscription is `past_due`. A move the subscription’s status does not allow is a 409 `transition_forbidden` (docs/users.md has the table).
+         * @description Another recurring product, variant or quantity in the same currency, always prorated: the unused part of the old plan is credited and the new plan charged at once for the rest of the period (a new billing interval: a new period from now, charged in full). Unpaid, the subscription is `past_due` until `unpaidCancelAt` (the site’s dunning window), then canceled. A move the subscription’s status does not allow is a 409 `transition_forbidden` (docs/users.md has the table).
          */
         post: operations["changeMySubscriptionPlan"];
         delete?: never;
@@ -1595,7 +1595,7 @@ export interface paths {
         put?: never;
         /**
          * Change the plan of a site user’s subscription
-         * @description Another recurring product, variant or quantity in the same currency. Prorated unless `prorate: false`: the unused old plan is credited to the balance and the new plan charged at once for the rest of the period. A new billing interval starts a new period now, always charged in full. Unpaid, the subscription is `past_due`. A move the subscription’s status does not allow is a 409 `transition_forbidden` (docs/users.md has the table). A key needs the `users:write` permission (without it: 403 `insufficient_permission`).
+         * @description Another recurring product, variant or quantity in the same currency. Prorated unless `prorate: false`: the unused old plan is credited to the balance and the new plan charged at once for the rest of the period. A new billing interval starts a new period now, always charged in full. Unpaid, the subscription is `past_due` until `unpaidCancelAt` (the site’s dunning window), then canceled. A move the subscription’s status does not allow is a 409 `transition_forbidden` (docs/users.md has the table). A key needs the `users:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["changeUserSubscriptionPlan"];
         delete?: never;
@@ -5719,8 +5719,17 @@ export interface components {
              * @example 2026-01-01T00:00:00.000Z
              */
             canceledAt: string | null;
-            /** @example null */
+            /**
+             * @description The owner’s or operator’s reason; `unpaid` when a period charge was left unpaid
+             * @example null
+             */
             cancelReason: string | null;
+            /**
+             * Format: date-time
+             * @description While `past_due`: when it is canceled (`unpaid`) unless its period charges are paid first, the end of the site’s dunning window (`dunningDays` after the charge fell due) or of the period if sooner; null otherwise
+             * @example null
+             */
+            unpaidCancelAt: string | null;
             /**
              * Format: date-time
              * @example 2026-01-01T00:00:00.000Z
@@ -8019,6 +8028,13 @@ export interface components {
              */
             sendRatePerMinute: number | null;
         };
+        SubscriptionsSettingsResponseDto: {
+            /**
+             * @description Days a `past_due` subscription waits for its unpaid period charge before it is canceled
+             * @example 14
+             */
+            dunningDays: number;
+        };
         SiteSettingsResponseDto: {
             /** @example null */
             publicBaseUrl: string | null;
@@ -8026,6 +8042,7 @@ export interface components {
             contacts: components["schemas"]["ContactsSettingsResponseDto"];
             orders: components["schemas"]["OrdersSettingsResponseDto"];
             newsletter: components["schemas"]["NewsletterSettingsResponseDto"];
+            subscriptions: components["schemas"]["SubscriptionsSettingsResponseDto"];
         };
         SiteResponseDto: {
             /** @example 1 */
@@ -8137,6 +8154,13 @@ export interface components {
              */
             sendRatePerMinute?: number | null;
         };
+        SubscriptionsSettingsDto: {
+            /**
+             * @description The dunning window: days a `past_due` subscription waits for its unpaid period charge before it is canceled (`unpaid`), whatever its period's length; null: 14. Applies to charges that fall due after the change
+             * @example 14
+             */
+            dunningDays?: number | null;
+        };
         SiteSettingsDto: {
             /**
              * @description Origin of the links in this site's mail; null: PUBLIC_BASE_URL
@@ -8151,6 +8175,8 @@ export interface components {
             orders?: components["schemas"]["OrdersSettingsDto"];
             /** @description The newsletter audience */
             newsletter?: components["schemas"]["NewsletterSettingsDto"];
+            /** @description Site users’ subscriptions: how long an unpaid period charge is waited for */
+            subscriptions?: components["schemas"]["SubscriptionsSettingsDto"];
         };
         UpdateSiteDto: {
             /** @example My blog */

@@ -103,7 +103,7 @@ describe('site users: subscription billing (no period without its charge)', () =
       .filter((e) => Number(e.payload.subscriptionId ?? e.payload.id) === subscriptionId)
       .map((e) => [e.name, e.payload.change ?? e.payload.kind, e.payload.status]);
 
-  it('issue #29 row 1: €10 monthly → €1,000 yearly is charged a full year (never with the user’s `prorate`); left unpaid, it ends with its period', async () => {
+  it('issue #29 row 1: €10 monthly → €1,000 yearly is charged a full year (never with the user’s `prorate`); left unpaid, it ends with the dunning window', async () => {
     at('2020-01-10T12:00:00.000Z');
     const sub = await subscribed('row1@example.com', monthly10);
     expect(await lines(sub.id)).toEqual([
@@ -147,6 +147,7 @@ describe('site users: subscription billing (no period without its charge)', () =
         currentPeriodStart: '2020-01-20T12:00:00.000Z',
         currentPeriodEnd: '2021-01-20T12:00:00.000Z',
         balance: 0,
+        unpaidCancelAt: '2020-02-03T12:00:00.000Z',
       }),
     );
     const line = { id: expect.any(Number), subscriptionId: sub.id, currency: 'EUR', description: expect.any(String) };
@@ -190,20 +191,21 @@ describe('site users: subscription billing (no period without its charge)', () =
       ['user.subscription.updated', 'payment_due', 'past_due'],
     ]);
 
-    // The year ends with its charge unpaid: canceled, `unpaid`, and no new period.
-    at('2021-01-20T12:00:00.000Z');
+    // Its charge still unpaid when the dunning window (14 days) ends, not the year: canceled,
+    // `unpaid`, and no new period (issue #42 row 7; subscriptions-dunning.e2e-spec.ts).
+    at('2020-02-03T12:00:00.000Z');
     const due = await lastEventId(ctx.t);
     await jobs().rollPeriods();
     expect(await subs().findOneByOrFail({ id: sub.id })).toEqual(
       expect.objectContaining({
         status: 'canceled',
         cancelReason: 'unpaid',
-        canceledAt: new Date('2021-01-20T12:00:00.000Z'),
+        canceledAt: new Date('2020-02-03T12:00:00.000Z'),
         currentPeriodEnd: new Date('2021-01-20T12:00:00.000Z'),
       }),
     );
     expect(await entries().countBy({ subscriptionId: sub.id })).toBe(3);
-    expect(await changes(due, sub.id)).toEqual([['user.subscription.canceled', 'canceled', 'canceled']]);
+    expect(await changes(due, sub.id)).toEqual([['user.subscription.canceled', 'canceled_unpaid', 'canceled']]);
   });
 
   it('issue #29 row 2: a resume after the period lapsed starts a new period with its charge; inside the period it owes nothing', async () => {

@@ -109,6 +109,7 @@ describe('site users: subscriptions to recurring products', () => {
             cancelAtPeriodEnd: false,
             canceledAt: null,
             cancelReason: null,
+            unpaidCancelAt: null,
             pausedAt: null,
             resumesAt: null,
             balance: 0,

@@ -22,6 +22,11 @@ import { OptionalNotNull } from '../../common/input/dto-rules';
 import { IsHeaderText, IsMailAddress } from '../../common/input/mail-rules';
 import { SiteEntity } from '../../common/tenancy/entities/site.entity';
 import { MAX_HOLD_MINUTES, MAX_PENDING_PER_USER, orderHolds } from '../../common/tenancy/site-settings';
+import {
+  SubscriptionsSettingsDto,
+  SubscriptionsSettingsResponseDto,
+  toSubscriptionsSettings,
+} from './subscriptions-settings.dto';
 import { declareSchemaRule } from '../../common/openapi/openapi-rules';
 
 export class CreateSiteDto {
@@ -305,6 +310,15 @@ export class SiteSettingsDto {
   @ValidateNested()
   @Type(() => NewsletterSettingsDto)
   newsletter?: NewsletterSettingsDto;
+  @ApiPropertyOptional({
+    type: SubscriptionsSettingsDto,
+    description: 'Site users’ subscriptions: how long an unpaid period charge is waited for',
+  })
+  @OptionalNotNull()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => SubscriptionsSettingsDto)
+  subscriptions?: SubscriptionsSettingsDto;
 }
 
 /** A partial update: fields left out stay as they are; in settings, null clears a field. */
@@ -380,6 +394,7 @@ export class SiteSettingsResponseDto {
   @ApiProperty({ type: ContactsSettingsResponseDto }) contacts: ContactsSettingsResponseDto;
   @ApiProperty({ type: OrdersSettingsResponseDto }) orders: OrdersSettingsResponseDto;
   @ApiProperty({ type: NewsletterSettingsResponseDto }) newsletter: NewsletterSettingsResponseDto;
+  @ApiProperty({ type: SubscriptionsSettingsResponseDto }) subscriptions: SubscriptionsSettingsResponseDto;
 }
 
 export class SiteResponseDto {
@@ -418,6 +433,7 @@ export function toSiteResponse(site: SiteEntity): SiteResponseDto {
         suppressOnDelete: site.settings.newsletter?.suppressOnDelete ?? false,
         sendRatePerMinute: site.settings.newsletter?.sendRatePerMinute ?? null,
       },
+      subscriptions: toSubscriptionsSettings(site.settings.subscriptions),
     },
     createdAt: site.createdAt.toISOString(),
     updatedAt: site.updatedAt.toISOString(),

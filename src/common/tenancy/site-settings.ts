@@ -10,6 +10,7 @@ export interface SiteSettings {
   contacts?: ContactsSettings;
   orders?: OrdersSettings;
   newsletter?: NewsletterSettings;
+  subscriptions?: SubscriptionsSettings;
 }
 
 /** The sender of the site's mail (docs/email.md); unset fields come from MAIL_FROM. */
@@ -79,4 +80,23 @@ export interface NewsletterSettings {
   suppressOnDelete?: boolean;
   /** Campaign mails a minute at most (absent: NEWSLETTER_SEND_RATE_PER_MINUTE). */
   sendRatePerMinute?: number;
+}
+
+/**
+ * Site users' subscriptions (docs/users.md, "Subscriptions"): the dunning window, the days a
+ * `past_due` subscription waits for its unpaid period charge before it is canceled (`unpaid`),
+ * whatever its period's length (absent: 14).
+ */
+export interface SubscriptionsSettings {
+  dunningDays?: number;
+}
+
+/** The bounds of the dunning window: a day to two months (Stripe's longest retry schedule). */
+export const MIN_DUNNING_DAYS = 1;
+export const MAX_DUNNING_DAYS = 60;
+export const DEFAULT_DUNNING_DAYS = 14;
+
+/** The site's dunning window in days, the default for a site that did not set it. */
+export function dunningDays(subscriptions: SubscriptionsSettings | undefined): number {
+  return subscriptions?.dunningDays ?? DEFAULT_DUNNING_DAYS;
 }

@@ -131,7 +131,22 @@ export class UserSubscriptionResponseDto {
   @ApiProperty({ example: false, description: 'Canceled at the end of the current period' })
   cancelAtPeriodEnd: boolean;
   @ApiProperty({ ...DATE_TIME, nullable: true }) canceledAt: string | null;
-  @ApiProperty({ type: String, nullable: true, example: null }) cancelReason: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: null,
+    description: 'The owner’s or operator’s reason; `unpaid` when a period charge was left unpaid',
+  })
+  cancelReason: string | null;
+  @ApiProperty({
+    ...DATE_TIME,
+    nullable: true,
+    example: null,
+    description:
+      'While `past_due`: when it is canceled (`unpaid`) unless its period charges are paid first, the end of the ' +
+      'site’s dunning window (`dunningDays` after the charge fell due) or of the period if sooner; null otherwise',
+  })
+  unpaidCancelAt: string | null;
   @ApiProperty({ ...DATE_TIME, nullable: true }) pausedAt: string | null;
   @ApiProperty({ ...DATE_TIME, nullable: true, description: 'A pause’s resume date' })
   resumesAt: string | null;
@@ -211,6 +226,7 @@ export function toSubscriptionResponse(s: UserSubscriptionEntity): UserSubscript
     cancelAtPeriodEnd: s.cancelAtPeriodEnd,
     canceledAt: iso(s.canceledAt),
     cancelReason: s.cancelReason,
+    unpaidCancelAt: iso(s.unpaidCancelAt),
     pausedAt: iso(s.pausedAt),
     resumesAt: iso(s.resumesAt),
     balance: s.balance,

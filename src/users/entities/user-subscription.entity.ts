@@ -17,6 +17,7 @@ import { SiteUserEntity } from './site-user.entity';
 })
 @Index('user_subscriptions_due_idx', ['currentPeriodEnd'], { where: "status IN ('trialing', 'active', 'past_due')" })
 @Index('user_subscriptions_site_id_idx', ['siteId'])
+@Index('user_subscriptions_unpaid_cancel_at_idx', ['unpaidCancelAt'], { where: "status = 'past_due'" })
 export class UserSubscriptionEntity {
   @IdColumn() id: number;
   @RefColumn() siteId: number;
@@ -40,6 +41,12 @@ export class UserSubscriptionEntity {
   @Column({ type: 'boolean', default: false }) cancelAtPeriodEnd: boolean;
   @Column({ type: 'timestamptz', precision: 3, nullable: true }) canceledAt: Date | null;
   @Column({ type: 'text', nullable: true }) cancelReason: string | null;
+  /**
+   * While `past_due`: when it is canceled (`unpaid`) unless its period charges are paid first,
+   * the end of the site's dunning window from when it fell due, or of its period if sooner; null
+   * in any other status.
+   */
+  @Column({ type: 'timestamptz', precision: 3, nullable: true }) unpaidCancelAt: Date | null;
   @Column({ type: 'timestamptz', precision: 3, nullable: true }) pausedAt: Date | null;
   /** A paused subscription's resume date; null: until resumed. */
   @Column({ type: 'timestamptz', precision: 3, nullable: true }) resumesAt: Date | null;
