@@ -86,17 +86,21 @@ describe('work on tenant input: bounded, off the event loop', () => {
     [5_000, 10_000, /5,000 CSS selectors \(at most 2,000\)/],
     [8_000, 20_000, /8,000 CSS selectors \(at most 2,000\)/],
     [1_000, 10_000, /1,000 CSS selectors and 10,004 elements, 10,004,000 pairs to match when inlining/],
-  ])('juice: POST /email/send of %i CSS rules × %i elements is a 400 and /health answers', async (r, e, why) => {
-    const html = cssFlood(r, e);
-    const before = await snapshotDatabase(t.db);
-    const res = await whileHealthPolled(`juice ${r} × ${e} (${Math.round(html.length / 1024)} KB)`, () =>
-      send({ subject: 'Flood', html }),
-    );
-    expectProblem(res, 400, 'template_limit_exceeded');
-    expect(res.body.detail).toMatch(why);
-    expect(res.body.errors).toEqual([{ path: 'html', message: expect.stringMatching(why) }]);
-    expect(await snapshotDatabase(t.db)).toEqual(before);
-  }, 300_000);
+  ])(
+    'juice: POST /email/send of %i CSS rules × %i elements is a 400 and /health answers',
+    async (r, e, why) => {
+      const html = cssFlood(r, e);
+      const before = await snapshotDatabase(t.db);
+      const res = await whileHealthPolled(`juice ${r} × ${e} (${Math.round(html.length / 1024)} KB)`, () =>
+        send({ subject: 'Flood', html }),
+      );
+      expectProblem(res, 400, 'template_limit_exceeded');
+      expect(res.body.detail).toMatch(why);
+      expect(res.body.errors).toEqual([{ path: 'html', message: expect.stringMatching(why) }]);
+      expect(await snapshotDatabase(t.db)).toEqual(before);
+    },
+    300_000,
+  );
 
   it('juice: a template whose <style> is over the limits is refused at save', async () => {
     const before = await snapshotDatabase(t.db);
@@ -113,15 +117,21 @@ describe('work on tenant input: bounded, off the event loop', () => {
   it.each([
     ['<b>', 300_000],
     ['<div>', 190_000],
-  ])('htmlparser2 and html-to-text: %s nested %i deep is a 400 and /health answers', async (tag, n) => {
-    const before = await snapshotDatabase(t.db);
-    const res = await whileHealthPolled(`html-to-text ${tag} × ${n}`, () =>
-      send({ subject: 'Deep', html: tag.repeat(n) + 'x' }),
-    );
-    expectProblem(res, 400, 'template_limit_exceeded');
-    expect(res.body.detail).toBe('The HTML of `html` nests elements more than 256 deep (at most 256); make it simpler');
-    expect(await snapshotDatabase(t.db)).toEqual(before);
-  }, 300_000);
+  ])(
+    'htmlparser2 and html-to-text: %s nested %i deep is a 400 and /health answers',
+    async (tag, n) => {
+      const before = await snapshotDatabase(t.db);
+      const res = await whileHealthPolled(`html-to-text ${tag} × ${n}`, () =>
+        send({ subject: 'Deep', html: tag.repeat(n) + 'x' }),
+      );
+      expectProblem(res, 400, 'template_limit_exceeded');
+      expect(res.body.detail).toBe(
+        'The HTML of `html` nests elements more than 256 deep (at most 256); make it simpler',
+      );
+      expect(await snapshotDatabase(t.db)).toEqual(before);
+    },
+    300_000,
+  );
 
   it('htmlparser2: a campaign whose content nests 80,000 deep is refused at create', async () => {
     const list = await listWith(a, 'Deep list', ['deep@example.com']);
@@ -141,7 +151,8 @@ describe('work on tenant input: bounded, off the event loop', () => {
   it("juice: a campaign's <style> is inlined once per campaign, not per copy", async () => {
     const readers = Array.from({ length: 12 }, (_, i) => `reader${i}@example.com`);
     const list = await listWith(a, 'Styled list', readers);
-    const tasks = jest.spyOn(t.app.get(MailHtml) as unknown as { run: () => unknown }, 'run');
+    const mailHtml: { run: () => unknown } = t.app.get<unknown, { run: () => unknown }>(MailHtml);
+    const tasks = jest.spyOn(mailHtml, 'run');
     try {
       const refused = await a.api
         .post(nl(a, '/campaigns'))

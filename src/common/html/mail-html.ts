@@ -126,8 +126,7 @@ export class MailHtml implements OnModuleDestroy {
         overrun = new HtmlLimitError(
           `takes more than ${this.budgetMs / 1000} s to inline its CSS or make its text (simplify the selectors)`,
         );
-      else if (since === undefined && now - queued > QUEUE_WAIT_MS)
-        overrun = new TooManyRequestsProblem(5);
+      else if (since === undefined && now - queued > QUEUE_WAIT_MS) overrun = new TooManyRequestsProblem(5);
       if (overrun) abort.abort(overrun);
     }, 25);
     watch.unref();
