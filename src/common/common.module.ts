@@ -10,6 +10,7 @@ import { PublicUrls } from './http/public-urls';
 import { RateLimitStore } from './rate-limit/rate-limit.store';
 import { IdempotencyKeyEntity } from './idempotency/idempotency-key.entity';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
+import { MailHtml } from './html/mail-html';
 import { MaintenanceService } from './maintenance.service';
 import { OutboxEventEntity } from './outbox/outbox-event.entity';
 import { OutboxRelay } from './outbox/outbox-relay.service';
@@ -32,6 +33,7 @@ import { Clock } from './scheduling/clock';
     ChangeNotifications,
     PublicUrls,
     Clock,
+    MailHtml,
     // Every POST honours Idempotency-Key (idempotent.decorator.ts).
     { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
   ],
@@ -46,6 +48,7 @@ import { Clock } from './scheduling/clock';
     ChangeNotifications,
     PublicUrls,
     Clock,
+    MailHtml,
   ],
 })
 export class CommonModule {}

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { compile } from 'html-to-text';
-import juice from 'juice';
 import { Template } from 'liquidjs';
+import { HtmlLimitError } from '../common/html/html-shape';
+import { MailHtml } from '../common/html/mail-html';
 import {
   liquidEngine,
   PartFault,
@@ -30,34 +30,34 @@ export interface RenderedMail {
 export const SITE_VARIABLE = 'site';
 
 const PARSED_CACHE_MAX = 1000;
-/**
- * The text part made from the HTML: html-to-text's options compiled once (its `convert` compiles
- * them on every call, which cost a campaign send more than rendering the HTML did).
- */
-const toText = compile({ wordwrap: 78, selectors: [{ selector: 'img', format: 'skip' }] });
 
 /**
  * Liquid templates (liquidjs): logic-light, and in HTML every `{{ output }}` is escaped unless
  * it says `| raw`. Subjects and text parts are plain text, rendered without escaping. CSS in
- * `<style>` is inlined (juice) for mail clients that drop it; the text part is made from the
- * HTML (html-to-text) when a template has none. The engines are the sandboxed ones of
- * common/templates/liquid.ts: no file, no partial, a bounded render.
+ * `<style>` is inlined (juice) for mail clients that drop it, once per source (the template's
+ * HTML, a mail's `html`), never per mail; HTML a variable brings (`| raw`) is inserted as its
+ * sender inlined it (a campaign inlines its content once per send). The text part is made from
+ * the HTML (html-to-text) when a template has none. The engines are the sandboxed ones of
+ * common/templates/liquid.ts: no file, no partial, a bounded render; inlining and large text
+ * parts run in MailHtml's worker threads, within their shape limits and time budget.
  */
 @Injectable()
 export class EmailRenderer {
   private readonly html = liquidEngine('html');
   private readonly plain = liquidEngine('text');
   private readonly parsed = new Map<string, Template[]>();
-  private readonly inlinedSources = new Map<string, string>();
+
+  constructor(private readonly mailHtml: MailHtml) {}
 
   /**
    * Parses every part and checks that each variable it reads is one the type declares (or
    * `site`); then, with `sample` (the type's sample data and a site), renders it as a send would,
    * within the budget. A 400 names the part, the line and the fault: a syntax error, a tag that
    * names a file (`include`, `render`, `layout`), an unknown variable (`validation_failed`), or a
-   * render over its budget (`template_limit_exceeded`).
+   * render over its budget (`template_limit_exceeded`, also for HTML over the shape limits of
+   * common/html/html-shape.ts or CSS that cannot be inlined within its budget).
    */
-  check(parts: MailParts, variables: VariablesSchema, sample?: Record<string, unknown>): void {
+  async check(parts: MailParts, variables: VariablesSchema, sample?: Record<string, unknown>): Promise<void> {
     const faults: PartFault[] = [];
     for (const [field, source] of Object.entries(parts) as Array<[keyof MailParts, string | null]>) {
       if (source === null) continue;
@@ -78,6 +78,14 @@ export class EmailRenderer {
             limit: false,
           });
       }
+      if (field === 'html' && faults.length === 0)
+        try {
+          await this.mailHtml.inlineSource(source);
+        } catch (err) {
+          if (!(err instanceof HtmlLimitError)) throw err;
+          faults.push(partFault(field, err));
+          continue;
+        }
       if (sample === undefined || faults.length > 0) continue;
       try {
         renderBounded(engine, templates, sample);
@@ -89,51 +97,37 @@ export class EmailRenderer {
   }
 
   /**
-   * Renders a template with data already checked against its type. Synchronously: the budget is
-   * wall-clock time, and an async render's awaits would let other work count against it.
+   * Renders a template with data already checked against its type. The HTML source's CSS is
+   * inlined once (MailHtml caches it; juice parses the whole document, and doing it on every mail
+   * cost more than rendering it; Liquid tags survive: they are text or attribute values to the
+   * HTML parser). The Liquid renders are synchronous: the budget is wall-clock time, and an async
+   * render's awaits would let other work count against it.
    */
-  render(parts: MailParts, data: Record<string, unknown>): Promise<RenderedMail> {
+  async render(parts: MailParts, data: Record<string, unknown>): Promise<RenderedMail> {
     try {
-      return Promise.resolve(this.renderNow(parts, data));
+      const source = await this.mailHtml.inlineSource(parts.html);
+      const subject = oneLine(String(renderBounded(this.plain, this.parse('subject', parts.subject), data)));
+      const html = String(renderBounded(this.html, this.parse('html', source), data));
+      const text =
+        parts.text !== null
+          ? String(renderBounded(this.plain, this.parse('text', parts.text), data))
+          : await this.mailHtml.text(html);
+      return { subject, html, text };
     } catch (err) {
-      return Promise.reject(renderProblem(err, 'template', 'The template'));
+      throw renderProblem(err, 'template', 'The template');
     }
-  }
-
-  private renderNow(parts: MailParts, data: Record<string, unknown>): RenderedMail {
-    const subject = oneLine(String(renderBounded(this.plain, this.parse('subject', parts.subject), data)));
-    // The template's own <style> was inlined once, into its cached source; a raw variable
-    // (a campaign's HTML) may bring its own, which is inlined after rendering.
-    const rendered = String(renderBounded(this.html, this.parse('html', this.inlined(parts.html)), data));
-    const html = /<style[\s>]/i.test(rendered) ? juice(rendered) : rendered;
-    const text =
-      parts.text !== null ? String(renderBounded(this.plain, this.parse('text', parts.text), data)) : toText(html);
-    return { subject, html, text };
   }
 
   /** A mail given as is (no template language): CSS inlined, text made when absent. */
-  plainMail(subject: string, html: string | undefined, text: string | undefined): RenderedMail {
-    const inlined = html === undefined ? '' : juice(html);
-    return {
-      subject: oneLine(subject),
-      html: inlined,
-      text: text ?? toText(inlined),
-    };
-  }
-
-  /**
-   * The HTML source with its CSS inlined (juice), once per source: juice parses the whole
-   * document, and doing it on every mail cost more than rendering it. Liquid tags survive: they
-   * are text or attribute values to the HTML parser.
-   */
-  private inlined(source: string): string {
-    let done = this.inlinedSources.get(source);
-    if (done === undefined) {
-      done = /<style[\s>]/i.test(source) ? juice(source) : source;
-      if (this.inlinedSources.size >= PARSED_CACHE_MAX) this.inlinedSources.clear();
-      this.inlinedSources.set(source, done);
+  async plainMail(subject: string, html: string | undefined, text: string | undefined): Promise<RenderedMail> {
+    if (html === undefined) return { subject: oneLine(subject), html: '', text: text ?? '' };
+    try {
+      const done = await this.mailHtml.plain(html, text === undefined);
+      return { subject: oneLine(subject), html: done.html, text: text ?? done.text ?? '' };
+    } catch (err) {
+      if (err instanceof HtmlLimitError) throw templateProblem([partFault('html', err)]);
+      throw err;
     }
-    return done;
   }
 
   private parse(field: keyof MailParts, source: string): Template[] {

@@ -47,10 +47,10 @@ export class EmailTemplatesService {
     return found;
   }
 
-  create(site: SiteContext, dto: CreateEmailTemplateDto): Promise<EmailTemplateEntity> {
+  async create(site: SiteContext, dto: CreateEmailTemplateDto): Promise<EmailTemplateEntity> {
     const type = this.types.get(dto.type);
     const parts = { subject: dto.subject, html: dto.html, text: dto.text ?? null };
-    this.renderer.check(parts, type.variables, sampleOf(site, type));
+    await this.renderer.check(parts, type.variables, sampleOf(site, type));
     return this.dataSource.manager.save(
       this.dataSource.manager.create(EmailTemplateEntity, {
         siteId: site.id,
@@ -76,7 +76,7 @@ export class EmailTemplatesService {
       if (dto.html !== undefined) template.html = dto.html;
       if (dto.text !== undefined) template.text = dto.text;
       const type = this.types.get(template.type);
-      this.renderer.check(partsOf(template), type.variables, sampleOf(site, type));
+      await this.renderer.check(partsOf(template), type.variables, sampleOf(site, type));
       template.version += 1;
       return em.save(template);
     });
@@ -95,7 +95,7 @@ export class EmailTemplatesService {
     const source = await this.get(site, id);
     // A template saved before the sandbox's rules cannot be copied past them.
     const type = this.types.get(source.type);
-    this.renderer.check(partsOf(source), type.variables, sampleOf(site, type));
+    await this.renderer.check(partsOf(source), type.variables, sampleOf(site, type));
     const em = this.dataSource.manager;
     return em.save(
       em.create(EmailTemplateEntity, {
@@ -115,7 +115,7 @@ export class EmailTemplatesService {
         throw new ConflictProblem('transition_forbidden', 'The template is already published');
       // The type's rules (and the sandbox's) may have changed since the draft was saved.
       const type = this.types.get(template.type);
-      this.renderer.check(partsOf(template), type.variables, sampleOf(site, type));
+      await this.renderer.check(partsOf(template), type.variables, sampleOf(site, type));
       // Two publishes of one type at once would both unpublish "the previous" one: one at a time.
       await namedXactLock(em, `email_template:${site.id}:${template.type}`);
       await em
@@ -159,7 +159,7 @@ export class EmailTemplatesService {
   ): Promise<void> {
     const { type, template, parts } =
       'templateId' in use ? await this.resolveById(site, use.templateId, em) : await this.resolve(site, use.type, em);
-    if (template) this.renderer.check(parts, type.variables, sampleOf(site, type));
+    if (template) await this.renderer.check(parts, type.variables, sampleOf(site, type));
   }
 
   /** Renders a template with `data` (default: its type's sample) as a send would. */

@@ -22,11 +22,14 @@ export class EmailController {
   @Route({
     auth: 'key',
     summary: 'Send an email',
+    // Rendered now (Liquid, CSS inlining, the text part), before the 202.
+    cost: 'render',
     description:
       'Up to 50 recipients (to, cc, bcc), one message each. Either `subject` with `html` and/or `text`, or a ' +
       "template: `templateType` (the site's published one, else the built-in default) or `templateId`, with " +
       '`data` for its variables. Answers 202 once recorded; a job delivers over SMTP with retries. ' +
-      'Idempotency-Key replays the first answer.',
+      'Idempotency-Key replays the first answer. HTML over its limits (nesting, elements, CSS selectors ' +
+      'to inline; docs/security.md) is a 400 `template_limit_exceeded` and nothing is recorded.',
     accepted: SendEmailResponseDto,
     problems: [400, 409],
     bodyExample: {

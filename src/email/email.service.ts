@@ -159,8 +159,8 @@ export class EmailService {
     const sizes: number[] = [];
     // A batch (a campaign's) names the same template in every mail: looked up once.
     const templates = new Map<string, Promise<ResolvedTemplate | null>>();
-    // Each copy is rendered (Liquid, CSS inlining, the text part): other requests are served
-    // between copies once a slice of work is spent.
+    // Each copy is rendered (Liquid and the text part; CSS is inlined once per source, off the
+    // event loop): other requests are served between copies once a slice of work is spent.
     const slice = new TimeSlice();
     for (const mail of mails) {
       await slice.next();
@@ -177,7 +177,7 @@ export class EmailService {
             ...this.variables.check(resolved.type, mail.data ?? {}),
             site: { name: site.name, title: profile.title },
           })
-        : this.plain(mail);
+        : await this.plain(mail);
       const askedReplyTo = mail.replyTo ?? (siteSender?.replyTo ? { email: siteSender.replyTo } : undefined);
       const sender = chooseSender(
         {
@@ -269,7 +269,7 @@ export class EmailService {
     return null;
   }
 
-  private plain(mail: MailInput): RenderedMail {
+  private plain(mail: MailInput): Promise<RenderedMail> {
     if (mail.html === undefined && mail.text === undefined)
       throw new ValidationProblem([{ path: 'html', message: 'html or text is required with a subject' }]);
     if (mail.data !== undefined)

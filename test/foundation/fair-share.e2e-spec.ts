@@ -301,6 +301,7 @@ describe('fair share: the OpenAPI document derives from @Route({ cost })', () =>
 
   /** The expensive routes (grep the controllers for rendering, outbound calls, many rows, files). */
   const EXPECTED: Record<string, string> = {
+    'post /api/v2/sites/{siteName}/email/send': 'render',
     'post /api/v2/sites/{siteName}/email/templates/{templateId}/preview': 'render',
     'post /api/v2/sites/{siteName}/newsletter/campaigns/{id}/test-send': 'outbound',
     'post /api/v2/sites/{siteName}/webhooks/{id}/test': 'outbound',

@@ -2271,7 +2271,7 @@ export interface paths {
         put?: never;
         /**
          * Send an email
-         * @description Up to 50 recipients (to, cc, bcc), one message each. Either `subject` with `html` and/or `text`, or a template: `templateType` (the site's published one, else the built-in default) or `templateId`, with `data` for its variables. Answers 202 once recorded; a job delivers over SMTP with retries. Idempotency-Key replays the first answer. A key needs the `email:write` permission (without it: 403 `insufficient_permission`).
+         * @description Up to 50 recipients (to, cc, bcc), one message each. Either `subject` with `html` and/or `text`, or a template: `templateType` (the site's published one, else the built-in default) or `templateId`, with `data` for its variables. Answers 202 once recorded; a job delivers over SMTP with retries. Idempotency-Key replays the first answer. HTML over its limits (nesting, elements, CSS selectors to inline; docs/security.md) is a 400 `template_limit_exceeded` and nothing is recorded. A key needs the `email:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["sendEmail"];
         delete?: never;
@@ -23679,7 +23679,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After. This route renders mail (template previews): it counts against the account's `render` budget, shared by all its keys: RATE_LIMIT_RENDER_MAX requests a window (default 600 a minute) and RATE_LIMIT_RENDER_CONCURRENCY at once (default 4), besides the key's own RATE_LIMIT_KEY_MAX. */
+            /** @description Rate limited; see Retry-After. This route renders mail now (sends, template previews): Liquid, CSS inlining and text parts: it counts against the account's `render` budget, shared by all its keys: RATE_LIMIT_RENDER_MAX requests a window (default 600 a minute) and RATE_LIMIT_RENDER_CONCURRENCY at once (default 4), besides the key's own RATE_LIMIT_KEY_MAX. */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -23805,7 +23805,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Rate limited; see Retry-After */
+            /** @description Rate limited; see Retry-After. This route renders mail now (sends, template previews): Liquid, CSS inlining and text parts: it counts against the account's `render` budget, shared by all its keys: RATE_LIMIT_RENDER_MAX requests a window (default 600 a minute) and RATE_LIMIT_RENDER_CONCURRENCY at once (default 4), besides the key's own RATE_LIMIT_KEY_MAX. */
             429: {
                 headers: {
                     [name: string]: unknown;

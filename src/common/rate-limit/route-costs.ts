@@ -8,7 +8,7 @@ import { AppConfig } from '../../config/app-config';
  */
 export const ROUTE_COSTS = {
   render: {
-    what: 'renders mail (template previews)',
+    what: 'renders mail now (sends, template previews): Liquid, CSS inlining and text parts',
     max: 'RATE_LIMIT_RENDER_MAX',
     concurrency: 'RATE_LIMIT_RENDER_CONCURRENCY',
   },

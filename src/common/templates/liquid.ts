@@ -41,8 +41,12 @@ export class ForbiddenTagError extends Error {
   }
 }
 
-/** A render or parse beyond TEMPLATE_BUDGET or TEMPLATE_MAX_ARRAY. */
+/**
+ * A render or parse beyond TEMPLATE_BUDGET or TEMPLATE_MAX_ARRAY; `html`: HTML beyond the shape
+ * limits of common/html/html-shape.ts (HtmlLimitError), its message naming the limit.
+ */
 export class TemplateLimitError extends Error {
+  readonly html: boolean = false;
   constructor(message: string) {
     super(message);
     this.name = 'TemplateLimitError';
@@ -172,6 +176,8 @@ function isRenderTimeLimit(err: unknown): boolean {
 /** What went wrong with a template, for a problem. */
 export interface TemplateFault {
   kind: 'syntax' | 'forbidden' | 'limit';
+  /** A limit of the HTML's shape (html-shape.ts), not of the Liquid budget. */
+  html?: boolean;
   /** `line 3, col 7: output "{{ x" not closed`, without liquidjs's source excerpt. */
   message: string;
 }
@@ -188,7 +194,7 @@ export function templateFault(err: unknown): TemplateFault {
       : cause instanceof TemplateLimitError || (cause instanceof Error && LIQUID_LIMITS.test(cause.message))
         ? 'limit'
         : 'syntax';
-  return { kind, message: faultMessage(err) };
+  return { kind, message: faultMessage(err), html: cause instanceof TemplateLimitError && cause.html };
 }
 
 function faultMessage(err: unknown): string {
@@ -202,14 +208,15 @@ function faultMessage(err: unknown): string {
   return at ? `line ${at[1]}, col ${at[2]}: ${bare}` : bare;
 }
 
-/** One part's fault as a field error, and whether it was a budget one. */
+/** One part's fault as a field error, and whether it was a budget one (`html`: a limit of the HTML's shape). */
 export interface PartFault extends FieldError {
   limit: boolean;
+  html?: boolean;
 }
 
 export function partFault(path: string, err: unknown, prefix = ''): PartFault {
   const fault = templateFault(err);
-  return { path, message: `${prefix}${fault.message}`, limit: fault.kind === 'limit' };
+  return { path, message: `${prefix}${fault.message}`, limit: fault.kind === 'limit', html: fault.html };
 }
 
 /**
@@ -218,6 +225,13 @@ export function partFault(path: string, err: unknown, prefix = ''): PartFault {
  */
 export function templateProblem(faults: PartFault[]): BadRequestProblem | ValidationProblem {
   const errors = faults.map(({ path, message }) => ({ path, message }));
+  const html = faults.find((f) => f.limit && f.html);
+  if (html && !faults.some((f) => f.limit && !f.html))
+    return new BadRequestProblem(
+      'template_limit_exceeded',
+      `The HTML of \`${html.path}\` ${html.message}; make it simpler`,
+      errors,
+    );
   if (faults.some((f) => f.limit))
     return new BadRequestProblem(
       'template_limit_exceeded',

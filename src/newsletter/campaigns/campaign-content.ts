@@ -3,13 +3,15 @@
  * of the content are tracked, the content made ready for tracking, and the open pixel.
  *
  * The content is parsed once, when a send is prepared, never per recipient: an HTML parser
- * (htmlparser2, linear time) finds each anchor's `href` value, and liquidjs's tokenizer says which
+ * (htmlparser2, linear time once its nesting is bounded: common/html/html-shape.ts is checked
+ * first) finds each anchor's `href` value, and liquidjs's tokenizer says which
  * stretches of the source are plain text that Liquid outputs as written. A tracked link's value is
  * replaced in the source by a Liquid output of the click URL, and the pixel by another, so each
  * recipient's render only fills in their URLs.
  */
 import { Parser } from 'htmlparser2';
 import { TagToken, TokenKind, Tokenizer } from 'liquidjs';
+import { checkHtmlShape } from '../../common/html/html-shape';
 import { liquidEngine } from '../../common/templates/liquid';
 
 /** The variables a prepared content reads (tenants' templates cannot name them: they are not campaign variables). */
@@ -39,9 +41,11 @@ export function decodeAttribute(raw: string): string {
 
 /**
  * One pass of htmlparser2 over the HTML: the first quoted `href` of each `<a>` (entities left as
- * written), and where the first `</body>` starts (-1: none).
+ * written), and where the first `</body>` starts (-1: none). HTML over the shape limits
+ * (htmlparser2's cost grows with the square of the nesting) is refused first: HtmlLimitError.
  */
 function scan(html: string): { hrefs: HrefSpot[]; bodyEnd: number } {
+  checkHtmlShape(html);
   const hrefs: HrefSpot[] = [];
   let bodyEnd = -1;
   let inAnchor = false;

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Template } from 'liquidjs';
 import { EntityManager } from 'typeorm';
 import { SitesService } from '../../account/sites.service';
+import { MailHtml } from '../../common/html/mail-html';
 import {
   liquidEngine,
   PartFault,
@@ -77,13 +78,15 @@ export class CampaignMail {
   constructor(
     private readonly links: NewsletterLinks,
     private readonly sites: SitesService,
+    private readonly mailHtml: MailHtml,
   ) {}
 
   /**
    * Checks the campaign's Liquid as it is saved and scheduled (docs/newsletter.md, "Content"):
    * syntax, no tag that names a file, only the campaign's variables, and a trial render (of the
-   * content as a tracked send renders it) with a sample subscriber within the template budget.
-   * A 400 names the field: `validation_failed`, or `template_limit_exceeded`.
+   * content as a tracked send renders it, its CSS inlined) with a sample subscriber within the
+   * template budget. A 400 names the field: `validation_failed`, or `template_limit_exceeded`
+   * (also for HTML over the shape limits of common/html/html-shape.ts).
    */
   async check(campaign: Pick<CampaignEntity, 'name' | 'subject' | 'previewText' | 'contentHtml'>): Promise<void> {
     const faults: PartFault[] = [];
@@ -112,10 +115,11 @@ export class CampaignMail {
         // A big content costs tens of ms a step: other requests are served between them.
         await breathe();
         const tracked = trackingSource(source);
-        await breathe();
+        // Its CSS inlined as a send does (in a worker, within its limits and budget).
+        const inlined = await this.mailHtml.inlineSource(tracked.source);
         const clicks: string[] = [];
         for (const i of tracked.linkIndexes) clicks[i] = `https://example.com/track/click/${i}`;
-        renderBounded(engine, engine.parse(tracked.source), {
+        renderBounded(engine, engine.parse(inlined), {
           ...sample,
           [CLICK_URLS_VARIABLE]: clicks,
           [PIXEL_VARIABLE]: pixelImage('https://example.com/track/open'),
@@ -127,7 +131,10 @@ export class CampaignMail {
     if (faults.length > 0) throw templateProblem(faults);
   }
 
-  /** Parses the campaign once for a batch (or a test send: `tracked` false). */
+  /**
+   * Parses the campaign once for a batch (or a test send: `tracked` false), its CSS inlined once
+   * (MailHtml caches the result for the campaign's next batches): a copy only renders Liquid.
+   */
   async prepare(
     em: EntityManager,
     site: SiteContext,
@@ -137,11 +144,12 @@ export class CampaignMail {
     const { settings } = await this.sites.profileOf(site.id, em);
     let content = campaign.contentHtml;
     let linkIndexes: number[] = [];
-    if (tracked) {
-      const links = await em.find(CampaignLinkEntity, { where: { campaignId: campaign.id } });
-      ({ source: content, linkIndexes } = trackingSource(content, new Map(links.map((l) => [l.url, l.linkIndex]))));
-    }
     try {
+      if (tracked) {
+        const links = await em.find(CampaignLinkEntity, { where: { campaignId: campaign.id } });
+        ({ source: content, linkIndexes } = trackingSource(content, new Map(links.map((l) => [l.url, l.linkIndex]))));
+      }
+      content = await this.mailHtml.inlineSource(content);
       return {
         site,
         campaign,
