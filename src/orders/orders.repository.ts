@@ -16,6 +16,7 @@ import { OrderQueryDto } from './dto/order.dto';
 import { OrderLineEntity } from './entities/order-line.entity';
 import { OrderShipmentEntity } from './entities/order-shipment.entity';
 import { OrderEntity } from './entities/order.entity';
+import type { HeldItem } from './order-holds';
 
 /** A new order's fields: what the service computed, before the database gives its id and number. */
 export type NewOrder = Pick<
@@ -241,6 +242,42 @@ export class OrdersRepository {
       [siteId, userId, now],
     );
     return rows[0].n;
+  }
+
+  /**
+   * What a site user holds, by item (docs/orders.md, "Reservations"), read after their lock
+   * (lockAndCountPending): the units not yet shipped of their unpaid open orders still in hold,
+   * and the latest end of a hold of theirs that expired unpaid in (`since`, `now`] (an order
+   * canceled by its expiry keeps `expires_at`; a site's cancel clears it). By
+   * orders_site_id_user_id_expires_at_idx: a user's unpaid orders that hold, or held, stock.
+   */
+  async heldBy(em: EntityManager, siteId: number, userId: number, now: Date, since: Date): Promise<HeldItem[]> {
+    const { rows } = await sql<{
+      product_id: number;
+      variant_id: number | null;
+      held: number;
+      expired_at: Date | null;
+    }>(
+      em,
+      `SELECT l.product_id, l.variant_id,
+              coalesce(sum(l.quantity - l.fulfilled_quantity)
+                FILTER (WHERE o.fulfillment_status <> 'canceled' AND (o.expires_at IS NULL OR o.expires_at > $3)), 0)::int
+                AS held,
+              max(o.expires_at) FILTER (WHERE o.expires_at <= $3) AS expired_at
+         FROM orders o JOIN order_lines l ON l.order_id = o.id
+        WHERE o.site_id = $1 AND o.user_id = $2 AND o.payment_status = 'pending'
+          AND ((o.fulfillment_status IN ('unfulfilled', 'partially_fulfilled') AND (o.expires_at IS NULL OR o.expires_at > $3))
+            OR (o.fulfillment_status IN ('unfulfilled', 'canceled') AND o.expires_at <= $3 AND o.expires_at > $4))
+        GROUP BY l.product_id, l.variant_id`,
+      [siteId, userId, now, since],
+      { bigints: ['product_id', 'variant_id'] },
+    );
+    return rows.map((r) => ({
+      productId: r.product_id,
+      variantId: r.variant_id,
+      held: r.held,
+      expiredAt: r.expired_at,
+    }));
   }
 
   /**
