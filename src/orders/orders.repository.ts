@@ -235,10 +235,13 @@ export class OrdersRepository {
     await namedXactLock(em, `orders.pending:${userId}`);
     const { rows } = await sql<{ n: number }>(
       em,
-      `SELECT count(*)::int AS n FROM orders
-        WHERE site_id = $1 AND user_id = $2 AND payment_status = 'pending'
-          AND fulfillment_status IN ('unfulfilled', 'partially_fulfilled')
-          AND (expires_at IS NULL OR expires_at > $3)`,
+      // Two ranges of orders_site_id_user_id_expires_at_idx: a hold that ends later, or none.
+      `SELECT ((SELECT count(*) FROM orders
+                 WHERE site_id = $1 AND user_id = $2 AND payment_status = 'pending' AND expires_at > $3
+                   AND fulfillment_status IN ('unfulfilled', 'partially_fulfilled'))
+             + (SELECT count(*) FROM orders
+                 WHERE site_id = $1 AND user_id = $2 AND payment_status = 'pending' AND expires_at IS NULL
+                   AND fulfillment_status IN ('unfulfilled', 'partially_fulfilled')))::int AS n`,
       [siteId, userId, now],
     );
     return rows[0].n;
@@ -259,15 +262,23 @@ export class OrdersRepository {
       expired_at: Date | null;
     }>(
       em,
-      `SELECT l.product_id, l.variant_id,
+      // Two ranges of the index: orders whose hold ends after `since` (in hold, or expired since),
+      // and those in hold without an end (shipped in part before payment).
+      `WITH mine AS (
+         SELECT id, fulfillment_status, expires_at FROM orders
+          WHERE site_id = $1 AND user_id = $2 AND payment_status = 'pending' AND expires_at > $4
+            AND fulfillment_status IN ('unfulfilled', 'partially_fulfilled', 'canceled')
+         UNION ALL
+         SELECT id, fulfillment_status, expires_at FROM orders
+          WHERE site_id = $1 AND user_id = $2 AND payment_status = 'pending' AND expires_at IS NULL
+            AND fulfillment_status IN ('unfulfilled', 'partially_fulfilled')
+       )
+       SELECT l.product_id, l.variant_id,
               coalesce(sum(l.quantity - l.fulfilled_quantity)
                 FILTER (WHERE o.fulfillment_status <> 'canceled' AND (o.expires_at IS NULL OR o.expires_at > $3)), 0)::int
                 AS held,
               max(o.expires_at) FILTER (WHERE o.expires_at <= $3) AS expired_at
-         FROM orders o JOIN order_lines l ON l.order_id = o.id
-        WHERE o.site_id = $1 AND o.user_id = $2 AND o.payment_status = 'pending'
-          AND ((o.fulfillment_status IN ('unfulfilled', 'partially_fulfilled') AND (o.expires_at IS NULL OR o.expires_at > $3))
-            OR (o.fulfillment_status IN ('unfulfilled', 'canceled') AND o.expires_at <= $3 AND o.expires_at > $4))
+         FROM mine o JOIN order_lines l ON l.order_id = o.id
         GROUP BY l.product_id, l.variant_id`,
       [siteId, userId, now, since],
       { bigints: ['product_id', 'variant_id'] },

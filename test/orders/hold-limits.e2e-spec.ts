@@ -367,7 +367,7 @@ describe('stock reservations: hold limits per site user', () => {
       await place(a, holder.auth, [{ productId: print.id, quantity: 1 }]).expect(201);
     });
     const reads = sent.filter(
-      (q) => /^\s*select\b/i.test(q.text) && /\b(orders|products|product_variants)\b/.test(q.text),
+      (q) => /^\s*(select|with)\b/i.test(q.text) && /\b(orders|products|product_variants)\b/.test(q.text),
     );
     const plan = (q: SentStatement) =>
       ctx.t.db.transaction(async (em) => {
@@ -378,7 +378,7 @@ describe('stock reservations: hold limits per site user', () => {
         );
         return scansOf(row['QUERY PLAN'][0].Plan);
       });
-    const held = reads.find((q) => q.text.includes('FROM orders o JOIN order_lines'));
+    const held = reads.find((q) => q.text.includes('FROM mine o JOIN order_lines'));
     const counted = reads.find((q) => q.text.includes('quantity_available IS NOT NULL'));
     expect([held, counted].every(Boolean)).toBe(true);
     for (const q of reads) expect([q.text, (await plan(q)).seq]).toEqual([q.text, []]);
