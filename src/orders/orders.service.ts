@@ -22,6 +22,7 @@ import { cooldownStart, expiryOf, holdRefusal, isExpired, StockItem, stockKey, w
 import { priceOrder } from './order-pricing';
 import { assertPaymentTransition } from './order-status';
 import { ORDERS_EVENTS } from './orders.events';
+import { OrderHoldsRepository } from './order-holds.repository';
 import { OrdersRepository, OrderView } from './orders.repository';
 
 /** An order with its lines and shipments: what a get answers. */
@@ -72,6 +73,7 @@ export class OrdersService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly repository: OrdersRepository,
+    private readonly holdsRepository: OrderHoldsRepository,
     private readonly catalog: CatalogService,
     private readonly email: EmailService,
     private readonly sites: SitesService,
@@ -126,7 +128,7 @@ export class OrdersService {
       const now = this.clock.now();
       // Locks from here to the commit: the buyer's, the stock (in product order), the site's counter.
       if (buyer) {
-        const pending = await this.repository.lockAndCountPending(em, site.id, buyer.userId, now);
+        const pending = await this.holdsRepository.lockAndCountPending(em, site.id, buyer.userId, now);
         if (pending >= holds.maxPendingPerUser)
           throw new ConflictProblem(
             'too_many_pending_orders',
@@ -206,7 +208,7 @@ export class OrdersService {
     lines: PricedLine[],
     now: Date,
   ): Promise<void> {
-    const held = await this.repository.heldBy(em, site.id, userId, now, cooldownStart(holds, now));
+    const held = await this.holdsRepository.heldBy(em, site.id, userId, now, cooldownStart(holds, now));
     const wanted = wantedItems(lines);
     const items = new Map<string, StockItem>([...held, ...wanted].map((i) => [stockKey(i), i]));
     const counted = new Set((await this.catalog.countedStock(em, site, [...items.values()])).map(stockKey));
