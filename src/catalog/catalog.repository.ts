@@ -220,6 +220,31 @@ export class CatalogRepository {
     return null;
   }
 
+  /**
+   * Of these items, those of the site whose stock is counted (`quantity_available` not null), in
+   * one statement by primary keys: a product without a variant, a variant by its own id.
+   */
+  async countedStock(
+    em: EntityManager,
+    siteId: number,
+    items: Array<{ productId: number; variantId: number | null }>,
+  ): Promise<Array<{ productId: number; variantId: number | null }>> {
+    if (items.length === 0) return [];
+    const productIds = items.filter((i) => i.variantId === null).map((i) => i.productId);
+    const variantIds = items.flatMap((i) => (i.variantId === null ? [] : [i.variantId]));
+    const { rows } = await sql<{ product_id: number; variant_id: number | null }>(
+      em,
+      `SELECT id AS product_id, NULL::bigint AS variant_id FROM products
+        WHERE site_id = $1 AND id = ANY($2::bigint[]) AND quantity_available IS NOT NULL
+       UNION ALL
+       SELECT product_id, id FROM product_variants
+        WHERE site_id = $1 AND id = ANY($3::bigint[]) AND quantity_available IS NOT NULL`,
+      [siteId, productIds, variantIds],
+      { bigints: ['product_id', 'variant_id'] },
+    );
+    return rows.map((r) => ({ productId: r.product_id, variantId: r.variant_id }));
+  }
+
   /** Gives stock back (a canceled order); unlimited stock stays unlimited. */
   async restoreStock(em: EntityManager, siteId: number, lines: StockLine[]): Promise<void> {
     for (const line of [...lines].sort(stockOrder)) {

@@ -114,6 +114,21 @@ export class CatalogService {
     await this.stockChanged(em, site, merged);
   }
 
+  /**
+   * Of these items (a product, or one of its variants), those whose stock is counted: what an
+   * order holds while unpaid (unlimited stock is held by nobody). A product or variant gone is
+   * not counted.
+   */
+  async countedStock<T extends { productId: number; variantId: number | null }>(
+    em: EntityManager,
+    site: SiteContext,
+    items: T[],
+  ): Promise<T[]> {
+    const counted = await this.repository.countedStock(em, site.id, items);
+    const keys = new Set(counted.map((c) => `${c.productId}:${c.variantId ?? ''}`));
+    return items.filter((i) => keys.has(`${i.productId}:${i.variantId ?? ''}`));
+  }
+
   /** Gives the lines' stock back (a canceled order). */
   async restoreStock(em: EntityManager, site: SiteContext, lines: PricedLine[]): Promise<void> {
     const merged = mergeLines(lines);

@@ -47,7 +47,10 @@ export class OrdersController {
       'Prices, currency and tax come from the catalog and the site’s tax rates (a client’s prices are refused); ' +
       'one currency per order. Stock is taken in the same transaction: 409 `out_of_stock` names the item. ' +
       'Unpaid, the order holds its stock until `expiresAt` (the site’s `sessionHoldMinutes` or `keyHoldMinutes`), ' +
-      'then is canceled. A site user with `maxPendingPerUser` unpaid orders gets a 409 `too_many_pending_orders`. ' +
+      'then is canceled. A site user with `maxPendingPerUser` unpaid orders gets a 409 `too_many_pending_orders`; ' +
+      'one who would hold more than `maxHeldPerProduct` units of an item or `maxHeldPerUser` in all (of counted ' +
+      'stock) a 409 `hold_limit_exceeded`; one whose hold of an item expired less than `holdCooldownMinutes` ago ' +
+      'a 409 `hold_cooldown` with Retry-After. ' +
       'The customer gets the `orders.confirmation` mail. `Idempotency-Key` replays the first answer.',
     created: OrderResponseDto,
     problems: [400, 409],

@@ -20,6 +20,7 @@ import { ORDER_MAIL_TYPES } from './order-mail';
 import { OrdersDataOwner } from './orders-data.owner';
 import { OrdersErasureRepository } from './orders-erasure.repository';
 import { OrdersController } from './orders.controller';
+import { OrderHoldsRepository } from './order-holds.repository';
 import { OrdersRepository } from './orders.repository';
 import { OrdersService } from './orders.service';
 import { AnswersProblems } from '../common/errors/problem-codes';
@@ -51,6 +52,7 @@ import { ORDERS_PROBLEMS } from './orders.problems';
   controllers: [OrdersController, FulfillmentNotificationsController],
   providers: [
     OrdersRepository,
+    OrderHoldsRepository,
     OrdersErasureRepository,
     FulfillmentNotificationsRepository,
     OrdersService,

@@ -2,6 +2,8 @@ import { defineProblems } from '../common/errors/problem-codes';
 
 /** The problem codes of orders, their status and the fulfillment provider’s notifications (besides the shared ones, common.problems.ts). */
 export const ORDERS_PROBLEMS = defineProblems('orders', {
+  hold_cooldown: 409,
+  hold_limit_exceeded: 409,
   invalid_signature: 401,
   order_expired: 409,
   quantity_exceeds_order: 409,

@@ -11,7 +11,7 @@ import {
 } from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
 import { ShapedReads } from '../database/fast-read';
-import { namedXactLock, sql } from '../database/sql';
+import { sql } from '../database/sql';
 import { OrderQueryDto } from './dto/order.dto';
 import { OrderLineEntity } from './entities/order-line.entity';
 import { OrderShipmentEntity } from './entities/order-shipment.entity';
@@ -68,9 +68,10 @@ const NEWEST: KeysetColumn[] = [
 
 /**
  * The orders' reads on the fast path (docs/performance.md) and the statements that outgrow a
- * method: the new order with the site's next number, the pending-order cap, the expiry sweep.
- * The provider's notifications are in fulfillment-notifications.repository.ts, the anonymising
- * purge in orders-erasure.repository.ts.
+ * method: the new order with the site's next number, the expiry sweep. A site user's holds (the
+ * pending-order cap, the hold limits) are in order-holds.repository.ts, the provider's
+ * notifications in fulfillment-notifications.repository.ts, the anonymising purge in
+ * orders-erasure.repository.ts.
  */
 @Injectable()
 export class OrdersRepository {
@@ -223,24 +224,6 @@ export class OrdersRepository {
       }),
     );
     return { order: stored, lines: storedLines, shipments: [] };
-  }
-
-  /**
-   * A site user's unpaid open orders that still hold their stock (not past their hold), counted
-   * after taking the user's lock: two orders of one user at once take turns here, so the cap
-   * holds under concurrency. The lock is the transaction's (released at its end).
-   */
-  async lockAndCountPending(em: EntityManager, siteId: number, userId: number, now: Date): Promise<number> {
-    await namedXactLock(em, `orders.pending:${userId}`);
-    const { rows } = await sql<{ n: number }>(
-      em,
-      `SELECT count(*)::int AS n FROM orders
-        WHERE site_id = $1 AND user_id = $2 AND payment_status = 'pending'
-          AND fulfillment_status IN ('unfulfilled', 'partially_fulfilled')
-          AND (expires_at IS NULL OR expires_at > $3)`,
-      [siteId, userId, now],
-    );
-    return rows[0].n;
   }
 
   /**

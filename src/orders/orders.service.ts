@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { SitesService } from '../account/sites.service';
-import { CatalogService } from '../catalog/catalog.service';
-import { ConflictProblem, NotFoundProblem, ValidationProblem } from '../common/errors/problems';
+import { CatalogService, PricedLine } from '../catalog/catalog.service';
+import { ConflictProblem, NotFoundProblem, Problem, ValidationProblem, withStatus } from '../common/errors/problems';
 import { recordEvent } from '../common/outbox/record-event';
 import { QueueService } from '../common/queue/queue.service';
 import { Clock } from '../common/scheduling/clock';
-import { orderHolds } from '../common/tenancy/site-settings';
+import { OrderHolds, orderHolds } from '../common/tenancy/site-settings';
 import { Page } from '../common/pagination/page';
 import { findInSiteOrFail, SiteContext } from '../common/tenancy/site-context';
 import { EmailService } from '../email/email.service';
@@ -18,10 +18,11 @@ import { OrderShipmentEntity } from './entities/order-shipment.entity';
 import { OrderEntity } from './entities/order.entity';
 import { confirmationData } from './order-mail';
 import { ORDER_EXPIRY_JOB, OrderExpiryJobData } from './order-expiry.job';
-import { expiryOf, isExpired } from './order-holds';
+import { cooldownStart, expiryOf, holdRefusal, isExpired, StockItem, stockKey, wantedItems } from './order-holds';
 import { priceOrder } from './order-pricing';
 import { assertPaymentTransition } from './order-status';
 import { ORDERS_EVENTS } from './orders.events';
+import { OrderHoldsRepository } from './order-holds.repository';
 import { OrdersRepository, OrderView } from './orders.repository';
 
 /** An order with its lines and shipments: what a get answers. */
@@ -72,6 +73,7 @@ export class OrdersService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly repository: OrdersRepository,
+    private readonly holdsRepository: OrderHoldsRepository,
     private readonly catalog: CatalogService,
     private readonly email: EmailService,
     private readonly sites: SitesService,
@@ -106,7 +108,7 @@ export class OrdersService {
   /**
    * Places an order, in one transaction: prices from the catalog (a 400 names a line that is
    * not for sale or in another currency), tax from the site's rates, a site user's cap of pending
-   * orders (409 `too_many_pending_orders`), the stock taken (409 `out_of_stock` naming the item),
+   * orders (409 `too_many_pending_orders`) and of held units (checkHolds), the stock taken (409 `out_of_stock` naming the item),
    * the site's next number, the order and its line snapshots with the end of its hold
    * (`expiresAt`) and the job that expires it, the confirmation mail and `order.created`.
    * Anything that fails leaves nothing behind.
@@ -126,12 +128,13 @@ export class OrdersService {
       const now = this.clock.now();
       // Locks from here to the commit: the buyer's, the stock (in product order), the site's counter.
       if (buyer) {
-        const pending = await this.repository.lockAndCountPending(em, site.id, buyer.userId, now);
+        const pending = await this.holdsRepository.lockAndCountPending(em, site.id, buyer.userId, now);
         if (pending >= holds.maxPendingPerUser)
           throw new ConflictProblem(
             'too_many_pending_orders',
             `You have ${pending} unpaid orders; pay or cancel one before placing another (at most ${holds.maxPendingPerUser})`,
           );
+        await this.checkHolds(em, site, buyer.userId, holds, catalogLines, now);
       }
       await this.catalog.takeStock(em, site, catalogLines);
       const view = await this.repository.insertOrder(
@@ -188,6 +191,42 @@ export class OrdersService {
       });
       return view;
     });
+  }
+
+  /**
+   * A site user's hold limits, under their lock (docs/orders.md, "Reservations"): of the items
+   * whose stock is counted, what the order asks with what they already hold, per item and in all
+   * (409 `hold_limit_exceeded`), and no item whose hold of theirs expired within the cool-down
+   * (409 `hold_cooldown`, with Retry-After). The lock makes concurrent orders of one user take
+   * turns here, so together they cannot pass a limit.
+   */
+  private async checkHolds(
+    em: EntityManager,
+    site: SiteContext,
+    userId: number,
+    holds: OrderHolds,
+    lines: PricedLine[],
+    now: Date,
+  ): Promise<void> {
+    const held = await this.holdsRepository.heldBy(em, site.id, userId, now, cooldownStart(holds, now));
+    const wanted = wantedItems(lines);
+    const items = new Map<string, StockItem>([...held, ...wanted].map((i) => [stockKey(i), i]));
+    const counted = new Set((await this.catalog.countedStock(em, site, [...items.values()])).map(stockKey));
+    const refusal = holdRefusal(
+      holds,
+      held.filter((h) => counted.has(stockKey(h))),
+      wanted.filter((w) => counted.has(stockKey(w))),
+      now,
+    );
+    if (refusal?.code === 'hold_limit_exceeded') throw new ConflictProblem('hold_limit_exceeded', refusal.detail);
+    if (refusal?.code === 'hold_cooldown')
+      throw new Problem(
+        withStatus(409, 'hold_cooldown', {
+          title: 'Conflict',
+          detail: refusal.detail,
+          headers: { 'Retry-After': String(refusal.retryAfterSeconds) },
+        }),
+      );
   }
 
   /**

@@ -7,7 +7,14 @@ import { ISO } from '../support/matchers';
 import { expectExactProblem, expectProblem } from '../support/problem';
 
 /** The orders' hold settings a site has not set: their defaults (docs/orders.md). */
-const HOLDS = { sessionHoldMinutes: 30, keyHoldMinutes: 1440, maxPendingPerUser: 5 };
+const HOLDS = {
+  sessionHoldMinutes: 30,
+  keyHoldMinutes: 1440,
+  maxPendingPerUser: 5,
+  maxHeldPerProduct: 10,
+  maxHeldPerUser: 50,
+  holdCooldownMinutes: 10,
+};
 /** The subscriptions' settings a site has not set: the dunning window's default (docs/users.md). */
 const SUBSCRIPTIONS = { dunningDays: 14 };
 

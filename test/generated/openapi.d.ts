@@ -1931,7 +1931,7 @@ export interface paths {
         put?: never;
         /**
          * Create an order
-         * @description With a key, for any customer; with a site user’s session, the user’s own order (payment `pending`). Prices, currency and tax come from the catalog and the site’s tax rates (a client’s prices are refused); one currency per order. Stock is taken in the same transaction: 409 `out_of_stock` names the item. Unpaid, the order holds its stock until `expiresAt` (the site’s `sessionHoldMinutes` or `keyHoldMinutes`), then is canceled. A site user with `maxPendingPerUser` unpaid orders gets a 409 `too_many_pending_orders`. The customer gets the `orders.confirmation` mail. `Idempotency-Key` replays the first answer. A key needs the `orders:write` permission (without it: 403 `insufficient_permission`).
+         * @description With a key, for any customer; with a site user’s session, the user’s own order (payment `pending`). Prices, currency and tax come from the catalog and the site’s tax rates (a client’s prices are refused); one currency per order. Stock is taken in the same transaction: 409 `out_of_stock` names the item. Unpaid, the order holds its stock until `expiresAt` (the site’s `sessionHoldMinutes` or `keyHoldMinutes`), then is canceled. A site user with `maxPendingPerUser` unpaid orders gets a 409 `too_many_pending_orders`; one who would hold more than `maxHeldPerProduct` units of an item or `maxHeldPerUser` in all (of counted stock) a 409 `hold_limit_exceeded`; one whose hold of an item expired less than `holdCooldownMinutes` ago a 409 `hold_cooldown` with Retry-After. The customer gets the `orders.confirmation` mail. `Idempotency-Key` replays the first answer. A key needs the `orders:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["createOrder"];
         delete?: never;
@@ -6474,7 +6474,10 @@ export interface components {
              * @example 1
              */
             variantId?: number;
-            /** @example 2 */
+            /**
+             * @description With a site user's session, an item whose stock is counted takes at most the site's `maxHeldPerProduct` units (default 10) with what the user already holds unpaid (409 `hold_limit_exceeded`).
+             * @example 2
+             */
             quantity: number;
         };
         CustomerDto: {
@@ -8016,6 +8019,21 @@ export interface components {
              * @example 5
              */
             maxPendingPerUser: number;
+            /**
+             * @description Units of one item a site user may hold unpaid
+             * @example 10
+             */
+            maxHeldPerProduct: number;
+            /**
+             * @description Units a site user may hold unpaid over all their orders
+             * @example 50
+             */
+            maxHeldPerUser: number;
+            /**
+             * @description Minutes before a site user holds again an item whose hold expired
+             * @example 10
+             */
+            holdCooldownMinutes: number;
         };
         NewsletterSettingsResponseDto: {
             /** @example null */
@@ -8136,6 +8154,21 @@ export interface components {
              * @example 5
              */
             maxPendingPerUser?: number | null;
+            /**
+             * @description Units of one product (of one variant where the stock is kept by variant) a site user may hold in unpaid orders, of items whose stock is counted: a line, or the lines of their orders together, beyond it is a 409 `hold_limit_exceeded`; null: 10
+             * @example 10
+             */
+            maxHeldPerProduct?: number | null;
+            /**
+             * @description Units of counted stock a site user may hold in all their unpaid orders together; beyond it, a 409 `hold_limit_exceeded`; null: 50
+             * @example 50
+             */
+            maxHeldPerUser?: number | null;
+            /**
+             * @description Minutes after a site user’s unpaid order of an item expired before they may hold that item again (409 `hold_cooldown` with Retry-After); 0: at once; null: 10
+             * @example 10
+             */
+            holdCooldownMinutes?: number | null;
         };
         NewsletterSettingsDto: {
             /**
@@ -21642,7 +21675,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `quantity_exceeds_order`, `suppression_complained`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `hold_cooldown`, `hold_limit_exceeded`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `quantity_exceeds_order`, `suppression_complained`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -21843,7 +21876,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `quantity_exceeds_order`, `suppression_complained`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `hold_cooldown`, `hold_limit_exceeded`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `quantity_exceeds_order`, `suppression_complained`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -21950,7 +21983,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `quantity_exceeds_order`, `suppression_complained`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `hold_cooldown`, `hold_limit_exceeded`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `quantity_exceeds_order`, `suppression_complained`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -22054,7 +22087,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `quantity_exceeds_order`, `suppression_complained`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `hold_cooldown`, `hold_limit_exceeded`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `quantity_exceeds_order`, `suppression_complained`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -22161,7 +22194,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `quantity_exceeds_order`, `suppression_complained`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `hold_cooldown`, `hold_limit_exceeded`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `quantity_exceeds_order`, `suppression_complained`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;

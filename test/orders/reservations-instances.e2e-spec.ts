@@ -25,7 +25,7 @@ async function placeHeldOrders(
 ): Promise<{ productId: number; orderIds: number[]; userId: number }> {
   await x.api
     .patch(`/api/v2/sites/${x.siteName}`)
-    .send({ settings: { orders: { maxPendingPerUser: ORDERS } } })
+    .send({ settings: { orders: { maxPendingPerUser: ORDERS, maxHeldPerProduct: 2 * ORDERS } } })
     .expect(200);
   const print = await makeProduct(x, { name: 'Limited print', quantityAvailable: 2 * ORDERS });
   const user = await app.db

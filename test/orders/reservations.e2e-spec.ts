@@ -260,6 +260,9 @@ describe('stock reservations: unpaid orders expire', () => {
       sessionHoldMinutes: 30,
       keyHoldMinutes: 60,
       maxPendingPerUser: 5,
+      maxHeldPerProduct: 10,
+      maxHeldPerUser: 50,
+      holdCooldownMinutes: 10,
     });
     const hour = await makeOrder(x, [[mug.id, 1]]);
     expect(
@@ -378,9 +381,11 @@ describe('stock reservations: unpaid orders expire', () => {
       await sessionOrder(a, auth, [[mug.id, 1]]).expect(201);
       expectProblem(await sessionOrder(a, auth, [[mug.id, 1]]), 409, 'too_many_pending_orders');
 
-      // Orders past their hold no longer count, even before the expiry cancels them.
+      // Orders past their hold no longer count, even before the expiry cancels them (another
+      // product: the mug waits its cool-down, test/orders/hold-limits.e2e-spec.ts).
+      const cup = await makeProduct(a, { name: 'Cup', quantityAvailable: 1 });
       moveClock(31 * MINUTE);
-      await sessionOrder(a, auth, [[mug.id, 1]]).expect(201);
+      await sessionOrder(a, auth, [[cup.id, 1]]).expect(201);
     });
 
     it('holds under concurrency: 8 orders at once with a cap of 3 make exactly 3', async () => {

@@ -21,7 +21,7 @@ import { SITE_NAME_PATTERN } from '../../common/auth/principal';
 import { OptionalNotNull } from '../../common/input/dto-rules';
 import { IsHeaderText, IsMailAddress } from '../../common/input/mail-rules';
 import { SiteEntity } from '../../common/tenancy/entities/site.entity';
-import { MAX_HOLD_MINUTES, MAX_PENDING_PER_USER, orderHolds } from '../../common/tenancy/site-settings';
+import { MAX_HELD_UNITS, MAX_HOLD_MINUTES, MAX_PENDING_PER_USER, orderHolds } from '../../common/tenancy/site-settings';
 import {
   SubscriptionsSettingsDto,
   SubscriptionsSettingsResponseDto,
@@ -224,6 +224,55 @@ export class OrdersSettingsDto {
   @Min(1)
   @Max(MAX_PENDING_PER_USER)
   maxPendingPerUser?: number | null;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    minimum: 1,
+    maximum: MAX_HELD_UNITS,
+    example: 10,
+    description:
+      'Units of one product (of one variant where the stock is kept by variant) a site user may hold in unpaid ' +
+      'orders, of items whose stock is counted: a line, or the lines of their orders together, beyond it is a ' +
+      '409 `hold_limit_exceeded`; null: 10',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_HELD_UNITS)
+  maxHeldPerProduct?: number | null;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    minimum: 1,
+    maximum: MAX_HELD_UNITS,
+    example: 50,
+    description:
+      'Units of counted stock a site user may hold in all their unpaid orders together; beyond it, a 409 ' +
+      '`hold_limit_exceeded`; null: 50',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_HELD_UNITS)
+  maxHeldPerUser?: number | null;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    minimum: 0,
+    maximum: MAX_HOLD_MINUTES,
+    example: 10,
+    description:
+      'Minutes after a site user’s unpaid order of an item expired before they may hold that item again (409 ' +
+      '`hold_cooldown` with Retry-After); 0: at once; null: 10',
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(MAX_HOLD_MINUTES)
+  holdCooldownMinutes?: number | null;
 }
 
 /** The newsletter audience (docs/newsletter.md); null clears a field. */
@@ -378,6 +427,12 @@ export class OrdersSettingsResponseDto {
   keyHoldMinutes: number | null;
   @ApiProperty({ example: 5, description: 'Unpaid open orders a site user may have at once' })
   maxPendingPerUser: number;
+  @ApiProperty({ example: 10, description: 'Units of one item a site user may hold unpaid' })
+  maxHeldPerProduct: number;
+  @ApiProperty({ example: 50, description: 'Units a site user may hold unpaid over all their orders' })
+  maxHeldPerUser: number;
+  @ApiProperty({ example: 10, description: 'Minutes before a site user holds again an item whose hold expired' })
+  holdCooldownMinutes: number;
 }
 
 export class NewsletterSettingsResponseDto {

@@ -41,18 +41,31 @@ export interface OrdersSettings {
   keyHoldMinutes?: number | null;
   /** Unpaid, open orders a site user may have at once (absent: 5). */
   maxPendingPerUser?: number;
+  /** Units of one stock item (a product, or a variant where stock is kept) a site user may hold unpaid (absent: 10). */
+  maxHeldPerProduct?: number;
+  /** Units of stock a site user may hold unpaid over all their orders (absent: 50). */
+  maxHeldPerUser?: number;
+  /** Minutes after a site user's hold of an item expired before they may hold it again (absent: 10; 0: none). */
+  holdCooldownMinutes?: number;
 }
 
 /** The bounds of the orders' hold settings: a week at most, 100 pending orders at most. */
 export const MAX_HOLD_MINUTES = 10_080;
 export const MAX_PENDING_PER_USER = 100;
+/** The bound of the units a site user may hold (per item and in all): a million. */
+export const MAX_HELD_UNITS = 1_000_000;
 
-/** How long unpaid orders hold their stock, and how many a site user may have pending (docs/orders.md). */
+/** How long unpaid orders hold their stock, and how many orders and units a site user may have pending (docs/orders.md). */
 export interface OrderHolds {
   sessionHoldMinutes: number;
   /** null: a key's orders never expire. */
   keyHoldMinutes: number | null;
   maxPendingPerUser: number;
+  /** Units of stock a site user may hold unpaid: of one item, and in all (docs/orders.md, "Reservations"). */
+  maxHeldPerProduct: number;
+  maxHeldPerUser: number;
+  /** 0: a site user may hold again at once what they let expire. */
+  holdCooldownMinutes: number;
 }
 
 /** The site's hold settings with the defaults for what it did not set. */
@@ -61,6 +74,9 @@ export function orderHolds(orders: OrdersSettings | undefined): OrderHolds {
     sessionHoldMinutes: orders?.sessionHoldMinutes ?? 30,
     keyHoldMinutes: orders?.keyHoldMinutes === undefined ? 1440 : orders.keyHoldMinutes,
     maxPendingPerUser: orders?.maxPendingPerUser ?? 5,
+    maxHeldPerProduct: orders?.maxHeldPerProduct ?? 10,
+    maxHeldPerUser: orders?.maxHeldPerUser ?? 50,
+    holdCooldownMinutes: orders?.holdCooldownMinutes ?? 10,
   };
 }
 

@@ -108,6 +108,11 @@ export class OrderLineRequestDto {
   variantId?: number;
 
   @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_QUANTITY, example: 2 })
+  @Checked(
+    'stored data',
+    "With a site user's session, an item whose stock is counted takes at most the site's `maxHeldPerProduct` " +
+      'units (default 10) with what the user already holds unpaid (409 `hold_limit_exceeded`).',
+  )
   @IsInt()
   @Min(1)
   @Max(MAX_QUANTITY)

@@ -32,6 +32,11 @@ export interface OrderAddress {
 @Index('orders_site_id_user_id_created_at_id_idx', ['siteId', 'userId', 'createdAt', 'id'], {
   where: 'user_id IS NOT NULL',
 })
+// A site user's holds: their unpaid orders that hold stock, or held it until their expiry (the
+// hold limits and the cool-down, docs/orders.md, "Reservations"); paid ones and a site's cancels are not in it.
+@Index('orders_site_id_user_id_expires_at_idx', ['siteId', 'userId', 'expiresAt'], {
+  where: `"user_id" IS NOT NULL AND "payment_status" = 'pending' AND ("fulfillment_status" IN ('unfulfilled', 'partially_fulfilled') OR "expires_at" IS NOT NULL)`,
+})
 // The expiry sweep: unpaid open orders with a hold, by when it ends (docs/orders.md, "Reservations").
 @Index('orders_expires_at_idx', ['expiresAt'], {
   where: `"expires_at" IS NOT NULL AND "payment_status" = 'pending' AND "fulfillment_status" IN ('unfulfilled', 'partially_fulfilled')`,
