@@ -51,7 +51,7 @@ export async function createApp({
   installPublicReadCaching(app.getHttpAdapter().getInstance(), config.PUBLIC_CACHE_MAX_AGE_SECONDS);
   (app.getHttpAdapter().getInstance() as { locals: Record<string, unknown> }).locals[PUBLIC_URLS_LOCAL] =
     app.get(PublicUrls);
-  app.set('trust proxy', parseTrustProxy(config.TRUST_PROXY));
+  app.set('trust proxy', config.TRUST_PROXY);
   app.use(requestId);
   // Before anything can answer: credentialed answers are private (docs/security.md).
   app.use(privateAnswers());
@@ -80,10 +80,4 @@ export async function createApp({
   if (config.DOCS_ENABLED) setupOpenApi(app);
   await app.init();
   return app;
-}
-
-function parseTrustProxy(value: string): boolean | number | string {
-  if (value === 'true') return true;
-  if (value === 'false') return false;
-  return /^\d+$/.test(value) ? Number(value) : value;
 }

@@ -1,5 +1,5 @@
 import { StartupError } from '../startup-errors';
-import { AppConfig, loadConfig, snsTopicArns } from './app-config';
+import { AppConfig, loadConfig } from './app-config';
 
 /** The message loadConfig throws, or null when the settings load. */
 function loadError(env: Record<string, string>): string | null {
@@ -47,7 +47,9 @@ describe('loadConfig', () => {
     expect(loadConfig({ PORT: '3501', PUBLIC_BASE_URL: 'https://api.example.com/' }).PUBLIC_BASE_URL).toBe(
       'https://api.example.com',
     );
-    expect(loadError({ PUBLIC_BASE_URL: 'api.example.com' })).toContain('PUBLIC_BASE_URL must be an http(s) URL');
+    expect(loadError({ PUBLIC_BASE_URL: 'api.example.com' })).toBe(
+      'Invalid setting PUBLIC_BASE_URL="api.example.com": use an http(s) URL such as https://api.example.com.',
+    );
   });
 
   it('USER_OTP_EMAIL_DAILY_LIMIT: 20 codes per address a day unless set, at least 1', () => {
@@ -59,10 +61,11 @@ describe('loadConfig', () => {
 
   it('SES_SNS_TOPIC_ARNS: SNS topic ARNs, comma-separated (empty: the SES route is off)', () => {
     const two = 'arn:aws:sns:eu-west-1:123456789012:ses-feedback , arn:aws-cn:sns:cn-north-1:123456789012:t.fifo';
-    expect(snsTopicArns(loadConfig({ SES_SNS_TOPIC_ARNS: two }).SES_SNS_TOPIC_ARNS)).toEqual(
-      new Set(['arn:aws:sns:eu-west-1:123456789012:ses-feedback', 'arn:aws-cn:sns:cn-north-1:123456789012:t.fifo']),
-    );
-    expect(snsTopicArns(loadConfig({}).SES_SNS_TOPIC_ARNS).size).toBe(0);
+    expect(loadConfig({ SES_SNS_TOPIC_ARNS: two }).SES_SNS_TOPIC_ARNS).toEqual([
+      'arn:aws:sns:eu-west-1:123456789012:ses-feedback',
+      'arn:aws-cn:sns:cn-north-1:123456789012:t.fifo',
+    ]);
+    expect(loadConfig({}).SES_SNS_TOPIC_ARNS).toEqual([]);
     for (const bad of [
       'ses-feedback',
       'arn:aws:sqs:eu-west-1:123456789012:q',
@@ -70,7 +73,9 @@ describe('loadConfig', () => {
       'arn:aws:sns:eu-west-1:123456789012:t,',
       'arn:aws:sns:eu-west-1:123456789012:*',
     ])
-      expect(loadError({ SES_SNS_TOPIC_ARNS: bad })).toMatch(/SES_SNS_TOPIC_ARNS must be SNS topic ARNs/);
+      expect(loadError({ SES_SNS_TOPIC_ARNS: bad })).toMatch(
+        /^Invalid setting SES_SNS_TOPIC_ARNS="[^\n]*": use SNS topic ARNs separated by commas/,
+      );
   });
 
   it('parses integers', () => {
@@ -104,17 +109,17 @@ describe('loadConfig', () => {
     [
       'a fractional count',
       { RATE_LIMIT_PUBLIC_MAX: '2.5' },
-      'Invalid setting RATE_LIMIT_PUBLIC_MAX="2.5": use a whole number of at least 1.',
+      'Invalid setting RATE_LIMIT_PUBLIC_MAX="2.5": use a whole number from 1 to 1000000000.',
     ],
     [
       'a negative grace period',
       { ACCOUNT_DELETION_GRACE_SECONDS: '-1' },
-      'Invalid setting ACCOUNT_DELETION_GRACE_SECONDS="-1": use a whole number of at least 0.',
+      'Invalid setting ACCOUNT_DELETION_GRACE_SECONDS="-1": use a whole number from 0 to 31536000.',
     ],
     [
       'a rate-limit window under a second',
       { RATE_LIMIT_TTL_MS: '10' },
-      'Invalid setting RATE_LIMIT_TTL_MS="10": use a whole number of at least 1000.',
+      'Invalid setting RATE_LIMIT_TTL_MS="10": use a whole number from 1000 to 86400000.',
     ],
     [
       'an unknown NODE_ENV',
@@ -129,27 +134,27 @@ describe('loadConfig', () => {
     [
       'a list with a value out of range',
       { MEDIA_THUMBNAIL_WIDTHS: '150,9000' },
-      'Invalid setting MEDIA_THUMBNAIL_WIDTHS="150,9000": use whole numbers from 16 to 8192, separated by commas (or none).',
+      'Invalid setting MEDIA_THUMBNAIL_WIDTHS="150,9000": use at most 10 whole numbers from 16 to 8192, separated by commas (or none).',
     ],
     [
       'a malformed bootstrap key, without showing it',
       { BOOTSTRAP_API_KEY: 'sb_live_short' },
-      'Invalid setting BOOTSTRAP_API_KEY=(value hidden): BOOTSTRAP_API_KEY must look like sb_live_<32+ base62>.',
+      'Invalid setting BOOTSTRAP_API_KEY=(value hidden): use an API key such as sb_live_<32+ base62>.',
     ],
     [
       'an SMTP URL, without showing its password',
       { SMTP_URL: 'http://mailer:s3cret@mail.example.com' },
-      'Invalid setting SMTP_URL=(value hidden): SMTP_URL must be an smtp:// or smtps:// URL.',
+      'Invalid setting SMTP_URL=(value hidden): use an smtp:// or smtps:// URL such as smtp://user:password@mail.example.com:587.',
     ],
     [
       'a bootstrap site that is not a site name',
       { BOOTSTRAP_SITE: 'Demo Site' },
-      'Invalid setting BOOTSTRAP_SITE="Demo Site": BOOTSTRAP_SITE must be a site name: lowercase letters, digits and dashes (at most 63), not starting with a dash.',
+      'Invalid setting BOOTSTRAP_SITE="Demo Site": use a site name: lowercase letters, digits and dashes (at most 63), not starting with a dash.',
     ],
     [
       'S3 storage without a bucket',
       { MEDIA_STORAGE: 's3' },
-      'Missing setting S3_BUCKET: S3_BUCKET is required when MEDIA_STORAGE=s3.',
+      'Missing setting S3_BUCKET: it is required when MEDIA_STORAGE=s3; use a bucket name: 3 to 63 lowercase letters, digits, dots and dashes.',
     ],
     // A typo must not silently switch a feature off.
     [

@@ -39,7 +39,7 @@ describe('Amazon SES events through SNS', () => {
     {
       BOUNCE_DOMAIN,
       SES_SNS_TOPIC_ARNS: `arn:aws:sns:us-east-1:123456789012:other, ${SNS_TOPIC}`,
-      MAILGUN_WEBHOOK_SIGNING_KEY: 'key-mailgun',
+      MAILGUN_WEBHOOK_SIGNING_KEY: 'key-mailgun-signing',
     },
     { extraModules: [sns.module] },
   );

@@ -11,6 +11,22 @@ import { runEntry } from '../support/entry';
 /** Stack frames ("    at fn (file:line)") have no place in what a person is told. */
 const STACK_FRAME = /^\s+at /m;
 
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** `run` over `items`, at most `width` at a time, results in order. */
+async function inTurn<T, R>(items: T[], width: number, run: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await run(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: width }, lane));
+  return results;
+}
+
 describe('start-up errors are one line each', () => {
   let port: number;
   beforeAll(async () => (port = await freePort()));
@@ -42,10 +58,46 @@ describe('start-up errors are one line each', () => {
     expect(run.code).toBe(1);
     expect(run.stderr.trimEnd().split('\n')).toEqual([
       'Sitebase could not start: Invalid setting PORT="eighty": use a whole number from 0 to 65535.',
-      'Sitebase could not start: Invalid setting SMTP_URL=(value hidden): SMTP_URL must be an smtp:// or smtps:// URL.',
+      'Sitebase could not start: Invalid setting SMTP_URL=(value hidden): use an smtp:// or smtps:// URL such as smtp://user:password@mail.example.com:587.',
     ]);
     expect(run.stderr + run.stdout).not.toContain('hunter2');
   }, 60_000);
+
+  /**
+   * Issue 42, row 8: `BODY_LIMIT=huge` started the server with no body limit (raw-body read the
+   * string with `bytes`, which gave null). Every setting is read strictly (src/config/
+   * settings.spec.ts feeds each one its wrong values in-process); these run the real entry, a
+   * few at a time. DATABASE_URL points at a closed port: a start that got past its settings
+   * would end on another line, not hang.
+   */
+  it('wrong values of every kind: exit 1 and one line naming the setting, before anything starts', async () => {
+    const closed = 'postgres://sitebase@127.0.0.1:1/none';
+    const cases: [Record<string, string>, string][] = [
+      [{ BODY_LIMIT: 'huge' }, 'BODY_LIMIT="huge": use a size from 1kb to 100mb'],
+      [{ BODY_LIMIT: '10abc' }, 'BODY_LIMIT="10abc": use a size'],
+      [{ BODY_LIMIT: '0' }, 'BODY_LIMIT="0": use a size'],
+      [{ PORT: '1e3' }, 'PORT="1e3": use a whole number from 0 to 65535'],
+      [{ RATE_LIMIT_TTL_MS: '0x10000' }, 'RATE_LIMIT_TTL_MS="0x10000": use a whole number'],
+      [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY="10.0.0.0/33": use false, true, a hop count'],
+      [{ MEDIA_THUMBNAIL_WIDTHS: '150,,600' }, 'MEDIA_THUMBNAIL_WIDTHS="150,,600": use at most 10 whole numbers'],
+      [{ MAIL_FROM: 'a@b.test, c@d.test' }, 'MAIL_FROM="a@b.test, c@d.test": use one address'],
+      [
+        { PUBLIC_BASE_URL: 'https://api.example.com/?x=1' },
+        'PUBLIC_BASE_URL="https://api.example.com/?x=1": use an http(s) URL',
+      ],
+      [{ DATABASE_URL: 'huge' }, 'DATABASE_URL=(value hidden): use a postgres:// URL'],
+    ];
+    const runs = await inTurn(cases, 2, ([env]) => start({ DATABASE_URL: closed, ...env }));
+    expect(runs.map((run) => ({ code: run.code, stderr: run.stderr, stdout: run.stdout }))).toEqual(
+      cases.map(([, line]) => ({
+        code: 1,
+        stderr: expect.stringMatching(
+          new RegExp(`^Sitebase could not start: Invalid setting ${escape(line)}[^\\n]*\\.\\n$`),
+        ),
+        stdout: '',
+      })),
+    );
+  }, 120_000);
 
   it('an unreachable DATABASE_URL: one line naming host, port and database, no password, no retry lines', async () => {
     const run = await start({ DATABASE_URL: 'postgres://u:secret@127.0.0.1:1/x' });

@@ -55,7 +55,8 @@ const malformedJson = (detail = 'The request body is not valid JSON') =>
  */
 @Injectable()
 export class RequestBodyGuard implements CanActivate {
-  private readonly limit: string;
+  /** BODY_LIMIT in bytes, as loadConfig read it (a number: raw-body reads nothing else into it). */
+  private readonly limit: number;
 
   constructor(
     private readonly reflector: Reflector,

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { KeyObject } from 'node:crypto';
 import { BadRequestProblem, NotFoundProblem, Problem, UnauthorizedProblem } from '../../common/errors/problems';
-import { AppConfig, snsTopicArns } from '../../config/app-config';
+import { AppConfig } from '../../config/app-config';
 import { BouncesService, ReportOutcome } from './bounces.service';
 import { MAILGUN_TOLERANCE_SECONDS, mailgunToken, parseMailgun, verifyMailgun } from './providers/mailgun';
 import { parsePostmark, verifyPostmark } from './providers/postmark';
@@ -67,7 +67,7 @@ export class ProviderEventsService {
     @Optional() @Inject(SNS_HTTP_CLIENT) sns?: SnsHttpClient,
   ) {
     this.sns = sns ?? new HttpsSnsClient();
-    this.sesTopics = snsTopicArns(config.SES_SNS_TOPIC_ARNS);
+    this.sesTopics = new Set(config.SES_SNS_TOPIC_ARNS);
     const base64 = config.SENDGRID_WEBHOOK_PUBLIC_KEY;
     this.sendgridKey = base64 ? sendgridKey(base64) : null;
     if (base64 && !this.sendgridKey)
