@@ -106,13 +106,26 @@ describe('newsletter: only the person lifts a complaint', () => {
 
   it('GET and HEAD of the link change nothing; no key lifts or passes the complaint; the POST of the page’s button does', async () => {
     const email = 'carol@example.org';
+    // Carol is a site user too; the tenant marks her as opted in to the newsletter (users' consent).
+    const users = (rest: string) => `/api/v2/sites/${a.siteName}/users${rest}`;
+    await anon().post(users('/request-otp')).send({ email }).expect(202);
+    const otp = await newestMailTo(email, 1);
+    const code = /\b(\d{6})\b/.exec(otp.parsed.text ?? '')![1];
+    const signedIn = await anon().post(users('/verify-otp')).send({ email, code }).expect(200);
+    await a.api
+      .patch(users(`/${signedIn.body.user.id}`))
+      .send({ metadata: { newsletter: true } })
+      .expect(200);
     // Carol was on a list and reported a mail as spam; the tenant deleted her subscription since.
     const old = await makeList(a, { name: 'Old list', doubleOptIn: false, visibility: 'private' });
-    await a.api.post(nl(a, '/subscriptions/sync')).send({ listId: old.id, emails: [email], consent: true }).expect(200);
+    await a.api
+      .post(nl(a, '/subscriptions/sync'))
+      .send({ listId: old.id, emails: [email], consent: true })
+      .expect(200);
     await complaintFrom(email);
     expect((await subscriptionOf(email))?.deliverability).toBe('complained');
     await a.api.delete(nl(a, `/subscriptions/${(await subscriptionOf(email))!.id}`)).expect(204);
-    const complaint = (await suppression(email))!;
+    const complaint = (await suppression(email));
     // The tenant points the site's links at a host it runs.
     await a.api
       .patch(`/api/v2/sites/${a.siteName}`)
@@ -122,7 +135,10 @@ describe('newsletter: only the person lifts a complaint', () => {
     // The tenant subscribes her through the public form, to a single opt-in list.
     const offers = await makeList(a, { name: 'Offers', doubleOptIn: false });
     const mailed = mailsTo(email).length;
-    await anon().post(nl(a, '/subscribe')).send({ email, lists: [offers.id] }).expect(202);
+    await anon()
+      .post(nl(a, '/subscribe'))
+      .send({ email, lists: [offers.id] })
+      .expect(202);
     // Not active at once, whatever the list says: pending until she confirms.
     expect(await subscriptionOf(email)).toEqual({
       id: expect.any(Number),
@@ -191,7 +207,12 @@ describe('newsletter: only the person lifts a complaint', () => {
       .post(nl(a, '/subscriptions/sync'))
       .send({ listId: offers.id, emails: [email], consent: true })
       .expect(200);
-    expect(synced.body).toEqual(expect.objectContaining({ added: 0, skipped: 1 }));
+    expect(synced.body).toEqual({ added: 0, unsubscribed: 0, unchanged: 0, skipped: 1 });
+    const fromUsers = await a.api
+      .post(nl(a, '/subscriptions/sync'))
+      .send({ listId: old.id, fromUsers: true, consent: true })
+      .expect(200);
+    expect(fromUsers.body).toEqual({ added: 0, unsubscribed: 0, unchanged: 0, skipped: 1 });
     const fixed = 'newsletter.complaint_confirmation';
     expectProblem(
       await a.api
@@ -227,7 +248,6 @@ describe('newsletter: only the person lifts a complaint', () => {
       memberships: [{ listId: offers.id, status: 'active' }],
     });
     expect(await eventsOf(t, a, since)).toEqual([
-      { name: 'newsletter.subscription.confirmed', payload: { id: sub.id, listIds: [offers.id] } },
       {
         name: 'email.suppression.lifted',
         payload: {
@@ -239,6 +259,7 @@ describe('newsletter: only the person lifts a complaint', () => {
           liftReason: 'confirmed',
         },
       },
+      { name: 'newsletter.subscription.confirmed', payload: { id: sub.id, listIds: [offers.id] } },
     ]);
     expect((await newestMailTo(email, mailed + 2)).parsed.subject).toBe('Welcome to Harbour News');
     // Once: the link was used.
@@ -247,9 +268,15 @@ describe('newsletter: only the person lifts a complaint', () => {
 
   it('an ordinary confirmation link mailed before the complaint lifts nothing after it', async () => {
     const email = 'dave@example.org';
-    await a.api.patch(`/api/v2/sites/${a.siteName}`).send({ settings: { publicBaseUrl: null } }).expect(200);
+    await a.api
+      .patch(`/api/v2/sites/${a.siteName}`)
+      .send({ settings: { publicBaseUrl: null } })
+      .expect(200);
     const weekly = await makeList(a, { name: 'Weekly', doubleOptIn: true });
-    await anon().post(nl(a, '/subscribe')).send({ email, lists: [weekly.id] }).expect(202);
+    await anon()
+      .post(nl(a, '/subscribe'))
+      .send({ email, lists: [weekly.id] })
+      .expect(202);
     const link = confirmLinkIn(await newestMailTo(email, 1));
     expect(link).toContain('/newsletter/confirm/c.');
     await complaintFrom(email);
@@ -262,7 +289,13 @@ describe('newsletter: only the person lifts a complaint', () => {
       410,
       'token_used',
     );
-    expectProblem(await anon().post(nl(a, '/confirm')).send({ token: link.slice(link.lastIndexOf('/') + 1) }), 410, 'token_used');
+    expectProblem(
+      await anon()
+        .post(nl(a, '/confirm'))
+        .send({ token: link.slice(link.lastIndexOf('/') + 1) }),
+      410,
+      'token_used',
+    );
     expect(await snapshotDatabase(t.db)).toEqual(before);
     expect(complained?.deliverability).toBe('complained');
     expect((await suppression(email))?.reason).toBe('complained');
@@ -297,7 +330,10 @@ describe('newsletter: only the person lifts a complaint', () => {
       await complaintFrom(email);
       const digest = await makeList(a, { name: 'Digest', doubleOptIn: true });
       const mailed = mailsTo(email).length;
-      await anon().post(nl(a, '/subscribe')).send({ email, lists: [digest.id] }).expect(202);
+      await anon()
+        .post(nl(a, '/subscribe'))
+        .send({ email, lists: [digest.id] })
+        .expect(202);
       const link = confirmLinkIn(await newestMailTo(email, mailed + 1));
 
       const before = await snapshotDatabase(t.db);
