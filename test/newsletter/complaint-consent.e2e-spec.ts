@@ -125,7 +125,7 @@ describe('newsletter: only the person lifts a complaint', () => {
     await complaintFrom(email);
     expect((await subscriptionOf(email))?.deliverability).toBe('complained');
     await a.api.delete(nl(a, `/subscriptions/${(await subscriptionOf(email))!.id}`)).expect(204);
-    const complaint = (await suppression(email));
+    const complaint = await suppression(email);
     // The tenant points the site's links at a host it runs.
     await a.api
       .patch(`/api/v2/sites/${a.siteName}`)
