@@ -1,7 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { SitesService } from '../account/sites.service';
 import { DataSource, EntityManager } from 'typeorm';
-import { ConflictProblem, NotFoundProblem, PreconditionFailedProblem, ValidationProblem } from '../common/errors/problems';
+import {
+  ConflictProblem,
+  NotFoundProblem,
+  PreconditionFailedProblem,
+  ValidationProblem,
+} from '../common/errors/problems';
 import { ifMatchAllows, versionEtag } from '../common/http/etag';
 import { Page } from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';

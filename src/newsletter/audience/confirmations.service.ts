@@ -45,7 +45,9 @@ export class ConfirmationsService {
 
   /** A link's token posted: the re-consent page's button (a form), or an API client. */
   async press(site: SiteContext, token: string, client: ClientInfo): Promise<ConfirmAnswer> {
-    const outcome = isReconsent(token) ? await this.reconsent(site, token, client) : await this.confirm(site, token, client);
+    const outcome = isReconsent(token)
+      ? await this.reconsent(site, token, client)
+      : await this.confirm(site, token, client);
     return { result: 'confirmed', ...outcome };
   }
 
@@ -115,7 +117,10 @@ export class ConfirmationsService {
     sub.consentAt = new Date();
     sub.consentIp = client.ip ?? sub.consentIp;
     sub.consentUserAgent = client.userAgent ?? sub.consentUserAgent;
-    if (pending.length > 0 && (sub.deliverability === 'suppressed' || (act.complaint && sub.deliverability === 'complained')))
+    if (
+      pending.length > 0 &&
+      (sub.deliverability === 'suppressed' || (act.complaint && sub.deliverability === 'complained'))
+    )
       sub.deliverability = 'deliverable';
     await em.save(sub);
     if (pending.length > 0) {

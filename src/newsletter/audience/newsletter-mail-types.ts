@@ -36,7 +36,10 @@ export class NewsletterMailTypes implements OnModuleInit {
         required: ['listName', 'confirmUrl'],
         additionalProperties: false,
       },
-      sample: { listName: 'Weekly digest', confirmUrl: 'https://api.example/api/v2/sites/demo/newsletter/confirm/r.1.abc' },
+      sample: {
+        listName: 'Weekly digest',
+        confirmUrl: 'https://api.example/api/v2/sites/demo/newsletter/confirm/r.1.abc',
+      },
       defaultTemplate: {
         subject: 'Do you want mail from {{ site.title }} again?',
         html: mailLayout(`<h1>Do you want our mail again?</h1>

@@ -85,7 +85,10 @@ export class SubscriptionsService {
       await this.lists.requireMany(em, site, remove);
       const current = await this.writer.membershipsOf(em, sub.id);
       const consent = dto.consent === true;
-      if (adding.length > 0 && (sub.deliverability === 'suppressed' || (await this.complaints.hasComplained(em, site, sub))))
+      if (
+        adding.length > 0 &&
+        (sub.deliverability === 'suppressed' || (await this.complaints.hasComplained(em, site, sub)))
+      )
         throw forbidden(
           `The address is ${sub.deliverability === 'suppressed' ? 'suppressed' : 'complained'}: only the person can subscribe it again`,
         );
