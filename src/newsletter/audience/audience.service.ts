@@ -24,7 +24,7 @@ export type { LinkOutcome, ListStanding } from './link-answers';
 const HOUR_MS = 3600_000;
 
 /**
- * What people do themselves (docs/newsletter.md): subscribe from a form, confirm from the mail,
+ * What people do themselves (docs/newsletter.md): subscribe from a form (confirming: confirmations.service.ts),
  * leave from a link. Nothing here tells whether an address was known: the answers and the work
  * are the same either way.
  */
@@ -111,8 +111,8 @@ export class AudienceService {
       if (from !== to) await this.writer.setMembership(em, site, sub, list.id, to);
       (to === 'pending' ? toConfirm : activated).push(list);
     }
+    // Nothing to lift here: an address with a suppression or on the blocklist confirms first.
     if (activated.length > 0) {
-      await this.writer.unsuppress(em, site, sub.email, { complaint: false });
       await recordEvent(em, site, NEWSLETTER_EVENTS.subscriptionConfirmed, {
         id: sub.id,
         listIds: activated.map((l) => l.id),
