@@ -1,7 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { SitesService } from '../account/sites.service';
 import { DataSource, EntityManager } from 'typeorm';
-import { ConflictProblem, NotFoundProblem, PreconditionFailedProblem } from '../common/errors/problems';
+import {
+  ConflictProblem,
+  NotFoundProblem,
+  PreconditionFailedProblem,
+  ValidationProblem,
+} from '../common/errors/problems';
 import { ifMatchAllows, versionEtag } from '../common/http/etag';
 import { Page } from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
@@ -49,6 +54,7 @@ export class EmailTemplatesService {
 
   async create(site: SiteContext, dto: CreateEmailTemplateDto): Promise<EmailTemplateEntity> {
     const type = this.types.get(dto.type);
+    assertReplaceable(type);
     const parts = { subject: dto.subject, html: dto.html, text: dto.text ?? null };
     await this.renderer.check(parts, type.variables, sampleOf(site, type));
     return this.dataSource.manager.save(
@@ -95,6 +101,7 @@ export class EmailTemplatesService {
     const source = await this.get(site, id);
     // A template saved before the sandbox's rules cannot be copied past them.
     const type = this.types.get(source.type);
+    assertReplaceable(type);
     await this.renderer.check(partsOf(source), type.variables, sampleOf(site, type));
     const em = this.dataSource.manager;
     return em.save(
@@ -129,9 +136,15 @@ export class EmailTemplatesService {
     });
   }
 
+  /** A fixed type (template-types.ts): only its module sends it, always as its default. */
+  isFixed(typeName: string): boolean {
+    return this.types.find(typeName)?.fixed === true;
+  }
+
   /** What a send of `type` uses for this site. */
   async resolve(site: SiteContext, typeName: string, em?: EntityManager): Promise<ResolvedTemplate> {
     const type = this.types.get(typeName);
+    if (type.fixed) return { type, template: null, parts: defaultParts(type) };
     const template = em
       ? await em.findOne(EmailTemplateEntity, { where: { siteId: site.id, type: typeName, status: 'published' } })
       : ((await this.repository.findPublished(site, typeName)) ?? null);
@@ -180,6 +193,12 @@ export class EmailTemplatesService {
     if (!ifMatchAllows(ifMatch, versionEtag(template.id, template.version))) throw new PreconditionFailedProblem();
     return template;
   }
+}
+
+/** A fixed type (template-types.ts) has no site template: 400 on `type`. */
+export function assertReplaceable(type: EmailTemplateType): void {
+  if (type.fixed)
+    throw new ValidationProblem([{ path: 'type', message: 'is a built-in mail that sites cannot replace or send' }]);
 }
 
 /** What a trial render at save gives a template: its type's sample and the site. */

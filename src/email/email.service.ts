@@ -124,8 +124,12 @@ export class EmailService {
     return this.record(em, site, mails, BULK_PRIORITY);
   }
 
-  /** POST /email/send: a transaction of its own. */
+  /** POST /email/send: a transaction of its own; a fixed type is its module's to send (400). */
   sendNow(site: SiteContext, mail: MailInput): Promise<EmailMessageEntity[]> {
+    if (mail.templateType !== undefined && this.templates.isFixed(mail.templateType))
+      throw new ValidationProblem([
+        { path: 'templateType', message: 'is a built-in mail that sites cannot replace or send' },
+      ]);
     return this.dataSource.transaction((em) => this.send(em, site, mail));
   }
 

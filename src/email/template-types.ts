@@ -30,6 +30,12 @@ export interface EmailTemplateType {
   variables: VariablesSchema;
   sample: Record<string, unknown>;
   defaultTemplate: DefaultTemplate;
+  /**
+   * A mail whose words and links only its module writes: sites cannot make a template of it (its
+   * default is always sent), and the API's send cannot send it. For a mail a tenant must not be
+   * able to reword or to make leak its link (the newsletter's re-consent after a complaint).
+   */
+  fixed?: true;
 }
 
 /** `<module>.<purpose>`, or one word for the email module's own (`custom`). */

@@ -5,6 +5,8 @@ import { AccountModule } from '../account/account.module';
 import { EmailModule } from '../email/email.module';
 import { UsersModule } from '../users/users.module';
 import { AudienceService } from './audience/audience.service';
+import { ComplaintConsent } from './audience/complaint-consent';
+import { ConfirmationsService } from './audience/confirmations.service';
 import { BulkService } from './bulk-import/bulk.service';
 import { ImportJob } from './bulk-import/import.job';
 import { ImportRepository } from './bulk-import/import.repository';
@@ -107,6 +109,8 @@ import { NEWSLETTER_PROBLEMS } from './newsletter.problems';
     ListsService,
     SubscriptionsService,
     AudienceService,
+    ConfirmationsService,
+    ComplaintConsent,
     SubscriptionWriter,
     NewsletterLinks,
     PublicPages,

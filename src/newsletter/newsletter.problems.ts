@@ -6,6 +6,7 @@ export const NEWSLETTER_PROBLEMS = defineProblems('newsletter', {
   invalid_token: 400,
   malformed_multipart: 400,
   too_many_parts: 400,
+  address_complained: 409,
   campaign_not_editable: 409,
   campaign_sending: 409,
   duplicate_slug: 409,

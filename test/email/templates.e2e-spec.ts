@@ -45,17 +45,26 @@ describe('email templates and template types', () => {
         variables: expect.objectContaining({ type: 'object', required: ['code', 'expiresInMinutes'] }),
         sample: { code: '482913', expiresInMinutes: 10, userName: 'Ada' },
         defaultTemplate: { subject: expect.stringContaining('{{ code }}'), html: expect.any(String), text: null },
+        fixed: false,
       });
       expectProblem(await a.api.get(url(a, '/types/users.nothing')), 404, 'template_type_not_found');
       expectProblem(await a.api.get(url(a, '/types/Not%20A%20Type')), 400, 'validation_failed');
     });
 
-    it('every default template passes its own checks and renders its sample', async () => {
+    it('every default template passes its own checks and renders its sample; a fixed type takes no site template', async () => {
       const types = (await a.api.get(url(a, '/types')).expect(200)).body.data as Array<{
         type: string;
         defaultTemplate: { subject: string; html: string; text: string | null };
+        fixed: boolean;
       }>;
+      // The newsletter's re-consent mail after a complaint (docs/deliverability.md): only it is fixed.
+      expect(types.filter((t) => t.fixed).map((t) => t.type)).toEqual(['newsletter.complaint_confirmation']);
       for (const t of types) {
+        if (t.fixed) {
+          const refused = await a.api.post(url(a)).send({ type: t.type, name: 'Mine', ...t.defaultTemplate });
+          expectProblem(refused, 400, 'validation_failed');
+          continue;
+        }
         const made = await a.api
           .post(url(a))
           .send({ type: t.type, name: `default of ${t.type}`, ...t.defaultTemplate })

@@ -793,11 +793,31 @@ export interface paths {
         };
         /**
          * Confirm a subscription
-         * @description The link of the confirmation mail: makes the pending memberships `active`. The token is signed, expires (NEWSLETTER_CONFIRM_TTL_HOURS) and works once: forged is a 400 `invalid_token`, expired 410 `token_expired`, used or replaced 410 `token_used`, and nothing changes. A browser (`Accept: text/html`) gets a small page in the site’s name instead (or a 303 to the site’s `newsletter.confirmRedirectUrl`); API clients get JSON. Try it out with the examples answers 400: the token is the one a mail carries; no example can know it.
+         * @description The link of the confirmation mail: makes the pending memberships `active`. The token is signed, expires (NEWSLETTER_CONFIRM_TTL_HOURS) and works once: forged is a 400 `invalid_token`, expired 410 `token_expired`, used or replaced 410 `token_used`, and nothing changes. A browser (`Accept: text/html`) gets a small page in the site’s name instead (or a 303 to the site’s `newsletter.confirmRedirectUrl`); API clients get JSON. The re-consent link mailed to an address that complained (`r.…`) changes nothing when opened: it answers `confirmation_required` (a browser: a page whose button posts the token to `POST …/confirm`). An ordinary link of an address that complained is a 409 `address_complained`: it lifts no complaint. Try it out with the examples answers 400: the token is the one a mail carries; no example can know it.
          */
         get: operations["confirmPublicNewsletter"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/newsletter/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm a subscription by posting its token
+         * @description What the button of the re-consent page posts (a form; JSON too): the token of a confirmation link. A re-consent token (`r.…`, mailed only to an address that complained, in a mail the site cannot reword) makes the pending memberships `active` and lifts the complaint: the only way it is lifted (docs/deliverability.md). An ordinary token (`c.…`) confirms as its link does. Answers and problems as `GET …/confirm/{token}`; a browser gets the page, or a 303 to the site’s `newsletter.confirmRedirectUrl`. Try it out with the examples answers 400: the token is the one a mail carries; no example can know it.
+         */
+        post: operations["confirmByPostPublicNewsletter"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4776,6 +4796,13 @@ export interface components {
              */
             confirmationRequired: boolean;
         };
+        ConfirmDto: {
+            /**
+             * @description The token of a confirmation link (`c.…`) or of a re-consent link (`r.…`)
+             * @example r.1.x6Qe2-p0P9w3dWw1cG9aQA.1795500000.9w8Cw6o3Hq1x9D5rA0dQJg
+             */
+            token: string;
+        };
         UnsubscribeDto: {
             /**
              * @description From a mail link. Required, except with the site’s key and `email`.
@@ -4819,10 +4846,11 @@ export interface components {
         };
         LinkResultDto: {
             /**
+             * @description `confirmation_required`: a re-consent link (`r.…`) was opened, which changes nothing; POST its token to confirm
              * @example confirmed
              * @enum {string}
              */
-            result: "confirmed" | "unsubscribed";
+            result: "confirmed" | "confirmation_required" | "unsubscribed";
             lists: components["schemas"]["ListStatusDto"][];
         };
         SeriesStepResponseDto: {
@@ -7050,6 +7078,11 @@ export interface components {
             };
             /** @description What the site sends until it publishes its own */
             defaultTemplate: components["schemas"]["DefaultTemplateDto"];
+            /**
+             * @description A built-in mail only its module sends: the site cannot make a template of it (400), nor send it
+             * @example false
+             */
+            fixed: boolean;
         };
         TemplateTypeListDto: {
             data: components["schemas"]["TemplateTypeResponseDto"][];
@@ -12343,7 +12376,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `suppression_complained`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `address_complained`, `already_suppressed`, `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `suppression_complained`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13081,7 +13114,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `suppression_complained`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `address_complained`, `already_suppressed`, `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `suppression_complained`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13193,7 +13226,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `suppression_complained`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `address_complained`, `already_suppressed`, `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `suppression_complained`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13317,7 +13350,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `suppression_complained`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `address_complained`, `already_suppressed`, `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `suppression_complained`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13477,7 +13510,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `suppression_complained`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `address_complained`, `already_suppressed`, `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `suppression_complained`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13588,7 +13621,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `suppression_complained`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `address_complained`, `already_suppressed`, `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `suppression_complained`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13784,7 +13817,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `suppression_complained`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `address_complained`, `already_suppressed`, `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `suppression_complained`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13889,6 +13922,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
+            /** @description A problem; a browser gets it as a page (text/html) (besides the shared codes: `address_complained`, `already_suppressed`, `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `suppression_complained`, `template_published`, `transition_forbidden`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                    "text/html": string;
+                };
+            };
             /** @description A problem; a browser gets it as a page (text/html) (besides the shared codes: `token_expired`, `token_used`) */
             410: {
                 headers: {
@@ -13897,6 +13940,130 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                     "text/html": string;
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    confirmByPostPublicNewsletter: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConfirmDto"];
+                "application/x-www-form-urlencoded": components["schemas"]["ConfirmDto"];
+            };
+        };
+        responses: {
+            /** @description JSON for an API client; a page (text/html) for a browser (`Accept: text/html`) */
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkResultDto"];
+                    "text/html": string;
+                };
+            };
+            /** @description A browser sent to the site's `newsletter.confirmRedirectUrl` */
+            303: {
+                headers: {
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /**
+             * @description A problem; a browser gets it as a page (text/html)
+             *
+             *     Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_file`, `invalid_mail`, `invalid_token`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`)
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /**
+             * @description A problem; a browser gets it as a page (text/html)
+             *
+             *     Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `address_complained`, `already_suppressed`, `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `suppression_complained`, `template_published`, `transition_forbidden`)
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description A problem; a browser gets it as a page (text/html) (besides the shared codes: `token_expired`, `token_used`) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                    "text/html": string;
+                };
+            };
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
             /** @description Media type or Content-Encoding of the body not accepted */
@@ -14006,7 +14173,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `suppression_complained`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `address_complained`, `already_suppressed`, `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `suppression_complained`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14307,7 +14474,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `suppression_complained`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `address_complained`, `already_suppressed`, `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `suppression_complained`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14590,7 +14757,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `suppression_complained`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `address_complained`, `already_suppressed`, `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `suppression_complained`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14803,7 +14970,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `suppression_complained`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `address_complained`, `already_suppressed`, `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `suppression_complained`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14993,7 +15160,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `suppression_complained`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `address_complained`, `already_suppressed`, `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `suppression_complained`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15096,7 +15263,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `suppression_complained`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `address_complained`, `already_suppressed`, `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `suppression_complained`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15217,7 +15384,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `suppression_complained`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `address_complained`, `already_suppressed`, `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `suppression_complained`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15381,7 +15548,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `suppression_complained`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `address_complained`, `already_suppressed`, `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `suppression_complained`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15546,7 +15713,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `suppression_complained`, `template_published`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `address_complained`, `already_suppressed`, `campaign_not_editable`, `campaign_sending`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `suppression_complained`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -69,6 +69,29 @@ describe('generated client: newsletter audience', () => {
       body: { token: manage, listId: list.id, reason: 'Too many' },
     });
     expect(left.data?.lists).toEqual([{ listId: list.id, name: 'Double', status: 'unsubscribed' }]);
+    // A confirmation's token posted (what the re-consent page's button does), as JSON.
+    const second = (
+      await s.api.POST('/api/v2/sites/{siteName}/newsletter/lists', {
+        params: { path: site() },
+        body: { name: 'Second' },
+      })
+    ).data!;
+    await anonymous.POST('/api/v2/sites/{siteName}/newsletter/subscribe', {
+      params: { path: site() },
+      body: { email: 'client@example.com', lists: [second.id] },
+    });
+    const again = await linksMailedTo(s.t, s.a, 'client@example.com');
+    const posted = await anonymous.POST('/api/v2/sites/{siteName}/newsletter/confirm', {
+      params: { path: site() },
+      body: { token: again.confirm! },
+    });
+    expect(posted.data).toEqual({
+      result: 'confirmed',
+      lists: [
+        { listId: list.id, name: 'Double', status: 'unsubscribed' },
+        { listId: second.id, name: 'Second', status: 'active' },
+      ],
+    });
   });
 
   it('series: create, list, get, update (pause), delete', async () => {

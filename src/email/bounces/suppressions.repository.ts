@@ -13,7 +13,7 @@ import { SiteContext } from '../../common/tenancy/site-context';
 import { ShapedReads } from '../../database/fast-read';
 import { sql } from '../../database/sql';
 import { SuppressionQueryDto } from '../dto/suppression.dto';
-import { EmailSuppressionEntity } from '../entities/email-bounce.entity';
+import { EmailSuppressionEntity, SuppressionReason } from '../entities/email-bounce.entity';
 import { erasedForm } from './erased-address';
 
 const BY_ID: KeysetColumn[] = [{ expr: 'x.id', type: 'number' }];
@@ -81,6 +81,15 @@ export class SuppressionsRepository {
   ): Promise<EmailSuppressionEntity | null> {
     const where = 'id' in by ? { siteId, id: by.id } : { siteId, email: In([by.email, erasedForm(by.email)]) };
     return em.findOne(EmailSuppressionEntity, { where, lock: { mode: 'pessimistic_write' } });
+  }
+
+  /** Why the address (or its erased form) is suppressed, a complaint first; null: it is not. */
+  async reasonOf(em: EntityManager, siteId: number, email: string): Promise<SuppressionReason | null> {
+    const rows = await em.find(EmailSuppressionEntity, {
+      select: { reason: true },
+      where: { siteId, email: In([email, erasedForm(email)]) },
+    });
+    return rows.find((r) => r.reason === 'complained')?.reason ?? rows[0]?.reason ?? null;
   }
 
   async remove(em: EntityManager, entry: EmailSuppressionEntity): Promise<void> {

@@ -6,7 +6,7 @@ import { Page } from '../../common/pagination/page';
 import { SiteContext } from '../../common/tenancy/site-context';
 import { CreateSuppressionDto, SuppressionQueryDto } from '../dto/suppression.dto';
 import { EMAIL_EVENTS } from '../email.events';
-import { EmailSuppressionEntity } from '../entities/email-bounce.entity';
+import { EmailSuppressionEntity, SuppressionReason } from '../entities/email-bounce.entity';
 import { SuppressionHooks } from './suppression-hooks';
 import { SuppressionsRepository } from './suppressions.repository';
 
@@ -71,14 +71,28 @@ export class SuppressionsService {
     });
   }
 
+  /** Why the site's mail does not go to `email` (by the address or its erased form), or null. */
+  async reasonOf(em: EntityManager, site: SiteContext, email: string): Promise<SuppressionReason | null> {
+    return this.repository.reasonOf(em, site.id, email.toLowerCase());
+  }
+
   /**
    * A person confirmed a subscription of their address (double opt-in), in the caller's
-   * transaction: their word lifts a complaint or an operator's entry, not a bounce (a fact about
-   * the mailbox, not a wish). Answers whether anything was lifted.
+   * transaction: their word lifts an operator's entry, not a bounce (a fact about the mailbox,
+   * not a wish). A complaint is lifted only with `complaint: true`, which the newsletter passes
+   * for the one act that is the person's: the POST of the re-consent link mailed after the
+   * complaint (docs/deliverability.md, "Only the person lifts a complaint"); an ordinary
+   * confirmation link, which a scanner's GET opens, never lifts it. Answers whether anything was lifted.
    */
-  async liftByPerson(em: EntityManager, site: SiteContext, email: string): Promise<boolean> {
+  async liftByPerson(
+    em: EntityManager,
+    site: SiteContext,
+    email: string,
+    act: { complaint: boolean },
+  ): Promise<boolean> {
     const entry = await this.repository.lock(em, site.id, { email: email.toLowerCase() });
     if (!entry || entry.reason === 'bounced') return false;
+    if (entry.reason === 'complained' && !act.complaint) return false;
     await this.remove(em, site, entry, 'person', 'confirmed', email.toLowerCase());
     return true;
   }

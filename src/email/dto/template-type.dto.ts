@@ -42,6 +42,11 @@ export class TemplateTypeResponseDto {
   sample: Record<string, unknown>;
   @ApiProperty({ type: DefaultTemplateDto, description: 'What the site sends until it publishes its own' })
   defaultTemplate: DefaultTemplateDto;
+  @ApiProperty({
+    example: false,
+    description: 'A built-in mail only its module sends: the site cannot make a template of it (400), nor send it',
+  })
+  fixed: boolean;
 }
 
 export class TemplateTypeListDto {
@@ -60,5 +65,6 @@ export function toTemplateTypeResponse(t: EmailTemplateType): TemplateTypeRespon
       html: t.defaultTemplate.html,
       text: t.defaultTemplate.text ?? null,
     },
+    fixed: t.fixed === true,
   };
 }

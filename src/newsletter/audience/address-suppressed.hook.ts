@@ -4,6 +4,7 @@ import { recordEvent } from '../../common/outbox/record-event';
 import { SiteContext } from '../../common/tenancy/site-context';
 import { AddressSuppressed, AddressUnsuppressed, SuppressionHooks } from '../../email/email.service';
 import { NEWSLETTER_EVENTS } from '../newsletter.events';
+import { ComplaintConsent } from './complaint-consent';
 import { emailHash } from './subscription-writer';
 import { SubscriptionsRepository } from './subscriptions.repository';
 
@@ -19,6 +20,7 @@ export class AddressSuppressedHook implements OnModuleInit {
   constructor(
     private readonly hooks: SuppressionHooks,
     private readonly subscriptions: SubscriptionsRepository,
+    private readonly complaints: ComplaintConsent,
   ) {}
 
   onModuleInit(): void {
@@ -31,8 +33,8 @@ export class AddressSuppressedHook implements OnModuleInit {
   /**
    * A suppression lifted undoes its mark: `bounced` or (an operator's) `suppressed` becomes
    * `deliverable`. Lists are never joined again: what the suppression unsubscribed stays so, and
-   * the person rejoins by subscribing. A complaint is lifted only by the person's confirmation,
-   * which sets the subscription itself (AudienceService.confirm).
+   * the person rejoins by subscribing. A complaint is lifted only by the person's re-consent,
+   * which sets the subscription itself (ConfirmationsService).
    */
   async lift(em: EntityManager, site: SiteContext, change: AddressUnsuppressed): Promise<void> {
     if (change.reason === 'complained') return;
@@ -66,6 +68,9 @@ export class AddressSuppressedHook implements OnModuleInit {
       });
       return;
     }
+    // Kept by the address's hash even without a subscription (the complaint may answer an order
+    // mail): no import, sync or bulk action adds the address later; mailed confirm links stop.
+    await this.complaints.recordComplaint(em, site, change.email);
     const id = await this.subscriptions.markUndeliverable(em, site.id, change.email, 'complained');
     if (id === null) return;
     const listIds = await this.subscriptions.leaveAll(em, site.id, id, 'complaint');

@@ -1,56 +1,30 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
-import { Problem, TooManyRequestsProblem, ValidationProblem } from '../../common/errors/problems';
+import { TooManyRequestsProblem, ValidationProblem } from '../../common/errors/problems';
 import { RateLimitStore } from '../../common/rate-limit/rate-limit.store';
 import { recordEvent } from '../../common/outbox/record-event';
 import { SiteContext } from '../../common/tenancy/site-context';
 import { AppConfig } from '../../config/app-config';
-import { SuppressionsService } from '../../email/email.service';
 import { SubscribeDto, UnsubscribeDto } from '../dto/public.dto';
 import { MembershipStatus } from '../entities/membership.entity';
 import { NewsletterListEntity } from '../entities/newsletter-list.entity';
 import { SubscriptionEntity } from '../entities/subscription.entity';
 import { LinkToken, nonceMatches } from '../links/link-tokens';
+import { ComplaintConsent } from './complaint-consent';
+import { invalidToken, LinkOutcome } from './link-answers';
 import { ListsService } from './lists.service';
 import { canMove } from './membership-status';
 import { NEWSLETTER_EVENTS } from '../newsletter.events';
 import { NewsletterLinks } from '../links/newsletter-links.service';
 import { cleanClient, ClientInfo, SubscriptionWriter } from './subscription-writer';
 
+export type { LinkOutcome, ListStanding } from './link-answers';
+
 const HOUR_MS = 3600_000;
 
-/** Where an address stands on each of its lists, with the lists' names. */
-export interface ListStanding {
-  listId: number;
-  name: string;
-  status: MembershipStatus;
-}
-
-export interface LinkOutcome {
-  subscription: SubscriptionEntity | null;
-  lists: ListStanding[];
-}
-
-export const invalidToken = () =>
-  new Problem({ status: 400, code: 'invalid_token', title: 'Invalid link', detail: 'This link is not valid' });
-const expiredToken = () =>
-  new Problem({
-    status: 410,
-    code: 'token_expired',
-    title: 'Link expired',
-    detail: 'This confirmation link has expired; subscribe again to get a new one',
-  });
-const usedToken = () =>
-  new Problem({
-    status: 410,
-    code: 'token_used',
-    title: 'Link already used',
-    detail: 'This confirmation link was already used or replaced by a newer one',
-  });
-
 /**
- * What people do themselves (docs/newsletter.md): subscribe from a form, confirm from the mail,
+ * What people do themselves (docs/newsletter.md): subscribe from a form (confirming: confirmations.service.ts),
  * leave from a link. Nothing here tells whether an address was known: the answers and the work
  * are the same either way.
  */
@@ -63,7 +37,7 @@ export class AudienceService {
     private readonly links: NewsletterLinks,
     private readonly limits: RateLimitStore,
     private readonly config: AppConfig,
-    private readonly suppressions: SuppressionsService,
+    private readonly complaints: ComplaintConsent,
   ) {}
 
   /** Answers whether the lists need a confirmation (from the lists alone, never the address). */
@@ -102,6 +76,15 @@ export class AudienceService {
     client: ClientInfo,
   ): Promise<void> {
     const { subscription: sub, created } = await this.writer.findOrCreate(em, site, dto.email, 'form');
+    // An address that complained joins only by the re-consent page's button (complaint-consent.ts),
+    // one suppressed or on the blocklist only by confirming, whatever the list says.
+    const complained = await this.complaints.hasComplained(em, site, sub);
+    // The complaint came before this subscription (another mail of the site), or a key moved it.
+    if (complained && sub.deliverability !== 'suppressed') sub.deliverability = 'complained';
+    const mustConfirm =
+      complained ||
+      sub.deliverability === 'suppressed' ||
+      (await this.complaints.blockedBy(em, site, sub.email)) !== null;
     // A known address keeps what it has: only a missing name and new attributes are added.
     if (!sub.name && dto.name) sub.name = dto.name;
     if (dto.attributes) sub.attributes = { ...dto.attributes, ...sub.attributes };
@@ -118,8 +101,6 @@ export class AudienceService {
         listIds: lists.map((l) => l.id),
       });
     const current = await this.writer.membershipsOf(em, sub.id);
-    // An address that complained or is suppressed joins only by confirming, whatever the list says.
-    const mustConfirm = sub.deliverability === 'complained' || sub.deliverability === 'suppressed';
     const toConfirm: NewsletterListEntity[] = [];
     const activated: NewsletterListEntity[] = [];
     for (const list of lists) {
@@ -130,46 +111,17 @@ export class AudienceService {
       if (from !== to) await this.writer.setMembership(em, site, sub, list.id, to);
       (to === 'pending' ? toConfirm : activated).push(list);
     }
+    // Nothing to lift here: an address with a suppression or on the blocklist confirms first.
     if (activated.length > 0) {
-      await this.writer.unsuppress(em, site, sub.email);
       await recordEvent(em, site, NEWSLETTER_EVENTS.subscriptionConfirmed, {
         id: sub.id,
         listIds: activated.map((l) => l.id),
       });
       await this.writer.mailWelcome(em, site, sub, activated, false);
     }
-    if (toConfirm.length > 0) await this.writer.mailConfirmation(em, site, sub, toConfirm);
-  }
-
-  /** Activates the pending memberships of a confirmation link (signed, expiring, single use). */
-  async confirm(site: SiteContext, token: string, rawClient: ClientInfo): Promise<LinkOutcome> {
-    const client = cleanClient(rawClient);
-    const claims = await this.links.decode(site, token, 'c');
-    if (!claims) throw invalidToken();
-    if ((claims.expiresAt ?? 0) * 1000 <= Date.now()) throw expiredToken();
-    return this.dataSource.transaction(async (em) => {
-      const sub = await this.lockSubscription(em, site, claims);
-      if (!sub || !nonceMatches(claims, sub.confirmNonce)) throw usedToken();
-      const current = await this.writer.membershipsOf(em, sub.id);
-      const pending = [...current.values()].filter((m) => m.status === 'pending').map((m) => m.listId);
-      for (const listId of pending) await this.writer.setMembership(em, site, sub, listId, 'active');
-      sub.confirmNonce = null;
-      sub.consentAt = new Date();
-      sub.consentIp = client.ip ?? sub.consentIp;
-      sub.consentUserAgent = client.userAgent ?? sub.consentUserAgent;
-      // Confirming is the person's own word: it lifts a complaint or a suppression, not a bounce.
-      if (sub.deliverability === 'complained' || sub.deliverability === 'suppressed')
-        sub.deliverability = 'deliverable';
-      await em.save(sub);
-      if (pending.length > 0) {
-        await this.writer.unsuppress(em, site, sub.email);
-        // The mail-wide suppression too: a complaint or an operator's entry (never a bounce).
-        await this.suppressions.liftByPerson(em, site, sub.email);
-        await recordEvent(em, site, NEWSLETTER_EVENTS.subscriptionConfirmed, { id: sub.id, listIds: pending });
-        await this.writer.mailWelcome(em, site, sub, await this.lists.findMany(em, site, pending), true);
-      }
-      return { subscription: sub, lists: await this.standing(em, site, sub.id) };
-    });
+    if (toConfirm.length === 0) return;
+    if (complained) await this.complaints.mailReconsent(em, site, sub, toConfirm);
+    else await this.writer.mailConfirmation(em, site, sub, toConfirm);
   }
 
   /**
@@ -235,7 +187,7 @@ export class AudienceService {
         by,
         reason,
       });
-    return { subscription: sub, lists: await this.standing(em, site, sub.id) };
+    return { subscription: sub, lists: await this.lists.standingOf(em, site, sub.id) };
   }
 
   /** What the preferences page shows: the address and its lists (null: the link is no longer valid). */
@@ -245,7 +197,7 @@ export class AudienceService {
     return this.dataSource.transaction(async (em) => {
       const sub = await em.findOne(SubscriptionEntity, { where: { id: claims.subscriptionId, siteId: site.id } });
       if (!sub || !nonceMatches(claims, sub.manageNonce)) return { subscription: null, lists: [] };
-      return { subscription: sub, lists: await this.standing(em, site, sub.id) };
+      return { subscription: sub, lists: await this.lists.standingOf(em, site, sub.id) };
     });
   }
 
@@ -254,12 +206,6 @@ export class AudienceService {
       where: { id: claims.subscriptionId, siteId: site.id },
       lock: { mode: 'pessimistic_write' },
     });
-  }
-
-  private async standing(em: EntityManager, site: SiteContext, subscriptionId: number): Promise<ListStanding[]> {
-    const current = await this.writer.membershipsOf(em, subscriptionId);
-    const lists = await this.lists.findMany(em, site, [...current.keys()]);
-    return lists.map((l) => ({ listId: l.id, name: l.name, status: current.get(l.id)!.status }));
   }
 
   /** Subscribes per client IP and site, per hour, shared by instances (429 past it). */

@@ -14,7 +14,9 @@ import {
 import { findInSiteOrFail, SiteContext } from '../../common/tenancy/site-context';
 import { ShapedReads } from '../../database/fast-read';
 import { CreateListDto, ListQueryDto, ListWithCounts, UpdateListDto } from '../dto/list.dto';
+import { MembershipEntity } from '../entities/membership.entity';
 import { NewsletterListEntity } from '../entities/newsletter-list.entity';
+import { ListStanding } from './link-answers';
 import { ListEventPayload, NEWSLETTER_EVENTS } from '../newsletter.events';
 import { SubscriptionsRepository } from './subscriptions.repository';
 
@@ -104,6 +106,14 @@ export class ListsService {
   findMany(em: EntityManager, site: SiteContext, ids: number[]): Promise<NewsletterListEntity[]> {
     if (ids.length === 0) return Promise.resolve([]);
     return em.find(NewsletterListEntity, { where: { siteId: site.id, id: In(ids) }, order: { id: 'ASC' } });
+  }
+
+  /** Where a subscription stands on each list it has a membership of, with the lists' names. */
+  async standingOf(em: EntityManager, site: SiteContext, subscriptionId: number): Promise<ListStanding[]> {
+    const memberships = await em.find(MembershipEntity, { where: { subscriptionId } });
+    const status = new Map(memberships.map((m) => [m.listId, m.status]));
+    const lists = await this.findMany(em, site, [...status.keys()]);
+    return lists.map((l) => ({ listId: l.id, name: l.name, status: status.get(l.id)! }));
   }
 
   /** Fails with a 404 naming the first id that is not a list of the site. */

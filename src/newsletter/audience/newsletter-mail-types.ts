@@ -4,6 +4,8 @@ import { EmailTemplateTypes, mailLayout } from '../../email/email.service';
 /** The confirmation mail's type (declared with the email module's built-in types). */
 export const CONFIRMATION_MAIL = 'newsletter.confirmation';
 export const WELCOME_MAIL = 'newsletter.welcome';
+/** The confirmation mail of an address that complained: fixed (sites cannot replace it). */
+export const RECONSENT_MAIL = 'newsletter.complaint_confirmation';
 
 /**
  * The welcome mail, registered here (docs/email.md, "Adding a template type"): sent once a
@@ -15,6 +17,38 @@ export class NewsletterMailTypes implements OnModuleInit {
   constructor(private readonly types: EmailTemplateTypes) {}
 
   onModuleInit(): void {
+    // Fixed: a site's own template could carry the link in an image (Apple Mail and Gmail fetch
+    // images without a click) or to a host of its own, and so give the tenant the link that lifts
+    // a complaint (docs/deliverability.md, "Only the person lifts a complaint").
+    this.types.register({
+      type: RECONSENT_MAIL,
+      module: 'newsletter',
+      fixed: true,
+      description:
+        'Asks an address that reported the site’s mail as spam whether it wants that mail again. Built in: ' +
+        'sites cannot replace it.',
+      variables: {
+        type: 'object',
+        properties: {
+          listName: { type: 'string', description: 'The lists asked for' },
+          confirmUrl: { type: 'string', format: 'uri', description: 'Opens the page whose button confirms' },
+        },
+        required: ['listName', 'confirmUrl'],
+        additionalProperties: false,
+      },
+      sample: {
+        listName: 'Weekly digest',
+        confirmUrl: 'https://api.example/api/v2/sites/demo/newsletter/confirm/r.1.abc',
+      },
+      defaultTemplate: {
+        subject: 'Do you want mail from {{ site.title }} again?',
+        html: mailLayout(`<h1>Do you want our mail again?</h1>
+<p>Someone, perhaps you, asked to subscribe this address to <strong>{{ listName }}</strong> from {{ site.title }}.</p>
+<p>A mail from {{ site.title }} to this address was reported as spam, so {{ site.title }} sends it nothing unless you confirm: open the page and press its button.</p>
+<p><a class="button" href="{{ confirmUrl }}">Open the confirmation page</a></p>
+<p class="muted">Opening the page alone changes nothing. If you did not ask for this, ignore this message: you will receive nothing more.</p>`),
+      },
+    });
     this.types.register({
       type: WELCOME_MAIL,
       module: 'newsletter',

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
-import { EntityManager } from 'typeorm';
+import { EntityManager, Not } from 'typeorm';
 import { SitesService } from '../../account/sites.service';
 import { SiteContext } from '../../common/tenancy/site-context';
 import { EmailService } from '../../email/email.service';
@@ -100,9 +100,16 @@ export class SubscriptionWriter {
     );
   }
 
-  /** The person's own consent clears a suppression of their address. */
-  async unsuppress(em: EntityManager, site: SiteContext, email: string): Promise<void> {
-    await em.delete(SuppressionEntity, { siteId: site.id, emailHash: emailHash(email) });
+  /**
+   * The person's own consent clears the newsletter's blocklist entry of their address; a
+   * complaint's (`complaint`) only with `act.complaint`, the re-consent button (complaint-consent.ts).
+   */
+  async unsuppress(em: EntityManager, site: SiteContext, email: string, act: { complaint: boolean }): Promise<void> {
+    await em.delete(SuppressionEntity, {
+      siteId: site.id,
+      emailHash: emailHash(email),
+      ...(act.complaint ? {} : { reason: Not('complaint') }),
+    });
   }
 
   /**

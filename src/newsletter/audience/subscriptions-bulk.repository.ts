@@ -69,15 +69,20 @@ export class SubscriptionsBulkRepository {
   }
 
   /**
-   * Sets the deliverability; `complained` only moves to `suppressed` (the person's complaint is
-   * undone by the person alone). Answers the subscriptions changed.
+   * Sets the deliverability. While a complaint stands (the subscription is `complained`, or the
+   * newsletter keeps the complaint by the address's hash: a key may have moved it before), only
+   * `complained` and `suppressed` are given: the person's complaint is undone by the person alone.
+   * Answers the subscriptions changed.
    */
   async setDeliverability(em: EntityManager, siteId: number, ids: number[], to: string): Promise<number[]> {
     const { rows } = await sql<{ id: number }>(
       em,
-      `UPDATE newsletter_subscriptions SET deliverability = $3, updated_at = now()
-       WHERE site_id = $1 AND id = ANY($2::bigint[]) AND deliverability <> $3
-         AND (deliverability <> 'complained' OR $3 = 'suppressed')
+      `UPDATE newsletter_subscriptions s SET deliverability = $3, updated_at = now()
+       WHERE s.site_id = $1 AND s.id = ANY($2::bigint[]) AND s.deliverability <> $3
+         AND ($3 IN ('complained', 'suppressed') OR (s.deliverability <> 'complained' AND NOT EXISTS (
+               SELECT 1 FROM newsletter_suppressions x
+               WHERE x.site_id = $1 AND x.reason = 'complaint'
+                 AND x.email_hash = encode(sha256(convert_to(s.email, 'UTF8')), 'hex'))))
        RETURNING id`,
       [siteId, ids, to],
       { bigints: ['id'] },

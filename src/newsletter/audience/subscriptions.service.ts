@@ -13,10 +13,13 @@ import { NEWSLETTER_EVENTS } from '../newsletter.events';
 import { SubscriptionsBulkRepository } from './subscriptions-bulk.repository';
 import { SubscriptionsRepository } from './subscriptions.repository';
 import { SubscriptionWriter } from './subscription-writer';
+import { ComplaintConsent } from './complaint-consent';
 
 export { DELIVERABILITIES, type Deliverability } from '../entities/subscription.entity';
 
 const forbidden = (detail: string) => new ConflictProblem('transition_forbidden', detail);
+/** The deliverabilities a key may give an address whose owner complained. */
+const HOLDS_A_COMPLAINT: ReadonlySet<string> = new Set(['complained', 'suppressed']);
 
 /**
  * What operators do with a key (docs/newsletter.md): read the audience, delete a subscriber,
@@ -32,6 +35,7 @@ export class SubscriptionsService {
     private readonly lists: ListsService,
     private readonly writer: SubscriptionWriter,
     private readonly sites: SitesService,
+    private readonly complaints: ComplaintConsent,
   ) {}
 
   list(site: SiteContext, query: SubscriptionQueryDto): Promise<Page<SubscriptionView>> {
@@ -81,8 +85,13 @@ export class SubscriptionsService {
       await this.lists.requireMany(em, site, remove);
       const current = await this.writer.membershipsOf(em, sub.id);
       const consent = dto.consent === true;
-      if (adding.length > 0 && (sub.deliverability === 'complained' || sub.deliverability === 'suppressed'))
-        throw forbidden(`The address is ${sub.deliverability}: only the person can subscribe it again`);
+      if (
+        adding.length > 0 &&
+        (sub.deliverability === 'suppressed' || (await this.complaints.hasComplained(em, site, sub)))
+      )
+        throw forbidden(
+          `The address is ${sub.deliverability === 'suppressed' ? 'suppressed' : 'complained'}: only the person can subscribe it again`,
+        );
       const activated: number[] = [];
       const toConfirm = [];
       for (const list of adding) {
@@ -127,8 +136,10 @@ export class SubscriptionsService {
     return this.dataSource.transaction(async (em) => {
       const sub = await findInSiteOrFail(em, SubscriptionEntity, site, id, 'Subscription', { lock: true });
       if (dto.deliverability !== undefined && dto.deliverability !== sub.deliverability) {
-        if (sub.deliverability === 'complained' && dto.deliverability !== 'suppressed')
-          throw forbidden('A complaint is lifted only by the person confirming a new subscription');
+        // Whatever the subscription says now (a key may have moved it to `suppressed` before): while
+        // the person's complaint stands, the address stays `complained` or `suppressed`.
+        if (!HOLDS_A_COMPLAINT.has(dto.deliverability) && (await this.complaints.hasComplained(em, site, sub)))
+          throw forbidden('A complaint is lifted only by the person, from the page of the re-consent mail');
         sub.deliverability = dto.deliverability;
         await em.save(sub);
       }

@@ -108,9 +108,11 @@ export class BulkService {
       const added = await this.writes.addToLists(em, site.id, ids, [list.id], dto.consent === true);
       const outside = await this.writes.membersOutside(em, list.id, wanted);
       const unsubscribed = outside.length ? await this.writes.unsubscribe(em, site.id, outside, [list.id], 'sync') : [];
-      const unchanged = ids.filter(
-        (id) => !added.includes(id) && (before.get(id) === 'active' || before.get(id) === 'pending'),
-      ).length;
+      // Pending is as asked only without consent: with it, a pending member left pending is one
+      // that may not be activated (it complained or is suppressed): skipped.
+      const asAsked = (status: string | undefined) =>
+        status === 'active' || (status === 'pending' && dto.consent !== true);
+      const unchanged = ids.filter((id) => !added.includes(id) && asAsked(before.get(id))).length;
       return {
         added: added.length,
         unsubscribed: unsubscribed.length,

@@ -21,7 +21,7 @@ import { ATTRIBUTE_LIMITS, ATTRIBUTES_DOC, NAME_MAX, normaliseEmail, REASON_MAX 
 import { Checked } from '../../common/input/checked';
 
 /** The shape of a link token (link-tokens.ts); anything else is refused before a lookup. */
-export const TOKEN_PATTERN = /^[cm]\.[0-9]{1,16}\.[A-Za-z0-9_-]{16,64}(\.[0-9]{1,12})?\.[A-Za-z0-9_-]{22}$/;
+export const TOKEN_PATTERN = /^[cmr]\.[0-9]{1,16}\.[A-Za-z0-9_-]{16,64}(\.[0-9]{1,12})?\.[A-Za-z0-9_-]{22}$/;
 const TOKEN_MESSAGE = 'is not a valid link token';
 
 /** Forms send strings: `"true"` and `"false"` are booleans there. */
@@ -151,6 +151,19 @@ export class TokenParamDto extends SiteNameParamDto {
   token: string;
 }
 
+/** `POST …/newsletter/confirm`: the re-consent page's button (a form), or an API client (JSON). */
+export class ConfirmDto {
+  @ApiProperty({
+    example: 'r.1.x6Qe2-p0P9w3dWw1cG9aQA.1795500000.9w8Cw6o3Hq1x9D5rA0dQJg',
+    maxLength: 200,
+    description: 'The token of a confirmation link (`c.…`) or of a re-consent link (`r.…`)',
+  })
+  @IsString()
+  @MaxLength(200)
+  @Matches(TOKEN_PATTERN, { message: TOKEN_MESSAGE })
+  token: string;
+}
+
 export class ListStatusDto {
   @ApiProperty({ example: 1 }) listId: number;
   @ApiProperty({ example: 'Weekly digest' }) name: string;
@@ -159,7 +172,13 @@ export class ListStatusDto {
 
 /** What a confirm or an unsubscribe answers an API client: the lists of the address, as they now stand. */
 export class LinkResultDto {
-  @ApiProperty({ enum: ['confirmed', 'unsubscribed'], example: 'confirmed' }) result: 'confirmed' | 'unsubscribed';
+  @ApiProperty({
+    enum: ['confirmed', 'confirmation_required', 'unsubscribed'],
+    example: 'confirmed',
+    description:
+      '`confirmation_required`: a re-consent link (`r.…`) was opened, which changes nothing; POST its token to confirm',
+  })
+  result: 'confirmed' | 'confirmation_required' | 'unsubscribed';
   @ApiProperty({ type: [ListStatusDto] }) lists: ListStatusDto[];
 }
 

@@ -19,6 +19,22 @@ describe('newsletter link tokens', () => {
     expect(decodeLinkToken(secret, manage, 'm')).toEqual({ kind: 'm', subscriptionId: 7, nonce });
   });
 
+  it('a re-consent token (r) expires like a confirm token and is never taken for one, nor the other way', () => {
+    const reconsent = encodeLinkToken(secret, { kind: 'r', subscriptionId: 42, nonce, expiresAt: 1_900_000_000 });
+    expect(reconsent).toMatch(/^r\.42\.[A-Za-z0-9_-]{22}\.1900000000\.[A-Za-z0-9_-]{22}$/);
+    expect(decodeLinkToken(secret, reconsent, 'r')).toEqual({
+      kind: 'r',
+      subscriptionId: 42,
+      nonce,
+      expiresAt: 1_900_000_000,
+    });
+    const confirm = encodeLinkToken(secret, { kind: 'c', subscriptionId: 42, nonce, expiresAt: 1_900_000_000 });
+    expect(decodeLinkToken(secret, reconsent, 'c')).toBeNull();
+    expect(decodeLinkToken(secret, confirm, 'r')).toBeNull();
+    // The same claims under the other letter: the signature covers the kind.
+    expect(decodeLinkToken(secret, `r${confirm.slice(1)}`, 'r')).toBeNull();
+  });
+
   it('refuses a token of the other kind, another secret, or any altered part', () => {
     const manage = encodeLinkToken(secret, { kind: 'm', subscriptionId: 7, nonce });
     expect(decodeLinkToken(secret, manage, 'c')).toBeNull();

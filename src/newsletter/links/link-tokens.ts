@@ -9,15 +9,22 @@ import { sameText } from '../../common/auth/same-text';
  *   subscription keeps the live nonce and clears it when the link is used (or replaced);
  * - manage (preferences and unsubscribe): `m.<subscriptionId>.<nonce>.<sig>`; no expiry (an
  *   unsubscribe link must keep working, RFC 8058), and the nonce is the subscription's own, so a
- *   deleted and re-created address gets new links.
+ *   deleted and re-created address gets new links;
+ * - re-consent: `r.<subscriptionId>.<nonce>.<expiresAt in s>.<sig>`, the confirm link of an address
+ *   that complained (docs/deliverability.md, "Only the person lifts a complaint"): only ever in the
+ *   fixed mail, and only a POST of it lifts the complaint. Same nonce column as `c`: one live
+ *   confirmation per subscription.
  */
-export type LinkKind = 'c' | 'm';
+export type LinkKind = 'c' | 'm' | 'r';
+
+/** Kinds that expire and work once (the subscription's confirm nonce). */
+const EXPIRING: ReadonlySet<LinkKind> = new Set(['c', 'r']);
 
 export interface LinkToken {
   kind: LinkKind;
   subscriptionId: number;
   nonce: string;
-  /** Epoch seconds (confirm links only). */
+  /** Epoch seconds (confirm and re-consent links only). */
   expiresAt?: number;
 }
 
@@ -35,7 +42,7 @@ function sign(secret: Buffer, body: string): string {
 
 export function encodeLinkToken(secret: Buffer, token: LinkToken): string {
   const parts = [token.kind, String(token.subscriptionId), token.nonce];
-  if (token.kind === 'c') parts.push(String(token.expiresAt ?? 0));
+  if (EXPIRING.has(token.kind)) parts.push(String(token.expiresAt ?? 0));
   const body = parts.join('.');
   return `${body}.${sign(secret, body)}`;
 }
@@ -43,15 +50,16 @@ export function encodeLinkToken(secret: Buffer, token: LinkToken): string {
 /** The token's claims when its shape and signature hold; null for anything forged or malformed. */
 export function decodeLinkToken(secret: Buffer, text: string, kind: LinkKind): LinkToken | null {
   const parts = text.split('.');
-  if (parts[0] !== kind || parts.length !== (kind === 'c' ? 5 : 4)) return null;
+  const expiring = EXPIRING.has(kind);
+  if (parts[0] !== kind || parts.length !== (expiring ? 5 : 4)) return null;
   const [, id, nonce] = parts;
   if (!ID.test(id) || !NONCE.test(nonce)) return null;
-  if (kind === 'c' && !/^[0-9]{1,12}$/.test(parts[3])) return null;
+  if (expiring && !/^[0-9]{1,12}$/.test(parts[3])) return null;
   // The signature as encodeLinkToken writes it, character for character: one spelling a token.
   if (!sameText(parts[parts.length - 1], sign(secret, parts.slice(0, -1).join('.')))) return null;
   const subscriptionId = Number(id);
   if (!Number.isSafeInteger(subscriptionId)) return null;
-  return kind === 'c' ? { kind, subscriptionId, nonce, expiresAt: Number(parts[3]) } : { kind, subscriptionId, nonce };
+  return expiring ? { kind, subscriptionId, nonce, expiresAt: Number(parts[3]) } : { kind, subscriptionId, nonce };
 }
 
 /** The token's nonce is `expected` (compared in constant time). */

@@ -59,10 +59,17 @@ export class NewsletterLinks {
     this.secrets.delete(siteId);
   }
 
-  async confirmToken(em: EntityManager, site: SiteContext, sub: SubscriptionEntity, nonce: string): Promise<string> {
+  /** A confirm link's token (`c`), or a re-consent one (`r`) for an address that complained. */
+  async confirmToken(
+    em: EntityManager,
+    site: SiteContext,
+    sub: SubscriptionEntity,
+    nonce: string,
+    kind: 'c' | 'r' = 'c',
+  ): Promise<string> {
     const expiresAt = Math.floor(Date.now() / 1000) + this.config.NEWSLETTER_CONFIRM_TTL_HOURS * 3600;
     return encodeLinkToken(await this.secretOf(site.id, em), {
-      kind: 'c',
+      kind,
       subscriptionId: sub.id,
       nonce,
       expiresAt,
@@ -92,6 +99,11 @@ export class NewsletterLinks {
   /** Paths from the server's root (pages link and post to them on their own origin). */
   confirmPath(site: SiteContext, token: string): string {
     return `/api/v2/sites/${site.name}/newsletter/confirm/${token}`;
+  }
+
+  /** Where a confirmation's token is posted (the re-consent page's button). */
+  confirmPostPath(site: SiteContext): string {
+    return `/api/v2/sites/${site.name}/newsletter/confirm`;
   }
 
   preferencesPath(site: SiteContext, token: string): string {
@@ -125,5 +137,13 @@ export class NewsletterLinks {
 
   absolute(path: string, siteBase: string | undefined): string {
     return this.urls.absolute(path, siteBase);
+  }
+
+  /**
+   * On this server's own origin (PUBLIC_BASE_URL), never the site's `publicBaseUrl`: that names a
+   * host the tenant runs or proxies, which would see every token opened through it.
+   */
+  serverAbsolute(path: string): string {
+    return this.urls.absolute(path);
   }
 }

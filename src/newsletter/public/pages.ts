@@ -9,7 +9,7 @@ const STYLE = `body{margin:0;background:#f4f4f5;font:16px/1.5 -apple-system,'Seg
 main{max-width:32rem;margin:3rem auto;padding:2rem;background:#fff;border-radius:8px}
 h1{font-size:1.4rem;margin:0 0 1rem}ul{list-style:none;padding:0}li{display:flex;justify-content:space-between;align-items:center;gap:1rem;padding:.6rem 0;border-bottom:1px solid #e4e4e7}
 button{font:inherit;padding:.4rem .9rem;border-radius:6px;border:1px solid #a1a1aa;background:#fff;cursor:pointer}
-button.primary{background:#b91c1c;border-color:#b91c1c;color:#fff}.status{color:#52525b;font-size:.9rem}
+button.primary{background:#b91c1c;border-color:#b91c1c;color:#fff}button.confirm{background:#1d4ed8;border-color:#1d4ed8;color:#fff}.status{color:#52525b;font-size:.9rem}
 .notice{background:#ecfdf5;border:1px solid #6ee7b7;padding:.6rem .9rem;border-radius:6px}
 button:focus-visible{outline:3px solid #2563eb;outline-offset:2px}`;
 
@@ -109,4 +109,28 @@ ${
     : ''
 }`;
   return page(p.siteTitle, 'Your subscriptions', body);
+}
+
+export interface ReconsentPage {
+  siteTitle: string;
+  token: string;
+  /** Where the button posts: the confirm route, relative to this origin. */
+  action: string;
+  /** The lists the address asked for (pending). */
+  listNames: string[];
+}
+
+/**
+ * What a re-consent link opens (docs/deliverability.md, "Only the person lifts a complaint"):
+ * opening it changes nothing; the button posts the token (in the body, never the URL), and only
+ * that post lifts the complaint. A mail scanner that opens links does not press buttons.
+ */
+export function reconsentPage(p: ReconsentPage): string {
+  const site = escapeHtml(p.siteTitle);
+  const lists = p.listNames.length > 0 ? escapeHtml(p.listNames.join(', ')) : 'its mail';
+  const body = `<p>A mail from ${site} to this address was reported as spam, so ${site} sends it nothing.</p>
+<p>Press the button only if you want to receive <strong>${lists}</strong> from ${site} again.</p>
+<form method="post" action="${escapeHtml(p.action)}"><input type="hidden" name="token" value="${escapeHtml(p.token)}"><button class="confirm" type="submit">Yes, send me this mail again</button></form>
+<p class="status">If you did not ask for this, close this page: nothing changes.</p>`;
+  return page(p.siteTitle, 'Receive this mail again?', body);
 }

@@ -3,8 +3,9 @@ import { SitesService } from '../../account/sites.service';
 import { Problem } from '../../common/errors/problems';
 import { SiteContext } from '../../common/tenancy/site-context';
 import { AudienceService, LinkOutcome } from '../audience/audience.service';
+import { ConfirmAnswer, ConfirmationsService } from '../audience/confirmations.service';
 import { NewsletterLinks } from '../links/newsletter-links.service';
-import { messagePage, preferencesPage } from './pages';
+import { messagePage, preferencesPage, reconsentPage } from './pages';
 import { ClientInfo } from '../audience/subscription-writer';
 
 /** What a page route answers a browser: an HTML page with its status, or a redirect. */
@@ -24,15 +25,36 @@ const NOTICES: Record<string, string> = {
 export class PublicPages {
   constructor(
     private readonly audience: AudienceService,
+    private readonly confirmations: ConfirmationsService,
     private readonly links: NewsletterLinks,
     private readonly sites: SitesService,
   ) {}
 
-  async confirm(site: SiteContext, token: string, client: ClientInfo): Promise<PageAnswer> {
+  /** A confirmation link opened: confirmed (a page, or the site's redirect), or the re-consent page. */
+  async open(site: SiteContext, token: string, client: ClientInfo): Promise<PageAnswer> {
+    return this.answer(site, token, () => this.confirmations.open(site, token, client));
+  }
+
+  /** A confirmation's token posted by the re-consent page's button. */
+  async press(site: SiteContext, token: string, client: ClientInfo): Promise<PageAnswer> {
+    return this.answer(site, token, () => this.confirmations.press(site, token, client));
+  }
+
+  private async answer(site: SiteContext, token: string, work: () => Promise<ConfirmAnswer>): Promise<PageAnswer> {
     const { title, settings } = await this.sites.profileOf(site.id);
     const siteTitle = title || site.name;
     try {
-      const outcome = await this.audience.confirm(site, token, client);
+      const outcome = await work();
+      if (outcome.result === 'confirmation_required')
+        return {
+          status: 200,
+          html: reconsentPage({
+            siteTitle,
+            token,
+            action: this.links.confirmPostPath(site),
+            listNames: outcome.lists.filter((l) => l.status === 'pending').map((l) => l.name),
+          }),
+        };
       const redirect = settings.newsletter?.confirmRedirectUrl;
       if (redirect) return { redirect };
       const names = outcome.lists.filter((l) => l.status === 'active').map((l) => l.name);

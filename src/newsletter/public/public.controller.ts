@@ -7,7 +7,9 @@ import { ProblemDto } from '../../common/errors/api-problems.decorator';
 import { ApiController, Route } from '../../common/http/route.decorator';
 import { SiteContext } from '../../common/tenancy/site-context';
 import { AudienceService, LinkOutcome } from '../audience/audience.service';
+import { ConfirmationsService } from '../audience/confirmations.service';
 import {
+  ConfirmDto,
   LinkResultDto,
   PreferencesQueryDto,
   SubscribeDto,
@@ -90,6 +92,7 @@ function PageAnswers(options: { ok?: Type<unknown>; problems: number[]; redirect
 export class PublicNewsletterController {
   constructor(
     private readonly audience: AudienceService,
+    private readonly confirmations: ConfirmationsService,
     private readonly pages: PublicPages,
   ) {}
 
@@ -118,7 +121,7 @@ export class PublicNewsletterController {
 
   @PageAnswers({
     ok: LinkResultDto,
-    problems: [400, 410],
+    problems: [400, 409, 410],
     redirect: "A browser sent to the site's `newsletter.confirmRedirectUrl`",
   })
   @Get('confirm/:token')
@@ -131,10 +134,13 @@ export class PublicNewsletterController {
       'expires (NEWSLETTER_CONFIRM_TTL_HOURS) and works once: forged is a 400 `invalid_token`, expired ' +
       '410 `token_expired`, used or replaced 410 `token_used`, and nothing changes. A browser ' +
       '(`Accept: text/html`) gets a small page in the site’s name instead (or a 303 to the site’s ' +
-      '`newsletter.confirmRedirectUrl`); API clients get JSON.',
+      '`newsletter.confirmRedirectUrl`); API clients get JSON. The re-consent link mailed to an address ' +
+      'that complained (`r.…`) changes nothing when opened: it answers `confirmation_required` (a browser: ' +
+      'a page whose button posts the token to `POST …/confirm`). An ordinary link of an address that ' +
+      'complained is a 409 `address_complained`: it lifts no complaint.',
     ok: LinkResultDto,
     params: [{ name: 'token', schema: { type: 'string', maxLength: 200 } }],
-    problems: [400, 410, 429],
+    problems: [400, 409, 410, 429],
   })
   async confirm(
     @CurrentSite() site: SiteContext,
@@ -142,8 +148,40 @@ export class PublicNewsletterController {
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    if (wantsHtml(req)) return sendPage(res, await this.pages.confirm(site, token, client(req)));
-    sendJson(res, toLinkResult('confirmed', await this.audience.confirm(site, token, client(req))));
+    if (wantsHtml(req)) return sendPage(res, await this.pages.open(site, token, client(req)));
+    const answer = await this.confirmations.open(site, token, client(req));
+    sendJson(res, toLinkResult(answer.result, answer));
+  }
+
+  @PageAnswers({
+    ok: LinkResultDto,
+    problems: [400, 409, 410],
+    redirect: "A browser sent to the site's `newsletter.confirmRedirectUrl`",
+  })
+  @Post('confirm')
+  @Route({
+    auth: 'public',
+    exampleAnswers: { status: 400, because: 'the token is the one a mail carries; no example can know it' },
+    summary: 'Confirm a subscription by posting its token',
+    description:
+      'What the button of the re-consent page posts (a form; JSON too): the token of a confirmation link. ' +
+      'A re-consent token (`r.…`, mailed only to an address that complained, in a mail the site cannot ' +
+      'reword) makes the pending memberships `active` and lifts the complaint: the only way it is lifted ' +
+      '(docs/deliverability.md). An ordinary token (`c.…`) confirms as its link does. Answers and problems ' +
+      'as `GET …/confirm/{token}`; a browser gets the page, or a 303 to the site’s `newsletter.confirmRedirectUrl`.',
+    ok: LinkResultDto,
+    formBody: true,
+    problems: [400, 409, 410, 429],
+  })
+  async confirmByPost(
+    @CurrentSite() site: SiteContext,
+    @Body() { token }: ConfirmDto,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    if (wantsHtml(req)) return sendPage(res, await this.pages.press(site, token, client(req)));
+    const answer = await this.confirmations.press(site, token, client(req));
+    sendJson(res, toLinkResult(answer.result, answer));
   }
 
   @PageAnswers({ problems: [], redirect: 'A browser sent back to the preferences page it posted from' })
