@@ -30,6 +30,7 @@ import { EmailMessageIdIndex1795560000000 } from './1795560000000-email-message-
 import { ApiKeyPermissions1795570000000 } from './1795570000000-api-key-permissions';
 import { PublishableKeys1795580000000 } from './1795580000000-publishable-keys';
 import { ApiKeyRoll1795590000000 } from './1795590000000-api-key-roll';
+import { SealedMailSecrets1795600000000 } from './1795600000000-sealed-mail-secrets';
 import { TrackingWrite1795470000000 } from './1795470000000-tracking-write';
 import { SenderDomains1795480000000 } from './1795480000000-sender-domains';
 import { SubscriptionBilling1795490000000 } from './1795490000000-subscription-billing';
@@ -73,4 +74,5 @@ export const MIGRATIONS = [
   ApiKeyPermissions1795570000000,
   PublishableKeys1795580000000,
   ApiKeyRoll1795590000000,
+  SealedMailSecrets1795600000000,
 ];

@@ -23,7 +23,12 @@ export class NewsletterMailTypes implements OnModuleInit {
         type: 'object',
         properties: {
           listNames: { type: 'array', items: { type: 'string' }, description: 'The lists just joined' },
-          preferencesUrl: { type: 'string', format: 'uri', description: 'Their lists; leave one or all' },
+          preferencesUrl: {
+            type: 'string',
+            format: 'uri',
+            secret: true,
+            description: 'Their lists; leave one or all',
+          },
           subscriberName: {
             type: 'string',
             description: 'When the subscriber gave one, and only after they confirmed their address',
