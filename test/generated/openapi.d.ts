@@ -2309,7 +2309,7 @@ export interface paths {
         };
         /**
          * Get a message (admin)
-         * @description What was sent (headers, HTML and text), its status and the SMTP answer. A key needs the `email:read` permission (without it: 403 `insufficient_permission`).
+         * @description What was sent (headers, HTML and text), its status and the SMTP answer. Secret values (sign-in codes, confirmation, preferences and unsubscribe links) show as `[redacted:<name>]`: only the recipient got them. A key needs the `email:read` permission (without it: 403 `insufficient_permission`).
          */
         get: operations["getMessageEmail"];
         put?: never;
@@ -7267,7 +7267,10 @@ export interface components {
              * @enum {string}
              */
             kind: "to" | "cc" | "bcc";
-            /** @example Your sign-in code for Demo Blog: 482913 */
+            /**
+             * @description As stored: a secret value (a code, a link with a token) shows as `[redacted:<name>]`
+             * @example Your order 1042 at Demo Blog
+             */
             subject: string;
             /** @example users.otp */
             templateType: string | null;
@@ -7336,7 +7339,10 @@ export interface components {
              * @enum {string}
              */
             kind: "to" | "cc" | "bcc";
-            /** @example Your sign-in code for Demo Blog: 482913 */
+            /**
+             * @description As stored: a secret value (a code, a link with a token) shows as `[redacted:<name>]`
+             * @example Your order 1042 at Demo Blog
+             */
             subject: string;
             /** @example users.otp */
             templateType: string | null;
@@ -7396,14 +7402,17 @@ export interface components {
             toHeader: string;
             /** @example null */
             ccHeader: string | null;
-            /** @example <p>Your code is <strong>482913</strong>.</p> */
+            /**
+             * @description What was sent, but for its secret values (sign-in codes, confirmation, preferences and unsubscribe links): each shows as `[redacted:<name>]`; only the recipient’s copy carried it (docs/email.md, "What is stored")
+             * @example <p>Your code is <strong>[redacted:code]</strong>.</p>
+             */
             html: string;
-            /** @example Your code is 482913. */
+            /** @example Your code is [redacted:code]. */
             text: string;
             /**
-             * @description Headers this copy carries beside the standard ones (campaign mail sets List-Unsubscribe)
+             * @description Headers this copy carries beside the standard ones (campaign mail sets List-Unsubscribe; its link is redacted)
              * @example {
-             *       "List-Unsubscribe": "<https://demo.example/u/1>"
+             *       "List-Unsubscribe": "<[redacted:oneClickUnsubscribeUrl]>"
              *     }
              */
             headers: {
