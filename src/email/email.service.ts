@@ -20,13 +20,7 @@ import { TimeSlice } from '../common/scheduling/time-slice';
 import { BouncesRepository } from './bounces/bounces.repository';
 import type { SuppressionReason } from './entities/email-bounce.entity';
 import { ServerKeys } from '../common/crypto/server-keys';
-import {
-  MAIL_SECRETS_KEY,
-  MailSecretValues,
-  redactData,
-  sealSecrets,
-  secretsContext,
-} from './mail-secrets';
+import { MAIL_SECRETS_KEY, MailSecretValues, redactData, sealSecrets, secretsContext } from './mail-secrets';
 
 /** What modules that send mail use to register their template types (docs/email.md, "Adding a template type"). */
 export { EmailTemplateTypes, type EmailTemplateType } from './template-types';

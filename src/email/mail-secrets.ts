@@ -77,9 +77,10 @@ export function redactData(
   let out = data;
   const variables = type ? secretVariables(type) : [];
   for (const name of variables) {
+    // A string: checkSecretMarks made sure the type says so, and the send's data was checked against it.
     const value = data?.[name];
-    if (value === undefined || value === null) continue;
-    add(name, String(value));
+    if (typeof value !== 'string') continue;
+    add(name, value);
     out = { ...out, [name]: mailSecret(name) };
   }
   return { data: out, secrets: names.size > 0 ? secrets : null };

@@ -33,7 +33,7 @@ export const ORDER_MAIL_TYPES: EmailTemplateType[] = [
           type: 'string',
           format: 'uri',
           secret: true,
-          description: "A link to the order (it may let whoever holds it see the order: it is sealed like a code)",
+          description: 'A link to the order (it may let whoever holds it see the order: it is sealed like a code)',
         },
       },
       required: ['orderNumber', 'items', 'total'],

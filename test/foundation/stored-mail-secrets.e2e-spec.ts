@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
+import { REDACT_STORED_SECRETS } from '../../src/database/migrations/1795600000000-sealed-mail-secrets';
 import { eventually, startApp, TestApp } from '../support/app';
 import { createFreshDatabase } from '../support/databases';
 import { lastEventId } from '../support/events';
@@ -334,5 +335,51 @@ describe('stored mail keeps no working code or link', () => {
       .type('form')
       .send('List-Unsubscribe=One-Click')
       .expect(200);
+  });
+
+  it('the migration redacts what copies stored before it kept in the clear, sent or failed; a queued one keeps it', async () => {
+    const insert = async (type: string, status: string, subject: string, html: string, headers: object | null) => {
+      const [row] = await t.db.query<Array<{ id: string }>>(
+        `INSERT INTO email_messages (site_id, batch_id, recipient, recipient_kind, from_header, to_header, subject,
+           html, text, template_type, extra_headers, status)
+         VALUES ($1, gen_random_uuid(), 'old@example.com', 'to', 'a@example.com', 'old@example.com', $2, $3, $3, $4, $5,
+           $6) RETURNING id`,
+        [a.siteId, subject, html, type, headers ? JSON.stringify(headers) : null, status],
+      );
+      return row.id;
+    };
+    const token = 'm.12.AAAAAAAAAAAAAAAAAAAAAA.BBBBBBBBBBBBBBBBBBBBBB';
+    const oneClick = `<${base}${site(`/newsletter/unsubscribe?token=${token}`)}>`;
+    const link = `<a href="${base}${site(`/newsletter/preferences/${token}`)}">Manage</a> #18181b 560px`;
+    const otp = await insert('users.otp', 'sent', 'Your sign-in code for Demo: 482913', '<p>482913</p>', null);
+    const copy = await insert('newsletter.campaign', 'failed', 'Issue 0', link, { 'List-Unsubscribe': oneClick });
+    const queued = await insert('newsletter.campaign', 'queued', 'Issue 0', link, { 'List-Unsubscribe': oneClick });
+    await t.db.query(REDACT_STORED_SECRETS);
+    const row = async (id: string) =>
+      (
+        await t.db.query<Array<{ subject: string; html: string; text: string; extra_headers: unknown }>>(
+          'SELECT subject, html, text, extra_headers FROM email_messages WHERE id = $1',
+          [id],
+        )
+      )[0];
+    expect(await row(otp)).toEqual({
+      subject: 'Your sign-in code for Demo: [redacted]',
+      html: '<p>[redacted]</p>',
+      text: '<p>[redacted]</p>',
+      extra_headers: null,
+    });
+    const redactedLink = `<a href="${base}${site('/newsletter/preferences/[redacted]')}">Manage</a> #18181b 560px`;
+    expect(await row(copy)).toEqual({
+      subject: 'Issue 0',
+      html: redactedLink,
+      text: redactedLink,
+      extra_headers: { 'List-Unsubscribe': `<${base}${site('/newsletter/unsubscribe?token=[redacted]')}>` },
+    });
+    expect(await row(queued)).toEqual({
+      subject: 'Issue 0',
+      html: link,
+      text: link,
+      extra_headers: { 'List-Unsubscribe': oneClick },
+    });
   });
 });

@@ -210,10 +210,7 @@ describe('site users: fields by owner, identity changes as guarded as sign-in', 
     // The code died at its fifth wrong try; the right one is refused too (now by the IP's share).
     expect((await t.db.getRepository(UserOtpEntity).findOneByOrFail({ email: 'victim@example.com' })).attempts).toBe(5);
     expectProblem(
-      await anonymous()
-        .post(url(a, '/me/verify-email'))
-        .set(auth)
-        .send({ code: right }),
+      await anonymous().post(url(a, '/me/verify-email')).set(auth).send({ code: right }),
       429,
       'rate_limited',
     );
