@@ -117,6 +117,16 @@ describe('secrets in mail', () => {
       expect.objectContaining({ path: 'html', message: expect.stringContaining('`code`, a secret variable') }),
     ]);
     expect(await faults('<p>x</p>', 'Code {{ code | size }}')).toEqual([expect.objectContaining({ path: 'subject' })]);
+    // A link put in another link's query is URL-encoded: its placeholder is filled in encoded.
+    const confirmation = type('newsletter.confirmation');
+    const share = '<a href="https://share.example/?u={{ confirmUrl | url_encode }}">Share</a>';
+    expect(
+      await secretFaults(render, { subject: 'S', html: share, text: null }, confirmation, {
+        ...confirmation.sample,
+        confirmUrl: 'https://demo.example/confirm/c.1.a b&c',
+        site,
+      }),
+    ).toEqual([]);
     // Every built-in type's default template outputs its secrets as they are.
     for (const t of BUILTIN_TEMPLATE_TYPES)
       expect(await secretFaults(render, defaultParts(t), t, { ...t.sample, site })).toEqual([]);

@@ -21,10 +21,11 @@ export const MAIL_SECRETS_KEY = 'mail-secrets';
 /** A secret's name: a variable's, or one a module chooses. */
 export const SECRET_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 /**
- * A placeholder in a stored copy. Matched in any case: a text part made from the HTML upper-cases
- * headings. Its characters are left alone by HTML escaping, CSS inlining and URL encoding of a path.
+ * A placeholder in a stored copy, as written or URL-encoded (a template's `url_encode`, a link
+ * put in another link's query). Matched in any case: a text part made from the HTML upper-cases
+ * headings. HTML escaping and CSS inlining leave it whole.
  */
-const PLACEHOLDER = /\[redacted:([A-Za-z][A-Za-z0-9_]{0,63})\]/gi;
+const PLACEHOLDER = /\[redacted:([A-Za-z][A-Za-z0-9_]{0,63})\]|%5Bredacted%3A([A-Za-z][A-Za-z0-9_]{0,63})%5D/gi;
 
 /** What a stored copy shows in place of the secret `name`. */
 export function mailSecret(name: string): string {
@@ -97,14 +98,17 @@ export interface CopyParts {
 /**
  * The copy as its recipient gets it: each placeholder replaced by its value, HTML-escaped in the
  * HTML (as a Liquid output is), as is in the text part, and on one line in the subject and
- * headers (as a rendered subject is). A placeholder of no value given stays as it is.
+ * headers (as a rendered subject is); a URL-encoded placeholder by the value URL-encoded. A
+ * placeholder of no value given stays as it is.
  */
 export function revealCopy<T extends CopyParts>(copy: T, secrets: MailSecretValues): T {
   const values = new Map(Object.entries(secrets).map(([name, value]) => [name.toLowerCase(), value]));
   const fill = (text: string, shape: (value: string) => string) =>
-    text.replace(PLACEHOLDER, (whole, name: string) => {
-      const value = values.get(name.toLowerCase());
-      return value === undefined ? whole : shape(value);
+    text.replace(PLACEHOLDER, (whole, name: string | undefined, encoded: string | undefined) => {
+      const value = values.get((name ?? encoded!).toLowerCase());
+      if (value === undefined) return whole;
+      // Encoded as liquidjs's url_encode does; what it makes needs no HTML escaping.
+      return name === undefined ? encodeURIComponent(value).replace(/%20/g, '+') : shape(value);
     });
   return {
     ...copy,
