@@ -6989,7 +6989,7 @@ export interface components {
             subject?: string | null;
         };
         DefaultTemplateDto: {
-            /** @example Your sign-in code for {{ site.title }}: {{ code }} */
+            /** @example Your sign-in code for {{ site.title }} */
             subject: string;
             /** @example <p>Your code: {{ code }}</p> */
             html: string;
@@ -7010,12 +7010,13 @@ export interface components {
             /** @example A one-time sign-in code for a site user. */
             description: string;
             /**
-             * @description JSON Schema of the variables a template of this type receives (besides `site`)
+             * @description JSON Schema of the variables a template of this type receives (besides `site`). A variable marked `secret: true` (a code, a link with a token) reaches only the recipient: stored messages show `[redacted:<name>]` in its place
              * @example {
              *       "type": "object",
              *       "properties": {
              *         "code": {
-             *           "type": "string"
+             *           "type": "string",
+             *           "secret": true
              *         }
              *       },
              *       "required": [
@@ -7057,7 +7058,7 @@ export interface components {
             id: number | null;
             /** @example Sign-in code, spring look */
             name: string;
-            /** @example Your code for {{ site.title }}: {{ code }} */
+            /** @example Your code for {{ site.title }} */
             subject: string;
             /** @example <p>Your code is <strong>{{ code }}</strong>.</p> */
             html: string;
@@ -7076,7 +7077,7 @@ export interface components {
             type: string;
             /** @example Sign-in code, spring look */
             name: string;
-            /** @example Your code for {{ site.title }}: {{ code }} */
+            /** @example Your code for {{ site.title }} */
             subject: string;
             /** @example <p>Your code is <strong>{{ code }}</strong>.</p> */
             html: string;
@@ -7122,7 +7123,7 @@ export interface components {
             name: string;
             /**
              * @description Liquid, one line
-             * @example Your code for {{ site.title }}: {{ code }}
+             * @example Your code for {{ site.title }}
              */
             subject: string;
             /**
@@ -7160,7 +7161,7 @@ export interface components {
             };
         };
         RenderedMailDto: {
-            /** @example Your code for Demo Blog: 482913 */
+            /** @example Your code for Demo Blog */
             subject: string;
             /** @example <p style="margin: 0">Your code is <strong>482913</strong>.</p> */
             html: string;
