@@ -2,6 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ChangeNotifications } from '../database/change-notifications';
+import { ServerKeys } from './crypto/server-keys';
 import { SessionVerifiers } from './auth/session-verifiers';
 import { AccountDataRegistry } from './deletion/account-data.registry';
 import { UserDataRegistry } from './deletion/user-data.registry';
@@ -34,6 +35,7 @@ import { Clock } from './scheduling/clock';
     PublicUrls,
     Clock,
     MailHtml,
+    ServerKeys,
     // Every POST honours Idempotency-Key (idempotent.decorator.ts).
     { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
   ],
@@ -49,6 +51,7 @@ import { Clock } from './scheduling/clock';
     PublicUrls,
     Clock,
     MailHtml,
+    ServerKeys,
   ],
 })
 export class CommonModule {}

@@ -52,7 +52,7 @@ export const BUILTIN_TEMPLATE_TYPES: EmailTemplateType[] = [
       type: 'object',
       properties: {
         listName: { type: 'string', description: 'The list subscribed to' },
-        confirmUrl: { type: 'string', format: 'uri', description: 'Opens the confirmation' },
+        confirmUrl: { type: 'string', format: 'uri', secret: true, description: 'Opens the confirmation' },
       },
       required: ['listName', 'confirmUrl'],
       additionalProperties: false,
@@ -76,7 +76,12 @@ export const BUILTIN_TEMPLATE_TYPES: EmailTemplateType[] = [
         subject: { type: 'string' },
         contentHtml: { type: 'string', description: "The campaign's HTML (trusted: written by the site's editors)" },
         preheader: { type: 'string', description: 'Preview text shown by mail clients' },
-        unsubscribeUrl: { type: 'string', format: 'uri' },
+        unsubscribeUrl: {
+          type: 'string',
+          format: 'uri',
+          secret: true,
+          description: "The subscriber's preferences page, where they leave one list or all",
+        },
       },
       required: ['subject', 'contentHtml', 'unsubscribeUrl'],
       additionalProperties: false,
@@ -103,7 +108,7 @@ export const BUILTIN_TEMPLATE_TYPES: EmailTemplateType[] = [
     variables: {
       type: 'object',
       properties: {
-        code: { type: 'string', description: 'The one-time code' },
+        code: { type: 'string', secret: true, description: 'The one-time code' },
         expiresInMinutes: { type: 'integer', minimum: 1 },
         userName: {
           type: 'string',
@@ -115,7 +120,8 @@ export const BUILTIN_TEMPLATE_TYPES: EmailTemplateType[] = [
     },
     sample: { code: '482913', expiresInMinutes: 10, userName: 'Ada' },
     defaultTemplate: {
-      subject: 'Your sign-in code for {{ site.title }}: {{ code }}',
+      // No code in the subject: notifications and mail listings show subjects to whoever looks.
+      subject: 'Your sign-in code for {{ site.title }}',
       html: layout(`<h1>Your sign-in code</h1>
 <p>{% if userName %}Hello {{ userName }}, here{% else %}Here{% endif %} is your code for {{ site.title }}:</p>
 <p class="code">{{ code }}</p>

@@ -15,6 +15,8 @@ import { EmailMessageEntity } from './entities/email-message.entity';
 import { BouncesService } from './bounces/bounces.service';
 import { CopyHeaders, copyHeaders, CorrelatingProvider, correlatingProviders } from './bounces/provider-headers';
 import { tokenAddress, verpToken } from './bounces/verp';
+import { ServerKeys } from '../common/crypto/server-keys';
+import { MAIL_SECRETS_KEY, withSecrets } from './mail-secrets';
 
 export const EMAIL_DELIVERY_JOB = 'email.deliver';
 /** Messages one job carries: a send of up to 50 recipients is one job. */
@@ -53,6 +55,7 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
     private readonly metrics: AppMetrics,
     private readonly senders: SendersService,
     private readonly bounces: BouncesService,
+    private readonly keys: ServerKeys,
   ) {
     this.mailFrom = parseMailFrom(config.MAIL_FROM);
     this.relays = correlatingProviders(config);
@@ -165,6 +168,8 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
       // configured relays' own header (provider-headers.ts); the key is read once.
       const verp = this.bounces.verpEnabled ? await this.bounces.verpKey() : null;
       const tokenOf = (id: number) => (verp ? verpToken(verp, id) : null);
+      // The copies' sealed codes and links (mail-secrets.ts): the key is read once.
+      const sealKey = claimed.some((m) => m.sealedSecrets) ? await this.keys.key(MAIL_SECRETS_KEY) : null;
       const lastTry = new Map(waiting.flatMap((w) => w.part.messageIds.map((id) => [id, w.part.lastTry] as const)));
       // Each answer is written as soon as the transaction before it commits (those that came in
       // meanwhile go together): a crash resends only what the SMTP server accepted in the last
@@ -177,13 +182,19 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
           // At most UNRECORDED messages between the start of their sending and their written
           // answer: sending never runs ahead of the record (what a crash would send again).
           await outcomes.room(UNRECORDED);
-          const token = tokenOf(m.id);
-          const envelope = {
-            from: token ? tokenAddress(token, this.config.BOUNCE_DOMAIN) : this.mailFrom.email,
-            headers: copyHeaders(m.extraHeaders, this.relays, token),
-          };
-          const { mail, dkim } = mailOf(m, keys.get(m.siteId), this.mailFrom, envelope);
-          const r = await this.transport.deliver(mail, dkim);
+          const copy = withSecrets(m, sealKey);
+          let r: DeliveryResult;
+          if (copy) {
+            const token = tokenOf(m.id);
+            const envelope = {
+              from: token ? tokenAddress(token, this.config.BOUNCE_DOMAIN) : this.mailFrom.email,
+              headers: copyHeaders(copy.extraHeaders, this.relays, token),
+            };
+            const { mail, dkim } = mailOf(copy, keys.get(m.siteId), this.mailFrom, envelope);
+            r = await this.transport.deliver(mail, dkim);
+          } else {
+            r = { ok: false, permanent: true, error: 'its sealed codes and links could not be opened' };
+          }
           outcomes.add([m, r]);
           return r;
         }),
@@ -213,7 +224,8 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
           AND (m.status = 'queued' OR (m.status = 'sending' AND m.claimed_at < now() - interval '${STALE_CLAIM}'))
         RETURNING m.id, m.site_id AS "siteId", m.batch_id AS "batchId", m.recipient, m.from_header AS "fromHeader",
           m.reply_to AS "replyTo", m.to_header AS "toHeader", m.cc_header AS "ccHeader", m.subject, m.html, m.text,
-          m.template_type AS "templateType", m.tags, m.extra_headers AS "extraHeaders"`,
+          m.template_type AS "templateType", m.tags, m.extra_headers AS "extraHeaders",
+          m.sealed_secrets AS "sealedSecrets"`,
       [sites, ids],
       { bigints: ['id', 'siteId'] },
     );
@@ -239,7 +251,7 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
       await sql(
         em,
         `UPDATE email_messages m SET status = 'sent', sent_at = now(), smtp_response = u.response,
-           smtp_message_id = u.message_id, error = NULL, claimed_at = NULL, updated_at = now()
+           smtp_message_id = u.message_id, error = NULL, claimed_at = NULL, sealed_secrets = NULL, updated_at = now()
           FROM unnest($1::bigint[], $2::text[], $3::text[]) AS u(id, response, message_id) WHERE m.id = u.id`,
         [sent.map(([m]) => m.id), sent.map(([, r]) => r.response.slice(0, 1000)), sent.map(([, r]) => r.messageId)],
       );
@@ -247,7 +259,7 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
       await sql(
         em,
         `UPDATE email_messages m SET status = 'failed', failed_at = now(), error = u.error, claimed_at = NULL,
-           updated_at = now()
+           sealed_secrets = NULL, updated_at = now()
           FROM unnest($1::bigint[], $2::text[]) AS u(id, error) WHERE m.id = u.id`,
         [failed.map(([m]) => m.id), failed.map(([, error]) => error)],
       );

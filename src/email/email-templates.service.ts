@@ -17,6 +17,8 @@ import { EmailRenderer, MailParts, RenderedMail } from './email-renderer';
 import { EmailVariables } from './email-variables';
 import { EmailTemplateEntity } from './entities/email-template.entity';
 import { EmailTemplateType, EmailTemplateTypes } from './template-types';
+import { templateProblem } from '../common/templates/liquid';
+import { secretFaults } from './mail-secrets';
 
 /** The template a send of a type uses: the site's published one, or the type's built-in default. */
 export interface ResolvedTemplate {
@@ -56,7 +58,7 @@ export class EmailTemplatesService {
     const type = this.types.get(dto.type);
     assertReplaceable(type);
     const parts = { subject: dto.subject, html: dto.html, text: dto.text ?? null };
-    await this.renderer.check(parts, type.variables, sampleOf(site, type));
+    await this.check(site, parts, type);
     return this.dataSource.manager.save(
       this.dataSource.manager.create(EmailTemplateEntity, {
         siteId: site.id,
@@ -82,7 +84,7 @@ export class EmailTemplatesService {
       if (dto.html !== undefined) template.html = dto.html;
       if (dto.text !== undefined) template.text = dto.text;
       const type = this.types.get(template.type);
-      await this.renderer.check(partsOf(template), type.variables, sampleOf(site, type));
+      await this.check(site, partsOf(template), type);
       template.version += 1;
       return em.save(template);
     });
@@ -102,7 +104,7 @@ export class EmailTemplatesService {
     // A template saved before the sandbox's rules cannot be copied past them.
     const type = this.types.get(source.type);
     assertReplaceable(type);
-    await this.renderer.check(partsOf(source), type.variables, sampleOf(site, type));
+    await this.check(site, partsOf(source), type);
     const em = this.dataSource.manager;
     return em.save(
       em.create(EmailTemplateEntity, {
@@ -122,7 +124,7 @@ export class EmailTemplatesService {
         throw new ConflictProblem('transition_forbidden', 'The template is already published');
       // The type's rules (and the sandbox's) may have changed since the draft was saved.
       const type = this.types.get(template.type);
-      await this.renderer.check(partsOf(template), type.variables, sampleOf(site, type));
+      await this.check(site, partsOf(template), type);
       // Two publishes of one type at once would both unpublish "the previous" one: one at a time.
       await namedXactLock(em, `email_template:${site.id}:${template.type}`);
       await em
@@ -172,7 +174,7 @@ export class EmailTemplatesService {
   ): Promise<void> {
     const { type, template, parts } =
       'templateId' in use ? await this.resolveById(site, use.templateId, em) : await this.resolve(site, use.type, em);
-    if (template) await this.renderer.check(parts, type.variables, sampleOf(site, type));
+    if (template) await this.check(site, parts, type);
   }
 
   /** Renders a template with `data` (default: its type's sample) as a send would. */
@@ -182,6 +184,17 @@ export class EmailTemplatesService {
     const variables = this.variables.check(type, data ?? type.sample);
     const { title } = await this.sites.profileOf(site.id);
     return this.renderer.render(partsOf(template), { ...variables, site: { name: site.name, title } });
+  }
+
+  /**
+   * A template's parts under its type's rules: syntax, tags and variables, a trial render with
+   * the sample data (EmailRenderer.check), and each secret variable output as it is (mail-secrets.ts).
+   */
+  private async check(site: SiteContext, parts: MailParts, type: EmailTemplateType): Promise<void> {
+    const sample = sampleOf(site, type);
+    await this.renderer.check(parts, type.variables, sample);
+    const faults = await secretFaults((p, data) => this.renderer.render(p, data), parts, type, sample);
+    if (faults.length > 0) throw templateProblem(faults);
   }
 
   private async lock(em: EntityManager, site: SiteContext, id: number, ifMatch?: string): Promise<EmailTemplateEntity> {

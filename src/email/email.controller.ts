@@ -64,7 +64,9 @@ export class EmailController {
   @Route({
     auth: 'key',
     summary: 'Get a message (admin)',
-    description: 'What was sent (headers, HTML and text), its status and the SMTP answer.',
+    description:
+      'What was sent (headers, HTML and text), its status and the SMTP answer. Secret values (sign-in codes, ' +
+      'confirmation, preferences and unsubscribe links) show as `[redacted:<name>]`: only the recipient got them.',
     ok: EmailMessageResponseDto,
     admin: true,
   })

@@ -59,6 +59,7 @@ export type NewMessage = Pick<
   | 'templateType'
   | 'tags'
   | 'extraHeaders'
+  | 'sealedSecrets'
 > & {
   /** Set: the address is suppressed (docs/deliverability.md); the copy is recorded `failed` with this reason, never sent. */
   suppressed?: string;
@@ -154,18 +155,20 @@ export class EmailRepository {
     const { rows: made } = await sql<{ id: number; created_at: Date }>(
       em,
       `INSERT INTO email_messages (site_id, batch_id, recipient, recipient_kind, from_header, reply_to, to_header,
-         cc_header, subject, html, text, template_id, template_type, tags, extra_headers, status, error, failed_at)
+         cc_header, subject, html, text, template_id, template_type, tags, extra_headers, sealed_secrets, status,
+         error, failed_at)
        SELECT u.site_id, u.batch_id, u.recipient, u.recipient_kind, u.from_header, u.reply_to, u.to_header,
               u.cc_header, u.subject, u.html, u.text, u.template_id, u.template_type,
               ARRAY(SELECT jsonb_array_elements_text(u.tags)), u.extra_headers,
+              CASE WHEN u.suppressed IS NULL THEN u.sealed_secrets END,
               CASE WHEN u.suppressed IS NULL THEN 'queued' ELSE 'failed' END, u.suppressed,
               CASE WHEN u.suppressed IS NULL THEN NULL ELSE now() END
          FROM unnest($1::bigint[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
                      $9::text[], $10::text[], $11::text[], $12::bigint[], $13::text[], $14::jsonb[], $15::jsonb[],
-                     $16::text[])
+                     $16::text[], $17::text[])
               WITH ORDINALITY AS u(site_id, batch_id, recipient, recipient_kind, from_header, reply_to, to_header,
                                    cc_header, subject, html, text, template_id, template_type, tags, extra_headers,
-                                   suppressed, n)
+                                   suppressed, sealed_secrets, n)
         ORDER BY u.n
        RETURNING id, created_at`,
       [
@@ -185,13 +188,16 @@ export class EmailRepository {
         rows.map((r) => JSON.stringify(r.tags)),
         rows.map((r) => (r.extraHeaders ? JSON.stringify(r.extraHeaders) : null)),
         rows.map((r) => r.suppressed ?? null),
+        // A copy never sent (suppressed) keeps no secret.
+        col('sealedSecrets'),
       ],
       { bigints: ['id'] },
     );
     // Ids are drawn in the order the rows were inserted (ORDER BY u.n): ascending ids match the input.
     made.sort((a, b) => a.id - b.id);
-    return rows.map(({ suppressed, ...r }, i) =>
+    return rows.map(({ suppressed, sealedSecrets, ...r }, i) =>
       Object.assign(new EmailMessageEntity(), r, {
+        sealedSecrets: suppressed ? null : sealedSecrets,
         id: made[i].id,
         status: suppressed ? ('failed' as const) : ('queued' as const),
         attempts: 0,

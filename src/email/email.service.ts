@@ -19,11 +19,15 @@ import { SendersService } from '../senders/senders.service';
 import { TimeSlice } from '../common/scheduling/time-slice';
 import { BouncesRepository } from './bounces/bounces.repository';
 import type { SuppressionReason } from './entities/email-bounce.entity';
+import { ServerKeys } from '../common/crypto/server-keys';
+import { MAIL_SECRETS_KEY, MailSecretValues, redactData, sealSecrets, secretsContext } from './mail-secrets';
 
 /** What modules that send mail use to register their template types (docs/email.md, "Adding a template type"). */
 export { EmailTemplateTypes, type EmailTemplateType } from './template-types';
 export { layout as mailLayout } from './builtin-template-types';
 export { formatAddress } from './sender-policy';
+/** What a module that renders part of a mail itself puts where a secret goes (docs/email.md, "What is stored"). */
+export { mailSecret } from './mail-secrets';
 /** What modules that keep their own state of an address register to hear of its suppression (docs/deliverability.md). */
 export { SuppressionHooks, type AddressSuppressed, type AddressUnsuppressed } from './bounces/suppression-hooks';
 export { SuppressionsService } from './bounces/suppressions.service';
@@ -59,6 +63,13 @@ export interface MailInput {
    * and `List-Unsubscribe-Post` (RFC 8058). Names must be `X-…` or `List-…`; values one line.
    */
   headers?: Record<string, string>;
+  /**
+   * Secret values the mail shows as `mailSecret(name)` placeholders in its data, subject, body or
+   * headers (a campaign's own rendered content and `List-Unsubscribe`): stored sealed, filled in
+   * only in the copy that is sent (docs/email.md, "What is stored"). The variables a template type
+   * marks `secret: true` are sealed so without this. Set by modules only; the API's send cannot.
+   */
+  secrets?: MailSecretValues;
   /**
    * A mail that asks the person for their consent (the newsletter's double opt-in confirmation):
    * it goes to an address suppressed by a complaint or an operator, since only the person's
@@ -107,6 +118,7 @@ export class EmailService {
     private readonly repository: EmailRepository,
     private readonly senders: SendersService,
     private readonly bounces: BouncesRepository,
+    private readonly keys: ServerKeys,
   ) {
     this.mailFrom = parseMailFrom(config.MAIL_FROM);
   }
@@ -176,11 +188,15 @@ export class EmailService {
         templates.set(key, resolving);
       }
       const resolved = await resolving;
+      // Checked with the real values (a link must be a URI), rendered with placeholders for the
+      // secret ones (mail-secrets.ts): one render, and the stored copy holds no working secret.
+      const { data, secrets } = redactData(
+        resolved?.type ?? null,
+        resolved ? this.variables.check(resolved.type, mail.data ?? {}) : undefined,
+        mail.secrets,
+      );
       const rendered = resolved
-        ? await this.renderer.render(resolved.parts, {
-            ...this.variables.check(resolved.type, mail.data ?? {}),
-            site: { name: site.name, title: profile.title },
-          })
+        ? await this.renderer.render(resolved.parts, { ...data, site: { name: site.name, title: profile.title } })
         : await this.plain(mail);
       const askedReplyTo = mail.replyTo ?? (siteSender?.replyTo ? { email: siteSender.replyTo } : undefined);
       const sender = chooseSender(
@@ -193,6 +209,9 @@ export class EmailService {
         this.mailFrom,
       );
       const batchId = randomUUID();
+      const sealedSecrets = secrets
+        ? sealSecrets(await this.keys.key(MAIL_SECRETS_KEY), secrets, secretsContext(site.id, batchId))
+        : null;
       const toHeader = recipients
         .filter((r) => r.kind === 'to')
         .map(formatAddress)
@@ -226,6 +245,7 @@ export class EmailService {
           templateType: resolved?.type.type ?? null,
           tags: mail.tags ?? [],
           extraHeaders: mail.headers ? checkHeaders(mail.headers) : null,
+          sealedSecrets,
         });
       }
       sizes.push(recipients.length);

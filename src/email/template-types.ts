@@ -1,7 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { NotFoundProblem } from '../common/errors/problems';
+import { checkSecretMarks } from './mail-secrets';
 
-/** A JSON Schema (draft 2020-12 subset) of the variables a template of a type receives. */
+/**
+ * A JSON Schema (draft 2020-12 subset) of the variables a template of a type receives. A
+ * top-level string variable that grants access (a code, a link with a token) says `secret: true`:
+ * stored copies show `[redacted:<name>]` in its place (mail-secrets.ts).
+ */
 export interface VariablesSchema {
   type: 'object';
   properties: Record<string, Record<string, unknown>>;
@@ -53,6 +58,7 @@ export class EmailTemplateTypes {
     if (!TEMPLATE_TYPE_PATTERN.test(definition.type))
       throw new Error(`Template type ${definition.type}: not <module>.<purpose>`);
     if (this.types.has(definition.type)) throw new Error(`Template type ${definition.type} is registered twice`);
+    checkSecretMarks(definition);
     this.types.set(definition.type, Object.freeze(definition));
   }
 

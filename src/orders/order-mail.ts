@@ -29,7 +29,12 @@ export const ORDER_MAIL_TYPES: EmailTemplateType[] = [
         tax: { type: 'string', description: 'The tax, formatted; absent when there is none' },
         taxIncluded: { type: 'boolean', description: 'Whether the prices contain the tax (else it is added)' },
         total: { type: 'string', description: 'Formatted with its currency' },
-        orderUrl: { type: 'string', format: 'uri' },
+        orderUrl: {
+          type: 'string',
+          format: 'uri',
+          secret: true,
+          description: 'A link to the order (it may let whoever holds it see the order: it is sealed like a code)',
+        },
       },
       required: ['orderNumber', 'items', 'total'],
       additionalProperties: false,

@@ -59,9 +59,12 @@ describe('EmailService, the API other modules send through', () => {
     expect(message).toEqual(
       expect.objectContaining({ recipient: 'commit@example.com', status: 'queued', templateType: 'users.otp' }),
     );
+    // Recorded with the code redacted; the mail carries it (docs/email.md, "What is stored").
+    expect(`${message.subject} ${message.html} ${message.text}`).not.toContain('222222');
+    expect(message.html).toContain('[redacted:code]');
     const [mail] = await smtp.waitFor(1);
     expect(mail.to).toEqual(['commit@example.com']);
-    expect(mail.parsed.subject).toContain('222222');
+    expect(mail.parsed.text).toContain('222222');
   });
 
   it('a batch records many mails at once, each rendered with its own data', async () => {

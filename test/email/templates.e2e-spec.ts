@@ -44,9 +44,12 @@ describe('email templates and template types', () => {
         description: expect.any(String),
         variables: expect.objectContaining({ type: 'object', required: ['code', 'expiresInMinutes'] }),
         sample: { code: '482913', expiresInMinutes: 10, userName: 'Ada' },
-        defaultTemplate: { subject: expect.stringContaining('{{ code }}'), html: expect.any(String), text: null },
+        // No code in the subject (docs/security.md): the code is in the body only.
+        defaultTemplate: { subject: 'Your sign-in code for {{ site.title }}', html: expect.any(String), text: null },
         fixed: false,
       });
+      // The code is secret: stored copies show it redacted (docs/email.md, "What is stored").
+      expect(res.body.variables.properties.code).toEqual(expect.objectContaining({ type: 'string', secret: true }));
       expectProblem(await a.api.get(url(a, '/types/users.nothing')), 404, 'template_type_not_found');
       expectProblem(await a.api.get(url(a, '/types/Not%20A%20Type')), 400, 'validation_failed');
     });

@@ -121,15 +121,10 @@ describe('no secret reaches the logs', () => {
       .post(site('/newsletter/subscribe'))
       .send({ email, lists: [list.body.id] })
       .expect(202);
-    // The links as stored (the newsletter tests read them the same way): the confirmation
-    // mail's, then the welcome mail's preferences link once confirmed.
+    // The links as mailed: the confirmation mail's, then the welcome mail's preferences link once
+    // confirmed (the stored copies show them redacted).
     const link = async (kind: string, mails: number) => {
-      await mailText(email, mails);
-      const rows: Array<{ html: string }> = await t.db.query(
-        'SELECT html FROM email_messages WHERE site_id = $1 AND recipient = $2 ORDER BY id DESC',
-        [tenant.siteId, email],
-      );
-      const found = rows.map((r) => new RegExp(`newsletter/${kind}/([^"?\\s]+)`).exec(r.html)?.[1]).find(Boolean);
+      const found = new RegExp(`newsletter/${kind}/([\\w.-]+)`).exec(await mailText(email, mails))?.[1];
       expect(found).toEqual(expect.any(String));
       return found!;
     };

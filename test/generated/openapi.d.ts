@@ -2329,7 +2329,7 @@ export interface paths {
         };
         /**
          * Get a message (admin)
-         * @description What was sent (headers, HTML and text), its status and the SMTP answer. A key needs the `email:read` permission (without it: 403 `insufficient_permission`).
+         * @description What was sent (headers, HTML and text), its status and the SMTP answer. Secret values (sign-in codes, confirmation, preferences and unsubscribe links) show as `[redacted:<name>]`: only the recipient got them. A key needs the `email:read` permission (without it: 403 `insufficient_permission`).
          */
         get: operations["getMessageEmail"];
         put?: never;
@@ -7029,7 +7029,7 @@ export interface components {
             subject?: string | null;
         };
         DefaultTemplateDto: {
-            /** @example Your sign-in code for {{ site.title }}: {{ code }} */
+            /** @example Your sign-in code for {{ site.title }} */
             subject: string;
             /** @example <p>Your code: {{ code }}</p> */
             html: string;
@@ -7050,12 +7050,13 @@ export interface components {
             /** @example A one-time sign-in code for a site user. */
             description: string;
             /**
-             * @description JSON Schema of the variables a template of this type receives (besides `site`)
+             * @description JSON Schema of the variables a template of this type receives (besides `site`). A variable marked `secret: true` (a code, a link with a token) reaches only the recipient: stored messages show `[redacted:<name>]` in its place
              * @example {
              *       "type": "object",
              *       "properties": {
              *         "code": {
-             *           "type": "string"
+             *           "type": "string",
+             *           "secret": true
              *         }
              *       },
              *       "required": [
@@ -7102,7 +7103,7 @@ export interface components {
             id: number | null;
             /** @example Sign-in code, spring look */
             name: string;
-            /** @example Your code for {{ site.title }}: {{ code }} */
+            /** @example Your code for {{ site.title }} */
             subject: string;
             /** @example <p>Your code is <strong>{{ code }}</strong>.</p> */
             html: string;
@@ -7121,7 +7122,7 @@ export interface components {
             type: string;
             /** @example Sign-in code, spring look */
             name: string;
-            /** @example Your code for {{ site.title }}: {{ code }} */
+            /** @example Your code for {{ site.title }} */
             subject: string;
             /** @example <p>Your code is <strong>{{ code }}</strong>.</p> */
             html: string;
@@ -7167,7 +7168,7 @@ export interface components {
             name: string;
             /**
              * @description Liquid, one line
-             * @example Your code for {{ site.title }}: {{ code }}
+             * @example Your code for {{ site.title }}
              */
             subject: string;
             /**
@@ -7205,7 +7206,7 @@ export interface components {
             };
         };
         RenderedMailDto: {
-            /** @example Your code for Demo Blog: 482913 */
+            /** @example Your code for Demo Blog */
             subject: string;
             /** @example <p style="margin: 0">Your code is <strong>482913</strong>.</p> */
             html: string;
@@ -7312,7 +7313,10 @@ export interface components {
              * @enum {string}
              */
             kind: "to" | "cc" | "bcc";
-            /** @example Your sign-in code for Demo Blog: 482913 */
+            /**
+             * @description As stored: a secret value (a code, a link with a token) shows as `[redacted:<name>]`
+             * @example Your order 1042 at Demo Blog
+             */
             subject: string;
             /** @example users.otp */
             templateType: string | null;
@@ -7381,7 +7385,10 @@ export interface components {
              * @enum {string}
              */
             kind: "to" | "cc" | "bcc";
-            /** @example Your sign-in code for Demo Blog: 482913 */
+            /**
+             * @description As stored: a secret value (a code, a link with a token) shows as `[redacted:<name>]`
+             * @example Your order 1042 at Demo Blog
+             */
             subject: string;
             /** @example users.otp */
             templateType: string | null;
@@ -7441,14 +7448,17 @@ export interface components {
             toHeader: string;
             /** @example null */
             ccHeader: string | null;
-            /** @example <p>Your code is <strong>482913</strong>.</p> */
+            /**
+             * @description What was sent, but for its secret values (sign-in codes, confirmation, preferences and unsubscribe links): each shows as `[redacted:<name>]`; only the recipient’s copy carried it (docs/email.md, "What is stored")
+             * @example <p>Your code is <strong>[redacted:code]</strong>.</p>
+             */
             html: string;
-            /** @example Your code is 482913. */
+            /** @example Your code is [redacted:code]. */
             text: string;
             /**
-             * @description Headers this copy carries beside the standard ones (campaign mail sets List-Unsubscribe)
+             * @description Headers this copy carries beside the standard ones (campaign mail sets List-Unsubscribe; its link is redacted)
              * @example {
-             *       "List-Unsubscribe": "<https://demo.example/u/1>"
+             *       "List-Unsubscribe": "<[redacted:oneClickUnsubscribeUrl]>"
              *     }
              */
             headers: {

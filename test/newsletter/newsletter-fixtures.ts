@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { TestApp } from '../support/app';
+import { recipientCopies } from '../support/mail-copies';
 import { Tenant } from '../support/tenant';
 
 /** `/api/v2/sites/<site>/newsletter<rest>`. */
@@ -22,16 +23,16 @@ export function subscribe(t: TestApp, x: Tenant, body: Record<string, unknown>):
   return request(t.server).post(nl(x, '/subscribe')).send(body);
 }
 
-/** The link tokens in a stored message's HTML (confirm, preferences), newest message of the address first. */
+/**
+ * The link tokens in the HTML the address was mailed (confirm, preferences), newest message first:
+ * the stored copies filled in with their sealed values, as the recipient gets them.
+ */
 export async function linksMailedTo(
   t: TestApp,
   x: Tenant,
   email: string,
 ): Promise<{ confirm?: string; manage?: string }> {
-  const rows: Array<{ html: string }> = await t.db.query(
-    'SELECT html FROM email_messages WHERE site_id = $1 AND recipient = $2 ORDER BY id DESC',
-    [x.siteId, email],
-  );
+  const rows = await recipientCopies(t, 'site_id = $1 AND recipient = $2', [x.siteId, email]);
   const out: { confirm?: string; manage?: string } = {};
   for (const { html } of rows) {
     out.confirm ??= /newsletter\/confirm\/([^"?\s]+)/.exec(html)?.[1];

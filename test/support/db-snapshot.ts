@@ -46,6 +46,8 @@ const VOLATILE_TABLE_COLUMNS: Record<string, Set<string>> = {
     'smtp_response',
     'error',
     'sent_at',
+    // Cleared once a copy is sent or failed (docs/email.md, "What is stored").
+    'sealed_secrets',
     'updated_at',
   ]),
   // The series' enrollment sweep (every minute) moves its watermark.

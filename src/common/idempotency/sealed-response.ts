@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { openBytes, sealBytes } from '../crypto/seal';
 
 /** A stored response body, AES-256-GCM encrypted (base64 fields). */
 export interface SealedBody {
@@ -25,25 +26,19 @@ export function idempotencyKeyHash(scope: string, key: string): string {
  * stores no such plaintext.
  */
 export function sealBody(body: unknown, scope: string, key: string): SealedBody {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', derive('sitebase:idempotency:seal', scope, key), iv);
-  const data = Buffer.concat([cipher.update(JSON.stringify(body ?? null), 'utf8'), cipher.final()]);
-  return {
-    v: 1,
-    iv: iv.toString('base64'),
-    tag: cipher.getAuthTag().toString('base64'),
-    data: data.toString('base64'),
-  };
+  const { iv, tag, data } = sealBytes(
+    derive('sitebase:idempotency:seal', scope, key),
+    Buffer.from(JSON.stringify(body ?? null), 'utf8'),
+  );
+  return { v: 1, iv: iv.toString('base64'), tag: tag.toString('base64'), data: data.toString('base64') };
 }
 
 /** Decrypts what sealBody stored; throws if it was sealed under another scope or key, or altered. */
 export function openBody(sealed: SealedBody, scope: string, key: string): unknown {
-  const decipher = createDecipheriv(
-    'aes-256-gcm',
-    derive('sitebase:idempotency:seal', scope, key),
-    Buffer.from(sealed.iv, 'base64'),
-  );
-  decipher.setAuthTag(Buffer.from(sealed.tag, 'base64'));
-  const plain = Buffer.concat([decipher.update(Buffer.from(sealed.data, 'base64')), decipher.final()]);
+  const plain = openBytes(derive('sitebase:idempotency:seal', scope, key), {
+    iv: Buffer.from(sealed.iv, 'base64'),
+    tag: Buffer.from(sealed.tag, 'base64'),
+    data: Buffer.from(sealed.data, 'base64'),
+  });
   return JSON.parse(plain.toString('utf8'));
 }

@@ -30,6 +30,7 @@ import { EmailMessageIdIndex1795560000000 } from './1795560000000-email-message-
 import { ApiKeyPermissions1795570000000 } from './1795570000000-api-key-permissions';
 import { PublishableKeys1795580000000 } from './1795580000000-publishable-keys';
 import { ApiKeyRoll1795590000000 } from './1795590000000-api-key-roll';
+import { SealedMailSecrets1795600000000 } from './1795600000000-sealed-mail-secrets';
 import { NewsletterComplaints1795610000000 } from './1795610000000-newsletter-complaints';
 import { OrderHoldLimits1795630000000 } from './1795630000000-order-hold-limits';
 import { SubscriptionDunning1795640000000 } from './1795640000000-subscription-dunning';
@@ -76,6 +77,7 @@ export const MIGRATIONS = [
   ApiKeyPermissions1795570000000,
   PublishableKeys1795580000000,
   ApiKeyRoll1795590000000,
+  SealedMailSecrets1795600000000,
   NewsletterComplaints1795610000000,
   OrderHoldLimits1795630000000,
   SubscriptionDunning1795640000000,

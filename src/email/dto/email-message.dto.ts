@@ -16,7 +16,11 @@ export class EmailMessageSummaryDto {
   @ApiProperty({ format: 'uuid', example: '0b0e8f7c-9d3e-4a53-9f5e-0d5b3c0f6a10' }) batchId: string;
   @ApiProperty({ example: 'ada@example.com' }) to: string;
   @ApiProperty({ enum: ['to', 'cc', 'bcc'], example: 'to' }) kind: string;
-  @ApiProperty({ example: 'Your sign-in code for Demo Blog: 482913' }) subject: string;
+  @ApiProperty({
+    example: 'Your order 1042 at Demo Blog',
+    description: 'As stored: a secret value (a code, a link with a token) shows as `[redacted:<name>]`',
+  })
+  subject: string;
   @ApiProperty({ type: String, nullable: true, example: 'users.otp' }) templateType: string | null;
   @ApiProperty({ type: 'integer', nullable: true, example: null }) templateId: number | null;
   @ApiProperty({ type: [String], example: ['signup'] }) tags: string[];
@@ -48,13 +52,20 @@ export class EmailMessageResponseDto extends EmailMessageSummaryDto {
   @ApiProperty({ type: String, nullable: true, example: null }) replyTo: string | null;
   @ApiProperty({ example: 'Ada <ada@example.com>', description: 'The To header every copy shows' }) toHeader: string;
   @ApiProperty({ type: String, nullable: true, example: null }) ccHeader: string | null;
-  @ApiProperty({ example: '<p>Your code is <strong>482913</strong>.</p>' }) html: string;
-  @ApiProperty({ example: 'Your code is 482913.' }) text: string;
+  @ApiProperty({
+    example: '<p>Your code is <strong>[redacted:code]</strong>.</p>',
+    description:
+      'What was sent, but for its secret values (sign-in codes, confirmation, preferences and unsubscribe links): ' +
+      'each shows as `[redacted:<name>]`; only the recipient’s copy carried it (docs/email.md, "What is stored")',
+  })
+  html: string;
+  @ApiProperty({ example: 'Your code is [redacted:code].' }) text: string;
   @ApiProperty({
     type: 'object',
     additionalProperties: { type: 'string' },
-    example: { 'List-Unsubscribe': '<https://demo.example/u/1>' },
-    description: 'Headers this copy carries beside the standard ones (campaign mail sets List-Unsubscribe)',
+    example: { 'List-Unsubscribe': '<[redacted:oneClickUnsubscribeUrl]>' },
+    description:
+      'Headers this copy carries beside the standard ones (campaign mail sets List-Unsubscribe; its link is redacted)',
   })
   headers: Record<string, string>;
 }

@@ -33,7 +33,7 @@ export class CreateEmailTemplateDto {
   @MaxLength(200)
   name: string;
 
-  @ApiProperty({ example: 'Your code for {{ site.title }}: {{ code }}', description: 'Liquid, one line' })
+  @ApiProperty({ example: 'Your code for {{ site.title }}', description: 'Liquid, one line' })
   @IsNotEmpty()
   @IsHeaderText(998)
   subject: string;
@@ -122,7 +122,7 @@ export class PreviewEmailTemplateDto {
 }
 
 export class RenderedMailDto {
-  @ApiProperty({ example: 'Your code for Demo Blog: 482913' }) subject: string;
+  @ApiProperty({ example: 'Your code for Demo Blog' }) subject: string;
   @ApiProperty({ example: '<p style="margin: 0">Your code is <strong>482913</strong>.</p>' }) html: string;
   @ApiProperty({ example: 'Your code is 482913.' }) text: string;
 }
@@ -131,7 +131,7 @@ export class EmailTemplateResponseDto {
   @ApiProperty({ example: 1 }) id: number;
   @ApiProperty({ example: 'users.otp' }) type: string;
   @ApiProperty({ example: 'Sign-in code, spring look' }) name: string;
-  @ApiProperty({ example: 'Your code for {{ site.title }}: {{ code }}' }) subject: string;
+  @ApiProperty({ example: 'Your code for {{ site.title }}' }) subject: string;
   @ApiProperty({ example: '<p>Your code is <strong>{{ code }}</strong>.</p>' }) html: string;
   @ApiProperty({ type: String, nullable: true, example: null }) text: string | null;
   @ApiProperty({ enum: TEMPLATE_STATUSES, example: 'draft' }) status: TemplateStatus;
@@ -149,7 +149,7 @@ export class PublishedEmailTemplateDto {
   @ApiProperty({ type: 'integer', nullable: true, example: 1, description: 'Null for the built-in default' })
   id: number | null;
   @ApiProperty({ example: 'Sign-in code, spring look' }) name: string;
-  @ApiProperty({ example: 'Your code for {{ site.title }}: {{ code }}' }) subject: string;
+  @ApiProperty({ example: 'Your code for {{ site.title }}' }) subject: string;
   @ApiProperty({ example: '<p>Your code is <strong>{{ code }}</strong>.</p>' }) html: string;
   @ApiProperty({ type: String, nullable: true, example: null }) text: string | null;
   @ApiProperty({ ...DATE_TIME, nullable: true, example: '2026-01-01T00:00:00.000Z' }) publishedAt: string | null;

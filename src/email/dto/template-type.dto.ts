@@ -16,7 +16,7 @@ export class TemplateTypeParamDto extends SiteNameParamDto {
 }
 
 export class DefaultTemplateDto {
-  @ApiProperty({ example: 'Your sign-in code for {{ site.title }}: {{ code }}' }) subject: string;
+  @ApiProperty({ example: 'Your sign-in code for {{ site.title }}' }) subject: string;
   @ApiProperty({ example: '<p>Your code: {{ code }}</p>' }) html: string;
   @ApiProperty({ type: String, nullable: true, example: null, description: 'Null: made from the HTML' })
   text: string | null;
@@ -29,8 +29,11 @@ export class TemplateTypeResponseDto {
   @ApiProperty({
     type: 'object',
     additionalProperties: true,
-    description: 'JSON Schema of the variables a template of this type receives (besides `site`)',
-    example: { type: 'object', properties: { code: { type: 'string' } }, required: ['code'] },
+    description:
+      'JSON Schema of the variables a template of this type receives (besides `site`). A variable marked ' +
+      '`secret: true` (a code, a link with a token) reaches only the recipient: stored messages show ' +
+      '`[redacted:<name>]` in its place',
+    example: { type: 'object', properties: { code: { type: 'string', secret: true } }, required: ['code'] },
   })
   variables: Record<string, unknown>;
   @ApiProperty({

@@ -42,6 +42,12 @@ export class EmailMessageEntity {
   @Column({ type: 'text', array: true, default: () => "'{}'" }) tags: string[];
   /** Headers of this copy beside the standard ones (e.g. List-Unsubscribe of a campaign mail). */
   @Column({ type: 'jsonb', nullable: true }) extraHeaders: Record<string, string> | null;
+  /**
+   * The secret values its subject, parts and headers show as `[redacted:<name>]` (a code, a link's
+   * token), sealed (mail-secrets.ts); null once it is sent or failed, or when it has none. No read
+   * selects it but the delivery job's.
+   */
+  @Column({ type: 'text', nullable: true, select: false }) sealedSecrets: string | null;
   @Column({ type: 'text', default: 'queued' }) status: MessageStatus;
   @Column({ type: 'integer', default: 0 }) attempts: number;
   @Column({ type: 'timestamptz', precision: 3, nullable: true }) claimedAt: Date | null;

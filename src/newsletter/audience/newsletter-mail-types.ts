@@ -31,7 +31,12 @@ export class NewsletterMailTypes implements OnModuleInit {
         type: 'object',
         properties: {
           listName: { type: 'string', description: 'The lists asked for' },
-          confirmUrl: { type: 'string', format: 'uri', description: 'Opens the page whose button confirms' },
+          confirmUrl: {
+            type: 'string',
+            format: 'uri',
+            description: 'Opens the page whose button confirms',
+            secret: true,
+          },
         },
         required: ['listName', 'confirmUrl'],
         additionalProperties: false,
@@ -57,7 +62,12 @@ export class NewsletterMailTypes implements OnModuleInit {
         type: 'object',
         properties: {
           listNames: { type: 'array', items: { type: 'string' }, description: 'The lists just joined' },
-          preferencesUrl: { type: 'string', format: 'uri', description: 'Their lists; leave one or all' },
+          preferencesUrl: {
+            type: 'string',
+            format: 'uri',
+            secret: true,
+            description: 'Their lists; leave one or all',
+          },
           subscriberName: {
             type: 'string',
             description: 'When the subscriber gave one, and only after they confirmed their address',

@@ -12,7 +12,7 @@ import {
   templateProblem,
 } from '../../common/templates/liquid';
 import { SiteContext } from '../../common/tenancy/site-context';
-import { MailInput } from '../../email/email.service';
+import { mailSecret, MailInput } from '../../email/email.service';
 import { CLICK_URLS_VARIABLE, PIXEL_VARIABLE, pixelImage, trackingSource } from './campaign-content';
 import { CampaignEntity, CampaignLinkEntity } from '../entities/campaign.entity';
 import { encodeLinkToken } from '../links/link-tokens';
@@ -22,6 +22,11 @@ import { encodeTrackingToken } from '../tracking/tracking-tokens';
 export const CAMPAIGN_MAIL_TYPE = 'newsletter.campaign';
 /** Tags of a campaign's copies: the email_messages trigger counts delivered and failed by them. */
 export const campaignTags = (campaignId: number) => ['newsletter-campaign', `newsletter-campaign:${campaignId}`];
+/**
+ * The recipient's preferences link in the content the campaign renders itself: a placeholder the
+ * stored copy keeps, filled in when the copy is sent (docs/email.md, "What is stored").
+ */
+const PREFERENCES_SECRET = 'preferencesUrl';
 
 /**
  * The variables a campaign's Liquid may read: `true` is a value (anything may follow it, such as
@@ -170,11 +175,13 @@ export class CampaignMail {
   render(p: PreparedCampaign, r: Recipient): MailInput {
     const { site, campaign } = p;
     const manage = encodeLinkToken(p.secret, { kind: 'm', subscriptionId: r.id, nonce: r.manageNonce });
-    const { preferencesUrl, headers } = this.links.mailLinks(site, manage, p.base);
+    const { preferencesUrl, headers, secrets } = this.links.mailLinks(site, manage, p.base);
+    // A Liquid output, never a literal href: the link is not made a click link (campaign-content.ts).
+    const preferencesLink = mailSecret(PREFERENCES_SECRET);
     const vars: Record<string, unknown> = {
       subscriber: { name: r.name, email: r.email, attributes: r.attributes },
-      preferencesUrl,
-      unsubscribeUrl: preferencesUrl,
+      preferencesUrl: preferencesLink,
+      unsubscribeUrl: preferencesLink,
       campaign: { name: campaign.name },
     };
     if (p.tracked) {
@@ -196,6 +203,7 @@ export class CampaignMail {
       const html = String(renderBounded(this.html, p.content, vars));
       const subject = String(renderBounded(this.plain, p.subject, vars)).trim() || campaign.name;
       const preheader = String(renderBounded(this.plain, p.preheader, vars));
+      // `unsubscribeUrl` is the template type's secret variable: the email module seals it.
       const data: Record<string, unknown> = { subject, contentHtml: html, unsubscribeUrl: preferencesUrl };
       if (preheader) data.preheader = preheader;
       return {
@@ -208,6 +216,7 @@ export class CampaignMail {
         data,
         tags: p.tracked ? campaignTags(campaign.id) : ['newsletter-campaign-test'],
         headers,
+        secrets: { ...secrets, [PREFERENCES_SECRET]: preferencesUrl },
       };
     } catch (err) {
       throw renderProblem(err, 'contentHtml', 'The campaign');

@@ -4,9 +4,13 @@ import { DataSource, EntityManager } from 'typeorm';
 import { PublicUrls } from '../../common/http/public-urls';
 import { SiteContext } from '../../common/tenancy/site-context';
 import { AppConfig } from '../../config/app-config';
+import { mailSecret } from '../../email/email.service';
 import { SigningKeyEntity } from '../entities/signing-key.entity';
 import { SubscriptionEntity } from '../entities/subscription.entity';
 import { decodeLinkToken, encodeLinkToken, LinkKind, LinkToken } from './link-tokens';
+
+/** The name of the one-click unsubscribe URL among a mail's secrets. */
+const ONE_CLICK_SECRET = 'oneClickUnsubscribeUrl';
 
 /** At most this many site secrets are kept in memory. */
 const MAX_CACHED = 10_000;
@@ -121,17 +125,22 @@ export class NewsletterLinks {
 
   /**
    * What every mail to a subscriber carries (campaigns, series): the preferences page's URL, and
-   * the RFC 8058 headers whose one-click target unsubscribes with a POST.
+   * the RFC 8058 headers whose one-click target unsubscribes with a POST. The headers show the
+   * target as a placeholder and `secrets` holds it: a stored copy keeps no working link
+   * (docs/email.md, "What is stored"). The caller passes the URL as the template's secret variable.
    */
   mailLinks(
     site: SiteContext,
     token: string,
     siteBase: string | undefined,
-  ): { preferencesUrl: string; headers: Record<string, string> } {
-    const oneClick = this.absolute(this.oneClickPath(site, token), siteBase);
+  ): { preferencesUrl: string; headers: Record<string, string>; secrets: Record<string, string> } {
     return {
       preferencesUrl: this.absolute(this.preferencesPath(site, token), siteBase),
-      headers: { 'List-Unsubscribe': `<${oneClick}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
+      headers: {
+        'List-Unsubscribe': `<${mailSecret(ONE_CLICK_SECRET)}>`,
+        'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+      },
+      secrets: { [ONE_CLICK_SECRET]: this.absolute(this.oneClickPath(site, token), siteBase) },
     };
   }
 

@@ -167,6 +167,7 @@ export class SeriesSweepJob implements OnModuleInit {
       },
       tags: ['newsletter', 'series'],
       headers: links.headers,
+      secrets: links.secrets,
     };
   }
 
