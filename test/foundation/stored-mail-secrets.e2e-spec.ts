@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { REDACT_STORED_SECRETS } from '../../src/database/migrations/1795600000000-sealed-mail-secrets';
 import { eventually, startApp, TestApp } from '../support/app';
-import { createFreshDatabase } from '../support/databases';
+import { reportCopy } from '../support/bounces';
+import { createFreshDatabase, freePort } from '../support/databases';
 import { lastEventId } from '../support/events';
 import { loadOperations } from '../support/openapi-operations';
 import { operationUrl, requiredQuery, seedResources } from '../support/resource-fixtures';
@@ -27,6 +28,8 @@ describe('stored mail keeps no working code or link', () => {
   let rx: WebhookReceiver;
   let t: TestApp;
   let a: Tenant;
+  /** The bounce listener's port: a complaint makes the re-consent mail. */
+  let listener: number;
   /** Every secret the recipients got: codes and link tokens. */
   const secrets = new Map<string, string>();
   /** The endpoint that hears every event, and the last event before it. */
@@ -38,6 +41,7 @@ describe('stored mail keeps no working code or link', () => {
   beforeAll(async () => {
     smtp = await startSmtpSink();
     rx = await startWebhookReceiver();
+    listener = await freePort();
     t = await startApp({
       databaseUrl: await createFreshDatabase('storedsecrets'),
       env: {
@@ -46,6 +50,9 @@ describe('stored mail keeps no working code or link', () => {
         WEBHOOKS_ALLOW_PRIVATE: 'true',
         WEBHOOKS_ALLOW_HTTP: 'true',
         RATE_LIMIT_PUBLIC_MAX: '100000',
+        BOUNCE_DOMAIN: 'bounces.stored-secrets.test',
+        BOUNCE_SMTP_PORT: String(listener),
+        BOUNCE_SMTP_HOST: '127.0.0.1',
       },
     });
     a = await createTenant(t);
@@ -171,6 +178,31 @@ describe('stored mail keeps no working code or link', () => {
     secrets.set('series preferences token', studentToken);
     expect(tokenIn(lesson, 'preferences')).toBe(studentToken);
 
+    // The re-consent mail: an address that complained is subscribed again; its link's page lifts
+    // the complaint, so a tenant reading it from the stored copy would lift it without her.
+    await a.api
+      .post(site('/email/send'))
+      .send({ to: [{ email: 'carol@example.com' }], subject: 'Order news', text: 'Hello' })
+      .expect(202);
+    await reportCopy(
+      listener,
+      'arf-abuse.eml',
+      await mailTo('carol@example.com', (m) => m.parsed.subject === 'Order news'),
+    );
+    await eventually(async () => {
+      const rows = await t.db.query<unknown[]>(
+        `SELECT 1 FROM email_suppressions WHERE site_id = $1 AND email = 'carol@example.com' AND reason = 'complained'`,
+        [a.siteId],
+      );
+      return rows.length > 0 ? true : undefined;
+    }, 20_000);
+    await anonymous()
+      .post(site('/newsletter/subscribe'))
+      .send({ email: 'carol@example.com', lists: [digest.body.id] })
+      .expect(202);
+    const reconsent = await mailTo('carol@example.com', (m) => /newsletter\/confirm\/r\./.test(bodyOf(m)));
+    secrets.set('re-consent token', tokenIn(reconsent, 'confirm'));
+
     // An order confirmation with a link that lets its holder see the order.
     const access = randomBytes(12).toString('hex');
     secrets.set('order access token', access);
@@ -197,7 +229,7 @@ describe('stored mail keeps no working code or link', () => {
       );
       return n === 0 ? true : undefined;
     }, 20_000);
-    expect(secrets.size).toBe(6);
+    expect(secrets.size).toBe(7);
     // The built-in sign-in subject carries no code: subjects show in notifications and listings.
     expect(signIn.parsed.subject).toMatch(/^Your sign-in code for\b/);
     expect(signIn.parsed.subject).not.toContain(codeIn(signIn));
@@ -248,7 +280,13 @@ describe('stored mail keeps no working code or link', () => {
     }>;
     const secretTypes = types.filter((x) => Object.values(x.variables.properties).some((p) => p.secret === true));
     expect(secretTypes.map((x) => x.type).sort()).toEqual(
-      expect.arrayContaining(['newsletter.campaign', 'newsletter.confirmation', 'newsletter.welcome', 'users.otp']),
+      expect.arrayContaining([
+        'newsletter.campaign',
+        'newsletter.complaint_confirmation',
+        'newsletter.confirmation',
+        'newsletter.welcome',
+        'users.otp',
+      ]),
     );
     for (const { type } of secretTypes)
       expect({
