@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { randomBytes } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { sql } from '../../database/sql';
 import type { BounceKind, SuppressionReason } from '../entities/email-bounce.entity';
@@ -29,20 +28,6 @@ export interface NewBounce {
 @Injectable()
 export class BouncesRepository {
   constructor(private readonly dataSource: DataSource) {}
-
-  /** The server's secret of this name, made on first use by whichever instance comes first. */
-  async serverSecret(name: string): Promise<Buffer> {
-    await sql(this.dataSource, `INSERT INTO server_secrets (name, secret) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [
-      name,
-      randomBytes(32),
-    ]);
-    const { rows } = await sql<{ secret: Buffer }>(
-      this.dataSource,
-      `SELECT secret FROM server_secrets WHERE name = $1`,
-      [name],
-    );
-    return rows[0].secret;
-  }
 
   async message(em: EntityManager, id: number): Promise<ReportedMessage | null> {
     const { rows } = await sql<ReportedMessage>(

@@ -1,5 +1,5 @@
+import { ServerKeys } from '../../common/crypto/server-keys';
 import { Injectable, Logger } from '@nestjs/common';
-import { createHmac } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { SitesService } from '../../account/sites.service';
 import { AppConfig } from '../../config/app-config';
@@ -30,7 +30,6 @@ export function campaignOf(tags: string[]): number | null {
 @Injectable()
 export class BouncesService {
   private readonly logger = new Logger('Bounces');
-  private key?: Promise<Buffer>;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -38,19 +37,16 @@ export class BouncesService {
     private readonly config: AppConfig,
     private readonly sites: SitesService,
     private readonly hooks: SuppressionHooks,
+    private readonly serverKeys: ServerKeys,
   ) {}
 
   get verpEnabled(): boolean {
     return this.config.BOUNCE_DOMAIN !== '';
   }
 
-  /** The VERP key (verp.ts): derived from the server's secret (server_secrets, made on first use). */
+  /** The VERP key (verp.ts): derived from the server's `verp` secret (ServerKeys: made on first use). */
   verpKey(): Promise<Buffer> {
-    this.key ??= this.repository
-      .serverSecret('verp')
-      .then((secret) => createHmac('sha256', secret).update('sitebase:verp:v1').digest());
-    this.key.catch(() => (this.key = undefined));
-    return this.key;
+    return this.serverKeys.key('verp');
   }
 
   /** The message an address at the bounce domain names; null for `bounces@` or a bad token. */
