@@ -1,11 +1,24 @@
 import addressparser from 'nodemailer/lib/addressparser';
-import { sendgridKey } from '../email/bounces/providers/sendgrid';
+import { createPublicKey, KeyObject } from 'node:crypto';
 import { isHostName, listOf, SettingKind, shaped, url } from './setting-kinds';
 
 /**
  * The kinds of the settings whose shape is Sitebase's own or a provider's (setting-kinds.ts has
  * the general ones): one function each, named after what it reads.
  */
+
+/**
+ * SendGrid's webhook verification key (it shows it as base64 DER SubjectPublicKeyInfo, ECDSA
+ * P-256); null when unusable. The setting's check and the webhook's verifier both read it so.
+ */
+export function sendgridKey(base64: string): KeyObject | null {
+  try {
+    const key = createPublicKey({ key: Buffer.from(base64, 'base64'), format: 'der', type: 'spki' });
+    return key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1' ? key : null;
+  } catch {
+    return null;
+  }
+}
 
 /** postgres://user:password@host:5432/database (also postgresql://, and ?host=/socket/folder). */
 export const databaseUrl = (): SettingKind<string> =>

@@ -7,7 +7,7 @@ import { makePngHeader, tempMediaDir } from '../support/files';
 import { expectProblem } from '../support/problem';
 import { createTenant, Tenant } from '../support/tenant';
 import { scaled } from '../support/time-scale';
-import { makeList, nl } from '../newsletter/newsletter-fixtures';
+import { makeList, nl } from '../support/newsletter';
 
 const DOMAIN = 'bounces.tenantinput.test';
 

@@ -7,8 +7,7 @@ import { expectProblem } from '../support/problem';
 import { startSmtpSink, SmtpSink } from '../support/smtp';
 import { createTenant, Tenant } from '../support/tenant';
 import { scaled } from '../support/time-scale';
-import { campaignReaches, listWith, makeCampaign } from '../newsletter/campaign-fixtures';
-import { nl } from '../newsletter/newsletter-fixtures';
+import { campaignReaches, listWith, makeCampaign, nl } from '../support/newsletter';
 
 /**
  * No tenant input runs unbounded on the shared event loop (issue 42, docs/security.md, "Work on

@@ -1,31 +1,8 @@
 import request from 'supertest';
-import { eventually, TestApp } from '../support/app';
+import { TestApp } from '../support/app';
 import { ReceivedMail } from '../support/smtp';
-import { Tenant } from '../support/tenant';
-import { makeList, nl } from './newsletter-fixtures';
 
-/** A private list whose members are exactly these addresses, active with consent (no mail is sent). */
-export async function listWith(x: Tenant, name: string, emails: string[]): Promise<number> {
-  const list = await makeList(x, { name, doubleOptIn: false, visibility: 'private' });
-  await x.api.post(nl(x, '/subscriptions/sync')).send({ listId: list.id, emails, consent: true }).expect(200);
-  return list.id;
-}
-
-export async function makeCampaign(x: Tenant, body: Record<string, unknown>): Promise<{ id: number; slug: string }> {
-  const res = await x.api
-    .post(nl(x, '/campaigns'))
-    .send({ name: 'Digest', subject: 'Hello {{ subscriber.name }}', ...body })
-    .expect(201);
-  return res.body as { id: number; slug: string };
-}
-
-/** Waits for a campaign's status. */
-export function campaignReaches(x: Tenant, id: number, status: string, timeoutMs = 30000) {
-  return eventually(async () => {
-    const res = await x.api.get(nl(x, `/campaigns/${id}`)).expect(200);
-    return res.body.status === status ? (res.body as Record<string, unknown>) : undefined;
-  }, timeoutMs);
-}
+export { campaignReaches, listWith, makeCampaign } from '../support/newsletter';
 
 /** The path (from the server's root) of a URL in a mail. */
 export const pathOf = (url: string) =>

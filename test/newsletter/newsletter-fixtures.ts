@@ -1,22 +1,10 @@
 import request from 'supertest';
 import { TestApp } from '../support/app';
 import { recipientCopies } from '../support/mail-copies';
+import { nl } from '../support/newsletter';
 import { Tenant } from '../support/tenant';
 
-/** `/api/v2/sites/<site>/newsletter<rest>`. */
-export const nl = (x: Tenant, rest = '') => `/api/v2/sites/${x.siteName}/newsletter${rest}`;
-
-/** A list made through the API, as an operator would. */
-export async function makeList(
-  x: Tenant,
-  body: { name?: string; doubleOptIn?: boolean; visibility?: 'public' | 'private'; description?: string } = {},
-): Promise<{ id: number; name: string }> {
-  const res = await x.api
-    .post(nl(x, '/lists'))
-    .send({ name: 'Weekly digest', ...body })
-    .expect(201);
-  return res.body as { id: number; name: string };
-}
+export { makeList, nl } from '../support/newsletter';
 
 /** A public subscribe, as a signup form sends it (no key). */
 export function subscribe(t: TestApp, x: Tenant, body: Record<string, unknown>): request.Test {

@@ -6,7 +6,8 @@ import { BouncesService, ReportOutcome } from './bounces.service';
 import { MAILGUN_TOLERANCE_SECONDS, mailgunToken, parseMailgun, verifyMailgun } from './providers/mailgun';
 import { parsePostmark, verifyPostmark } from './providers/postmark';
 import { MalformedEvent, Parsed } from './providers/provider-event';
-import { parseSendgrid, SENDGRID_MAX_EVENTS, sendgridKey, verifySendgrid } from './providers/sendgrid';
+import { sendgridKey } from '../../config/setting-shapes';
+import { parseSendgrid, SENDGRID_MAX_EVENTS, verifySendgrid } from './providers/sendgrid';
 import {
   NotSns,
   parseSes,

@@ -1,4 +1,4 @@
-import { createPublicKey, KeyObject, verify } from 'node:crypto';
+import { KeyObject, verify } from 'node:crypto';
 import { correlationToken } from '../provider-headers';
 import { MalformedEvent, messageIdOf, Parsed, record, recipientOf, statusIn, text } from './provider-event';
 
@@ -10,16 +10,6 @@ export const SENDGRID_TOLERANCE_SECONDS = 300;
 export const SENDGRID_MAX_EVENTS = 5000;
 
 export type SendgridCheck = 'ok' | 'malformed' | 'stale' | 'mismatch';
-
-/** The verification key (SendGrid shows it as base64 DER SubjectPublicKeyInfo, ECDSA P-256); null when unusable. */
-export function sendgridKey(base64: string): KeyObject | null {
-  try {
-    const key = createPublicKey({ key: Buffer.from(base64, 'base64'), format: 'der', type: 'spki' });
-    return key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1' ? key : null;
-  } catch {
-    return null;
-  }
-}
 
 /**
  * SendGrid's Signed Event Webhook: the signature header holds the base64 DER ECDSA signature
