@@ -6,7 +6,7 @@ import { snapshotDatabase } from '../support/db-snapshot';
 import { makePngHeader, tempMediaDir } from '../support/files';
 import { expectProblem } from '../support/problem';
 import { createTenant, Tenant } from '../support/tenant';
-import { scaled } from '../support/time-scale';
+import { whileHealthPolled } from '../support/health-poll';
 import { makeList, nl } from '../support/newsletter';
 
 const DOMAIN = 'bounces.tenantinput.test';
@@ -45,38 +45,9 @@ describe('work on tenant input: files and reports', () => {
     media.remove();
   });
 
-  /** Runs `attack` while `/health` is polled; a poll that does not answer within the hang check fails. */
-  async function whileHealthPolled<T>(name: string, attack: () => Promise<T>): Promise<T> {
-    const latencies: number[] = [];
-    let polling = true;
-    const poll = (async () => {
-      while (polling) {
-        const t0 = performance.now();
-        const res = await fetch(`${base}/health`, { signal: AbortSignal.timeout(scaled(20_000)) });
-        await res.arrayBuffer();
-        latencies.push(performance.now() - t0);
-        await new Promise((r) => setTimeout(r, 10));
-      }
-    })();
-    const t0 = performance.now();
-    try {
-      return await attack();
-    } finally {
-      polling = false;
-      await poll;
-      const worst = Math.max(...latencies);
-      console.log(
-        `${name}: done in ${(performance.now() - t0).toFixed(0)} ms; /health answered ${latencies.length} times, ` +
-          `worst ${worst.toFixed(0)} ms`,
-      );
-      expect(latencies.length).toBeGreaterThan(0);
-      expect(worst).toBeLessThan(scaled(1000));
-    }
-  }
-
   it('sharp: a PNG that claims 30000 × 30000 pixels is refused before decoding', async () => {
     const before = await snapshotDatabase(t.db);
-    const res = await whileHealthPolled('sharp, a 900-megapixel PNG header', () =>
+    const res = await whileHealthPolled(base, 'sharp, a 900-megapixel PNG header', () =>
       a.api.post(`/api/v2/sites/${a.siteName}/media`).attach('file', makePngHeader(30_000, 30_000), 'bomb.png'),
     );
     expectProblem(res, 413, 'image_too_large');
@@ -93,12 +64,12 @@ describe('work on tenant input: files and reports', () => {
         .field('columns', JSON.stringify({ email: 'email' }))
         .attach('file', Buffer.from(csv), 'people.csv');
     const before = await snapshotDatabase(t.db);
-    const long = await whileHealthPolled('csv-parse, a 1 MB quoted field', () =>
+    const long = await whileHealthPolled(base, 'csv-parse, a 1 MB quoted field', () =>
       importFile(`email\r\n"${'a""'.repeat(350_000)}"\r\n`),
     );
     expectProblem(long, 400, 'invalid_file');
     expect(await snapshotDatabase(t.db)).toEqual(before);
-    const wide = await whileHealthPolled('csv-parse, 1,000 rows × 2,000 fields', () =>
+    const wide = await whileHealthPolled(base, 'csv-parse, 1,000 rows × 2,000 fields', () =>
       importFile(
         'email\r\n' + Array.from({ length: 1000 }, (_, i) => `wide${i}@example.com${','.repeat(2000)}`).join('\r\n'),
       ),
@@ -119,7 +90,7 @@ describe('work on tenant input: files and reports', () => {
       'MIME-Version: 1.0\r\n' +
       nested +
       'x\r\n';
-    const answer = await whileHealthPolled(`mailparser, ${Math.round(raw.length / 1024)} KB report`, () =>
+    const answer = await whileHealthPolled(base, `mailparser, ${Math.round(raw.length / 1024)} KB report`, () =>
       sendToListener(port, `bounces@${DOMAIN}`, raw).then(
         (info) => `accepted ${info.response}`,
         (err: Error) => `refused ${err.message}`,

@@ -6,6 +6,7 @@ import { snapshotDatabase } from '../support/db-snapshot';
 import { expectProblem } from '../support/problem';
 import { startSmtpSink, SmtpSink } from '../support/smtp';
 import { createTenant, Tenant } from '../support/tenant';
+import { whileHealthPolled } from '../support/health-poll';
 import { scaled } from '../support/time-scale';
 import { campaignReaches, listWith, makeCampaign, nl } from '../support/newsletter';
 
@@ -34,41 +35,6 @@ describe('work on tenant input: bounded, off the event loop', () => {
     await smtp?.close();
   });
 
-  /**
-   * Runs `attack` while `/health` is polled; answers the attack's result and the worst latency
-   * seen. A poll that does not answer within the hang check fails the test.
-   */
-  async function whileHealthPolled<T>(name: string, attack: () => Promise<T>): Promise<T> {
-    const latencies: number[] = [];
-    let polling = true;
-    const poll = (async () => {
-      while (polling) {
-        const t0 = performance.now();
-        const res = await fetch(`${base}/health`, { signal: AbortSignal.timeout(scaled(20_000)) });
-        await res.arrayBuffer();
-        latencies.push(performance.now() - t0);
-        await new Promise((r) => setTimeout(r, 10));
-      }
-    })();
-    const t0 = performance.now();
-    let result: T;
-    try {
-      result = await attack();
-    } finally {
-      polling = false;
-      await poll;
-    }
-    const worst = Math.max(...latencies);
-    console.log(
-      `${name}: done in ${(performance.now() - t0).toFixed(0)} ms; /health answered ${latencies.length} times, ` +
-        `worst ${worst.toFixed(0)} ms`,
-    );
-    expect(latencies.length).toBeGreaterThan(0);
-    // A hang check: the flood held the event loop 8.8 s (and 32 s) on an idle machine before.
-    expect(worst).toBeLessThan(scaled(1000));
-    return result;
-  }
-
   /** A document of `rules` CSS rules and `elements` paragraphs that use them (row 1 of issue 42). */
   function cssFlood(rules: number, elements: number): string {
     let css = '';
@@ -90,7 +56,7 @@ describe('work on tenant input: bounded, off the event loop', () => {
     async (r, e, why) => {
       const html = cssFlood(r, e);
       const before = await snapshotDatabase(t.db);
-      const res = await whileHealthPolled(`juice ${r} × ${e} (${Math.round(html.length / 1024)} KB)`, () =>
+      const res = await whileHealthPolled(base, `juice ${r} × ${e} (${Math.round(html.length / 1024)} KB)`, () =>
         send({ subject: 'Flood', html }),
       );
       expectProblem(res, 400, 'template_limit_exceeded');
@@ -103,7 +69,7 @@ describe('work on tenant input: bounded, off the event loop', () => {
 
   it('juice: a template whose <style> is over the limits is refused at save', async () => {
     const before = await snapshotDatabase(t.db);
-    const res = await whileHealthPolled('juice 5,000 × 10,000 as a template', () =>
+    const res = await whileHealthPolled(base, 'juice 5,000 × 10,000 as a template', () =>
       a.api
         .post(`/api/v2/sites/${a.siteName}/email/templates`)
         .send({ type: 'custom', name: 'Flood', subject: 'Flood', html: cssFlood(5_000, 10_000) }),
@@ -120,7 +86,7 @@ describe('work on tenant input: bounded, off the event loop', () => {
     'htmlparser2 and html-to-text: %s nested %i deep is a 400 and /health answers',
     async (tag, n) => {
       const before = await snapshotDatabase(t.db);
-      const res = await whileHealthPolled(`html-to-text ${tag} × ${n}`, () =>
+      const res = await whileHealthPolled(base, `html-to-text ${tag} × ${n}`, () =>
         send({ subject: 'Deep', html: tag.repeat(n) + 'x' }),
       );
       expectProblem(res, 400, 'template_limit_exceeded');
@@ -135,7 +101,7 @@ describe('work on tenant input: bounded, off the event loop', () => {
   it('htmlparser2: a campaign whose content nests 80,000 deep is refused at create', async () => {
     const list = await listWith(a, 'Deep list', ['deep@example.com']);
     const before = await snapshotDatabase(t.db);
-    const res = await whileHealthPolled('campaign links, <a> × 80,000', () =>
+    const res = await whileHealthPolled(base, 'campaign links, <a> × 80,000', () =>
       a.api
         .post(nl(a, '/campaigns'))
         .send({ name: 'Deep', subject: 'Deep', contentHtml: '<a>'.repeat(80_000), listIds: [list] }),
@@ -164,7 +130,7 @@ describe('work on tenant input: bounded, off the event loop', () => {
       });
       const mailed = smtp.received.length;
       tasks.mockClear();
-      await whileHealthPolled('a campaign with <style> to 12 readers', async () => {
+      await whileHealthPolled(base, 'a campaign with <style> to 12 readers', async () => {
         await a.api
           .patch(nl(a, `/campaigns/${c.id}`))
           .send({ status: 'scheduled' })
