@@ -1,13 +1,11 @@
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { startApp, TestApp } from '../support/app';
+import { launchChromium } from '../support/browser';
 import { freePort } from '../support/databases';
 import { createTenant, Tenant } from '../support/tenant';
 import { scaled } from '../support/time-scale';
-
-/** Debian's Chromium (`.ci/run` installs it when it is missing); CHROMIUM_PATH names another. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /**
  * A publishable key used as it is meant to be: from a page a person opens, on another origin than
@@ -47,18 +45,7 @@ describe('a publishable key in a browser on another origin', () => {
     key = made.body.key as string;
     await tenant.api.post(`/api/v2/sites/${tenant.siteName}/content`).send({ title: 'On sale', status: 'published' });
     await tenant.api.post(`/api/v2/sites/${tenant.siteName}/content`).send({ title: 'Next season (draft)' });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--host-resolver-rules=MAP shop.test 127.0.0.1, MAP evil.test 127.0.0.1',
-      ],
-    });
+    browser = await launchChromium(['shop.test', 'evil.test']);
   }, 60000);
 
   afterAll(async () => {

@@ -1,12 +1,9 @@
-import { existsSync } from 'node:fs';
-import { Browser, chromium, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { startApp, TestApp } from '../support/app';
+import { launchChromium } from '../support/browser';
 import { createFreshDatabase, freePort } from '../support/databases';
 import { createTenant, Tenant } from '../support/tenant';
 import { scaled } from '../support/time-scale';
-
-/** Debian's Chromium (`.ci/run` installs it when it is missing); CHROMIUM_PATH names another. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** A second name for 127.0.0.1, resolved by Chromium itself (no DNS, no hosts file). */
 const OTHER_HOST = 'sitebase.test';
@@ -78,7 +75,6 @@ describe('Swagger UI in a real browser', () => {
   }
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install chromium (.ci/run does)`);
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     other = `http://${OTHER_HOST}:${port}`;
@@ -91,20 +87,8 @@ describe('Swagger UI in a real browser', () => {
     await t.app.listen(port, '127.0.0.1');
     tenant = await createTenant(t, { siteName: 'demo' });
     await tenant.api.post('/api/v2/sites/demo/content').send({ title: 'Seen from the docs' }).expect(201);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        // The second host name is 127.0.0.1 too: traffic stays on this machine.
-        `--host-resolver-rules=MAP ${OTHER_HOST} 127.0.0.1`,
-      ],
-    });
+    // The second host name is 127.0.0.1 too: traffic stays on this machine.
+    browser = await launchChromium([OTHER_HOST]);
     page = await openDocs(base);
     expect(outside).toEqual([]);
   }, 60000);

@@ -1,8 +1,8 @@
-import { existsSync } from 'node:fs';
-import { Browser, chromium, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
 import { eventually, startApp, TestApp } from '../support/app';
 import { reportCopy } from '../support/bounces';
+import { confinedPage, launchChromium } from '../support/browser';
 import { createFreshDatabase, freePort } from '../support/databases';
 import { snapshotDatabase } from '../support/db-snapshot';
 import { eventsOf, lastEventId } from '../support/events';
@@ -12,8 +12,6 @@ import { createTenant, Tenant } from '../support/tenant';
 import { makeList, nl } from './newsletter-fixtures';
 
 const DOMAIN = 'bounces.sitebase.test';
-/** Debian's Chromium (`.ci/run` installs it when it is missing); CHROMIUM_PATH names another. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /**
  * Only the person lifts a complaint (docs/deliverability.md, issue 42): after a genuine complaint
@@ -307,19 +305,8 @@ describe('newsletter: only the person lifts a complaint', () => {
     const outside: string[] = [];
 
     beforeAll(async () => {
-      if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install chromium (.ci/run does)`);
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
-      });
-      page = await browser.newPage();
-      page.setDefaultTimeout(10000);
-      await page.route('**/*', (route) => {
-        const url = route.request().url();
-        if (url.startsWith(base)) return route.continue();
-        outside.push(url);
-        return route.abort();
-      });
+      browser = await launchChromium();
+      page = await confinedPage(browser, base, outside);
     }, 60000);
     afterAll(async () => {
       await browser?.close();

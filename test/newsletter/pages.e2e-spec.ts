@@ -1,16 +1,13 @@
-import { existsSync } from 'node:fs';
-import { Browser, chromium, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
 import { MembershipEntity } from '../../src/newsletter/entities/membership.entity';
 import { SubscriptionEntity } from '../../src/newsletter/entities/subscription.entity';
 import { startApp, TestApp } from '../support/app';
+import { confinedPage, launchChromium } from '../support/browser';
 import { createFreshDatabase, freePort } from '../support/databases';
 import { ReceivedMail, SmtpSink, startSmtpSink } from '../support/smtp';
 import { createTenant, Tenant } from '../support/tenant';
 import { makeList, nl } from './newsletter-fixtures';
-
-/** Debian's Chromium (`.ci/run` installs it when it is missing); CHROMIUM_PATH names another. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** The first link of a received mail whose URL contains `part`. */
 function linkIn(mail: ReceivedMail, part: string): string {
@@ -46,7 +43,6 @@ describe('newsletter pages in headless Chromium', () => {
   };
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install chromium (.ci/run does)`);
     smtp = await startSmtpSink();
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
@@ -58,20 +54,10 @@ describe('newsletter pages in headless Chromium', () => {
     await t.app.listen(port, '127.0.0.1');
     a = await createTenant(t);
     await a.api.patch(`/api/v2/sites/${a.siteName}`).send({ title: 'Harbour News' }).expect(200);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
-    });
-    page = await browser.newPage();
-    page.setDefaultTimeout(10000);
+    browser = await launchChromium();
+    page = await confinedPage(browser, base, outside);
     page.on('console', (m) => {
       if (m.type() === 'error') consoleErrors.push(m.text());
-    });
-    await page.route('**/*', (route) => {
-      const url = route.request().url();
-      if (url.startsWith(base)) return route.continue();
-      outside.push(url);
-      return route.abort();
     });
   }, 60000);
 
