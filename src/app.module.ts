@@ -18,6 +18,7 @@ import { UsersModule } from './users/users.module';
 import { ContactsModule } from './contacts/contacts.module';
 import { NewsletterModule } from './newsletter/newsletter.module';
 import { OrdersModule } from './orders/orders.module';
+import { PaymentsModule } from './payments/payments.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { SendersModule } from './senders/senders.module';
 import { BootstrapModule } from './bootstrap/bootstrap.module';
@@ -37,6 +38,7 @@ export const FEATURE_MODULES: Type[] = [
   MediaModule,
   CollectionsModule,
   OrdersModule,
+  PaymentsModule,
   ContactsModule,
   EmailModule,
   WebhooksModule,

@@ -2,6 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ChangeNotifications } from '../database/change-notifications';
+import { SecretsBox } from './crypto/secrets-box';
 import { ServerKeys } from './crypto/server-keys';
 import { SessionVerifiers } from './auth/session-verifiers';
 import { AccountDataRegistry } from './deletion/account-data.registry';
@@ -36,6 +37,7 @@ import { Clock } from './scheduling/clock';
     Clock,
     MailHtml,
     ServerKeys,
+    SecretsBox,
     // Every POST honours Idempotency-Key (idempotent.decorator.ts).
     { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
   ],
@@ -52,6 +54,7 @@ import { Clock } from './scheduling/clock';
     Clock,
     MailHtml,
     ServerKeys,
+    SecretsBox,
   ],
 })
 export class CommonModule {}

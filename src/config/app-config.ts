@@ -22,10 +22,13 @@ import {
   mailbox,
   mailDomain,
   s3Region,
+  secretsKey,
   sendgridPublicKey,
   siteName,
   smtpUrl,
   snsTopicArns,
+  stripeKey,
+  stripeWebhookSecret,
   urlPath,
 } from './setting-shapes';
 
@@ -228,6 +231,23 @@ export class AppConfig {
   // Orders (docs/orders.md)
   /** After a rotation of a site's fulfillment secret, the previous one keeps verifying notifications this long. */
   @Setting(int(0, YEAR_SECONDS)) FULFILLMENT_SECRET_GRACE_SECONDS = 24 * 3600;
+
+  // Payments (docs/payments.md)
+  /**
+   * The key that seals each site's processor secrets at rest: 32 random bytes, base64 or hex
+   * (`openssl rand -base64 32`). Without it, no site can be connected to Stripe.
+   */
+  @Setting(secretsKey()) SECRETS_ENCRYPTION_KEY = '';
+  /** Where the Stripe API is: https://api.stripe.com, or an egress proxy or a stand-in for tests. */
+  @Setting(webUrl('https://api.stripe.com')) STRIPE_API_BASE = 'https://api.stripe.com';
+  /** One Stripe request's time limit (ms), and the retries the official client makes of a failed one. */
+  @Setting(int(1000, 120_000)) STRIPE_TIMEOUT_MS = 20_000;
+  @Setting(int(0, 5)) STRIPE_MAX_NETWORK_RETRIES = 2;
+  /** How far a Stripe event's signature timestamp may be from now (seconds). */
+  @Setting(int(10, 3600)) STRIPE_WEBHOOK_TOLERANCE_SECONDS = 300;
+  /** The demo site (BOOTSTRAP_SITE) is connected in test mode with these at first start (docs/payments.md). */
+  @Setting(secret(stripeKey('test'))) STRIPE_TEST_SECRET_KEY = '';
+  @Setting(secret(stripeWebhookSecret())) STRIPE_TEST_WEBHOOK_SECRET = '';
 
   // Email (docs/email.md)
   /** smtp://user:pass@host:587 or smtps://…:465; empty: messages are recorded and logged, not sent. */

@@ -92,3 +92,35 @@ export const snsTopicArns = (): SettingKind<string[]> =>
     maxItems: 100,
     accepts: 'use SNS topic ARNs separated by commas (arn:aws:sns:<region>:<account>:<topic>)',
   });
+
+/**
+ * The key that seals stored secrets: 32 bytes written as base64 (44 characters) or hex (64);
+ * null when the text is neither. The setting's check and the sealing both read it so.
+ */
+export function secretsKeyBytes(text: string): Buffer | null {
+  if (/^[0-9a-fA-F]{64}$/.test(text)) return Buffer.from(text, 'hex');
+  if (/^[A-Za-z0-9+/_-]{43}=?$/.test(text)) {
+    const bytes = Buffer.from(text.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+    return bytes.length === 32 ? bytes : null;
+  }
+  return null;
+}
+
+export const secretsKey = (): SettingKind<string> => ({
+  ...shaped(/^\S+$/, 'use 32 random bytes as base64 or hex (openssl rand -base64 32)', (t) => !!secretsKeyBytes(t)),
+  secret: true,
+});
+
+/** Stripe's secret and restricted keys of one mode: sk_test_…, rk_test_… (sk_live_…, rk_live_…). */
+export const STRIPE_KEY_SHAPE = {
+  test: /^(sk|rk)_test_[A-Za-z0-9]{10,247}$/,
+  live: /^(sk|rk)_live_[A-Za-z0-9]{10,247}$/,
+} as const;
+/** A Stripe webhook endpoint's signing secret. */
+export const STRIPE_WEBHOOK_SECRET_SHAPE = /^whsec_[A-Za-z0-9+/=]{16,200}$/;
+
+export const stripeKey = (mode: 'test' | 'live'): SettingKind<string> =>
+  shaped(STRIPE_KEY_SHAPE[mode], `use a Stripe ${mode}-mode secret or restricted key (sk_${mode}_… or rk_${mode}_…)`);
+
+export const stripeWebhookSecret = (): SettingKind<string> =>
+  shaped(STRIPE_WEBHOOK_SECRET_SHAPE, 'use a Stripe webhook signing secret (whsec_…)');

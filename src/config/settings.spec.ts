@@ -155,6 +155,13 @@ const WRONG: Record<keyof AppConfig, string[]> = {
   USER_SESSION_CACHE_TTL_MS: [...INT, '3600001'],
   USER_DELETION_GRACE_SECONDS: INT,
   CATALOG_CACHE_TTL_MS: [...INT, '3600001'],
+  SECRETS_ENCRYPTION_KEY: ['short', 'a'.repeat(63), 'g'.repeat(64), Buffer.alloc(31).toString('base64'), ' '],
+  STRIPE_API_BASE: WEB_URL,
+  STRIPE_TIMEOUT_MS: [...INT, '999', '120001'],
+  STRIPE_MAX_NETWORK_RETRIES: [...INT, '6'],
+  STRIPE_WEBHOOK_TOLERANCE_SECONDS: [...INT, '9', '3601'],
+  STRIPE_TEST_SECRET_KEY: [`sk_live_${'a'.repeat(24)}`, 'sk_test_short', `pk_test_${'a'.repeat(24)}`, ' '],
+  STRIPE_TEST_WEBHOOK_SECRET: ['whsec_', `whsec_${'a'.repeat(10)}`, `sk_test_${'a'.repeat(24)}`, ' '],
   FULFILLMENT_SECRET_GRACE_SECONDS: INT,
   SMTP_URL: ['http://mailer:s3cret@mail.example.com', 'smtp://', 'mail.example.com:587', 'smtp://mail:99999', ' '],
   MAIL_FROM: ['no-reply', 'a@b.test, c@d.test', '<a@b.test>, <c@d.test>', 'Name <no-reply>', ' '],
@@ -206,6 +213,9 @@ const SECRETS = new Set([
   'S3_SECRET_ACCESS_KEY',
   'MAILGUN_WEBHOOK_SIGNING_KEY',
   'POSTMARK_WEBHOOK_TOKEN',
+  'SECRETS_ENCRYPTION_KEY',
+  'STRIPE_TEST_SECRET_KEY',
+  'STRIPE_TEST_WEBHOOK_SECRET',
 ]);
 
 /** What main prints for these settings, or null when they load. */

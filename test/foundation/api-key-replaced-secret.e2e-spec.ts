@@ -4,7 +4,7 @@ import { expectExactProblem } from '../support/problem';
 import { agent, createTenant, uniqueName, withTenants } from '../support/tenant';
 
 const REPLACED =
-  "This key's secret was replaced by a roll; a replaced secret cannot manage keys or the account: use the key's new secret";
+  "This key's secret was replaced by a roll; a replaced secret cannot manage keys, the account or its payment connections: use the key's new secret";
 
 /**
  * Issue 42, row 4 (docs/foundation.md, "Rolling"): during a roll's grace the replaced secret keeps

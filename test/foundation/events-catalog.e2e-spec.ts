@@ -651,6 +651,17 @@ const STEPS: Step[] = [
       await call(ctx.a.api.patch(url).send({ status: 'canceled' }), 200);
     },
   },
+  // payments
+  {
+    does: 'connect a site to Stripe, then disconnect it (PUT and DELETE …/payments/stripe)',
+    emits: ['payment_account.updated'],
+    run: async (ctx) => {
+      const url = `/api/v2/sites/${ctx.a.siteName}/payments/stripe`;
+      const test = { secretKey: `rk_test_${'E'.repeat(24)}`, webhookSecret: `whsec_${'e'.repeat(32)}` };
+      await call(ctx.a.api.put(url).send({ test }), 200);
+      await call(ctx.a.api.delete(url), 204);
+    },
+  },
   // webhooks
   {
     does: 'test an endpoint (POST …/webhooks/{id}/test): sent to it, not recorded',

@@ -2060,6 +2060,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/sites/{siteName}/payments/stripe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the Stripe connection of a site (admin)
+         * @description Which modes have keys (a hint of each key, never the key), the mode the site charges in, and the path Stripe must post its events to. A site without a connection is `manual`: nothing is collected. A key needs the `payments:read` permission (without it: 403 `insufficient_permission`).
+         */
+        get: operations["getStripeConnection"];
+        /**
+         * Connect a site to Stripe, or change its keys (admin)
+         * @description Per mode, a secret (or restricted) key and the signing secret of the webhook endpoint; write-only, sealed at rest with the server’s SECRETS_ENCRYPTION_KEY (409 `secrets_key_missing` without one). A mode left out keeps its keys, `null` removes them. `mode` is the one orders and subscriptions are charged in (409 `processor_not_connected` without its keys); products sync to every mode with keys. Needs the key’s current secret: a secret replaced by a roll cannot redirect the money. A key needs the `payments:write` permission (without it: 403 `insufficient_permission`).
+         */
+        put: operations["connectStripe"];
+        post?: never;
+        /**
+         * Disconnect a site from Stripe (admin)
+         * @description Deletes the keys: the site is `manual` again. Products keep their Stripe ids, and orders already paid through Stripe keep their payment ids. A key needs the `payments:write` permission (without it: 403 `insufficient_permission`).
+         */
+        delete: operations["disconnectStripe"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/payments/stripe/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a Stripe event
+         * @description The site’s Stripe webhook endpoint (docs/payments.md): signed instead of keyed (`Stripe-Signature`, checked with the webhook secret of the event’s mode; a missing, forged or stale signature is a 401 and changes nothing). Each event id is applied once (a redelivery answers `replayed: true`), in any order; types Sitebase does not act on are acknowledged as `ignored`. Try it out with the examples answers 401: Stripe signs each event with the site’s webhook secret when it sends it.
+         */
+        post: operations["receiveStripeEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/sites/{siteName}/contacts": {
         parameters: {
             query?: never;
@@ -6871,6 +6919,97 @@ export interface components {
              */
             updatedAt: string;
         };
+        PaymentAccountResponseDto: {
+            /**
+             * @example stripe
+             * @enum {string}
+             */
+            processor: "stripe" | "manual";
+            /**
+             * @description The mode it charges in; null: manual
+             * @example test
+             * @enum {string|null}
+             */
+            mode: "test" | "live" | null;
+            /**
+             * @example {
+             *       "keyHint": "rk_test_…Lw2x",
+             *       "webhookSecretSet": true
+             *     }
+             */
+            test?: {
+                /** @description The key’s prefix and last characters: which key it is, not the key */
+                keyHint: string;
+                /** @description Whether a webhook signing secret is set (always, with a key) */
+                webhookSecretSet: boolean;
+            } | null;
+            /** @example null */
+            live?: {
+                /** @description The key’s prefix and last characters: which key it is, not the key */
+                keyHint: string;
+                /** @description Whether a webhook signing secret is set (always, with a key) */
+                webhookSecretSet: boolean;
+            } | null;
+            /**
+             * @description Where Stripe posts its events
+             * @example /api/v2/sites/demo/payments/stripe/events
+             */
+            webhookPath: string;
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            updatedAt: string | null;
+        };
+        ConnectStripeDto: {
+            /**
+             * @description The mode orders and subscriptions are charged in; default `test` on a first connection
+             * @enum {string}
+             */
+            mode?: "test" | "live";
+            /**
+             * @description The test-mode keys; null removes them
+             * @example {
+             *       "secretKey": "rk_test_51Nb2xQJv8kRmT0aHc4Yf9Lw2",
+             *       "webhookSecret": "whsec_9Y2u1bZc3nT8qRfLwX4kPaEo7sHdVg6M"
+             *     }
+             */
+            test?: {
+                /** @description A test-mode secret key, or a restricted key (recommended: docs/payments.md lists its permissions) */
+                secretKey: string;
+                /** @description The signing secret of the Stripe webhook endpoint that posts to `…/payments/stripe/events` */
+                webhookSecret: string;
+            } | null;
+            /**
+             * @description The live-mode keys; null removes them
+             * @example {
+             *       "secretKey": "rk_live_51Nb2xQJv8kRmT0aHc4Yf9Lw2",
+             *       "webhookSecret": "whsec_9Y2u1bZc3nT8qRfLwX4kPaEo7sHdVg6M"
+             *     }
+             */
+            live?: {
+                /** @description A live-mode secret key, or a restricted key (recommended: docs/payments.md lists its permissions) */
+                secretKey: string;
+                /** @description The signing secret of the Stripe webhook endpoint that posts to `…/payments/stripe/events` */
+                webhookSecret: string;
+            } | null;
+        };
+        StripeEventPayloadDto: {
+            [key: string]: unknown;
+        };
+        StripeEventOutcomeDto: {
+            /** @example evt_1NbZ3cJv8kRmT0aH */
+            id: string;
+            /** @example payment_intent.succeeded */
+            type: string;
+            /**
+             * @description `ignored`: a type or object Sitebase does not act on
+             * @enum {string}
+             */
+            outcome: "applied" | "ignored";
+            /** @description true when the event id was received before (nothing changed this time) */
+            replayed: boolean;
+        };
         ContactResponseDto: {
             /** @example 1 */
             id: number;
@@ -7630,7 +7769,7 @@ export interface components {
              *       "media.*"
              *     ]
              */
-            eventTypes?: ("*" | "account.*" | "api_key.*" | "category.*" | "collection.*" | "contact.*" | "content.*" | "credits.*" | "email.*" | "email.suppression.*" | "media.*" | "newsletter.*" | "newsletter.campaign.*" | "newsletter.list.*" | "newsletter.series.*" | "newsletter.subscription.*" | "order.*" | "product.*" | "sender_domain.*" | "site.*" | "user.*" | "user.subscription.*" | "webhook.*" | "account.deletion_canceled" | "account.deletion_scheduled" | "api_key.created" | "api_key.revoked" | "api_key.rolled" | "category.created" | "category.deleted" | "category.updated" | "collection.created" | "collection.deleted" | "collection.item_added" | "collection.item_removed" | "collection.updated" | "contact.created" | "contact.updated" | "content.created" | "content.deleted" | "content.published" | "content.unpublished" | "content.updated" | "credits.granted" | "credits.spent" | "email.failed" | "email.sent" | "email.suppression.created" | "email.suppression.lifted" | "media.created" | "media.deleted" | "media.updated" | "newsletter.campaign.canceled" | "newsletter.campaign.paused" | "newsletter.campaign.scheduled" | "newsletter.campaign.sent" | "newsletter.list.created" | "newsletter.list.deleted" | "newsletter.list.updated" | "newsletter.series.created" | "newsletter.series.deleted" | "newsletter.series.updated" | "newsletter.subscription.bounced" | "newsletter.subscription.complained" | "newsletter.subscription.confirmed" | "newsletter.subscription.created" | "newsletter.subscription.deleted" | "newsletter.subscription.unsubscribed" | "order.canceled" | "order.created" | "order.fulfillment_updated" | "order.paid" | "order.refunded" | "order.subscription_requested" | "product.created" | "product.deleted" | "product.updated" | "sender_domain.created" | "sender_domain.deleted" | "sender_domain.verified" | "site.created" | "site.updated" | "user.created" | "user.deleted" | "user.signed_in" | "user.subscription.canceled" | "user.subscription.charged" | "user.subscription.created" | "user.subscription.updated" | "user.updated" | "webhook.endpoint_disabled" | "webhook.test")[];
+            eventTypes?: ("*" | "account.*" | "api_key.*" | "category.*" | "collection.*" | "contact.*" | "content.*" | "credits.*" | "email.*" | "email.suppression.*" | "media.*" | "newsletter.*" | "newsletter.campaign.*" | "newsletter.list.*" | "newsletter.series.*" | "newsletter.subscription.*" | "order.*" | "payment_account.*" | "product.*" | "sender_domain.*" | "site.*" | "user.*" | "user.subscription.*" | "webhook.*" | "account.deletion_canceled" | "account.deletion_scheduled" | "api_key.created" | "api_key.revoked" | "api_key.rolled" | "category.created" | "category.deleted" | "category.updated" | "collection.created" | "collection.deleted" | "collection.item_added" | "collection.item_removed" | "collection.updated" | "contact.created" | "contact.updated" | "content.created" | "content.deleted" | "content.published" | "content.unpublished" | "content.updated" | "credits.granted" | "credits.spent" | "email.failed" | "email.sent" | "email.suppression.created" | "email.suppression.lifted" | "media.created" | "media.deleted" | "media.updated" | "newsletter.campaign.canceled" | "newsletter.campaign.paused" | "newsletter.campaign.scheduled" | "newsletter.campaign.sent" | "newsletter.list.created" | "newsletter.list.deleted" | "newsletter.list.updated" | "newsletter.series.created" | "newsletter.series.deleted" | "newsletter.series.updated" | "newsletter.subscription.bounced" | "newsletter.subscription.complained" | "newsletter.subscription.confirmed" | "newsletter.subscription.created" | "newsletter.subscription.deleted" | "newsletter.subscription.unsubscribed" | "order.canceled" | "order.created" | "order.fulfillment_updated" | "order.paid" | "order.refunded" | "order.subscription_requested" | "payment_account.updated" | "product.created" | "product.deleted" | "product.updated" | "sender_domain.created" | "sender_domain.deleted" | "sender_domain.verified" | "site.created" | "site.updated" | "user.created" | "user.deleted" | "user.signed_in" | "user.subscription.canceled" | "user.subscription.charged" | "user.subscription.created" | "user.subscription.updated" | "user.updated" | "webhook.endpoint_disabled" | "webhook.test")[];
             /**
              * @description Up to 20 extra request headers (not hop-by-hop, Host, Content-*, User-Agent or webhook-*). Values are write-only: answers show `********` in their place. A PATCH without `headers` keeps them; with `headers` it replaces them all, except that a value sent as `********` keeps the stored value of that name (so a GET can be sent back as is). Names are RFC 9110 tokens, each once; values are printable ASCII on one line.
              * @example {
@@ -7740,7 +7879,7 @@ export interface components {
              *       "media.*"
              *     ]
              */
-            eventTypes?: ("*" | "account.*" | "api_key.*" | "category.*" | "collection.*" | "contact.*" | "content.*" | "credits.*" | "email.*" | "email.suppression.*" | "media.*" | "newsletter.*" | "newsletter.campaign.*" | "newsletter.list.*" | "newsletter.series.*" | "newsletter.subscription.*" | "order.*" | "product.*" | "sender_domain.*" | "site.*" | "user.*" | "user.subscription.*" | "webhook.*" | "account.deletion_canceled" | "account.deletion_scheduled" | "api_key.created" | "api_key.revoked" | "api_key.rolled" | "category.created" | "category.deleted" | "category.updated" | "collection.created" | "collection.deleted" | "collection.item_added" | "collection.item_removed" | "collection.updated" | "contact.created" | "contact.updated" | "content.created" | "content.deleted" | "content.published" | "content.unpublished" | "content.updated" | "credits.granted" | "credits.spent" | "email.failed" | "email.sent" | "email.suppression.created" | "email.suppression.lifted" | "media.created" | "media.deleted" | "media.updated" | "newsletter.campaign.canceled" | "newsletter.campaign.paused" | "newsletter.campaign.scheduled" | "newsletter.campaign.sent" | "newsletter.list.created" | "newsletter.list.deleted" | "newsletter.list.updated" | "newsletter.series.created" | "newsletter.series.deleted" | "newsletter.series.updated" | "newsletter.subscription.bounced" | "newsletter.subscription.complained" | "newsletter.subscription.confirmed" | "newsletter.subscription.created" | "newsletter.subscription.deleted" | "newsletter.subscription.unsubscribed" | "order.canceled" | "order.created" | "order.fulfillment_updated" | "order.paid" | "order.refunded" | "order.subscription_requested" | "product.created" | "product.deleted" | "product.updated" | "sender_domain.created" | "sender_domain.deleted" | "sender_domain.verified" | "site.created" | "site.updated" | "user.created" | "user.deleted" | "user.signed_in" | "user.subscription.canceled" | "user.subscription.charged" | "user.subscription.created" | "user.subscription.updated" | "user.updated" | "webhook.endpoint_disabled" | "webhook.test")[];
+            eventTypes?: ("*" | "account.*" | "api_key.*" | "category.*" | "collection.*" | "contact.*" | "content.*" | "credits.*" | "email.*" | "email.suppression.*" | "media.*" | "newsletter.*" | "newsletter.campaign.*" | "newsletter.list.*" | "newsletter.series.*" | "newsletter.subscription.*" | "order.*" | "payment_account.*" | "product.*" | "sender_domain.*" | "site.*" | "user.*" | "user.subscription.*" | "webhook.*" | "account.deletion_canceled" | "account.deletion_scheduled" | "api_key.created" | "api_key.revoked" | "api_key.rolled" | "category.created" | "category.deleted" | "category.updated" | "collection.created" | "collection.deleted" | "collection.item_added" | "collection.item_removed" | "collection.updated" | "contact.created" | "contact.updated" | "content.created" | "content.deleted" | "content.published" | "content.unpublished" | "content.updated" | "credits.granted" | "credits.spent" | "email.failed" | "email.sent" | "email.suppression.created" | "email.suppression.lifted" | "media.created" | "media.deleted" | "media.updated" | "newsletter.campaign.canceled" | "newsletter.campaign.paused" | "newsletter.campaign.scheduled" | "newsletter.campaign.sent" | "newsletter.list.created" | "newsletter.list.deleted" | "newsletter.list.updated" | "newsletter.series.created" | "newsletter.series.deleted" | "newsletter.series.updated" | "newsletter.subscription.bounced" | "newsletter.subscription.complained" | "newsletter.subscription.confirmed" | "newsletter.subscription.created" | "newsletter.subscription.deleted" | "newsletter.subscription.unsubscribed" | "order.canceled" | "order.created" | "order.fulfillment_updated" | "order.paid" | "order.refunded" | "order.subscription_requested" | "payment_account.updated" | "product.created" | "product.deleted" | "product.updated" | "sender_domain.created" | "sender_domain.deleted" | "sender_domain.verified" | "site.created" | "site.updated" | "user.created" | "user.deleted" | "user.signed_in" | "user.subscription.canceled" | "user.subscription.charged" | "user.subscription.created" | "user.subscription.updated" | "user.updated" | "webhook.endpoint_disabled" | "webhook.test")[];
             /**
              * @description Up to 20 extra request headers (not hop-by-hop, Host, Content-*, User-Agent or webhook-*). Values are write-only: answers show `********` in their place. A PATCH without `headers` keeps them; with `headers` it replaces them all, except that a value sent as `********` keeps the stored value of that name (so a GET can be sent back as is). Names are RFC 9110 tokens, each once; values are printable ASCII on one line.
              * @example {
@@ -8279,7 +8418,7 @@ export interface components {
             /** @description null: every site of the account */
             siteIds: number[] | null;
             /** @description null: every permission */
-            permissions: ("*" | "content:read" | "content:write" | "collections:read" | "collections:write" | "media:read" | "media:write" | "catalog:read" | "catalog:write" | "orders:read" | "orders:write" | "contacts:read" | "contacts:write" | "users:read" | "users:write" | "newsletter:read" | "newsletter:write" | "email:read" | "email:write" | "webhooks:read" | "webhooks:write" | "sites:read" | "sites:write" | "api-keys:read" | "api-keys:write" | "account:read" | "account:write")[] | null;
+            permissions: ("*" | "content:read" | "content:write" | "collections:read" | "collections:write" | "media:read" | "media:write" | "catalog:read" | "catalog:write" | "orders:read" | "orders:write" | "contacts:read" | "contacts:write" | "users:read" | "users:write" | "newsletter:read" | "newsletter:write" | "email:read" | "email:write" | "webhooks:read" | "webhooks:write" | "payments:read" | "payments:write" | "sites:read" | "sites:write" | "api-keys:read" | "api-keys:write" | "account:read" | "account:write")[] | null;
             /** @description A publishable key's browser origins; null: any (and always null for a secret key) */
             allowedOrigins: string[] | null;
             /**
@@ -8363,7 +8502,7 @@ export interface components {
              *       "media:read"
              *     ]
              */
-            permissions?: ("*" | "content:read" | "content:write" | "collections:read" | "collections:write" | "media:read" | "media:write" | "catalog:read" | "catalog:write" | "orders:read" | "orders:write" | "contacts:read" | "contacts:write" | "users:read" | "users:write" | "newsletter:read" | "newsletter:write" | "email:read" | "email:write" | "webhooks:read" | "webhooks:write" | "sites:read" | "sites:write" | "api-keys:read" | "api-keys:write" | "account:read" | "account:write")[] | null;
+            permissions?: ("*" | "content:read" | "content:write" | "collections:read" | "collections:write" | "media:read" | "media:write" | "catalog:read" | "catalog:write" | "orders:read" | "orders:write" | "contacts:read" | "contacts:write" | "users:read" | "users:write" | "newsletter:read" | "newsletter:write" | "email:read" | "email:write" | "webhooks:read" | "webhooks:write" | "payments:read" | "payments:write" | "sites:read" | "sites:write" | "api-keys:read" | "api-keys:write" | "account:read" | "account:write")[] | null;
             /**
              * Format: date-time
              * @description The key stops working at this time (absent or null: never). When the key creating it expires: required, and no later than that key's expiry (a key never outlives the key that made it). Not before the time of the request.
@@ -8391,7 +8530,7 @@ export interface components {
             /** @description null: every site of the account */
             siteIds: number[] | null;
             /** @description null: every permission */
-            permissions: ("*" | "content:read" | "content:write" | "collections:read" | "collections:write" | "media:read" | "media:write" | "catalog:read" | "catalog:write" | "orders:read" | "orders:write" | "contacts:read" | "contacts:write" | "users:read" | "users:write" | "newsletter:read" | "newsletter:write" | "email:read" | "email:write" | "webhooks:read" | "webhooks:write" | "sites:read" | "sites:write" | "api-keys:read" | "api-keys:write" | "account:read" | "account:write")[] | null;
+            permissions: ("*" | "content:read" | "content:write" | "collections:read" | "collections:write" | "media:read" | "media:write" | "catalog:read" | "catalog:write" | "orders:read" | "orders:write" | "contacts:read" | "contacts:write" | "users:read" | "users:write" | "newsletter:read" | "newsletter:write" | "email:read" | "email:write" | "webhooks:read" | "webhooks:write" | "payments:read" | "payments:write" | "sites:read" | "sites:write" | "api-keys:read" | "api-keys:write" | "account:read" | "account:write")[] | null;
             /** @description A publishable key's browser origins; null: any (and always null for a secret key) */
             allowedOrigins: string[] | null;
             /**
@@ -22381,6 +22520,383 @@ export interface operations {
                 };
             };
             /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    getStripeConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentAccountResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_processor_signature`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    connectStripe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConnectStripeDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentAccountResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_processor_signature`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `processor_declined`, `processor_not_connected`, `secrets_key_missing`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Body or upload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    disconnectStripe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_processor_signature`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The credential may not do this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    receiveStripeEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256(webhook secret, "<t>.<raw body>")>` */
+                "stripe-signature": string;
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                siteName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["StripeEventPayloadDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StripeEventOutcomeDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_processor_signature`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `processor_declined`, `processor_not_connected`, `secrets_key_missing`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Body or upload too large */
             413: {
                 headers: {
                     [name: string]: unknown;

@@ -54,6 +54,10 @@ export async function startApp(options: StartAppOptions = {}): Promise<TestApp> 
     RATE_LIMIT_PUBLIC_MAX: '1000000',
     // A loaded test machine makes some requests slow: only the tests of the threshold set one.
     SLOW_REQUEST_MS: '0',
+    // Sites may be connected to Stripe (a key to seal their keys with); no test reaches the internet:
+    // the Stripe API is a closed local port unless a test points it at the stand-in (test/support/stripe).
+    SECRETS_ENCRYPTION_KEY: 'c2l0ZWJhc2UtdGVzdHMtb25seS1zZWNyZXRzLWtleSE=',
+    STRIPE_API_BASE: 'http://127.0.0.1:9',
     DATABASE_URL:
       options.databaseUrl ??
       (options.freshDatabase ? await createFreshDatabase(options.freshDatabase) : workerDatabaseUrl()),

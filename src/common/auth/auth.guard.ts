@@ -97,7 +97,7 @@ export class AuthGuard implements CanActivate {
       if (!route.isPublic)
         throw new ForbiddenProblem(
           'secret_replaced',
-          "This key's secret was replaced by a roll; a replaced secret cannot manage keys or the account: use the key's new secret",
+          "This key's secret was replaced by a roll; a replaced secret cannot manage keys, the account or its payment connections: use the key's new secret",
         );
       principal = ANONYMOUS;
       req.principal = principal;

@@ -15,6 +15,7 @@ export const PERMISSION_GROUPS = [
   'newsletter',
   'email',
   'webhooks',
+  'payments',
   'sites',
   'api-keys',
   'account',
@@ -55,6 +56,7 @@ export const TAG_GROUPS: Readonly<Record<string, PermissionGroup>> = {
   Email: 'email',
   'Admin: sender domains': 'email',
   Webhooks: 'webhooks',
+  'Admin: payments': 'payments',
   'Admin: sites': 'sites',
   'API keys': 'api-keys',
   Account: 'account',
@@ -100,10 +102,11 @@ export const PUBLISHABLE_PERMISSIONS: readonly Permission[] = Object.freeze([
  * (`api-keys`), deleting the account and cancelling that (`account`). A key's secret that a roll
  * replaced keeps every other power of the key for its grace, but not these (docs/foundation.md,
  * "Rolling"): a leaked secret must not be able to roll the key away from its owner, revoke
- * the owner's keys or mint a key of its own. Sites, sender domains and the rest are the
+ * the owner's keys or mint a key of its own. Nor may it connect a site to another payment
+ * account (`payments`): whoever sets the processor keys decides where the money goes. Sites, sender domains and the rest are the
  * account's resources, not its credentials: a replaced secret writes them as the key may.
  */
-export const CURRENT_SECRET_GROUPS: readonly PermissionGroup[] = Object.freeze(['api-keys', 'account']);
+export const CURRENT_SECRET_GROUPS: readonly PermissionGroup[] = Object.freeze(['api-keys', 'account', 'payments']);
 
 /** Whether a route needing `permission` takes a key's current secret only (CURRENT_SECRET_GROUPS). */
 export function needsCurrentSecret(permission: Permission): boolean {

@@ -34,6 +34,7 @@ import { SealedMailSecrets1795600000000 } from './1795600000000-sealed-mail-secr
 import { NewsletterComplaints1795610000000 } from './1795610000000-newsletter-complaints';
 import { OrderHoldLimits1795630000000 } from './1795630000000-order-hold-limits';
 import { SubscriptionDunning1795640000000 } from './1795640000000-subscription-dunning';
+import { Payments1795660000000 } from './1795660000000-payments';
 import { TrackingWrite1795470000000 } from './1795470000000-tracking-write';
 import { SenderDomains1795480000000 } from './1795480000000-sender-domains';
 import { SubscriptionBilling1795490000000 } from './1795490000000-subscription-billing';
@@ -81,4 +82,5 @@ export const MIGRATIONS = [
   NewsletterComplaints1795610000000,
   OrderHoldLimits1795630000000,
   SubscriptionDunning1795640000000,
+  Payments1795660000000,
 ];

@@ -1,0 +1,26 @@
+import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne } from 'typeorm';
+import { SiteEntity } from '../../common/tenancy/entities/site.entity';
+import { IdColumn, RefColumn } from '../../database/columns';
+import type { PaymentMode } from './payment-account.entity';
+
+/**
+ * A Stripe event a site received and verified (docs/payments.md, "Events"): claimed by its id
+ * in the transaction that applies it, so a redelivery finds the row and changes nothing.
+ * `ignored`: a type Sitebase does not act on, or an object that is not Sitebase's.
+ */
+@Entity('payment_events')
+@Index('payment_events_site_id_processor_event_id_key', ['siteId', 'processor', 'eventId'], { unique: true })
+export class PaymentEventEntity {
+  @IdColumn() id: number;
+  @RefColumn() siteId: number;
+  @ManyToOne(() => SiteEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'site_id' })
+  site?: SiteEntity;
+  @Column({ type: 'text', default: 'stripe' }) processor: 'stripe';
+  @Column({ type: 'text' }) eventId: string;
+  @Column({ type: 'text' }) mode: PaymentMode;
+  @Column({ type: 'text' }) type: string;
+  @Column({ type: 'text', nullable: true }) objectId: string | null;
+  @Column({ type: 'text' }) outcome: 'applied' | 'ignored';
+  @CreateDateColumn({ type: 'timestamptz', precision: 3 }) receivedAt: Date;
+}

@@ -1,0 +1,35 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AnswersProblems } from '../common/errors/problem-codes';
+import { PaymentAccountEntity } from './entities/payment-account.entity';
+import { PaymentEventEntity } from './entities/payment-event.entity';
+import { PaymentAccountsController } from './payment-accounts.controller';
+import { PaymentAccountsService } from './payment-accounts.service';
+import { PaymentEventsRepository } from './payment-events.repository';
+import { PaymentsDataOwner } from './payments-data.owner';
+import { PAYMENTS_PROBLEMS } from './payments.problems';
+import { StripeClients } from './stripe/stripe-clients';
+import { StripeEventHandlers } from './stripe/stripe-event-handlers';
+import { StripeEventsController } from './stripe/stripe-events.controller';
+import { StripeEventsService } from './stripe/stripe-events.service';
+
+/**
+ * Payments through Stripe (docs/payments.md): a site's connection (keys sealed at rest), the
+ * Stripe client per site and mode, and its signed events, applied once each by the handlers the
+ * adapters register (catalog sync, order payments, subscription charges).
+ */
+@AnswersProblems(PAYMENTS_PROBLEMS)
+@Module({
+  imports: [TypeOrmModule.forFeature([PaymentAccountEntity, PaymentEventEntity])],
+  controllers: [PaymentAccountsController, StripeEventsController],
+  providers: [
+    PaymentAccountsService,
+    PaymentEventsRepository,
+    PaymentsDataOwner,
+    StripeClients,
+    StripeEventHandlers,
+    StripeEventsService,
+  ],
+  exports: [PaymentAccountsService],
+})
+export class PaymentsModule {}
