@@ -2,9 +2,11 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AnswersProblems } from '../common/errors/problem-codes';
 import { PaymentAccountEntity } from './entities/payment-account.entity';
+import { PaymentCustomerEntity } from './entities/payment-customer.entity';
 import { PaymentEventEntity } from './entities/payment-event.entity';
 import { PaymentAccountsController } from './payment-accounts.controller';
 import { PaymentAccountsService } from './payment-accounts.service';
+import { PaymentCustomersRepository } from './payment-customers.repository';
 import { PaymentEventsRepository } from './payment-events.repository';
 import { PaymentsDataOwner } from './payments-data.owner';
 import { PAYMENTS_PROBLEMS } from './payments.problems';
@@ -20,10 +22,11 @@ import { StripeEventsService } from './stripe/stripe-events.service';
  */
 @AnswersProblems(PAYMENTS_PROBLEMS)
 @Module({
-  imports: [TypeOrmModule.forFeature([PaymentAccountEntity, PaymentEventEntity])],
+  imports: [TypeOrmModule.forFeature([PaymentAccountEntity, PaymentEventEntity, PaymentCustomerEntity])],
   controllers: [PaymentAccountsController, StripeEventsController],
   providers: [
     PaymentAccountsService,
+    PaymentCustomersRepository,
     PaymentEventsRepository,
     PaymentsDataOwner,
     StripeClients,

@@ -3,7 +3,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * Payments (docs/payments.md): a site's connection to Stripe (its keys and webhook secrets per
  * mode, sealed with SECRETS_ENCRYPTION_KEY; a hint of the key for people) and the Stripe events
- * it applied, one row per event id, so a redelivered event changes nothing.
+ * it applied, one row per event id, so a redelivered event changes nothing; and the Stripe
+ * Customer of each site user per mode, with the payment method saved for off-session charges.
  */
 export class Payments1795660000000 implements MigrationInterface {
   name = 'Payments1795660000000';
@@ -51,9 +52,27 @@ export class Payments1795660000000 implements MigrationInterface {
     await queryRunner.query(
       `CREATE UNIQUE INDEX "payment_events_site_id_processor_event_id_key" ON "payment_events" ("site_id", "processor", "event_id")`,
     );
+    await queryRunner.query(`
+      CREATE TABLE "payment_customers" (
+        "site_id" bigint NOT NULL,
+        "user_id" bigint NOT NULL,
+        "mode" text NOT NULL,
+        "customer_id" text NOT NULL,
+        "payment_method_id" text,
+        "created_at" timestamptz(3) NOT NULL DEFAULT now(),
+        "updated_at" timestamptz(3) NOT NULL DEFAULT now(),
+        CONSTRAINT "payment_customers_pkey" PRIMARY KEY ("site_id", "user_id", "mode"),
+        CONSTRAINT "payment_customers_site_id_fkey" FOREIGN KEY ("site_id") REFERENCES "sites"("id") ON DELETE CASCADE,
+        CONSTRAINT "payment_customers_user_id_fkey" FOREIGN KEY ("user_id") REFERENCES "site_users"("id") ON DELETE CASCADE,
+        CONSTRAINT "payment_customers_mode_check" CHECK ("mode" IN ('test', 'live'))
+      )`);
+    await queryRunner.query(
+      `CREATE UNIQUE INDEX "payment_customers_site_id_mode_customer_id_key" ON "payment_customers" ("site_id", "mode", "customer_id")`,
+    );
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`DROP TABLE "payment_customers"`);
     await queryRunner.query(`DROP TABLE "payment_events"`);
     await queryRunner.query(`DROP TABLE "payment_accounts"`);
   }
