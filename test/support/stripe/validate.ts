@@ -148,4 +148,5 @@ function checkAnyOf(branches: Schema[], value: FormValue, path: Path, problems: 
   return undefined;
 }
 
-const show = (v: FormValue): string => (typeof v === 'string' ? JSON.stringify(v) : 'a hash');
+const show = (v: FormValue): string =>
+  typeof v !== 'string' ? 'a hash' : JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v);
