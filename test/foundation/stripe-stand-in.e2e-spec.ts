@@ -76,9 +76,16 @@ describe('Stripe stand-in: requests checked against Stripe’s spec', () => {
     expect(customer.id).toMatch(/^cus_/);
     await stripe.customers.update(customer.id, { invoice_settings: { default_payment_method: 'pm_card_visa' } });
     const read = await stripe.customers.retrieve(customer.id);
-    expect(read).toMatchObject({ email: 'ada@example.com', invoice_settings: { default_payment_method: 'pm_card_visa' } });
+    expect(read).toMatchObject({
+      email: 'ada@example.com',
+      invoice_settings: { default_payment_method: 'pm_card_visa' },
+    });
     const pm = await stripe.paymentMethods.retrieve('pm_card_visa');
-    expect(pm).toMatchObject({ object: 'payment_method', customer: customer.id, card: { brand: 'visa', last4: '4242' } });
+    expect(pm).toMatchObject({
+      object: 'payment_method',
+      customer: customer.id,
+      card: { brand: 'visa', last4: '4242' },
+    });
   });
 
   it('pays a PaymentIntent with pm_card_visa: created, confirmed, charged, refunded', async () => {
@@ -131,7 +138,12 @@ describe('Stripe stand-in: requests checked against Stripe’s spec', () => {
 
   it('declines the test cards Stripe documents as declined, with the intent in the error', async () => {
     const declined = await failure(
-      stripe.paymentIntents.create({ amount: 500, currency: 'eur', payment_method: 'pm_card_chargeDeclined', confirm: true }),
+      stripe.paymentIntents.create({
+        amount: 500,
+        currency: 'eur',
+        payment_method: 'pm_card_chargeDeclined',
+        confirm: true,
+      }),
     );
     expect(declined).toBeInstanceOf(Stripe.errors.StripeCardError);
     expect(declined).toMatchObject({ statusCode: 402, code: 'card_declined', decline_code: 'generic_decline' });
@@ -188,7 +200,12 @@ describe('Stripe stand-in: requests checked against Stripe’s spec', () => {
       metadata: { order: '17' },
     });
     expect(session.id).toMatch(/^cs_test_/);
-    expect(session).toMatchObject({ status: 'open', amount_total: 1350, currency: 'eur', client_reference_id: 'order-17' });
+    expect(session).toMatchObject({
+      status: 'open',
+      amount_total: 1350,
+      currency: 'eur',
+      client_reference_id: 'order-17',
+    });
     expect(await stripe.checkout.sessions.retrieve(session.id)).toEqual(session);
     expect((await stripe.accounts.retrieveCurrent()).id).toMatch(/^acct_/);
     expect(await stripe.balance.retrieve()).toMatchObject({ object: 'balance', livemode: false });
@@ -198,8 +215,16 @@ describe('Stripe stand-in: requests checked against Stripe’s spec', () => {
     const before = standIn.invalid().length;
     const product = await stripe.products.create({ name: 'Spec' });
     const cases: [() => Promise<unknown>, string, string][] = [
-      [() => stripe.prices.create({ product: product.id } as Stripe.PriceCreateParams), 'parameter_missing', 'currency'],
-      [() => stripe.products.create({ name: 'x', colour: 'red' } as Stripe.ProductCreateParams), 'parameter_unknown', 'colour'],
+      [
+        () => stripe.prices.create({ product: product.id } as Stripe.PriceCreateParams),
+        'parameter_missing',
+        'currency',
+      ],
+      [
+        () => stripe.products.create({ name: 'x', colour: 'red' } as Stripe.ProductCreateParams),
+        'parameter_unknown',
+        'colour',
+      ],
       [
         () => stripe.prices.create({ product: product.id, currency: 'eur', unit_amount: 'ten' as unknown as number }),
         'parameter_invalid_integer',
@@ -211,17 +236,31 @@ describe('Stripe stand-in: requests checked against Stripe’s spec', () => {
         'active',
       ],
       [
-        () => stripe.prices.create({ product: product.id, currency: 'eur', recurring: { interval: 'fortnight' as 'month' } }),
+        () =>
+          stripe.prices.create({
+            product: product.id,
+            currency: 'eur',
+            recurring: { interval: 'fortnight' as 'month' },
+          }),
         'parameter_invalid_enum',
         'recurring[interval]',
       ],
       [
-        () => stripe.prices.create({ product: product.id, currency: 'eur', recurring: { interval_count: 2 } as Stripe.PriceCreateParams.Recurring }),
+        () =>
+          stripe.prices.create({
+            product: product.id,
+            currency: 'eur',
+            recurring: { interval_count: 2 } as Stripe.PriceCreateParams.Recurring,
+          }),
         'parameter_missing',
         'recurring[interval]',
       ],
       [
-        () => stripe.checkout.sessions.create({ mode: 'payment', line_items: [{ price: 'p', quantity: 1, colour: 'x' }] } as never),
+        () =>
+          stripe.checkout.sessions.create({
+            mode: 'payment',
+            line_items: [{ price: 'p', quantity: 1, colour: 'x' }],
+          } as never),
         'parameter_unknown',
         'line_items[0][colour]',
       ],
@@ -246,7 +285,10 @@ describe('Stripe stand-in: requests checked against Stripe’s spec', () => {
       success_url: 'https://shop.example/ok',
       line_items: [
         { price_data: { currency: 'eur', unit_amount: 300, product: product.id }, quantity: 2 },
-        { price_data: { currency: 'eur', unit_amount: 100, product_data: { name: 'Lid', metadata: { a: 'b' } } }, quantity: 1 },
+        {
+          price_data: { currency: 'eur', unit_amount: 100, product_data: { name: 'Lid', metadata: { a: 'b' } } },
+          quantity: 1,
+        },
       ],
       payment_intent_data: { metadata: { order: '3' }, setup_future_usage: 'off_session' },
       expand: ['payment_intent'],
@@ -268,7 +310,12 @@ describe('Stripe stand-in: requests checked against Stripe’s spec', () => {
     const res = await fetch(`${standIn.url}/v1/plans`, { headers: { authorization: 'Bearer sk_test_standin' } });
     expect(res.status).toBe(404);
     expect(await res.json()).toMatchObject({ error: { type: 'invalid_request_error' } });
-    expect(standIn.invalid().slice(-2).map((r) => r.status)).toEqual([401, 404]);
+    expect(
+      standIn
+        .invalid()
+        .slice(-2)
+        .map((r) => r.status),
+    ).toEqual([401, 404]);
   });
 
   it('keeps test and live objects apart', async () => {

@@ -51,7 +51,13 @@ function effect(store: ObjectStore, mode: Mode, type: string, obj: StripeObject)
       Object.assign(obj, { status: 'complete', payment_status: obj.mode === 'setup' ? 'no_payment_required' : 'paid' });
       if (obj.mode === 'payment' && !obj.payment_intent) {
         const { amount_total: amount, currency, customer, metadata } = obj;
-        const pi = newPaymentIntent(store, mode, { amount, currency, customer, metadata, payment_method: 'pm_card_visa' });
+        const pi = newPaymentIntent(store, mode, {
+          amount,
+          currency,
+          customer,
+          metadata,
+          payment_method: 'pm_card_visa',
+        });
         obj.payment_intent = confirm(store, mode, pi, {}).id;
       }
       return obj;
@@ -77,6 +83,6 @@ export function eventFromStore(
   if (!found) throw invalidRequest(`The stand-in holds no object ${objectId}`, 'resource_missing');
   const obj = effect(store, found.mode, type, found.obj);
   const event = stripeEvent(type, obj, { livemode: found.mode === 'live', ...opts });
-  store.put(found.mode, event as unknown as StripeObject);
+  store.put(found.mode, event);
   return event;
 }

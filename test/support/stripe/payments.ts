@@ -9,6 +9,7 @@ import { Ctx, fresh, Handler, paymentMethod } from './resources';
 import {
   applyFields,
   invalidRequest,
+  Json,
   Mode,
   newId,
   nowSeconds,
@@ -19,7 +20,11 @@ import {
 } from './store';
 
 const DECLINES: Record<string, { code: string; decline_code: string; message: string }> = {
-  pm_card_chargeDeclined: { code: 'card_declined', decline_code: 'generic_decline', message: 'Your card was declined.' },
+  pm_card_chargeDeclined: {
+    code: 'card_declined',
+    decline_code: 'generic_decline',
+    message: 'Your card was declined.',
+  },
   pm_card_chargeDeclinedInsufficientFunds: {
     code: 'card_declined',
     decline_code: 'insufficient_funds',
@@ -88,7 +93,7 @@ function unexpectedState(pi: StripeObject, action: string): StripeFailure {
 }
 
 /** Attempts the payment: the intent moves, or a 402 card error carries it (as Stripe's does). */
-export function confirm(store: ObjectStore, mode: Mode, pi: StripeObject, params: Record<string, any>): StripeObject {
+export function confirm(store: ObjectStore, mode: Mode, pi: StripeObject, params: Record<string, Json>): StripeObject {
   if (!['requires_payment_method', 'requires_confirmation', 'requires_action'].includes(pi.status))
     throw unexpectedState(pi, 'confirm');
   const pmId = pi.payment_method as string | null;
@@ -101,7 +106,8 @@ export function confirm(store: ObjectStore, mode: Mode, pi: StripeObject, params
       payment_intent: structuredClone(pi),
     });
   const pm = paymentMethod(store, mode, pmId);
-  const offSession = params.off_session === true || params.off_session === 'one_off' || params.off_session === 'recurring';
+  const offSession =
+    params.off_session === true || params.off_session === 'one_off' || params.off_session === 'recurring';
   if (pmId === AUTH_REQUIRED && !offSession) {
     pi.status = 'requires_action';
     pi.next_action = { type: 'use_stripe_sdk', use_stripe_sdk: { type: 'three_d_secure_redirect', stripe_js: '' } };
@@ -185,7 +191,7 @@ function cancelPaymentIntent({ mode, ids, params, store }: Ctx): StripeObject {
 }
 
 /** Refunds `amount` (default: what remains) of a succeeded intent's or a charge's payment. */
-export function refund(store: ObjectStore, mode: Mode, params: Record<string, any>): StripeObject {
+export function refund(store: ObjectStore, mode: Mode, params: Record<string, Json>): StripeObject {
   let charge: StripeObject;
   if (params.charge) charge = store.need(mode, params.charge, 'charge', 'charge');
   else if (params.payment_intent) {
@@ -227,7 +233,7 @@ export function refund(store: ObjectStore, mode: Mode, params: Record<string, an
 }
 
 /** A PaymentIntent made outside the API (a completed Checkout Session's payment). */
-export const newPaymentIntent = (store: ObjectStore, mode: Mode, params: Record<string, any>) =>
+export const newPaymentIntent = (store: ObjectStore, mode: Mode, params: Record<string, Json>) =>
   createPaymentIntent({ mode, ids: {}, params, store });
 
 const get =

@@ -8,6 +8,7 @@ import {
   Answer,
   applyFields,
   invalidRequest,
+  Json,
   Mode,
   newId,
   nowSeconds,
@@ -19,7 +20,7 @@ import {
 export interface Ctx {
   mode: Mode;
   ids: Record<string, string>;
-  params: Record<string, any>;
+  params: Record<string, Json>;
   store: ObjectStore;
 }
 export type Handler = (ctx: Ctx) => StripeObject | Answer;
@@ -115,7 +116,7 @@ function updatePrice({ mode, ids, params, store }: Ctx): StripeObject {
 
 const CUSTOMER_FIELDS = ['email', 'name', 'description', 'phone', 'address', 'shipping', 'preferred_locales'];
 
-function customerSettings(c: StripeObject, params: Record<string, any>, mode: Mode, store: ObjectStore): void {
+function customerSettings(c: StripeObject, params: Record<string, Json>, mode: Mode, store: ObjectStore): void {
   const settings = params.invoice_settings as Record<string, unknown> | undefined;
   if (settings && 'default_payment_method' in settings) {
     const pm = settings.default_payment_method as string;
@@ -189,7 +190,7 @@ function createCheckoutSession({ mode, params, store }: Ctx): StripeObject {
   if (params.customer) store.need(mode, params.customer, 'customer', 'customer');
   let total = 0;
   let currency = params.currency as string | undefined;
-  ((params.line_items as Record<string, any>[] | undefined) ?? []).forEach((line, i) => {
+  ((params.line_items as Record<string, Json>[] | undefined) ?? []).forEach((line, i) => {
     const price = line.price
       ? store.need(mode, line.price, 'price', `line_items[${i}][price]`)
       : { unit_amount: line.price_data?.unit_amount ?? 0, currency: line.price_data?.currency };

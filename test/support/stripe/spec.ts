@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Json } from './store';
 
 export interface Schema {
   $ref?: string;
@@ -42,18 +43,17 @@ export interface Operation {
 interface Document {
   info: { version: string };
   'x-cut': { commit: string };
-  paths: Record<string, Record<string, { operationId: string; parameters?: Parameter[]; requestBody?: any }>>;
+  paths: Record<string, Record<string, { operationId: string; parameters?: Parameter[]; requestBody?: Json }>>;
   components: { schemas: Record<string, Schema> };
 }
 
 const DIR = join(__dirname, '..', '..', 'fixtures', 'stripe');
-let loaded: { doc: Document; operations: Operation[]; fixtures: Record<string, Record<string, unknown>> } | null =
-  null;
+let loaded: { doc: Document; operations: Operation[]; fixtures: Record<string, Record<string, unknown>> } | null = null;
 
 function load() {
   if (loaded) return loaded;
   const doc = JSON.parse(readFileSync(join(DIR, 'spec-subset.json'), 'utf8')) as Document;
-  const fixtures = (JSON.parse(readFileSync(join(DIR, 'fixtures.json'), 'utf8')) as { resources: any }).resources;
+  const fixtures = (JSON.parse(readFileSync(join(DIR, 'fixtures.json'), 'utf8')) as { resources: Json }).resources;
   const operations: Operation[] = [];
   for (const [template, methods] of Object.entries(doc.paths)) {
     const pathParams: string[] = [];
@@ -117,7 +117,7 @@ export function resolve(schema: Schema): Schema {
 }
 
 /** A deep copy of the fixture of a resource (`product`, `payment_intent`, `checkout.session`, …). */
-export function fixture(name: string): Record<string, any> {
+export function fixture(name: string): Record<string, Json> {
   const f = load().fixtures[name];
   if (!f) throw new Error(`no Stripe fixture for ${name}`);
   return structuredClone(f);

@@ -36,7 +36,7 @@ import { decodeForm, FormError, FormObject } from './form';
 import { PAYMENT_HANDLERS } from './payments';
 import { RESOURCE_HANDLERS } from './resources';
 import { findOperation } from './spec';
-import { Answer, invalidRequest, Mode, ObjectStore, randomToken, StripeFailure, StripeObject } from './store';
+import { Answer, invalidRequest, Json, Mode, ObjectStore, randomToken, StripeFailure, StripeObject } from './store';
 import { checkParams } from './validate';
 
 export interface RecordedRequest {
@@ -100,7 +100,7 @@ function expand(body: StripeObject, paths: unknown, store: ObjectStore, mode: Mo
   const out = structuredClone(body);
   for (const path of paths as string[]) {
     const keys = path.split('.');
-    let node: any = out;
+    let node: Json = out;
     for (const k of keys.slice(0, -1)) node = node?.[k];
     const last = keys[keys.length - 1];
     const id = node?.[last];
@@ -143,12 +143,15 @@ export async function startStripeStandIn(
     if (!rec.apiKey || !KEY.test(rec.apiKey)) {
       const message = rec.apiKey
         ? `Invalid API Key provided: ${rec.apiKey.slice(0, 8)}****${rec.apiKey.slice(-4)}`
-        : 'You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. \'Authorization: Bearer YOUR_SECRET_KEY\').';
+        : "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY').";
       return refuse(invalidRequest(message, undefined, undefined, 401), 'no valid API key');
     }
     if (!found) {
       const message = `Unrecognized request URL (${rec.method}: ${rec.path}). Please see https://stripe.com/docs or we can help at https://support.stripe.com/.`;
-      return refuse(invalidRequest(message, undefined, undefined, 404), 'no operation of the spec has this method and path');
+      return refuse(
+        invalidRequest(message, undefined, undefined, 404),
+        'no operation of the spec has this method and path',
+      );
     }
     const type = req.headers['content-type'] ?? '';
     if (body && rec.method === 'POST' && !type.startsWith('application/x-www-form-urlencoded')) {

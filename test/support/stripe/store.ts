@@ -5,7 +5,10 @@
 import { randomBytes } from 'node:crypto';
 
 export type Mode = 'test' | 'live';
-export type StripeObject = Record<string, any> & { id: string; object: string };
+/** Stripe's objects are JSON of many shapes; the stand-in reads and writes their fields freely. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- one alias for the untyped JSON of Stripe's fixtures
+export type Json = any;
+export type StripeObject = Record<string, Json> & { id: string; object: string };
 
 export interface Answer {
   status: number;
@@ -28,7 +31,12 @@ export class StripeFailure extends Error {
 }
 
 export const invalidRequest = (message: string, code?: string, param?: string, status = 400) =>
-  new StripeFailure(status, { type: 'invalid_request_error', message, ...(code ? { code } : {}), ...(param ? { param } : {}) });
+  new StripeFailure(status, {
+    type: 'invalid_request_error',
+    message,
+    ...(code ? { code } : {}),
+    ...(param ? { param } : {}),
+  });
 
 export const noSuch = (kind: string, id: string, param?: string) =>
   invalidRequest(`No such ${kind}: '${id}'`, 'resource_missing', param ?? 'id', param ? 400 : 404);

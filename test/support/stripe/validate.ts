@@ -98,7 +98,8 @@ function checkObject(s: Schema, value: FormValue, path: Path, problems: ParamPro
   const free = s.properties === undefined && s.additionalProperties === undefined;
   for (const key of Object.keys(value)) {
     const sub = [...path, key];
-    if (Object.prototype.hasOwnProperty.call(props, key)) out[key] = check(props[key], value[key], sub, problems, false);
+    if (Object.prototype.hasOwnProperty.call(props, key))
+      out[key] = check(props[key], value[key], sub, problems, false);
     else if (typeof s.additionalProperties === 'object')
       out[key] = check(s.additionalProperties, value[key], sub, problems, true);
     else if (free || s.additionalProperties === true) out[key] = value[key];
