@@ -113,4 +113,20 @@ describe('Stripe stand-in: the wire', () => {
         .map((r) => r.valid),
     ).toEqual([false, false, false, false]);
   });
+
+  it('updates an intent, and reset() forgets requests, objects and keys', async () => {
+    const own = await startStripeStandIn();
+    const client = new Stripe('sk_test_reset', { ...own.clientOptions(), maxNetworkRetries: 0 });
+    const pi = await client.paymentIntents.create({ amount: 100, currency: 'eur' }, { idempotencyKey: 'k1' });
+    const updated = await client.paymentIntents.update(pi.id, { amount: 150, metadata: { order: '9' } });
+    expect(updated).toMatchObject({ amount: 150, metadata: { order: '9' }, status: 'requires_payment_method' });
+    expect(own.objects('payment_intent')).toHaveLength(1);
+    own.reset();
+    expect([own.requests.length, own.objects().length, own.validatedCount]).toEqual([0, 0, 0]);
+    const missing = await failure(client.paymentIntents.retrieve(pi.id));
+    expect(missing).toMatchObject({ statusCode: 404, code: 'resource_missing' });
+    const again = await client.paymentIntents.create({ amount: 100, currency: 'eur' }, { idempotencyKey: 'k1' });
+    expect(again.id).not.toBe(pi.id);
+    await own.close();
+  });
 });
