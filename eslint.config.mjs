@@ -83,4 +83,10 @@ export default tseslint.config(
     },
     rules: { ...tseslint.configs.disableTypeChecked.rules, '@typescript-eslint/no-require-imports': 'off' },
   },
+  {
+    // The Stripe stand-in's plain entry points (its CLI, the script that cuts Stripe's spec): no type information.
+    files: ['test/support/stripe/cli.js', 'test/fixtures/stripe/cut-spec.mjs'],
+    languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: { ...globals.node } },
+    rules: { ...tseslint.configs.disableTypeChecked.rules, '@typescript-eslint/no-require-imports': 'off' },
+  },
 );
