@@ -69,9 +69,22 @@ export class Payments1795660000000 implements MigrationInterface {
     await queryRunner.query(
       `CREATE UNIQUE INDEX "payment_customers_site_id_mode_customer_id_key" ON "payment_customers" ("site_id", "mode", "customer_id")`,
     );
+    // Who collects an order and a subscription, and in which Stripe mode.
+    await queryRunner.query(`
+      ALTER TABLE "orders"
+        ADD COLUMN "payment_processor" text NOT NULL DEFAULT 'manual',
+        ADD COLUMN "payment_mode" text,
+        ADD CONSTRAINT "orders_payment_processor_check" CHECK ("payment_processor" IN ('manual', 'stripe')),
+        ADD CONSTRAINT "orders_payment_mode_check" CHECK ("payment_mode" IN ('test', 'live'))`);
+    await queryRunner.query(`
+      ALTER TABLE "user_subscriptions"
+        ADD COLUMN "processor_mode" text,
+        ADD CONSTRAINT "user_subscriptions_processor_mode_check" CHECK ("processor_mode" IN ('test', 'live'))`);
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`ALTER TABLE "user_subscriptions" DROP COLUMN "processor_mode"`);
+    await queryRunner.query(`ALTER TABLE "orders" DROP COLUMN "payment_mode", DROP COLUMN "payment_processor"`);
     await queryRunner.query(`DROP TABLE "payment_customers"`);
     await queryRunner.query(`DROP TABLE "payment_events"`);
     await queryRunner.query(`DROP TABLE "payment_accounts"`);

@@ -52,6 +52,10 @@ export class OrderEntity {
   @Column({ type: 'text', default: 'pending' }) paymentStatus: PaymentStatus;
   @Column({ type: 'text', default: 'unfulfilled' }) fulfillmentStatus: FulfillmentStatus;
   @Column({ type: 'text', nullable: true }) processorPaymentId: string | null;
+  /** Who collects it: `manual` (the site's backend records it) or `stripe` (a PaymentIntent of the site's account, docs/payments.md). */
+  @Column({ type: 'text', default: 'manual' }) paymentProcessor: 'manual' | 'stripe';
+  /** The Stripe mode its PaymentIntent was made in; null for `manual`. */
+  @Column({ type: 'text', nullable: true }) paymentMode: 'test' | 'live' | null;
   @Column({ type: 'text' }) currency: string;
   /** Integer minor units of `currency`: the sums of the lines'. */
   @Column({ type: 'bigint', transformer: idTransformer }) subtotalAmount: number;

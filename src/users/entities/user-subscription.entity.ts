@@ -57,6 +57,8 @@ export class UserSubscriptionEntity {
   @Column({ type: 'bigint', default: 0, transformer: idTransformer }) balance: number;
   @Column({ type: 'text', default: 'manual' }) processor: string;
   @Column({ type: 'text', nullable: true }) processorSubscriptionId: string | null;
+  /** The Stripe mode its charges are made in (its order's); null for `manual`. */
+  @Column({ type: 'text', nullable: true }) processorMode: 'test' | 'live' | null;
   /** The order (and its recurring line) that started it; null when an operator started it. */
   @RefColumn({ nullable: true }) orderId: number | null;
   @RefColumn({ nullable: true }) orderLineId: number | null;
