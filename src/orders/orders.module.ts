@@ -16,6 +16,7 @@ import { FulfillmentNotificationsRepository } from './fulfillment-notifications.
 import { FulfillmentNotificationsService } from './fulfillment-notifications.service';
 import { OrderExpiryJob } from './order-expiry.job';
 import { OrderFulfillmentService } from './order-fulfillment.service';
+import { OrderPaymentRecords } from './order-payment-records';
 import { ORDER_MAIL_TYPES } from './order-mail';
 import { OrdersDataOwner } from './orders-data.owner';
 import { OrdersErasureRepository } from './orders-erasure.repository';
@@ -57,6 +58,7 @@ import { ORDERS_PROBLEMS } from './orders.problems';
     FulfillmentNotificationsRepository,
     OrdersService,
     OrderFulfillmentService,
+    OrderPaymentRecords,
     OrderExpiryJob,
     FulfillmentNotificationsService,
     OrdersDataOwner,

@@ -6,6 +6,8 @@ export const ORDERS_PROBLEMS = defineProblems('orders', {
   hold_limit_exceeded: 409,
   invalid_signature: 401,
   order_expired: 409,
+  /** The order is paid through the site's processor (Stripe): its events and the refund route move it, not PATCH …/payment. */
+  processor_managed: 409,
   quantity_exceeds_order: 409,
   too_many_pending_orders: 409,
   transition_forbidden: 409,

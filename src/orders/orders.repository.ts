@@ -206,6 +206,8 @@ export class OrdersRepository {
       paymentStatus: 'pending',
       fulfillmentStatus: 'unfulfilled',
       processorPaymentId: null,
+      paymentProcessor: 'manual',
+      paymentMode: null,
       createdAt: row.created_at,
       updatedAt: row.created_at,
       paidAt: null,

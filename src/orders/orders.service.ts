@@ -13,20 +13,20 @@ import { EmailService } from '../email/email.service';
 import { UsersService } from '../users/users.service';
 import type { Principal } from '../common/auth/principal';
 import { CreateOrderDto, OrderQueryDto, UpdatePaymentDto } from './dto/order.dto';
-import { OrderLineEntity } from './entities/order-line.entity';
-import { OrderShipmentEntity } from './entities/order-shipment.entity';
 import { OrderEntity } from './entities/order.entity';
 import { confirmationData } from './order-mail';
 import { ORDER_EXPIRY_JOB, OrderExpiryJobData } from './order-expiry.job';
-import { cooldownStart, expiryOf, holdRefusal, isExpired, StockItem, stockKey, wantedItems } from './order-holds';
+import { cooldownStart, expiryOf, holdRefusal, StockItem, stockKey, wantedItems } from './order-holds';
+import { OrderPaymentRecords, ProcessorPayment } from './order-payment-records';
 import { priceOrder } from './order-pricing';
-import { assertPaymentTransition } from './order-status';
 import { ORDERS_EVENTS } from './orders.events';
 import { OrderHoldsRepository } from './order-holds.repository';
 import { OrdersRepository, OrderView } from './orders.repository';
 
 /** An order with its lines and shipments: what a get answers. */
 export type { OrderView } from './orders.repository';
+export type { OrderEntity } from './entities/order.entity';
+export type { ProcessorPayment } from './order-payment-records';
 
 /** A signed-in site user placing or reading their own orders. */
 export interface Buyer {
@@ -80,6 +80,7 @@ export class OrdersService {
     private readonly users: UsersService,
     private readonly queue: QueueService,
     private readonly clock: Clock,
+    private readonly payments: OrderPaymentRecords,
   ) {}
 
   /** The caller as a buyer: a site user's session; a key is no buyer (it acts for the site). */
@@ -230,64 +231,71 @@ export class OrdersService {
   }
 
   /**
-   * Records the payment (`pending → paid → refunded`; any other move is a 409 and changes
-   * nothing). An order past its hold is a 409 `order_expired`, whether or not the expiry has
+   * PATCH …/payment: records the payment (`pending → paid → refunded`; any other move is a 409 and
+   * changes nothing). An order past its hold is a 409 `order_expired`, whether or not the expiry has
    * canceled it yet: its stock is, or is about to be, someone else's. Paid: no expiry any more,
-   * `order.paid`, then one `order.subscription_requested` per recurring line.
+   * `order.paid`, then one `order.subscription_requested` per recurring line. An order paid through
+   * the site's processor is a 409 `processor_managed`: Stripe's events and the refund route move it.
    */
   updatePayment(site: SiteContext, id: number, dto: UpdatePaymentDto): Promise<OrderView> {
     return this.dataSource.transaction(async (em) => {
       const order = await findInSiteOrFail(em, OrderEntity, site, id, 'Order', { lock: true });
-      if (dto.paymentStatus === 'paid' && isExpired(order, this.clock.now()))
+      if (order.paymentProcessor !== 'manual')
         throw new ConflictProblem(
-          'order_expired',
-          `Order ${order.number} expired unpaid at ${order.expiresAt!.toISOString()}; place a new order`,
+          'processor_managed',
+          `Order ${order.number} is paid through ${order.paymentProcessor}: its events record the payment, ` +
+            'and POST …/refund refunds it',
         );
-      assertPaymentTransition(order.paymentStatus, dto.paymentStatus);
-      order.paymentStatus = dto.paymentStatus;
-      if (dto.processorPaymentId !== undefined) order.processorPaymentId = dto.processorPaymentId;
-      if (dto.paymentStatus === 'paid') {
-        order.paidAt = new Date();
-        order.expiresAt = null;
-      }
-      if (dto.paymentStatus === 'refunded') order.refundedAt = new Date();
-      const saved = await em.save(order);
-      const lines = await this.linesIn(em, order.id);
-      const payload = {
-        id: saved.id,
-        number: saved.number,
-        currency: saved.currency,
-        totalAmount: saved.totalAmount,
-        processorPaymentId: saved.processorPaymentId,
-      };
-      if (saved.paymentStatus === 'paid') {
-        await recordEvent(em, site, ORDERS_EVENTS.paid, payload);
-        for (const line of lines.filter((l) => l.recurringInterval && l.recurringIntervalCount))
-          await recordEvent(em, site, ORDERS_EVENTS.subscriptionRequested, {
-            orderId: saved.id,
-            orderNumber: saved.number,
-            userId: saved.userId,
-            lineId: line.id,
-            productId: line.productId,
-            variantId: line.variantId,
-            quantity: line.quantity,
-            interval: line.recurringInterval!,
-            intervalCount: line.recurringIntervalCount!,
-            unitAmount: line.unitAmount,
-            currency: saved.currency,
-          });
-      } else if (saved.paymentStatus === 'refunded') {
-        await recordEvent(em, site, ORDERS_EVENTS.refunded, payload);
-      }
-      return { order: saved, lines, shipments: await this.shipmentsIn(em, order.id) };
+      return this.payments.move(em, site, order, dto.paymentStatus, dto.processorPaymentId);
     });
   }
 
-  private linesIn(em: EntityManager, orderId: number): Promise<OrderLineEntity[]> {
-    return em.find(OrderLineEntity, { where: { orderId }, order: { position: 'ASC' } });
+  /**
+   * For a payment processor's adapter (docs/payments.md, "Orders"), in its transaction. The
+   * order of the site, locked (null: none); with `processorPaymentId`, the order that payment is
+   * for.
+   */
+  lockForPayment(
+    em: EntityManager,
+    site: SiteContext,
+    ref: { id: number } | { processorPaymentId: string },
+  ): Promise<OrderEntity | null> {
+    return 'id' in ref
+      ? this.payments.lock(em, site, ref.id)
+      : this.payments.lockByProcessorPayment(em, site, ref.processorPaymentId);
   }
 
-  private shipmentsIn(em: EntityManager, orderId: number): Promise<OrderShipmentEntity[]> {
-    return em.find(OrderShipmentEntity, { where: { orderId }, order: { id: 'ASC' } });
+  /** Why the order cannot be paid now (the 409 to answer), or null. */
+  unpayable(order: OrderEntity): ConflictProblem | null {
+    return this.payments.unpayable(order);
+  }
+
+  /**
+   * A processor's payment or refund of a locked order, through the same code path as PATCH
+   * …/payment (its rules, 409s and events), recording who collected it.
+   */
+  recordProcessorPayment(
+    em: EntityManager,
+    site: SiteContext,
+    order: OrderEntity,
+    to: 'paid' | 'refunded',
+    by: ProcessorPayment,
+  ): Promise<OrderView> {
+    return this.payments.move(em, site, order, to, by.processorPaymentId, by);
+  }
+
+  /** Records the processor's payment made for a locked, payable order (still pending). */
+  attachProcessorPayment(em: EntityManager, order: OrderEntity, by: ProcessorPayment): Promise<OrderEntity> {
+    return this.payments.attach(em, order, by);
+  }
+
+  /** A processor's payment that could not be sold (a canceled or expired order) was given back: OrderPaymentRecords.refundUnsold. */
+  recordUnsoldRefund(em: EntityManager, site: SiteContext, order: OrderEntity, by: ProcessorPayment): Promise<boolean> {
+    return this.payments.refundUnsold(em, site, order, by);
+  }
+
+  /** A locked order with its lines and shipments. */
+  viewOf(em: EntityManager, order: OrderEntity): Promise<OrderView> {
+    return this.payments.view(em, order);
   }
 }

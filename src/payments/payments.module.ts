@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AnswersProblems } from '../common/errors/problem-codes';
+import { OrdersModule } from '../orders/orders.module';
+import { UsersModule } from '../users/users.module';
 import { PaymentAccountEntity } from './entities/payment-account.entity';
 import { PaymentCustomerEntity } from './entities/payment-customer.entity';
 import { PaymentEventEntity } from './entities/payment-event.entity';
@@ -10,6 +12,11 @@ import { PaymentCustomersRepository } from './payment-customers.repository';
 import { PaymentEventsRepository } from './payment-events.repository';
 import { PaymentsDataOwner } from './payments-data.owner';
 import { PAYMENTS_PROBLEMS } from './payments.problems';
+import { OrderPaymentEvents } from './orders/order-payment-events';
+import { OrderPaymentJobs } from './orders/order-payment-jobs';
+import { OrderPaymentsController } from './orders/order-payments.controller';
+import { OrderPaymentsService } from './orders/order-payments.service';
+import { StripeCustomers } from './stripe/stripe-customers';
 import { StripeClients } from './stripe/stripe-clients';
 import { StripeEventHandlers } from './stripe/stripe-event-handlers';
 import { StripeEventsController } from './stripe/stripe-events.controller';
@@ -22,8 +29,12 @@ import { StripeEventsService } from './stripe/stripe-events.service';
  */
 @AnswersProblems(PAYMENTS_PROBLEMS)
 @Module({
-  imports: [TypeOrmModule.forFeature([PaymentAccountEntity, PaymentEventEntity, PaymentCustomerEntity])],
-  controllers: [PaymentAccountsController, StripeEventsController],
+  imports: [
+    TypeOrmModule.forFeature([PaymentAccountEntity, PaymentEventEntity, PaymentCustomerEntity]),
+    OrdersModule,
+    UsersModule,
+  ],
+  controllers: [PaymentAccountsController, StripeEventsController, OrderPaymentsController],
   providers: [
     PaymentAccountsService,
     PaymentCustomersRepository,
@@ -32,6 +43,10 @@ import { StripeEventsService } from './stripe/stripe-events.service';
     StripeClients,
     StripeEventHandlers,
     StripeEventsService,
+    StripeCustomers,
+    OrderPaymentsService,
+    OrderPaymentEvents,
+    OrderPaymentJobs,
   ],
   exports: [PaymentAccountsService],
 })

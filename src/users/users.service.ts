@@ -68,6 +68,17 @@ export class UsersService {
     return user;
   }
 
+  /**
+   * The site's user of an address (normalised), made now if there is none (`user.created`), in
+   * the caller's transaction: the customer of an order placed with a key, for whom a payment
+   * processor keeps a Customer (docs/payments.md, "Orders"). They can sign in with the address.
+   */
+  async findOrCreateByEmail(em: EntityManager, site: SiteContext, email: string): Promise<SiteUserEntity> {
+    const { user, created } = await this.repository.findOrCreate(em, site.id, normaliseEmail(email));
+    if (created) await recordEvent(em, site, USER_EVENTS.created, { id: user.id, status: user.status });
+    return user;
+  }
+
   /** The signed-in user, as their session's verification read it. */
   async me(principal: UserPrincipal): Promise<SiteUserEntity> {
     const user = await this.sessions.userOf(principal);

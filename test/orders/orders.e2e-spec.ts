@@ -54,6 +54,8 @@ describe('/api/v2/sites/:siteName/orders', () => {
         paymentStatus: 'pending',
         fulfillmentStatus: 'unfulfilled',
         processorPaymentId: null,
+        paymentProcessor: 'manual',
+        paymentMode: null,
         currency: 'EUR',
         subtotalAmount: 4200,
         taxAmount: 0,

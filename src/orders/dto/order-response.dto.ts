@@ -109,6 +109,22 @@ export class OrderSummaryDto {
   @ApiProperty({ enum: PAYMENT_STATUSES, example: 'pending' }) paymentStatus: PaymentStatus;
   @ApiProperty({ enum: FULFILLMENT_STATUSES, example: 'unfulfilled' }) fulfillmentStatus: FulfillmentStatus;
   @ApiProperty({ type: String, nullable: true, example: null }) processorPaymentId: string | null;
+  @ApiProperty({
+    enum: ['manual', 'stripe'],
+    example: 'manual',
+    description:
+      'Who collects it: `manual` (the site’s backend records the payment) or `stripe` (a PaymentIntent of the ' +
+      'site’s Stripe account, made by POST …/payment-intent; docs/payments.md)',
+  })
+  paymentProcessor: 'manual' | 'stripe';
+  @ApiProperty({
+    type: String,
+    enum: ['test', 'live', null],
+    nullable: true,
+    example: null,
+    description: 'The Stripe mode its PaymentIntent was made in; null for `manual`',
+  })
+  paymentMode: 'test' | 'live' | null;
   @ApiProperty({ example: 'EUR' }) currency: string;
   @ApiProperty({ example: 3600, description: 'Minor units: the sum of the lines’ subtotals' }) subtotalAmount: number;
   @ApiProperty({ example: 720, description: 'The sum of the lines’ tax' }) taxAmount: number;
@@ -192,6 +208,8 @@ export function toOrderSummary(o: OrderEntity): OrderSummaryDto {
     paymentStatus: o.paymentStatus,
     fulfillmentStatus: o.fulfillmentStatus,
     processorPaymentId: o.processorPaymentId,
+    paymentProcessor: o.paymentProcessor,
+    paymentMode: o.paymentMode,
     currency: o.currency,
     subtotalAmount: o.subtotalAmount,
     taxAmount: o.taxAmount,

@@ -41,6 +41,10 @@ export interface OrderAddress {
 @Index('orders_expires_at_idx', ['expiresAt'], {
   where: `"expires_at" IS NOT NULL AND "payment_status" = 'pending' AND "fulfillment_status" IN ('unfulfilled', 'partially_fulfilled')`,
 })
+// A processor's events name its payment, not the order (docs/payments.md, "Orders").
+@Index('orders_site_id_processor_payment_id_idx', ['siteId', 'processorPaymentId'], {
+  where: '"processor_payment_id" IS NOT NULL',
+})
 export class OrderEntity {
   @IdColumn() id: number;
   @RefColumn() siteId: number;
