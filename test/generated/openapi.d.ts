@@ -2108,6 +2108,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/sites/{siteName}/orders/{id}/payment-intent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get the Stripe PaymentIntent of an order
+         * @description For a checkout with Stripe’s Payment Element (docs/payments.md, "Orders"): the order’s PaymentIntent in the site’s charging mode, for the order’s total and currency (never the client’s), made on the first call and answered again on the next ones (a canceled one is replaced). Confirm it in the browser with `clientSecret`; Stripe’s signed `payment_intent.succeeded` then marks the order paid. A site user’s session for their own order, or a key. 409 `processor_not_connected` for a site without Stripe, `order_expired` past the order’s hold, `transition_forbidden` for an order paid, refunded or canceled; 503 `processor_unavailable` when Stripe cannot be reached (nothing changed). A key needs the `orders:write` permission (without it: 403 `insufficient_permission`).
+         */
+        post: operations["createOrderPaymentIntent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/sites/{siteName}/orders/{id}/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refund an order (admin)
+         * @description A paid order paid through Stripe is refunded in full through Stripe, then `refunded` (`order.refunded`); 503 `processor_unavailable` when Stripe cannot be reached (nothing changed; try again). An order the site’s backend records (`manual`) is recorded refunded, as PATCH …/payment does: nothing is collected back. An order that is not paid is a 409 `transition_forbidden`. A key needs the `orders:write` permission (without it: 403 `insufficient_permission`).
+         */
+        post: operations["refundOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/sites/{siteName}/contacts": {
         parameters: {
             query?: never;
@@ -6448,6 +6488,18 @@ export interface components {
             fulfillmentStatus: "unfulfilled" | "partially_fulfilled" | "fulfilled" | "canceled";
             /** @example null */
             processorPaymentId: string | null;
+            /**
+             * @description Who collects it: `manual` (the site’s backend records the payment) or `stripe` (a PaymentIntent of the site’s Stripe account, made by POST …/payment-intent; docs/payments.md)
+             * @example manual
+             * @enum {string}
+             */
+            paymentProcessor: "manual" | "stripe";
+            /**
+             * @description The Stripe mode its PaymentIntent was made in; null for `manual`
+             * @example null
+             * @enum {string|null}
+             */
+            paymentMode: "test" | "live" | null;
             /** @example EUR */
             currency: string;
             /**
@@ -6723,6 +6775,18 @@ export interface components {
             fulfillmentStatus: "unfulfilled" | "partially_fulfilled" | "fulfilled" | "canceled";
             /** @example null */
             processorPaymentId: string | null;
+            /**
+             * @description Who collects it: `manual` (the site’s backend records the payment) or `stripe` (a PaymentIntent of the site’s Stripe account, made by POST …/payment-intent; docs/payments.md)
+             * @example manual
+             * @enum {string}
+             */
+            paymentProcessor: "manual" | "stripe";
+            /**
+             * @description The Stripe mode its PaymentIntent was made in; null for `manual`
+             * @example null
+             * @enum {string|null}
+             */
+            paymentMode: "test" | "live" | null;
             /** @example EUR */
             currency: string;
             /**
@@ -7009,6 +7073,41 @@ export interface components {
             outcome: "applied" | "ignored";
             /** @description true when the event id was received before (nothing changed this time) */
             replayed: boolean;
+        };
+        OrderPaymentIntentDto: {
+            /**
+             * @example stripe
+             * @enum {string}
+             */
+            processor: "stripe";
+            /**
+             * @description The Stripe mode it was made in
+             * @example test
+             * @enum {string}
+             */
+            mode: "test" | "live";
+            /** @example pi_3MtwBwLkdIwHu7ix28a3tqPa */
+            paymentIntentId: string;
+            /**
+             * @description For Stripe.js (`stripe.confirmPayment` with the Payment Element) in the buyer’s browser only; never stored by Sitebase
+             * @example pi_3MtwBwLkdIwHu7ix28a3tqPa_secret_YrKJUKribcBjcG8HVhfZluoGH
+             */
+            clientSecret: string;
+            /**
+             * @description The order’s total, in minor units (never the client’s)
+             * @example 4320
+             */
+            amount: number;
+            /**
+             * @description The order’s currency, lower case as Stripe writes it
+             * @example eur
+             */
+            currency: string;
+            /**
+             * @description The PaymentIntent’s status at Stripe (`requires_payment_method`, `processing`, `succeeded`, …)
+             * @example requires_payment_method
+             */
+            status: string;
         };
         ContactResponseDto: {
             /** @example 1 */
@@ -21991,7 +22090,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `hold_cooldown`, `hold_limit_exceeded`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `quantity_exceeds_order`, `suppression_complained`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `hold_cooldown`, `hold_limit_exceeded`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `processor_managed`, `quantity_exceeds_order`, `suppression_complained`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -22192,7 +22291,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `hold_cooldown`, `hold_limit_exceeded`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `quantity_exceeds_order`, `suppression_complained`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `hold_cooldown`, `hold_limit_exceeded`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `processor_managed`, `quantity_exceeds_order`, `suppression_complained`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -22299,7 +22398,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `hold_cooldown`, `hold_limit_exceeded`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `quantity_exceeds_order`, `suppression_complained`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `hold_cooldown`, `hold_limit_exceeded`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `processor_managed`, `quantity_exceeds_order`, `suppression_complained`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -22403,7 +22502,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `hold_cooldown`, `hold_limit_exceeded`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `quantity_exceeds_order`, `suppression_complained`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `hold_cooldown`, `hold_limit_exceeded`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `processor_managed`, `quantity_exceeds_order`, `suppression_complained`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -22510,7 +22609,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `hold_cooldown`, `hold_limit_exceeded`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `quantity_exceeds_order`, `suppression_complained`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `hold_cooldown`, `hold_limit_exceeded`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `processor_managed`, `quantity_exceeds_order`, `suppression_complained`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -22567,7 +22666,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentAccountResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22576,7 +22675,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_processor_signature`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_processor_signature`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22585,7 +22684,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22594,7 +22693,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22655,7 +22754,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentAccountResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22664,7 +22763,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_processor_signature`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_processor_signature`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22673,7 +22772,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22682,7 +22781,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22700,7 +22799,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `processor_declined`, `processor_not_connected`, `secrets_key_missing`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `hold_cooldown`, `hold_limit_exceeded`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `processor_declined`, `processor_managed`, `processor_not_connected`, `quantity_exceeds_order`, `secrets_key_missing`, `suppression_complained`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -22709,7 +22808,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -22756,7 +22855,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22765,7 +22864,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_processor_signature`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_processor_signature`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22774,7 +22873,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22783,7 +22882,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22851,7 +22950,7 @@ export interface operations {
                     "application/json": components["schemas"]["StripeEventOutcomeDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22860,7 +22959,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_processor_signature`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_processor_signature`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22869,7 +22968,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22887,7 +22986,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `processor_declined`, `processor_not_connected`, `secrets_key_missing`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `hold_cooldown`, `hold_limit_exceeded`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `processor_declined`, `processor_managed`, `processor_not_connected`, `quantity_exceeds_order`, `secrets_key_missing`, `suppression_complained`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -22896,7 +22995,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -22916,6 +23015,240 @@ export interface operations {
             };
             /** @description Rate limited; see Retry-After */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    createOrderPaymentIntent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                siteName: string;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderPaymentIntentDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_processor_signature`, `invalid_signature`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `hold_cooldown`, `hold_limit_exceeded`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `processor_declined`, `processor_managed`, `processor_not_connected`, `quantity_exceeds_order`, `secrets_key_missing`, `suppression_complained`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Not ready: a dependency (the database) does not answer (besides the shared codes: `dns_timeout`, `dns_unavailable`, `processor_unavailable`, `sns_unavailable`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    refundOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                siteName: string;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_processor_signature`, `invalid_signature`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `hold_cooldown`, `hold_limit_exceeded`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `processor_declined`, `processor_managed`, `processor_not_connected`, `quantity_exceeds_order`, `secrets_key_missing`, `suppression_complained`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Not ready: a dependency (the database) does not answer (besides the shared codes: `dns_timeout`, `dns_unavailable`, `processor_unavailable`, `sns_unavailable`) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

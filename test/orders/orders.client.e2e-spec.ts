@@ -1,10 +1,21 @@
 import { OrderEntity } from '../../src/orders/entities/order.entity';
 import { signatureHeader } from '../../src/orders/fulfillment-signature';
+import request from 'supertest';
 import { withClient } from '../support/api-client';
+import { connectStripe, signedStripeEvent, stripeEventsUrl } from '../support/stripe-connect';
+import { startStripeStandIn, StripeStandIn } from '../support/stripe/stand-in';
 
 /** Every Orders operation through the generated client (docs/openapi.md). */
 describe('generated client: orders', () => {
-  const s = withClient(2);
+  // The app's Stripe is the stand-in, started before the app (its URL is read when the app starts).
+  const env: Record<string, string> = { STRIPE_MAX_NETWORK_RETRIES: '1', STRIPE_TIMEOUT_MS: '2000' };
+  let standIn: StripeStandIn;
+  beforeAll(async () => {
+    standIn = await startStripeStandIn();
+    env.STRIPE_API_BASE = standIn.url;
+  });
+  afterAll(() => standIn?.close());
+  const s = withClient(2, { env });
   const site = () => ({ siteName: s.a.siteName });
 
   it('create, list, get, payment, fulfillment, the secret and a signed notification', async () => {
@@ -84,6 +95,51 @@ describe('generated client: orders', () => {
       body: forgedBody,
     });
     expect([forged.response.status, forged.error?.code]).toEqual([401, 'invalid_signature']);
+  });
+
+  it('an order paid through Stripe: its PaymentIntent, the signed success, the refund; a manual site’s 409', async () => {
+    const keys = (await connectStripe(s.b)).test!;
+    const b = s.contract.as(s.b.key);
+    const path = { siteName: s.b.siteName };
+    const product = await b.POST('/api/v2/sites/{siteName}/products', {
+      params: { path },
+      body: { name: 'Print', unitAmount: 2400, currency: 'EUR', quantityAvailable: 1, recurring: null },
+    });
+    const order = await b.POST('/api/v2/sites/{siteName}/orders', {
+      params: { path },
+      body: { lines: [{ productId: product.data!.id, quantity: 1 }], customer: { email: 'ada@example.com' } },
+    });
+    const id = order.data!.id;
+    expect([order.data?.paymentProcessor, order.data?.paymentMode]).toEqual(['manual', null]);
+    const intent = await b.POST('/api/v2/sites/{siteName}/orders/{id}/payment-intent', {
+      params: { path: { ...path, id } },
+    });
+    expect(intent.response.status).toBe(200);
+    expect(intent.data).toEqual(
+      expect.objectContaining({ processor: 'stripe', mode: 'test', amount: 2400, currency: 'eur' }),
+    );
+    const unpaid = await b.POST('/api/v2/sites/{siteName}/orders/{id}/refund', { params: { path: { ...path, id } } });
+    expect([unpaid.response.status, unpaid.error?.code]).toEqual([409, 'transition_forbidden']);
+    const event = standIn.eventFor('payment_intent.succeeded', intent.data!.paymentIntentId);
+    const { payload, header } = signedStripeEvent(event, keys.webhookSecret);
+    await request(s.t.server)
+      .post(stripeEventsUrl(s.b))
+      .set('stripe-signature', header)
+      .set('content-type', 'application/json')
+      .send(payload)
+      .expect(200);
+    const refunded = await b.POST('/api/v2/sites/{siteName}/orders/{id}/refund', { params: { path: { ...path, id } } });
+    expect([refunded.response.status, refunded.data?.paymentStatus, refunded.data?.paymentProcessor]).toEqual([
+      200,
+      'refunded',
+      'stripe',
+    ]);
+    const manual = await s.api.POST('/api/v2/sites/{siteName}/orders/{id}/payment-intent', {
+      params: { path: { siteName: s.a.siteName, id: 1 } },
+    });
+    expect([manual.response.status, manual.error?.code]).toEqual([409, 'processor_not_connected']);
+    expect(standIn.validatedCount).toBeGreaterThan(0);
+    expect(standIn.invalid()).toEqual([]);
   });
 
   it('called every Orders operation through the client', () => {

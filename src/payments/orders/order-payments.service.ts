@@ -56,10 +56,10 @@ export class OrderPaymentsService {
   async paymentIntent(site: SiteContext, id: number, caller: Principal, tries = 2): Promise<OrderPaymentIntentDto> {
     const view = await this.orders.get(site, id, caller);
     const { order } = view;
-    const refusal = this.orders.unpayable(order);
-    if (refusal) throw refusal;
     const conn = await this.accounts.stripeOf(site.id);
     if (!conn) throw notConnected();
+    const refusal = this.orders.unpayable(order);
+    if (refusal) throw refusal;
     let key = `sitebase-order-${site.id}-${order.id}-${conn.mode}`;
     let replaced: PaymentIntentJobData | null = null;
     if (order.paymentProcessor === 'stripe' && order.processorPaymentId) {
