@@ -2119,7 +2119,7 @@ export interface paths {
         put?: never;
         /**
          * Get the Stripe PaymentIntent of an order
-         * @description For a checkout with Stripe’s Payment Element (docs/payments.md, "Orders"): the order’s PaymentIntent in the site’s charging mode, for the order’s total and currency (never the client’s), made on the first call and answered again on the next ones (a canceled one is replaced). Confirm it in the browser with `clientSecret`; Stripe’s signed `payment_intent.succeeded` then marks the order paid. A site user’s session for their own order, or a key. 409 `processor_not_connected` for a site without Stripe, `order_expired` past the order’s hold, `transition_forbidden` for an order paid, refunded or canceled; 503 `processor_unavailable` when Stripe cannot be reached (nothing changed). A key needs the `orders:write` permission (without it: 403 `insufficient_permission`).
+         * @description For a checkout with Stripe’s Payment Element (docs/payments.md, "Orders"): the order’s PaymentIntent in the site’s charging mode, for the order’s total and currency (never the client’s), made on the first call and answered again on the next ones (a canceled one is replaced). Confirm it in the browser with `clientSecret`; Stripe’s signed `payment_intent.succeeded` then marks the order paid. A site user’s session for their own order, or a key. 409 `processor_not_connected` for a site without Stripe, `order_expired` past the order’s hold, `transition_forbidden` for an order paid, refunded or canceled; 503 `processor_unavailable` when Stripe cannot be reached (nothing changed). Try it out with the examples answers 409: the example order is paid and refunded by then (PATCH …/payment); a pending order of a connected site answers 200. A key needs the `orders:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["createOrderPaymentIntent"];
         delete?: never;
@@ -2139,7 +2139,7 @@ export interface paths {
         put?: never;
         /**
          * Refund an order (admin)
-         * @description A paid order paid through Stripe is refunded in full through Stripe, then `refunded` (`order.refunded`); 503 `processor_unavailable` when Stripe cannot be reached (nothing changed; try again). An order the site’s backend records (`manual`) is recorded refunded, as PATCH …/payment does: nothing is collected back. An order that is not paid is a 409 `transition_forbidden`. A key needs the `orders:write` permission (without it: 403 `insufficient_permission`).
+         * @description A paid order paid through Stripe is refunded in full through Stripe, then `refunded` (`order.refunded`); 503 `processor_unavailable` when Stripe cannot be reached (nothing changed; try again). An order the site’s backend records (`manual`) is recorded refunded, as PATCH …/payment does: nothing is collected back. An order that is not paid is a 409 `transition_forbidden`. Try it out with the examples answers 409: the example order is refunded by then (PATCH …/payment); a paid order answers 200. A key needs the `orders:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["refundOrder"];
         delete?: never;

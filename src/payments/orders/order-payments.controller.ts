@@ -27,6 +27,11 @@ export class OrderPaymentsController {
       '`processor_unavailable` when Stripe cannot be reached (nothing changed).',
     ok: OrderPaymentIntentDto,
     problems: [409, 503],
+    exampleAnswers: {
+      status: 409,
+      because:
+        'the example order is paid and refunded by then (PATCH …/payment); a pending order of a connected site answers 200',
+    },
   })
   async paymentIntent(
     @CurrentSite() site: SiteContext,
@@ -48,6 +53,10 @@ export class OrderPaymentsController {
       'back. An order that is not paid is a 409 `transition_forbidden`.',
     ok: OrderResponseDto,
     problems: [409, 503],
+    exampleAnswers: {
+      status: 409,
+      because: 'the example order is refunded by then (PATCH …/payment); a paid order answers 200',
+    },
     admin: true,
   })
   async refund(
