@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager, In } from 'typeorm';
+import { EntityManager, In, LessThanOrEqual } from 'typeorm';
 import { SitesService } from '../account/sites.service';
 import { ConflictProblem } from '../common/errors/problems';
 import { EventScope } from '../common/outbox/record-event';
@@ -10,9 +10,9 @@ import { CreditsService } from './credits.service';
 import { CreateChargeDto, PayChargeDto } from './dto/subscription-charge.dto';
 import { PERIOD_ENTRY_KINDS, SubscriptionEntryEntity } from './entities/subscription-entry.entity';
 import { UserSubscriptionEntity } from './entities/user-subscription.entity';
-import { PaymentProcessors } from './payment-processor';
+import { ChargeOutcome, PaymentProcessors } from './payment-processors.service';
 import { ledgerLine, recordCharge, recordSubscription } from './subscription-ledger';
-import { applyBalance, unpaidCancelAt } from './subscription-status';
+import { applyBalance, nextChargeAttempt, unpaidCancelAt } from './subscription-status';
 import { USER_EVENTS } from './users.events';
 
 export interface ChargeResult {
@@ -23,6 +23,17 @@ export interface ChargeResult {
 export interface PaidCharge extends ChargeResult {
   subscription: UserSubscriptionEntity;
 }
+
+/** A processor's failed attempt at a line (a declined card, authentication required, no payment method). */
+export interface ChargeFailure {
+  /** The attempt it was (ChargeRequest.attempt): an attempt already recorded changes nothing. */
+  attempt: number;
+  code: string;
+  message: string;
+}
+
+const isPeriodLine = (entry: SubscriptionEntryEntity) =>
+  (PERIOD_ENTRY_KINDS as readonly string[]).includes(entry.kind);
 
 const day = (d: Date) => d.toISOString().slice(0, 10);
 
@@ -128,7 +139,7 @@ export class SubscriptionBilling {
     let entry = await em.save(ledgerLine(em, sub, 'charge', dto.amount, { description: dto.description }));
     let creditBalance: number | null = null;
     if (dto.payWithCredits) creditBalance = await this.payFromCredits(em, site, sub, entry, false);
-    if (entry.status === 'pending') await this.askProcessor(sub, entry);
+    if (entry.status === 'pending') await this.askProcessor(em, sub, entry);
     entry = await em.save(entry);
     await recordCharge(em, site, sub, entry);
     return { charge: entry, creditBalance };
@@ -157,19 +168,78 @@ export class SubscriptionBilling {
       this.markPaid(entry, 'out_of_band');
       entry.processorChargeId = dto.reference ?? null;
     } else if (dto.payWithCredits) creditBalance = await this.payFromCredits(em, site, sub, entry, true);
-    else await this.askProcessor(sub, entry);
+    else await this.askProcessor(em, sub, entry);
     entry = await em.save(entry);
-    if (entry.status === 'paid') {
-      await recordCharge(em, site, sub, entry);
-      if (sub.status === 'past_due' && !(await this.hasUnpaidPeriodLine(em, sub))) {
-        sub.status = 'active';
-        sub.unpaidCancelAt = null;
-        sub.version += 1;
-        await em.save(sub);
-        await recordSubscription(em, site, USER_EVENTS.subscriptionUpdated, sub, 'past_due', 'payment_received');
-      }
-    }
+    if (entry.status === 'paid') await this.received(em, site, sub, entry);
     return { charge: entry, subscription: sub, creditBalance };
+  }
+
+  /**
+   * A processor collected a pending line (its job's answer or its webhook): paid with the
+   * processor and its charge id, as `pay` would; false when the line is no longer pending (the
+   * job and the webhook both report one payment: the second changes nothing).
+   */
+  async settle(
+    em: EntityManager,
+    scope: EventScope,
+    sub: UserSubscriptionEntity,
+    entry: SubscriptionEntryEntity,
+    paid: { processor: string; chargeId: string },
+  ): Promise<boolean> {
+    if (entry.status !== 'pending') return false;
+    this.markPaid(entry, paid.processor);
+    Object.assign(entry, { processorChargeId: paid.chargeId, nextAttemptAt: null });
+    await em.save(entry);
+    await this.received(em, scope, sub, entry);
+    return true;
+  }
+
+  /**
+   * A processor's attempt at a pending line failed: recorded on the line with our next attempt
+   * (subscription-status.ts, `nextChargeAttempt`, which the period job makes); a period line of an
+   * `active` subscription makes it `past_due` with its dunning window, as a line left `pending`
+   * does. False when that attempt was recorded already (the job's answer and the webhook).
+   */
+  async failed(
+    em: EntityManager,
+    scope: EventScope,
+    sub: UserSubscriptionEntity,
+    entry: SubscriptionEntryEntity,
+    failure: ChargeFailure,
+  ): Promise<boolean> {
+    if (entry.status !== 'pending' || failure.attempt <= entry.chargeAttempts) return false;
+    const previous = sub.status;
+    if (isPeriodLine(entry) && (previous === 'active' || previous === 'trialing')) await this.fallDue(em, sub);
+    const now = this.clock.now();
+    const retried = sub.status === 'active' || sub.status === 'trialing' || sub.status === 'past_due';
+    Object.assign(entry, {
+      chargeAttempts: failure.attempt,
+      failureCode: failure.code.slice(0, 100),
+      failureMessage: failure.message.slice(0, 500),
+      failedAt: now,
+      nextAttemptAt: retried
+        ? nextChargeAttempt(now, failure.attempt, sub.status === 'past_due' ? sub.unpaidCancelAt : null)
+        : null,
+    });
+    await em.save(entry);
+    if (sub.status !== previous) {
+      await em.save(sub);
+      await recordSubscription(em, scope, USER_EVENTS.subscriptionUpdated, sub, previous, 'payment_due');
+    }
+    return true;
+  }
+
+  /** The period job: asks the processor again for the subscription's lines whose retry came (`nextAttemptAt`). */
+  async retryDue(em: EntityManager, scope: EventScope, sub: UserSubscriptionEntity, now: Date): Promise<void> {
+    const due = await em.find(SubscriptionEntryEntity, {
+      where: { subscriptionId: sub.id, status: 'pending', nextAttemptAt: LessThanOrEqual(now) },
+      order: { id: 'ASC' },
+    });
+    for (let entry of due) {
+      await this.askProcessor(em, sub, entry);
+      entry = await em.save(entry);
+      if (entry.status === 'paid') await this.received(em, scope, sub, entry);
+    }
   }
 
   /** Whether a period line of the subscription waits for its payment. */
@@ -195,26 +265,59 @@ export class SubscriptionBilling {
     sub.balance -= applied;
     draft.creditApplied = applied;
     let entry = await em.save(draft);
+    let asked: ChargeOutcome['status'] | null = null;
     if (due === 0) this.markPaid(entry, applied > 0 ? 'balance' : null);
-    else await this.askProcessor(sub, entry);
+    else asked = await this.askProcessor(em, sub, entry);
     entry = await em.save(entry);
     await recordCharge(em, scope, sub, entry);
     const previous = sub.status;
-    if (entry.status === 'pending' && (previous === 'active' || previous === 'trialing')) {
-      const { settings } = await this.sites.profileOf(sub.siteId, em);
-      sub.status = 'past_due';
-      sub.unpaidCancelAt = unpaidCancelAt(this.clock.now(), dunningDays(settings.subscriptions), sub.currentPeriodEnd);
-    }
+    // `processing`: an attempt is under way; it falls due only if that attempt fails (failed()).
+    if (entry.status === 'pending' && asked !== 'processing' && (previous === 'active' || previous === 'trialing'))
+      await this.fallDue(em, sub);
     await em.save(sub);
     if (sub.status !== previous)
       await recordSubscription(em, scope, USER_EVENTS.subscriptionUpdated, sub, previous, 'payment_due');
     return entry;
   }
 
-  /** Asks the subscription's processor for what the line still owes (its amount less the balance applied). */
-  private async askProcessor(sub: UserSubscriptionEntity, entry: SubscriptionEntryEntity): Promise<void> {
+  /** `past_due` until paid or canceled at the end of the site's dunning window from now (or of the period, if sooner). */
+  private async fallDue(em: EntityManager, sub: UserSubscriptionEntity): Promise<void> {
+    const { settings } = await this.sites.profileOf(sub.siteId, em);
+    sub.status = 'past_due';
+    sub.unpaidCancelAt = unpaidCancelAt(this.clock.now(), dunningDays(settings.subscriptions), sub.currentPeriodEnd);
+  }
+
+  /** A line was paid: its event, and a `past_due` subscription with no unpaid period line left is `active` again. */
+  private async received(
+    em: EntityManager,
+    scope: EventScope,
+    sub: UserSubscriptionEntity,
+    entry: SubscriptionEntryEntity,
+  ): Promise<void> {
+    await recordCharge(em, scope, sub, entry);
+    if (sub.status === 'past_due' && !(await this.hasUnpaidPeriodLine(em, sub))) {
+      sub.status = 'active';
+      sub.unpaidCancelAt = null;
+      sub.version += 1;
+      await em.save(sub);
+      await recordSubscription(em, scope, USER_EVENTS.subscriptionUpdated, sub, 'past_due', 'payment_received');
+    }
+  }
+
+  /**
+   * Asks the subscription's processor for what the line still owes (its amount less the balance
+   * applied), as its next attempt; a planned retry is then this one.
+   */
+  private async askProcessor(
+    em: EntityManager,
+    sub: UserSubscriptionEntity,
+    entry: SubscriptionEntryEntity,
+  ): Promise<ChargeOutcome['status']> {
     const processor = this.processors.get(sub.processor);
+    entry.nextAttemptAt = null;
     const outcome = await processor.charge({
+      em,
+      attempt: entry.chargeAttempts + 1,
       siteId: sub.siteId,
       subscriptionId: sub.id,
       processorSubscriptionId: sub.processorSubscriptionId,
@@ -225,6 +328,7 @@ export class SubscriptionBilling {
     });
     entry.processorChargeId = outcome.processorChargeId ?? entry.processorChargeId;
     if (outcome.status === 'paid') this.markPaid(entry, processor.name);
+    return outcome.status;
   }
 
   /**
