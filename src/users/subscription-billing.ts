@@ -32,8 +32,7 @@ export interface ChargeFailure {
   message: string;
 }
 
-const isPeriodLine = (entry: SubscriptionEntryEntity) =>
-  (PERIOD_ENTRY_KINDS as readonly string[]).includes(entry.kind);
+const isPeriodLine = (entry: SubscriptionEntryEntity) => (PERIOD_ENTRY_KINDS as readonly string[]).includes(entry.kind);
 
 const day = (d: Date) => d.toISOString().slice(0, 10);
 

@@ -73,7 +73,8 @@ export class SubscriptionChargesService {
     em: EntityManager = this.dataSource.manager,
   ): Promise<ProcessorCharge | null> {
     const sub = await em.findOne(UserSubscriptionEntity, { where: { id: subscriptionId, siteId } });
-    const entry = sub && (await em.findOne(SubscriptionEntryEntity, { where: { id: entryId, subscriptionId, siteId } }));
+    const entry =
+      sub && (await em.findOne(SubscriptionEntryEntity, { where: { id: entryId, subscriptionId, siteId } }));
     if (!sub || !entry) return null;
     return {
       siteId,

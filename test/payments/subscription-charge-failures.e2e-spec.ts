@@ -56,7 +56,9 @@ describe('payments: subscription charges through Stripe that fail', () => {
     expect(await subOf(h, sub.id)).toEqual(
       expect.objectContaining({ status: 'past_due', unpaidCancelAt: new Date(due.getTime() + 14 * DAY) }),
     );
-    expect((await subscriptionEvents(h, sub.id, after)).map((e) => [e.name, e.payload.change ?? e.payload.status])).toEqual([
+    expect(
+      (await subscriptionEvents(h, sub.id, after)).map((e) => [e.name, e.payload.change ?? e.payload.status]),
+    ).toEqual([
       ['user.subscription.updated', 'renewed'],
       ['user.subscription.charged', 'pending'],
       ['user.subscription.updated', 'payment_due'],
@@ -75,7 +77,9 @@ describe('payments: subscription charges through Stripe that fail', () => {
       [402, `sitebase-charge-${h.a.siteId}-${renewal.id}-1`],
       [200, `sitebase-charge-${h.a.siteId}-${renewal.id}-2`],
     ]);
-    expect(requests[1].params).toEqual(expect.objectContaining({ payment_method: 'pm_card_visa', off_session: 'true' }));
+    expect(requests[1].params).toEqual(
+      expect.objectContaining({ payment_method: 'pm_card_visa', off_session: 'true' }),
+    );
     const succeeded = intentsOf(h, renewal.id).filter((pi) => pi.status === 'succeeded');
     expect(succeeded).toHaveLength(1);
     expect(paid).toEqual(
@@ -87,7 +91,9 @@ describe('payments: subscription charges through Stripe that fail', () => {
       }),
     );
     expect(await subOf(h, sub.id)).toEqual(expect.objectContaining({ status: 'active', unpaidCancelAt: null }));
-    expect((await subscriptionEvents(h, sub.id, after)).slice(3).map((e) => [e.name, e.payload.change ?? e.payload.status])).toEqual([
+    expect(
+      (await subscriptionEvents(h, sub.id, after)).slice(3).map((e) => [e.name, e.payload.change ?? e.payload.status]),
+    ).toEqual([
       ['user.subscription.charged', 'paid'],
       ['user.subscription.updated', 'payment_received'],
     ]);
@@ -176,7 +182,9 @@ describe('payments: subscription charges through Stripe that fail', () => {
     await lineWhen(h, renewal.id, (e) => e.status === 'paid');
     const requests = chargeRequests(h, sub.id);
     expect(requests.map((r) => r.status)).toEqual([500, 500, 500, 200]);
-    expect(new Set(requests.map((r) => r.idempotencyKey))).toEqual(new Set([`sitebase-charge-${h.a.siteId}-${renewal.id}-1`]));
+    expect(new Set(requests.map((r) => r.idempotencyKey))).toEqual(
+      new Set([`sitebase-charge-${h.a.siteId}-${renewal.id}-1`]),
+    );
     expect(intentsOf(h, renewal.id)).toHaveLength(1);
     expect(await lineOf(h, renewal.id)).toEqual(expect.objectContaining({ chargeAttempts: 0, failureCode: null }));
     expect((await subOf(h, sub.id)).status).toBe('active');
@@ -218,9 +226,9 @@ describe('payments: subscription charges through Stripe that fail', () => {
     await eventually(async () => chargeRequests(h, sub.id).some((r) => r.replayed) || undefined, 30000);
     await new Promise((r) => setTimeout(r, 500));
     expect((await lineOf(h, renewal.id)).chargeAttempts).toBe(1);
-    expect(
-      (await subscriptionEvents(h, sub.id, after)).filter((e) => e.payload.change === 'payment_due'),
-    ).toHaveLength(1);
+    expect((await subscriptionEvents(h, sub.id, after)).filter((e) => e.payload.change === 'payment_due')).toHaveLength(
+      1,
+    );
   });
 
   afterAll(() => {

@@ -15,8 +15,6 @@ import {
   withStripeSubscriptions,
 } from '../support/stripe-subscriptions';
 
-const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-
 /**
  * docs/payments.md, "Subscriptions": a subscription started by an order paid through Stripe is
  * charged by Stripe, each ledger line with an off-session PaymentIntent on the customer's saved
@@ -31,9 +29,11 @@ describe('payments: subscriptions charged through Stripe', () => {
     expect(sub).toEqual(expect.objectContaining({ processor: 'stripe', processorMode: 'test', status: 'active' }));
     const listed = await h.a.api.get(users(`/${sub.userId}/subscriptions`)).expect(200);
     expect(listed.body.data).toEqual([expect.objectContaining({ id: sub.id, processor: 'stripe', status: 'active' })]);
-    const { rows } = await sql(h.t.db, 'SELECT kind, status, paid_with FROM user_subscription_entries WHERE subscription_id = $1', [
-      sub.id,
-    ]);
+    const { rows } = await sql(
+      h.t.db,
+      'SELECT kind, status, paid_with FROM user_subscription_entries WHERE subscription_id = $1',
+      [sub.id],
+    );
     expect(rows).toEqual([{ kind: 'initial', status: 'paid', paid_with: 'order' }]);
     // A manual order still makes a manual subscription (test/users covers it); no charge was asked of Stripe.
     expect(chargeRequests(h, sub.id)).toEqual([]);
@@ -42,7 +42,9 @@ describe('payments: subscriptions charged through Stripe', () => {
   it('a renewal is charged off-session on the saved payment method and paid by the job: active, paid with stripe, its events', async () => {
     const sub = await stripeSubscription(h);
     const [customer] = (
-      await sql<{ customer_id: string }>(h.t.db, 'SELECT customer_id FROM payment_customers WHERE user_id = $1', [sub.userId])
+      await sql<{ customer_id: string }>(h.t.db, 'SELECT customer_id FROM payment_customers WHERE user_id = $1', [
+        sub.userId,
+      ])
     ).rows;
     const after = await lastEventId(h.t);
     const renewal = await renew(h, sub);
@@ -74,12 +76,16 @@ describe('payments: subscriptions charged through Stripe', () => {
       }),
     );
     const [intent] = intentsOf(h, renewal.id);
-    expect(intent).toEqual(expect.objectContaining({ status: 'succeeded', amount: 1000, customer: customer.customer_id }));
+    expect(intent).toEqual(
+      expect.objectContaining({ status: 'succeeded', amount: 1000, customer: customer.customer_id }),
+    );
     expect(paid).toEqual(
       expect.objectContaining({ status: 'paid', paidWith: 'stripe', processorChargeId: intent.id, chargeAttempts: 0 }),
     );
     expect(await subOf(h, sub.id)).toEqual(expect.objectContaining({ status: 'active', unpaidCancelAt: null }));
-    expect((await subscriptionEvents(h, sub.id, after)).map((e) => [e.name, e.payload.change ?? e.payload.status])).toEqual([
+    expect(
+      (await subscriptionEvents(h, sub.id, after)).map((e) => [e.name, e.payload.change ?? e.payload.status]),
+    ).toEqual([
       ['user.subscription.updated', 'renewed'],
       ['user.subscription.charged', 'pending'],
       ['user.subscription.charged', 'paid'],
@@ -97,7 +103,7 @@ describe('payments: subscriptions charged through Stripe', () => {
     });
 
     // Stripe's own event for that intent, after the job's answer: acknowledged, nothing paid twice.
-    const late = await postStripeEvent(h, h.a, h.standIn.eventFor('payment_intent.succeeded', intent.id as string));
+    const late = await postStripeEvent(h, h.a, h.standIn.eventFor('payment_intent.succeeded', intent.id));
     expect(late.status).toBe(200);
     expect(late.body).toEqual(expect.objectContaining({ outcome: 'ignored', replayed: false }));
     expect((await subscriptionEvents(h, sub.id, after)).filter((e) => e.payload.status === 'paid')).toHaveLength(1);
@@ -113,7 +119,9 @@ describe('payments: subscriptions charged through Stripe', () => {
     await lineWhen(h, renewal.id, (e) => e.status === 'paid');
     const requests = chargeRequests(h, sub.id);
     expect(requests.length).toBeGreaterThanOrEqual(2);
-    expect(new Set(requests.map((r) => r.idempotencyKey))).toEqual(new Set([`sitebase-charge-${h.a.siteId}-${renewal.id}-1`]));
+    expect(new Set(requests.map((r) => r.idempotencyKey))).toEqual(
+      new Set([`sitebase-charge-${h.a.siteId}-${renewal.id}-1`]),
+    );
     expect(requests.filter((r) => r.replayed).length).toBe(requests.length - 1);
     expect(intentsOf(h, renewal.id)).toHaveLength(1);
     // The queued job comes after: the line is paid, it asks nothing.
@@ -152,7 +160,8 @@ describe('payments: subscriptions charged through Stripe', () => {
     const after = await lastEventId(h.t);
     const renewal = await renew(h, sub);
     const [asked] = await (async () => {
-      for (let i = 0; i < 100 && chargeRequests(h, sub.id).length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+      for (let i = 0; i < 100 && chargeRequests(h, sub.id).length === 0; i++)
+        await new Promise((r) => setTimeout(r, 100));
       return chargeRequests(h, sub.id);
     })();
     expect(asked.status).toBe(0);
@@ -167,7 +176,10 @@ describe('payments: subscriptions charged through Stripe', () => {
       expect.objectContaining({ status: 'paid', paidWith: 'stripe', processorChargeId: intent.id }),
     );
     // The job's retry gets the stored answer (replayed), finds the line paid: one intent, one paid event.
-    await eventually(async () => chargeRequests(h, sub.id).some((r) => r.replayed && r.status === 200) || undefined, 30000);
+    await eventually(
+      async () => chargeRequests(h, sub.id).some((r) => r.replayed && r.status === 200) || undefined,
+      30000,
+    );
     await new Promise((r) => setTimeout(r, 500));
     expect(intentsOf(h, renewal.id)).toHaveLength(1);
     const charged = (await subscriptionEvents(h, sub.id, after)).filter((e) => e.name === 'user.subscription.charged');

@@ -119,7 +119,10 @@ export async function rollTo(h: StripeSubscriptionsHarness, when: Date): Promise
 }
 
 /** The clock past the subscription's period end, the period job run: answers its new renewal line. */
-export async function renew(h: StripeSubscriptionsHarness, sub: UserSubscriptionEntity): Promise<SubscriptionEntryEntity> {
+export async function renew(
+  h: StripeSubscriptionsHarness,
+  sub: UserSubscriptionEntity,
+): Promise<SubscriptionEntryEntity> {
   const current = await h.t.db.getRepository(UserSubscriptionEntity).findOneByOrFail({ id: sub.id });
   await rollTo(h, new Date(current.currentPeriodEnd.getTime() + 1000));
   return h.t.db

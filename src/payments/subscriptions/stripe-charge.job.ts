@@ -82,8 +82,7 @@ export class StripeChargeJob implements OnModuleInit {
   async run(p: StripeChargePayload, retryCount = 0): Promise<void> {
     const charge = await this.charges.processorCharge(p.siteId, p.subscriptionId, p.entryId);
     // Paid already (the webhook came first), this attempt concluded, or nothing more is collected.
-    if (!charge || charge.processor !== 'stripe' || charge.status !== 'pending' || charge.attempts >= p.attempt)
-      return;
+    if (!charge || charge.processor !== 'stripe' || charge.status !== 'pending' || charge.attempts >= p.attempt) return;
     if (!CHARGEABLE.includes(charge.subscriptionStatus)) return;
     const fail = (code: string, message: string) =>
       this.charges.failProcessorCharge(p.siteId, p.subscriptionId, p.entryId, {
@@ -111,9 +110,16 @@ export class StripeChargeJob implements OnModuleInit {
     } catch (err) {
       const failure = describeStripeFailure(err);
       if (failure.transient && retryCount < RETRY_LIMIT)
-        throw new Error(`Stripe did not answer the charge (${failure.code ?? failure.type}); retried`);
-      this.logger.warn({ siteId: p.siteId, entryId: p.entryId, attempt: p.attempt, code: failure.code }, 'Charge failed');
-      return void (await fail(failure.code ?? (failure.transient ? 'processor_unavailable' : failure.type), failure.message));
+        throw new Error(`Stripe did not answer the charge (${failure.code ?? failure.type}); retried`, {
+          cause: err,
+        });
+      this.logger.warn(
+        { siteId: p.siteId, entryId: p.entryId, attempt: p.attempt, code: failure.code },
+        'Charge failed',
+      );
+      // The client prefixes Stripe's message with its request id; the line shows Stripe's words.
+      const message = failure.message.replace(/^\[req_\w+\] /, '');
+      return void (await fail(failure.code ?? (failure.transient ? 'processor_unavailable' : failure.type), message));
     }
     if (intent.status === 'succeeded')
       await this.charges.settleProcessorCharge(p.siteId, p.subscriptionId, p.entryId, {
@@ -123,7 +129,8 @@ export class StripeChargeJob implements OnModuleInit {
     // `processing` (a debit that settles in days): its payment_intent.succeeded or payment_failed event concludes it.
     else if (intent.status !== 'processing')
       await fail(
-        intent.last_payment_error?.code ?? (intent.status === 'requires_action' ? 'authentication_required' : intent.status),
+        intent.last_payment_error?.code ??
+          (intent.status === 'requires_action' ? 'authentication_required' : intent.status),
         intent.last_payment_error?.message ?? `The payment is ${intent.status}`,
       );
   }
