@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager, In, LessThanOrEqual } from 'typeorm';
+import { EntityManager, In } from 'typeorm';
 import { SitesService } from '../account/sites.service';
 import { ConflictProblem } from '../common/errors/problems';
 import { EventScope } from '../common/outbox/record-event';
@@ -12,7 +12,7 @@ import { PERIOD_ENTRY_KINDS, SubscriptionEntryEntity } from './entities/subscrip
 import { UserSubscriptionEntity } from './entities/user-subscription.entity';
 import { ChargeOutcome, PaymentProcessors } from './payment-processors.service';
 import { ledgerLine, recordCharge, recordSubscription } from './subscription-ledger';
-import { applyBalance, nextChargeAttempt, unpaidCancelAt } from './subscription-status';
+import { applyBalance, unpaidCancelAt } from './subscription-status';
 import { USER_EVENTS } from './users.events';
 
 export interface ChargeResult {
@@ -24,16 +24,6 @@ export interface PaidCharge extends ChargeResult {
   subscription: UserSubscriptionEntity;
 }
 
-/** A processor's failed attempt at a line (a declined card, authentication required, no payment method). */
-export interface ChargeFailure {
-  /** The attempt it was (ChargeRequest.attempt): an attempt already recorded changes nothing. */
-  attempt: number;
-  code: string;
-  message: string;
-}
-
-const isPeriodLine = (entry: SubscriptionEntryEntity) => (PERIOD_ENTRY_KINDS as readonly string[]).includes(entry.kind);
-
 const day = (d: Date) => d.toISOString().slice(0, 10);
 
 /**
@@ -42,7 +32,8 @@ const day = (d: Date) => d.toISOString().slice(0, 10);
  * subscription's balance first, then from its processor; what the processor leaves pending makes
  * the subscription `past_due` until it is paid, or canceled at the end of the site's dunning
  * window (`unpaidCancelAt`). Runs in the caller's transaction, under the subscription's row lock;
- * the caller saves nothing of the subscription after calling in.
+ * the caller saves nothing of the subscription after calling in. A processor's later answers
+ * (paid, failed, retried) are subscription-attempts.ts's.
  */
 @Injectable()
 export class SubscriptionBilling {
@@ -173,74 +164,6 @@ export class SubscriptionBilling {
     return { charge: entry, subscription: sub, creditBalance };
   }
 
-  /**
-   * A processor collected a pending line (its job's answer or its webhook): paid with the
-   * processor and its charge id, as `pay` would; false when the line is no longer pending (the
-   * job and the webhook both report one payment: the second changes nothing).
-   */
-  async settle(
-    em: EntityManager,
-    scope: EventScope,
-    sub: UserSubscriptionEntity,
-    entry: SubscriptionEntryEntity,
-    paid: { processor: string; chargeId: string },
-  ): Promise<boolean> {
-    if (entry.status !== 'pending') return false;
-    this.markPaid(entry, paid.processor);
-    Object.assign(entry, { processorChargeId: paid.chargeId, nextAttemptAt: null });
-    await em.save(entry);
-    await this.received(em, scope, sub, entry);
-    return true;
-  }
-
-  /**
-   * A processor's attempt at a pending line failed: recorded on the line with our next attempt
-   * (subscription-status.ts, `nextChargeAttempt`, which the period job makes); a period line of an
-   * `active` subscription makes it `past_due` with its dunning window, as a line left `pending`
-   * does. False when that attempt was recorded already (the job's answer and the webhook).
-   */
-  async failed(
-    em: EntityManager,
-    scope: EventScope,
-    sub: UserSubscriptionEntity,
-    entry: SubscriptionEntryEntity,
-    failure: ChargeFailure,
-  ): Promise<boolean> {
-    if (entry.status !== 'pending' || failure.attempt <= entry.chargeAttempts) return false;
-    const previous = sub.status;
-    if (isPeriodLine(entry) && (previous === 'active' || previous === 'trialing')) await this.fallDue(em, sub);
-    const now = this.clock.now();
-    const retried = sub.status === 'active' || sub.status === 'trialing' || sub.status === 'past_due';
-    Object.assign(entry, {
-      chargeAttempts: failure.attempt,
-      failureCode: failure.code.slice(0, 100),
-      failureMessage: failure.message.slice(0, 500),
-      failedAt: now,
-      nextAttemptAt: retried
-        ? nextChargeAttempt(now, failure.attempt, sub.status === 'past_due' ? sub.unpaidCancelAt : null)
-        : null,
-    });
-    await em.save(entry);
-    if (sub.status !== previous) {
-      await em.save(sub);
-      await recordSubscription(em, scope, USER_EVENTS.subscriptionUpdated, sub, previous, 'payment_due');
-    }
-    return true;
-  }
-
-  /** The period job: asks the processor again for the subscription's lines whose retry came (`nextAttemptAt`). */
-  async retryDue(em: EntityManager, scope: EventScope, sub: UserSubscriptionEntity, now: Date): Promise<void> {
-    const due = await em.find(SubscriptionEntryEntity, {
-      where: { subscriptionId: sub.id, status: 'pending', nextAttemptAt: LessThanOrEqual(now) },
-      order: { id: 'ASC' },
-    });
-    for (let entry of due) {
-      await this.askProcessor(em, sub, entry);
-      entry = await em.save(entry);
-      if (entry.status === 'paid') await this.received(em, scope, sub, entry);
-    }
-  }
-
   /** Whether a period line of the subscription waits for its payment. */
   async hasUnpaidPeriodLine(em: EntityManager, sub: UserSubscriptionEntity): Promise<boolean> {
     return em.exists(SubscriptionEntryEntity, {
@@ -280,14 +203,14 @@ export class SubscriptionBilling {
   }
 
   /** `past_due` until paid or canceled at the end of the site's dunning window from now (or of the period, if sooner). */
-  private async fallDue(em: EntityManager, sub: UserSubscriptionEntity): Promise<void> {
+  async fallDue(em: EntityManager, sub: UserSubscriptionEntity): Promise<void> {
     const { settings } = await this.sites.profileOf(sub.siteId, em);
     sub.status = 'past_due';
     sub.unpaidCancelAt = unpaidCancelAt(this.clock.now(), dunningDays(settings.subscriptions), sub.currentPeriodEnd);
   }
 
   /** A line was paid: its event, and a `past_due` subscription with no unpaid period line left is `active` again. */
-  private async received(
+  async received(
     em: EntityManager,
     scope: EventScope,
     sub: UserSubscriptionEntity,
@@ -307,7 +230,7 @@ export class SubscriptionBilling {
    * Asks the subscription's processor for what the line still owes (its amount less the balance
    * applied), as its next attempt; a planned retry is then this one.
    */
-  private async askProcessor(
+  async askProcessor(
     em: EntityManager,
     sub: UserSubscriptionEntity,
     entry: SubscriptionEntryEntity,
@@ -357,7 +280,7 @@ export class SubscriptionBilling {
     }
   }
 
-  private markPaid(entry: SubscriptionEntryEntity, paidWith: string | null): void {
+  markPaid(entry: SubscriptionEntryEntity, paidWith: string | null): void {
     Object.assign(entry, { status: 'paid', paidWith, paidAt: this.clock.now() });
   }
 }

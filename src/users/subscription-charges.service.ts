@@ -6,11 +6,13 @@ import { SiteContext } from '../common/tenancy/site-context';
 import { CreateChargeDto, PayChargeDto } from './dto/subscription-charge.dto';
 import { SubscriptionEntryEntity, SubscriptionEntryStatus } from './entities/subscription-entry.entity';
 import { UserSubscriptionEntity } from './entities/user-subscription.entity';
-import { ChargeFailure, ChargeResult, PaidCharge, SubscriptionBilling } from './subscription-billing';
+import { ChargeResult, PaidCharge, SubscriptionBilling } from './subscription-billing';
+import { ChargeFailure, SubscriptionAttempts } from './subscription-attempts';
 import { changeSubscription } from './subscription-lock';
 import { assertSubscriptionMove, SubscriptionStatus } from './subscription-status';
 
-export type { ChargeFailure, ChargeResult, PaidCharge } from './subscription-billing';
+export type { ChargeResult, PaidCharge } from './subscription-billing';
+export type { ChargeFailure } from './subscription-attempts';
 
 /** A ledger line as a processor's adapter sees it (its charge job, its webhook). */
 export interface ProcessorCharge {
@@ -40,6 +42,7 @@ export class SubscriptionChargesService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly billing: SubscriptionBilling,
+    private readonly attempts: SubscriptionAttempts,
     private readonly sites: SiteDirectory,
   ) {}
 
@@ -105,13 +108,13 @@ export class SubscriptionChargesService {
     em?: EntityManager,
   ): Promise<boolean> {
     return this.underLock(siteId, subscriptionId, entryId, paid.processor, em, (tx, site, sub, entry) =>
-      this.billing.settle(tx, site, sub, entry, paid),
+      this.attempts.settle(tx, site, sub, entry, paid),
     );
   }
 
   /**
    * `processor`'s attempt at the pending line failed: recorded with our next attempt, the
-   * subscription `past_due` (subscription-billing.ts, `failed`). False when that attempt was
+   * subscription `past_due` (subscription-attempts.ts, `failed`). False when that attempt was
    * recorded already, or the line is not pending, or not that processor's.
    */
   failProcessorCharge(
@@ -122,7 +125,7 @@ export class SubscriptionChargesService {
     em?: EntityManager,
   ): Promise<boolean> {
     return this.underLock(siteId, subscriptionId, entryId, failure.processor, em, (tx, site, sub, entry) =>
-      this.billing.failed(tx, site, sub, entry, failure),
+      this.attempts.failed(tx, site, sub, entry, failure),
     );
   }
 

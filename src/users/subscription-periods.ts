@@ -5,6 +5,7 @@ import { EventScope } from '../common/outbox/record-event';
 import { Clock } from '../common/scheduling/clock';
 import { SiteContext } from '../common/tenancy/site-context';
 import { UserSubscriptionEntity } from './entities/user-subscription.entity';
+import { SubscriptionAttempts } from './subscription-attempts';
 import { SubscriptionBilling } from './subscription-billing';
 import { recordSubscription } from './subscription-ledger';
 import { addInterval, periodEndAction } from './subscription-status';
@@ -23,6 +24,7 @@ export class SubscriptionPeriods {
   constructor(
     private readonly dataSource: DataSource,
     private readonly billing: SubscriptionBilling,
+    private readonly attempts: SubscriptionAttempts,
     private readonly clock: Clock,
     private readonly sites: SiteDirectory,
   ) {}
@@ -66,7 +68,7 @@ export class SubscriptionPeriods {
             { now },
           )
           .orderBy('s.id', 'ASC'),
-      (em, scope, sub) => this.billing.retryDue(em, scope, sub, now),
+      (em, scope, sub) => this.attempts.retryDue(em, scope, sub, now),
     );
     return unpaid + ended + retried;
   }

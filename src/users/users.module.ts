@@ -7,6 +7,7 @@ import { SubscriptionEntryEntity } from './entities/subscription-entry.entity';
 import { UserSubscriptionEntity } from './entities/user-subscription.entity';
 import { MySubscriptionsController } from './my-subscriptions.controller';
 import { PaymentProcessors } from './payment-processors.service';
+import { SubscriptionAttempts } from './subscription-attempts';
 import { SubscriptionBilling } from './subscription-billing';
 import { SubscriptionChargesController } from './subscription-charges.controller';
 import { SubscriptionChargesService } from './subscription-charges.service';
@@ -81,6 +82,7 @@ import { USERS_PROBLEMS } from './users.problems';
     UsersErasureOwner,
     PaymentProcessors,
     SubscriptionBilling,
+    SubscriptionAttempts,
     SubscriptionPeriods,
     SubscriptionPlans,
     UserSubscriptionsService,
