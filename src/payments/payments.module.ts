@@ -14,6 +14,10 @@ import { StripeClients } from './stripe/stripe-clients';
 import { StripeEventHandlers } from './stripe/stripe-event-handlers';
 import { StripeEventsController } from './stripe/stripe-events.controller';
 import { StripeEventsService } from './stripe/stripe-events.service';
+import { StripeChargeEvents } from './subscriptions/stripe-charge-events';
+import { StripeChargeJob } from './subscriptions/stripe-charge.job';
+import { StripeSubscriptionProcessor } from './subscriptions/stripe-subscription-processor';
+import { UsersModule } from '../users/users.module';
 
 /**
  * Payments through Stripe (docs/payments.md): a site's connection (keys sealed at rest), the
@@ -22,7 +26,7 @@ import { StripeEventsService } from './stripe/stripe-events.service';
  */
 @AnswersProblems(PAYMENTS_PROBLEMS)
 @Module({
-  imports: [TypeOrmModule.forFeature([PaymentAccountEntity, PaymentEventEntity, PaymentCustomerEntity])],
+  imports: [TypeOrmModule.forFeature([PaymentAccountEntity, PaymentEventEntity, PaymentCustomerEntity]), UsersModule],
   controllers: [PaymentAccountsController, StripeEventsController],
   providers: [
     PaymentAccountsService,
@@ -32,6 +36,9 @@ import { StripeEventsService } from './stripe/stripe-events.service';
     StripeClients,
     StripeEventHandlers,
     StripeEventsService,
+    StripeSubscriptionProcessor,
+    StripeChargeJob,
+    StripeChargeEvents,
   ],
   exports: [PaymentAccountsService],
 })

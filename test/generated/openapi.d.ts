@@ -5877,6 +5877,31 @@ export interface components {
             /** @description Absent: the current quantity */
             quantity?: number;
         };
+        ChargeFailureDto: {
+            /**
+             * @description The processor’s code of the last failed attempt: `card_declined`, `authentication_required` (the customer must pay on-session), `no_payment_method`, `processor_not_connected`, …
+             * @example card_declined
+             */
+            code: string;
+            /** @example Your card was declined. */
+            message: string;
+            /**
+             * @description Failed attempts so far
+             * @example 1
+             */
+            attempts: number;
+            /**
+             * Format: date-time
+             * @example 2026-12-01T00:00:00.000Z
+             */
+            failedAt: string;
+            /**
+             * Format: date-time
+             * @description When it is tried again (docs/payments.md, "Failures and retries"); null: no retry is planned
+             * @example 2026-12-02T00:00:00.000Z
+             */
+            nextAttemptAt: string | null;
+        };
         SubscriptionEntryDto: {
             /** @example 7 */
             id: number;
@@ -5941,6 +5966,8 @@ export interface components {
              * @example 2026-01-01T00:00:00.000Z
              */
             paidAt: string | null;
+            /** @description Present once a processor’s attempt at it failed (the last failure; kept after it is paid) */
+            failure?: components["schemas"]["ChargeFailureDto"];
         };
         PlanChangeDto: {
             subscription: components["schemas"]["UserSubscriptionResponseDto"];
@@ -22567,7 +22594,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentAccountResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22576,7 +22603,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_processor_signature`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_processor_signature`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22585,7 +22612,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22594,7 +22621,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22655,7 +22682,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentAccountResponseDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22664,7 +22691,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_processor_signature`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_processor_signature`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22673,7 +22700,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22682,7 +22709,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22700,7 +22727,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `processor_declined`, `processor_not_connected`, `secrets_key_missing`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `processor_declined`, `processor_not_connected`, `secrets_key_missing`, `suppression_complained`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -22709,7 +22736,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -22756,7 +22783,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22765,7 +22792,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_processor_signature`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_processor_signature`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22774,7 +22801,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description The credential may not do this */
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22783,7 +22810,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22851,7 +22878,7 @@ export interface operations {
                     "application/json": components["schemas"]["StripeEventOutcomeDto"];
                 };
             };
-            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter */
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22860,7 +22887,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_processor_signature`) */
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_processor_signature`, `invalid_signature`) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22869,7 +22896,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description No such resource in this site, or a site the caller cannot reach */
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22887,7 +22914,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `processor_declined`, `processor_not_connected`, `secrets_key_missing`) */
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `insufficient_credits`, `limit_reached`, `out_of_stock`, `plan_unchanged`, `processor_declined`, `processor_not_connected`, `secrets_key_missing`, `suppression_complained`, `template_published`, `transition_forbidden`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -22896,7 +22923,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Body or upload too large */
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
             413: {
                 headers: {
                     [name: string]: unknown;
