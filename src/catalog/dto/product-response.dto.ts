@@ -1,5 +1,5 @@
 import { DATE_TIME } from '../../common/http/api-date';
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptions } from '@nestjs/swagger';
 import {
   PROCESSOR_SYNC_STATUSES,
   type ProcessorSyncState,
@@ -15,18 +15,24 @@ import { NULLABLE_RECURRING, RecurringDto } from './product.dto';
 import { toVariantResponse, VariantResponseDto } from './variant.dto';
 
 /** The product's last sync to the payment processor (docs/payments.md, "Catalog sync"). */
-export class ProcessorSyncDto {
-  @ApiProperty({ enum: PROCESSOR_SYNC_STATUSES, example: 'synced' }) status: ProcessorSyncStatus;
-  @ApiProperty({
-    type: String,
-    nullable: true,
-    example: null,
-    description: "What Stripe answered when the sync failed (`failed`); null otherwise",
-  })
+export interface ProcessorSyncDto {
+  status: ProcessorSyncStatus;
+  /** What Stripe answered when the sync failed; null otherwise. */
   error: string | null;
-  @ApiProperty({ ...DATE_TIME, nullable: true, example: '2026-01-01T00:00:05.000Z', description: 'When the status was set' })
   at: string | null;
 }
+
+/** `ProcessorSyncDto | null`, written out: OpenAPI 3.0 has no nullable $ref (see NULLABLE_RECURRING). */
+const NULLABLE_PROCESSOR_SYNC: ApiPropertyOptions = {
+  type: 'object',
+  nullable: true,
+  properties: {
+    status: { type: 'string', enum: [...PROCESSOR_SYNC_STATUSES] },
+    error: { type: 'string', nullable: true, description: 'What Stripe answered when the sync failed; null otherwise' },
+    at: { type: 'string', format: 'date-time', nullable: true, description: 'When the status was set' },
+  },
+  required: ['status', 'error', 'at'],
+};
 
 /** A product as lists show it: every field but its variants. */
 export class ProductSummaryDto {
@@ -52,8 +58,8 @@ export class ProductSummaryDto {
   @ApiProperty({ type: String, nullable: true, example: null }) processorProductIdLive: string | null;
   @ApiProperty({ type: String, nullable: true, example: null }) processorProductIdTest: string | null;
   @ApiProperty({
-    type: ProcessorSyncDto,
-    nullable: true,
+    ...NULLABLE_PROCESSOR_SYNC,
+    example: { status: 'synced', error: null, at: '2026-01-01T00:00:05.000Z' },
     description:
       "Its sync to the site's Stripe account: `pending` (queued), `synced` (Stripe has it as it is now) or " +
       '`failed` (re-drive with POST …/products/{id}/processor-sync); null on a site never connected',
