@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { Principal } from '../../common/auth/principal';
 import { ConflictProblem } from '../../common/errors/problems';
@@ -27,8 +28,8 @@ export interface CatalogSyncJobData {
   siteId: number;
   accountId: number;
   productId: number;
-  /** A re-drive: sync even when nothing changed since the last try. */
-  force?: boolean;
+  /** A re-drive (its own token): sync even when nothing changed since the last try. */
+  redrive?: string | null;
 }
 
 export interface CatalogSiteSyncJobData {
@@ -67,9 +68,9 @@ export class CatalogSyncService {
    * Marks the product `pending` and queues its sync, in the caller's transaction. One job runs per
    * product at a time; changes arriving meanwhile queue one follow-up (the queue is `stately`).
    */
-  async queueProduct(em: EntityManager, site: SyncSite, productId: number, force = false): Promise<void> {
+  async queueProduct(em: EntityManager, site: SyncSite, productId: number, redrive: string | null = null): Promise<void> {
     if ((await this.catalog.markPending(em, site, [productId])).length === 0) return;
-    const data: CatalogSyncJobData = { siteId: site.id, accountId: site.accountId, productId, force };
+    const data: CatalogSyncJobData = { siteId: site.id, accountId: site.accountId, productId, redrive };
     await this.queue.send(CATALOG_SYNC_JOB, data, { em, singletonKey: `${site.id}:${productId}` });
   }
 
@@ -96,7 +97,7 @@ export class CatalogSyncService {
           'processor_not_connected',
           'The site is not connected to Stripe: connect it (PUT …/payments/stripe) and its products sync',
         );
-      await this.queueProduct(em, site, productId, true);
+      await this.queueProduct(em, site, productId, randomBytes(6).toString('base64url'));
     });
     return this.products.get(site, principal, String(productId));
   }
@@ -109,7 +110,7 @@ export class CatalogSyncService {
     const product = await this.catalog.forSync(site, data.productId);
     if (!product) return; // deleted: its objects were retired by the delete
     const digest = digestOf(product, modes);
-    if (!data.force && product.sync?.status !== 'failed' && product.sync?.digest === digest) {
+    if (!data.redrive && product.sync?.status !== 'failed' && product.sync?.digest === digest) {
       await this.catalog.recordSynced(site, product.id, { version: product.version, digest, items: [] });
       return;
     }
@@ -120,7 +121,7 @@ export class CatalogSyncService {
         if (!stripe) continue;
         for (const item of product.items) {
           const before = item.ids[mode];
-          const after = await syncItem(stripe, site.id, product, item, mode).catch((err: unknown) => {
+          const after = await syncItem(stripe, site.id, product, item, mode, data.redrive ?? undefined).catch((err: unknown) => {
             throw new ItemSyncError(describeStripeFailure(err), item.variantId, mode);
           });
           outcome.items.push({ variantId: item.variantId, mode, before, after });

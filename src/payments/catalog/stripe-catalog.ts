@@ -99,8 +99,12 @@ export async function syncItem(
   product: ProductForSync,
   item: SyncItem,
   mode: ProcessorMode,
+  redrive?: string,
 ): Promise<ProcessorIds> {
   const key = idempotencyKeys(siteId, product, item, mode);
+  // A create is keyed by the version alone: never made twice. An update a re-drive repeats gets
+  // keys of its own: Stripe replays a stored answer (a 404 before the operator's fix) for 24 hours.
+  const updateKey = key(redrive ? `product-update-${redrive}` : 'product-update');
   const metadata = metadataOf(siteId, product.id, item.variantId);
   const known = item.ids[mode];
   let productId = known.productId;
@@ -109,7 +113,7 @@ export async function syncItem(
     await stripe.products.update(
       productId,
       { name: item.name, description: item.description, active: product.active, metadata },
-      { idempotencyKey: key('product-update') },
+      { idempotencyKey: updateKey },
     );
   } else {
     const created = await stripe.products.create(
