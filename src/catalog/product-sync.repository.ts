@@ -73,11 +73,12 @@ export class ProductSyncRepository {
     // Column names from a closed set (the mode), never from input.
     const columns = mode === 'live' ? LIVE : TEST;
     const [table, id] = item.variantId === null ? ['products', item.productId] : ['product_variants', item.variantId];
-    await sql(
-      em,
-      `UPDATE ${table} SET ${columns.product} = $3, ${columns.price} = $4 WHERE site_id = $1 AND id = $2`,
-      [siteId, id, ids.productId, ids.priceId],
-    );
+    await sql(em, `UPDATE ${table} SET ${columns.product} = $3, ${columns.price} = $4 WHERE site_id = $1 AND id = $2`, [
+      siteId,
+      id,
+      ids.productId,
+      ids.priceId,
+    ]);
   }
 
   /** One page of the site's products after `after`, by (position, id): the index of the lists. */

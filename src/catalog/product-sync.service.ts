@@ -92,7 +92,12 @@ export class ProductSyncService {
     if (!product) return null;
     const variants = await variantsIn(em, product.id);
     const description = product.processorDescription || product.description;
-    const item = (row: ProductEntity | ProductVariantEntity, variantId: number | null, name: string, amount: number) => ({
+    const item = (
+      row: ProductEntity | ProductVariantEntity,
+      variantId: number | null,
+      name: string,
+      amount: number,
+    ) => ({
       variantId,
       name,
       description,

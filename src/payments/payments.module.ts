@@ -27,10 +27,7 @@ import { StripeEventsService } from './stripe/stripe-events.service';
  */
 @AnswersProblems(PAYMENTS_PROBLEMS)
 @Module({
-  imports: [
-    TypeOrmModule.forFeature([PaymentAccountEntity, PaymentEventEntity, PaymentCustomerEntity]),
-    CatalogModule,
-  ],
+  imports: [TypeOrmModule.forFeature([PaymentAccountEntity, PaymentEventEntity, PaymentCustomerEntity]), CatalogModule],
   controllers: [PaymentAccountsController, StripeEventsController, CatalogSyncController],
   providers: [
     CatalogSyncService,

@@ -36,7 +36,9 @@ describe('payments: the catalog synced to Stripe', () => {
   const redriveUrl = (x: Tenant, id: number) => url(x, `/${id}/processor-sync`);
   /** The stand-in's objects Sitebase made for a site (metadata), of one type and mode. */
   const stripeOf = (type: 'product' | 'price', site: Tenant, mode: 'test' | 'live') =>
-    standIn.objects(type).filter((o) => o.metadata?.sitebase_site_id === String(site.siteId) && o.livemode === (mode === 'live'));
+    standIn
+      .objects(type)
+      .filter((o) => o.metadata?.sitebase_site_id === String(site.siteId) && o.livemode === (mode === 'live'));
   const stripeObject = (id: string | null) => standIn.objects().find((o) => o.id === id)!;
   /** The product once its sync of the current version is done. */
   const synced = (x: Tenant, id: number, status = 'synced', timeoutMs = 20000) =>
@@ -99,7 +101,10 @@ describe('payments: the catalog synced to Stripe', () => {
     const id = created.body.id as number;
     // The write answers at once; the sync is pending (or already done), never in the request.
     expect(created.body.processorSync === null || created.body.processorSync.status !== 'failed').toBe(true);
-    await a.api.post(url(a, `/${id}/variants`)).send({ option1Value: 'L', unitAmount: 1200 }).expect(201);
+    await a.api
+      .post(url(a, `/${id}/variants`))
+      .send({ option1Value: 'L', unitAmount: 1200 })
+      .expect(201);
     plan = await eventually(async () => {
       const p = await synced(a, id);
       return p.version === 2 && p.variants[0]?.processorProductIdLive ? p : undefined;
@@ -112,7 +117,8 @@ describe('payments: the catalog synced to Stripe', () => {
       expect(products).toHaveLength(2);
       expect(prices).toHaveLength(2);
       const own = mode === 'test' ? plan.processorProductIdTest : plan.processorProductIdLive;
-      const variantOwn = mode === 'test' ? plan.variants[0].processorProductIdTest : plan.variants[0].processorProductIdLive;
+      const variantOwn =
+        mode === 'test' ? plan.variants[0].processorProductIdTest : plan.variants[0].processorProductIdLive;
       expect(stripeObject(own)).toEqual(
         expect.objectContaining({
           object: 'product',
@@ -137,7 +143,9 @@ describe('payments: the catalog synced to Stripe', () => {
       const r = await row(id);
       const v = await variantRow(variantId);
       const [priceId, variantPriceId] =
-        mode === 'test' ? [r.processorPriceIdTest, v.processorPriceIdTest] : [r.processorPriceIdLive, v.processorPriceIdLive];
+        mode === 'test'
+          ? [r.processorPriceIdTest, v.processorPriceIdTest]
+          : [r.processorPriceIdLive, v.processorPriceIdLive];
       expect(stripeObject(priceId)).toEqual(
         expect.objectContaining({
           product: own,
@@ -183,7 +191,10 @@ describe('payments: the catalog synced to Stripe', () => {
   it('a price change makes a new Price and deactivates the old; a name change updates the Product only', async () => {
     const before = await row(plan.id);
     let since = now();
-    await a.api.patch(url(a, `/${plan.id}`)).send({ unitAmount: 1500 }).expect(200);
+    await a.api
+      .patch(url(a, `/${plan.id}`))
+      .send({ unitAmount: 1500 })
+      .expect(200);
     expect((await syncedSince(a, plan.id, since)).version).toBe(3);
     const after = await row(plan.id);
     for (const [old, now] of [
@@ -200,7 +211,10 @@ describe('payments: the catalog synced to Stripe', () => {
     expect(stripeOf('price', a, 'test')).toHaveLength(3);
 
     since = now();
-    await a.api.patch(url(a, `/${plan.id}`)).send({ name: 'Plan plus' }).expect(200);
+    await a.api
+      .patch(url(a, `/${plan.id}`))
+      .send({ name: 'Plan plus' })
+      .expect(200);
     expect((await syncedSince(a, plan.id, since)).version).toBe(4);
     const renamed = await row(plan.id);
     expect(renamed.processorPriceIdTest).toBe(after.processorPriceIdTest);
@@ -212,7 +226,10 @@ describe('payments: the catalog synced to Stripe', () => {
 
   it('stock taken (a write Stripe does not see) syncs nothing', async () => {
     const sent = standIn.requests.length;
-    await a.api.patch(url(a, `/${plan.id}`)).send({ quantityAvailable: 50 }).expect(200);
+    await a.api
+      .patch(url(a, `/${plan.id}`))
+      .send({ quantityAvailable: 50 })
+      .expect(200);
     await new Promise((r) => setTimeout(r, 2500));
     expect((await synced(a, plan.id)).version).toBe(5);
     expect(standIn.requests.length).toBe(sent);
@@ -222,7 +239,10 @@ describe('payments: the catalog synced to Stripe', () => {
     const r = await row(plan.id);
     const v = await variantRow(plan.variants[0].id);
     const since = now();
-    await a.api.patch(url(a, `/${plan.id}`)).send({ status: 'archived' }).expect(200);
+    await a.api
+      .patch(url(a, `/${plan.id}`))
+      .send({ status: 'archived' })
+      .expect(200);
     expect((await syncedSince(a, plan.id, since)).version).toBe(6);
     expect(stripeObject(r.processorProductIdTest).active).toBe(false);
     expect(stripeObject(v.processorProductIdLive).active).toBe(false);
@@ -332,7 +352,10 @@ describe('payments: the catalog synced to Stripe', () => {
   it('a manual site: no sync state, no jobs; once connected, its products made before sync', async () => {
     const c = await createTenant(t);
     const early = await c.api.post(url(c)).send({ name: 'Early', unitAmount: 700, currency: 'USD' }).expect(201);
-    await c.api.patch(url(c, `/${early.body.id}`)).send({ name: 'Early bird' }).expect(200);
+    await c.api
+      .patch(url(c, `/${early.body.id}`))
+      .send({ name: 'Early bird' })
+      .expect(200);
     await new Promise((r) => setTimeout(r, 1000));
     expect((await c.api.get(url(c, `/${early.body.id}`))).body.processorSync).toBeNull();
     expect((await row(early.body.id)).processorSync).toBeNull();
@@ -348,7 +371,6 @@ describe('payments: the catalog synced to Stripe', () => {
   });
 
   it('every request the adapter sent passed Stripe’s published spec', () => {
-    // eslint-disable-next-line no-console
     console.log(`catalog sync: ${standIn.validatedCount} Stripe requests validated against the spec`);
     expect(standIn.validatedCount).toBeGreaterThan(20);
     expect(standIn.invalid()).toEqual([]);

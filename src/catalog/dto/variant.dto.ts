@@ -125,7 +125,7 @@ export class VariantResponseDto {
     type: String,
     nullable: true,
     example: null,
-    description: "Its own Stripe Product in live mode (set by the sync, docs/payments.md); null until synced",
+    description: 'Its own Stripe Product in live mode (set by the sync, docs/payments.md); null until synced',
   })
   processorProductIdLive: string | null;
   @ApiProperty({ type: String, nullable: true, example: null, description: 'Its own Stripe Product in test mode' })

@@ -68,7 +68,12 @@ export class CatalogSyncService {
    * Marks the product `pending` and queues its sync, in the caller's transaction. One job runs per
    * product at a time; changes arriving meanwhile queue one follow-up (the queue is `stately`).
    */
-  async queueProduct(em: EntityManager, site: SyncSite, productId: number, redrive: string | null = null): Promise<void> {
+  async queueProduct(
+    em: EntityManager,
+    site: SyncSite,
+    productId: number,
+    redrive: string | null = null,
+  ): Promise<void> {
     if ((await this.catalog.markPending(em, site, [productId])).length === 0) return;
     const data: CatalogSyncJobData = { siteId: site.id, accountId: site.accountId, productId, redrive };
     await this.queue.send(CATALOG_SYNC_JOB, data, { em, singletonKey: `${site.id}:${productId}` });
@@ -121,9 +126,11 @@ export class CatalogSyncService {
         if (!stripe) continue;
         for (const item of product.items) {
           const before = item.ids[mode];
-          const after = await syncItem(stripe, site.id, product, item, mode, data.redrive ?? undefined).catch((err: unknown) => {
-            throw new ItemSyncError(describeStripeFailure(err), item.variantId, mode);
-          });
+          const after = await syncItem(stripe, site.id, product, item, mode, data.redrive ?? undefined).catch(
+            (err: unknown) => {
+              throw new ItemSyncError(describeStripeFailure(err), item.variantId, mode);
+            },
+          );
           outcome.items.push({ variantId: item.variantId, mode, before, after });
         }
       }

@@ -31,7 +31,7 @@ export class CatalogSyncSubscriber implements OnModuleInit {
         wants: async (em, event, batch) => (await this.modesOf(em, event, batch)).length > 0,
       });
     this.relay.subscribe(PAYMENTS_EVENTS.accountUpdated.name, (em, event) => this.accountChanged(em, event), {
-      wants: async (_em, event) => (event.payload as Partial<PaymentAccountPayload>).processor === 'stripe',
+      wants: (_em, event) => Promise.resolve((event.payload as Partial<PaymentAccountPayload>).processor === 'stripe'),
     });
     this.catalog.onRetired((em, site, items) => this.sync.queueRetire(em, site, items));
   }
