@@ -1,6 +1,11 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { CatalogModule } from '../catalog/catalog.module';
 import { AnswersProblems } from '../common/errors/problem-codes';
+import { CatalogSyncController } from './catalog/catalog-sync.controller';
+import { CatalogSyncJob } from './catalog/catalog-sync.job';
+import { CatalogSyncService } from './catalog/catalog-sync.service';
+import { CatalogSyncSubscriber } from './catalog/catalog-sync.subscriber';
 import { PaymentAccountEntity } from './entities/payment-account.entity';
 import { PaymentCustomerEntity } from './entities/payment-customer.entity';
 import { PaymentEventEntity } from './entities/payment-event.entity';
@@ -26,9 +31,16 @@ import { UsersModule } from '../users/users.module';
  */
 @AnswersProblems(PAYMENTS_PROBLEMS)
 @Module({
-  imports: [TypeOrmModule.forFeature([PaymentAccountEntity, PaymentEventEntity, PaymentCustomerEntity]), UsersModule],
-  controllers: [PaymentAccountsController, StripeEventsController],
+  imports: [
+    TypeOrmModule.forFeature([PaymentAccountEntity, PaymentEventEntity, PaymentCustomerEntity]),
+    CatalogModule,
+    UsersModule,
+  ],
+  controllers: [PaymentAccountsController, StripeEventsController, CatalogSyncController],
   providers: [
+    CatalogSyncService,
+    CatalogSyncJob,
+    CatalogSyncSubscriber,
     PaymentAccountsService,
     PaymentCustomersRepository,
     PaymentEventsRepository,
