@@ -6,6 +6,7 @@ import { ContentModule } from '../content/content.module';
 import { EmailModule } from '../email/email.module';
 import { NewsletterModule } from '../newsletter/newsletter.module';
 import { OrdersModule } from '../orders/orders.module';
+import { PaymentsModule } from '../payments/payments.module';
 import { UsersModule } from '../users/users.module';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 import { BootstrapService } from './bootstrap.service';
@@ -23,6 +24,7 @@ import { MediaModule } from '../media/media.module';
     MediaModule,
     NewsletterModule,
     OrdersModule,
+    PaymentsModule,
     UsersModule,
     WebhooksModule,
   ],

@@ -7,6 +7,7 @@ import { AppConfig } from '../config/app-config';
 import { ApiKeysService } from '../api-keys/api-keys.service';
 import { KeyPrincipal } from '../common/auth/principal';
 import { SiteContext } from '../common/tenancy/site-context';
+import { PaymentAccountsService } from '../payments/payment-accounts.service';
 import { DemoSeedService } from './demo-seed.service';
 
 /** Any constant works; it only keeps two instances from bootstrapping the same empty database. */
@@ -28,6 +29,7 @@ export class BootstrapService implements OnApplicationBootstrap {
     private readonly sites: SitesService,
     private readonly keys: ApiKeysService,
     private readonly demo: DemoSeedService,
+    private readonly payments: PaymentAccountsService,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -68,6 +70,7 @@ export class BootstrapService implements OnApplicationBootstrap {
     });
     if (!made) return null;
     const { site, principal, plaintext } = made;
+    await this.connectStripe(site);
     try {
       await this.demo.seed(site, principal);
     } catch (err) {
@@ -85,5 +88,23 @@ export class BootstrapService implements OnApplicationBootstrap {
       );
     }
     return plaintext;
+  }
+
+  /**
+   * With STRIPE_TEST_SECRET_KEY, the demo site takes payments in Stripe's test mode from the
+   * start (its products sync once seeded); without it the site is `manual` (docs/payments.md).
+   */
+  private async connectStripe(site: SiteContext): Promise<void> {
+    const secretKey = this.config.STRIPE_TEST_SECRET_KEY;
+    if (!secretKey) return;
+    try {
+      await this.payments.connect(site, {
+        mode: 'test',
+        test: { secretKey, webhookSecret: this.config.STRIPE_TEST_WEBHOOK_SECRET },
+      });
+      this.logger.log(`Site "${site.name}" takes payments in Stripe's test mode (STRIPE_TEST_SECRET_KEY)`);
+    } catch (err) {
+      this.logger.error({ err }, 'The demo site could not be connected to Stripe; it stays manual');
+    }
   }
 }

@@ -12,6 +12,8 @@ import { ProductEntity } from './entities/product.entity';
 import { CatalogMediaDeletedSubscriber } from './media-deleted.subscriber';
 import { ProductsController } from './products.controller';
 import { ProductsService } from './products.service';
+import { ProductSyncRepository } from './product-sync.repository';
+import { ProductSyncService } from './product-sync.service';
 import { PublicCatalogCache } from './public-catalog.cache';
 import { AnswersProblems } from '../common/errors/problem-codes';
 import { CATALOG_PROBLEMS } from './catalog.problems';
@@ -32,7 +34,9 @@ import { CATALOG_PROBLEMS } from './catalog.problems';
     PublicCatalogCache,
     CatalogMediaDeletedSubscriber,
     CatalogDataOwner,
+    ProductSyncRepository,
+    ProductSyncService,
   ],
-  exports: [CategoriesService, ProductsService, CatalogService],
+  exports: [CategoriesService, ProductsService, CatalogService, ProductSyncService],
 })
 export class CatalogModule {}

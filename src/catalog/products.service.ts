@@ -17,6 +17,7 @@ import { CreateVariantDto, UpdateVariantDto } from './dto/variant.dto';
 import { ProductEntity } from './entities/product.entity';
 import { ProductVariantEntity } from './entities/product-variant.entity';
 import { addVariant, checkOptions, saveVariant, variantOf, variantsIn } from './product-variants';
+import { ProductSyncService } from './product-sync.service';
 import { PublicCatalogCache } from './public-catalog.cache';
 
 /** A product with its variants: what a get answers. */
@@ -41,6 +42,7 @@ export class ProductsService {
     private readonly categories: CategoriesService,
     private readonly media: MediaService,
     private readonly cache: PublicCatalogCache,
+    private readonly sync: ProductSyncService,
   ) {}
 
   /** Anonymous callers see published products, through the public cache. */
@@ -165,6 +167,7 @@ export class ProductsService {
     return this.cache.writing(site.id, () =>
       this.dataSource.transaction(async (em) => {
         const product = await this.lockForWrite(em, site, id, options);
+        await this.sync.retire(em, site, product.id, [product, ...(await variantsIn(em, product.id))]);
         await em.delete(ProductEntity, { id: product.id, siteId: site.id });
         await recordEvent(em, site, CATALOG_EVENTS.productDeleted, eventOf(product));
       }),
@@ -195,6 +198,7 @@ export class ProductsService {
   removeVariant(site: SiteContext, productId: number, variantId: number): Promise<ProductView> {
     return this.changeVariants(site, productId, async (em, product) => {
       const variant = await variantOf(em, product, variantId);
+      await this.sync.retire(em, site, product.id, [variant]);
       await em.delete(ProductVariantEntity, { id: variant.id });
     });
   }

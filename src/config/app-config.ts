@@ -237,7 +237,11 @@ export class AppConfig {
    * The key that seals each site's processor secrets at rest: 32 random bytes, base64 or hex
    * (`openssl rand -base64 32`). Without it, no site can be connected to Stripe.
    */
-  @Setting(secretsKey()) SECRETS_ENCRYPTION_KEY = '';
+  @Setting(secretsKey(), {
+    when: (c: AppConfig) => c.STRIPE_TEST_SECRET_KEY !== '',
+    because: 'STRIPE_TEST_SECRET_KEY is set',
+  })
+  SECRETS_ENCRYPTION_KEY = '';
   /** Where the Stripe API is: https://api.stripe.com, or an egress proxy or a stand-in for tests. */
   @Setting(webUrl('https://api.stripe.com')) STRIPE_API_BASE = 'https://api.stripe.com';
   /** One Stripe request's time limit (ms), and the retries the official client makes of a failed one. */
@@ -247,7 +251,11 @@ export class AppConfig {
   @Setting(int(10, 3600)) STRIPE_WEBHOOK_TOLERANCE_SECONDS = 300;
   /** The demo site (BOOTSTRAP_SITE) is connected in test mode with these at first start (docs/payments.md). */
   @Setting(secret(stripeKey('test'))) STRIPE_TEST_SECRET_KEY = '';
-  @Setting(secret(stripeWebhookSecret())) STRIPE_TEST_WEBHOOK_SECRET = '';
+  @Setting(secret(stripeWebhookSecret()), {
+    when: (c: AppConfig) => c.STRIPE_TEST_SECRET_KEY !== '',
+    because: 'STRIPE_TEST_SECRET_KEY is set',
+  })
+  STRIPE_TEST_WEBHOOK_SECRET = '';
 
   // Email (docs/email.md)
   /** smtp://user:pass@host:587 or smtps://…:465; empty: messages are recorded and logged, not sent. */

@@ -321,6 +321,16 @@ describe('every setting is read strictly', () => {
     [{ MEDIA_STORAGE: 's3' }, 'S3_BUCKET', 'MEDIA_STORAGE=s3'],
     [{ S3_ACCESS_KEY_ID: 'AKIAEXAMPLE' }, 'S3_SECRET_ACCESS_KEY', 'S3_ACCESS_KEY_ID is set'],
     [{ S3_SECRET_ACCESS_KEY: 'secret' }, 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY is set'],
+    [
+      { STRIPE_TEST_SECRET_KEY: `sk_test_${'a'.repeat(24)}`, STRIPE_TEST_WEBHOOK_SECRET: `whsec_${'b'.repeat(32)}` },
+      'SECRETS_ENCRYPTION_KEY',
+      'STRIPE_TEST_SECRET_KEY is set',
+    ],
+    [
+      { STRIPE_TEST_SECRET_KEY: `sk_test_${'a'.repeat(24)}`, SECRETS_ENCRYPTION_KEY: 'a'.repeat(64) },
+      'STRIPE_TEST_WEBHOOK_SECRET',
+      'STRIPE_TEST_SECRET_KEY is set',
+    ],
   ])('%j without %s: one line saying it is required', (env, key, because) => {
     expect(printed(env)?.split('\n')).toEqual([
       expect.stringMatching(

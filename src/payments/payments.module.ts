@@ -1,8 +1,12 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { CatalogModule } from '../catalog/catalog.module';
 import { AnswersProblems } from '../common/errors/problem-codes';
+import { CatalogSyncController } from './catalog/catalog-sync.controller';
+import { CatalogSyncJob } from './catalog/catalog-sync.job';
+import { CatalogSyncService } from './catalog/catalog-sync.service';
+import { CatalogSyncSubscriber } from './catalog/catalog-sync.subscriber';
 import { OrdersModule } from '../orders/orders.module';
-import { UsersModule } from '../users/users.module';
 import { PaymentAccountEntity } from './entities/payment-account.entity';
 import { PaymentCustomerEntity } from './entities/payment-customer.entity';
 import { PaymentEventEntity } from './entities/payment-event.entity';
@@ -21,6 +25,10 @@ import { StripeClients } from './stripe/stripe-clients';
 import { StripeEventHandlers } from './stripe/stripe-event-handlers';
 import { StripeEventsController } from './stripe/stripe-events.controller';
 import { StripeEventsService } from './stripe/stripe-events.service';
+import { StripeChargeEvents } from './subscriptions/stripe-charge-events';
+import { StripeChargeJob } from './subscriptions/stripe-charge.job';
+import { StripeSubscriptionProcessor } from './subscriptions/stripe-subscription-processor';
+import { UsersModule } from '../users/users.module';
 
 /**
  * Payments through Stripe (docs/payments.md): a site's connection (keys sealed at rest), the
@@ -31,11 +39,15 @@ import { StripeEventsService } from './stripe/stripe-events.service';
 @Module({
   imports: [
     TypeOrmModule.forFeature([PaymentAccountEntity, PaymentEventEntity, PaymentCustomerEntity]),
+    CatalogModule,
     OrdersModule,
     UsersModule,
   ],
-  controllers: [PaymentAccountsController, StripeEventsController, OrderPaymentsController],
+  controllers: [PaymentAccountsController, StripeEventsController, CatalogSyncController, OrderPaymentsController],
   providers: [
+    CatalogSyncService,
+    CatalogSyncJob,
+    CatalogSyncSubscriber,
     PaymentAccountsService,
     PaymentCustomersRepository,
     PaymentEventsRepository,
@@ -43,6 +55,9 @@ import { StripeEventsService } from './stripe/stripe-events.service';
     StripeClients,
     StripeEventHandlers,
     StripeEventsService,
+    StripeSubscriptionProcessor,
+    StripeChargeJob,
+    StripeChargeEvents,
     StripeCustomers,
     OrderPaymentsService,
     OrderPaymentEvents,

@@ -10,7 +10,7 @@ import { CreditsService } from './credits.service';
 import { CreateChargeDto, PayChargeDto } from './dto/subscription-charge.dto';
 import { PERIOD_ENTRY_KINDS, SubscriptionEntryEntity } from './entities/subscription-entry.entity';
 import { UserSubscriptionEntity } from './entities/user-subscription.entity';
-import { PaymentProcessors } from './payment-processor';
+import { ChargeOutcome, PaymentProcessors } from './payment-processors.service';
 import { ledgerLine, recordCharge, recordSubscription } from './subscription-ledger';
 import { applyBalance, unpaidCancelAt } from './subscription-status';
 import { USER_EVENTS } from './users.events';
@@ -32,7 +32,8 @@ const day = (d: Date) => d.toISOString().slice(0, 10);
  * subscription's balance first, then from its processor; what the processor leaves pending makes
  * the subscription `past_due` until it is paid, or canceled at the end of the site's dunning
  * window (`unpaidCancelAt`). Runs in the caller's transaction, under the subscription's row lock;
- * the caller saves nothing of the subscription after calling in.
+ * the caller saves nothing of the subscription after calling in. A processor's later answers
+ * (paid, failed, retried) are subscription-attempts.ts's.
  */
 @Injectable()
 export class SubscriptionBilling {
@@ -128,7 +129,7 @@ export class SubscriptionBilling {
     let entry = await em.save(ledgerLine(em, sub, 'charge', dto.amount, { description: dto.description }));
     let creditBalance: number | null = null;
     if (dto.payWithCredits) creditBalance = await this.payFromCredits(em, site, sub, entry, false);
-    if (entry.status === 'pending') await this.askProcessor(sub, entry);
+    if (entry.status === 'pending') await this.askProcessor(em, sub, entry);
     entry = await em.save(entry);
     await recordCharge(em, site, sub, entry);
     return { charge: entry, creditBalance };
@@ -157,18 +158,9 @@ export class SubscriptionBilling {
       this.markPaid(entry, 'out_of_band');
       entry.processorChargeId = dto.reference ?? null;
     } else if (dto.payWithCredits) creditBalance = await this.payFromCredits(em, site, sub, entry, true);
-    else await this.askProcessor(sub, entry);
+    else await this.askProcessor(em, sub, entry);
     entry = await em.save(entry);
-    if (entry.status === 'paid') {
-      await recordCharge(em, site, sub, entry);
-      if (sub.status === 'past_due' && !(await this.hasUnpaidPeriodLine(em, sub))) {
-        sub.status = 'active';
-        sub.unpaidCancelAt = null;
-        sub.version += 1;
-        await em.save(sub);
-        await recordSubscription(em, site, USER_EVENTS.subscriptionUpdated, sub, 'past_due', 'payment_received');
-      }
-    }
+    if (entry.status === 'paid') await this.received(em, site, sub, entry);
     return { charge: entry, subscription: sub, creditBalance };
   }
 
@@ -195,26 +187,59 @@ export class SubscriptionBilling {
     sub.balance -= applied;
     draft.creditApplied = applied;
     let entry = await em.save(draft);
+    let asked: ChargeOutcome['status'] | null = null;
     if (due === 0) this.markPaid(entry, applied > 0 ? 'balance' : null);
-    else await this.askProcessor(sub, entry);
+    else asked = await this.askProcessor(em, sub, entry);
     entry = await em.save(entry);
     await recordCharge(em, scope, sub, entry);
     const previous = sub.status;
-    if (entry.status === 'pending' && (previous === 'active' || previous === 'trialing')) {
-      const { settings } = await this.sites.profileOf(sub.siteId, em);
-      sub.status = 'past_due';
-      sub.unpaidCancelAt = unpaidCancelAt(this.clock.now(), dunningDays(settings.subscriptions), sub.currentPeriodEnd);
-    }
+    // `processing`: an attempt is under way; it falls due only if that attempt fails (failed()).
+    if (entry.status === 'pending' && asked !== 'processing' && (previous === 'active' || previous === 'trialing'))
+      await this.fallDue(em, sub);
     await em.save(sub);
     if (sub.status !== previous)
       await recordSubscription(em, scope, USER_EVENTS.subscriptionUpdated, sub, previous, 'payment_due');
     return entry;
   }
 
-  /** Asks the subscription's processor for what the line still owes (its amount less the balance applied). */
-  private async askProcessor(sub: UserSubscriptionEntity, entry: SubscriptionEntryEntity): Promise<void> {
+  /** `past_due` until paid or canceled at the end of the site's dunning window from now (or of the period, if sooner). */
+  async fallDue(em: EntityManager, sub: UserSubscriptionEntity): Promise<void> {
+    const { settings } = await this.sites.profileOf(sub.siteId, em);
+    sub.status = 'past_due';
+    sub.unpaidCancelAt = unpaidCancelAt(this.clock.now(), dunningDays(settings.subscriptions), sub.currentPeriodEnd);
+  }
+
+  /** A line was paid: its event, and a `past_due` subscription with no unpaid period line left is `active` again. */
+  async received(
+    em: EntityManager,
+    scope: EventScope,
+    sub: UserSubscriptionEntity,
+    entry: SubscriptionEntryEntity,
+  ): Promise<void> {
+    await recordCharge(em, scope, sub, entry);
+    if (sub.status === 'past_due' && !(await this.hasUnpaidPeriodLine(em, sub))) {
+      sub.status = 'active';
+      sub.unpaidCancelAt = null;
+      sub.version += 1;
+      await em.save(sub);
+      await recordSubscription(em, scope, USER_EVENTS.subscriptionUpdated, sub, 'past_due', 'payment_received');
+    }
+  }
+
+  /**
+   * Asks the subscription's processor for what the line still owes (its amount less the balance
+   * applied), as its next attempt; a planned retry is then this one.
+   */
+  async askProcessor(
+    em: EntityManager,
+    sub: UserSubscriptionEntity,
+    entry: SubscriptionEntryEntity,
+  ): Promise<ChargeOutcome['status']> {
     const processor = this.processors.get(sub.processor);
+    entry.nextAttemptAt = null;
     const outcome = await processor.charge({
+      em,
+      attempt: entry.chargeAttempts + 1,
       siteId: sub.siteId,
       subscriptionId: sub.id,
       processorSubscriptionId: sub.processorSubscriptionId,
@@ -225,6 +250,7 @@ export class SubscriptionBilling {
     });
     entry.processorChargeId = outcome.processorChargeId ?? entry.processorChargeId;
     if (outcome.status === 'paid') this.markPaid(entry, processor.name);
+    return outcome.status;
   }
 
   /**
@@ -254,7 +280,7 @@ export class SubscriptionBilling {
     }
   }
 
-  private markPaid(entry: SubscriptionEntryEntity, paidWith: string | null): void {
+  markPaid(entry: SubscriptionEntryEntity, paidWith: string | null): void {
     Object.assign(entry, { status: 'paid', paidWith, paidAt: this.clock.now() });
   }
 }

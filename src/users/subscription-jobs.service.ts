@@ -58,7 +58,7 @@ export class SubscriptionJobsService implements OnModuleInit {
    * `order.subscription_requested` (at least once): the subscription of one recurring line of a
    * paid order, for the user who placed it signed in, else the site user of the order's address
    * (made now if there is none: they can sign in with it); its first period is paid by the order
-   * (an `initial` line). Keyed by the line: a second delivery starts nothing. Answers the subscription, or null when there was nothing to start.
+   * (an `initial` line); an order paid through Stripe makes a Stripe subscription in its mode. Keyed by the line: a second delivery starts nothing. Answers the subscription, or null when there was nothing to start.
    */
   async startFromOrder(em: EntityManager, event: OutboxEvent): Promise<UserSubscriptionEntity | null> {
     if (event.siteId === null) return null;
@@ -66,6 +66,7 @@ export class SubscriptionJobsService implements OnModuleInit {
     const scope: EventScope = { id: event.siteId, accountId: event.accountId };
     const userId = await this.customerOf(em, scope, p);
     if (userId === null) return null;
+    const collector = await this.collectorOf(em, scope, p);
     const now = this.clock.now();
     const inserted = await em
       .createQueryBuilder()
@@ -84,7 +85,8 @@ export class SubscriptionJobsService implements OnModuleInit {
         intervalCount: p.intervalCount,
         currentPeriodStart: now,
         currentPeriodEnd: addInterval(now, p.interval as UserSubscriptionEntity['interval'], p.intervalCount),
-        processor: 'manual',
+        processor: collector.processor,
+        processorMode: collector.mode,
         orderId: p.orderId,
         orderLineId: p.lineId,
       })
@@ -96,6 +98,27 @@ export class SubscriptionJobsService implements OnModuleInit {
     await recordSubscription(em, scope, USER_EVENTS.subscriptionCreated, sub, null, 'created');
     await this.billing.initial(em, sub);
     return sub;
+  }
+
+  /**
+   * Who collects the subscription's later charges: Stripe, in the mode its order was paid in, when
+   * the order was paid through Stripe (its payment saved the customer's payment method,
+   * docs/payments.md "Subscriptions"); otherwise `manual`, as before.
+   */
+  private async collectorOf(
+    em: EntityManager,
+    scope: EventScope,
+    p: SubscriptionRequestedPayload,
+  ): Promise<{ processor: string; mode: 'test' | 'live' | null }> {
+    const { rows } = await sql<{ payment_processor: string; payment_mode: 'test' | 'live' | null }>(
+      em,
+      'SELECT payment_processor, payment_mode FROM orders WHERE id = $1 AND site_id = $2',
+      [p.orderId, scope.id],
+    );
+    const order = rows[0];
+    return order?.payment_processor === 'stripe' && order.payment_mode
+      ? { processor: 'stripe', mode: order.payment_mode }
+      : { processor: 'manual', mode: null };
   }
 
   /** The site user an order's subscription is for; null when the order no longer names anyone. */

@@ -33,6 +33,11 @@ export function ledgerLine(
     periodStart: null,
     periodEnd: null,
     creditApplied: 0,
+    chargeAttempts: 0,
+    failureCode: null,
+    failureMessage: null,
+    failedAt: null,
+    nextAttemptAt: null,
     ...fields,
   });
 }

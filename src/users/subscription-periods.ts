@@ -5,6 +5,7 @@ import { EventScope } from '../common/outbox/record-event';
 import { Clock } from '../common/scheduling/clock';
 import { SiteContext } from '../common/tenancy/site-context';
 import { UserSubscriptionEntity } from './entities/user-subscription.entity';
+import { SubscriptionAttempts } from './subscription-attempts';
 import { SubscriptionBilling } from './subscription-billing';
 import { recordSubscription } from './subscription-ledger';
 import { addInterval, periodEndAction } from './subscription-status';
@@ -23,6 +24,7 @@ export class SubscriptionPeriods {
   constructor(
     private readonly dataSource: DataSource,
     private readonly billing: SubscriptionBilling,
+    private readonly attempts: SubscriptionAttempts,
     private readonly clock: Clock,
     private readonly sites: SiteDirectory,
   ) {}
@@ -31,7 +33,8 @@ export class SubscriptionPeriods {
    * The period job (every minute): first the dunning sweep, `past_due` subscriptions whose
    * `unpaidCancelAt` came are canceled (`unpaid`), whatever their period's length; then
    * subscriptions whose period ended are canceled (a scheduled cancel, or a period charge left
-   * unpaid), or renew period by period up to `now` (each with its charge). Claimed with SKIP
+   * unpaid), or renew period by period up to `now` (each with its charge); last, the processor is
+   * asked again for lines whose retry came (`nextAttemptAt`). Claimed with SKIP
    * LOCKED, so instances share the work. Answers how many it handled.
    */
   async rollPeriods(now = this.clock.now()): Promise<number> {
@@ -53,7 +56,21 @@ export class SubscriptionPeriods {
           .orderBy('s.current_period_end', 'ASC'),
       (em, scope, sub) => this.endPeriod(em, scope, sub, now),
     );
-    return unpaid + ended;
+    // Our retries of a processor's failed charges (their `nextAttemptAt`), after the sweep ended what its window closed.
+    const retried = await this.inBatches(
+      (em) =>
+        em
+          .createQueryBuilder(UserSubscriptionEntity, 's')
+          .where("s.status IN ('trialing', 'active', 'past_due')")
+          .andWhere(
+            `EXISTS (SELECT 1 FROM user_subscription_entries e WHERE e.subscription_id = s.id
+              AND e.status = 'pending' AND e.next_attempt_at IS NOT NULL AND e.next_attempt_at <= :now)`,
+            { now },
+          )
+          .orderBy('s.id', 'ASC'),
+      (em, scope, sub) => this.attempts.retryDue(em, scope, sub, now),
+    );
+    return unpaid + ended + retried;
   }
 
   /** `act` on what `query` finds, PERIOD_BATCH rows a transaction, each under its row lock (others' skipped). */

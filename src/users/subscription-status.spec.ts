@@ -3,6 +3,7 @@ import {
   addInterval,
   applyBalance,
   assertSubscriptionMove,
+  nextChargeAttempt,
   periodEndAction,
   planChangeLines,
   proration,
@@ -137,5 +138,22 @@ describe('subscription status rules', () => {
     const short = new Date('2022-01-25T12:00:00.000Z');
     expect(unpaidCancelAt(due, 14, short)).toEqual(short);
     expect(unpaidCancelAt(due, 60, new Date('2023-01-20T12:00:00.000Z'))).toEqual(new Date('2022-03-21T12:00:00.000Z'));
+  });
+
+  it('a failed processor charge is retried 1, 3, 5 and 7 days after its first failure, never at or past the window', () => {
+    const day = 86_400_000;
+    const t0 = new Date('2026-01-01T00:00:00.000Z');
+    let at = t0;
+    const tries: number[] = [];
+    for (let attempt = 1; ; attempt++) {
+      const next = nextChargeAttempt(at, attempt, null);
+      if (!next) break;
+      tries.push((next.getTime() - t0.getTime()) / day);
+      at = next;
+    }
+    expect(tries).toEqual([1, 3, 5, 7]);
+    const window = new Date(t0.getTime() + 3 * day);
+    expect(nextChargeAttempt(new Date(t0.getTime() + day), 2, window)).toBeNull();
+    expect(nextChargeAttempt(t0, 1, window)).toEqual(new Date(t0.getTime() + day));
   });
 });

@@ -168,3 +168,22 @@ export function periodEndAction(
 export function unpaidCancelAt(dueAt: Date, days: number, periodEnd: Date): Date {
   return new Date(Math.min(dueAt.getTime() + days * 86_400_000, periodEnd.getTime()));
 }
+
+/**
+ * Our retries of a processor's failed charge (docs/payments.md, "Failures and retries"): days
+ * after each failed attempt until the next one, so the 2nd to 5th attempts come 1, 3, 5 and 7
+ * days after the first failure; none after the 5th.
+ */
+export const CHARGE_RETRY_GAPS_DAYS = [1, 2, 2, 2] as const;
+
+/**
+ * When a line whose `attempt` failed at `failedAt` is tried again; null when the schedule is
+ * spent or the next try would come at or after `notAfter` (a `past_due` subscription's
+ * `unpaidCancelAt`: the dunning sweep ends it then, and no charge runs past its window).
+ */
+export function nextChargeAttempt(failedAt: Date, attempt: number, notAfter: Date | null): Date | null {
+  const gap = CHARGE_RETRY_GAPS_DAYS[attempt - 1];
+  if (gap === undefined) return null;
+  const next = new Date(failedAt.getTime() + gap * 86_400_000);
+  return notAfter && next.getTime() >= notAfter.getTime() ? null : next;
+}

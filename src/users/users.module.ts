@@ -6,7 +6,8 @@ import { EmailModule } from '../email/email.module';
 import { SubscriptionEntryEntity } from './entities/subscription-entry.entity';
 import { UserSubscriptionEntity } from './entities/user-subscription.entity';
 import { MySubscriptionsController } from './my-subscriptions.controller';
-import { PaymentProcessors } from './payment-processor';
+import { PaymentProcessors } from './payment-processors.service';
+import { SubscriptionAttempts } from './subscription-attempts';
 import { SubscriptionBilling } from './subscription-billing';
 import { SubscriptionChargesController } from './subscription-charges.controller';
 import { SubscriptionChargesService } from './subscription-charges.service';
@@ -81,12 +82,20 @@ import { USERS_PROBLEMS } from './users.problems';
     UsersErasureOwner,
     PaymentProcessors,
     SubscriptionBilling,
+    SubscriptionAttempts,
     SubscriptionPeriods,
     SubscriptionPlans,
     UserSubscriptionsService,
     SubscriptionChargesService,
     SubscriptionJobsService,
   ],
-  exports: [UsersService, SessionsService, CreditsService, UserSubscriptionsService, PaymentProcessors],
+  exports: [
+    UsersService,
+    SessionsService,
+    CreditsService,
+    UserSubscriptionsService,
+    SubscriptionChargesService,
+    PaymentProcessors,
+  ],
 })
 export class UsersModule {}

@@ -74,6 +74,11 @@ describe('generated client: catalog', () => {
       params: { path: { ...site(), id, variantId } },
     });
     expect(removed.data?.variants).toEqual([]);
+    // The re-drive of a sync to Stripe: this site is manual (test/payments/catalog-sync covers the rest).
+    const redrive = await s.api.POST('/api/v2/sites/{siteName}/products/{id}/processor-sync', {
+      params: { path: { ...site(), id } },
+    });
+    expect([redrive.response.status, redrive.error?.code]).toEqual([409, 'processor_not_connected']);
     const deleted = await s.api.DELETE('/api/v2/sites/{siteName}/products/{id}', {
       params: { path: { ...site(), id }, header: {} },
     });

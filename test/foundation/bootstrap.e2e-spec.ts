@@ -194,6 +194,30 @@ describe('first start on an empty database (BOOTSTRAP_ENABLED=true)', () => {
     expect(await counts(again)).toEqual({ accounts: 1, sites: 1, api_keys: 1 });
   });
 
+  it('the demo site is manual, unless STRIPE_TEST_SECRET_KEY connects it in test mode (sealed, never shown)', async () => {
+    const key = `sb_live_${'Cd5'.repeat(13)}Z`;
+    const manual = await start(await createFreshDatabase('bootd'), { BOOTSTRAP_API_KEY: key });
+    const url = '/api/v2/sites/demo/payments/stripe';
+    expect((await request(manual.server).get(url).set('x-api-key', key)).body).toMatchObject({ processor: 'manual' });
+    const stripeKey = `sk_test_${'Stripe4Demo'.repeat(3)}`;
+    const webhookSecret = `whsec_${'demoSecret'.repeat(4)}`;
+    const connected = await start(await createFreshDatabase('boote'), {
+      BOOTSTRAP_API_KEY: key,
+      STRIPE_TEST_SECRET_KEY: stripeKey,
+      STRIPE_TEST_WEBHOOK_SECRET: webhookSecret,
+    });
+    const res = await request(connected.server).get(url).set('x-api-key', key);
+    expect(res.body).toMatchObject({
+      processor: 'stripe',
+      mode: 'test',
+      test: { keyHint: `sk_test_…${stripeKey.slice(-4)}`, webhookSecretSet: true },
+      live: null,
+    });
+    const [row] = await connected.db.query('SELECT row_to_json(p)::text AS r FROM payment_accounts p');
+    expect(row.r).not.toContain(stripeKey.slice(8));
+    expect(row.r).not.toContain(webhookSecret.slice(6));
+  });
+
   it('with BOOTSTRAP_ENABLED=false an empty database stays empty', async () => {
     const url = await createFreshDatabase('bootc');
     const t = await start(url, { BOOTSTRAP_ENABLED: 'false' });

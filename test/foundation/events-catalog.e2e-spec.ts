@@ -15,6 +15,7 @@ import { mailedMatch } from '../support/mail-copies';
 import { agent, createTenant, Tenant, uniqueName } from '../support/tenant';
 import { startWebhookReceiver, WebhookReceiver } from '../support/webhook-receiver';
 import { FakeDns, fakeDns } from '../support/dns';
+import { startStripeStandIn, StripeStandIn } from '../support/stripe/stand-in';
 
 /**
  * docs/events.md is the catalogue integrators (webhooks) read. This file holds it to the code:
@@ -148,6 +149,8 @@ interface Ctx {
   dns: FakeDns;
   /** The port of the app's bounce listener (docs/deliverability.md). */
   bouncePort: number;
+  /** Stripe, stood in for (test/support/stripe): the catalog sync's failure needs an answer. */
+  stripe: StripeStandIn;
 }
 
 interface Step {
@@ -662,6 +665,29 @@ const STEPS: Step[] = [
       await call(ctx.a.api.delete(url), 204);
     },
   },
+  {
+    does: 'a connected site’s product with a Stripe id Stripe does not know: its sync fails (then disconnect)',
+    emits: ['product.processor_sync_failed'],
+    run: async (ctx) => {
+      const stripe = `/api/v2/sites/${ctx.a.siteName}/payments/stripe`;
+      const test = { secretKey: `rk_test_${'F'.repeat(24)}`, webhookSecret: `whsec_${'f'.repeat(32)}` };
+      await call(ctx.a.api.put(stripe).send({ test }), 200);
+      const url = `/api/v2/sites/${ctx.a.siteName}/products`;
+      const product = await call(
+        ctx.a.api
+          .post(url)
+          .send({ name: 'Linked plan', unitAmount: 900, currency: 'EUR', processorProductIdTest: 'prod_Unknown1' }),
+        201,
+      );
+      await eventually(async () => {
+        const res = await ctx.a.api.get(`${url}/${Number(product.id)}`);
+        return (res.body as { processorSync?: { status: string } }).processorSync?.status === 'failed'
+          ? true
+          : undefined;
+      }, 9000);
+      await call(ctx.a.api.delete(stripe), 204);
+    },
+  },
   // webhooks
   {
     does: 'test an endpoint (POST …/webhooks/{id}/test): sent to it, not recorded',
@@ -931,6 +957,7 @@ describe('docs/events.md against the event catalog and what the app records', ()
     // A database of its own: the SMTP server would otherwise receive mail other files left queued.
     ctx.smtp = await startSmtpSink({ refuse: () => (ctx.refuseMail ? 550 : null) });
     ctx.hooks = await startWebhookReceiver();
+    ctx.stripe = await startStripeStandIn();
     ctx.bouncePort = await new Promise<number>((resolve) => {
       const probe = createServer().listen(0, '127.0.0.1', () => {
         const { port } = probe.address() as AddressInfo;
@@ -952,6 +979,9 @@ describe('docs/events.md against the event catalog and what the app records', ()
         BOUNCE_DOMAIN: 'bounces.events.test',
         BOUNCE_SMTP_PORT: String(ctx.bouncePort),
         BOUNCE_SMTP_HOST: '127.0.0.1',
+        STRIPE_API_BASE: ctx.stripe.url,
+        STRIPE_MAX_NETWORK_RETRIES: '1',
+        STRIPE_TIMEOUT_MS: '2000',
       },
       extraModules: [ctx.dns.module],
     });
@@ -996,7 +1026,13 @@ describe('docs/events.md against the event catalog and what the app records', ()
     await ctx.t?.close();
     await ctx.smtp?.close();
     await ctx.hooks?.close();
+    await ctx.stripe?.close();
     media.remove();
+  });
+
+  it('every request sent to the Stripe stand-in passed Stripe’s published spec', () => {
+    expect(ctx.stripe.validatedCount).toBeGreaterThan(0);
+    expect(ctx.stripe.invalid()).toEqual([]);
   });
 
   it('docs/events.md parses: every ### section has a description line, a field table and a JSON example', () => {

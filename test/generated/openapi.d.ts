@@ -2108,6 +2108,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/sites/{siteName}/products/{id}/processor-sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sync a product to Stripe again
+         * @description Queues the product's sync to every Stripe mode the site has keys for, even when nothing changed: the re-drive of a `failed` sync once its cause is fixed. Answers the product, `processorSync.status` `pending`. 409 `processor_not_connected` for a site without Stripe. A key needs the `catalog:write` permission (without it: 403 `insufficient_permission`).
+         */
+        post: operations["syncProductToProcessor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/sites/{siteName}/orders/{id}/payment-intent": {
         parameters: {
             query?: never;
@@ -3497,6 +3517,25 @@ export interface components {
             /** @example null */
             processorProductIdTest: string | null;
             /**
+             * @description Its sync to the site's Stripe account: `pending` (queued), `synced` (Stripe has it as it is now) or `failed` (re-drive with POST …/products/{id}/processor-sync); null on a site never connected
+             * @example {
+             *       "status": "synced",
+             *       "error": null,
+             *       "at": "2026-01-01T00:00:05.000Z"
+             *     }
+             */
+            processorSync?: {
+                /** @enum {string} */
+                status: "pending" | "synced" | "failed";
+                /** @description What Stripe answered when the sync failed; null otherwise */
+                error: string | null;
+                /**
+                 * Format: date-time
+                 * @description When the status was set
+                 */
+                at: string | null;
+            } | null;
+            /**
              * @example [
              *       12
              *     ]
@@ -3629,6 +3668,16 @@ export interface components {
             /** @example 0 */
             position: number;
             /**
+             * @description Its own Stripe Product in live mode (set by the sync, docs/payments.md); null until synced
+             * @example null
+             */
+            processorProductIdLive: string | null;
+            /**
+             * @description Its own Stripe Product in test mode
+             * @example null
+             */
+            processorProductIdTest: string | null;
+            /**
              * Format: date-time
              * @example 2026-01-01T00:00:00.000Z
              */
@@ -3696,6 +3745,25 @@ export interface components {
             processorProductIdLive: string | null;
             /** @example null */
             processorProductIdTest: string | null;
+            /**
+             * @description Its sync to the site's Stripe account: `pending` (queued), `synced` (Stripe has it as it is now) or `failed` (re-drive with POST …/products/{id}/processor-sync); null on a site never connected
+             * @example {
+             *       "status": "synced",
+             *       "error": null,
+             *       "at": "2026-01-01T00:00:05.000Z"
+             *     }
+             */
+            processorSync?: {
+                /** @enum {string} */
+                status: "pending" | "synced" | "failed";
+                /** @description What Stripe answered when the sync failed; null otherwise */
+                error: string | null;
+                /**
+                 * Format: date-time
+                 * @description When the status was set
+                 */
+                at: string | null;
+            } | null;
             /**
              * @example [
              *       12
@@ -4250,6 +4318,16 @@ export interface components {
             quantity_available: number | null;
             /** @example MUG-350-M */
             sku: string | null;
+            /**
+             * @description Its own payment processor live product id; "" when unset
+             * @example
+             */
+            processor_product_id_live: string;
+            /**
+             * @description Its own payment processor test product id; "" when unset
+             * @example
+             */
+            processor_product_id_test: string;
         };
         V1ProductResponseDto: {
             /** @example 7 */
@@ -5917,6 +5995,31 @@ export interface components {
             /** @description Absent: the current quantity */
             quantity?: number;
         };
+        ChargeFailureDto: {
+            /**
+             * @description The processor’s code of the last failed attempt: `card_declined`, `authentication_required` (the customer must pay on-session), `no_payment_method`, `processor_not_connected`, …
+             * @example card_declined
+             */
+            code: string;
+            /** @example Your card was declined. */
+            message: string;
+            /**
+             * @description Failed attempts so far
+             * @example 1
+             */
+            attempts: number;
+            /**
+             * Format: date-time
+             * @example 2026-12-01T00:00:00.000Z
+             */
+            failedAt: string;
+            /**
+             * Format: date-time
+             * @description When it is tried again (docs/payments.md, "Failures and retries"); null: no retry is planned
+             * @example 2026-12-02T00:00:00.000Z
+             */
+            nextAttemptAt: string | null;
+        };
         SubscriptionEntryDto: {
             /** @example 7 */
             id: number;
@@ -5981,6 +6084,8 @@ export interface components {
              * @example 2026-01-01T00:00:00.000Z
              */
             paidAt: string | null;
+            /** @description Present once a processor’s attempt at it failed (the last failure; kept after it is paid) */
+            failure?: components["schemas"]["ChargeFailureDto"];
         };
         PlanChangeDto: {
             subscription: components["schemas"]["UserSubscriptionResponseDto"];
@@ -7868,7 +7973,7 @@ export interface components {
              *       "media.*"
              *     ]
              */
-            eventTypes?: ("*" | "account.*" | "api_key.*" | "category.*" | "collection.*" | "contact.*" | "content.*" | "credits.*" | "email.*" | "email.suppression.*" | "media.*" | "newsletter.*" | "newsletter.campaign.*" | "newsletter.list.*" | "newsletter.series.*" | "newsletter.subscription.*" | "order.*" | "payment_account.*" | "product.*" | "sender_domain.*" | "site.*" | "user.*" | "user.subscription.*" | "webhook.*" | "account.deletion_canceled" | "account.deletion_scheduled" | "api_key.created" | "api_key.revoked" | "api_key.rolled" | "category.created" | "category.deleted" | "category.updated" | "collection.created" | "collection.deleted" | "collection.item_added" | "collection.item_removed" | "collection.updated" | "contact.created" | "contact.updated" | "content.created" | "content.deleted" | "content.published" | "content.unpublished" | "content.updated" | "credits.granted" | "credits.spent" | "email.failed" | "email.sent" | "email.suppression.created" | "email.suppression.lifted" | "media.created" | "media.deleted" | "media.updated" | "newsletter.campaign.canceled" | "newsletter.campaign.paused" | "newsletter.campaign.scheduled" | "newsletter.campaign.sent" | "newsletter.list.created" | "newsletter.list.deleted" | "newsletter.list.updated" | "newsletter.series.created" | "newsletter.series.deleted" | "newsletter.series.updated" | "newsletter.subscription.bounced" | "newsletter.subscription.complained" | "newsletter.subscription.confirmed" | "newsletter.subscription.created" | "newsletter.subscription.deleted" | "newsletter.subscription.unsubscribed" | "order.canceled" | "order.created" | "order.fulfillment_updated" | "order.paid" | "order.refunded" | "order.subscription_requested" | "payment_account.updated" | "product.created" | "product.deleted" | "product.updated" | "sender_domain.created" | "sender_domain.deleted" | "sender_domain.verified" | "site.created" | "site.updated" | "user.created" | "user.deleted" | "user.signed_in" | "user.subscription.canceled" | "user.subscription.charged" | "user.subscription.created" | "user.subscription.updated" | "user.updated" | "webhook.endpoint_disabled" | "webhook.test")[];
+            eventTypes?: ("*" | "account.*" | "api_key.*" | "category.*" | "collection.*" | "contact.*" | "content.*" | "credits.*" | "email.*" | "email.suppression.*" | "media.*" | "newsletter.*" | "newsletter.campaign.*" | "newsletter.list.*" | "newsletter.series.*" | "newsletter.subscription.*" | "order.*" | "payment_account.*" | "product.*" | "sender_domain.*" | "site.*" | "user.*" | "user.subscription.*" | "webhook.*" | "account.deletion_canceled" | "account.deletion_scheduled" | "api_key.created" | "api_key.revoked" | "api_key.rolled" | "category.created" | "category.deleted" | "category.updated" | "collection.created" | "collection.deleted" | "collection.item_added" | "collection.item_removed" | "collection.updated" | "contact.created" | "contact.updated" | "content.created" | "content.deleted" | "content.published" | "content.unpublished" | "content.updated" | "credits.granted" | "credits.spent" | "email.failed" | "email.sent" | "email.suppression.created" | "email.suppression.lifted" | "media.created" | "media.deleted" | "media.updated" | "newsletter.campaign.canceled" | "newsletter.campaign.paused" | "newsletter.campaign.scheduled" | "newsletter.campaign.sent" | "newsletter.list.created" | "newsletter.list.deleted" | "newsletter.list.updated" | "newsletter.series.created" | "newsletter.series.deleted" | "newsletter.series.updated" | "newsletter.subscription.bounced" | "newsletter.subscription.complained" | "newsletter.subscription.confirmed" | "newsletter.subscription.created" | "newsletter.subscription.deleted" | "newsletter.subscription.unsubscribed" | "order.canceled" | "order.created" | "order.fulfillment_updated" | "order.paid" | "order.refunded" | "order.subscription_requested" | "payment_account.updated" | "product.created" | "product.deleted" | "product.processor_sync_failed" | "product.updated" | "sender_domain.created" | "sender_domain.deleted" | "sender_domain.verified" | "site.created" | "site.updated" | "user.created" | "user.deleted" | "user.signed_in" | "user.subscription.canceled" | "user.subscription.charged" | "user.subscription.created" | "user.subscription.updated" | "user.updated" | "webhook.endpoint_disabled" | "webhook.test")[];
             /**
              * @description Up to 20 extra request headers (not hop-by-hop, Host, Content-*, User-Agent or webhook-*). Values are write-only: answers show `********` in their place. A PATCH without `headers` keeps them; with `headers` it replaces them all, except that a value sent as `********` keeps the stored value of that name (so a GET can be sent back as is). Names are RFC 9110 tokens, each once; values are printable ASCII on one line.
              * @example {
@@ -7978,7 +8083,7 @@ export interface components {
              *       "media.*"
              *     ]
              */
-            eventTypes?: ("*" | "account.*" | "api_key.*" | "category.*" | "collection.*" | "contact.*" | "content.*" | "credits.*" | "email.*" | "email.suppression.*" | "media.*" | "newsletter.*" | "newsletter.campaign.*" | "newsletter.list.*" | "newsletter.series.*" | "newsletter.subscription.*" | "order.*" | "payment_account.*" | "product.*" | "sender_domain.*" | "site.*" | "user.*" | "user.subscription.*" | "webhook.*" | "account.deletion_canceled" | "account.deletion_scheduled" | "api_key.created" | "api_key.revoked" | "api_key.rolled" | "category.created" | "category.deleted" | "category.updated" | "collection.created" | "collection.deleted" | "collection.item_added" | "collection.item_removed" | "collection.updated" | "contact.created" | "contact.updated" | "content.created" | "content.deleted" | "content.published" | "content.unpublished" | "content.updated" | "credits.granted" | "credits.spent" | "email.failed" | "email.sent" | "email.suppression.created" | "email.suppression.lifted" | "media.created" | "media.deleted" | "media.updated" | "newsletter.campaign.canceled" | "newsletter.campaign.paused" | "newsletter.campaign.scheduled" | "newsletter.campaign.sent" | "newsletter.list.created" | "newsletter.list.deleted" | "newsletter.list.updated" | "newsletter.series.created" | "newsletter.series.deleted" | "newsletter.series.updated" | "newsletter.subscription.bounced" | "newsletter.subscription.complained" | "newsletter.subscription.confirmed" | "newsletter.subscription.created" | "newsletter.subscription.deleted" | "newsletter.subscription.unsubscribed" | "order.canceled" | "order.created" | "order.fulfillment_updated" | "order.paid" | "order.refunded" | "order.subscription_requested" | "payment_account.updated" | "product.created" | "product.deleted" | "product.updated" | "sender_domain.created" | "sender_domain.deleted" | "sender_domain.verified" | "site.created" | "site.updated" | "user.created" | "user.deleted" | "user.signed_in" | "user.subscription.canceled" | "user.subscription.charged" | "user.subscription.created" | "user.subscription.updated" | "user.updated" | "webhook.endpoint_disabled" | "webhook.test")[];
+            eventTypes?: ("*" | "account.*" | "api_key.*" | "category.*" | "collection.*" | "contact.*" | "content.*" | "credits.*" | "email.*" | "email.suppression.*" | "media.*" | "newsletter.*" | "newsletter.campaign.*" | "newsletter.list.*" | "newsletter.series.*" | "newsletter.subscription.*" | "order.*" | "payment_account.*" | "product.*" | "sender_domain.*" | "site.*" | "user.*" | "user.subscription.*" | "webhook.*" | "account.deletion_canceled" | "account.deletion_scheduled" | "api_key.created" | "api_key.revoked" | "api_key.rolled" | "category.created" | "category.deleted" | "category.updated" | "collection.created" | "collection.deleted" | "collection.item_added" | "collection.item_removed" | "collection.updated" | "contact.created" | "contact.updated" | "content.created" | "content.deleted" | "content.published" | "content.unpublished" | "content.updated" | "credits.granted" | "credits.spent" | "email.failed" | "email.sent" | "email.suppression.created" | "email.suppression.lifted" | "media.created" | "media.deleted" | "media.updated" | "newsletter.campaign.canceled" | "newsletter.campaign.paused" | "newsletter.campaign.scheduled" | "newsletter.campaign.sent" | "newsletter.list.created" | "newsletter.list.deleted" | "newsletter.list.updated" | "newsletter.series.created" | "newsletter.series.deleted" | "newsletter.series.updated" | "newsletter.subscription.bounced" | "newsletter.subscription.complained" | "newsletter.subscription.confirmed" | "newsletter.subscription.created" | "newsletter.subscription.deleted" | "newsletter.subscription.unsubscribed" | "order.canceled" | "order.created" | "order.fulfillment_updated" | "order.paid" | "order.refunded" | "order.subscription_requested" | "payment_account.updated" | "product.created" | "product.deleted" | "product.processor_sync_failed" | "product.updated" | "sender_domain.created" | "sender_domain.deleted" | "sender_domain.verified" | "site.created" | "site.updated" | "user.created" | "user.deleted" | "user.signed_in" | "user.subscription.canceled" | "user.subscription.charged" | "user.subscription.created" | "user.subscription.updated" | "user.updated" | "webhook.endpoint_disabled" | "webhook.test")[];
             /**
              * @description Up to 20 extra request headers (not hop-by-hop, Host, Content-*, User-Agent or webhook-*). Values are write-only: answers show `********` in their place. A PATCH without `headers` keeps them; with `headers` it replaces them all, except that a value sent as `********` keeps the stored value of that name (so a GET can be sent back as is). Names are RFC 9110 tokens, each once; values are printable ASCII on one line.
              * @example {
@@ -22961,6 +23066,114 @@ export interface operations {
             };
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_processor_signature`, `invalid_signature`) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description No such resource in this site, or a site the caller cannot reach (besides the shared codes: `deletion_not_found`, `template_type_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The path does not have this method; the `Allow` header lists the ones it has */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Duplicate, forbidden state transition, or an idempotency key reused with another body (besides the shared codes: `already_suppressed`, `deletion_in_progress`, `domain_exists`, `duplicate_site_name`, `duplicate_sku`, `duplicate_slug`, `duplicate_variant`, `email_taken`, `hold_cooldown`, `hold_limit_exceeded`, `insufficient_credits`, `limit_reached`, `order_expired`, `out_of_stock`, `plan_unchanged`, `processor_declined`, `processor_managed`, `processor_not_connected`, `quantity_exceeds_order`, `secrets_key_missing`, `suppression_complained`, `template_published`, `too_many_pending_orders`, `transition_forbidden`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Body or upload too large (besides the shared codes: `image_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Media type or Content-Encoding of the body not accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Rate limited; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+        };
+    };
+    syncProductToProcessor: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request replays the first successful answer (status, body, `Location`) with `Idempotent-Replayed: true` and does nothing again, for IDEMPOTENCY_TTL_SECONDS (24 h by default); the same key with another body or on another route is a 409 `idempotency_key_reused`, and while the first is still running a 409 `idempotency_request_in_progress`. Keys belong to the credential (API key or session, or the address of an anonymous caller) and the site. 1 to 255 characters. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                siteName: string;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProductResponseDto"];
+                };
+            };
+            /** @description Malformed JSON, an invalid or unknown field, or a bad path or query parameter (besides the shared codes: `invalid_mail`, `malformed_event`, `malformed_multipart`, `too_many_parts`, `unreadable_image`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_processor_signature`, `invalid_signature`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDto"];
+                };
+            };
+            /** @description The credential may not do this (besides the shared codes: `site_not_in_account`, `user_disabled`) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

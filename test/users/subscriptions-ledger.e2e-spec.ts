@@ -5,7 +5,7 @@ import { SiteEntity } from '../../src/common/tenancy/entities/site.entity';
 import { SiteUserEntity } from '../../src/users/entities/site-user.entity';
 import { SubscriptionEntryEntity } from '../../src/users/entities/subscription-entry.entity';
 import { UserSubscriptionEntity } from '../../src/users/entities/user-subscription.entity';
-import { PaymentProcessors } from '../../src/users/payment-processor';
+import { PaymentProcessors } from '../../src/users/payment-processors.service';
 import { SubscriptionChargesService } from '../../src/users/subscription-charges.service';
 import { SubscriptionJobsService } from '../../src/users/subscription-jobs.service';
 import { UserSubscriptionsService } from '../../src/users/user-subscriptions.service';

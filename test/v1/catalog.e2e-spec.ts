@@ -121,6 +121,8 @@ describe('v1 products and product categories', () => {
               unit_amount: 2000,
               quantity_available: null,
               sku: 'MUG-L',
+              processor_product_id_live: '',
+              processor_product_id_test: '',
             },
           ],
         }),
@@ -269,6 +271,8 @@ describe('v1 products and product categories', () => {
         unit_amount: 2100,
         quantity_available: 3,
         sku: 'TEE-M',
+        processor_product_id_live: '',
+        processor_product_id_test: '',
       },
     ]);
     // The variant named the product's first option.

@@ -1,6 +1,9 @@
 import { DATE_TIME } from '../../common/http/api-date';
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptions } from '@nestjs/swagger';
 import {
+  PROCESSOR_SYNC_STATUSES,
+  type ProcessorSyncState,
+  type ProcessorSyncStatus,
   PRODUCT_STATUSES,
   type ProductStatus,
   ProductEntity,
@@ -10,6 +13,26 @@ import {
 import { ProductVariantEntity } from '../entities/product-variant.entity';
 import { NULLABLE_RECURRING, RecurringDto } from './product.dto';
 import { toVariantResponse, VariantResponseDto } from './variant.dto';
+
+/** The product's last sync to the payment processor (docs/payments.md, "Catalog sync"). */
+export interface ProcessorSyncDto {
+  status: ProcessorSyncStatus;
+  /** What Stripe answered when the sync failed; null otherwise. */
+  error: string | null;
+  at: string | null;
+}
+
+/** `ProcessorSyncDto | null`, written out: OpenAPI 3.0 has no nullable $ref (see NULLABLE_RECURRING). */
+const NULLABLE_PROCESSOR_SYNC: ApiPropertyOptions = {
+  type: 'object',
+  nullable: true,
+  properties: {
+    status: { type: 'string', enum: [...PROCESSOR_SYNC_STATUSES] },
+    error: { type: 'string', nullable: true, description: 'What Stripe answered when the sync failed; null otherwise' },
+    at: { type: 'string', format: 'date-time', nullable: true, description: 'When the status was set' },
+  },
+  required: ['status', 'error', 'at'],
+};
 
 /** A product as lists show it: every field but its variants. */
 export class ProductSummaryDto {
@@ -34,6 +57,14 @@ export class ProductSummaryDto {
   @ApiProperty({ example: 'MUG-350' }) processorDescription: string;
   @ApiProperty({ type: String, nullable: true, example: null }) processorProductIdLive: string | null;
   @ApiProperty({ type: String, nullable: true, example: null }) processorProductIdTest: string | null;
+  @ApiProperty({
+    ...NULLABLE_PROCESSOR_SYNC,
+    example: { status: 'synced', error: null, at: '2026-01-01T00:00:05.000Z' },
+    description:
+      "Its sync to the site's Stripe account: `pending` (queued), `synced` (Stripe has it as it is now) or " +
+      '`failed` (re-drive with POST …/products/{id}/processor-sync); null on a site never connected',
+  })
+  processorSync: ProcessorSyncDto | null;
   @ApiProperty({ type: [Number], example: [12] }) attachmentIds: number[];
   @ApiProperty({ example: 1, description: 'Bumped by every change; the ETag is built from it' }) version: number;
   @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
@@ -70,11 +101,16 @@ export function toProductSummary(p: ProductEntity): ProductSummaryDto {
     processorDescription: p.processorDescription,
     processorProductIdLive: p.processorProductIdLive,
     processorProductIdTest: p.processorProductIdTest,
+    processorSync: toProcessorSync(p.processorSync),
     attachmentIds: p.attachmentIds,
     version: p.version,
     createdAt: p.createdAt.toISOString(),
     updatedAt: p.updatedAt.toISOString(),
   };
+}
+
+function toProcessorSync(s: ProcessorSyncState | null): ProcessorSyncDto | null {
+  return s ? { status: s.status, error: s.error ?? null, at: s.at ?? null } : null;
 }
 
 export function toProductResponse(p: ProductEntity, variants: ProductVariantEntity[]): ProductResponseDto {

@@ -121,6 +121,15 @@ export class VariantResponseDto {
   @ApiProperty({ type: 'integer', nullable: true, example: 10 }) quantityAvailable: number | null;
   @ApiProperty({ type: String, nullable: true, example: 'MUG-350-M-BLU' }) sku: string | null;
   @ApiProperty({ example: 0 }) position: number;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: null,
+    description: 'Its own Stripe Product in live mode (set by the sync, docs/payments.md); null until synced',
+  })
+  processorProductIdLive: string | null;
+  @ApiProperty({ type: String, nullable: true, example: null, description: 'Its own Stripe Product in test mode' })
+  processorProductIdTest: string | null;
   @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
   @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
 }
@@ -135,6 +144,8 @@ export function toVariantResponse(v: ProductVariantEntity): VariantResponseDto {
     quantityAvailable: v.quantityAvailable,
     sku: v.sku,
     position: v.position,
+    processorProductIdLive: v.processorProductIdLive,
+    processorProductIdTest: v.processorProductIdTest,
     createdAt: v.createdAt.toISOString(),
     updatedAt: v.updatedAt.toISOString(),
   };

@@ -27,6 +27,11 @@ export class ProductVariantEntity {
   @Column({ type: 'integer', nullable: true }) quantityAvailable: number | null;
   @Column({ type: 'text', nullable: true }) sku: string | null;
   @Column({ type: 'integer', default: 0 }) position: number;
+  /** Its own processor Product and current Price per mode (docs/payments.md, "Catalog sync"). */
+  @Column({ type: 'text', nullable: true }) processorProductIdLive: string | null;
+  @Column({ type: 'text', nullable: true }) processorProductIdTest: string | null;
+  @Column({ type: 'text', nullable: true }) processorPriceIdLive: string | null;
+  @Column({ type: 'text', nullable: true }) processorPriceIdTest: string | null;
   @CreateDateColumn({ type: 'timestamptz', precision: 3 }) createdAt: Date;
   @UpdateDateColumn({ type: 'timestamptz', precision: 3 }) updatedAt: Date;
 }

@@ -10,6 +10,21 @@ export const TAX_BEHAVIORS = ['exclusive', 'inclusive', 'unspecified'] as const;
 export type TaxBehavior = (typeof TAX_BEHAVIORS)[number];
 export const RECURRING_INTERVALS = ['day', 'week', 'month', 'year'] as const;
 export type RecurringInterval = (typeof RECURRING_INTERVALS)[number];
+export const PROCESSOR_SYNC_STATUSES = ['pending', 'synced', 'failed'] as const;
+export type ProcessorSyncStatus = (typeof PROCESSOR_SYNC_STATUSES)[number];
+
+/** A product's last sync to the payment processor (docs/payments.md, "Catalog sync"). */
+export interface ProcessorSyncState {
+  status: ProcessorSyncStatus;
+  /** What the processor answered to the failed sync. */
+  error: string | null;
+  /** When the status was set (ISO 8601). */
+  at: string | null;
+  /** A digest of what the last successful sync sent: a change that leaves it equal syncs nothing. */
+  digest?: string | null;
+  /** The digest of what the failed sync tried: the same again is not retried until re-driven or changed. */
+  failedDigest?: string | null;
+}
 
 /** The words a product is found by (`?q=`), as the GIN expression index has them. */
 export const PRODUCT_SEARCH_EXPRESSION =
@@ -59,6 +74,11 @@ export class ProductEntity {
   @Column({ type: 'text', default: '' }) processorDescription: string;
   @Column({ type: 'text', nullable: true }) processorProductIdLive: string | null;
   @Column({ type: 'text', nullable: true }) processorProductIdTest: string | null;
+  /** The processor's current Price of the product in each mode (set by the sync). */
+  @Column({ type: 'text', nullable: true }) processorPriceIdLive: string | null;
+  @Column({ type: 'text', nullable: true }) processorPriceIdTest: string | null;
+  /** Null on a site that was never connected to a processor. */
+  @Column({ type: 'jsonb', nullable: true }) processorSync: ProcessorSyncState | null;
   @Column({ type: 'bigint', array: true, default: () => "'{}'", transformer: idArrayTransformer })
   attachmentIds: number[];
   /** Bumped by every change; the ETag is built from it. */

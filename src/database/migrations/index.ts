@@ -35,7 +35,9 @@ import { NewsletterComplaints1795610000000 } from './1795610000000-newsletter-co
 import { OrderHoldLimits1795630000000 } from './1795630000000-order-hold-limits';
 import { SubscriptionDunning1795640000000 } from './1795640000000-subscription-dunning';
 import { Payments1795660000000 } from './1795660000000-payments';
+import { ProcessorSync1795670000000 } from './1795670000000-processor-sync';
 import { OrderProcessorPayments1795680000000 } from './1795680000000-order-processor-payments';
+import { SubscriptionChargeAttempts1795690000000 } from './1795690000000-subscription-charge-attempts';
 import { TrackingWrite1795470000000 } from './1795470000000-tracking-write';
 import { SenderDomains1795480000000 } from './1795480000000-sender-domains';
 import { SubscriptionBilling1795490000000 } from './1795490000000-subscription-billing';
@@ -84,5 +86,7 @@ export const MIGRATIONS = [
   OrderHoldLimits1795630000000,
   SubscriptionDunning1795640000000,
   Payments1795660000000,
+  ProcessorSync1795670000000,
   OrderProcessorPayments1795680000000,
+  SubscriptionChargeAttempts1795690000000,
 ];

@@ -72,8 +72,13 @@ export function describeStripeFailure(err: unknown): StripeFailure {
       status === null ||
       status === 409 ||
       status >= 500;
-    // Stripe's messages name parameters and objects, never the key (which is only ever in a header).
-    return { type: err.type, code: err.code ?? null, status, message: err.message.slice(0, 500), transient };
+    // Stripe's answer to a refused key names a masked part of it: such a message is replaced.
+    const refusedKey =
+      err instanceof Stripe.errors.StripeAuthenticationError || err instanceof Stripe.errors.StripePermissionError;
+    const message = refusedKey
+      ? `Stripe refused the site's key (${status ?? 'no status'}): connect the site again with a key that has the permissions docs/payments.md lists`
+      : err.message.replace(/\b(sk|rk|pk)_(test|live)_[*A-Za-z0-9]+/g, '[key]').slice(0, 500);
+    return { type: err.type, code: err.code ?? null, status, message, transient };
   }
   return { type: 'internal', code: null, status: null, message: 'The request to Stripe failed', transient: true };
 }

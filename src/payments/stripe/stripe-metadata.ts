@@ -10,5 +10,7 @@ export const STRIPE_METADATA = {
   order: 'sitebase_order_id',
   subscription: 'sitebase_subscription_id',
   entry: 'sitebase_entry_id',
+  /** A subscription charge's attempt at its ledger line (1, 2, …): a failure event names which one failed. */
+  attempt: 'sitebase_charge_attempt',
   user: 'sitebase_user_id',
 } as const;

@@ -117,6 +117,26 @@ export class PayChargeDto {
   reference?: string;
 }
 
+export class ChargeFailureDto {
+  @ApiProperty({
+    example: 'card_declined',
+    description:
+      'The processor’s code of the last failed attempt: `card_declined`, `authentication_required` (the customer ' +
+      'must pay on-session), `no_payment_method`, `processor_not_connected`, …',
+  })
+  code: string;
+  @ApiProperty({ example: 'Your card was declined.' }) message: string;
+  @ApiProperty({ type: 'integer', example: 1, description: 'Failed attempts so far' }) attempts: number;
+  @ApiProperty({ ...DATE_TIME, example: '2026-12-01T00:00:00.000Z' }) failedAt: string;
+  @ApiProperty({
+    ...DATE_TIME,
+    nullable: true,
+    example: '2026-12-02T00:00:00.000Z',
+    description: 'When it is tried again (docs/payments.md, "Failures and retries"); null: no retry is planned',
+  })
+  nextAttemptAt: string | null;
+}
+
 export class SubscriptionEntryDto {
   @ApiProperty({ example: 7 }) id: number;
   @ApiProperty({ example: 3 }) subscriptionId: number;
@@ -156,6 +176,11 @@ export class SubscriptionEntryDto {
   @ApiProperty({ type: String, nullable: true, example: null }) processorChargeId: string | null;
   @ApiProperty({ ...DATE_TIME, example: '2026-11-01T00:00:00.000Z' }) createdAt: string;
   @ApiProperty({ ...DATE_TIME, nullable: true }) paidAt: string | null;
+  @ApiPropertyOptional({
+    type: ChargeFailureDto,
+    description: 'Present once a processor’s attempt at it failed (the last failure; kept after it is paid)',
+  })
+  failure?: ChargeFailureDto;
 }
 
 export class ChargeResponseDto {
@@ -186,5 +211,16 @@ export function toSubscriptionEntry(e: SubscriptionEntryEntity): SubscriptionEnt
     processorChargeId: e.processorChargeId,
     createdAt: e.createdAt.toISOString(),
     paidAt: iso(e.paidAt),
+    ...(e.chargeAttempts > 0
+      ? {
+          failure: {
+            code: e.failureCode ?? 'failed',
+            message: e.failureMessage ?? '',
+            attempts: e.chargeAttempts,
+            failedAt: (e.failedAt ?? e.createdAt).toISOString(),
+            nextAttemptAt: iso(e.nextAttemptAt),
+          },
+        }
+      : {}),
   };
 }

@@ -23,6 +23,9 @@ export type SubscriptionEntryStatus = (typeof SUBSCRIPTION_ENTRY_STATUSES)[numbe
 @Entity('user_subscription_entries')
 @Index('user_subscription_entries_subscription_id_id_idx', ['subscriptionId', 'id'])
 @Index('user_subscription_entries_site_id_idx', ['siteId'])
+@Index('user_subscription_entries_next_attempt_at_idx', ['nextAttemptAt'], {
+  where: "status = 'pending' AND next_attempt_at IS NOT NULL",
+})
 export class SubscriptionEntryEntity {
   @IdColumn() id: number;
   @RefColumn() siteId: number;
@@ -48,6 +51,14 @@ export class SubscriptionEntryEntity {
   @Column({ type: 'bigint', default: 0, transformer: idTransformer }) creditApplied: number;
   @RefColumn({ nullable: true }) creditEntryId: number | null;
   @Column({ type: 'text', nullable: true }) processorChargeId: string | null;
+  /** The processor's attempts at it that failed (a declined card, no payment method); 0 before any. */
+  @Column({ type: 'integer', default: 0 }) chargeAttempts: number;
+  /** The last failed attempt: the processor's code (`card_declined`, `authentication_required`, ...), its message, when. */
+  @Column({ type: 'text', nullable: true }) failureCode: string | null;
+  @Column({ type: 'text', nullable: true }) failureMessage: string | null;
+  @Column({ type: 'timestamptz', precision: 3, nullable: true }) failedAt: Date | null;
+  /** When the period job asks the processor again (our retry schedule); null: no retry is planned. */
+  @Column({ type: 'timestamptz', precision: 3, nullable: true }) nextAttemptAt: Date | null;
   @CreateDateColumn({ type: 'timestamptz', precision: 3 }) createdAt: Date;
   @Column({ type: 'timestamptz', precision: 3, nullable: true }) paidAt: Date | null;
 }

@@ -285,6 +285,10 @@ export class V1VariantDto {
   @ApiProperty({ example: 2000 }) unit_amount: number;
   @ApiProperty({ type: 'integer', nullable: true, example: 10 }) quantity_available: number | null;
   @ApiProperty({ type: String, nullable: true, example: 'MUG-350-M' }) sku: string | null;
+  @ApiProperty({ example: '', description: 'Its own payment processor live product id; "" when unset' })
+  processor_product_id_live: string;
+  @ApiProperty({ example: '', description: 'Its own payment processor test product id; "" when unset' })
+  processor_product_id_test: string;
 }
 
 /** INTERFACE.md §2.3, field for field, with `variants`. */
@@ -443,6 +447,8 @@ export function toV1Product({ product: p, variants }: ProductView, media: MediaV
         unit_amount: amount,
         quantity_available: v.quantityAvailable,
         sku: v.sku,
+        processor_product_id_live: v.processorProductIdLive ?? '',
+        processor_product_id_test: v.processorProductIdTest ?? '',
       };
     }),
   };
