@@ -2,12 +2,13 @@ import request from 'supertest';
 import Stripe from 'stripe';
 import { Clock } from '../../src/common/scheduling/clock';
 import { sql } from '../../src/database/sql';
+import { OrdersService } from '../../src/orders/orders.service';
 import { SiteUserEntity } from '../../src/users/entities/site-user.entity';
 import { SubscriptionEntryEntity } from '../../src/users/entities/subscription-entry.entity';
 import { UserSubscriptionEntity } from '../../src/users/entities/user-subscription.entity';
 import { SubscriptionJobsService } from '../../src/users/subscription-jobs.service';
 import { eventually, startApp, TestApp } from './app';
-import { makeOrder, makeProduct, Made, ordersUrl } from './commerce';
+import { makeOrder, makeProduct, Made } from './commerce';
 import { eventsOf, RecordedEvent } from './events';
 import { startStripeStandIn, StripeStandIn } from './stripe/stand-in';
 import type { RecordedRequest } from './stripe/stand-in';
@@ -97,16 +98,22 @@ export async function stripeSubscription(
     confirm: true,
     automatic_payment_methods: { enabled: true, allow_redirects: 'never' },
   });
-  await sql(t.db, `UPDATE orders SET payment_processor = 'stripe', payment_mode = 'test' WHERE id = $1`, [order.id]);
   await sql(
     t.db,
     `INSERT INTO payment_customers (site_id, user_id, mode, customer_id, payment_method_id) VALUES ($1, $2, 'test', $3, $4)`,
     [a.siteId, user.id, customer.id, paymentMethod],
   );
-  await a.api
-    .patch(ordersUrl(a, `/${order.id}/payment`))
-    .send({ paymentStatus: 'paid', processorPaymentId: intent.id })
-    .expect(200);
+  // Paid as Stripe's succeeded event pays it (PATCH …/payment refuses a Stripe order): the same service method.
+  const site = { id: a.siteId, name: a.siteName, accountId: a.accountId };
+  await t.db.transaction(async (em) => {
+    const orders = t.app.get(OrdersService);
+    const locked = await orders.lockForPayment(em, site, { id: order.id });
+    await orders.recordProcessorPayment(em, site, locked!, 'paid', {
+      processor: 'stripe',
+      mode: 'test',
+      processorPaymentId: intent.id,
+    });
+  });
   return eventually(
     async () => (await t.db.getRepository(UserSubscriptionEntity).findOneBy({ orderId: order.id })) ?? undefined,
   );
