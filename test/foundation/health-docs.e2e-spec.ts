@@ -186,6 +186,7 @@ describe('health and API docs', () => {
         'Admin: sites',
         'Admin: sender domains',
         'Admin: email providers',
+        'Admin: payments',
         'Health',
       ]);
       for (const tag of doc.tags) expect(tag.description).toEqual(expect.any(String));

@@ -26,6 +26,7 @@ const TAGS: Array<[string, string]> = [
   ['Admin: sites', 'Create and list sites (admin, outside the interface)'],
   ['Admin: sender domains', 'Domains an account verified to send From, DKIM-signed (admin, outside the interface)'],
   ['Admin: email providers', 'Bounce and complaint webhooks of the relay, signed by it (admin, outside the interface)'],
+  ['Admin: payments', 'A site’s Stripe connection and Stripe’s signed events (admin, outside the interface)'],
   ['Health', 'Liveness and readiness'],
 ];
 
