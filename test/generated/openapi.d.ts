@@ -7172,7 +7172,7 @@ export interface components {
             /** @example payment_intent.succeeded */
             type: string;
             /**
-             * @description `ignored`: a type or object Sitebase does not act on
+             * @description `applied`: it changed an order or a ledger line; `ignored`: nothing to change (a type or an object Sitebase does not act on, or a state already reached)
              * @enum {string}
              */
             outcome: "applied" | "ignored";

@@ -161,7 +161,11 @@ export class StripeEventPayloadDto {
 export class StripeEventOutcomeDto {
   @ApiProperty({ example: 'evt_1NbZ3cJv8kRmT0aH' }) id: string;
   @ApiProperty({ example: 'payment_intent.succeeded' }) type: string;
-  @ApiProperty({ enum: ['applied', 'ignored'], description: '`ignored`: a type or object Sitebase does not act on' })
+  @ApiProperty({
+    enum: ['applied', 'ignored'],
+    description:
+      '`applied`: it changed an order or a ledger line; `ignored`: nothing to change (a type or an object Sitebase does not act on, or a state already reached)',
+  })
   outcome: 'applied' | 'ignored';
   @ApiProperty({ description: 'true when the event id was received before (nothing changed this time)' })
   replayed: boolean;
