@@ -1,6 +1,7 @@
 import Stripe from 'stripe';
 import { signStripeEvent, stripeEvent } from '../support/stripe/events';
 import { startStripeStandIn, StripeStandIn } from '../support/stripe/stand-in';
+import { stripeFailure, withStandInClient } from '../support/stripe/with-stand-in';
 import { scaled } from '../support/time-scale';
 
 /**
@@ -9,22 +10,12 @@ import { scaled } from '../support/time-scale';
  * signed with the package's own test-header helper.
  */
 describe('Stripe stand-in: failures, idempotency and events', () => {
+  const s = withStandInClient();
   let standIn: StripeStandIn;
   let stripe: Stripe;
+  beforeAll(() => ({ standIn, stripe } = s));
 
-  beforeAll(async () => {
-    standIn = await startStripeStandIn();
-    stripe = new Stripe('sk_test_standin', { ...standIn.clientOptions(), maxNetworkRetries: 0 });
-  });
-  afterAll(() => standIn.close());
-
-  const failure = (p: Promise<unknown>) =>
-    p.then(
-      () => {
-        throw new Error('the call succeeded');
-      },
-      (e: unknown) => e as Stripe.errors.StripeError,
-    );
+  const failure = stripeFailure;
 
   it('replays an answer for the same Idempotency-Key and parameters, and refuses other parameters', async () => {
     const first = await stripe.products.create({ name: 'Once' }, { idempotencyKey: 'sync-product-1' });

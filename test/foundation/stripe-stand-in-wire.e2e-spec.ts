@@ -1,5 +1,6 @@
 import Stripe from 'stripe';
 import { startStripeStandIn, StripeStandIn } from '../support/stripe/stand-in';
+import { stripeFailure, withStandInClient } from '../support/stripe/with-stand-in';
 
 /**
  * The Stripe stand-in on the wire: Stripe's form encoding (both spellings of arrays, deep
@@ -7,22 +8,12 @@ import { startStripeStandIn, StripeStandIn } from '../support/stripe/stand-in';
  * and bodies that are not form-encoded.
  */
 describe('Stripe stand-in: the wire', () => {
+  const s = withStandInClient();
   let standIn: StripeStandIn;
   let stripe: Stripe;
+  beforeAll(() => ({ standIn, stripe } = s));
 
-  beforeAll(async () => {
-    standIn = await startStripeStandIn();
-    stripe = new Stripe('sk_test_standin', { ...standIn.clientOptions(), maxNetworkRetries: 0 });
-  });
-  afterAll(() => standIn.close());
-
-  const failure = (p: Promise<unknown>) =>
-    p.then(
-      () => {
-        throw new Error('the call succeeded');
-      },
-      (e: unknown) => e as Stripe.errors.StripeError,
-    );
+  const failure = stripeFailure;
   const post = async (path: string, body: string, type = 'application/x-www-form-urlencoded') => {
     const res = await fetch(`${standIn.url}${path}`, {
       method: 'POST',

@@ -1,5 +1,6 @@
 import Stripe from 'stripe';
-import { startStripeStandIn, StripeStandIn } from '../support/stripe/stand-in';
+import type { StripeStandIn } from '../support/stripe/stand-in';
+import { stripeFailure, withStandInClient } from '../support/stripe/with-stand-in';
 
 /**
  * The Stripe stand-in (test/support/stripe/stand-in.ts) through the official `stripe` package:
@@ -8,23 +9,12 @@ import { startStripeStandIn, StripeStandIn } from '../support/stripe/stand-in';
  * Failures, idempotency and webhook events: stripe-stand-in-failures.e2e-spec.ts.
  */
 describe('Stripe stand-in: requests checked against Stripe’s spec', () => {
+  const s = withStandInClient();
   let standIn: StripeStandIn;
   let stripe: Stripe;
+  beforeAll(() => ({ standIn, stripe } = s));
 
-  beforeAll(async () => {
-    standIn = await startStripeStandIn();
-    stripe = new Stripe('sk_test_standin', { ...standIn.clientOptions(), maxNetworkRetries: 0 });
-  });
-  afterAll(() => standIn.close());
-
-  /** The error a call throws, for its fields. */
-  const failure = (p: Promise<unknown>) =>
-    p.then(
-      (answer) => {
-        throw new Error(`the call succeeded: ${JSON.stringify(answer).slice(0, 200)}`);
-      },
-      (e: unknown) => e as Stripe.errors.StripeError,
-    );
+  const failure = stripeFailure;
 
   it('creates, updates and lists products; metadata merges and "" unsets', async () => {
     const product = await stripe.products.create({ name: 'Mug', metadata: { sku: 'm1', colour: 'red' } });

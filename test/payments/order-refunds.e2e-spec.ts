@@ -41,6 +41,21 @@ describe('payments: refunds and expiry of orders paid through Stripe', () => {
     return { id: order.id, pi: body.paymentIntentId };
   }
 
+  /** A site user's unpaid order of the last unit of a print, with its PaymentIntent, past its hold (the clock moved an hour). */
+  async function expiredIntent(): Promise<{
+    print: { id: number };
+    order: { id: number };
+    pi: string;
+    auth: Record<string, string>;
+  }> {
+    const print = await makeProduct(ctx.a, { quantityAvailable: 1 });
+    const { auth } = await signedIn(ctx.t, ctx.a);
+    const order = await sessionOrder(ctx.t, ctx.a, auth, [[print.id, 1]]);
+    const { body } = await request(ctx.t.server).post(intentUrl(ctx.a, order.id)).set(auth).expect(200);
+    moveClock(ctx.t, HOUR);
+    return { print, order, pi: body.paymentIntentId as string, auth };
+  }
+
   it('the refund route asks Stripe, then records refunded once; Stripe down: 503 and nothing changed; the later event adds nothing', async () => {
     const { a } = ctx;
     const order = await paidOrder();
@@ -139,11 +154,8 @@ describe('payments: refunds and expiry of orders paid through Stripe', () => {
 
   it('an unpaid Stripe order that expires: its PaymentIntent is canceled; paying it later is a 409 order_expired', async () => {
     const { a } = ctx;
-    const print = await makeProduct(a, { quantityAvailable: 1 });
-    const { auth } = await signedIn(ctx.t, a);
-    const order = await sessionOrder(ctx.t, a, auth, [[print.id, 1]]);
-    const { body } = await request(ctx.t.server).post(intentUrl(a, order.id)).set(auth).expect(200);
-    moveClock(ctx.t, HOUR);
+    const { print, order, pi: paymentIntentId, auth } = await expiredIntent();
+    const body = { paymentIntentId };
     expect(await ctx.t.app.get(OrderExpiryJob).run({ siteId: a.siteId, orderId: order.id })).toBe(true);
     await relay(ctx.t).poll();
     const queued = await jobsOf(ctx.t, ORDER_PI_CANCEL_JOB, order.id);
@@ -160,12 +172,7 @@ describe('payments: refunds and expiry of orders paid through Stripe', () => {
 
   it('a payment that succeeds after the expiry released the stock is refunded, never sold: canceled + refunded', async () => {
     const { a } = ctx;
-    const print = await makeProduct(a, { quantityAvailable: 1 });
-    const { auth } = await signedIn(ctx.t, a);
-    const order = await sessionOrder(ctx.t, a, auth, [[print.id, 1]]);
-    const { body } = await request(ctx.t.server).post(intentUrl(a, order.id)).set(auth).expect(200);
-    const pi = body.paymentIntentId as string;
-    moveClock(ctx.t, HOUR);
+    const { print, order, pi } = await expiredIntent();
     await ctx.t.app.get(OrderExpiryJob).run({ siteId: a.siteId, orderId: order.id });
     expect(await stockOf(print.id)).toBe(1);
     // Someone else buys the released print.
@@ -205,12 +212,8 @@ describe('payments: refunds and expiry of orders paid through Stripe', () => {
   });
 
   it('a success for an order past its hold that the expiry has not canceled yet: refunded, and the order canceled then', async () => {
-    const { a } = ctx;
-    const print = await makeProduct(a, { quantityAvailable: 1 });
-    const { auth } = await signedIn(ctx.t, a);
-    const order = await sessionOrder(ctx.t, a, auth, [[print.id, 1]]);
-    const { body } = await request(ctx.t.server).post(intentUrl(a, order.id)).set(auth).expect(200);
-    moveClock(ctx.t, HOUR);
+    const { print, order, pi: paymentIntentId } = await expiredIntent();
+    const body = { paymentIntentId };
     await deliver(ctx, ctx.standIn.eventFor('payment_intent.succeeded', body.paymentIntentId));
     const [refundJob] = await jobsOf(ctx.t, ORDER_PI_REFUND_JOB, order.id);
     await jobs(ctx.t).refund(refundJob);

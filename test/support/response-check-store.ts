@@ -11,6 +11,8 @@ import { join, resolve } from 'node:path';
 const violations: string[] = [];
 let validated = 0;
 const skipped = new Map<string, number>();
+/** Requests the Stripe stand-in checked against Stripe's own OpenAPI spec (test/support/stripe). */
+const stripe = { valid: 0, refused: 0 };
 
 export function recordViolation(message: string): void {
   violations.push(message);
@@ -22,6 +24,11 @@ export function countValidated(): void {
 
 export function countSkipped(reason: string): void {
   skipped.set(reason, (skipped.get(reason) ?? 0) + 1);
+}
+
+export function countStripeRequest(valid: boolean): void {
+  if (valid) stripe.valid += 1;
+  else stripe.refused += 1;
 }
 
 /** How many answers this file has had checked so far. */
@@ -44,9 +51,9 @@ export function countsFolder(rootDir: string): string {
 
 /** Writes this file's counts beside the other files' (nothing when it checked nothing). */
 export function writeCounts(rootDir: string): void {
-  if (validated === 0 && skipped.size === 0) return;
+  if (validated === 0 && skipped.size === 0 && stripe.valid + stripe.refused === 0) return;
   const folder = countsFolder(rootDir);
   mkdirSync(folder, { recursive: true });
   const name = `${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}.json`;
-  writeFileSync(join(folder, name), JSON.stringify({ validated, skipped: Object.fromEntries(skipped) }));
+  writeFileSync(join(folder, name), JSON.stringify({ validated, skipped: Object.fromEntries(skipped), stripe }));
 }

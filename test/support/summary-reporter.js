@@ -37,13 +37,20 @@ class SummaryReporter {
     }
     let validated = 0;
     const skipped = {};
+    const stripe = { valid: 0, refused: 0 };
     for (const file of files) {
       const counts = JSON.parse(readFileSync(join(this.counts, file), 'utf8'));
       validated += counts.validated;
       for (const [reason, n] of Object.entries(counts.skipped)) skipped[reason] = (skipped[reason] ?? 0) + n;
+      stripe.valid += counts.stripe?.valid ?? 0;
+      stripe.refused += counts.stripe?.refused ?? 0;
     }
+    const stripeLine =
+      stripe.valid + stripe.refused > 0
+        ? `\nStripe stand-in: ${stripe.valid} requests accepted by Stripe's OpenAPI spec, ${stripe.refused} refused (the stand-in's own tests send refused ones on purpose; every adapter test asserts none)`
+        : '';
     const reasons = Object.entries(skipped).map(([reason, n]) => `${n} ${reason}`);
-    return `Response check: ${validated} answers validated against the document${reasons.length ? `; skipped: ${reasons.join('; ')}` : ''}`;
+    return `Response check: ${validated} answers validated against the document${reasons.length ? `; skipped: ${reasons.join('; ')}` : ''}${stripeLine}`;
   }
 }
 

@@ -38,6 +38,7 @@ import { RESOURCE_HANDLERS } from './resources';
 import { findOperation } from './spec';
 import { Answer, invalidRequest, Json, Mode, ObjectStore, randomToken, StripeFailure, StripeObject } from './store';
 import { checkParams } from './validate';
+import { countStripeRequest } from '../response-check-store';
 
 export interface RecordedRequest {
   method: string;
@@ -226,6 +227,7 @@ export async function startStripeStandIn(
       requests.push(rec);
       try {
         handle(rec, req, Buffer.concat(chunks).toString('utf8'), res);
+        countStripeRequest(rec.valid);
       } catch (e) {
         rec.errors.push(`stand-in failed: ${(e as Error).stack}`);
         rec.status = 500;
