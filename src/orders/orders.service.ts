@@ -270,6 +270,11 @@ export class OrdersService {
     return this.payments.unpayable(order);
   }
 
+  /** The 409 `transition_forbidden` of a payment move the order's state refuses (`why`: what it is now). */
+  transitionRefused(why: string): ConflictProblem {
+    return new ConflictProblem('transition_forbidden', why);
+  }
+
   /**
    * A processor's payment or refund of a locked order, through the same code path as PATCH
    * …/payment (its rules, 409s and events), recording who collected it.

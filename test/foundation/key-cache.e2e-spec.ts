@@ -165,7 +165,7 @@ describe('verified keys are cached per instance and dropped everywhere at commit
       403,
       'secret_replaced',
       'Forbidden',
-      "This key's secret was replaced by a roll; a replaced secret cannot manage keys or the account: use the key's new secret",
+      "This key's secret was replaced by a roll; a replaced secret cannot manage keys, the account or its payment connections: use the key's new secret",
     );
     expect(await snapshotDatabase(one.db)).toEqual(before);
     // It still works there for the rest, and the new secret manages keys.

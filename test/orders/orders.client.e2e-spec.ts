@@ -134,8 +134,17 @@ describe('generated client: orders', () => {
       'refunded',
       'stripe',
     ]);
+    const aPath = { siteName: s.a.siteName };
+    const mug = await s.api.POST('/api/v2/sites/{siteName}/products', {
+      params: { path: aPath },
+      body: { name: 'Mug', unitAmount: 1200, currency: 'EUR' },
+    });
+    const manualOrder = await s.api.POST('/api/v2/sites/{siteName}/orders', {
+      params: { path: aPath },
+      body: { lines: [{ productId: mug.data!.id, quantity: 1 }], customer: { email: 'grace@example.com' } },
+    });
     const manual = await s.api.POST('/api/v2/sites/{siteName}/orders/{id}/payment-intent', {
-      params: { path: { siteName: s.a.siteName, id: 1 } },
+      params: { path: { ...aPath, id: manualOrder.data!.id } },
     });
     expect([manual.response.status, manual.error?.code]).toEqual([409, 'processor_not_connected']);
     expect(standIn.validatedCount).toBeGreaterThan(0);

@@ -116,8 +116,7 @@ export class OrderPaymentsService {
     });
     if (outcome === 'raced' && tries > 1) return this.paymentIntent(site, id, caller, tries - 1);
     if (outcome instanceof Problem) throw outcome;
-    if (outcome)
-      throw new ConflictProblem('transition_forbidden', `Order ${order.number} changed meanwhile; read it again`);
+    if (outcome) throw this.orders.transitionRefused(`Order ${order.number} changed meanwhile; read it again`);
     return answer(conn, made);
   }
 
@@ -148,8 +147,7 @@ export class OrderPaymentsService {
     const { order } = await this.orders.get(site, id, caller);
     if (order.paymentProcessor === 'manual') return this.orders.updatePayment(site, id, { paymentStatus: 'refunded' });
     if (order.paymentStatus !== 'paid' || !order.processorPaymentId)
-      throw new ConflictProblem(
-        'transition_forbidden',
+      throw this.orders.transitionRefused(
         `Order ${order.number} is ${order.paymentStatus}: only a paid order is refunded`,
       );
     const conn = await this.accounts.stripeOf(site.id, order.paymentMode ?? undefined);
