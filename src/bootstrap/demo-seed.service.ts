@@ -10,7 +10,7 @@ import { BulkService } from '../newsletter/bulk-import/bulk.service';
 import { ListsService } from '../newsletter/audience/lists.service';
 import { OrdersService } from '../orders/orders.service';
 import { UsersService } from '../users/users.service';
-import { UserSubscriptionsService } from '../users/user-subscriptions.service';
+import { UserSubscriptionsService } from '../users/subscriptions/user-subscriptions.service';
 import { WebhookEndpointsService } from '../webhooks/webhook-endpoints.service';
 import sharp from 'sharp';
 import { MediaUploadService } from '../media/media-upload.service';

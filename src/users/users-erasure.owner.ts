@@ -1,6 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { ErasedUser, UserDataRegistry } from '../common/deletion/user-data.registry';
-import { CreditsRepository } from './credits.repository';
+import { CreditsRepository } from './credits/credits.repository';
 import { Not } from 'typeorm';
 import { CreditEntryEntity } from './entities/credit-entry.entity';
 import { SubscriptionEntryEntity } from './entities/subscription-entry.entity';

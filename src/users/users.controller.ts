@@ -6,7 +6,7 @@ import { ApiController, Route } from '../common/http/route.decorator';
 import { mapPage, Page, PageDto } from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
 import { created } from '../common/http/public-urls';
-import { CreditsService } from './credits.service';
+import { CreditsService } from './credits/credits.service';
 import {
   CreditBalanceDto,
   CreditChangeDto,
@@ -18,7 +18,7 @@ import {
 } from './dto/credits.dto';
 import { ProfileResponseDto, toProfileEntry } from './dto/profile.dto';
 import { toUserResponse, UpdateUserDto, UserQueryDto, UserResponseDto } from './dto/user.dto';
-import { ProfileService } from './profile.service';
+import { ProfileService } from './me/profile.service';
 import { UsersService } from './users.service';
 
 /** Operators' routes over a site's users (a secret key; a session is a 403). */

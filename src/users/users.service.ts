@@ -8,10 +8,10 @@ import { Page } from '../common/pagination/page';
 import { findInSiteOrFail, SiteContext } from '../common/tenancy/site-context';
 import { UpdateMeDto, UpdateUserDto, UserQueryDto } from './dto/user.dto';
 import { SiteUserEntity } from './entities/site-user.entity';
-import { normaliseEmail } from './otp-code';
-import { ClientInfo } from './otp-limits';
-import { OtpService } from './otp.service';
-import { SessionsService } from './sessions.service';
+import { normaliseEmail } from './auth/otp-code';
+import { ClientInfo } from './auth/otp-limits';
+import { OtpService } from './auth/otp.service';
+import { SessionsService } from './auth/sessions.service';
 import { USER_EVENTS } from './users.events';
 import { UsersRepository } from './users.repository';
 

@@ -15,7 +15,7 @@ import { CreditEntryEntity } from '../../src/users/entities/credit-entry.entity'
 import { SiteUserEntity } from '../../src/users/entities/site-user.entity';
 import { UserOtpEntity } from '../../src/users/entities/user-otp.entity';
 import { UserSessionEntity } from '../../src/users/entities/user-session.entity';
-import { hashOtpCode } from '../../src/users/otp-code';
+import { hashOtpCode } from '../../src/users/auth/otp-code';
 import { makeProduct, makeVariant, orderBody, ordersUrl } from '../support/commerce';
 import { eventsOf, lastEventId } from '../support/events';
 import { contentUrl } from '../support/factories';

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { SiteUserEntity } from '../../src/users/entities/site-user.entity';
-import { SessionsService } from '../../src/users/sessions.service';
+import { SessionsService } from '../../src/users/auth/sessions.service';
 import { startApp, TestApp } from '../support/app';
 import { createFreshDatabase } from '../support/databases';
 import { makePng } from '../support/files';

@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import request from 'supertest';
 import { ApiKeyEntity } from '../../src/api-keys/entities/api-key.entity';
 import { SiteUserEntity } from '../../src/users/entities/site-user.entity';
-import { SessionsService } from '../../src/users/sessions.service';
+import { SessionsService } from '../../src/users/auth/sessions.service';
 import { altered } from '../support/altered';
 import { OutboxEventEntity } from '../../src/common/outbox/outbox-event.entity';
 import { startApp, TestApp } from '../support/app';

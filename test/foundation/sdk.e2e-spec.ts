@@ -8,7 +8,7 @@ import { SitebaseProblem } from '../../clients/typescript/src/problem';
 import { ContentItemEntity } from '../../src/content/entities/content-item.entity';
 import { OrderEntity } from '../../src/orders/entities/order.entity';
 import { SiteUserEntity } from '../../src/users/entities/site-user.entity';
-import { SessionsService } from '../../src/users/sessions.service';
+import { SessionsService } from '../../src/users/auth/sessions.service';
 import type { paths } from '../generated/openapi';
 import { withClient } from '../support/api-client';
 

@@ -6,7 +6,7 @@ import { SiteEntity } from '../../src/common/tenancy/entities/site.entity';
 import { OrderEntity } from '../../src/orders/entities/order.entity';
 import { OrderExpiryJob } from '../../src/orders/order-expiry.job';
 import { SiteUserEntity } from '../../src/users/entities/site-user.entity';
-import { SessionsService } from '../../src/users/sessions.service';
+import { SessionsService } from '../../src/users/auth/sessions.service';
 import { snapshotDatabase } from '../support/db-snapshot';
 import { queriesDuring, SentStatement } from '../support/statements';
 import { eventsOf, lastEventId } from '../support/events';

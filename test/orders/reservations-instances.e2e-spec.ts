@@ -5,7 +5,7 @@ import { OrderEntity } from '../../src/orders/entities/order.entity';
 import { ORDER_EXPIRY_JOB, OrderExpiryJob } from '../../src/orders/order-expiry.job';
 import { sql } from '../../src/database/sql';
 import { SiteUserEntity } from '../../src/users/entities/site-user.entity';
-import { SessionsService } from '../../src/users/sessions.service';
+import { SessionsService } from '../../src/users/auth/sessions.service';
 import { eventually, startApp, TestApp } from '../support/app';
 import { eventsOf, lastEventId } from '../support/events';
 import { createTenant, Tenant } from '../support/tenant';

@@ -5,7 +5,7 @@ import { Clock } from '../../src/common/scheduling/clock';
 import { OrderEntity } from '../../src/orders/entities/order.entity';
 import { ORDER_EXPIRY_JOB, OrderExpiryJob } from '../../src/orders/order-expiry.job';
 import { SiteUserEntity } from '../../src/users/entities/site-user.entity';
-import { SessionsService } from '../../src/users/sessions.service';
+import { SessionsService } from '../../src/users/auth/sessions.service';
 import { eventsOf, lastEventId } from '../support/events';
 import { ISO } from '../support/matchers';
 import { expectExactProblem, expectProblem } from '../support/problem';

@@ -4,7 +4,7 @@ import { OutboxRelay } from '../../src/common/outbox/outbox-relay.service';
 import { OrderEntity } from '../../src/orders/entities/order.entity';
 import { OrderPaymentJobs, PaymentIntentJobData } from '../../src/payments/orders/order-payment-jobs';
 import { SiteUserEntity } from '../../src/users/entities/site-user.entity';
-import { SessionsService } from '../../src/users/sessions.service';
+import { SessionsService } from '../../src/users/auth/sessions.service';
 import { startApp, TestApp } from '../support/app';
 import { ordersUrl } from '../support/commerce';
 import { connectStripe, signedStripeEvent, StripeKeys, stripeEventsUrl } from '../support/stripe-connect';

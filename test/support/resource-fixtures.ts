@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { SiteUserEntity } from '../../src/users/entities/site-user.entity';
 import { UserSubscriptionEntity } from '../../src/users/entities/user-subscription.entity';
-import { SessionsService } from '../../src/users/sessions.service';
+import { SessionsService } from '../../src/users/auth/sessions.service';
 import { TestApp } from './app';
 import { makePdf } from './files';
 import type { Operation } from './openapi-operations';

@@ -6,7 +6,7 @@ import { OrdersService } from '../../src/orders/orders.service';
 import { SiteUserEntity } from '../../src/users/entities/site-user.entity';
 import { SubscriptionEntryEntity } from '../../src/users/entities/subscription-entry.entity';
 import { UserSubscriptionEntity } from '../../src/users/entities/user-subscription.entity';
-import { SubscriptionJobsService } from '../../src/users/subscription-jobs.service';
+import { SubscriptionJobsService } from '../../src/users/subscriptions/subscription-jobs.service';
 import { eventually, startApp, TestApp } from './app';
 import { makeOrder, makeProduct, Made } from './commerce';
 import { eventsOf, RecordedEvent } from './events';

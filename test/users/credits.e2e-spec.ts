@@ -1,8 +1,8 @@
 import request from 'supertest';
 import { CreditEntryEntity } from '../../src/users/entities/credit-entry.entity';
 import { SiteUserEntity } from '../../src/users/entities/site-user.entity';
-import { CreditsService } from '../../src/users/credits.service';
-import { SessionsService } from '../../src/users/sessions.service';
+import { CreditsService } from '../../src/users/credits/credits.service';
+import { SessionsService } from '../../src/users/auth/sessions.service';
 import { eventsOf, lastEventId } from '../support/events';
 import { ISO } from '../support/matchers';
 import { expectProblem } from '../support/problem';

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { SiteUserEntity } from '../../src/users/entities/site-user.entity';
 import { UserDeletionEntity } from '../../src/users/entities/user-deletion.entity';
-import { SessionsService } from '../../src/users/sessions.service';
+import { SessionsService } from '../../src/users/auth/sessions.service';
 import { eventually, startApp, TestApp } from '../support/app';
 import { createFreshDatabase } from '../support/databases';
 import { eventsOf } from '../support/events';

@@ -5,10 +5,10 @@ import { SiteEntity } from '../../src/common/tenancy/entities/site.entity';
 import { SiteUserEntity } from '../../src/users/entities/site-user.entity';
 import { SubscriptionEntryEntity } from '../../src/users/entities/subscription-entry.entity';
 import { UserSubscriptionEntity } from '../../src/users/entities/user-subscription.entity';
-import { PaymentProcessors } from '../../src/users/payment-processors.service';
-import { SubscriptionChargesService } from '../../src/users/subscription-charges.service';
-import { SubscriptionJobsService } from '../../src/users/subscription-jobs.service';
-import { UserSubscriptionsService } from '../../src/users/user-subscriptions.service';
+import { PaymentProcessors } from '../../src/users/subscriptions/payment-processors.service';
+import { SubscriptionChargesService } from '../../src/users/subscriptions/subscription-charges.service';
+import { SubscriptionJobsService } from '../../src/users/subscriptions/subscription-jobs.service';
+import { UserSubscriptionsService } from '../../src/users/subscriptions/user-subscriptions.service';
 import { makeProduct } from '../support/commerce';
 import { withTenants } from '../support/tenant';
 

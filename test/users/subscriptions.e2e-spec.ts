@@ -4,8 +4,8 @@ import { CreditEntryEntity } from '../../src/users/entities/credit-entry.entity'
 import { SiteUserEntity } from '../../src/users/entities/site-user.entity';
 import { SubscriptionEntryEntity } from '../../src/users/entities/subscription-entry.entity';
 import { UserSubscriptionEntity } from '../../src/users/entities/user-subscription.entity';
-import { SessionsService } from '../../src/users/sessions.service';
-import { SubscriptionJobsService } from '../../src/users/subscription-jobs.service';
+import { SessionsService } from '../../src/users/auth/sessions.service';
+import { SubscriptionJobsService } from '../../src/users/subscriptions/subscription-jobs.service';
 import { eventually } from '../support/app';
 import { eventsOf, lastEventId } from '../support/events';
 import { ISO } from '../support/matchers';

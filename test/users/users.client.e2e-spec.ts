@@ -1,6 +1,6 @@
 import { SiteUserEntity } from '../../src/users/entities/site-user.entity';
-import { hashOtpCode } from '../../src/users/otp-code';
-import { SessionsService } from '../../src/users/sessions.service';
+import { hashOtpCode } from '../../src/users/auth/otp-code';
+import { SessionsService } from '../../src/users/auth/sessions.service';
 import { withClient } from '../support/api-client';
 import { eventually } from '../support/app';
 

@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type Stripe from 'stripe';
 import type { EntityManager } from 'typeorm';
-import { ProcessorCharge, SubscriptionChargesService } from '../../users/subscription-charges.service';
+import { ProcessorCharge, SubscriptionChargesService } from '../../users/subscriptions/subscription-charges.service';
 import { StripeEventContext, StripeEventHandlers } from '../stripe/stripe-event-handlers';
 import { STRIPE_METADATA } from '../stripe/stripe-metadata';
 

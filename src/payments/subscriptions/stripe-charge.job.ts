@@ -2,7 +2,7 @@ import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type Stripe from 'stripe';
 import { DataSource } from 'typeorm';
 import { QueueService } from '../../common/queue/queue.service';
-import { ProcessorCharge, SubscriptionChargesService } from '../../users/subscription-charges.service';
+import { ProcessorCharge, SubscriptionChargesService } from '../../users/subscriptions/subscription-charges.service';
 import { PaymentAccountsService } from '../payment-accounts.service';
 import { PaymentCustomersRepository } from '../payment-customers.repository';
 import { describeStripeFailure } from '../stripe/stripe-clients';

@@ -5,7 +5,7 @@ import {
   ChargeRequest,
   PaymentProcessor,
   PaymentProcessors,
-} from '../../users/payment-processors.service';
+} from '../../users/subscriptions/payment-processors.service';
 import { STRIPE_CHARGE_JOB, StripeChargePayload } from './stripe-charge.job';
 
 /**

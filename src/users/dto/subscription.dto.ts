@@ -10,7 +10,7 @@ import {
   type RecurringInterval,
   SUBSCRIPTION_STATUSES,
   type SubscriptionStatus,
-} from '../subscription-status';
+} from '../subscriptions/subscription-status';
 import { SubscriptionEntryEntity } from '../entities/subscription-entry.entity';
 import { SubscriptionEntryDto, toSubscriptionEntry } from './subscription-charge.dto';
 import { Checked } from '../../common/input/checked';

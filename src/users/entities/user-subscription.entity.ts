@@ -1,7 +1,7 @@
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, UpdateDateColumn } from 'typeorm';
 import { IdColumn, RefColumn } from '../../database/columns';
 import { idTransformer } from '../../database/id.transformer';
-import type { RecurringInterval, SubscriptionStatus } from '../subscription-status';
+import type { RecurringInterval, SubscriptionStatus } from '../subscriptions/subscription-status';
 import { SiteUserEntity } from './site-user.entity';
 
 /**

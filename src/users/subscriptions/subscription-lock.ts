@@ -1,7 +1,7 @@
 import { DataSource, EntityManager } from 'typeorm';
-import { NotFoundProblem } from '../common/errors/problems';
-import { SiteContext } from '../common/tenancy/site-context';
-import { UserSubscriptionEntity } from './entities/user-subscription.entity';
+import { NotFoundProblem } from '../../common/errors/problems';
+import { SiteContext } from '../../common/tenancy/site-context';
+import { UserSubscriptionEntity } from '../entities/user-subscription.entity';
 
 /**
  * One change of one subscription of the user, under its row lock; another's is a 404. The

@@ -1,15 +1,15 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { ConflictProblem, ValidationProblem } from '../common/errors/problems';
-import { recordEvent } from '../common/outbox/record-event';
-import { CursorQueryDto, Page } from '../common/pagination/page';
-import { QueueService } from '../common/queue/queue.service';
-import { findInSiteOrFail, SiteContext } from '../common/tenancy/site-context';
+import { ConflictProblem, ValidationProblem } from '../../common/errors/problems';
+import { recordEvent } from '../../common/outbox/record-event';
+import { CursorQueryDto, Page } from '../../common/pagination/page';
+import { QueueService } from '../../common/queue/queue.service';
+import { findInSiteOrFail, SiteContext } from '../../common/tenancy/site-context';
 import { CreditsRepository } from './credits.repository';
-import { GrantCreditsDto, SpendCreditsDto } from './dto/credits.dto';
-import { CreditEntryEntity } from './entities/credit-entry.entity';
-import { SiteUserEntity } from './entities/site-user.entity';
-import { USER_EVENTS } from './users.events';
+import { GrantCreditsDto, SpendCreditsDto } from '../dto/credits.dto';
+import { CreditEntryEntity } from '../entities/credit-entry.entity';
+import { SiteUserEntity } from '../entities/site-user.entity';
+import { USER_EVENTS } from '../users.events';
 
 export const CREDITS_EXPIRE_JOB = 'users.credits-expire';
 

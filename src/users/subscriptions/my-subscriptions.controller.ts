@@ -1,10 +1,10 @@
 import { Body, Get, Param, Post, Query } from '@nestjs/common';
-import { CurrentSite, CurrentUser } from '../common/auth/decorators';
-import { UserPrincipal } from '../common/auth/principal';
-import { SiteIdParamDto } from '../common/http/params';
-import { ApiController, Route } from '../common/http/route.decorator';
-import { mapPage, Page, PageDto } from '../common/pagination/page';
-import { SiteContext } from '../common/tenancy/site-context';
+import { CurrentSite, CurrentUser } from '../../common/auth/decorators';
+import { UserPrincipal } from '../../common/auth/principal';
+import { SiteIdParamDto } from '../../common/http/params';
+import { ApiController, Route } from '../../common/http/route.decorator';
+import { mapPage, Page, PageDto } from '../../common/pagination/page';
+import { SiteContext } from '../../common/tenancy/site-context';
 import {
   CancelSubscriptionDto,
   ChangeMyPlanDto,
@@ -15,7 +15,7 @@ import {
   toPlanChange,
   toSubscriptionResponse,
   FORBIDDEN_MOVES,
-} from './dto/subscription.dto';
+} from '../dto/subscription.dto';
 import { UserSubscriptionsService } from './user-subscriptions.service';
 
 /** The signed-in user's own subscriptions (a session of this site; a key is a 403). */

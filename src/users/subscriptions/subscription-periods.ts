@@ -1,15 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, SelectQueryBuilder } from 'typeorm';
-import { SiteDirectory } from '../common/auth/principal';
-import { EventScope } from '../common/outbox/record-event';
-import { Clock } from '../common/scheduling/clock';
-import { SiteContext } from '../common/tenancy/site-context';
-import { UserSubscriptionEntity } from './entities/user-subscription.entity';
+import { SiteDirectory } from '../../common/auth/principal';
+import { EventScope } from '../../common/outbox/record-event';
+import { Clock } from '../../common/scheduling/clock';
+import { SiteContext } from '../../common/tenancy/site-context';
+import { UserSubscriptionEntity } from '../entities/user-subscription.entity';
 import { SubscriptionAttempts } from './subscription-attempts';
 import { SubscriptionBilling } from './subscription-billing';
 import { recordSubscription } from './subscription-ledger';
 import { addInterval, periodEndAction } from './subscription-status';
-import { USER_EVENTS } from './users.events';
+import { USER_EVENTS } from '../users.events';
 
 const PERIOD_BATCH = 200;
 

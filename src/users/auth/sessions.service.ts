@@ -1,14 +1,14 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { EntityManager, IsNull } from 'typeorm';
-import { UserPrincipal } from '../common/auth/principal';
-import { SessionVerifiers } from '../common/auth/session-verifiers';
-import { AppConfig } from '../config/app-config';
-import { ChangeNotifications } from '../database/change-notifications';
-import { SiteUserEntity } from './entities/site-user.entity';
-import { UserSessionEntity } from './entities/user-session.entity';
+import { UserPrincipal } from '../../common/auth/principal';
+import { SessionVerifiers } from '../../common/auth/session-verifiers';
+import { AppConfig } from '../../config/app-config';
+import { ChangeNotifications } from '../../database/change-notifications';
+import { SiteUserEntity } from '../entities/site-user.entity';
+import { UserSessionEntity } from '../entities/user-session.entity';
 import { hashSessionToken, newSessionToken } from './otp-code';
 import { SessionCache, VerifiedSession } from './session-cache';
-import { UsersRepository } from './users.repository';
+import { UsersRepository } from '../users.repository';
 
 export interface NewSession {
   token: string;

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { NotFoundProblem, ValidationProblem } from '../common/errors/problems';
-import { findInSiteOrFail, SiteContext } from '../common/tenancy/site-context';
-import { SiteUserEntity } from './entities/site-user.entity';
-import { UserProfileEntryEntity } from './entities/user-profile-entry.entity';
+import { NotFoundProblem, ValidationProblem } from '../../common/errors/problems';
+import { findInSiteOrFail, SiteContext } from '../../common/tenancy/site-context';
+import { SiteUserEntity } from '../entities/site-user.entity';
+import { UserProfileEntryEntity } from '../entities/user-profile-entry.entity';
 
 export const MAX_PROFILE_KEYS = 100;
 export const MAX_PROFILE_VALUE_BYTES = 16 * 1024;

@@ -1,18 +1,18 @@
 import { forwardRef, Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DataSource, In } from 'typeorm';
-import { UserPrincipal } from '../common/auth/principal';
-import { DeletionImpact } from '../common/deletion/account-data.registry';
-import { ErasedUser, UserDataRegistry } from '../common/deletion/user-data.registry';
-import { ConflictProblem, NotFoundProblem } from '../common/errors/problems';
-import { recordEvent } from '../common/outbox/record-event';
-import { QueueService } from '../common/queue/queue.service';
-import { SiteEntity } from '../common/tenancy/entities/site.entity';
-import { SiteContext } from '../common/tenancy/site-context';
-import { AppConfig } from '../config/app-config';
-import { SiteUserEntity } from './entities/site-user.entity';
-import { UserDeletionEntity } from './entities/user-deletion.entity';
-import { SessionsService } from './sessions.service';
-import { USER_EVENTS } from './users.events';
+import { UserPrincipal } from '../../common/auth/principal';
+import { DeletionImpact } from '../../common/deletion/account-data.registry';
+import { ErasedUser, UserDataRegistry } from '../../common/deletion/user-data.registry';
+import { ConflictProblem, NotFoundProblem } from '../../common/errors/problems';
+import { recordEvent } from '../../common/outbox/record-event';
+import { QueueService } from '../../common/queue/queue.service';
+import { SiteEntity } from '../../common/tenancy/entities/site.entity';
+import { SiteContext } from '../../common/tenancy/site-context';
+import { AppConfig } from '../../config/app-config';
+import { SiteUserEntity } from '../entities/site-user.entity';
+import { UserDeletionEntity } from '../entities/user-deletion.entity';
+import { SessionsService } from '../auth/sessions.service';
+import { USER_EVENTS } from '../users.events';
 
 export const USER_ERASE_JOB = 'users.erase';
 

@@ -1,17 +1,17 @@
 import { Body, Param, Post, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { CurrentSite } from '../common/auth/decorators';
-import { created } from '../common/http/public-urls';
-import { ApiController, Route } from '../common/http/route.decorator';
-import { SiteContext } from '../common/tenancy/site-context';
-import { ChargeResponseDto, CreateChargeDto, PayChargeDto, toSubscriptionEntry } from './dto/subscription-charge.dto';
+import { CurrentSite } from '../../common/auth/decorators';
+import { created } from '../../common/http/public-urls';
+import { ApiController, Route } from '../../common/http/route.decorator';
+import { SiteContext } from '../../common/tenancy/site-context';
+import { ChargeResponseDto, CreateChargeDto, PayChargeDto, toSubscriptionEntry } from '../dto/subscription-charge.dto';
 import {
   PaidChargeDto,
   SubscriptionChargeParamDto,
   toSubscriptionResponse,
   UserSubscriptionParamDto,
   FORBIDDEN_MOVES,
-} from './dto/subscription.dto';
+} from '../dto/subscription.dto';
 import { SubscriptionChargesService } from './subscription-charges.service';
 
 /** Operators' routes over the charges of a user's subscription (a secret key; a session is a 403). */

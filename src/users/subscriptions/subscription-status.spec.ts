@@ -1,4 +1,4 @@
-import { ConflictProblem } from '../common/errors/problems';
+import { ConflictProblem } from '../../common/errors/problems';
 import {
   addInterval,
   applyBalance,
@@ -12,7 +12,7 @@ import {
   SUBSCRIPTION_STATUSES,
   unpaidCancelAt,
 } from './subscription-status';
-import { dunningDays } from '../common/tenancy/site-settings';
+import { dunningDays } from '../../common/tenancy/site-settings';
 
 describe('subscription status rules', () => {
   it.each(SUBSCRIPTION_ACTIONS.flatMap((a) => SUBSCRIPTION_STATUSES.map((s) => [a, s] as const)))(

@@ -1,10 +1,10 @@
 import { Body, Headers, Ip, Post } from '@nestjs/common';
-import { CurrentSite } from '../common/auth/decorators';
-import { ApiController, Route } from '../common/http/route.decorator';
-import { SiteContext } from '../common/tenancy/site-context';
-import { AppConfig } from '../config/app-config';
-import { OtpRequestedDto, RequestOtpDto, SessionResponseDto, VerifyOtpDto } from './dto/otp.dto';
-import { toUserResponse } from './dto/user.dto';
+import { CurrentSite } from '../../common/auth/decorators';
+import { ApiController, Route } from '../../common/http/route.decorator';
+import { SiteContext } from '../../common/tenancy/site-context';
+import { AppConfig } from '../../config/app-config';
+import { OtpRequestedDto, RequestOtpDto, SessionResponseDto, VerifyOtpDto } from '../dto/otp.dto';
+import { toUserResponse } from '../dto/user.dto';
 import { OtpService } from './otp.service';
 
 /** Sign-in by one-time password: public routes of the site. */

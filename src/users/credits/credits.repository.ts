@@ -9,10 +9,10 @@ import {
   keysetParameters,
   keysetShape,
   Page,
-} from '../common/pagination/page';
-import { ShapedReads } from '../database/fast-read';
-import { sql } from '../database/sql';
-import { CreditEntryEntity } from './entities/credit-entry.entity';
+} from '../../common/pagination/page';
+import { ShapedReads } from '../../database/fast-read';
+import { sql } from '../../database/sql';
+import { CreditEntryEntity } from '../entities/credit-entry.entity';
 
 const BY_ID: KeysetColumn[] = [{ expr: 'x.id', type: 'number' }];
 

@@ -1,19 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager, In } from 'typeorm';
-import { SitesService } from '../account/sites.service';
-import { ConflictProblem } from '../common/errors/problems';
-import { EventScope } from '../common/outbox/record-event';
-import { Clock } from '../common/scheduling/clock';
-import { SiteContext } from '../common/tenancy/site-context';
-import { dunningDays } from '../common/tenancy/site-settings';
-import { CreditsService } from './credits.service';
-import { CreateChargeDto, PayChargeDto } from './dto/subscription-charge.dto';
-import { PERIOD_ENTRY_KINDS, SubscriptionEntryEntity } from './entities/subscription-entry.entity';
-import { UserSubscriptionEntity } from './entities/user-subscription.entity';
+import { SitesService } from '../../account/sites.service';
+import { ConflictProblem } from '../../common/errors/problems';
+import { EventScope } from '../../common/outbox/record-event';
+import { Clock } from '../../common/scheduling/clock';
+import { SiteContext } from '../../common/tenancy/site-context';
+import { dunningDays } from '../../common/tenancy/site-settings';
+import { CreditsService } from '../credits/credits.service';
+import { CreateChargeDto, PayChargeDto } from '../dto/subscription-charge.dto';
+import { PERIOD_ENTRY_KINDS, SubscriptionEntryEntity } from '../entities/subscription-entry.entity';
+import { UserSubscriptionEntity } from '../entities/user-subscription.entity';
 import { ChargeOutcome, PaymentProcessors } from './payment-processors.service';
 import { ledgerLine, recordCharge, recordSubscription } from './subscription-ledger';
 import { applyBalance, unpaidCancelAt } from './subscription-status';
-import { USER_EVENTS } from './users.events';
+import { USER_EVENTS } from '../users.events';
 
 export interface ChargeResult {
   charge: SubscriptionEntryEntity;

@@ -1,5 +1,5 @@
-import { ConflictProblem } from '../common/errors/problems';
-import type { PricedLine } from '../catalog/catalog.service';
+import { ConflictProblem } from '../../common/errors/problems';
+import type { PricedLine } from '../../catalog/catalog.service';
 
 /**
  * A user subscription's state machine (docs/users.md), as pure rules: a move that is not listed

@@ -1,16 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { CatalogService, PricedLine } from '../catalog/catalog.service';
-import { ConflictProblem, ValidationProblem } from '../common/errors/problems';
-import { Clock } from '../common/scheduling/clock';
-import { SiteContext } from '../common/tenancy/site-context';
-import { ChangePlanDto } from './dto/subscription.dto';
-import { SubscriptionEntryEntity } from './entities/subscription-entry.entity';
-import { UserSubscriptionEntity } from './entities/user-subscription.entity';
+import { CatalogService, PricedLine } from '../../catalog/catalog.service';
+import { ConflictProblem, ValidationProblem } from '../../common/errors/problems';
+import { Clock } from '../../common/scheduling/clock';
+import { SiteContext } from '../../common/tenancy/site-context';
+import { ChangePlanDto } from '../dto/subscription.dto';
+import { SubscriptionEntryEntity } from '../entities/subscription-entry.entity';
+import { UserSubscriptionEntity } from '../entities/user-subscription.entity';
 import { SubscriptionBilling } from './subscription-billing';
 import { recordSubscription } from './subscription-ledger';
 import { addInterval, assertSubscriptionMove, planChangeLines } from './subscription-status';
-import { USER_EVENTS } from './users.events';
+import { USER_EVENTS } from '../users.events';
 
 export interface PlanChange {
   subscription: UserSubscriptionEntity;

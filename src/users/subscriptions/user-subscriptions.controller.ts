@@ -1,9 +1,9 @@
 import { Body, Get, Param, Post, Query } from '@nestjs/common';
-import { CurrentSite } from '../common/auth/decorators';
-import { SiteIdParamDto } from '../common/http/params';
-import { ApiController, Route } from '../common/http/route.decorator';
-import { mapPage, Page, PageDto } from '../common/pagination/page';
-import { SiteContext } from '../common/tenancy/site-context';
+import { CurrentSite } from '../../common/auth/decorators';
+import { SiteIdParamDto } from '../../common/http/params';
+import { ApiController, Route } from '../../common/http/route.decorator';
+import { mapPage, Page, PageDto } from '../../common/pagination/page';
+import { SiteContext } from '../../common/tenancy/site-context';
 import {
   CancelSubscriptionDto,
   ChangePlanDto,
@@ -15,7 +15,7 @@ import {
   toSubscriptionResponse,
   UserSubscriptionParamDto,
   FORBIDDEN_MOVES,
-} from './dto/subscription.dto';
+} from '../dto/subscription.dto';
 import { UserSubscriptionsService } from './user-subscriptions.service';
 
 /** Operators' routes over a user's subscriptions (a secret key; a session is a 403). */

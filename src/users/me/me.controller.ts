@@ -1,30 +1,30 @@
 import { Body, Delete, Get, Ip, Param, Patch, Post, Put, Query } from '@nestjs/common';
-import { mapPage, Page, PageDto } from '../common/pagination/page';
-import { CreditsService } from './credits.service';
+import { mapPage, Page, PageDto } from '../../common/pagination/page';
+import { CreditsService } from '../credits/credits.service';
 import {
   toUserDeletion,
   toUserDeletionPreview,
   UserDeletionPreviewDto,
   UserDeletionResponseDto,
-} from './dto/deletion.dto';
+} from '../dto/deletion.dto';
 import { ErasureService } from './erasure.service';
-import { CreditBalanceDto, CreditEntryDto, CreditLedgerQueryDto, toCreditEntry } from './dto/credits.dto';
-import { CurrentSite, CurrentUser } from '../common/auth/decorators';
-import { UserPrincipal } from '../common/auth/principal';
-import { ApiController, Route } from '../common/http/route.decorator';
-import { SiteContext } from '../common/tenancy/site-context';
-import { VerifyEmailDto } from './dto/otp.dto';
+import { CreditBalanceDto, CreditEntryDto, CreditLedgerQueryDto, toCreditEntry } from '../dto/credits.dto';
+import { CurrentSite, CurrentUser } from '../../common/auth/decorators';
+import { UserPrincipal } from '../../common/auth/principal';
+import { ApiController, Route } from '../../common/http/route.decorator';
+import { SiteContext } from '../../common/tenancy/site-context';
+import { VerifyEmailDto } from '../dto/otp.dto';
 import {
   ProfileEntryDto,
   ProfileKeyParamDto,
   ProfileResponseDto,
   PutProfileEntryDto,
   toProfileEntry,
-} from './dto/profile.dto';
-import { MeResponseDto, toMeResponse, toUserResponse, UpdateMeDto, UserResponseDto } from './dto/user.dto';
-import { OtpService } from './otp.service';
+} from '../dto/profile.dto';
+import { MeResponseDto, toMeResponse, toUserResponse, UpdateMeDto, UserResponseDto } from '../dto/user.dto';
+import { OtpService } from '../auth/otp.service';
 import { ProfileService } from './profile.service';
-import { UsersService } from './users.service';
+import { UsersService } from '../users.service';
 
 /**
  * The signed-in user's own routes (`/users/me/**`): a session only, of this site. Declared

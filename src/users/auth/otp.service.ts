@@ -1,21 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, IsNull } from 'typeorm';
-import { UserPrincipal } from '../common/auth/principal';
-import { ConflictProblem, ForbiddenProblem, UnauthorizedProblem } from '../common/errors/problems';
-import { isUniqueViolation } from '../common/errors/postgres-errors';
-import { RateLimitStore } from '../common/rate-limit/rate-limit.store';
-import { recordEvent } from '../common/outbox/record-event';
-import { SiteContext } from '../common/tenancy/site-context';
-import { AppConfig } from '../config/app-config';
-import { namedXactLock } from '../database/sql';
-import { EmailService } from '../email/email.service';
-import { SiteUserEntity } from './entities/site-user.entity';
-import { UsersRepository } from './users.repository';
-import { OtpPurpose, UserOtpEntity } from './entities/user-otp.entity';
+import { UserPrincipal } from '../../common/auth/principal';
+import { ConflictProblem, ForbiddenProblem, UnauthorizedProblem } from '../../common/errors/problems';
+import { isUniqueViolation } from '../../common/errors/postgres-errors';
+import { RateLimitStore } from '../../common/rate-limit/rate-limit.store';
+import { recordEvent } from '../../common/outbox/record-event';
+import { SiteContext } from '../../common/tenancy/site-context';
+import { AppConfig } from '../../config/app-config';
+import { namedXactLock } from '../../database/sql';
+import { EmailService } from '../../email/email.service';
+import { SiteUserEntity } from '../entities/site-user.entity';
+import { UsersRepository } from '../users.repository';
+import { OtpPurpose, UserOtpEntity } from '../entities/user-otp.entity';
 import { hashOtpCode, newOtpCode, newSalt, normaliseEmail, otpCodeMatches } from './otp-code';
 import { AddressShare, ClientInfo, OtpLimits, untilText } from './otp-limits';
 import { NewSession, SessionsService } from './sessions.service';
-import { USER_EVENTS } from './users.events';
+import { USER_EVENTS } from '../users.events';
 
 const EMAIL_KEY = 'site_users_site_id_email_key';
 

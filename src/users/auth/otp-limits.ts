@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { DataSource, IsNull, Not } from 'typeorm';
-import { TooManyRequestsProblem } from '../common/errors/problems';
-import { RateLimitStore } from '../common/rate-limit/rate-limit.store';
-import { SiteContext } from '../common/tenancy/site-context';
-import { AppConfig } from '../config/app-config';
-import { SiteUserEntity } from './entities/site-user.entity';
+import { TooManyRequestsProblem } from '../../common/errors/problems';
+import { RateLimitStore } from '../../common/rate-limit/rate-limit.store';
+import { SiteContext } from '../../common/tenancy/site-context';
+import { AppConfig } from '../../config/app-config';
+import { SiteUserEntity } from '../entities/site-user.entity';
 
 const HOUR_MS = 3600_000;
 const DAY_MS = 24 * HOUR_MS;

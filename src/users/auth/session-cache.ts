@@ -1,5 +1,5 @@
-import type { UserPrincipal } from '../common/auth/principal';
-import type { SiteUserEntity } from './entities/site-user.entity';
+import type { UserPrincipal } from '../../common/auth/principal';
+import type { SiteUserEntity } from '../entities/site-user.entity';
 
 /** A verified session: who it is, and the user as of the read (what GET /me answers). */
 export interface VerifiedSession {

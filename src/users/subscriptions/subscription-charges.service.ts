@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { SiteDirectory } from '../common/auth/principal';
-import { NotFoundProblem, ValidationProblem } from '../common/errors/problems';
-import { SiteContext } from '../common/tenancy/site-context';
-import { CreateChargeDto, PayChargeDto } from './dto/subscription-charge.dto';
-import { SubscriptionEntryEntity, SubscriptionEntryStatus } from './entities/subscription-entry.entity';
-import { UserSubscriptionEntity } from './entities/user-subscription.entity';
+import { SiteDirectory } from '../../common/auth/principal';
+import { NotFoundProblem, ValidationProblem } from '../../common/errors/problems';
+import { SiteContext } from '../../common/tenancy/site-context';
+import { CreateChargeDto, PayChargeDto } from '../dto/subscription-charge.dto';
+import { SubscriptionEntryEntity, SubscriptionEntryStatus } from '../entities/subscription-entry.entity';
+import { UserSubscriptionEntity } from '../entities/user-subscription.entity';
 import { ChargeResult, PaidCharge, SubscriptionBilling } from './subscription-billing';
 import { ChargeFailure, SubscriptionAttempts } from './subscription-attempts';
 import { changeSubscription } from './subscription-lock';

@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager, LessThanOrEqual } from 'typeorm';
-import { EventScope } from '../common/outbox/record-event';
-import { Clock } from '../common/scheduling/clock';
-import { PERIOD_ENTRY_KINDS, SubscriptionEntryEntity } from './entities/subscription-entry.entity';
-import { UserSubscriptionEntity } from './entities/user-subscription.entity';
+import { EventScope } from '../../common/outbox/record-event';
+import { Clock } from '../../common/scheduling/clock';
+import { PERIOD_ENTRY_KINDS, SubscriptionEntryEntity } from '../entities/subscription-entry.entity';
+import { UserSubscriptionEntity } from '../entities/user-subscription.entity';
 import { SubscriptionBilling } from './subscription-billing';
 import { recordSubscription } from './subscription-ledger';
 import { nextChargeAttempt } from './subscription-status';
-import { USER_EVENTS } from './users.events';
+import { USER_EVENTS } from '../users.events';
 
 /** A processor's failed attempt at a line (a declined card, authentication required, no payment method). */
 export interface ChargeFailure {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, Repository } from 'typeorm';
-import { ValidationProblem } from '../common/errors/problems';
+import { ValidationProblem } from '../../common/errors/problems';
 import {
   applyKeysetShape,
   KeysetColumn,
@@ -9,26 +9,26 @@ import {
   keysetParameters,
   keysetShape,
   Page,
-} from '../common/pagination/page';
-import { QueueService } from '../common/queue/queue.service';
-import { Clock } from '../common/scheduling/clock';
-import { findInSiteOrFail, SiteContext } from '../common/tenancy/site-context';
-import { ShapedReads } from '../database/fast-read';
+} from '../../common/pagination/page';
+import { QueueService } from '../../common/queue/queue.service';
+import { Clock } from '../../common/scheduling/clock';
+import { findInSiteOrFail, SiteContext } from '../../common/tenancy/site-context';
+import { ShapedReads } from '../../database/fast-read';
 import {
   CancelSubscriptionDto,
   ChangePlanDto,
   PauseSubscriptionDto,
   UserSubscriptionQueryDto,
-} from './dto/subscription.dto';
-import { SiteUserEntity } from './entities/site-user.entity';
-import { UserSubscriptionEntity } from './entities/user-subscription.entity';
+} from '../dto/subscription.dto';
+import { SiteUserEntity } from '../entities/site-user.entity';
+import { UserSubscriptionEntity } from '../entities/user-subscription.entity';
 import { recordSubscription } from './subscription-ledger';
 import { SUBSCRIPTION_RESUME_JOB } from './subscription-jobs.service';
 import { changeSubscription } from './subscription-lock';
 import { SubscriptionPeriods } from './subscription-periods';
 import { PlanChange, SubscriptionPlans } from './subscription-plans';
 import { assertSubscriptionMove } from './subscription-status';
-import { USER_EVENTS } from './users.events';
+import { USER_EVENTS } from '../users.events';
 
 export type { PlanChange } from './subscription-plans';
 

@@ -1,9 +1,9 @@
 import { EntityManager } from 'typeorm';
-import { EventScope, recordEvent } from '../common/outbox/record-event';
-import { SubscriptionEntryEntity, SubscriptionEntryKind } from './entities/subscription-entry.entity';
-import { UserSubscriptionEntity } from './entities/user-subscription.entity';
+import { EventScope, recordEvent } from '../../common/outbox/record-event';
+import { SubscriptionEntryEntity, SubscriptionEntryKind } from '../entities/subscription-entry.entity';
+import { UserSubscriptionEntity } from '../entities/user-subscription.entity';
 import { SubscriptionStatus } from './subscription-status';
-import { SubscriptionChange, USER_EVENTS } from './users.events';
+import { SubscriptionChange, USER_EVENTS } from '../users.events';
 
 /*
  * The ledger's lines and the events of a subscription, as every part of the subscriptions
