@@ -3,6 +3,7 @@ import { AccountDataRegistry } from '../common/deletion/account-data.registry';
 import { IdempotencyKeyEntity } from '../common/idempotency/idempotency-key.entity';
 import { OutboxEventEntity } from '../common/outbox/outbox-event.entity';
 import { SiteEntity } from '../common/tenancy/entities/site.entity';
+import { AccountRepository } from './account.repository';
 import { SitesService } from './sites.service';
 
 /**
@@ -18,6 +19,7 @@ export class AccountDataOwner implements OnModuleInit {
   constructor(
     private readonly registry: AccountDataRegistry,
     private readonly sites: SitesService,
+    private readonly repository: AccountRepository,
   ) {}
 
   onModuleInit(): void {
@@ -45,26 +47,14 @@ export class AccountDataOwner implements OnModuleInit {
         // Events of the last moments (the deletion's own, with a grace period of 0) that the
         // relay has not handed on yet: their subscribers' data goes with the account, so they
         // are dropped here, and said so.
-        const undelivered = await em
-          .createQueryBuilder(OutboxEventEntity, 'e')
-          .select('e.name', 'name')
-          .addSelect('count(*)::int', 'n')
-          .where('e.account_id = :accountId AND e.dispatched_at IS NULL AND e.parked_at IS NULL', { accountId })
-          .groupBy('e.name')
-          .orderBy('e.name')
-          .getRawMany<{ name: string; n: number }>();
+        const undelivered = await this.repository.undeliveredEvents(em, accountId);
         if (undelivered.length > 0)
           this.logger.warn(
             { accountId, events: Object.fromEntries(undelivered.map((e) => [e.name, e.n])) },
             'Account purged: dropping events not yet dispatched',
           );
         const events = await em.delete(OutboxEventEntity, { accountId });
-        await em
-          .createQueryBuilder()
-          .delete()
-          .from(IdempotencyKeyEntity)
-          .where('scope LIKE :prefix', { prefix: `account:${accountId}:%` })
-          .execute();
+        await this.repository.deleteIdempotencyKeys(em, accountId);
         return { events: events.affected ?? 0 };
       },
     });

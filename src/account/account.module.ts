@@ -4,6 +4,7 @@ import { SiteDirectory } from '../common/auth/principal';
 import { AccountDataOwner } from './account-data.owner';
 import { AccountDeletionService } from './account-deletion.service';
 import { AccountPurgeJob } from './account-purge.job';
+import { AccountRepository } from './account.repository';
 import { AccountController } from './account.controller';
 import { AccountsService } from './accounts.service';
 import { AccountDeletionEntity } from './entities/account-deletion.entity';
@@ -21,6 +22,7 @@ import { ACCOUNT_PROBLEMS } from './account.problems';
   providers: [
     AccountsService,
     SitesService,
+    AccountRepository,
     AccountDeletionService,
     AccountDataOwner,
     AccountPurgeJob,

@@ -7,7 +7,8 @@ import { ConflictProblem, ForbiddenProblem, NotFoundProblem } from '../common/er
 import { isUniqueViolation } from '../common/errors/postgres-errors';
 import { recordEvent } from '../common/outbox/record-event';
 import { ACCOUNT_EVENTS } from './account.events';
-import { applyKeyset, CursorQueryDto, keysetPage, Page } from '../common/pagination/page';
+import { AccountRepository } from './account.repository';
+import { CursorQueryDto, Page } from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
 import { CreateSiteDto, UpdateSiteDto } from './dto/site.dto';
 import { NULL_IS_A_VALUE, type SiteSettings } from '../common/tenancy/site-settings';
@@ -24,6 +25,7 @@ export class SitesService implements SiteDirectory {
   constructor(
     @InjectRepository(SiteEntity) private readonly sites: Repository<SiteEntity>,
     private readonly dataSource: DataSource,
+    private readonly repository: AccountRepository,
     notifications: ChangeNotifications,
   ) {
     // A site renamed or deleted anywhere (only a purge deletes sites) is forgotten here at commit.
@@ -104,11 +106,8 @@ export class SitesService implements SiteDirectory {
     }
   }
 
-  async list(key: KeyPrincipal, query: CursorQueryDto): Promise<Page<SiteEntity>> {
-    const qb = this.sites.createQueryBuilder('s').where('s.account_id = :accountId', { accountId: key.accountId });
-    if (key.siteIds !== null) qb.andWhere('s.id = ANY(:ids)', { ids: key.siteIds });
-    const rows = await applyKeyset(qb, [{ expr: 's.id', type: 'number' }], query, 'ASC').getMany();
-    return keysetPage(rows, query.limit, (s) => [s.id]);
+  list(key: KeyPrincipal, query: CursorQueryDto): Promise<Page<SiteEntity>> {
+    return this.repository.listSites(key.accountId, key.siteIds, query);
   }
 
   async get(key: KeyPrincipal, name: string): Promise<SiteEntity> {

@@ -1,6 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import { DataSource, EntityManager, Repository } from 'typeorm';
+import { applyKeyset, CursorQueryDto, keysetPage, Page } from '../common/pagination/page';
 import { sql } from '../database/sql';
+import { ApiKeyEntity } from './entities/api-key.entity';
 
 /** What verifying a key reads: the key and its account's status, in one statement. */
 export interface VerifiableKey {
@@ -23,7 +26,19 @@ export interface VerifiableKey {
 /** The key queries that outgrow a repository method (docs/modules.md): the auth hot path, locks. */
 @Injectable()
 export class ApiKeysRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    @InjectRepository(ApiKeyEntity) private readonly keys: Repository<ApiKeyEntity>,
+  ) {}
+
+  /** The account's keys not revoked, newest first. */
+  async listLive(accountId: number, query: CursorQueryDto): Promise<Page<ApiKeyEntity>> {
+    const qb = this.keys
+      .createQueryBuilder('k')
+      .where('k.account_id = :accountId AND k.revoked_at IS NULL', { accountId });
+    const rows = await applyKeyset(qb, [{ expr: 'k.id', type: 'number' }], query, 'DESC').getMany();
+    return keysetPage(rows, query.limit, (k) => [k.id]);
+  }
 
   /**
    * A live key by the hash of either of its secrets, with its account's status: one statement,

@@ -14,7 +14,7 @@ import {
 } from '../common/auth/permissions';
 import { recordEvent } from '../common/outbox/record-event';
 import { API_KEY_EVENTS } from './api-keys.events';
-import { applyKeyset, CursorQueryDto, keysetPage, Page } from '../common/pagination/page';
+import { CursorQueryDto, Page } from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
 import { ChangeNotifications } from '../database/change-notifications';
 import { ApiKeysRepository } from './api-keys.repository';
@@ -129,12 +129,8 @@ export class ApiKeysService {
     return this.keys.find({ where: { accountId, revokedAt: IsNull() }, order: { id: 'ASC' } });
   }
 
-  async list(key: KeyPrincipal, query: CursorQueryDto): Promise<Page<ApiKeyEntity>> {
-    const qb = this.keys
-      .createQueryBuilder('k')
-      .where('k.account_id = :accountId AND k.revoked_at IS NULL', { accountId: key.accountId });
-    const rows = await applyKeyset(qb, [{ expr: 'k.id', type: 'number' }], query, 'DESC').getMany();
-    return keysetPage(rows, query.limit, (k) => [k.id]);
+  list(key: KeyPrincipal, query: CursorQueryDto): Promise<Page<ApiKeyEntity>> {
+    return this.repository.listLive(key.accountId, query);
   }
 
   async get(key: KeyPrincipal, id: number): Promise<ApiKeyEntity> {

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { DataSource, Repository } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { ConflictProblem, NotFoundProblem } from '../common/errors/problems';
 import { recordEvent } from '../common/outbox/record-event';
+import { CollectionsRepository } from './collections.repository';
 import { COLLECTION_EVENTS } from './collections.events';
-import { applyKeyset, CursorQueryDto, keysetPage, Page } from '../common/pagination/page';
+import { CursorQueryDto, Page } from '../common/pagination/page';
 import { findInSiteOrFail, SiteContext } from '../common/tenancy/site-context';
 import { ContentService, ContentSummary } from '../content/content.service';
 import { AddCollectionItemDto } from './dto/collection-item.dto';
@@ -17,7 +17,7 @@ export type CollectionItemRow = CollectionItemEntity & { content: ContentSummary
 export class CollectionItemsService {
   constructor(
     private readonly dataSource: DataSource,
-    @InjectRepository(CollectionItemEntity) private readonly items: Repository<CollectionItemEntity>,
+    private readonly repository: CollectionsRepository,
     private readonly content: ContentService,
   ) {}
 
@@ -29,20 +29,8 @@ export class CollectionItemsService {
     withDrafts: boolean,
   ): Promise<Page<CollectionItemRow>> {
     await findInSiteOrFail(this.dataSource.manager, CollectionEntity, site, collectionId, 'Collection');
-    const qb = this.items
-      .createQueryBuilder('i')
-      .where('i.collection_id = :collectionId AND i.site_id = :siteId', { collectionId, siteId: site.id });
-    if (!withDrafts) qb.andWhere(this.content.publishedCondition('i.content_id'));
-    const rows = await applyKeyset(
-      qb,
-      [
-        { expr: 'i.position', type: 'number' },
-        { expr: 'i.id', type: 'number' },
-      ],
-      query,
-      'ASC',
-    ).getMany();
-    const page = keysetPage(rows, query.limit, (i) => [i.position, i.id]);
+    const published = withDrafts ? undefined : this.content.publishedCondition('i.content_id');
+    const page = await this.repository.listItems(site.id, collectionId, query, published);
     // One more query for the page's content; an item whose content went in between is left out.
     const summaries = await this.content.summariesByIds(
       site,
@@ -67,20 +55,9 @@ export class CollectionItemsService {
       if (await em.existsBy(CollectionItemEntity, { collectionId: collection.id, contentId: content.id })) {
         throw new ConflictProblem('duplicate_item', 'This content is already in the collection');
       }
-      const { next } = (await em
-        .createQueryBuilder(CollectionItemEntity, 'i')
-        .select('COALESCE(MAX(i.position) + 1, 0)::int', 'next')
-        .where('i.collection_id = :id', { id: collection.id })
-        .getRawOne<{ next: number }>())!;
+      const next = await this.repository.nextPosition(em, collection.id);
       const position = dto.position === undefined ? next : Math.min(dto.position, next);
-      if (position < next) {
-        await em
-          .createQueryBuilder()
-          .update(CollectionItemEntity)
-          .set({ position: () => 'position + 1' })
-          .where('collection_id = :id AND position >= :position', { id: collection.id, position })
-          .execute();
-      }
+      if (position < next) await this.repository.shiftItemsFrom(em, collection.id, position);
       const item = await em.save(
         em.create(CollectionItemEntity, {
           siteId: site.id,

@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { DataSource, EntityManager, Repository } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { ConflictProblem, NotFoundProblem } from '../common/errors/problems';
 import { isUniqueViolation } from '../common/errors/postgres-errors';
 import { recordEvent } from '../common/outbox/record-event';
 import { CollectionsRepository } from './collections.repository';
 import { COLLECTION_EVENTS } from './collections.events';
-import { applyKeyset, CursorQueryDto, keysetPage, Page } from '../common/pagination/page';
+import { CursorQueryDto, Page } from '../common/pagination/page';
 import { findInSiteOrFail, SiteContext } from '../common/tenancy/site-context';
 import { allocateSlug, baseSlug } from '../common/slugs/slugs';
 import { assertWindow } from './collection-window';
@@ -20,21 +19,11 @@ const PINNED_KEY = 'collections_site_id_pinned_key';
 export class CollectionsService {
   constructor(
     private readonly dataSource: DataSource,
-    @InjectRepository(CollectionEntity) private readonly collections: Repository<CollectionEntity>,
     private readonly repository: CollectionsRepository,
   ) {}
 
-  async list(site: SiteContext, query: CursorQueryDto): Promise<Page<CollectionEntity>> {
-    const qb = this.collections.createQueryBuilder('c').where('c.site_id = :siteId', { siteId: site.id });
-    const rows = await applyKeyset(
-      qb,
-      [
-        { expr: 'c.created_at', type: 'timestamp' },
-        { expr: 'c.id', type: 'number' },
-      ],
-      query,
-    ).getMany();
-    return keysetPage(rows, query.limit, (c) => [c.createdAt.toISOString(), c.id]);
+  list(site: SiteContext, query: CursorQueryDto): Promise<Page<CollectionEntity>> {
+    return this.repository.list(site.id, query);
   }
 
   get(site: SiteContext, id: number): Promise<CollectionEntity> {
@@ -43,14 +32,7 @@ export class CollectionsService {
 
   /** The pinned collection; else the one whose window contains now and that started last. */
   async current(site: SiteContext): Promise<CollectionEntity> {
-    const found = await this.collections
-      .createQueryBuilder('c')
-      .where('c.site_id = :siteId', { siteId: site.id })
-      .andWhere('(c.pinned OR (c.starts_at <= now() AND (c.ends_at IS NULL OR c.ends_at > now())))')
-      .orderBy('c.pinned', 'DESC')
-      .addOrderBy('c.starts_at', 'DESC')
-      .addOrderBy('c.id', 'DESC')
-      .getOne();
+    const found = await this.repository.current(site.id);
     if (!found) throw new NotFoundProblem('Current collection');
     return found;
   }

@@ -7,6 +7,7 @@ import { ContentPublishJob } from './content-publish.job';
 import { ContentWriter } from './content-writer';
 import { ContentController } from './content.controller';
 import { ContentRepository } from './content.repository';
+import { RevisionsRepository } from './revisions.repository';
 import { ContentService } from './content.service';
 import { MediaDeletedSubscriber } from './media-deleted.subscriber';
 import { PublicContentCache } from './public-content.cache';
@@ -25,6 +26,7 @@ import { CONTENT_PROBLEMS } from './content.problems';
     ContentService,
     RevisionsService,
     ContentRepository,
+    RevisionsRepository,
     ContentWriter,
     ContentPublishJob,
     ContentDataOwner,

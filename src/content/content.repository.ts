@@ -41,6 +41,13 @@ const SUMMARY_COLUMNS: Array<keyof ContentItemEntity> = [
   'updatedAt',
 ];
 
+/** What another module may read of a content item (collections list these). */
+export type ContentSummary = Pick<
+  ContentItemEntity,
+  'id' | 'type' | 'title' | 'slug' | 'excerpt' | 'status' | 'publishedAt' | 'thumbnail'
+>;
+const REFERENCE_COLUMNS = ['id', 'type', 'title', 'slug', 'excerpt', 'status', 'publishedAt', 'thumbnail'] as const;
+
 /** Newest first by publication (lists of published items only) or by creation. */
 const KEYSETS: Record<'published' | 'created', KeysetColumn[]> = {
   published: [
@@ -186,6 +193,22 @@ export class ContentRepository {
         .addOrderBy('c.id', 'DESC'),
     );
     return entities;
+  }
+
+  /** The summaries of these items of the site, by id, in one query (ids not found are absent). */
+  async summariesByIds(siteId: number, ids: number[]): Promise<Map<number, ContentSummary>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.items
+      .createQueryBuilder('c')
+      .select(REFERENCE_COLUMNS.map((col) => `c.${col}`))
+      .where('c.site_id = :siteId AND c.id = ANY(:ids)', { siteId, ids })
+      .getMany();
+    return new Map(rows.map((r) => [r.id, r]));
+  }
+
+  /** The SQL condition that the content whose id is in `column` is published. */
+  publishedCondition(column: string): string {
+    return `EXISTS (SELECT 1 FROM content_items pc WHERE pc.id = ${column} AND pc.status = 'published')`;
   }
 
   /**

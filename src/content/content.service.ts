@@ -9,7 +9,7 @@ import { versionEtag, ifMatchAllows } from '../common/http/etag';
 import { LifecycleRequest, NEW_ITEM, nextLifecycle } from './content-lifecycle';
 import { snapshotOf } from './content-snapshot';
 import { actorOf, ContentWriter } from './content-writer';
-import { ContentRepository } from './content.repository';
+import { ContentRepository, ContentSummary } from './content.repository';
 import { CONTENT_EVENTS } from './content.events';
 import { ContentQueryDto, CreateContentDto, UpdateContentDto } from './dto/content.dto';
 import { ContentItemEntity } from './entities/content-item.entity';
@@ -20,13 +20,7 @@ export interface UpdateOptions {
   ifMatch?: string;
 }
 
-/** What another module may read of a content item (collections list these). */
-export type ContentSummary = Pick<
-  ContentItemEntity,
-  'id' | 'type' | 'title' | 'slug' | 'excerpt' | 'status' | 'publishedAt' | 'thumbnail'
->;
-const SUMMARY_COLUMNS = ['id', 'type', 'title', 'slug', 'excerpt', 'status', 'publishedAt', 'thumbnail'] as const;
-
+export type { ContentSummary } from './content.repository';
 export { CONTENT_STATUSES, type ContentStatus } from './content-status';
 /** A content item as the service hands it to other modules (v1 maps it to a page). */
 export type ContentItem = ContentItemEntity;
@@ -96,15 +90,8 @@ export class ContentService {
   }
 
   /** The summaries of these items of the site, by id, in one query (ids not found are absent). */
-  async summariesByIds(site: SiteContext, ids: number[]): Promise<Map<number, ContentSummary>> {
-    if (ids.length === 0) return new Map();
-    const rows = await this.dataSource
-      .getRepository(ContentItemEntity)
-      .createQueryBuilder('c')
-      .select(SUMMARY_COLUMNS.map((col) => `c.${col}`))
-      .where('c.site_id = :siteId AND c.id = ANY(:ids)', { siteId: site.id, ids })
-      .getMany();
-    return new Map(rows.map((r) => [r.id, r]));
+  summariesByIds(site: SiteContext, ids: number[]): Promise<Map<number, ContentSummary>> {
+    return this.repository.summariesByIds(site.id, ids);
   }
 
   /**
@@ -113,7 +100,7 @@ export class ContentService {
    * the rule of what "published" is.
    */
   publishedCondition(column: string): string {
-    return `EXISTS (SELECT 1 FROM content_items pc WHERE pc.id = ${column} AND pc.status = 'published')`;
+    return this.repository.publishedCondition(column);
   }
 
   create(site: SiteContext, principal: Principal, dto: CreateContentDto): Promise<ContentItemEntity> {

@@ -3,25 +3,14 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
 import { Principal } from '../common/auth/principal';
 import { NotFoundProblem } from '../common/errors/problems';
-import { applyKeyset, CursorQueryDto, keysetPage, Page } from '../common/pagination/page';
+import { CursorQueryDto, Page } from '../common/pagination/page';
 import { findInSiteOrFail, SiteContext } from '../common/tenancy/site-context';
 import { RESTORED_FIELDS, snapshotOf } from './content-snapshot';
 import { actorOf, ContentWriter } from './content-writer';
 import { ContentItemEntity } from './entities/content-item.entity';
 import { ContentRevisionEntity } from './entities/content-revision.entity';
 import { PublicContentCache } from './public-content.cache';
-
-const SUMMARY_COLUMNS: Array<keyof ContentRevisionEntity> = [
-  'id',
-  'siteId',
-  'contentId',
-  'number',
-  'action',
-  'actorType',
-  'actorId',
-  'restoredFrom',
-  'createdAt',
-];
+import { RevisionsRepository } from './revisions.repository';
 
 /** The history of an item: append-only; a restore is one more revision. */
 @Injectable()
@@ -29,6 +18,7 @@ export class RevisionsService {
   constructor(
     private readonly dataSource: DataSource,
     @InjectRepository(ContentRevisionEntity) private readonly revisions: Repository<ContentRevisionEntity>,
+    private readonly repository: RevisionsRepository,
     private readonly writer: ContentWriter,
     private readonly cache: PublicContentCache,
   ) {}
@@ -36,12 +26,7 @@ export class RevisionsService {
   /** Newest first, without the snapshots. */
   async list(site: SiteContext, contentId: number, query: CursorQueryDto): Promise<Page<ContentRevisionEntity>> {
     await findInSiteOrFail(this.dataSource.manager, ContentItemEntity, site, contentId, 'Content');
-    const qb = this.revisions
-      .createQueryBuilder('r')
-      .select(SUMMARY_COLUMNS.map((c) => `r.${c}`))
-      .where('r.content_id = :contentId AND r.site_id = :siteId', { contentId, siteId: site.id });
-    const rows = await applyKeyset(qb, [{ expr: 'r.number', type: 'number' }], query).getMany();
-    return keysetPage(rows, query.limit, (r) => [r.number]);
+    return this.repository.list(site.id, contentId, query);
   }
 
   async get(site: SiteContext, contentId: number, revisionId: number): Promise<ContentRevisionEntity> {

@@ -5,13 +5,11 @@ import { recordEvents } from '../common/outbox/record-event';
 import { GroupWriter } from '../common/queue/group-writer';
 import { QueueService } from '../common/queue/queue.service';
 import { AppConfig } from '../config/app-config';
-import { sql } from '../database/sql';
 import { EMAIL_EVENTS } from './email.events';
 import { SendersService, SigningKey } from '../senders/senders.service';
 import { DeliveryResult, EmailTransport } from './email-transport';
 import { chooseSender, Mailbox, parseFromHeader, parseMailFrom } from './sender-policy';
-import type { NewMessage } from './email.repository';
-import { EmailMessageEntity } from './entities/email-message.entity';
+import { ClaimedMessage, EmailDeliveryRepository, SiteMessages } from './email-delivery.repository';
 import { BouncesService } from './bounces/bounces.service';
 import { CopyHeaders, copyHeaders, CorrelatingProvider, correlatingProviders } from './bounces/provider-headers';
 import { tokenAddress, verpToken } from './bounces/verp';
@@ -21,8 +19,6 @@ import { MAIL_SECRETS_KEY, withSecrets } from './mail-secrets';
 export const EMAIL_DELIVERY_JOB = 'email.deliver';
 /** Messages one job carries: a send of up to 50 recipients is one job. */
 export const MESSAGES_PER_JOB = 50;
-/** A message claimed this long ago by a worker that never finished (a crash) is claimed again. */
-const STALE_CLAIM = '5 minutes';
 export const EMAIL_RECOVER_JOB = 'email.recover';
 /** Messages of a batch being sent or sent but not yet recorded, at most (see flush). */
 const UNRECORDED = 64;
@@ -56,6 +52,7 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
     private readonly senders: SendersService,
     private readonly bounces: BouncesService,
     private readonly keys: ServerKeys,
+    private readonly repository: EmailDeliveryRepository,
   ) {
     this.mailFrom = parseMailFrom(config.MAIL_FROM);
     this.relays = correlatingProviders(config);
@@ -85,35 +82,23 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
    */
   async onApplicationBootstrap(): Promise<void> {
     if (!this.transport.configured || !this.config.JOBS_ENABLED) return;
-    const queued = await this.requeue(
-      `SELECT site_id, id FROM email_messages WHERE status = 'queued' AND created_at < now() - interval '1 minute'
-        ORDER BY id LIMIT 10000`,
-    );
+    const queued = await this.requeue(await this.repository.queuedUnsent());
     if (queued > 0) this.logger.log({ messages: queued }, 'Queued messages recorded while SMTP was not configured');
   }
 
   /**
-   * Every minute (EMAIL_RECOVER_JOB): messages claimed more than STALE_CLAIM ago and still
+   * Every minute (EMAIL_RECOVER_JOB): messages claimed more than five minutes ago and still
    * `sending` belong to a sender that stopped (a killed instance): they get a delivery job
    * again, which claims them. Without this they would wait for their job's expiry (15 minutes)
    * and its retry. Answers how many messages it queued again.
    */
   async recover(): Promise<number> {
     if (!this.transport.configured) return 0;
-    return this.requeue(
-      `SELECT site_id, id FROM email_messages WHERE status = 'sending' AND claimed_at < now() - interval '${STALE_CLAIM}'
-        ORDER BY claimed_at LIMIT 10000`,
-    );
+    return this.requeue(await this.repository.abandonedClaims());
   }
 
-  /** Queues delivery jobs for the messages `select` names (site_id, id); answers how many. */
-  private async requeue(select: string): Promise<number> {
-    const { rows } = await sql<{ site_id: number; ids: number[] }>(
-      this.dataSource,
-      `SELECT site_id, array_agg(id ORDER BY id) AS ids FROM (${select}) w GROUP BY site_id`,
-      [],
-      { bigints: ['site_id'] },
-    );
+  /** Queues delivery jobs for these messages; answers how many. */
+  private async requeue(rows: SiteMessages[]): Promise<number> {
     let messages = 0;
     for (const row of rows) {
       const ids = row.ids.map(Number);
@@ -174,7 +159,7 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
       // Each answer is written as soon as the transaction before it commits (those that came in
       // meanwhile go together): a crash resends only what the SMTP server accepted in the last
       // few milliseconds, not the whole batch (delivery is at least once; docs/email.md).
-      const outcomes = new GroupWriter<[Claimed, DeliveryResult]>((done) =>
+      const outcomes = new GroupWriter<[ClaimedMessage, DeliveryResult]>((done) =>
         this.dataSource.transaction((em) => this.settle(em, done, lastTry)),
       );
       const results = await Promise.all(
@@ -213,22 +198,10 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
   }
 
   /** Claims the messages still to send and returns what sending them needs, in one statement. */
-  private async claim(parts: Part[]): Promise<Claimed[]> {
+  private async claim(parts: Part[]): Promise<ClaimedMessage[]> {
     const sites = parts.flatMap((p) => p.messageIds.map(() => p.siteId));
     const ids = parts.flatMap((p) => p.messageIds);
-    const { rows } = await sql<Claimed>(
-      this.dataSource,
-      `UPDATE email_messages m SET status = 'sending', claimed_at = now(), attempts = attempts + 1, updated_at = now()
-        FROM unnest($1::bigint[], $2::bigint[]) AS w(site_id, id)
-        WHERE m.site_id = w.site_id AND m.id = w.id
-          AND (m.status = 'queued' OR (m.status = 'sending' AND m.claimed_at < now() - interval '${STALE_CLAIM}'))
-        RETURNING m.id, m.site_id AS "siteId", m.batch_id AS "batchId", m.recipient, m.from_header AS "fromHeader",
-          m.reply_to AS "replyTo", m.to_header AS "toHeader", m.cc_header AS "ccHeader", m.subject, m.html, m.text,
-          m.template_type AS "templateType", m.tags, m.extra_headers AS "extraHeaders",
-          m.sealed_secrets AS "sealedSecrets"`,
-      [sites, ids],
-      { bigints: ['id', 'siteId'] },
-    );
+    const rows = await this.repository.claim(sites, ids);
     return rows.sort((a, b) => a.id - b.id);
   }
 
@@ -238,39 +211,39 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
    * campaign's copies settle hundreds a second: a statement or two per message was the send's
    * bottleneck (docs/email.md, "Delivery").
    */
-  private async settle(em: EntityManager, done: Array<[Claimed, DeliveryResult]>, lastTry: Map<number, boolean>) {
-    const sent: Array<[Claimed, Extract<DeliveryResult, { ok: true }>]> = [];
-    const failed: Array<[Claimed, string]> = [];
-    const deferred: Array<[Claimed, string]> = [];
+  private async settle(
+    em: EntityManager,
+    done: Array<[ClaimedMessage, DeliveryResult]>,
+    lastTry: Map<number, boolean>,
+  ) {
+    const sent: Array<[ClaimedMessage, Extract<DeliveryResult, { ok: true }>]> = [];
+    const failed: Array<[ClaimedMessage, string]> = [];
+    const deferred: Array<[ClaimedMessage, string]> = [];
     for (const [m, r] of done) {
       if (r.ok) sent.push([m, r]);
       else if (r.permanent || lastTry.get(m.id)) failed.push([m, r.error]);
       else deferred.push([m, r.error]);
     }
     if (sent.length > 0)
-      await sql(
+      await this.repository.markSent(
         em,
-        `UPDATE email_messages m SET status = 'sent', sent_at = now(), smtp_response = u.response,
-           smtp_message_id = u.message_id, error = NULL, claimed_at = NULL, sealed_secrets = NULL, updated_at = now()
-          FROM unnest($1::bigint[], $2::text[], $3::text[]) AS u(id, response, message_id) WHERE m.id = u.id`,
-        [sent.map(([m]) => m.id), sent.map(([, r]) => r.response.slice(0, 1000)), sent.map(([, r]) => r.messageId)],
+        sent.map(([m]) => m.id),
+        sent.map(([, r]) => r.response.slice(0, 1000)),
+        sent.map(([, r]) => r.messageId),
       );
     if (failed.length > 0)
-      await sql(
+      await this.repository.markFailed(
         em,
-        `UPDATE email_messages m SET status = 'failed', failed_at = now(), error = u.error, claimed_at = NULL,
-           sealed_secrets = NULL, updated_at = now()
-          FROM unnest($1::bigint[], $2::text[]) AS u(id, error) WHERE m.id = u.id`,
-        [failed.map(([m]) => m.id), failed.map(([, error]) => error)],
+        failed.map(([m]) => m.id),
+        failed.map(([, error]) => error),
       );
     if (deferred.length > 0)
-      await sql(
+      await this.repository.markDeferred(
         em,
-        `UPDATE email_messages m SET status = 'queued', error = u.error, claimed_at = NULL, updated_at = now()
-          FROM unnest($1::bigint[], $2::text[]) AS u(id, error) WHERE m.id = u.id`,
-        [deferred.map(([m]) => m.id), deferred.map(([, error]) => error)],
+        deferred.map(([m]) => m.id),
+        deferred.map(([, error]) => error),
       );
-    const payload = (m: Claimed) => ({
+    const payload = (m: ClaimedMessage) => ({
       messageId: m.id,
       batchId: m.batchId,
       to: m.recipient,
@@ -299,10 +272,7 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
   private async accountOf(em: EntityManager, siteId: number): Promise<number> {
     let accountId = this.accounts.get(siteId);
     if (accountId === undefined) {
-      const { rows } = await sql<{ account_id: number }>(em, 'SELECT account_id FROM sites WHERE id = $1', [siteId], {
-        bigints: ['account_id'],
-      });
-      accountId = rows[0].account_id;
+      accountId = await this.repository.accountOfSite(em, siteId);
       if (this.accounts.size > 10_000) this.accounts.clear();
       this.accounts.set(siteId, accountId);
     }
@@ -317,9 +287,6 @@ interface Part {
   lastTry: boolean;
 }
 
-/** What delivering a claimed message needs. */
-type Claimed = Pick<EmailMessageEntity, 'id'> & Omit<NewMessage, 'recipientKind' | 'templateId'>;
-
 /**
  * The SMTP mail of one recipient's copy: headers show To and Cc, the envelope names only them,
  * and the envelope sender (MAIL FROM, where bounces go) is the copy's VERP address, or
@@ -330,7 +297,7 @@ type Claimed = Pick<EmailMessageEntity, 'id'> & Omit<NewMessage, 'recipientKind'
  * verified domain is signed with that domain's key.
  */
 function mailOf(
-  m: Claimed,
+  m: ClaimedMessage,
   keys: Map<string, SigningKey> | undefined,
   mailFrom: Mailbox,
   envelope: { from: string; headers: CopyHeaders },

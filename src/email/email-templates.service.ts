@@ -13,6 +13,7 @@ import { SiteContext } from '../common/tenancy/site-context';
 import { namedXactLock } from '../database/sql';
 import { CreateEmailTemplateDto, EmailTemplateQueryDto, UpdateEmailTemplateDto } from './dto/email-template.dto';
 import { EmailRepository } from './email.repository';
+import { EmailTemplatesRepository } from './email-templates.repository';
 import { EmailRenderer, MailParts, RenderedMail } from './email-renderer';
 import { EmailVariables } from './email-variables';
 import { EmailTemplateEntity } from './entities/email-template.entity';
@@ -38,6 +39,7 @@ export class EmailTemplatesService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly repository: EmailRepository,
+    private readonly templates: EmailTemplatesRepository,
     private readonly types: EmailTemplateTypes,
     private readonly renderer: EmailRenderer,
     private readonly variables: EmailVariables,
@@ -127,12 +129,7 @@ export class EmailTemplatesService {
       await this.check(site, partsOf(template), type);
       // Two publishes of one type at once would both unpublish "the previous" one: one at a time.
       await namedXactLock(em, `email_template:${site.id}:${template.type}`);
-      await em
-        .createQueryBuilder()
-        .update(EmailTemplateEntity)
-        .set({ status: 'draft', version: () => 'version + 1' })
-        .where("site_id = :siteId AND type = :type AND status = 'published'", { siteId: site.id, type: template.type })
-        .execute();
+      await this.templates.unpublishType(em, site.id, template.type);
       Object.assign(template, { status: 'published', publishedAt: new Date(), version: template.version + 1 });
       return em.save(template);
     });

@@ -13,6 +13,8 @@ import { EmailTransport } from './email-transport';
 import { EmailVariables } from './email-variables';
 import { EmailController } from './email.controller';
 import { EmailRepository } from './email.repository';
+import { EmailTemplatesRepository } from './email-templates.repository';
+import { EmailDeliveryRepository } from './email-delivery.repository';
 import { EmailService } from './email.service';
 import { EmailMessageEntity } from './entities/email-message.entity';
 import { EmailTemplateEntity } from './entities/email-template.entity';
@@ -55,6 +57,8 @@ import { EMAIL_PROBLEMS } from './email.problems';
     EmailRenderer,
     EmailVariables,
     EmailRepository,
+    EmailTemplatesRepository,
+    EmailDeliveryRepository,
     EmailTemplatesService,
     EmailTransport,
     EmailService,

@@ -1,6 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
-import { AccountDataRegistry, OF_ACCOUNT } from '../common/deletion/account-data.registry';
+import { AccountDataRegistry } from '../common/deletion/account-data.registry';
 import { MediaItemEntity } from './entities/media-item.entity';
 import {
   MediaCategoryEntity,
@@ -8,6 +7,7 @@ import {
   MediaItemTagEntity,
   MediaTagEntity,
 } from './entities/media-term.entity';
+import { MediaDataRepository } from './media-data.repository';
 import { MediaFilesJob } from './media-files.job';
 
 /**
@@ -19,6 +19,7 @@ export class MediaDataOwner implements OnModuleInit {
   constructor(
     private readonly registry: AccountDataRegistry,
     private readonly files: MediaFilesJob,
+    private readonly repository: MediaDataRepository,
   ) {}
 
   onModuleInit(): void {
@@ -31,45 +32,35 @@ export class MediaDataOwner implements OnModuleInit {
       preview: async (em, accountId) => [
         {
           resource: 'media_items',
-          count: await ofAccount(em, MediaItemEntity, accountId).andWhere('x.original_id IS NULL').getCount(),
+          count: await this.repository.countOfAccount(em, MediaItemEntity, accountId, true),
           action: 'delete',
         },
         {
           resource: 'media_files',
-          count: await ofAccount(em, MediaItemEntity, accountId).getCount(),
+          count: await this.repository.countOfAccount(em, MediaItemEntity, accountId),
           action: 'delete',
         },
         {
           resource: 'media_categories',
-          count: await ofAccount(em, MediaCategoryEntity, accountId).getCount(),
+          count: await this.repository.countOfAccount(em, MediaCategoryEntity, accountId),
           action: 'delete',
         },
-        { resource: 'media_tags', count: await ofAccount(em, MediaTagEntity, accountId).getCount(), action: 'delete' },
+        {
+          resource: 'media_tags',
+          count: await this.repository.countOfAccount(em, MediaTagEntity, accountId),
+          action: 'delete',
+        },
       ],
       purge: async (em, accountId) => {
-        const keys = await ofAccount(em, MediaItemEntity, accountId).select('x.storage_key', 'key').getRawMany<{
-          key: string;
-        }>();
+        const keys = await this.repository.storageKeysOfAccount(em, accountId);
         const counts = {
-          media_files: await remove(em, MediaItemEntity, accountId),
-          media_categories: await remove(em, MediaCategoryEntity, accountId),
-          media_tags: await remove(em, MediaTagEntity, accountId),
+          media_files: await this.repository.removeOfAccount(em, MediaItemEntity, accountId),
+          media_categories: await this.repository.removeOfAccount(em, MediaCategoryEntity, accountId),
+          media_tags: await this.repository.removeOfAccount(em, MediaTagEntity, accountId),
         };
-        await this.files.enqueue(
-          em,
-          keys.map((k) => k.key),
-        );
+        await this.files.enqueue(em, keys);
         return counts;
       },
     });
   }
-}
-
-function ofAccount<E extends ObjectLiteral>(em: EntityManager, entity: EntityTarget<E>, accountId: number) {
-  return em.createQueryBuilder(entity, 'x').where(`x.${OF_ACCOUNT.site}`, { accountId });
-}
-
-async function remove(em: EntityManager, entity: EntityTarget<ObjectLiteral>, accountId: number): Promise<number> {
-  const result = await em.createQueryBuilder().delete().from(entity).where(OF_ACCOUNT.site, { accountId }).execute();
-  return result.affected ?? 0;
 }

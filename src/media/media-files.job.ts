@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { EntityManager } from 'typeorm';
 import { QueueService } from '../common/queue/queue.service';
-import { MediaItemEntity } from './entities/media-item.entity';
+import { MediaRepository } from './media.repository';
 import { MediaStorage } from './storage/media-storage';
 
 export const MEDIA_REMOVE_FILES_JOB = 'media.remove-files';
@@ -22,9 +22,9 @@ export class MediaFilesJob implements OnModuleInit {
   private readonly logger = new Logger('MediaFiles');
 
   constructor(
-    private readonly dataSource: DataSource,
     private readonly queue: QueueService,
     private readonly storage: MediaStorage,
+    private readonly repository: MediaRepository,
   ) {}
 
   onModuleInit(): void {
@@ -49,13 +49,7 @@ export class MediaFilesJob implements OnModuleInit {
 
   async removeUnheld(keys: string[]): Promise<void> {
     if (keys.length === 0) return;
-    const held = await this.dataSource
-      .getRepository(MediaItemEntity)
-      .createQueryBuilder('m')
-      .select('m.storage_key', 'key')
-      .where('m.storage_key = ANY(:keys)', { keys })
-      .getRawMany<{ key: string }>();
-    const keep = new Set(held.map((r) => r.key));
+    const keep = await this.repository.heldKeys(keys);
     await this.storage.delete(keys.filter((k) => !keep.has(k)));
   }
 }

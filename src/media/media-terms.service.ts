@@ -3,11 +3,12 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { ConflictProblem, ValidationProblem } from '../common/errors/problems';
 import { isUniqueViolation } from '../common/errors/postgres-errors';
-import { applyKeyset, CursorQueryDto, keysetPage, Page } from '../common/pagination/page';
+import { CursorQueryDto, Page } from '../common/pagination/page';
 import { findInSiteOrFail, SiteContext } from '../common/tenancy/site-context';
 import { CreateMediaTermDto, UpdateMediaTermDto } from './dto/media-term.dto';
 import { MediaCategoryEntity, MediaTagEntity } from './entities/media-term.entity';
 import { trimTrailing } from '../common/input/trim-trailing';
+import { MediaRepository } from './media.repository';
 
 export type MediaTermKind = 'category' | 'tag';
 type TermEntity = MediaCategoryEntity | MediaTagEntity;
@@ -22,15 +23,13 @@ const SLUG_KEY = { category: 'media_categories_site_id_slug_key', tag: 'media_ta
  */
 @Injectable()
 export class MediaTermsService {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly repository: MediaRepository,
+  ) {}
 
-  async list(kind: MediaTermKind, site: SiteContext, query: CursorQueryDto): Promise<Page<TermEntity>> {
-    const qb = this.dataSource
-      .getRepository<TermEntity>(ENTITY[kind])
-      .createQueryBuilder('t')
-      .where('t.site_id = :siteId', { siteId: site.id });
-    const rows = await applyKeyset(qb, [{ expr: 't.id', type: 'number' }], query, 'ASC').getMany();
-    return keysetPage(rows, query.limit, (t) => [t.id]);
+  list(kind: MediaTermKind, site: SiteContext, query: CursorQueryDto): Promise<Page<TermEntity>> {
+    return this.repository.listTerms<TermEntity>(ENTITY[kind], site.id, query);
   }
 
   get(kind: MediaTermKind, site: SiteContext, id: number): Promise<TermEntity> {

@@ -14,6 +14,7 @@ import { MediaFilesJob } from './media-files.job';
 import { MediaFilesMiddleware } from './media-files.middleware';
 import { MediaLinks } from './media-links';
 import { MediaRepository } from './media.repository';
+import { MediaDataRepository } from './media-data.repository';
 import { MediaTagsController } from './media-tags.controller';
 import { MediaTermsService } from './media-terms.service';
 import { MediaUploadService } from './media-upload.service';
@@ -42,6 +43,7 @@ import { MEDIA_PROBLEMS } from './media.problems';
     MediaFilesJob,
     MediaDataOwner,
     MediaRepository,
+    MediaDataRepository,
     MediaService,
     MediaUploadService,
     MediaTermsService,

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { DataSource, EntityManager, In, Repository, SelectQueryBuilder } from 'typeorm';
+import { DataSource, EntityManager, In } from 'typeorm';
 import { NotFoundProblem, ValidationProblem } from '../common/errors/problems';
 import { recordEvent } from '../common/outbox/record-event';
-import { applyKeyset, keysetPage, Page } from '../common/pagination/page';
+import { Page } from '../common/pagination/page';
 import { findInSiteOrFail, SiteContext } from '../common/tenancy/site-context';
 import { MediaQueryDto, UpdateMediaDto } from './dto/media.dto';
 import { MediaItemEntity } from './entities/media-item.entity';
@@ -27,7 +26,6 @@ export type { MediaView } from './media-view';
 @Injectable()
 export class MediaService {
   constructor(
-    @InjectRepository(MediaItemEntity) private readonly items: Repository<MediaItemEntity>,
     private readonly dataSource: DataSource,
     private readonly links: MediaLinks,
     private readonly files: MediaFilesJob,
@@ -63,60 +61,31 @@ export class MediaService {
   /** Views in the order of `ids`; ids that are not media of the site are skipped. */
   async viewsByIds(site: SiteContext, ids: number[]): Promise<MediaView[]> {
     if (ids.length === 0) return [];
-    const rows = await this.query()
-      .where('m.site_id = :siteId AND m.id IN (:...ids)', { siteId: site.id, ids: [...new Set(ids)] })
-      .getMany();
+    const rows = await this.repository.itemsByIds(site.id, [...new Set(ids)]);
     const byId = new Map(rows.map((r) => [r.id, toMediaView(r, site.name, this.links.linkOf)]));
     return ids.flatMap((id) => byId.get(id) ?? []);
   }
 
   async detailsByIds(site: SiteContext, ids: number[]): Promise<MediaDetail[]> {
     if (ids.length === 0) return [];
-    const rows = await this.query()
-      .where('m.site_id = :siteId AND m.id IN (:...ids)', { siteId: site.id, ids })
-      .getMany();
+    const rows = await this.repository.itemsByIds(site.id, ids);
     const byId = new Map((await this.details(site, rows)).map((d) => [d.id, d]));
     return ids.flatMap((id) => byId.get(id) ?? []);
   }
 
   async list(site: SiteContext, query: MediaQueryDto): Promise<Page<MediaDetail>> {
-    const qb = this.query().where('m.site_id = :siteId', { siteId: site.id });
-    if (query.original !== undefined)
-      qb.andWhere(query.original ? 'm.original_id IS NULL' : 'm.original_id IS NOT NULL');
-    if (query.contentType?.endsWith('/*'))
-      qb.andWhere('m.content_type LIKE :family', { family: `${query.contentType.slice(0, -1)}%` });
-    else if (query.contentType) qb.andWhere('m.content_type = :contentType', { contentType: query.contentType });
-    // Same expression as media_items_search_trgm_idx.
-    if (query.q) qb.andWhere(`(m.title || ' ' || m.file_name) ILIKE :q`, { q: `%${escapeLike(query.q)}%` });
-    if (query.category)
-      this.whereTerm(qb, 'media_item_categories', 'category_id', 'media_categories', 'category', query.category);
-    if (query.tag) this.whereTerm(qb, 'media_item_tags', 'tag_id', 'media_tags', 'tag', query.tag);
-    const rows = await applyKeyset(
-      qb,
-      [
-        { expr: 'm.created_at', type: 'timestamp' },
-        { expr: 'm.id', type: 'number' },
-      ],
-      query,
-    ).getMany();
-    const page = keysetPage(rows, query.limit, (r) => [r.createdAt.toISOString(), r.id]);
+    const page = await this.repository.list(site.id, query);
     return { data: await this.details(site, page.data), pagination: page.pagination };
   }
 
   /** v1 lists page by offset, newest first. */
   async listByOffset(site: SiteContext, limit: number, offset: number): Promise<{ data: MediaView[]; total: number }> {
-    const [rows, total] = await this.query()
-      .where('m.site_id = :siteId', { siteId: site.id })
-      .orderBy('m.created_at', 'DESC')
-      .addOrderBy('m.id', 'DESC')
-      .offset(offset)
-      .limit(limit)
-      .getManyAndCount();
+    const [rows, total] = await this.repository.offsetPage(site.id, limit, offset);
     return { data: rows.map((r) => toMediaView(r, site.name, this.links.linkOf)), total };
   }
 
   async get(site: SiteContext, id: number): Promise<MediaDetail> {
-    const row = await this.query().where('m.site_id = :siteId AND m.id = :id', { siteId: site.id, id }).getOne();
+    const row = await this.repository.item(site.id, id);
     if (!row) throw new NotFoundProblem('Media item');
     return (await this.details(site, [row]))[0];
   }
@@ -206,26 +175,6 @@ export class MediaService {
     return keys;
   }
 
-  private query(): SelectQueryBuilder<MediaItemEntity> {
-    return this.items.createQueryBuilder('m').leftJoin('m.original', 'o').addSelect(['o.id', 'o.storageKey']);
-  }
-
-  private whereTerm(
-    qb: SelectQueryBuilder<MediaItemEntity>,
-    link: string,
-    column: string,
-    terms: string,
-    param: string,
-    ref: string,
-  ): void {
-    const byId = /^\d+$/.test(ref);
-    qb.andWhere(
-      `EXISTS (SELECT 1 FROM ${link} l JOIN ${terms} t ON t.id = l.${column}
-                WHERE l.media_id = m.id AND t.site_id = :siteId AND ${byId ? `t.id = :${param}` : `t.slug = :${param}`})`,
-      { [param]: byId ? Number(ref) : ref },
-    );
-  }
-
   private async assertTerms(
     em: EntityManager,
     entity: typeof MediaCategoryEntity | typeof MediaTagEntity,
@@ -250,13 +199,7 @@ export class MediaService {
     const ids = rows.map((r) => r.id);
     const originalIds = rows.filter((r) => r.originalId === null).map((r) => r.id);
     const [thumbs, categories, tags] = await Promise.all([
-      originalIds.length
-        ? this.query()
-            .where('m.site_id = :siteId AND m.original_id IN (:...ids)', { siteId: site.id, ids: originalIds })
-            .orderBy('m.width', 'ASC')
-            .addOrderBy('m.id', 'ASC')
-            .getMany()
-        : Promise.resolve([]),
+      originalIds.length ? this.repository.thumbnailsOf(site.id, originalIds) : Promise.resolve([]),
       this.termsOf('media_item_categories', 'category_id', 'media_categories', ids),
       this.termsOf('media_item_tags', 'tag_id', 'media_tags', ids),
     ]);
@@ -286,8 +229,4 @@ export class MediaService {
     }
     return out;
   }
-}
-
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }

@@ -1,5 +1,4 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import { AccountDataRegistry, tablesOwner } from '../common/deletion/account-data.registry';
 import { UserDataRegistry } from '../common/deletion/user-data.registry';
 import { ImportEntity } from './entities/import.entity';
@@ -9,6 +8,8 @@ import { SigningKeyEntity } from './entities/signing-key.entity';
 import { SubscriptionEntity } from './entities/subscription.entity';
 import { SuppressionEntity } from './entities/suppression.entity';
 import { SubscriptionsService } from './audience/subscriptions.service';
+import { SeriesRepository } from './series/series.repository';
+import { TrackingRepository } from './tracking/tracking.repository';
 import { SeriesEnrollmentEntity } from './entities/series-enrollment.entity';
 import { SeriesSendEntity } from './entities/series-send.entity';
 import { SeriesStepEntity } from './entities/series-step.entity';
@@ -34,6 +35,8 @@ export class NewsletterDataOwner implements OnModuleInit {
     private readonly registry: AccountDataRegistry,
     private readonly users: UserDataRegistry,
     private readonly subscriptions: SubscriptionsService,
+    private readonly series: SeriesRepository,
+    private readonly tracking: TrackingRepository,
   ) {}
 
   onModuleInit(): void {
@@ -89,20 +92,20 @@ export class NewsletterDataOwner implements OnModuleInit {
         },
         {
           resource: 'newsletter_series_enrollments',
-          count: await enrollmentsOf(em, site.id, user.email),
+          count: await this.series.enrollmentsOfAddress(em, site.id, user.email),
           action: 'delete',
         },
         {
           resource: 'newsletter_tracking_events',
-          count: await trackingOf(em, site.id, user.email),
+          count: await this.tracking.eventsOfAddress(em, site.id, user.email),
           action: 'delete',
         },
       ],
       // The subscription's series enrollments (and what they were sent), campaign recipients and
       // tracking events go with it: ON DELETE CASCADE.
       erase: async (em, site, user) => {
-        const enrollments = await enrollmentsOf(em, site.id, user.email);
-        const tracking = await trackingOf(em, site.id, user.email);
+        const enrollments = await this.series.enrollmentsOfAddress(em, site.id, user.email);
+        const tracking = await this.tracking.eventsOfAddress(em, site.id, user.email);
         return {
           newsletter_subscriptions: await this.subscriptions.eraseByEmail(em, site, user.email),
           newsletter_series_enrollments: enrollments,
@@ -111,24 +114,4 @@ export class NewsletterDataOwner implements OnModuleInit {
       },
     });
   }
-}
-
-function enrollmentsOf(em: EntityManager, siteId: number, email: string): Promise<number> {
-  return em
-    .createQueryBuilder(SeriesEnrollmentEntity, 'e')
-    .innerJoin(SubscriptionEntity, 's', 's.id = e.subscription_id')
-    .where('s.site_id = :siteId AND s.email = :email', { siteId, email })
-    .getCount();
-}
-
-/** The opens and clicks recorded for an address of a site. */
-function trackingOf(em: EntityManager, siteId: number, email: string): Promise<number> {
-  return em
-    .createQueryBuilder(TrackingEventEntity, 't')
-    .innerJoin(SubscriptionEntity, 's', 's.id = t.subscription_id')
-    .where('s.site_id = :siteId AND s.email = :email AND t.site_id = :siteId', {
-      siteId,
-      email: email.trim().toLowerCase(),
-    })
-    .getCount();
 }

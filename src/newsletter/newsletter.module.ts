@@ -58,6 +58,11 @@ import { TrackingController } from './tracking/tracking.controller';
 import { TrackingService } from './tracking/tracking.service';
 import { AnswersProblems } from '../common/errors/problem-codes';
 import { NEWSLETTER_PROBLEMS } from './newsletter.problems';
+import { ListsRepository } from './audience/lists.repository';
+import { SigningKeysRepository } from './links/signing-keys.repository';
+import { CampaignsRepository } from './campaigns/campaigns.repository';
+import { TrackingRepository } from './tracking/tracking.repository';
+import { StatisticsRepository } from './statistics/statistics.repository';
 
 /**
  * The newsletter audience (docs/newsletter.md): lists, subscriptions and their memberships,
@@ -106,12 +111,14 @@ import { NEWSLETTER_PROBLEMS } from './newsletter.problems';
   providers: [
     SubscriptionsRepository,
     SubscriptionsBulkRepository,
+    ListsRepository,
     ListsService,
     SubscriptionsService,
     AudienceService,
     ConfirmationsService,
     ComplaintConsent,
     SubscriptionWriter,
+    SigningKeysRepository,
     NewsletterLinks,
     PublicPages,
     NewsletterMailTypes,
@@ -124,11 +131,14 @@ import { NEWSLETTER_PROBLEMS } from './newsletter.problems';
     SeriesService,
     SeriesSweepJob,
     CampaignMail,
+    CampaignsRepository,
     CampaignsService,
     CampaignChecks,
     CampaignSender,
     CampaignSendJob,
+    TrackingRepository,
     TrackingService,
+    StatisticsRepository,
     StatisticsService,
     AddressSuppressedHook,
   ],

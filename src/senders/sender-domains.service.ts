@@ -6,12 +6,13 @@ import { isUniqueViolation } from '../common/errors/postgres-errors';
 import { ConflictProblem, FieldError, NotFoundProblem, Problem } from '../common/errors/problems';
 import { recordEvent } from '../common/outbox/record-event';
 import { namedXactLock } from '../database/sql';
-import { applyKeyset, CursorQueryDto, keysetPage, Page } from '../common/pagination/page';
+import { CursorQueryDto, Page } from '../common/pagination/page';
 import { CreateSenderDomainDto } from './dto/sender-domain.dto';
 import { SenderDomainEntity } from './entities/sender-domain.entity';
 import { SenderDns } from './sender-dns';
 import { challengeRecord, dkimRecord, hasChallenge, hasDkimKey, newClaim, txtValues } from './sender-domain-records';
 import { SENDER_EVENTS } from './senders.events';
+import { SendersRepository } from './senders.repository';
 
 /** Sender domains an account may hold: each costs an RSA key pair to make (docs/email.md). */
 export const MAX_SENDER_DOMAINS = 50;
@@ -27,6 +28,7 @@ export class SenderDomainsService {
     @InjectRepository(SenderDomainEntity) private readonly domains: Repository<SenderDomainEntity>,
     private readonly dataSource: DataSource,
     private readonly dns: SenderDns,
+    private readonly repository: SendersRepository,
   ) {}
 
   async add(key: KeyPrincipal, dto: CreateSenderDomainDto): Promise<SenderDomainEntity> {
@@ -64,10 +66,8 @@ export class SenderDomainsService {
     });
   }
 
-  async list(key: KeyPrincipal, query: CursorQueryDto): Promise<Page<SenderDomainEntity>> {
-    const qb = this.domains.createQueryBuilder('d').where('d.account_id = :accountId', { accountId: key.accountId });
-    const rows = await applyKeyset(qb, [{ expr: 'd.id', type: 'number' }], query, 'DESC').getMany();
-    return keysetPage(rows, query.limit, (d) => [d.id]);
+  list(key: KeyPrincipal, query: CursorQueryDto): Promise<Page<SenderDomainEntity>> {
+    return this.repository.list(key.accountId, query);
   }
 
   get(key: KeyPrincipal, id: number): Promise<SenderDomainEntity> {
@@ -106,17 +106,7 @@ export class SenderDomainsService {
     if (domain.status === 'verified') return domain;
     return this.dataSource.transaction(async (em) => {
       // Only the request that moves it records the event: two verifications at once make one.
-      const moved = await em
-        .createQueryBuilder()
-        .update(SenderDomainEntity)
-        .set({ status: 'verified', verifiedAt: () => 'now()' })
-        .where('id = :id AND account_id = :accountId AND status = :pending', {
-          id,
-          accountId: key.accountId,
-          pending: 'pending',
-        })
-        .execute();
-      if (moved.affected)
+      if (await this.repository.markVerified(em, key.accountId, id))
         await recordEvent(em, { accountId: key.accountId }, SENDER_EVENTS.verified, { id, domain: domain.domain });
       return this.reload(em.getRepository(SenderDomainEntity), key, id);
     });
@@ -125,16 +115,9 @@ export class SenderDomainsService {
   /** Mail From the domain goes From MAIL_FROM from the next batch on; its key is deleted with it. */
   async remove(key: KeyPrincipal, id: number): Promise<void> {
     await this.dataSource.transaction(async (em) => {
-      const gone = await em
-        .createQueryBuilder()
-        .delete()
-        .from(SenderDomainEntity)
-        .where('id = :id AND account_id = :accountId', { id, accountId: key.accountId })
-        .returning(['domain'])
-        .execute();
-      const row = (gone.raw as Array<{ domain: string }>)[0];
-      if (!row) throw new NotFoundProblem('Sender domain');
-      await recordEvent(em, { accountId: key.accountId }, SENDER_EVENTS.deleted, { id, domain: row.domain });
+      const removed = await this.repository.remove(em, key.accountId, id);
+      if (removed === undefined) throw new NotFoundProblem('Sender domain');
+      await recordEvent(em, { accountId: key.accountId }, SENDER_EVENTS.deleted, { id, domain: removed });
     });
   }
 

@@ -3,12 +3,12 @@ import { ErasedUser, UserDataRegistry } from '../common/deletion/user-data.regis
 import { CreditsRepository } from './credits/credits.repository';
 import { Not } from 'typeorm';
 import { CreditEntryEntity } from './entities/credit-entry.entity';
-import { SubscriptionEntryEntity } from './entities/subscription-entry.entity';
 import { UserSubscriptionEntity } from './entities/user-subscription.entity';
 import { SiteUserEntity } from './entities/site-user.entity';
-import { UserOtpEntity } from './entities/user-otp.entity';
 import { UserProfileEntryEntity } from './entities/user-profile-entry.entity';
 import { UserSessionEntity } from './entities/user-session.entity';
+import { UserSubscriptionsRepository } from './subscriptions/user-subscriptions.repository';
+import { UsersRepository } from './users.repository';
 
 /**
  * The users module's share of an erasure, last of all owners: the user's profile, sessions,
@@ -21,6 +21,8 @@ export class UsersErasureOwner implements OnModuleInit {
   constructor(
     private readonly registry: UserDataRegistry,
     private readonly credits: CreditsRepository,
+    private readonly users: UsersRepository,
+    private readonly subscriptions: UserSubscriptionsRepository,
   ) {}
 
   onModuleInit(): void {
@@ -52,35 +54,24 @@ export class UsersErasureOwner implements OnModuleInit {
         { resource: 'site_users', count: 1, action: 'delete' },
       ],
       erase: async (em, site, user) => {
-        const otps = await em
-          .createQueryBuilder()
-          .delete()
-          .from(UserOtpEntity)
-          .where('site_id = :siteId AND (email = :email OR user_id = :userId)', {
-            siteId: site.id,
-            email: user.email,
-            userId: user.id,
-          })
-          .execute();
+        const otps = await this.users.deleteOtps(em, site.id, user.email, user.id);
         const subscriptions = await em.find(UserSubscriptionEntity, {
           where: { userId: user.id },
           select: { id: true },
         });
         const entries = subscriptions.length
-          ? await em
-              .createQueryBuilder()
-              .delete()
-              .from(SubscriptionEntryEntity)
-              .where('subscription_id IN (:...ids)', { ids: subscriptions.map((s) => s.id) })
-              .execute()
-          : { affected: 0 };
+          ? await this.subscriptions.deleteEntries(
+              em,
+              subscriptions.map((s) => s.id),
+            )
+          : 0;
         const counts = {
-          user_subscription_entries: entries.affected ?? 0,
+          user_subscription_entries: entries,
           user_subscriptions: (await em.delete(UserSubscriptionEntity, { userId: user.id })).affected ?? 0,
           user_profile_entries: (await em.delete(UserProfileEntryEntity, { userId: user.id })).affected ?? 0,
           user_sessions: (await em.delete(UserSessionEntity, { userId: user.id })).affected ?? 0,
           user_credit_entries: (await em.delete(CreditEntryEntity, { userId: user.id })).affected ?? 0,
-          user_otps: otps.affected ?? 0,
+          user_otps: otps,
         };
         const deleted = await em.delete(SiteUserEntity, { id: user.id, siteId: site.id });
         return { ...counts, site_users: deleted.affected ?? 0 };

@@ -14,6 +14,7 @@ import { SubscriptionChargesService } from './subscriptions/subscription-charges
 import { SubscriptionJobsService } from './subscriptions/subscription-jobs.service';
 import { SubscriptionPeriods } from './subscriptions/subscription-periods';
 import { SubscriptionPlans } from './subscriptions/subscription-plans';
+import { UserSubscriptionsRepository } from './subscriptions/user-subscriptions.repository';
 import { UserSubscriptionsService } from './subscriptions/user-subscriptions.service';
 import { UserSubscriptionsController } from './subscriptions/user-subscriptions.controller';
 import { CreditsRepository } from './credits/credits.repository';
@@ -72,6 +73,7 @@ import { USERS_PROBLEMS } from './users.problems';
   providers: [
     UsersRepository,
     CreditsRepository,
+    UserSubscriptionsRepository,
     SessionsService,
     OtpService,
     UsersService,

@@ -14,6 +14,7 @@ import { ShapedReads } from '../database/fast-read';
 import { sql } from '../database/sql';
 import { UserQueryDto } from './dto/user.dto';
 import { SiteUserEntity, UserStatus } from './entities/site-user.entity';
+import { UserOtpEntity } from './entities/user-otp.entity';
 
 const NEWEST: KeysetColumn[] = [
   { expr: 'x.created_at', type: 'timestamp' },
@@ -87,6 +88,17 @@ export class UsersRepository {
       lock: { mode: 'pessimistic_write' },
     });
     return { user, created: (inserted.raw as unknown[]).length > 0 };
+  }
+
+  /** Deletes the site's one-time codes of a user, or of their address (before they had an account). */
+  async deleteOtps(em: EntityManager, siteId: number, email: string, userId: number): Promise<number> {
+    const otps = await em
+      .createQueryBuilder()
+      .delete()
+      .from(UserOtpEntity)
+      .where('site_id = :siteId AND (email = :email OR user_id = :userId)', { siteId, email, userId })
+      .execute();
+    return otps.affected ?? 0;
   }
 
   async find(site: SiteContext, id: number): Promise<SiteUserEntity | undefined> {

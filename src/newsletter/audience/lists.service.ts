@@ -1,49 +1,30 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { DataSource, EntityManager, In, Repository } from 'typeorm';
+import { DataSource, EntityManager, In } from 'typeorm';
 import { NotFoundProblem } from '../../common/errors/problems';
 import { recordEvent } from '../../common/outbox/record-event';
-import {
-  applyKeysetShape,
-  KeysetColumn,
-  keysetPage,
-  keysetParameters,
-  keysetShape,
-  Page,
-} from '../../common/pagination/page';
+import { Page } from '../../common/pagination/page';
 import { findInSiteOrFail, SiteContext } from '../../common/tenancy/site-context';
-import { ShapedReads } from '../../database/fast-read';
 import { CreateListDto, ListQueryDto, ListWithCounts, UpdateListDto } from '../dto/list.dto';
 import { MembershipEntity } from '../entities/membership.entity';
 import { NewsletterListEntity } from '../entities/newsletter-list.entity';
 import { ListStanding } from './link-answers';
 import { ListEventPayload, NEWSLETTER_EVENTS } from '../newsletter.events';
+import { ListsRepository } from './lists.repository';
 import { SubscriptionsRepository } from './subscriptions.repository';
 
-const NEWEST: KeysetColumn[] = [{ expr: 'l.id', type: 'number' }];
 const EDITABLE = ['name', 'description', 'doubleOptIn', 'visibility'] as const;
 
 /** A site's mailing lists (docs/newsletter.md). Deleting one removes its memberships, never the subscribers. */
 @Injectable()
 export class ListsService {
-  private readonly listReads = new ShapedReads<NewsletterListEntity>();
-  private readonly oneReads = new ShapedReads<NewsletterListEntity>();
-
   constructor(
     private readonly dataSource: DataSource,
-    @InjectRepository(NewsletterListEntity) private readonly lists: Repository<NewsletterListEntity>,
+    private readonly lists: ListsRepository,
     private readonly repository: SubscriptionsRepository,
   ) {}
 
   async list(site: SiteContext, query: ListQueryDto): Promise<Page<ListWithCounts>> {
-    const params = { siteId: site.id, visibility: query.visibility, ...keysetParameters(NEWEST, query) };
-    const shape = { ...keysetShape(query), visibility: Boolean(query.visibility) };
-    const { entities } = await this.listReads.read(shape, params, (s) => {
-      const qb = this.lists.createQueryBuilder('l').where('l.site_id = :siteId');
-      if (s.visibility) qb.andWhere('l.visibility = :visibility');
-      return applyKeysetShape(qb, NEWEST, s);
-    });
-    const page = keysetPage(entities, query.limit, (l) => [l.id]);
+    const page = await this.lists.list(site.id, query);
     const counts = await this.repository.listCounts(
       null,
       page.data.map((l) => l.id),
@@ -52,11 +33,9 @@ export class ListsService {
   }
 
   async get(site: SiteContext, id: number): Promise<ListWithCounts> {
-    const { entities } = await this.oneReads.read({}, { siteId: site.id, id }, () =>
-      this.lists.createQueryBuilder('l').where('l.site_id = :siteId').andWhere('l.id = :id').limit(1),
-    );
-    if (!entities[0]) throw new NotFoundProblem('List');
-    return this.withCounts(null, entities[0]);
+    const list = await this.lists.find(site.id, id);
+    if (!list) throw new NotFoundProblem('List');
+    return this.withCounts(null, list);
   }
 
   create(site: SiteContext, dto: CreateListDto): Promise<ListWithCounts> {

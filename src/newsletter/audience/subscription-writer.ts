@@ -12,6 +12,7 @@ import { SuppressionEntity } from '../entities/suppression.entity';
 import { newNonce } from '../links/link-tokens';
 import { CONFIRMATION_MAIL, WELCOME_MAIL } from './newsletter-mail-types';
 import { NewsletterLinks } from '../links/newsletter-links.service';
+import { SubscriptionsRepository } from './subscriptions.repository';
 
 /** Who a request came from, as the server saw them (consent evidence). */
 export interface ClientInfo {
@@ -45,6 +46,7 @@ export class SubscriptionWriter {
     private readonly email: EmailService,
     private readonly sites: SitesService,
     private readonly links: NewsletterLinks,
+    private readonly subscriptions: SubscriptionsRepository,
   ) {}
 
   /** The subscription of `email`, locked; made (source `source`) when missing. */
@@ -54,19 +56,12 @@ export class SubscriptionWriter {
     email: string,
     source: string,
   ): Promise<{ subscription: SubscriptionEntity; created: boolean }> {
-    const inserted = await em
-      .createQueryBuilder()
-      .insert()
-      .into(SubscriptionEntity)
-      .values({ siteId: site.id, email, source, manageNonce: newNonce() })
-      .orIgnore()
-      .returning(['id'])
-      .execute();
+    const created = await this.subscriptions.insertIfMissing(em, site.id, email, source, newNonce());
     const subscription = await em.findOneOrFail(SubscriptionEntity, {
       where: { siteId: site.id, email },
       lock: { mode: 'pessimistic_write' },
     });
-    return { subscription, created: (inserted.raw as unknown[]).length > 0 };
+    return { subscription, created };
   }
 
   async membershipsOf(em: EntityManager, subscriptionId: number): Promise<Map<number, MembershipEntity>> {

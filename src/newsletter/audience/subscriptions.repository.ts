@@ -203,6 +203,19 @@ export class SubscriptionsRepository {
     return counts;
   }
 
+  /** Makes the site's subscription of `email` unless it exists: true when this call made it. */
+  async insertIfMissing(em: EntityManager, siteId: number, email: string, source: string, manageNonce: string) {
+    const inserted = await em
+      .createQueryBuilder()
+      .insert()
+      .into(SubscriptionEntity)
+      .values({ siteId, email, source, manageNonce })
+      .orIgnore()
+      .returning(['id'])
+      .execute();
+    return (inserted.raw as unknown[]).length > 0;
+  }
+
   /** Subscriptions of a site with this address (any case), for erasure. */
   async deleteByEmail(em: EntityManager, siteId: number, email: string): Promise<number> {
     const { rowCount } = await sql(em, 'DELETE FROM newsletter_subscriptions WHERE site_id = $1 AND email = $2', [

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { sql } from '../../database/sql';
+import { ImportEntity } from '../entities/import.entity';
 
 /** One valid row, ready for staging. */
 export interface StagedRow {
@@ -55,6 +56,21 @@ export class ImportRepository {
       [accountId, atMost],
     );
     return rows[0].n;
+  }
+
+  /** Adds a batch's counts to the import's (the skipped: rows neither created nor updated). */
+  async addCounts(em: EntityManager, importId: number, c: BatchCounts): Promise<void> {
+    await em
+      .createQueryBuilder()
+      .update(ImportEntity)
+      .set({
+        rowsDone: () => `rows_done + ${c.rows}`,
+        created: () => `created + ${c.created}`,
+        updated: () => `updated + ${c.updated}`,
+        skipped: () => `skipped + ${Math.max(0, c.rows - c.created - c.updated)}`,
+      })
+      .where('id = :id', { id: importId })
+      .execute();
   }
 
   /** This transaction commits without waiting for its WAL to reach the disk (safe to lose: see the caller). */

@@ -205,17 +205,7 @@ export class ImportService {
         ? await this.repository.blocklistBatch(em, imp)
         : await this.repository.subscribeBatch(em, imp);
     if (c.rows === 0) return 0;
-    await em
-      .createQueryBuilder()
-      .update(ImportEntity)
-      .set({
-        rowsDone: () => `rows_done + ${c.rows}`,
-        created: () => `created + ${c.created}`,
-        updated: () => `updated + ${c.updated}`,
-        skipped: () => `skipped + ${Math.max(0, c.rows - c.created - c.updated)}`,
-      })
-      .where('id = :id', { id: imp.id })
-      .execute();
+    await this.repository.addCounts(em, imp.id, c);
     return c.rows;
   }
 }

@@ -4,9 +4,9 @@ import { SitesService } from '../../account/sites.service';
 import { recordEvent } from '../../common/outbox/record-event';
 import { SiteContext } from '../../common/tenancy/site-context';
 import { AppConfig } from '../../config/app-config';
-import { sql } from '../../database/sql';
 import { EmailService } from '../../email/email.service';
 import { CampaignMail, Recipient } from './campaign-mail';
+import { CampaignsRepository } from './campaigns.repository';
 import { campaignPayload, syncLinks } from './campaign-links';
 import { CampaignEntity } from '../entities/campaign.entity';
 import { NEWSLETTER_EVENTS } from '../newsletter.events';
@@ -38,6 +38,7 @@ export class CampaignSender {
     private readonly mail: CampaignMail,
     private readonly email: EmailService,
     private readonly sites: SitesService,
+    private readonly repository: CampaignsRepository,
   ) {}
 
   /** The site's rate (mails a minute) and the batch it allows. */
@@ -73,7 +74,8 @@ export class CampaignSender {
           return { handed: 0, done: true };
         campaign.status = 'sending';
         campaign.startedAt = new Date();
-        campaign.audienceCount = await this.audienceSize(em, campaign);
+        // Counted once, when the send starts (shown as `counts.audience`).
+        campaign.audienceCount = await this.repository.audienceSize(em, campaign);
         await syncLinks(em, campaign);
       }
       if (campaign.status !== 'sending') return { handed: 0, done: true };
@@ -81,15 +83,7 @@ export class CampaignSender {
       const candidates = await this.next(em, campaign, size);
       let handed = 0;
       if (candidates.ids.length > 0) {
-        const { rows } = await sql<{ subscription_id: number }>(
-          em,
-          `INSERT INTO newsletter_campaign_recipients (campaign_id, subscription_id, site_id)
-           SELECT $1, s, $2 FROM unnest($3::bigint[]) s
-           ON CONFLICT DO NOTHING RETURNING subscription_id`,
-          [campaign.id, site.id, candidates.ids],
-          { bigints: ['subscription_id'] },
-        );
-        const fresh = new Set(rows.map((r) => r.subscription_id));
+        const fresh = await this.repository.addRecipients(em, campaign.id, site.id, candidates.ids);
         const recipients = candidates.recipients.filter((r) => fresh.has(r.id));
         if (recipients.length > 0) {
           const prepared = await this.mail.prepare(em, site, campaign);
@@ -125,29 +119,7 @@ export class CampaignSender {
     c: CampaignEntity,
     size: number,
   ): Promise<{ ids: number[]; recipients: Recipient[]; last: number; scanned: number }> {
-    const { rows } = await sql<{
-      sub: number;
-      email: string | null;
-      name: string;
-      attributes: Record<string, unknown>;
-      manage_nonce: string;
-      ok: boolean;
-    }>(
-      em,
-      `WITH candidates AS (
-         SELECT DISTINCT m.subscription_id AS sub FROM unnest($1::bigint[]) AS l(id)
-         CROSS JOIN LATERAL (
-           SELECT subscription_id FROM newsletter_memberships
-            WHERE list_id = l.id AND status = 'active' AND subscription_id > $2
-            ORDER BY subscription_id LIMIT $3) m
-         ORDER BY 1 LIMIT $3)
-       SELECT c.sub, s.email, s.name, s.attributes, s.manage_nonce,
-              (s.id IS NOT NULL AND s.deliverability = 'deliverable' AND ($4::jsonb IS NULL OR s.attributes @> $4::jsonb)) AS ok
-         FROM candidates c LEFT JOIN newsletter_subscriptions s ON s.id = c.sub AND s.site_id = $5
-        ORDER BY c.sub`,
-      [c.listIds, c.sendCursor, size, c.attributeFilter ? JSON.stringify(c.attributeFilter) : null, c.siteId],
-      { bigints: ['sub'] },
-    );
+    const rows = await this.repository.candidates(em, c, size);
     const kept = rows.filter((r) => r.ok);
     return {
       ids: kept.map((r) => r.sub),
@@ -163,27 +135,8 @@ export class CampaignSender {
     };
   }
 
-  /** Counted once, when the send starts (shown as `counts.audience`). */
-  private async audienceSize(em: EntityManager, c: CampaignEntity): Promise<number> {
-    const { rows } = await sql<{ n: number }>(
-      em,
-      `SELECT count(*)::int AS n FROM newsletter_subscriptions s
-        WHERE s.site_id = $1 AND s.deliverability = 'deliverable' AND ($3::jsonb IS NULL OR s.attributes @> $3::jsonb)
-          AND EXISTS (SELECT 1 FROM newsletter_memberships m
-                       WHERE m.subscription_id = s.id AND m.list_id = ANY($2::bigint[]) AND m.status = 'active')`,
-      [c.siteId, c.listIds, c.attributeFilter ? JSON.stringify(c.attributeFilter) : null],
-    );
-    return rows[0].n;
-  }
-
   /** Campaigns whose send was under way when instances stopped. */
-  async sending(): Promise<Array<{ siteId: number; campaignId: number }>> {
-    const { rows } = await sql<{ site_id: number; id: number }>(
-      this.dataSource,
-      `SELECT site_id, id FROM newsletter_campaigns WHERE status = 'sending' ORDER BY id LIMIT 10000`,
-      [],
-      { bigints: ['site_id', 'id'] },
-    );
-    return rows.map((r) => ({ siteId: r.site_id, campaignId: r.id }));
+  sending(): Promise<Array<{ siteId: number; campaignId: number }>> {
+    return this.repository.sending();
   }
 }

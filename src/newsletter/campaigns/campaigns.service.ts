@@ -5,7 +5,7 @@ import { isUniqueViolation } from '../../common/errors/postgres-errors';
 import { ifMatchAllows, versionEtag } from '../../common/http/etag';
 import { parseId } from '../../common/input/dto-rules';
 import { recordEvent } from '../../common/outbox/record-event';
-import { applyKeyset, KeysetColumn, keysetPage, keysetParameters, Page } from '../../common/pagination/page';
+import { Page } from '../../common/pagination/page';
 import { QueueService } from '../../common/queue/queue.service';
 import { allocateSlug, baseSlug } from '../../common/slugs/slugs';
 import { findInSiteOrFail, SiteContext } from '../../common/tenancy/site-context';
@@ -13,13 +13,13 @@ import { EmailService } from '../../email/email.service';
 import { CampaignChecks } from './campaign-checks';
 import { campaignPayload, syncLinks } from './campaign-links';
 import { CampaignMail } from './campaign-mail';
+import { CampaignsRepository } from './campaigns.repository';
 import { CAMPAIGN_SEND_JOB, CampaignSendJobData } from './campaign-send.job';
 import { assertCampaignMove, assertEditable } from './campaign-status';
 import { CampaignQueryDto, CampaignWithStats, CreateCampaignDto, UpdateCampaignDto } from '../dto/campaign.dto';
 import { CampaignEntity, CampaignStatsEntity } from '../entities/campaign.entity';
 import { NEWSLETTER_EVENTS } from '../newsletter.events';
 
-const NEWEST: KeysetColumn[] = [{ expr: 'c.id', type: 'number' }];
 /** Fields whose change is an edit of the content (allowed only while draft, scheduled or paused). */
 const CONTENT_FIELDS = [
   'name',
@@ -47,16 +47,11 @@ export class CampaignsService {
     private readonly mail: CampaignMail,
     private readonly checks: CampaignChecks,
     private readonly email: EmailService,
+    private readonly repository: CampaignsRepository,
   ) {}
 
   async list(site: SiteContext, query: CampaignQueryDto): Promise<Page<CampaignWithStats>> {
-    const qb = this.dataSource.manager
-      .createQueryBuilder(CampaignEntity, 'c')
-      .where('c.site_id = :siteId', { siteId: site.id });
-    if (query.status) qb.andWhere('c.status = :status', { status: query.status });
-    qb.setParameters(keysetParameters(NEWEST, query));
-    const rows = await applyKeyset(qb, NEWEST, query).getMany();
-    const page = keysetPage(rows, query.limit, (c) => [c.id]);
+    const page = await this.repository.list(site.id, query);
     const stats = await this.statsOf(
       this.dataSource.manager,
       page.data.map((c) => c.id),

@@ -8,6 +8,7 @@ import { mailSecret } from '../../email/email.service';
 import { SigningKeyEntity } from '../entities/signing-key.entity';
 import { SubscriptionEntity } from '../entities/subscription.entity';
 import { decodeLinkToken, encodeLinkToken, LinkKind, LinkToken } from './link-tokens';
+import { SigningKeysRepository } from './signing-keys.repository';
 
 /** The name of the one-click unsubscribe URL among a mail's secrets. */
 const ONE_CLICK_SECRET = 'oneClickUnsubscribeUrl';
@@ -28,19 +29,14 @@ export class NewsletterLinks {
     private readonly dataSource: DataSource,
     private readonly urls: PublicUrls,
     private readonly config: AppConfig,
+    private readonly keys: SigningKeysRepository,
   ) {}
 
   async secretOf(siteId: number, em?: EntityManager): Promise<Buffer> {
     const known = this.secrets.get(siteId);
     if (known) return known;
     const manager = em ?? this.dataSource.manager;
-    await manager
-      .createQueryBuilder()
-      .insert()
-      .into(SigningKeyEntity)
-      .values({ siteId, secret: randomBytes(32) })
-      .orIgnore()
-      .execute();
+    await this.keys.insertIfMissing(manager, siteId, randomBytes(32));
     const row = await manager.findOneByOrFail(SigningKeyEntity, { siteId });
     if (this.secrets.size >= MAX_CACHED) this.secrets.clear();
     this.secrets.set(siteId, row.secret);

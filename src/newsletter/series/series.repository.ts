@@ -1,7 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Repository } from 'typeorm';
+import { applyKeyset, KeysetColumn, keysetPage, Page } from '../../common/pagination/page';
 import { sql } from '../../database/sql';
-import { ENROLLMENT_STATUSES, EnrollmentStatus } from '../entities/series-enrollment.entity';
+import { SeriesQueryDto } from '../dto/series.dto';
+import { ENROLLMENT_STATUSES, EnrollmentStatus, SeriesEnrollmentEntity } from '../entities/series-enrollment.entity';
+import { SeriesEntity } from '../entities/series.entity';
+import { SubscriptionEntity } from '../entities/subscription.entity';
+
+const NEWEST: KeysetColumn[] = [{ expr: 's.id', type: 'number' }];
 
 /**
  * How far back each enrollment sweep looks before the last one: `now()` is a transaction's
@@ -30,6 +37,24 @@ export interface DueEnrollment {
 /** The series' raw SQL (docs/modules.md): sweeps over enrollments and grouped reads. */
 @Injectable()
 export class SeriesRepository {
+  constructor(@InjectRepository(SeriesEntity) private readonly series: Repository<SeriesEntity>) {}
+
+  /** The site's series, newest first; `status` filters them. */
+  async list(siteId: number, query: SeriesQueryDto): Promise<Page<SeriesEntity>> {
+    const qb = this.series.createQueryBuilder('s').where('s.site_id = :siteId', { siteId });
+    if (query.status) qb.andWhere('s.status = :status', { status: query.status });
+    return keysetPage(await applyKeyset(qb, NEWEST, query).getMany(), query.limit, (s) => [s.id]);
+  }
+
+  /** The series enrollments of an address's subscription in a site. */
+  enrollmentsOfAddress(em: EntityManager, siteId: number, email: string): Promise<number> {
+    return em
+      .createQueryBuilder(SeriesEnrollmentEntity, 'e')
+      .innerJoin(SubscriptionEntity, 's', 's.id = e.subscription_id')
+      .where('s.site_id = :siteId AND s.email = :email', { siteId, email })
+      .getCount();
+  }
+
   /** Enrollments of each series by status. */
   async counts(em: EntityManager, seriesIds: number[]): Promise<Map<number, Record<EnrollmentStatus, number>>> {
     const out = new Map<number, Record<EnrollmentStatus, number>>();

@@ -10,7 +10,7 @@ import {
 } from '../../common/errors/problems';
 import { ifMatchAllows, versionEtag } from '../../common/http/etag';
 import { recordEvent } from '../../common/outbox/record-event';
-import { applyKeyset, KeysetColumn, keysetPage, Page } from '../../common/pagination/page';
+import { Page } from '../../common/pagination/page';
 import { QueueService } from '../../common/queue/queue.service';
 import { findInSiteOrFail, SiteContext } from '../../common/tenancy/site-context';
 import { EmailTemplatesService } from '../../email/email-templates.service';
@@ -22,8 +22,6 @@ import { NEWSLETTER_EVENTS, SeriesEventPayload } from '../newsletter.events';
 import { SeriesRepository } from './series.repository';
 import { assertSeriesMove } from './series-status';
 import { SERIES_KICK, SERIES_SWEEP_JOB, SERIES_TEMPLATE_TYPE } from './series-sweep.job';
-
-const NEWEST: KeysetColumn[] = [{ expr: 's.id', type: 'number' }];
 
 /**
  * Newsletter series (docs/newsletter.md, "Series"): their trigger lists and steps. Enrollment
@@ -41,9 +39,7 @@ export class SeriesService {
   ) {}
 
   async list(site: SiteContext, query: SeriesQueryDto): Promise<Page<SeriesView>> {
-    const qb = this.series.createQueryBuilder('s').where('s.site_id = :siteId', { siteId: site.id });
-    if (query.status) qb.andWhere('s.status = :status', { status: query.status });
-    const page = keysetPage(await applyKeyset(qb, NEWEST, query).getMany(), query.limit, (s) => [s.id]);
+    const page = await this.repository.list(site.id, query);
     return { data: await this.views(this.dataSource.manager, page.data), pagination: page.pagination };
   }
 

@@ -1,14 +1,13 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { NotFoundProblem, TooManyRequestsProblem } from '../../common/errors/problems';
 import { SiteContext } from '../../common/tenancy/site-context';
 import { AppConfig } from '../../config/app-config';
-import { sql } from '../../database/sql';
 import { decodeAttribute } from '../campaigns/campaign-content';
 import { TrackingKind } from '../entities/tracking-event.entity';
 import { NewsletterLinks } from '../links/newsletter-links.service';
 import { decodeTrackingToken, looksLikeTrackingToken, TrackingToken } from './tracking-tokens';
 import { ClickBursts, machineByClient } from './tracking-rules';
+import { TrackingRepository, TrackingWrite } from './tracking.repository';
 
 /** Who made a tracking request. */
 export interface TrackingClient {
@@ -16,16 +15,7 @@ export interface TrackingClient {
   ip?: string;
 }
 
-interface Pending {
-  siteId: number;
-  campaignId: number;
-  subscriptionId: number;
-  kind: TrackingKind;
-  linkIndex: number | null;
-  machine: boolean;
-  reason: string | null;
-  userAgent: string | null;
-  at: Date;
+interface Pending extends TrackingWrite {
   resolve: (stored: boolean) => void;
   reject: (err: unknown) => void;
 }
@@ -53,7 +43,7 @@ export class TrackingService implements OnModuleDestroy {
   private readonly links = new Map<number, string[]>();
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly repository: TrackingRepository,
     private readonly tokens: NewsletterLinks,
     private readonly config: AppConfig,
   ) {}
@@ -153,31 +143,9 @@ export class TrackingService implements OnModuleDestroy {
     }
   }
 
-  /**
-   * One batch in one statement, atomic on its own (the function `newsletter_tracking_write`,
-   * migration TrackingWrite): the events of recipients that exist, their first open and click of
-   * each kind, and the campaigns' and links' counters. Answers the recipients that exist.
-   */
+  /** Writes a batch; answers the recipients that exist (`campaign:subscription`). */
   private async write(batch: Pending[]): Promise<Set<string>> {
-    const { rows } = await sql<{ stored_campaign: number; stored_subscription: number }>(
-      this.dataSource,
-      `SELECT stored_campaign, stored_subscription
-         FROM newsletter_tracking_write($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::int[], $6::boolean[],
-                                        $7::text[], $8::text[], $9::timestamptz[], $10::int)`,
-      [
-        batch.map((e) => e.siteId),
-        batch.map((e) => e.campaignId),
-        batch.map((e) => e.subscriptionId),
-        batch.map((e) => e.kind),
-        batch.map((e) => e.linkIndex),
-        batch.map((e) => e.machine),
-        batch.map((e) => e.reason),
-        batch.map((e) => e.userAgent),
-        batch.map((e) => e.at),
-        this.config.NEWSLETTER_MACHINE_WINDOW_SECONDS,
-      ],
-      { bigints: ['stored_campaign', 'stored_subscription'] },
-    );
+    const rows = await this.repository.write(batch, this.config.NEWSLETTER_MACHINE_WINDOW_SECONDS);
     return new Set(rows.map((r) => `${r.stored_campaign}:${r.stored_subscription}`));
   }
 
@@ -185,12 +153,7 @@ export class TrackingService implements OnModuleDestroy {
   private async linkOf(site: SiteContext, campaignId: number, index: number): Promise<string> {
     let urls = this.links.get(campaignId);
     if (!urls || index >= urls.length) {
-      const { rows } = await sql<{ url: string }>(
-        this.dataSource,
-        `SELECT url FROM newsletter_campaign_links WHERE campaign_id = $1 AND site_id = $2 ORDER BY link_index`,
-        [campaignId, site.id],
-      );
-      urls = rows.map((r) => decodeAttribute(r.url));
+      urls = (await this.repository.linkUrls(site.id, campaignId)).map((url) => decodeAttribute(url));
       if (this.links.size >= LINKS_CACHED) this.links.clear();
       this.links.set(campaignId, urls);
     }

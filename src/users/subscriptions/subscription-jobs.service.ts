@@ -4,13 +4,13 @@ import { OutboxEvent, OutboxRelay } from '../../common/outbox/outbox-relay.servi
 import { EventScope, recordEvent } from '../../common/outbox/record-event';
 import { QueueService } from '../../common/queue/queue.service';
 import { Clock } from '../../common/scheduling/clock';
-import { sql } from '../../database/sql';
 import { ORDERS_EVENTS, SubscriptionRequestedPayload } from '../../orders/orders.events';
 import { SiteUserEntity } from '../entities/site-user.entity';
 import { UserSubscriptionEntity } from '../entities/user-subscription.entity';
 import { SubscriptionBilling } from './subscription-billing';
 import { recordSubscription } from './subscription-ledger';
 import { SubscriptionPeriods } from './subscription-periods';
+import { UserSubscriptionsRepository } from './user-subscriptions.repository';
 import { addInterval } from './subscription-status';
 import { UsersRepository } from '../users.repository';
 import { USER_EVENTS } from '../users.events';
@@ -31,6 +31,7 @@ export class SubscriptionJobsService implements OnModuleInit {
     private readonly billing: SubscriptionBilling,
     private readonly periods: SubscriptionPeriods,
     private readonly users: UsersRepository,
+    private readonly subscriptions: UserSubscriptionsRepository,
     private readonly clock: Clock,
   ) {}
 
@@ -68,32 +69,25 @@ export class SubscriptionJobsService implements OnModuleInit {
     if (userId === null) return null;
     const collector = await this.collectorOf(em, scope, p);
     const now = this.clock.now();
-    const inserted = await em
-      .createQueryBuilder()
-      .insert()
-      .into(UserSubscriptionEntity)
-      .values({
-        siteId: event.siteId,
-        userId,
-        productId: p.productId,
-        variantId: p.variantId,
-        quantity: p.quantity,
-        status: 'active',
-        unitAmount: p.unitAmount,
-        currency: p.currency,
-        interval: p.interval as UserSubscriptionEntity['interval'],
-        intervalCount: p.intervalCount,
-        currentPeriodStart: now,
-        currentPeriodEnd: addInterval(now, p.interval as UserSubscriptionEntity['interval'], p.intervalCount),
-        processor: collector.processor,
-        processorMode: collector.mode,
-        orderId: p.orderId,
-        orderLineId: p.lineId,
-      })
-      .orIgnore()
-      .returning(['id'])
-      .execute();
-    if ((inserted.raw as unknown[]).length === 0) return null;
+    const inserted = await this.subscriptions.insertOnce(em, {
+      siteId: event.siteId,
+      userId,
+      productId: p.productId,
+      variantId: p.variantId,
+      quantity: p.quantity,
+      status: 'active',
+      unitAmount: p.unitAmount,
+      currency: p.currency,
+      interval: p.interval as UserSubscriptionEntity['interval'],
+      intervalCount: p.intervalCount,
+      currentPeriodStart: now,
+      currentPeriodEnd: addInterval(now, p.interval as UserSubscriptionEntity['interval'], p.intervalCount),
+      processor: collector.processor,
+      processorMode: collector.mode,
+      orderId: p.orderId,
+      orderLineId: p.lineId,
+    });
+    if (!inserted) return null;
     const sub = await em.findOneOrFail(UserSubscriptionEntity, { where: { orderLineId: p.lineId } });
     await recordSubscription(em, scope, USER_EVENTS.subscriptionCreated, sub, null, 'created');
     await this.billing.initial(em, sub);
@@ -110,12 +104,7 @@ export class SubscriptionJobsService implements OnModuleInit {
     scope: EventScope,
     p: SubscriptionRequestedPayload,
   ): Promise<{ processor: string; mode: 'test' | 'live' | null }> {
-    const { rows } = await sql<{ payment_processor: string; payment_mode: 'test' | 'live' | null }>(
-      em,
-      'SELECT payment_processor, payment_mode FROM orders WHERE id = $1 AND site_id = $2',
-      [p.orderId, scope.id],
-    );
-    const order = rows[0];
+    const order = await this.subscriptions.orderCollector(em, scope.id!, p.orderId);
     return order?.payment_processor === 'stripe' && order.payment_mode
       ? { processor: 'stripe', mode: order.payment_mode }
       : { processor: 'manual', mode: null };
@@ -131,12 +120,7 @@ export class SubscriptionJobsService implements OnModuleInit {
       const user = await em.findOne(SiteUserEntity, { where: { id: p.userId, siteId: scope.id! } });
       if (user) return user.id;
     }
-    const { rows } = await sql<{ customer_email: string | null }>(
-      em,
-      'SELECT customer_email FROM orders WHERE id = $1 AND site_id = $2',
-      [p.orderId, scope.id],
-    );
-    const email = rows[0]?.customer_email;
+    const email = await this.subscriptions.orderCustomerEmail(em, scope.id!, p.orderId);
     if (!email) return null;
     const { user, created } = await this.users.findOrCreate(em, scope.id!, email);
     if (created) await recordEvent(em, scope, USER_EVENTS.created, { id: user.id, status: user.status });

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, SelectQueryBuilder } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { SiteDirectory } from '../../common/auth/principal';
 import { EventScope } from '../../common/outbox/record-event';
 import { Clock } from '../../common/scheduling/clock';
@@ -9,6 +9,7 @@ import { SubscriptionAttempts } from './subscription-attempts';
 import { SubscriptionBilling } from './subscription-billing';
 import { recordSubscription } from './subscription-ledger';
 import { addInterval, periodEndAction } from './subscription-status';
+import { UserSubscriptionsRepository } from './user-subscriptions.repository';
 import { USER_EVENTS } from '../users.events';
 
 const PERIOD_BATCH = 200;
@@ -27,6 +28,7 @@ export class SubscriptionPeriods {
     private readonly attempts: SubscriptionAttempts,
     private readonly clock: Clock,
     private readonly sites: SiteDirectory,
+    private readonly subscriptions: UserSubscriptionsRepository,
   ) {}
 
   /**
@@ -39,54 +41,31 @@ export class SubscriptionPeriods {
    */
   async rollPeriods(now = this.clock.now()): Promise<number> {
     const unpaid = await this.inBatches(
-      (em) =>
-        em
-          .createQueryBuilder(UserSubscriptionEntity, 's')
-          .where("s.status = 'past_due'")
-          .andWhere('s.unpaid_cancel_at <= :now', { now })
-          .orderBy('s.unpaid_cancel_at', 'ASC'),
+      (em) => this.subscriptions.claimUnpaid(em, now, PERIOD_BATCH),
       (em, scope, sub) => this.cancelUnpaid(em, scope, sub),
     );
     const ended = await this.inBatches(
-      (em) =>
-        em
-          .createQueryBuilder(UserSubscriptionEntity, 's')
-          .where("s.status IN ('trialing', 'active', 'past_due')")
-          .andWhere('s.current_period_end <= :now', { now })
-          .orderBy('s.current_period_end', 'ASC'),
+      (em) => this.subscriptions.claimEndedPeriods(em, now, PERIOD_BATCH),
       (em, scope, sub) => this.endPeriod(em, scope, sub, now),
     );
     // Our retries of a processor's failed charges (their `nextAttemptAt`), after the sweep ended what its window closed.
     const retried = await this.inBatches(
-      (em) =>
-        em
-          .createQueryBuilder(UserSubscriptionEntity, 's')
-          .where("s.status IN ('trialing', 'active', 'past_due')")
-          .andWhere(
-            `EXISTS (SELECT 1 FROM user_subscription_entries e WHERE e.subscription_id = s.id
-              AND e.status = 'pending' AND e.next_attempt_at IS NOT NULL AND e.next_attempt_at <= :now)`,
-            { now },
-          )
-          .orderBy('s.id', 'ASC'),
+      (em) => this.subscriptions.claimDueRetries(em, now, PERIOD_BATCH),
       (em, scope, sub) => this.attempts.retryDue(em, scope, sub, now),
     );
     return unpaid + ended + retried;
   }
 
-  /** `act` on what `query` finds, PERIOD_BATCH rows a transaction, each under its row lock (others' skipped). */
+  /** `act` on what `claim` takes, PERIOD_BATCH rows a transaction, each under its row lock (others' skipped). */
   private async inBatches(
-    query: (em: EntityManager) => SelectQueryBuilder<UserSubscriptionEntity>,
+    claim: (em: EntityManager) => Promise<UserSubscriptionEntity[]>,
     act: (em: EntityManager, scope: EventScope, sub: UserSubscriptionEntity) => Promise<void>,
   ): Promise<number> {
     let total = 0;
     const scopes = new Map<number, EventScope>();
     for (;;) {
       const n = await this.dataSource.transaction(async (em) => {
-        const due = await query(em)
-          .limit(PERIOD_BATCH)
-          .setLock('pessimistic_write')
-          .setOnLocked('skip_locked')
-          .getMany();
+        const due = await claim(em);
         for (const sub of due) {
           const scope = scopes.get(sub.siteId) ?? (await this.scopeOf(sub.siteId));
           scopes.set(sub.siteId, scope);

@@ -1,19 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { DataSource, EntityManager, Repository } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { ValidationProblem } from '../../common/errors/problems';
-import {
-  applyKeysetShape,
-  KeysetColumn,
-  keysetPage,
-  keysetParameters,
-  keysetShape,
-  Page,
-} from '../../common/pagination/page';
+import { Page } from '../../common/pagination/page';
 import { QueueService } from '../../common/queue/queue.service';
 import { Clock } from '../../common/scheduling/clock';
 import { findInSiteOrFail, SiteContext } from '../../common/tenancy/site-context';
-import { ShapedReads } from '../../database/fast-read';
 import {
   CancelSubscriptionDto,
   ChangePlanDto,
@@ -27,12 +18,11 @@ import { SUBSCRIPTION_RESUME_JOB } from './subscription-jobs.service';
 import { changeSubscription } from './subscription-lock';
 import { SubscriptionPeriods } from './subscription-periods';
 import { PlanChange, SubscriptionPlans } from './subscription-plans';
+import { UserSubscriptionsRepository } from './user-subscriptions.repository';
 import { assertSubscriptionMove } from './subscription-status';
 import { USER_EVENTS } from '../users.events';
 
 export type { PlanChange } from './subscription-plans';
-
-const NEWEST: KeysetColumn[] = [{ expr: 's.id', type: 'number' }];
 
 /**
  * Site users' subscriptions to recurring products (docs/users.md): listed, paused, resumed,
@@ -43,11 +33,9 @@ const NEWEST: KeysetColumn[] = [{ expr: 's.id', type: 'number' }];
  */
 @Injectable()
 export class UserSubscriptionsService {
-  private readonly listReads = new ShapedReads<UserSubscriptionEntity>();
-
   constructor(
     private readonly dataSource: DataSource,
-    @InjectRepository(UserSubscriptionEntity) private readonly subscriptions: Repository<UserSubscriptionEntity>,
+    private readonly repository: UserSubscriptionsRepository,
     private readonly queue: QueueService,
     private readonly periods: SubscriptionPeriods,
     private readonly plans: SubscriptionPlans,
@@ -65,17 +53,8 @@ export class UserSubscriptionsService {
   }
 
   /** The signed-in user's own (their session already names them). */
-  async listOf(userId: number, query: UserSubscriptionQueryDto): Promise<Page<UserSubscriptionEntity>> {
-    const { entities } = await this.listReads.read(
-      { ...keysetShape(query), status: Boolean(query.status) },
-      { userId, status: query.status, ...keysetParameters(NEWEST, query) },
-      (shape) => {
-        const qb = this.subscriptions.createQueryBuilder('s').where('s.user_id = :userId');
-        if (shape.status) qb.andWhere('s.status = :status');
-        return applyKeysetShape(qb, NEWEST, shape);
-      },
-    );
-    return keysetPage(entities, query.limit, (s) => [s.id]);
+  listOf(userId: number, query: UserSubscriptionQueryDto): Promise<Page<UserSubscriptionEntity>> {
+    return this.repository.listOf(userId, query);
   }
 
   /** `trialing | active → paused`, until `resumesAt` (a queued job) or a resume. */
