@@ -1,7 +1,7 @@
-import { sql } from '../database/sql';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
+import { MaintenanceRepository } from './maintenance.repository';
 import { QueueService } from './queue/queue.service';
 
 export const MAINTENANCE_JOB = 'maintenance.cleanup';
@@ -9,6 +9,8 @@ export const MAINTENANCE_JOB = 'maintenance.cleanup';
 /** Hourly clean-up of expired idempotency keys, rate-limit windows and old published events. */
 @Injectable()
 export class MaintenanceService implements OnModuleInit {
+  private readonly repository = new MaintenanceRepository();
+
   constructor(
     private readonly queue: QueueService,
     private readonly dataSource: DataSource,
@@ -20,13 +22,8 @@ export class MaintenanceService implements OnModuleInit {
   }
 
   async cleanup(): Promise<void> {
-    await sql(this.dataSource, 'DELETE FROM idempotency_keys WHERE created_at < now() - make_interval(secs => $1)', [
-      this.config.IDEMPOTENCY_TTL_SECONDS,
-    ]);
-    await sql(
-      this.dataSource,
-      'DELETE FROM rate_limits WHERE expires_at < now() AND (blocked_until IS NULL OR blocked_until < now())',
-    );
-    await sql(this.dataSource, "DELETE FROM outbox_events WHERE dispatched_at < now() - interval '30 days'");
+    await this.repository.deleteExpiredIdempotencyKeys(this.dataSource, this.config.IDEMPOTENCY_TTL_SECONDS);
+    await this.repository.deleteEndedRateLimits(this.dataSource);
+    await this.repository.deleteOldDispatchedEvents(this.dataSource);
   }
 }

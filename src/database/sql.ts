@@ -47,6 +47,16 @@ export async function sql<T extends object = Record<string, unknown>>(
   }
 }
 
+/**
+ * A `{ executeSql }` database (pg-boss's `db` option) on `em`'s transaction: the library's own
+ * statements run on the transaction's client, so what it writes commits or rolls back with it.
+ */
+export function transactionDb(em: EntityManager): {
+  executeSql: (text: string, values: unknown[]) => Promise<{ rows: unknown[] }>;
+} {
+  return { executeSql: async (text, values) => ({ rows: (await sql(em, text, values)).rows }) };
+}
+
 /** Takes a transaction-level advisory lock: held until the transaction of `em` ends. */
 export async function advisoryXactLock(em: EntityManager, key: number): Promise<void> {
   await sql(em, 'SELECT pg_advisory_xact_lock($1)', [key]);

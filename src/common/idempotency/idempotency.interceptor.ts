@@ -9,6 +9,7 @@ import { AppConfig } from '../../config/app-config';
 import { AuthenticatedRequest } from '../auth/principal';
 import { BadRequestProblem, ConflictProblem } from '../errors/problems';
 import { IdempotencyKeyEntity } from './idempotency-key.entity';
+import { IdempotencyKeysRepository } from './idempotency-keys.repository';
 import {
   IDEMPOTENCY_HEADER,
   idempotencyPolicy,
@@ -57,6 +58,8 @@ export function idempotencyScope(req: IdempotentRequest): string {
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
+  private readonly keys = new IdempotencyKeysRepository();
+
   constructor(
     private readonly reflector: Reflector,
     private readonly dataSource: DataSource,
@@ -102,19 +105,11 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const repo = this.dataSource.getRepository(IdempotencyKeyEntity);
 
     // Expired keys are free again.
-    await repo
-      .createQueryBuilder()
-      .delete()
-      .where('scope = :scope AND key = :key AND created_at < now() - make_interval(secs => :ttl)', {
-        scope,
-        key: keyHash,
-        ttl: this.config.IDEMPOTENCY_TTL_SECONDS,
-      })
-      .execute();
+    await this.keys.deleteExpired(repo, scope, keyHash, this.config.IDEMPOTENCY_TTL_SECONDS);
 
     const deadline = Date.now() + IN_PROGRESS_WAIT_MS;
     for (let vanished = 0; ;) {
-      const id = await this.claim(repo, { scope, key: keyHash, method: req.method, path, requestHash });
+      const id = await this.keys.claim(repo, { scope, key: keyHash, method: req.method, path, requestHash });
       if (id) return this.run(next, req, res, repo, id, { scope, key, stream, context });
       const existing = await repo.findOneBy({ scope, key: keyHash });
       if (!existing) {
@@ -133,21 +128,6 @@ export class IdempotencyInterceptor implements NestInterceptor {
       if (Date.now() >= deadline) throw inProgress();
       await sleep(POLL_MS);
     }
-  }
-
-  private async claim(
-    repo: Repository<IdempotencyKeyEntity>,
-    row: Pick<IdempotencyKeyEntity, 'scope' | 'key' | 'method' | 'path' | 'requestHash'>,
-  ): Promise<number | undefined> {
-    const inserted = await repo
-      .createQueryBuilder()
-      .insert()
-      .values({ ...row, state: 'processing' })
-      .orIgnore()
-      .returning(['id'])
-      .execute();
-    const id = (inserted.raw as Array<{ id: string }>)[0]?.id;
-    return id === undefined ? undefined : Number(id);
   }
 
   private run(

@@ -1,12 +1,11 @@
-import { sql } from '../../database/sql';
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
 import { AppMetrics } from '../metrics/app-metrics';
 import { Clock } from '../scheduling/clock';
-import { OutboxEventEntity } from './outbox-event.entity';
 import { describeFailure, failedEarlier } from './outbox-failure';
 import { Charged, Claimed, OutboxRetries } from './outbox-retries';
+import { OutboxRepository } from './outbox.repository';
 
 export interface OutboxEvent {
   id: number;
@@ -78,6 +77,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private running?: Promise<number>;
   private stopped = false;
   private readonly retries: OutboxRetries;
+  private readonly repository = new OutboxRepository();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -184,17 +184,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private async dispatch(em: EntityManager, pass: Pass, now: Date, only?: number[]): Promise<number> {
-    const query = em
-      .createQueryBuilder(OutboxEventEntity, 'e')
-      .where('e.dispatched_at IS NULL AND e.parked_at IS NULL')
-      .andWhere('(e.next_attempt_at IS NULL OR e.next_attempt_at <= :now)', { now });
-    if (only) query.andWhere('e.id IN (:...only)', { only });
-    const rows = await query
-      .orderBy('e.id', 'ASC')
-      .limit(BATCH)
-      .setLock('pessimistic_write')
-      .setOnLocked('skip_locked')
-      .getMany();
+    const rows = await this.repository.claim(em, now, BATCH, only);
     pass.claimed = rows.map(({ id, name, attempts }) => ({ id, name, attempts }));
     if (rows.length === 0) return 0;
     const done: number[] = [];
@@ -252,7 +242,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
         continue;
       }
       try {
-        await sql(em, 'SAVEPOINT outbox_event');
+        await this.repository.openEventSavepoint(em);
       } catch (err) {
         // A `wants` of this event threw and the transaction is aborted: its statement failed.
         if (unsure) Object.assign(pass, { culprits: [row.id], cause: unsure.error });
@@ -260,7 +250,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
       }
       try {
         for (const fn of targets) await fn(em, event, batch);
-        await sql(em, 'RELEASE SAVEPOINT outbox_event');
+        await this.repository.releaseEventSavepoint(em);
         done.push(row.id);
         for (const key of asked) {
           const list = askers.get(key);
@@ -268,7 +258,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
           else askers.set(key, [row.id]);
         }
       } catch (err) {
-        await sql(em, 'ROLLBACK TO SAVEPOINT outbox_event');
+        await this.repository.rollbackEventSavepoint(em);
         for (const key of added) deferred.delete(key);
         pass.charged.push(...(await this.retries.charge(em, [row], err, now)));
       }
@@ -281,7 +271,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
         throw err;
       }
     }
-    if (done.length) await sql(em, 'UPDATE outbox_events SET dispatched_at = now() WHERE id = ANY($1)', [done]);
+    if (done.length) await this.repository.markDispatched(em, done);
     return rows.length;
   }
 

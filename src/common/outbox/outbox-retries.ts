@@ -1,8 +1,8 @@
 import type { Logger } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
-import { sql } from '../../database/sql';
 import type { AppMetrics } from '../metrics/app-metrics';
 import { describeFailure, retryDelaySeconds } from './outbox-failure';
+import { OutboxRepository } from './outbox.repository';
 
 /** A claimed event, as much of it as a failure needs. */
 export interface Claimed {
@@ -24,6 +24,8 @@ export interface Charged extends Claimed {
  * OUTBOX_MAX_ATTEMPTS, and logged and measured once that count has committed.
  */
 export class OutboxRetries {
+  private readonly repository = new OutboxRepository();
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly maxAttempts: number,
@@ -41,22 +43,7 @@ export class OutboxRetries {
       const retryAt = parked ? null : new Date(now.getTime() + retryDelaySeconds(attempts) * 1000);
       return { id: e.id, name: e.name, attempts, parked, retryAt, error };
     });
-    await sql(
-      em,
-      `UPDATE outbox_events AS e
-          SET attempts = f.attempts, last_error = $2, next_attempt_at = f.retry_at,
-              parked_at = CASE WHEN f.parked THEN $3::timestamptz END
-         FROM unnest($1::bigint[], $4::int[], $5::timestamptz[], $6::boolean[]) AS f(id, attempts, retry_at, parked)
-        WHERE e.id = f.id`,
-      [
-        charged.map((e) => e.id),
-        error,
-        now,
-        charged.map((e) => e.attempts),
-        charged.map((e) => e.retryAt),
-        charged.map((e) => e.parked),
-      ],
-    );
+    await this.repository.recordFailures(em, charged, error, now);
     return charged;
   }
 
@@ -64,14 +51,7 @@ export class OutboxRetries {
   async chargeApart(ids: number[], err: unknown, now: Date): Promise<void> {
     const charged = await this.dataSource.transaction(async (em) => {
       // Still pending and not in another instance's batch: that one counts its own failures.
-      const { rows } = await sql<Claimed>(
-        em,
-        `SELECT id, name, attempts FROM outbox_events
-          WHERE id = ANY($1) AND dispatched_at IS NULL AND parked_at IS NULL
-          FOR UPDATE SKIP LOCKED`,
-        [ids],
-        { bigints: ['id'] },
-      );
+      const rows = await this.repository.lockPending(em, ids);
       return rows.length ? this.charge(em, rows, err, now) : [];
     });
     this.report(charged);

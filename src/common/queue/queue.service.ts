@@ -1,4 +1,4 @@
-import { sql } from '../../database/sql';
+import { transactionDb } from '../../database/sql';
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { PgBoss } from 'pg-boss';
 import { DataSource, EntityManager } from 'typeorm';
@@ -198,13 +198,7 @@ export class QueueService implements OnModuleInit, OnApplicationBootstrap, OnMod
       singletonKey: options.singletonKey,
       // pg-boss refuses a `priority` key whose value is not an integer, undefined included.
       ...(options.priority !== undefined ? { priority: options.priority } : {}),
-      ...(em
-        ? {
-            db: {
-              executeSql: async (text: string, values: unknown[]) => ({ rows: (await sql(em, text, values)).rows }),
-            },
-          }
-        : {}),
+      ...(em ? { db: transactionDb(em) } : {}),
     });
   }
 
