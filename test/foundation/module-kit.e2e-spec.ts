@@ -36,6 +36,43 @@ const MODULES = readdirSync(SRC).filter(
  */
 const PUBLIC_FILE = /(\.service|\.events|\.module)\.ts$|\/dto\/[^/]+\.dto\.ts$/;
 
+/**
+ * Files that may build a query besides `*.repository.ts` and src/database (docs/modules.md, "One
+ * way to the database"): the framework's query modules, each the one statement of its concern.
+ */
+const FRAMEWORK_QUERIES: Record<string, string> = {
+  'common/outbox/record-event.ts': 'the outbox insert every module makes in its own transaction',
+  'common/slugs/slugs.ts': 'the free-slug probe of every entity with a slug',
+  'common/deletion/account-data.registry.ts': 'the purge of the tables the data owners declare',
+  'common/rate-limit/rate-limit.store.ts': "the limiter's counters: the store is its table's repository",
+  'common/queue/pgboss-v10.ts': "the one-off move of pg-boss v10's schema and jobs",
+  'common/crypto/server-keys.ts': 'the server_secrets table, read once per purpose',
+  'common/metrics/state-metrics.ts': 'the gauges, read across the tables of several modules',
+};
+
+/** What building a query looks like in code (comments are not code). */
+const QUERY_BUILDING: Array<[RegExp, string]> = [
+  [/\bcreateQueryBuilder\b/, 'builds a query builder'],
+  [/\bsql\s*[<(]/, 'runs sql()'],
+  [/\.query\s*[<(]/, 'runs query()'],
+  [/\bShapedReads\b/, 'reads through ShapedReads'],
+  [/\.getRaw(?:Many|One|AndEntities)\b/, 'reads raw rows'],
+  [/\bRaw\s*\(/, 'writes SQL into find options with Raw()'],
+  [/\bcreateQueryRunner\b/, 'takes a query runner'],
+];
+
+/** Each line of `text` that builds a query, with what it does. */
+function queriesIn(text: string): Array<{ line: number; what: string }> {
+  const code = text
+    .replace(/^\s*\/\*[\s\S]*?\*\//gm, (comment) => comment.replace(/[^\n]/g, ''))
+    .replace(/(^|\s)\/\/.*$/gm, '$1');
+  return code
+    .split('\n')
+    .flatMap((source, i) =>
+      QUERY_BUILDING.filter(([pattern]) => pattern.test(source)).map(([, what]) => ({ line: i + 1, what })),
+    );
+}
+
 describe('The module kit (docs/modules.md)', () => {
   it('no two classes of src share a name: OpenAPI schemas are named after DTO classes, and one would hide the other', () => {
     const seen = new Map<string, string[]>();
@@ -60,6 +97,33 @@ describe('The module kit (docs/modules.md)', () => {
       }
     }
     expect(leaks).toEqual([]);
+  });
+
+  it('only repositories build queries: services, jobs, subscribers, owners and helpers call them', () => {
+    // The detector itself: a planted builder and sql() are found, a comment and a lock are not.
+    const planted = [
+      '// em.createQueryBuilder() in a comment',
+      'await sql(em, `SELECT 1`);',
+      'await namedXactLock(em, k);',
+    ];
+    expect(queriesIn(planted.join('\n'))).toEqual([{ line: 2, what: 'runs sql()' }]);
+    const found: string[] = [];
+    for (const file of sourceFiles()) {
+      const rel = relative(SRC, file);
+      if (rel.startsWith('database/') || rel.endsWith('.repository.ts') || rel in FRAMEWORK_QUERIES) continue;
+      const module = rel.split('/')[0];
+      for (const { line, what } of queriesIn(readFileSync(file, 'utf8')))
+        found.push(
+          `src/${rel}:${line} ${what}: move it into a repository (src/${module}/<concern>.repository.ts) ` +
+            'as a method named for what it answers, and call that (docs/modules.md)',
+        );
+    }
+    expect(found).toEqual([]);
+    // The list above stays true: a file that no longer builds a query leaves it.
+    const stale = Object.keys(FRAMEWORK_QUERIES).filter(
+      (rel) => queriesIn(readFileSync(join(SRC, rel), 'utf8')).length === 0,
+    );
+    expect(stale).toEqual([]);
   });
 
   let t: TestApp;
