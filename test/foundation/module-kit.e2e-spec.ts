@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, normalize, relative } from 'node:path';
+import { basename, dirname, join, normalize, relative } from 'node:path';
 import { DataSource } from 'typeorm';
 import { AccountDataRegistry } from '../../src/common/deletion/account-data.registry';
 import { eventCatalog } from '../../src/common/outbox/events';
@@ -111,11 +111,12 @@ describe('The module kit (docs/modules.md)', () => {
     for (const file of sourceFiles()) {
       const rel = relative(SRC, file);
       if (rel.startsWith('database/') || rel.endsWith('.repository.ts') || rel in FRAMEWORK_QUERIES) continue;
-      const module = rel.split('/')[0];
+      const folder = dirname(rel);
       for (const { line, what } of queriesIn(readFileSync(file, 'utf8')))
         found.push(
-          `src/${rel}:${line} ${what}: move it into a repository (src/${module}/<concern>.repository.ts) ` +
-            'as a method named for what it answers, and call that (docs/modules.md)',
+          `src/${rel}:${line} ${what}: move it into a method of a repository in src/${folder}/ ` +
+            `(e.g. ${basename(folder)}.repository.ts) named for what it answers, and call that ` +
+            '(docs/modules.md, "Data access")',
         );
     }
     expect(found).toEqual([]);
