@@ -90,7 +90,7 @@ export class ApiKeysController {
       'replaced secret still does what the key may do, except manage keys and the account (403 `secret_replaced`): ' +
       'a leaked secret is revoked (or rolled with `gracePeriodSeconds: 0`), not rolled with a grace.',
     ok: CreatedApiKeyResponseDto,
-    optionalBody: RollApiKeyDto,
+    body: { optional: RollApiKeyDto },
     idempotent: true,
     params: [{ name: 'id', schema: { type: 'integer', minimum: 1, example: 1 } }],
     problems: [400, 404],

@@ -118,7 +118,7 @@ export class ContentController {
     auth: 'key',
     summary: 'Publish content',
     description: 'Now, or at a future publishAt (status scheduled until then).',
-    optionalBody: PublishContentDto,
+    body: { optional: PublishContentDto },
     ok: { type: ContentResponseDto, headers: ETAG_HEADER },
     problems: [400, 409],
   })

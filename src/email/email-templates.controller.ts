@@ -195,7 +195,7 @@ export class EmailTemplatesController {
     permission: 'email:read',
     cost: 'render',
     description: "Renders it as a send would, with `data` or its type's sample data. Nothing is sent.",
-    optionalBody: PreviewEmailTemplateDto,
+    body: { optional: PreviewEmailTemplateDto },
     ok: RenderedMailDto,
     problems: [400],
     admin: true,

@@ -37,7 +37,7 @@ export class MediaController {
     summary: 'Upload a media file',
     cost: 'upload',
     description: 'multipart/form-data with a `file` part. The type is detected from the bytes; images get thumbnails.',
-    upload: uploadFormSchema('file', ['title', 'caption', 'description', 'altText']),
+    body: { upload: uploadFormSchema('file', ['title', 'caption', 'description', 'altText']) },
     created: MediaResponseDto,
     problems: [400, 413, 415],
   })

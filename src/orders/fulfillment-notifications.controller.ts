@@ -33,7 +33,7 @@ export class FulfillmentNotificationsController {
       'forged or stale (over 5 minutes) signature is a 401. The change is the one `PATCH …/orders/{id}/fulfillment` ' +
       'makes, for `orderId`; the notification’s `id` is unique per site: a replay answers the same outcome with ' +
       '`Idempotent-Replayed: true` and changes nothing.',
-    rawBody: true,
+    body: { raw: true },
     headers: [
       {
         name: SIGNATURE_HEADER,

@@ -47,7 +47,7 @@ export class MySubscriptionsController {
     description: `\`trialing | active → paused\`, until \`resumesAt\` or a resume. ${FORBIDDEN_MOVES}`,
     ok: UserSubscriptionResponseDto,
     problems: [400, 409],
-    optionalBody: PauseSubscriptionDto,
+    body: { optional: PauseSubscriptionDto },
     idempotent: true,
   })
   async pause(
@@ -85,7 +85,7 @@ export class MySubscriptionsController {
     description: `Now, or with \`atPeriodEnd\` when the current period ends. ${FORBIDDEN_MOVES}`,
     ok: UserSubscriptionResponseDto,
     problems: [400, 409],
-    optionalBody: CancelSubscriptionDto,
+    body: { optional: CancelSubscriptionDto },
     idempotent: true,
   })
   async cancel(

@@ -55,7 +55,7 @@ export class SubscriptionChargesController {
     ok: PaidChargeDto,
     problems: [400, 403, 409],
     bodyExample: { paidOutOfBand: true, reference: 'Transfer 2026-11-30 #4411' },
-    optionalBody: PayChargeDto,
+    body: { optional: PayChargeDto },
     idempotent: true,
     admin: true,
   })

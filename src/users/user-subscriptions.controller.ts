@@ -48,7 +48,7 @@ export class UserSubscriptionsController {
     description: `\`trialing | active → paused\`, until \`resumesAt\` (then a job resumes it) or a resume. ${FORBIDDEN_MOVES}`,
     ok: UserSubscriptionResponseDto,
     problems: [400, 403, 409],
-    optionalBody: PauseSubscriptionDto,
+    body: { optional: PauseSubscriptionDto },
     idempotent: true,
   })
   async pause(
@@ -88,7 +88,7 @@ export class UserSubscriptionsController {
     problems: [400, 403, 409],
     // Now: the user's own cancel example (at the period's end) ran before; a second such cancel is a 409.
     bodyExample: { atPeriodEnd: false, reason: 'Too expensive' },
-    optionalBody: CancelSubscriptionDto,
+    body: { optional: CancelSubscriptionDto },
     idempotent: true,
   })
   async cancel(

@@ -30,7 +30,7 @@ export class V1MediaController {
     cost: 'upload',
     description:
       'multipart/form-data with a `file` part. Answers 200 with an empty body; `Location` is the public URL of the file.',
-    upload: uploadFormSchema('file', V1_TEXT_FIELDS),
+    body: { upload: uploadFormSchema('file', V1_TEXT_FIELDS) },
     ok: {
       description: 'Stored; no body',
       headers: { Location: { description: 'Public URL of the file', schema: { type: 'string' } } },

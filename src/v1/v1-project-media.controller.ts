@@ -29,7 +29,7 @@ export class V1ProjectMediaController {
     cost: 'upload',
     description:
       "multipart/form-data with one or several `file` parts. Keys are generated; they appear in v2 media responses (`key`) and in each file's URL.",
-    upload: uploadFormSchema('file', V1_TEXT_FIELDS, true),
+    body: { upload: uploadFormSchema('file', V1_TEXT_FIELDS, true) },
     noContent: 'Stored',
     problems: [413, 415],
   })

@@ -25,7 +25,7 @@ import { FORM_MEDIA_TYPE, TEXT_MEDIA_TYPE } from '../input/request-body';
 import { handlerPaths } from '../internals/nest-metadata';
 import { Permission, PermissionGroup, TAG_GROUPS } from '../auth/permissions';
 import { authDecorators, declarePermission, declarePublishable } from './route-access';
-import { DeclareBody } from './route-body';
+import { DeclareBody, RouteBodyOption } from './route-body';
 import { answersNotModified, derivedProblems, RouteHandler, SITE_PARAMS } from './route-problems';
 import { costDescription, RouteCost } from '../rate-limit/route-costs';
 
@@ -68,21 +68,19 @@ export interface RouteOptions {
   /** Path parameters of the method's own path (the controller's are declared by ApiController). */
   params?: ApiParamOptions[];
   headers?: ApiHeaderOptions[];
-  /** A multipart upload: the form's schema (the handler reads the stream itself). */
-  upload?: SchemaObject;
-  /** The JSON body may also come as an HTML form (`application/x-www-form-urlencoded`), validated alike. */
-  formBody?: true;
-  /** A JSON body that may be absent (validated as this DTO when present). */
-  optionalBody?: Type;
-  /** The handler also reads the JSON body's exact bytes with @RawBody() (a signature over them). */
-  rawBody?: true;
   /**
-   * The JSON body may also come labelled `text/plain` (Amazon SNS posts its JSON so): read as JSON
-   * all the same, and the document lists both media types. Every other route answers it 415.
+   * The request body, where the handler's @Body() parameter does not say it all (a route with
+   * neither takes none). One of three shapes, each refusing at compile time what cannot go with it:
+   * - `{ upload: schema }`: a multipart form the handler streams itself; nothing else applies.
+   * - `{ alsoAs: 'form' }`: the @Body() DTO may also come as an HTML form
+   *   (`application/x-www-form-urlencoded`), validated alike; a form is no array and has no raw bytes.
+   * - JSON: `optional: Dto` when it may be absent (validated as Dto when present, `{}` when not;
+   *   `required: false` in the document), `array: true` beside it when it is a list of them (a
+   *   provider's batch of events); `raw: true` when the handler also reads its exact bytes with
+   *   @RawBody() (a signature over them); `alsoAs: 'text'` when it may come labelled `text/plain`
+   *   (Amazon SNS posts its JSON so; every other route answers that 415).
    */
-  textBody?: true;
-  /** The JSON body may also be an array (a provider's batch of events; with `rawBody`, read by the handler). */
-  jsonArray?: true;
+  body?: RouteBodyOption;
   /**
    * Every POST honours `Idempotency-Key` (`true` says so aloud); `{ optOut: reason }` refuses the
    * header with a 400 and documents why (idempotent.decorator.ts). Not for other methods.
@@ -168,13 +166,13 @@ export function Route(options: RouteOptions): MethodDecorator {
   }
   for (const param of options.params ?? []) decorators.push(ApiParam(param));
   for (const header of options.headers ?? []) decorators.push(ApiHeader(header));
-  if (options.upload) decorators.push(ApiConsumes('multipart/form-data'), ApiBody({ schema: options.upload }));
-  if (options.formBody) decorators.push(ApiConsumes('application/json', FORM_MEDIA_TYPE));
-  if (options.textBody) decorators.push(ApiConsumes('application/json', TEXT_MEDIA_TYPE));
-  if (options.optionalBody)
-    decorators.push(ApiBody({ type: options.optionalBody, required: false, isArray: !!options.jsonArray }));
-  // What the body reader reads: the kind of body, from these options and a @Body() parameter.
-  decorators.push(DeclareBody(options));
+  const body = options.body ?? {};
+  if (body.upload) decorators.push(ApiConsumes('multipart/form-data'), ApiBody({ schema: body.upload }));
+  if (body.alsoAs === 'form') decorators.push(ApiConsumes('application/json', FORM_MEDIA_TYPE));
+  if (body.alsoAs === 'text') decorators.push(ApiConsumes('application/json', TEXT_MEDIA_TYPE));
+  if (body.optional) decorators.push(ApiBody({ type: body.optional, required: false, isArray: !!body.array }));
+  // What the body reader reads: the kind of body, from this option and a @Body() parameter.
+  decorators.push(DeclareBody(body));
   if (options.admin) decorators.push(AdminRoute());
   if (options.duringDeletion) decorators.push(AllowedDuringDeletion());
   // The cost's 429 carries its budget; the rest of the statuses are derived by ApiController,

@@ -18,8 +18,7 @@ import { SENDGRID_SIGNATURE_HEADER, SENDGRID_TIMESTAMP_HEADER } from './provider
 const PROVIDER_ROUTE = {
   auth: 'public',
   admin: true,
-  rawBody: true,
-  optionalBody: ProviderPayloadDto,
+  body: { raw: true, optional: ProviderPayloadDto },
   ok: ProviderEventOutcomeDto,
   problems: [400, 401, 404],
   exampleAnswers: { status: 404, because: 'the provider’s setting is empty on a server that does not use it' },
@@ -72,7 +71,7 @@ export class ProviderEventsController {
   @Route({
     ...PROVIDER_ROUTE,
     ok: ProviderBatchOutcomeDto,
-    jsonArray: true,
+    body: { ...PROVIDER_ROUTE.body, array: true },
     summary: 'Receive a batch of SendGrid bounce and spam report events',
     operationId: 'receiveSendgridEvents',
     description:
@@ -97,7 +96,7 @@ export class ProviderEventsController {
   @Route({
     ...PROVIDER_ROUTE,
     ok: SesOutcomeDto,
-    textBody: true,
+    body: { ...PROVIDER_ROUTE.body, alsoAs: 'text' },
     problems: [400, 401, 404, 503],
     summary: 'Receive Amazon SES bounces and complaints through Amazon SNS',
     operationId: 'receiveSesEvent',

@@ -51,7 +51,7 @@ export class SubscriptionActionsController {
       '`GET …/newsletter/imports/{id}`. `Idempotency-Key` replays the first answer (the key names the upload).',
     ok: ImportResponseDto,
     accepted: { type: ImportResponseDto, description: 'Queued: follow it at GET …/newsletter/imports/{id}' },
-    upload: IMPORT_FORM_SCHEMA,
+    body: { upload: IMPORT_FORM_SCHEMA },
     problems: [400, 409, 413, 415],
     idempotent: true,
     operationId: 'importSubscriptions',

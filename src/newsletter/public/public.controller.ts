@@ -170,7 +170,7 @@ export class PublicNewsletterController {
       '(docs/deliverability.md). An ordinary token (`c.…`) confirms as its link does. Answers and problems ' +
       'as `GET …/confirm/{token}`; a browser gets the page, or a 303 to the site’s `newsletter.confirmRedirectUrl`.',
     ok: LinkResultDto,
-    formBody: true,
+    body: { alsoAs: 'form' },
     problems: [400, 409, 410, 429],
   })
   async confirmByPost(
@@ -199,7 +199,7 @@ export class PublicNewsletterController {
       'needed; without a key the token is required. Idempotent: leaving again, or by the link of an ' +
       'address since deleted (or, with a key, an address the site does not have), answers 200.',
     ok: LinkResultDto,
-    formBody: true,
+    body: { alsoAs: 'form' },
     problems: [400, 429],
   })
   async unsubscribe(

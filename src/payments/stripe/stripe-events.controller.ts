@@ -21,8 +21,7 @@ export class StripeEventsController {
       'checked with the webhook secret of the event’s mode; a missing, forged or stale signature is a 401 and ' +
       'changes nothing). Each event id is applied once (a redelivery answers `replayed: true`), in any order; ' +
       'types Sitebase does not act on are acknowledged as `ignored`.',
-    rawBody: true,
-    optionalBody: StripeEventPayloadDto,
+    body: { raw: true, optional: StripeEventPayloadDto },
     headers: [
       {
         name: 'stripe-signature',
