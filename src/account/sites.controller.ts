@@ -19,7 +19,6 @@ export class SitesController {
     auth: 'account-key',
     summary: 'Create a site (admin)',
     created: SiteResponseDto,
-    problems: [400, 409],
     admin: true,
   })
   async create(
@@ -38,7 +37,6 @@ export class SitesController {
     summary: 'List sites (admin)',
     description: 'The sites of the account that this key may reach, oldest first.',
     ok: PageDto(SiteResponseDto),
-    problems: [400],
     admin: true,
   })
   async list(@CurrentKey() key: KeyPrincipal, @Query() query: CursorQueryDto): Promise<Page<SiteResponseDto>> {
@@ -46,7 +44,7 @@ export class SitesController {
   }
 
   @Get(':siteName')
-  @Route({ auth: 'key', summary: 'Get a site (admin)', ok: SiteResponseDto, problems: [404], admin: true })
+  @Route({ auth: 'key', summary: 'Get a site (admin)', ok: SiteResponseDto, admin: true })
   async get(@CurrentKey() key: KeyPrincipal, @Param() { siteName }: SiteNameParamDto): Promise<SiteResponseDto> {
     return toSiteResponse(await this.sites.get(key, siteName));
   }
@@ -59,7 +57,6 @@ export class SitesController {
       'Settings merge section by section: a field left out stays, null clears it (the configuration applies again). ' +
       "`settings.email` is the sender of the site's mail, `settings.publicBaseUrl` the origin of its links.",
     ok: SiteResponseDto,
-    problems: [400, 404],
     admin: true,
   })
   async update(

@@ -27,7 +27,6 @@ export class ApiKeysController {
     summary: 'List API keys',
     description: 'Active keys of the account, newest first. The keys themselves are never shown again.',
     ok: PageDto(ApiKeyResponseDto),
-    problems: [400],
   })
   async list(@CurrentKey() key: KeyPrincipal, @Query() query: CursorQueryDto): Promise<Page<ApiKeyResponseDto>> {
     return mapPage(await this.keys.list(key, query), (k) => toApiKeyResponse(k));
@@ -44,7 +43,6 @@ export class ApiKeysController {
     idempotent: true,
     created: CreatedApiKeyResponseDto,
     bodyExample: { name: 'CI deploys', permissions: ['content:read', 'media:read'] },
-    problems: [400, 409],
     admin: true,
   })
   async create(
@@ -58,7 +56,7 @@ export class ApiKeysController {
   }
 
   @Get(':id')
-  @Route({ auth: 'account-key', summary: 'Get an API key by id', ok: ApiKeyResponseDto, problems: [400, 404] })
+  @Route({ auth: 'account-key', summary: 'Get an API key by id', ok: ApiKeyResponseDto })
   async get(@CurrentKey() key: KeyPrincipal, @Param() { id }: IdParamDto): Promise<ApiKeyResponseDto> {
     return toApiKeyResponse(await this.keys.get(key, id));
   }
@@ -71,7 +69,7 @@ export class ApiKeysController {
     noContent: true,
     // Key 1 is the one you are using (and the account's last unrestricted one: 409); 2 is the create example's.
     params: [{ name: 'id', schema: { type: 'integer', minimum: 1, example: 2 } }],
-    problems: [400, 404, 409],
+    problems: [409],
   })
   async remove(@CurrentKey() key: KeyPrincipal, @Param() { id }: IdParamDto): Promise<void> {
     await this.keys.revoke(key, id);
@@ -93,7 +91,6 @@ export class ApiKeysController {
     body: { optional: RollApiKeyDto },
     idempotent: true,
     params: [{ name: 'id', schema: { type: 'integer', minimum: 1, example: 1 } }],
-    problems: [400, 404],
     admin: true,
   })
   async roll(

@@ -26,7 +26,6 @@ export class CategoriesController {
     summary: 'List product categories',
     description: 'By position, then id; keyset-paginated. Anyone may read.',
     ok: PageDto(CategoryResponseDto),
-    problems: [400, 429],
   })
   async list(
     @CurrentSite() site: SiteContext,
@@ -42,7 +41,6 @@ export class CategoriesController {
     summary: 'Create a product category',
     description: 'The slug is made from the name when absent.',
     created: CategoryResponseDto,
-    problems: [400, 409],
   })
   async create(
     @CurrentSite() site: SiteContext,
@@ -55,7 +53,7 @@ export class CategoriesController {
   }
 
   @Get(':id')
-  @Route({ auth: 'optional-key', summary: 'Get a product category', ok: CategoryResponseDto, problems: [429] })
+  @Route({ auth: 'optional-key', summary: 'Get a product category', ok: CategoryResponseDto })
   async get(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
@@ -65,7 +63,7 @@ export class CategoriesController {
   }
 
   @Patch(':id')
-  @Route({ auth: 'key', summary: 'Update a product category', ok: CategoryResponseDto, problems: [400, 409] })
+  @Route({ auth: 'key', summary: 'Update a product category', ok: CategoryResponseDto, problems: [409] })
   async update(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,

@@ -33,7 +33,6 @@ export class ProductsController {
       'By position, then id; keyset-paginated. Filters: category, price range, currency, in stock, recurring, ' +
       'words (`q`). Without a key only published products are listed.',
     ok: PageDto(ProductSummaryDto),
-    problems: [400, 429],
   })
   async list(
     @CurrentSite() site: SiteContext,
@@ -49,7 +48,6 @@ export class ProductsController {
     summary: 'Create a product',
     description: 'The slug is made from the name when absent.',
     created: { type: ProductResponseDto, headers: ETAG_HEADER },
-    problems: [400, 409],
   })
   async create(
     @CurrentSite() site: SiteContext,
@@ -67,7 +65,6 @@ export class ProductsController {
     summary: 'Get a product by id or slug',
     description: 'With its variants. All digits is an id, anything else a slug. Drafts need a key.',
     ok: { type: ProductResponseDto, headers: ETAG_HEADER },
-    problems: [400, 429],
   })
   async get(
     @CurrentSite() site: SiteContext,
@@ -85,7 +82,7 @@ export class ProductsController {
     description: 'Partial update. With If-Match, a stale ETag is a 412.',
     headers: IF_MATCH,
     ok: { type: ProductResponseDto, headers: ETAG_HEADER },
-    problems: [400, 409, 412],
+    problems: [409, 412],
   })
   async update(
     @CurrentSite() site: SiteContext,
@@ -122,7 +119,6 @@ export class ProductsController {
       "A combination of the product's options with its own price, stock and SKU; a combination is unique per " +
       'product (409). Answers the product with its variants.',
     created: { type: ProductResponseDto, headers: ETAG_HEADER },
-    problems: [400, 409],
     admin: true,
   })
   async createVariant(
@@ -141,7 +137,7 @@ export class ProductsController {
     auth: 'key',
     summary: 'Update a variant of a product (admin)',
     ok: { type: ProductResponseDto, headers: ETAG_HEADER },
-    problems: [400, 409],
+    problems: [409],
     admin: true,
   })
   async updateVariant(

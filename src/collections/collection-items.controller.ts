@@ -21,7 +21,6 @@ export class CollectionItemsController {
     summary: 'List the items of a collection',
     description: 'In position order. Without a key only published content is listed.',
     ok: PageDto(CollectionItemResponseDto),
-    problems: [400, 429],
   })
   async list(
     @CurrentSite() site: SiteContext,
@@ -38,7 +37,6 @@ export class CollectionItemsController {
     summary: 'Add an item',
     description: 'At a position (default last); the same content twice is a 409.',
     created: CollectionItemResponseDto,
-    problems: [400, 409],
   })
   async add(
     @CurrentSite() site: SiteContext,
@@ -57,7 +55,6 @@ export class CollectionItemsController {
     summary: 'Remove an item',
     description: '`itemId` is the content id; the content itself stays.',
     noContent: true,
-    problems: [400],
   })
   async remove(@CurrentSite() site: SiteContext, @Param() { id, itemId }: CollectionItemParamDto): Promise<void> {
     await this.items.remove(site, id, itemId);

@@ -24,7 +24,6 @@ export class CollectionsController {
     summary: 'List collections',
     description: 'Newest first, keyset-paginated.',
     ok: PageDto(CollectionResponseDto),
-    problems: [400, 429],
   })
   async list(@CurrentSite() site: SiteContext, @Query() query: CursorQueryDto): Promise<Page<CollectionResponseDto>> {
     return mapPage(await this.collections.list(site, query), toCollectionResponse);
@@ -36,7 +35,6 @@ export class CollectionsController {
     summary: 'Create a collection',
     description: 'The slug is generated from the name when absent.',
     created: CollectionResponseDto,
-    problems: [400, 409],
   })
   async create(
     @CurrentSite() site: SiteContext,
@@ -55,20 +53,19 @@ export class CollectionsController {
     summary: 'Get the current collection',
     description: 'The pinned one; else the one whose window contains now and started last.',
     ok: CollectionResponseDto,
-    problems: [429],
   })
   async getCurrent(@CurrentSite() site: SiteContext): Promise<CollectionResponseDto> {
     return toCollectionResponse(await this.collections.current(site));
   }
 
   @Get(':id')
-  @Route({ auth: 'optional-key', summary: 'Get a collection', ok: CollectionResponseDto, problems: [400, 429] })
+  @Route({ auth: 'optional-key', summary: 'Get a collection', ok: CollectionResponseDto })
   async get(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<CollectionResponseDto> {
     return toCollectionResponse(await this.collections.get(site, id));
   }
 
   @Patch(':id')
-  @Route({ auth: 'key', summary: 'Update a collection', ok: CollectionResponseDto, problems: [400, 409] })
+  @Route({ auth: 'key', summary: 'Update a collection', ok: CollectionResponseDto, problems: [409] })
   async update(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
@@ -83,7 +80,6 @@ export class CollectionsController {
     summary: 'Delete a collection',
     description: 'Its content stays.',
     noContent: true,
-    problems: [400],
   })
   async remove(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
     await this.collections.remove(site, id);

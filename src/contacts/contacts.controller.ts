@@ -30,7 +30,6 @@ export class ContactsController {
     summary: 'List contact messages',
     description: 'Newest first, keyset-paginated; filters combine.',
     ok: PageDto(ContactResponseDto),
-    problems: [400],
   })
   async list(@CurrentSite() site: SiteContext, @Query() query: ContactQueryDto): Promise<Page<ContactResponseDto>> {
     return mapPage(await this.contacts.list(site, query), toContactResponse);
@@ -59,7 +58,6 @@ export class ContactsController {
         },
       },
     },
-    problems: [400, 429],
   })
   async create(
     @CurrentSite() site: SiteContext,
@@ -90,7 +88,6 @@ export class ContactsController {
     summary: 'Update a contact message',
     description: 'Its status, tags and metadata, and the sender details an operator corrects; the message stays.',
     ok: ContactResponseDto,
-    problems: [400],
   })
   async update(
     @CurrentSite() site: SiteContext,

@@ -51,7 +51,6 @@ export class ContentRevisionsController {
     summary: 'Restore a revision',
     description: 'Brings back its fields (not the status) as a new revision.',
     ok: ContentResponseDto,
-    problems: [409],
   })
   async restore(
     @CurrentSite() site: SiteContext,

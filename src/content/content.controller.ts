@@ -35,7 +35,6 @@ export class ContentController {
     summary: 'List content',
     description: 'Newest first, keyset-paginated. Without a key only published items are listed.',
     ok: PageDto(ContentSummaryDto),
-    problems: [400, 429],
   })
   async list(
     @CurrentSite() site: SiteContext,
@@ -51,7 +50,6 @@ export class ContentController {
     summary: 'Create content',
     description: 'The slug is generated from the title when absent. Writes revision 1.',
     created: { type: ContentResponseDto, headers: ETAG_HEADER },
-    problems: [400, 409],
   })
   async create(
     @CurrentSite() site: SiteContext,
@@ -70,7 +68,6 @@ export class ContentController {
     summary: 'Get content by id or slug',
     description: 'All digits is an id. Without a key, drafts are not found.',
     ok: { type: ContentResponseDto, headers: ETAG_HEADER },
-    problems: [400, 429],
   })
   async get(
     @CurrentSite() site: SiteContext,
@@ -88,7 +85,7 @@ export class ContentController {
     description: 'Partial update; writes a revision. With If-Match, a stale ETag is a 412.',
     headers: [{ name: 'If-Match', required: false, description: 'ETag from the last read' }],
     ok: { type: ContentResponseDto, headers: ETAG_HEADER },
-    problems: [400, 409, 412],
+    problems: [409, 412],
   })
   async update(
     @CurrentSite() site: SiteContext,
@@ -107,7 +104,6 @@ export class ContentController {
     summary: 'Delete content',
     description: 'Also removes its revisions and its places in collections.',
     noContent: true,
-    problems: [400],
   })
   async remove(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
     await this.content.remove(site, id);
@@ -120,7 +116,6 @@ export class ContentController {
     description: 'Now, or at a future publishAt (status scheduled until then).',
     body: { optional: PublishContentDto },
     ok: { type: ContentResponseDto, headers: ETAG_HEADER },
-    problems: [400, 409],
   })
   async publish(
     @CurrentSite() site: SiteContext,
@@ -138,7 +133,6 @@ export class ContentController {
     summary: 'Unpublish content',
     description: 'Back to draft; cancels a schedule.',
     ok: { type: ContentResponseDto, headers: ETAG_HEADER },
-    problems: [400, 409],
   })
   async unpublish(
     @CurrentSite() site: SiteContext,

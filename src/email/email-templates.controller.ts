@@ -47,7 +47,7 @@ export class EmailTemplatesController {
   }
 
   @Get('types/:templateType')
-  @Route({ auth: 'key', summary: 'Get a template type', ok: TemplateTypeResponseDto, problems: [400] })
+  @Route({ auth: 'key', summary: 'Get a template type', ok: TemplateTypeResponseDto })
   getType(@Param() { templateType }: TemplateTypeParamDto): TemplateTypeResponseDto {
     return toTemplateTypeResponse(this.types.get(templateType));
   }
@@ -58,7 +58,6 @@ export class EmailTemplatesController {
     summary: 'Get the published template of a type',
     description: "The site's published template of the type, or the built-in default (`builtIn: true`).",
     ok: PublishedEmailTemplateDto,
-    problems: [400],
   })
   async getPublished(
     @CurrentSite() site: SiteContext,
@@ -81,7 +80,6 @@ export class EmailTemplatesController {
     summary: 'List templates',
     description: 'Newest first, keyset-paginated; filter by type and status.',
     ok: PageDto(EmailTemplateResponseDto),
-    problems: [400],
   })
   async list(
     @CurrentSite() site: SiteContext,
@@ -98,7 +96,6 @@ export class EmailTemplatesController {
       'A draft. The parts are Liquid; each is parsed (a syntax error is a 400 with its line) and may use only ' +
       'the variables of its type and `site`.',
     created: { type: EmailTemplateResponseDto, headers: ETAG_HEADER },
-    problems: [400],
   })
   async create(
     @CurrentSite() site: SiteContext,
@@ -127,7 +124,7 @@ export class EmailTemplatesController {
     description: 'Drafts only (a published template: 409; clone it). With If-Match, a stale ETag is a 412.',
     headers: [{ name: 'If-Match', required: false, description: 'ETag from the last read' }],
     ok: { type: EmailTemplateResponseDto, headers: ETAG_HEADER },
-    problems: [400, 409, 412],
+    problems: [409, 412],
     admin: true,
   })
   async update(
@@ -177,7 +174,6 @@ export class EmailTemplatesController {
     summary: 'Publish a template',
     description: 'It becomes the published template of its type for the site; the previous one goes back to draft.',
     ok: { type: EmailTemplateResponseDto, headers: ETAG_HEADER },
-    problems: [400, 409],
   })
   async publish(
     @CurrentSite() site: SiteContext,
@@ -197,7 +193,6 @@ export class EmailTemplatesController {
     description: "Renders it as a send would, with `data` or its type's sample data. Nothing is sent.",
     body: { optional: PreviewEmailTemplateDto },
     ok: RenderedMailDto,
-    problems: [400],
     admin: true,
   })
   async preview(

@@ -31,7 +31,6 @@ export class EmailController {
       'Idempotency-Key replays the first answer. HTML over its limits (nesting, elements, CSS selectors ' +
       'to inline; docs/security.md) is a 400 `template_limit_exceeded` and nothing is recorded.',
     accepted: SendEmailResponseDto,
-    problems: [400, 409],
     bodyExample: {
       to: [{ email: 'ada@example.com', name: 'Ada Lovelace' }],
       subject: 'Welcome aboard',
@@ -50,7 +49,6 @@ export class EmailController {
     summary: 'List sent messages (admin)',
     description: 'Newest first, keyset-paginated; filter by status (queued, sending, sent, failed).',
     ok: PageDto(EmailMessageSummaryDto),
-    problems: [400],
     admin: true,
   })
   async listMessages(

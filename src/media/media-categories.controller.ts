@@ -25,7 +25,6 @@ export class MediaCategoriesController {
     publishable: true,
     description: 'Oldest first.',
     ok: PageDto(MediaCategoryResponseDto),
-    problems: [400],
   })
   async list(
     @CurrentSite() site: SiteContext,
@@ -40,7 +39,6 @@ export class MediaCategoriesController {
     summary: 'Create category',
     description: 'The slug defaults to one made from the name; it is unique in the site.',
     created: MediaCategoryResponseDto,
-    problems: [400, 409],
   })
   async create(
     @CurrentSite() site: SiteContext,
@@ -53,13 +51,13 @@ export class MediaCategoriesController {
   }
 
   @Get(':id')
-  @Route({ auth: 'key', summary: 'Get category', publishable: true, ok: MediaCategoryResponseDto, problems: [400] })
+  @Route({ auth: 'key', summary: 'Get category', publishable: true, ok: MediaCategoryResponseDto })
   async get(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<MediaCategoryResponseDto> {
     return toMediaTermResponse(await this.terms.get('category', site, id));
   }
 
   @Patch(':id')
-  @Route({ auth: 'key', summary: 'Update category', ok: MediaCategoryResponseDto, problems: [400, 409] })
+  @Route({ auth: 'key', summary: 'Update category', ok: MediaCategoryResponseDto, problems: [409] })
   async update(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
@@ -74,7 +72,6 @@ export class MediaCategoriesController {
     summary: 'Delete category',
     description: 'Media items keep existing; they lose this category.',
     noContent: true,
-    problems: [400],
   })
   async remove(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
     await this.terms.remove('category', site, id);

@@ -20,7 +20,6 @@ export class MediaTagsController {
     publishable: true,
     description: 'Oldest first.',
     ok: PageDto(MediaTagResponseDto),
-    problems: [400],
   })
   async list(@CurrentSite() site: SiteContext, @Query() query: CursorQueryDto): Promise<Page<MediaTagResponseDto>> {
     return mapPage(await this.terms.list('tag', site, query), toMediaTermResponse);
@@ -32,7 +31,6 @@ export class MediaTagsController {
     summary: 'Create tag',
     description: 'The slug defaults to one made from the name; it is unique in the site.',
     created: MediaTagResponseDto,
-    problems: [400, 409],
   })
   async create(
     @CurrentSite() site: SiteContext,
@@ -45,13 +43,13 @@ export class MediaTagsController {
   }
 
   @Get(':id')
-  @Route({ auth: 'key', summary: 'Get tag', publishable: true, ok: MediaTagResponseDto, problems: [400] })
+  @Route({ auth: 'key', summary: 'Get tag', publishable: true, ok: MediaTagResponseDto })
   async get(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<MediaTagResponseDto> {
     return toMediaTermResponse(await this.terms.get('tag', site, id));
   }
 
   @Patch(':id')
-  @Route({ auth: 'key', summary: 'Update tag', ok: MediaTagResponseDto, problems: [400, 409] })
+  @Route({ auth: 'key', summary: 'Update tag', ok: MediaTagResponseDto, problems: [409] })
   async update(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
@@ -66,7 +64,6 @@ export class MediaTagsController {
     summary: 'Delete tag',
     description: 'Media items keep existing; they lose this tag.',
     noContent: true,
-    problems: [400],
   })
   async remove(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
     await this.terms.remove('tag', site, id);

@@ -25,7 +25,6 @@ export class MediaController {
     publishable: true,
     description: 'Newest first; originals and thumbnails unless `original` says which.',
     ok: PageDto(MediaResponseDto),
-    problems: [400],
   })
   async list(@CurrentSite() site: SiteContext, @Query() query: MediaQueryDto): Promise<Page<MediaResponseDto>> {
     return mapPage(await this.media.list(site, query), toMediaResponse);
@@ -39,7 +38,6 @@ export class MediaController {
     description: 'multipart/form-data with a `file` part. The type is detected from the bytes; images get thumbnails.',
     body: { upload: uploadFormSchema('file', ['title', 'caption', 'description', 'altText']) },
     created: MediaResponseDto,
-    problems: [400, 413, 415],
   })
   async upload(
     @CurrentSite() site: SiteContext,
@@ -52,7 +50,7 @@ export class MediaController {
   }
 
   @Get(':id')
-  @Route({ auth: 'key', summary: 'Get media', publishable: true, ok: MediaResponseDto, problems: [400] })
+  @Route({ auth: 'key', summary: 'Get media', publishable: true, ok: MediaResponseDto })
   async get(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<MediaResponseDto> {
     return toMediaResponse(await this.media.get(site, id));
   }
@@ -63,7 +61,6 @@ export class MediaController {
     summary: 'Update media',
     description: 'Text fields; `categoryIds` and `tagIds` replace the assignments.',
     ok: MediaResponseDto,
-    problems: [400],
   })
   async update(
     @CurrentSite() site: SiteContext,
@@ -79,7 +76,6 @@ export class MediaController {
     summary: 'Delete media',
     description: 'Removes the item, its thumbnails and their files.',
     noContent: true,
-    problems: [400],
   })
   async remove(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
     await this.media.remove(site, id);

@@ -51,7 +51,7 @@ export class FulfillmentNotificationsController {
         'Idempotent-Replayed': { description: '`true` when the id was applied before', schema: { type: 'string' } },
       },
     },
-    problems: [400, 401, 409, 429],
+    problems: [401],
   })
   async receive(
     @CurrentSite() site: SiteContext,

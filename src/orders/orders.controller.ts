@@ -28,7 +28,6 @@ export class OrdersController {
       'Newest first; keyset-paginated. Filters: payment and fulfillment status, the customer’s email (exact, ' +
       'case-insensitive), created from/to (RFC 3339). Without lines and shipments: get one for those.',
     ok: PageDto(OrderSummaryDto),
-    problems: [400],
   })
   async list(
     @CurrentSite() site: SiteContext,
@@ -53,7 +52,6 @@ export class OrdersController {
       'a 409 `hold_cooldown` with Retry-After. ' +
       'The customer gets the `orders.confirmation` mail. `Idempotency-Key` replays the first answer.',
     created: OrderResponseDto,
-    problems: [400, 409],
     idempotent: true,
   })
   async create(
@@ -93,7 +91,7 @@ export class OrdersController {
       '(gives back the stock of what was not shipped) or `fulfilled` (the rest, without a shipment). Shipping ' +
       'more than ordered, shipping a canceled order or canceling a fulfilled one is a 409.',
     ok: OrderResponseDto,
-    problems: [400, 409],
+    problems: [409],
     bodyExample: {
       shipment: {
         carrier: 'DHL',
@@ -120,7 +118,7 @@ export class OrdersController {
       'is a 409 `transition_forbidden`; paying an order past its `expiresAt` is a 409 `order_expired`. Paid ' +
       'records `order.paid` (and `order.subscription_requested` per recurring line).',
     ok: OrderResponseDto,
-    problems: [400, 409],
+    problems: [409],
     admin: true,
   })
   async updatePayment(

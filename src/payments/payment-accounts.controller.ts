@@ -36,7 +36,7 @@ export class PaymentAccountsController {
       '(409 `processor_not_connected` without its keys); products sync to every mode with keys. Needs the ' +
       'key’s current secret: a secret replaced by a roll cannot redirect the money.',
     ok: PaymentAccountResponseDto,
-    problems: [400, 409],
+    problems: [409],
     admin: true,
   })
   async connect(@CurrentSite() site: SiteContext, @Body() dto: ConnectStripeDto): Promise<PaymentAccountResponseDto> {

@@ -22,7 +22,6 @@ export class SenderDomainsController {
       "Answers the two TXT records to publish: the verification challenge (this account's own) and the DKIM key. " +
       "Until the domain is verified, mail of the account's sites that names an address at it goes From MAIL_FROM.",
     created: SenderDomainResponseDto,
-    problems: [400, 409],
     cost: 'outbound',
     admin: true,
   })
@@ -42,7 +41,6 @@ export class SenderDomainsController {
     summary: 'List sender domains (admin)',
     description: 'The sender domains of the account, newest first.',
     ok: PageDto(SenderDomainResponseDto),
-    problems: [400],
     admin: true,
   })
   async list(@CurrentKey() key: KeyPrincipal, @Query() query: CursorQueryDto): Promise<Page<SenderDomainResponseDto>> {
@@ -54,7 +52,6 @@ export class SenderDomainsController {
     auth: 'account-key',
     summary: 'Get a sender domain (admin)',
     ok: SenderDomainResponseDto,
-    problems: [400, 404],
     admin: true,
   })
   async get(@CurrentKey() key: KeyPrincipal, @Param() { id }: IdParamDto): Promise<SenderDomainResponseDto> {
@@ -73,7 +70,7 @@ export class SenderDomainsController {
       'Looks up both TXT records. 200 with the domain (verified) when both are published; 422 `dns_records_missing` ' +
       'naming each one not found; 503 when DNS does not answer in time.',
     ok: SenderDomainResponseDto,
-    problems: [400, 404, 422, 503],
+    problems: [422, 503],
     cost: 'outbound',
     admin: true,
   })
@@ -87,7 +84,6 @@ export class SenderDomainsController {
     summary: 'Remove a sender domain (admin)',
     description: 'Its DKIM key is deleted; mail From it goes From MAIL_FROM again.',
     noContent: true,
-    problems: [400, 404],
     admin: true,
   })
   async remove(@CurrentKey() key: KeyPrincipal, @Param() { id }: IdParamDto): Promise<void> {

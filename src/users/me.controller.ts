@@ -113,7 +113,6 @@ export class MeController {
     operationId: 'listMyCredits',
     description: 'Newest first, keyset-paginated: grants, spends, expiries and refunds.',
     ok: PageDto(CreditEntryDto),
-    problems: [400],
   })
   async listCredits(
     @CurrentUser() user: UserPrincipal,
@@ -150,7 +149,6 @@ export class MeController {
       'codes: past its own the answer is the same and nothing is mailed; past the client IP’s or the user’s ' +
       'hourly share, 429 and nothing changes. `metadata` and `status` are the operators’ (400).',
     ok: MeResponseDto,
-    problems: [400, 429],
   })
   async update(
     @CurrentSite() site: SiteContext,
@@ -171,7 +169,6 @@ export class MeController {
       'With the code mailed to the address given to PATCH …/me. A wrong, expired or used code is a 401 and counts ' +
       'an attempt; tries count against the client IP’s hourly share, like sign-in’s (429 past it).',
     ok: UserResponseDto,
-    problems: [400, 409, 429],
     exampleAnswers: {
       status: 401,
       because: 'the code is the one PATCH …/me mailed to the new address; no example can know it',
@@ -216,7 +213,6 @@ export class MeController {
     operationId: 'putMyProfileEntry',
     description: 'Keys are 1 to 64 of `A-Z a-z 0-9 _ . -`; a value is any JSON of at most 16 KB; at most 100 keys.',
     ok: ProfileEntryDto,
-    problems: [400],
   })
   async putEntry(
     @CurrentSite() site: SiteContext,

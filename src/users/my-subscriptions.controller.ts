@@ -30,7 +30,6 @@ export class MySubscriptionsController {
     operationId: 'listMySubscriptions',
     description: 'Newest first, keyset-paginated; filter by status.',
     ok: PageDto(UserSubscriptionResponseDto),
-    problems: [400],
   })
   async list(
     @CurrentUser() user: UserPrincipal,
@@ -46,7 +45,6 @@ export class MySubscriptionsController {
     operationId: 'pauseMySubscription',
     description: `\`trialing | active → paused\`, until \`resumesAt\` or a resume. ${FORBIDDEN_MOVES}`,
     ok: UserSubscriptionResponseDto,
-    problems: [400, 409],
     body: { optional: PauseSubscriptionDto },
     idempotent: true,
   })
@@ -66,7 +64,6 @@ export class MySubscriptionsController {
     operationId: 'resumeMySubscription',
     description: `\`paused → active\`; after the period lapsed, a new period from now, charged. ${FORBIDDEN_MOVES}`,
     ok: UserSubscriptionResponseDto,
-    problems: [409],
     idempotent: true,
   })
   async resume(
@@ -84,7 +81,6 @@ export class MySubscriptionsController {
     operationId: 'cancelMySubscription',
     description: `Now, or with \`atPeriodEnd\` when the current period ends. ${FORBIDDEN_MOVES}`,
     ok: UserSubscriptionResponseDto,
-    problems: [400, 409],
     body: { optional: CancelSubscriptionDto },
     idempotent: true,
   })
@@ -108,7 +104,6 @@ export class MySubscriptionsController {
       'interval: a new period from now, charged in full). Unpaid, the subscription is `past_due` until ' +
       `\`unpaidCancelAt\` (the site’s dunning window), then canceled. ${FORBIDDEN_MOVES}`,
     ok: PlanChangeDto,
-    problems: [400, 409],
     idempotent: true,
   })
   async changePlan(

@@ -28,7 +28,6 @@ export class SubscriptionChargesController {
       'Records a charge: paid from credits with `payWithCredits` when the balance allows, otherwise `pending` for ' +
       `the payment processor. \`Idempotency-Key\` replays. ${FORBIDDEN_MOVES}`,
     created: ChargeResponseDto,
-    problems: [400, 403, 409],
     idempotent: true,
   })
   async charge(
@@ -53,7 +52,6 @@ export class SubscriptionChargesController {
       'leaves it pending). A paid line or a credit is a 409 `transition_forbidden`. The last unpaid period charge ' +
       'of a `past_due` subscription makes it `active`. `Idempotency-Key` replays.',
     ok: PaidChargeDto,
-    problems: [400, 403, 409],
     bodyExample: { paidOutOfBand: true, reference: 'Transfer 2026-11-30 #4411' },
     body: { optional: PayChargeDto },
     idempotent: true,

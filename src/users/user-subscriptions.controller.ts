@@ -30,7 +30,6 @@ export class UserSubscriptionsController {
     operationId: 'listUserSubscriptions',
     description: 'Newest first, keyset-paginated; filter by status.',
     ok: PageDto(UserSubscriptionResponseDto),
-    problems: [400, 403],
   })
   async list(
     @CurrentSite() site: SiteContext,
@@ -47,7 +46,6 @@ export class UserSubscriptionsController {
     operationId: 'pauseUserSubscription',
     description: `\`trialing | active → paused\`, until \`resumesAt\` (then a job resumes it) or a resume. ${FORBIDDEN_MOVES}`,
     ok: UserSubscriptionResponseDto,
-    problems: [400, 403, 409],
     body: { optional: PauseSubscriptionDto },
     idempotent: true,
   })
@@ -68,7 +66,6 @@ export class UserSubscriptionsController {
       '`paused → active`; a period that ended while paused starts again now, with its renewal charge (`past_due` ' +
       `while unpaid). ${FORBIDDEN_MOVES}`,
     ok: UserSubscriptionResponseDto,
-    problems: [403, 409],
     idempotent: true,
   })
   async resume(
@@ -85,7 +82,6 @@ export class UserSubscriptionsController {
     operationId: 'cancelUserSubscription',
     description: `Now, or with \`atPeriodEnd\` when the current period ends. ${FORBIDDEN_MOVES}`,
     ok: UserSubscriptionResponseDto,
-    problems: [400, 403, 409],
     // Now: the user's own cancel example (at the period's end) ran before; a second such cancel is a 409.
     bodyExample: { atPeriodEnd: false, reason: 'Too expensive' },
     body: { optional: CancelSubscriptionDto },
@@ -110,7 +106,6 @@ export class UserSubscriptionsController {
       'new billing interval starts a new period now, always charged in full. Unpaid, the subscription is ' +
       `\`past_due\` until \`unpaidCancelAt\` (the site’s dunning window), then canceled. ${FORBIDDEN_MOVES}`,
     ok: PlanChangeDto,
-    problems: [400, 403, 409],
     // Back to the product without a variant (the user's own change-plan example moved to variant 1), unprorated.
     bodyExample: { productId: 1, prorate: false },
     idempotent: true,

@@ -25,7 +25,6 @@ export class UsersAuthController {
       'whether or not the address has an account, and when no new code was sent (one was sent less than a ' +
       'minute ago, or the address had its hourly share). Rate limited per client IP.',
     accepted: OtpRequestedDto,
-    problems: [400, 429],
   })
   async requestOtp(
     @CurrentSite() site: SiteContext,
@@ -50,7 +49,6 @@ export class UsersAuthController {
       'Signs in with the mailed code and answers a session token (send it as `Authorization: Bearer`). A wrong, ' +
       'expired or used code is a 401 and counts an attempt; after 5 attempts even the right code fails.',
     ok: SessionResponseDto,
-    problems: [400, 401, 403, 429],
   })
   async verifyOtp(
     @CurrentSite() site: SiteContext,

@@ -36,14 +36,13 @@ export class UsersController {
     summary: 'List site users',
     description: 'Newest first, keyset-paginated; filters: status, part of the address, created range.',
     ok: PageDto(UserResponseDto),
-    problems: [400, 403],
   })
   async list(@CurrentSite() site: SiteContext, @Query() query: UserQueryDto): Promise<Page<UserResponseDto>> {
     return mapPage(await this.users.list(site, query), toUserResponse);
   }
 
   @Get(':id')
-  @Route({ auth: 'key', summary: 'Get a site user', ok: UserResponseDto, problems: [403] })
+  @Route({ auth: 'key', summary: 'Get a site user', ok: UserResponseDto })
   async get(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<UserResponseDto> {
     return toUserResponse(await this.users.get(site, id));
   }
@@ -55,7 +54,7 @@ export class UsersController {
     description:
       'Name, metadata, a corrected address, or the status: disabling ends every session of the user at once.',
     ok: UserResponseDto,
-    problems: [400, 403, 409],
+    problems: [409],
   })
   async update(
     @CurrentSite() site: SiteContext,
@@ -71,7 +70,6 @@ export class UsersController {
     summary: 'Get a site user’s profile',
     operationId: 'getUserProfile',
     ok: ProfileResponseDto,
-    problems: [403],
   })
   async profileOf(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<ProfileResponseDto> {
     return { entries: (await this.profile.entries(site, id)).map(toProfileEntry) };
@@ -83,7 +81,6 @@ export class UsersController {
     summary: 'Get a site user’s credit balance',
     operationId: 'getUserCreditBalance',
     ok: CreditBalanceDto,
-    problems: [403],
   })
   async balance(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<CreditBalanceDto> {
     return { balance: await this.credits.balance(site, id) };
@@ -97,7 +94,6 @@ export class UsersController {
     description:
       'Adds a ledger line; with `expiresAt`, what is left of the grant stops counting then. Idempotency-Key replays.',
     created: CreditChangeDto,
-    problems: [400, 403, 409],
     idempotent: true,
   })
   async grant(
@@ -119,7 +115,6 @@ export class UsersController {
     description:
       'Takes from the soonest-expiring grants first; a short balance is a 409 and takes nothing. Idempotency-Key replays.',
     created: CreditChangeDto,
-    problems: [400, 403, 409],
     idempotent: true,
     admin: true,
   })
@@ -141,7 +136,6 @@ export class UsersController {
     operationId: 'listUserCredits',
     description: 'Newest first, keyset-paginated.',
     ok: PageDto(CreditEntryDto),
-    problems: [400, 403],
     admin: true,
   })
   async ledger(

@@ -35,7 +35,6 @@ export class V1MediaController {
       description: 'Stored; no body',
       headers: { Location: { description: 'Public URL of the file', schema: { type: 'string' } } },
     },
-    problems: [400, 413, 415],
   })
   async upload(
     @CurrentSite() site: SiteContext,
@@ -52,7 +51,6 @@ export class V1MediaController {
     summary: 'List media (v1)',
     description: 'Newest first, originals and thumbnails; `limit` 1..100, `offset` from 0.',
     ok: V1MediaListDto,
-    problems: [400],
   })
   async list(
     @CurrentSite() site: SiteContext,

@@ -31,7 +31,6 @@ export class V1PagesController {
     summary: 'Create a page (v1)',
     description: 'Current (title, content, page_type) or older (post_title, post_content, post_type) field names.',
     ok: V1PageResponseDto,
-    problems: [400, 409],
   })
   async create(
     @CurrentSite() site: SiteContext,
@@ -55,7 +54,6 @@ export class V1PagesController {
         ],
       },
     },
-    problems: [400],
   })
   async get(
     @CurrentSite() site: SiteContext,
@@ -72,7 +70,6 @@ export class V1PagesController {
     summary: 'List pages (v1)',
     description: 'Newest first; `limit` 1..100, `offset` from 0.',
     ok: V1PageListDto,
-    problems: [400],
   })
   async list(
     @CurrentSite() site: SiteContext,
@@ -89,7 +86,7 @@ export class V1PagesController {
     description:
       'Fields of the create body, all optional, no slug. `replace_attachments: false` adds to the attachments.',
     ok: V1PageResponseDto,
-    problems: [400, 409],
+    problems: [409],
   })
   async update(
     @CurrentSite() site: SiteContext,
@@ -108,7 +105,6 @@ export class V1PagesController {
     auth: 'legacy-key',
     summary: 'Delete a page (v1)',
     ok: V1PageDeletedDto,
-    problems: [400],
     // Not the demo's page 1, which the v2 delete example removes: 2 is the create example's.
     params: [{ name: 'page_id', schema: { type: 'integer', minimum: 1, example: 2 } }],
   })

@@ -31,7 +31,7 @@ export class V1ProductsController {
       'Every field optional. `price` (major units) and `unit_amount` (minor units) are the same amount: send ' +
       'either, or both when they agree. `replace_attachments: false` (or absent) adds `attachment_ids`.',
     ok: V1ProductResponseDto,
-    problems: [400, 409],
+    problems: [409],
   })
   async update(
     @CurrentSite() site: SiteContext,
@@ -51,7 +51,7 @@ export class V1ProductsController {
       '`variant` names option values (`option1_value`) and may name the options (`option1`); the other fields ' +
       'update the product as the update does. Answers the product with its variants.',
     ok: V1ProductResponseDto,
-    problems: [400, 409],
+    problems: [409],
   })
   async addVariant(
     @CurrentSite() site: SiteContext,

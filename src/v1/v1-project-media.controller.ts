@@ -31,7 +31,6 @@ export class V1ProjectMediaController {
       "multipart/form-data with one or several `file` parts. Keys are generated; they appear in v2 media responses (`key`) and in each file's URL.",
     body: { upload: uploadFormSchema('file', V1_TEXT_FIELDS, true) },
     noContent: 'Stored',
-    problems: [413, 415],
   })
   async upload(
     @CurrentSite() site: SiteContext,

@@ -25,7 +25,6 @@ export class WebhookDeliveriesController {
     summary: 'List the deliveries of a webhook endpoint (admin)',
     description: 'Newest first, keyset-paginated; filter by status (pending, succeeded, failed).',
     ok: PageDto(WebhookDeliverySummaryDto),
-    problems: [400],
     admin: true,
   })
   async list(

@@ -28,7 +28,6 @@ export class WebhooksController {
     summary: 'List webhook endpoints',
     description: 'Newest first, keyset-paginated; filter by status.',
     ok: PageDto(WebhookEndpointResponseDto),
-    problems: [400],
   })
   async list(
     @CurrentSite() site: SiteContext,
@@ -45,7 +44,6 @@ export class WebhooksController {
       'The answer shows the signing secret (`whsec_…`), once. The URL must be https:// and resolve to public ' +
       'addresses only; `eventTypes` name events of docs/events.md, `<prefix>.*` or `*`.',
     created: WebhookEndpointWithSecretDto,
-    problems: [400, 409],
   })
   async create(
     @CurrentSite() site: SiteContext,
@@ -71,7 +69,6 @@ export class WebhooksController {
       'Fields left out stay. `status: "disabled"` stops deliveries (they wait); `status: "enabled"` re-enables ' +
       'an endpoint, also one disabled for failing, and sends what waited.',
     ok: WebhookEndpointResponseDto,
-    problems: [400],
   })
   async update(
     @CurrentSite() site: SiteContext,

@@ -78,6 +78,26 @@ describe('@Route and @ApiController', () => {
     expect(statuses(p.get)).toEqual([200, 400, 401, 403, 404, 405, 410, 415, 429]);
   });
 
+  it.each([
+    [400, 'every route'],
+    [404, 'a path with parameters'],
+    [409, 'a POST honouring Idempotency-Key'],
+    [413, 'a body'],
+    [429, 'a rate-limited route'],
+  ])('refuses at start-up a route listing %s, which its shape gives (%s)', (status) => {
+    expect(() => {
+      @ApiController('api/v2/sites/:siteName/things', 'Things', 'content')
+      class ListingController {
+        @Post()
+        @Route({ auth: 'key', summary: 'Create a thing', created: ThingDto, problems: [422, status] })
+        create(@Body() _b: ThingDto): void {}
+      }
+      return ListingController;
+    }).toThrow(
+      `ListingController.create lists problem ${status}, which its shape already gives (route-problems.ts): remove it from problems`,
+    );
+  });
+
   it('documents no 429 on a route that is never rate limited, nor a credential on a public one', () => {
     @ApiController('health', 'Health')
     @SkipRateLimit()

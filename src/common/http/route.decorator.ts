@@ -61,8 +61,11 @@ export interface RouteOptions {
   /** 204, no body (`true`, or the response's description). */
   noContent?: true | string;
   /**
-   * Problem statuses the route's shape does not give (route-problems.ts derives 400, 401/403,
-   * 404, 405, 409 for Idempotency-Key, 413/415 and 429): a business 409, 410, 412, 422, ...
+   * Only the problem statuses the route's shape does not give: a business 409 (on a route without
+   * Idempotency-Key), 410, 412, 422, 503, ... route-problems.ts derives 400 and 415 on every route,
+   * 401/403 for a credential, 404 under a path with parameters, 405, 409 where Idempotency-Key is
+   * honoured, 413 for a body or a write and 429 unless never rate limited; ApiController refuses
+   * at start-up a derived status listed here.
    */
   problems?: number[];
   /** Path parameters of the method's own path (the controller's are declared by ApiController). */
@@ -193,7 +196,8 @@ function describeRoute({ description, exampleAnswers }: RouteOptions): string | 
  * A controller and its OpenAPI tag, with every parameter of its path declared (the site's name
  * with an example), so no operation under it can leave one out of the document. Once every
  * handler is declared, each operation gets the problem statuses its shape can answer
- * (route-problems.ts): they are derived here, never listed by hand.
+ * (route-problems.ts): they are derived here, and a route that lists one of them in `problems`
+ * stops the app here, so each list says only what the shape cannot.
  */
 export function ApiController(path: string, tag: string, group?: PermissionGroup): ClassDecorator {
   const params = [...path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]);
@@ -210,8 +214,15 @@ export function ApiController(path: string, tag: string, group?: PermissionGroup
       const descriptor = Object.getOwnPropertyDescriptor(proto, name) as PropertyDescriptor;
       declarePermission(target, name, descriptor, options, group ?? TAG_GROUPS[tag]);
       declarePublishable(target, name, descriptor, options);
+      const derived = derivedProblems(target, handler as RouteHandler, options, params);
+      const twice = options.problems?.find((status) => derived.includes(status));
+      if (twice !== undefined) {
+        throw new Error(
+          `${target.name}.${name} lists problem ${twice}, which its shape already gives (route-problems.ts): remove it from problems`,
+        );
+      }
       const documented = (Reflect.getMetadata(DECORATORS.API_RESPONSE, handler) ?? {}) as Record<string, unknown>;
-      for (const status of derivedProblems(target, handler as RouteHandler, options, params)) {
+      for (const status of [...derived, ...(options.problems ?? [])].sort((a, b) => a - b)) {
         if (!(String(status) in documented)) ApiProblem(status)(proto, name, descriptor);
       }
       if (!('304' in documented) && answersNotModified(handler as RouteHandler, options, params)) {

@@ -20,7 +20,7 @@ const PROVIDER_ROUTE = {
   admin: true,
   body: { raw: true, optional: ProviderPayloadDto },
   ok: ProviderEventOutcomeDto,
-  problems: [400, 401, 404],
+  problems: [401, 404],
   exampleAnswers: { status: 404, because: 'the provider’s setting is empty on a server that does not use it' },
 } satisfies Partial<RouteOptions>;
 
@@ -97,7 +97,7 @@ export class ProviderEventsController {
     ...PROVIDER_ROUTE,
     ok: SesOutcomeDto,
     body: { ...PROVIDER_ROUTE.body, alsoAs: 'text' },
-    problems: [400, 401, 404, 503],
+    problems: [401, 404, 503],
     summary: 'Receive Amazon SES bounces and complaints through Amazon SNS',
     operationId: 'receiveSesEvent',
     description:

@@ -28,7 +28,6 @@ export class SuppressionsController {
       'Addresses mail no longer goes to: `bounced`, `complained` or `manual`. Newest first, keyset-paginated; ' +
       'filter by `reason` or one `email`.',
     ok: PageDto(SuppressionResponseDto),
-    problems: [400],
     admin: true,
   })
   async list(
@@ -53,7 +52,6 @@ export class SuppressionsController {
       'still go), and its newsletter subscription becomes `suppressed` and leaves every list. An address already ' +
       'suppressed is a 409 `already_suppressed` naming its entry, which stays as it is.',
     created: SuppressionResponseDto,
-    problems: [400, 409],
     admin: true,
   })
   async create(
@@ -75,7 +73,7 @@ export class SuppressionsController {
       '`deliverable` (its lists stay as they are). `reason` is kept in the `email.suppression.lifted` event. ' +
       'A complaint is a 409 `suppression_complained`: only the person lifts it, by subscribing again and confirming.',
     noContent: 'Lifted',
-    problems: [400, 409],
+    problems: [409],
     admin: true,
   })
   async remove(

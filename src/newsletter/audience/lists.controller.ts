@@ -19,7 +19,6 @@ export class NewsletterListsController {
     summary: 'List newsletter lists',
     description: 'Newest first, keyset-paginated, with the members of each by status.',
     ok: PageDto(ListResponseDto),
-    problems: [400],
     operationId: 'listNewsletterLists',
   })
   async list(@CurrentSite() site: SiteContext, @Query() query: ListQueryDto): Promise<Page<ListResponseDto>> {
@@ -31,7 +30,6 @@ export class NewsletterListsController {
     auth: 'key',
     summary: 'Create a newsletter list',
     created: ListResponseDto,
-    problems: [400],
     operationId: 'createNewsletterList',
   })
   async create(
@@ -56,7 +54,6 @@ export class NewsletterListsController {
     summary: 'Update a newsletter list',
     description: 'Fields left out stay as they are; `doubleOptIn` applies to members who join from now on.',
     ok: ListResponseDto,
-    problems: [400],
     operationId: 'updateNewsletterList',
   })
   async update(

@@ -24,7 +24,6 @@ export class SubscriptionsController {
     summary: 'List subscriptions',
     description: 'Newest first, keyset-paginated; filters combine. Each subscription shows its lists.',
     ok: PageDto(SubscriptionResponseDto),
-    problems: [400],
   })
   async list(
     @CurrentSite() site: SiteContext,
@@ -39,7 +38,6 @@ export class SubscriptionsController {
     auth: 'key',
     summary: 'Get a subscription by email',
     ok: SubscriptionResponseDto,
-    problems: [400],
     operationId: 'getSubscriptionByEmail',
   })
   async byEmail(
@@ -77,7 +75,6 @@ export class SubscriptionsController {
       'confirmation is mailed. Joining a list the subscriber left, or any list for an address that complained ' +
       'or is suppressed, is a 409: only the person subscribes again.',
     ok: SubscriptionResponseDto,
-    problems: [400, 409],
     operationId: 'changeSubscriptionListMembership',
   })
   async listMembership(
@@ -97,7 +94,6 @@ export class SubscriptionsController {
       'Other moves are a 409 with nothing changed: an operator never subscribes anyone back, and a complaint ' +
       'only moves to `suppressed`.',
     ok: SubscriptionResponseDto,
-    problems: [400, 409],
     operationId: 'changeSubscriptionStatus',
   })
   async changeStatus(

@@ -28,7 +28,6 @@ export class SubscriptionActionsController {
       'answers counts. Never subscribes back an address that left a list, complained or is suppressed; records ' +
       'no per-subscription event.',
     ok: BulkResultDto,
-    problems: [400],
     bodyExample: { action: 'add_to_lists', ids: [1], listIds: [1], consent: false, reason: 'Cleanup of 2026' },
     idempotent: true,
     operationId: 'bulkSubscriptions',
@@ -52,7 +51,6 @@ export class SubscriptionActionsController {
     ok: ImportResponseDto,
     accepted: { type: ImportResponseDto, description: 'Queued: follow it at GET …/newsletter/imports/{id}' },
     body: { upload: IMPORT_FORM_SCHEMA },
-    problems: [400, 409, 413, 415],
     idempotent: true,
     operationId: 'importSubscriptions',
   })
@@ -77,7 +75,6 @@ export class SubscriptionActionsController {
       'others are unsubscribed from this list. Addresses that left the list, complained or are suppressed are ' +
       'skipped. Running it again with the same set changes nothing.',
     ok: SyncResultDto,
-    problems: [400],
     idempotent: true,
     operationId: 'syncSubscriptions',
   })

@@ -35,7 +35,6 @@ export class CampaignsController {
     summary: 'List campaigns',
     description: 'Newest first, keyset-paginated; filter by status.',
     ok: PageDto(CampaignResponseDto),
-    problems: [400],
     operationId: 'listNewsletterCampaigns',
   })
   async list(@CurrentSite() site: SiteContext, @Query() query: CampaignQueryDto): Promise<Page<CampaignResponseDto>> {
@@ -48,7 +47,6 @@ export class CampaignsController {
     summary: 'Create a campaign',
     description: 'A draft. Its subject, preview text and content are Liquid, checked here (a syntax error is a 400).',
     created: { type: CampaignResponseDto, headers: ETAG_HEADER },
-    problems: [400, 409],
     operationId: 'createNewsletterCampaign',
   })
   async create(
@@ -88,7 +86,7 @@ export class CampaignsController {
       'ETag is a 412.',
     headers: [{ name: 'If-Match', required: false, description: 'ETag from the last read' }],
     ok: { type: CampaignResponseDto, headers: ETAG_HEADER },
-    problems: [400, 409, 412],
+    problems: [409, 412],
     operationId: 'updateNewsletterCampaign',
   })
   async update(
@@ -124,7 +122,6 @@ export class CampaignsController {
       'subject, and mails it to 1 to 5 addresses now. Its links are not tracked and it carries no ' +
       'List-Unsubscribe; nothing is counted. Works in any status.',
     ok: CampaignTestSendResponseDto,
-    problems: [400],
     admin: true,
     operationId: 'testSendNewsletterCampaign',
   })

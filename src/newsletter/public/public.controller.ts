@@ -108,7 +108,6 @@ export class PublicNewsletterController {
       'the address was known. Limited per client IP (429) and per address (past it, nothing more is mailed). ' +
       'A filled-in `website` honeypot gets the same answer and nothing happens.',
     accepted: SubscribeReceiptDto,
-    problems: [400, 429],
   })
   async subscribe(
     @CurrentSite() site: SiteContext,
@@ -140,7 +139,7 @@ export class PublicNewsletterController {
       'complained is a 409 `address_complained`: it lifts no complaint.',
     ok: LinkResultDto,
     params: [{ name: 'token', schema: { type: 'string', maxLength: 200 } }],
-    problems: [400, 409, 410, 429],
+    problems: [409, 410],
   })
   async confirm(
     @CurrentSite() site: SiteContext,
@@ -171,7 +170,7 @@ export class PublicNewsletterController {
       'as `GET …/confirm/{token}`; a browser gets the page, or a 303 to the site’s `newsletter.confirmRedirectUrl`.',
     ok: LinkResultDto,
     body: { alsoAs: 'form' },
-    problems: [400, 409, 410, 429],
+    problems: [410],
   })
   async confirmByPost(
     @CurrentSite() site: SiteContext,
@@ -200,7 +199,6 @@ export class PublicNewsletterController {
       'address since deleted (or, with a key, an address the site does not have), answers 200.',
     ok: LinkResultDto,
     body: { alsoAs: 'form' },
-    problems: [400, 429],
   })
   async unsubscribe(
     @CurrentSite() site: SiteContext,
@@ -230,7 +228,6 @@ export class PublicNewsletterController {
       'no third-party asset; an invalid link is a page too (400).',
     ok: { description: 'The page (text/html)', schema: { type: 'string' } },
     params: [{ name: 'token', schema: { type: 'string', maxLength: 200 } }],
-    problems: [400, 429],
   })
   async preferences(
     @CurrentSite() site: SiteContext,

@@ -32,7 +32,6 @@ export class NewsletterSeriesController {
     summary: 'List newsletter series',
     description: 'Newest first, keyset-paginated, each with its steps and its enrollments by status.',
     ok: PageDto(SeriesResponseDto),
-    problems: [400],
     operationId: 'listNewsletterSeries',
   })
   async list(@CurrentSite() site: SiteContext, @Query() query: SeriesQueryDto): Promise<Page<SeriesResponseDto>> {
@@ -47,7 +46,6 @@ export class NewsletterSeriesController {
       'A drip sequence: people who become active on one of its lists from now on are enrolled once and receive ' +
       'its steps in order, each `delaySeconds` after the previous one.',
     created: { type: SeriesResponseDto, headers: ETAG_HEADER },
-    problems: [400],
     operationId: 'createNewsletterSeries',
     // A step's `id` names a step to keep on update: a new series' steps have none.
     bodyExample: {
@@ -100,7 +98,7 @@ export class NewsletterSeriesController {
       'stale ETag is a 412.',
     headers: [{ name: 'If-Match', required: false, description: 'ETag from the last read' }],
     ok: { type: SeriesResponseDto, headers: ETAG_HEADER },
-    problems: [400, 409, 412],
+    problems: [409, 412],
     operationId: 'updateNewsletterSeries',
   })
   async update(

@@ -18,7 +18,6 @@ export class NewsletterStatisticsController {
       'failed, bounces, unique and total opens and clicks (people and machines apart), unsubscribes, rates ' +
       '(machines left out unless `includeMachines`) and top links. Read from counters kept on write.',
     ok: StatisticsResponseDto,
-    problems: [400],
     operationId: 'getNewsletterStatistics',
   })
   get(@CurrentSite() site: SiteContext, @Query() query: StatisticsQueryDto): Promise<StatisticsResponseDto> {

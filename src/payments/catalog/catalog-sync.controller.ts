@@ -26,7 +26,6 @@ export class CatalogSyncController {
       're-drive of a `failed` sync once its cause is fixed. Answers the product, `processorSync.status` ' +
       '`pending`. 409 `processor_not_connected` for a site without Stripe.',
     ok: ProductResponseDto,
-    problems: [409],
   })
   async sync(
     @CurrentSite() site: SiteContext,

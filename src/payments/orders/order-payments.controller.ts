@@ -26,7 +26,7 @@ export class OrderPaymentsController {
       'past the order’s hold, `transition_forbidden` for an order paid, refunded or canceled; 503 ' +
       '`processor_unavailable` when Stripe cannot be reached (nothing changed).',
     ok: OrderPaymentIntentDto,
-    problems: [409, 503],
+    problems: [503],
     exampleAnswers: {
       status: 409,
       because:
@@ -52,7 +52,7 @@ export class OrderPaymentsController {
       'site’s backend records (`manual`) is recorded refunded, as PATCH …/payment does: nothing is collected ' +
       'back. An order that is not paid is a 409 `transition_forbidden`.',
     ok: OrderResponseDto,
-    problems: [409, 503],
+    problems: [503],
     exampleAnswers: {
       status: 409,
       because: 'the example order is refunded by then (PATCH …/payment); a paid order answers 200',

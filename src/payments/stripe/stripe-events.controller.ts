@@ -34,7 +34,7 @@ export class StripeEventsController {
       },
     ],
     ok: StripeEventOutcomeDto,
-    problems: [400, 401, 429],
+    problems: [401],
   })
   async receive(
     @CurrentSite() site: SiteContext,
