@@ -21,7 +21,7 @@ export class SitesController {
     created: SiteResponseDto,
     admin: true,
   })
-  async create(
+  async createSite(
     @CurrentKey() key: KeyPrincipal,
     @Body() dto: CreateSiteDto,
     @Res({ passthrough: true }) res: Response,
@@ -39,13 +39,13 @@ export class SitesController {
     ok: PageDto(SiteResponseDto),
     admin: true,
   })
-  async list(@CurrentKey() key: KeyPrincipal, @Query() query: CursorQueryDto): Promise<Page<SiteResponseDto>> {
+  async listSites(@CurrentKey() key: KeyPrincipal, @Query() query: CursorQueryDto): Promise<Page<SiteResponseDto>> {
     return mapPage(await this.sites.list(key, query), toSiteResponse);
   }
 
   @Get(':siteName')
   @Route({ auth: 'key', summary: 'Get a site (admin)', ok: SiteResponseDto, admin: true })
-  async get(@CurrentKey() key: KeyPrincipal, @Param() { siteName }: SiteNameParamDto): Promise<SiteResponseDto> {
+  async getSite(@CurrentKey() key: KeyPrincipal, @Param() { siteName }: SiteNameParamDto): Promise<SiteResponseDto> {
     return toSiteResponse(await this.sites.get(key, siteName));
   }
 
@@ -59,7 +59,7 @@ export class SitesController {
     ok: SiteResponseDto,
     admin: true,
   })
-  async update(
+  async updateSite(
     @CurrentKey() key: KeyPrincipal,
     @Param() { siteName }: SiteNameParamDto,
     @Body() dto: UpdateSiteDto,

@@ -28,7 +28,7 @@ export class ApiKeysController {
     description: 'Active keys of the account, newest first. The keys themselves are never shown again.',
     ok: PageDto(ApiKeyResponseDto),
   })
-  async list(@CurrentKey() key: KeyPrincipal, @Query() query: CursorQueryDto): Promise<Page<ApiKeyResponseDto>> {
+  async listApiKeys(@CurrentKey() key: KeyPrincipal, @Query() query: CursorQueryDto): Promise<Page<ApiKeyResponseDto>> {
     return mapPage(await this.keys.list(key, query), (k) => toApiKeyResponse(k));
   }
 
@@ -45,7 +45,7 @@ export class ApiKeysController {
     bodyExample: { name: 'CI deploys', permissions: ['content:read', 'media:read'] },
     admin: true,
   })
-  async create(
+  async createApiKey(
     @CurrentKey() key: KeyPrincipal,
     @Body() dto: CreateApiKeyDto,
     @Res({ passthrough: true }) res: Response,
@@ -57,7 +57,7 @@ export class ApiKeysController {
 
   @Get(':id')
   @Route({ auth: 'account-key', summary: 'Get an API key by id', ok: ApiKeyResponseDto })
-  async get(@CurrentKey() key: KeyPrincipal, @Param() { id }: IdParamDto): Promise<ApiKeyResponseDto> {
+  async getApiKey(@CurrentKey() key: KeyPrincipal, @Param() { id }: IdParamDto): Promise<ApiKeyResponseDto> {
     return toApiKeyResponse(await this.keys.get(key, id));
   }
 
@@ -71,7 +71,7 @@ export class ApiKeysController {
     params: [{ name: 'id', schema: { type: 'integer', minimum: 1, example: 2 } }],
     problems: [409],
   })
-  async remove(@CurrentKey() key: KeyPrincipal, @Param() { id }: IdParamDto): Promise<void> {
+  async deleteApiKey(@CurrentKey() key: KeyPrincipal, @Param() { id }: IdParamDto): Promise<void> {
     await this.keys.revoke(key, id);
   }
 
@@ -93,7 +93,7 @@ export class ApiKeysController {
     params: [{ name: 'id', schema: { type: 'integer', minimum: 1, example: 1 } }],
     admin: true,
   })
-  async roll(
+  async rollApiKey(
     @CurrentKey() key: KeyPrincipal,
     @Param() { id }: IdParamDto,
     // Declared as the class (not `| undefined`), or the validation pipe would not see it; absent is `{}` or undefined.

@@ -27,7 +27,7 @@ export class CategoriesController {
     description: 'By position, then id; keyset-paginated. Anyone may read.',
     ok: PageDto(CategoryResponseDto),
   })
-  async list(
+  async listCategories(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
     @Query() query: CategoryQueryDto,
@@ -42,7 +42,7 @@ export class CategoriesController {
     description: 'The slug is made from the name when absent.',
     created: CategoryResponseDto,
   })
-  async create(
+  async createCategory(
     @CurrentSite() site: SiteContext,
     @Body() dto: CreateCategoryDto,
     @Res({ passthrough: true }) res: Response,
@@ -54,7 +54,7 @@ export class CategoriesController {
 
   @Get(':id')
   @Route({ auth: 'optional-key', summary: 'Get a product category', ok: CategoryResponseDto })
-  async get(
+  async getCategory(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
     @Param() { id }: SiteIdParamDto,
@@ -64,7 +64,7 @@ export class CategoriesController {
 
   @Patch(':id')
   @Route({ auth: 'key', summary: 'Update a product category', ok: CategoryResponseDto, problems: [409] })
-  async update(
+  async updateCategory(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Body() dto: UpdateCategoryDto,
@@ -79,7 +79,7 @@ export class CategoriesController {
     description: 'Its products stay, without a category.',
     noContent: true,
   })
-  async remove(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
+  async deleteCategory(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
     await this.categories.remove(site, id);
   }
 }

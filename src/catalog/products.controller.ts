@@ -34,7 +34,7 @@ export class ProductsController {
       'words (`q`). Without a key only published products are listed.',
     ok: PageDto(ProductSummaryDto),
   })
-  async list(
+  async listProducts(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
     @Query() query: ProductQueryDto,
@@ -49,7 +49,7 @@ export class ProductsController {
     description: 'The slug is made from the name when absent.',
     created: { type: ProductResponseDto, headers: ETAG_HEADER },
   })
-  async create(
+  async createProduct(
     @CurrentSite() site: SiteContext,
     @Body() dto: CreateProductDto,
     @Res({ passthrough: true }) res: Response,
@@ -66,7 +66,7 @@ export class ProductsController {
     description: 'With its variants. All digits is an id, anything else a slug. Drafts need a key.',
     ok: { type: ProductResponseDto, headers: ETAG_HEADER },
   })
-  async get(
+  async getProduct(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
     @Param() { id }: ProductIdOrSlugParamDto,
@@ -84,7 +84,7 @@ export class ProductsController {
     ok: { type: ProductResponseDto, headers: ETAG_HEADER },
     problems: [409, 412],
   })
-  async update(
+  async updateProduct(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Body() dto: UpdateProductDto,
@@ -103,7 +103,7 @@ export class ProductsController {
     noContent: true,
     problems: [412],
   })
-  async remove(
+  async deleteProduct(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Headers('if-match') ifMatch: string | undefined,
@@ -121,7 +121,7 @@ export class ProductsController {
     created: { type: ProductResponseDto, headers: ETAG_HEADER },
     admin: true,
   })
-  async createVariant(
+  async createVariantProduct(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Body() dto: CreateVariantDto,
@@ -140,7 +140,7 @@ export class ProductsController {
     problems: [409],
     admin: true,
   })
-  async updateVariant(
+  async updateVariantProduct(
     @CurrentSite() site: SiteContext,
     @Param() { id, variantId }: VariantParamDto,
     @Body() dto: UpdateVariantDto,
@@ -156,7 +156,7 @@ export class ProductsController {
     ok: { type: ProductResponseDto, headers: ETAG_HEADER },
     admin: true,
   })
-  async removeVariant(
+  async removeVariantProduct(
     @CurrentSite() site: SiteContext,
     @Param() { id, variantId }: VariantParamDto,
     @Res({ passthrough: true }) res: Response,

@@ -22,7 +22,7 @@ export class CollectionItemsController {
     description: 'In position order. Without a key only published content is listed.',
     ok: PageDto(CollectionItemResponseDto),
   })
-  async list(
+  async listCollectionItems(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
     @Param() { id }: SiteIdParamDto,
@@ -38,7 +38,7 @@ export class CollectionItemsController {
     description: 'At a position (default last); the same content twice is a 409.',
     created: CollectionItemResponseDto,
   })
-  async add(
+  async addCollectionItem(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Body() dto: AddCollectionItemDto,
@@ -56,7 +56,10 @@ export class CollectionItemsController {
     description: '`itemId` is the content id; the content itself stays.',
     noContent: true,
   })
-  async remove(@CurrentSite() site: SiteContext, @Param() { id, itemId }: CollectionItemParamDto): Promise<void> {
+  async deleteCollectionItem(
+    @CurrentSite() site: SiteContext,
+    @Param() { id, itemId }: CollectionItemParamDto,
+  ): Promise<void> {
     await this.items.remove(site, id, itemId);
   }
 }

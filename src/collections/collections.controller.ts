@@ -25,7 +25,10 @@ export class CollectionsController {
     description: 'Newest first, keyset-paginated.',
     ok: PageDto(CollectionResponseDto),
   })
-  async list(@CurrentSite() site: SiteContext, @Query() query: CursorQueryDto): Promise<Page<CollectionResponseDto>> {
+  async listCollections(
+    @CurrentSite() site: SiteContext,
+    @Query() query: CursorQueryDto,
+  ): Promise<Page<CollectionResponseDto>> {
     return mapPage(await this.collections.list(site, query), toCollectionResponse);
   }
 
@@ -36,7 +39,7 @@ export class CollectionsController {
     description: 'The slug is generated from the name when absent.',
     created: CollectionResponseDto,
   })
-  async create(
+  async createCollection(
     @CurrentSite() site: SiteContext,
     @Body() dto: CreateCollectionDto,
     @Res({ passthrough: true }) res: Response,
@@ -54,19 +57,22 @@ export class CollectionsController {
     description: 'The pinned one; else the one whose window contains now and started last.',
     ok: CollectionResponseDto,
   })
-  async getCurrent(@CurrentSite() site: SiteContext): Promise<CollectionResponseDto> {
+  async getCurrentCollection(@CurrentSite() site: SiteContext): Promise<CollectionResponseDto> {
     return toCollectionResponse(await this.collections.current(site));
   }
 
   @Get(':id')
   @Route({ auth: 'optional-key', summary: 'Get a collection', ok: CollectionResponseDto })
-  async get(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<CollectionResponseDto> {
+  async getCollection(
+    @CurrentSite() site: SiteContext,
+    @Param() { id }: SiteIdParamDto,
+  ): Promise<CollectionResponseDto> {
     return toCollectionResponse(await this.collections.get(site, id));
   }
 
   @Patch(':id')
   @Route({ auth: 'key', summary: 'Update a collection', ok: CollectionResponseDto, problems: [409] })
-  async update(
+  async updateCollection(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Body() dto: UpdateCollectionDto,
@@ -81,7 +87,7 @@ export class CollectionsController {
     description: 'Its content stays.',
     noContent: true,
   })
-  async remove(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
+  async deleteCollection(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
     await this.collections.remove(site, id);
   }
 }

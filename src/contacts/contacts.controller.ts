@@ -31,7 +31,10 @@ export class ContactsController {
     description: 'Newest first, keyset-paginated; filters combine.',
     ok: PageDto(ContactResponseDto),
   })
-  async list(@CurrentSite() site: SiteContext, @Query() query: ContactQueryDto): Promise<Page<ContactResponseDto>> {
+  async listContacts(
+    @CurrentSite() site: SiteContext,
+    @Query() query: ContactQueryDto,
+  ): Promise<Page<ContactResponseDto>> {
     return mapPage(await this.contacts.list(site, query), toContactResponse);
   }
 
@@ -59,7 +62,7 @@ export class ContactsController {
       },
     },
   })
-  async create(
+  async createContact(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
     @Body() dto: CreateContactDto,
@@ -78,7 +81,7 @@ export class ContactsController {
 
   @Get(':id')
   @Route({ auth: 'key', summary: 'Get a contact message', ok: ContactResponseDto })
-  async get(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<ContactResponseDto> {
+  async getContact(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<ContactResponseDto> {
     return toContactResponse(await this.contacts.get(site, id));
   }
 
@@ -89,7 +92,7 @@ export class ContactsController {
     description: 'Its status, tags and metadata, and the sender details an operator corrects; the message stays.',
     ok: ContactResponseDto,
   })
-  async update(
+  async updateContact(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Body() dto: UpdateContactDto,

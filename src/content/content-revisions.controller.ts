@@ -23,7 +23,7 @@ export class ContentRevisionsController {
     description: 'Newest first, without the snapshots.',
     ok: PageDto(RevisionSummaryDto),
   })
-  async list(
+  async listContentRevisions(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Query() query: CursorQueryDto,
@@ -38,7 +38,7 @@ export class ContentRevisionsController {
     description: 'With the full snapshot of the item after that change.',
     ok: RevisionResponseDto,
   })
-  async get(
+  async getContentRevision(
     @CurrentSite() site: SiteContext,
     @Param() { id, revisionId }: RevisionParamDto,
   ): Promise<RevisionResponseDto> {
@@ -52,7 +52,7 @@ export class ContentRevisionsController {
     description: 'Brings back its fields (not the status) as a new revision.',
     ok: ContentResponseDto,
   })
-  async restore(
+  async restoreContentRevision(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
     @Param() { id, revisionId }: RevisionParamDto,

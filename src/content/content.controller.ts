@@ -36,7 +36,7 @@ export class ContentController {
     description: 'Newest first, keyset-paginated. Without a key only published items are listed.',
     ok: PageDto(ContentSummaryDto),
   })
-  async list(
+  async listContent(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
     @Query() query: ContentQueryDto,
@@ -51,7 +51,7 @@ export class ContentController {
     description: 'The slug is generated from the title when absent. Writes revision 1.',
     created: { type: ContentResponseDto, headers: ETAG_HEADER },
   })
-  async create(
+  async createContent(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
     @Body() dto: CreateContentDto,
@@ -69,7 +69,7 @@ export class ContentController {
     description: 'All digits is an id. Without a key, drafts are not found.',
     ok: { type: ContentResponseDto, headers: ETAG_HEADER },
   })
-  async get(
+  async getContent(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
     @Param() { id }: IdOrSlugParamDto,
@@ -87,7 +87,7 @@ export class ContentController {
     ok: { type: ContentResponseDto, headers: ETAG_HEADER },
     problems: [409, 412],
   })
-  async update(
+  async updateContent(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
     @Param() { id }: SiteIdParamDto,
@@ -105,7 +105,7 @@ export class ContentController {
     description: 'Also removes its revisions and its places in collections.',
     noContent: true,
   })
-  async remove(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
+  async deleteContent(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
     await this.content.remove(site, id);
   }
 
@@ -117,7 +117,7 @@ export class ContentController {
     body: { optional: PublishContentDto },
     ok: { type: ContentResponseDto, headers: ETAG_HEADER },
   })
-  async publish(
+  async publishContent(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
     @Param() { id }: SiteIdParamDto,
@@ -134,7 +134,7 @@ export class ContentController {
     description: 'Back to draft; cancels a schedule.',
     ok: { type: ContentResponseDto, headers: ETAG_HEADER },
   })
-  async unpublish(
+  async unpublishContent(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
     @Param() { id }: SiteIdParamDto,

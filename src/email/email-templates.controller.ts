@@ -42,13 +42,13 @@ export class EmailTemplatesController {
   // The fixed paths come before `:templateId`.
   @Get('types')
   @Route({ auth: 'key', summary: 'List template types', ok: TemplateTypeListDto })
-  listTypes(): TemplateTypeListDto {
+  listTypesEmailTemplate(): TemplateTypeListDto {
     return { data: this.types.all().map(toTemplateTypeResponse) };
   }
 
   @Get('types/:templateType')
   @Route({ auth: 'key', summary: 'Get a template type', ok: TemplateTypeResponseDto })
-  getType(@Param() { templateType }: TemplateTypeParamDto): TemplateTypeResponseDto {
+  getTypeEmailTemplate(@Param() { templateType }: TemplateTypeParamDto): TemplateTypeResponseDto {
     return toTemplateTypeResponse(this.types.get(templateType));
   }
 
@@ -59,7 +59,7 @@ export class EmailTemplatesController {
     description: "The site's published template of the type, or the built-in default (`builtIn: true`).",
     ok: PublishedEmailTemplateDto,
   })
-  async getPublished(
+  async getPublishedEmailTemplate(
     @CurrentSite() site: SiteContext,
     @Param() { templateType }: TemplateTypeParamDto,
   ): Promise<PublishedEmailTemplateDto> {
@@ -81,7 +81,7 @@ export class EmailTemplatesController {
     description: 'Newest first, keyset-paginated; filter by type and status.',
     ok: PageDto(EmailTemplateResponseDto),
   })
-  async list(
+  async listEmailTemplates(
     @CurrentSite() site: SiteContext,
     @Query() query: EmailTemplateQueryDto,
   ): Promise<Page<EmailTemplateResponseDto>> {
@@ -97,7 +97,7 @@ export class EmailTemplatesController {
       'the variables of its type and `site`.',
     created: { type: EmailTemplateResponseDto, headers: ETAG_HEADER },
   })
-  async create(
+  async createEmailTemplate(
     @CurrentSite() site: SiteContext,
     @Body() dto: CreateEmailTemplateDto,
     @Res({ passthrough: true }) res: Response,
@@ -109,7 +109,7 @@ export class EmailTemplatesController {
 
   @Get(':templateId')
   @Route({ auth: 'key', summary: 'Get a template', ok: { type: EmailTemplateResponseDto, headers: ETAG_HEADER } })
-  async get(
+  async getEmailTemplate(
     @CurrentSite() site: SiteContext,
     @Param() { templateId }: TemplateIdParamDto,
     @Res({ passthrough: true }) res: Response,
@@ -127,7 +127,7 @@ export class EmailTemplatesController {
     problems: [409, 412],
     admin: true,
   })
-  async update(
+  async updateEmailTemplate(
     @CurrentSite() site: SiteContext,
     @Param() { templateId }: TemplateIdParamDto,
     @Body() dto: UpdateEmailTemplateDto,
@@ -147,7 +147,10 @@ export class EmailTemplatesController {
     problems: [409],
     admin: true,
   })
-  async remove(@CurrentSite() site: SiteContext, @Param() { templateId }: TemplateIdParamDto): Promise<void> {
+  async deleteEmailTemplate(
+    @CurrentSite() site: SiteContext,
+    @Param() { templateId }: TemplateIdParamDto,
+  ): Promise<void> {
     await this.templates.remove(site, templateId);
   }
 
@@ -158,7 +161,7 @@ export class EmailTemplatesController {
     description: 'A new draft with the same type and parts.',
     created: { type: EmailTemplateResponseDto, headers: ETAG_HEADER },
   })
-  async clone(
+  async cloneEmailTemplate(
     @CurrentSite() site: SiteContext,
     @Param() { templateId }: TemplateIdParamDto,
     @Res({ passthrough: true }) res: Response,
@@ -175,7 +178,7 @@ export class EmailTemplatesController {
     description: 'It becomes the published template of its type for the site; the previous one goes back to draft.',
     ok: { type: EmailTemplateResponseDto, headers: ETAG_HEADER },
   })
-  async publish(
+  async publishEmailTemplate(
     @CurrentSite() site: SiteContext,
     @Param() { templateId }: TemplateIdParamDto,
     @Res({ passthrough: true }) res: Response,
@@ -195,7 +198,7 @@ export class EmailTemplatesController {
     ok: RenderedMailDto,
     admin: true,
   })
-  async preview(
+  async previewEmailTemplate(
     @CurrentSite() site: SiteContext,
     @Param() { templateId }: TemplateIdParamDto,
     @Body() dto: PreviewEmailTemplateDto,

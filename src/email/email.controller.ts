@@ -39,7 +39,7 @@ export class EmailController {
     },
     idempotent: true,
   })
-  async send(@CurrentSite() site: SiteContext, @Body() dto: SendEmailDto): Promise<SendEmailResponseDto> {
+  async sendEmail(@CurrentSite() site: SiteContext, @Body() dto: SendEmailDto): Promise<SendEmailResponseDto> {
     return toSendEmailResponse(await this.email.sendNow(site, dto));
   }
 
@@ -51,7 +51,7 @@ export class EmailController {
     ok: PageDto(EmailMessageSummaryDto),
     admin: true,
   })
-  async listMessages(
+  async listMessagesEmail(
     @CurrentSite() site: SiteContext,
     @Query() query: EmailMessageQueryDto,
   ): Promise<Page<EmailMessageSummaryDto>> {
@@ -68,7 +68,7 @@ export class EmailController {
     ok: EmailMessageResponseDto,
     admin: true,
   })
-  async getMessage(
+  async getMessageEmail(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
   ): Promise<EmailMessageResponseDto> {

@@ -26,7 +26,7 @@ export class MediaCategoriesController {
     description: 'Oldest first.',
     ok: PageDto(MediaCategoryResponseDto),
   })
-  async list(
+  async listMediaCategories(
     @CurrentSite() site: SiteContext,
     @Query() query: CursorQueryDto,
   ): Promise<Page<MediaCategoryResponseDto>> {
@@ -40,7 +40,7 @@ export class MediaCategoriesController {
     description: 'The slug defaults to one made from the name; it is unique in the site.',
     created: MediaCategoryResponseDto,
   })
-  async create(
+  async createMediaCategory(
     @CurrentSite() site: SiteContext,
     @Body() dto: CreateMediaTermDto,
     @Res({ passthrough: true }) res: Response,
@@ -52,13 +52,16 @@ export class MediaCategoriesController {
 
   @Get(':id')
   @Route({ auth: 'key', summary: 'Get category', publishable: true, ok: MediaCategoryResponseDto })
-  async get(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<MediaCategoryResponseDto> {
+  async getMediaCategory(
+    @CurrentSite() site: SiteContext,
+    @Param() { id }: SiteIdParamDto,
+  ): Promise<MediaCategoryResponseDto> {
     return toMediaTermResponse(await this.terms.get('category', site, id));
   }
 
   @Patch(':id')
   @Route({ auth: 'key', summary: 'Update category', ok: MediaCategoryResponseDto, problems: [409] })
-  async update(
+  async updateMediaCategory(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Body() dto: UpdateMediaTermDto,
@@ -73,7 +76,7 @@ export class MediaCategoriesController {
     description: 'Media items keep existing; they lose this category.',
     noContent: true,
   })
-  async remove(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
+  async deleteMediaCategory(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
     await this.terms.remove('category', site, id);
   }
 }

@@ -21,7 +21,10 @@ export class MediaTagsController {
     description: 'Oldest first.',
     ok: PageDto(MediaTagResponseDto),
   })
-  async list(@CurrentSite() site: SiteContext, @Query() query: CursorQueryDto): Promise<Page<MediaTagResponseDto>> {
+  async listMediaTags(
+    @CurrentSite() site: SiteContext,
+    @Query() query: CursorQueryDto,
+  ): Promise<Page<MediaTagResponseDto>> {
     return mapPage(await this.terms.list('tag', site, query), toMediaTermResponse);
   }
 
@@ -32,7 +35,7 @@ export class MediaTagsController {
     description: 'The slug defaults to one made from the name; it is unique in the site.',
     created: MediaTagResponseDto,
   })
-  async create(
+  async createMediaTag(
     @CurrentSite() site: SiteContext,
     @Body() dto: CreateMediaTermDto,
     @Res({ passthrough: true }) res: Response,
@@ -44,13 +47,13 @@ export class MediaTagsController {
 
   @Get(':id')
   @Route({ auth: 'key', summary: 'Get tag', publishable: true, ok: MediaTagResponseDto })
-  async get(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<MediaTagResponseDto> {
+  async getMediaTag(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<MediaTagResponseDto> {
     return toMediaTermResponse(await this.terms.get('tag', site, id));
   }
 
   @Patch(':id')
   @Route({ auth: 'key', summary: 'Update tag', ok: MediaTagResponseDto, problems: [409] })
-  async update(
+  async updateMediaTag(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Body() dto: UpdateMediaTermDto,
@@ -65,7 +68,7 @@ export class MediaTagsController {
     description: 'Media items keep existing; they lose this tag.',
     noContent: true,
   })
-  async remove(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
+  async deleteMediaTag(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
     await this.terms.remove('tag', site, id);
   }
 }

@@ -26,7 +26,7 @@ export class MediaController {
     description: 'Newest first; originals and thumbnails unless `original` says which.',
     ok: PageDto(MediaResponseDto),
   })
-  async list(@CurrentSite() site: SiteContext, @Query() query: MediaQueryDto): Promise<Page<MediaResponseDto>> {
+  async listMedia(@CurrentSite() site: SiteContext, @Query() query: MediaQueryDto): Promise<Page<MediaResponseDto>> {
     return mapPage(await this.media.list(site, query), toMediaResponse);
   }
 
@@ -39,7 +39,7 @@ export class MediaController {
     body: { upload: uploadFormSchema('file', ['title', 'caption', 'description', 'altText']) },
     created: MediaResponseDto,
   })
-  async upload(
+  async uploadMedia(
     @CurrentSite() site: SiteContext,
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
@@ -51,7 +51,7 @@ export class MediaController {
 
   @Get(':id')
   @Route({ auth: 'key', summary: 'Get media', publishable: true, ok: MediaResponseDto })
-  async get(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<MediaResponseDto> {
+  async getMedia(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<MediaResponseDto> {
     return toMediaResponse(await this.media.get(site, id));
   }
 
@@ -62,7 +62,7 @@ export class MediaController {
     description: 'Text fields; `categoryIds` and `tagIds` replace the assignments.',
     ok: MediaResponseDto,
   })
-  async update(
+  async updateMedia(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Body() dto: UpdateMediaDto,
@@ -77,7 +77,7 @@ export class MediaController {
     description: 'Removes the item, its thumbnails and their files.',
     noContent: true,
   })
-  async remove(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
+  async deleteMedia(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
     await this.media.remove(site, id);
   }
 }

@@ -26,7 +26,6 @@ export class FulfillmentNotificationsController {
       because: 'the signature is made with the site’s fulfillment secret when the notification is sent',
     },
     summary: 'Receive a fulfillment notification',
-    operationId: 'receiveFulfillmentNotification',
     description:
       'From the site’s fulfillment provider, signed instead of keyed: `x-sitebase-signature: t=<unix seconds>,' +
       'v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the site’s fulfillment secret>` (docs/orders.md). A missing, ' +
@@ -53,7 +52,7 @@ export class FulfillmentNotificationsController {
     },
     problems: [401],
   })
-  async receive(
+  async receiveFulfillmentNotification(
     @CurrentSite() site: SiteContext,
     @Body() dto: FulfillmentNotificationDto,
     @RawBody() raw: Buffer,
@@ -69,14 +68,13 @@ export class FulfillmentNotificationsController {
   @Route({
     auth: 'key',
     summary: 'Rotate the fulfillment secret of a site (admin)',
-    operationId: 'rotateFulfillmentSecret',
     description:
       'Makes the site’s secret for signed fulfillment notifications (the first one, or a new one) and answers it, ' +
       'once. The previous one keeps verifying until `previousSecretExpiresAt` (FULFILLMENT_SECRET_GRACE_SECONDS).',
     ok: FulfillmentSecretResponseDto,
     admin: true,
   })
-  async rotateSecret(@CurrentSite() site: SiteContext): Promise<FulfillmentSecretResponseDto> {
+  async rotateFulfillmentSecret(@CurrentSite() site: SiteContext): Promise<FulfillmentSecretResponseDto> {
     return toFulfillmentSecretResponse(await this.notifications.rotateSecret(site));
   }
 }

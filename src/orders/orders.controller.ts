@@ -29,7 +29,7 @@ export class OrdersController {
       'case-insensitive), created from/to (RFC 3339). Without lines and shipments: get one for those.',
     ok: PageDto(OrderSummaryDto),
   })
-  async list(
+  async listOrders(
     @CurrentSite() site: SiteContext,
     @Query() query: OrderQueryDto,
     @CurrentPrincipal() caller: Principal,
@@ -54,7 +54,7 @@ export class OrdersController {
     created: OrderResponseDto,
     idempotent: true,
   })
-  async create(
+  async createOrder(
     @CurrentSite() site: SiteContext,
     @Body() dto: CreateOrderDto,
     @CurrentPrincipal() caller: Principal,
@@ -72,7 +72,7 @@ export class OrdersController {
     description: 'With its lines and shipments. A site user’s session reads only their own orders.',
     ok: OrderResponseDto,
   })
-  async get(
+  async getOrder(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @CurrentPrincipal() caller: Principal,
@@ -84,7 +84,6 @@ export class OrdersController {
   @Route({
     auth: 'key',
     summary: 'Update the fulfillment of an order',
-    operationId: 'updateOrderFulfillment',
     description:
       'Either a `shipment` (carrier, tracking, and the units of each line; absent lines: all that is left), which ' +
       'moves the order to `partially_fulfilled` or `fulfilled` and mails the customer, or a `status`: `canceled` ' +
@@ -100,7 +99,7 @@ export class OrdersController {
       },
     },
   })
-  async updateFulfillment(
+  async updateOrderFulfillment(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Body() dto: UpdateFulfillmentDto,
@@ -112,7 +111,6 @@ export class OrdersController {
   @Route({
     auth: 'key',
     summary: 'Record the payment of an order (admin)',
-    operationId: 'updateOrderPayment',
     description:
       'For the site’s backend, when its payment processor confirms: `pending → paid → refunded`; any other move ' +
       'is a 409 `transition_forbidden`; paying an order past its `expiresAt` is a 409 `order_expired`. Paid ' +
@@ -121,7 +119,7 @@ export class OrdersController {
     problems: [409],
     admin: true,
   })
-  async updatePayment(
+  async updateOrderPayment(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Body() dto: UpdatePaymentDto,

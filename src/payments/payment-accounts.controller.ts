@@ -13,14 +13,13 @@ export class PaymentAccountsController {
   @Route({
     auth: 'key',
     summary: 'Get the Stripe connection of a site (admin)',
-    operationId: 'getStripeConnection',
     description:
       'Which modes have keys (a hint of each key, never the key), the mode the site charges in, and the path ' +
       'Stripe must post its events to. A site without a connection is `manual`: nothing is collected.',
     ok: PaymentAccountResponseDto,
     admin: true,
   })
-  async get(@CurrentSite() site: SiteContext): Promise<PaymentAccountResponseDto> {
+  async getStripeConnection(@CurrentSite() site: SiteContext): Promise<PaymentAccountResponseDto> {
     return toPaymentAccountResponse(site.name, await this.accounts.get(site));
   }
 
@@ -28,7 +27,6 @@ export class PaymentAccountsController {
   @Route({
     auth: 'key',
     summary: 'Connect a site to Stripe, or change its keys (admin)',
-    operationId: 'connectStripe',
     description:
       'Per mode, a secret (or restricted) key and the signing secret of the webhook endpoint; write-only, ' +
       'sealed at rest with the server’s SECRETS_ENCRYPTION_KEY (409 `secrets_key_missing` without one). A mode ' +
@@ -39,7 +37,10 @@ export class PaymentAccountsController {
     problems: [409],
     admin: true,
   })
-  async connect(@CurrentSite() site: SiteContext, @Body() dto: ConnectStripeDto): Promise<PaymentAccountResponseDto> {
+  async connectStripe(
+    @CurrentSite() site: SiteContext,
+    @Body() dto: ConnectStripeDto,
+  ): Promise<PaymentAccountResponseDto> {
     return toPaymentAccountResponse(site.name, await this.accounts.connect(site, dto));
   }
 
@@ -47,14 +48,13 @@ export class PaymentAccountsController {
   @Route({
     auth: 'key',
     summary: 'Disconnect a site from Stripe (admin)',
-    operationId: 'disconnectStripe',
     description:
       'Deletes the keys: the site is `manual` again. Products keep their Stripe ids, and orders already paid ' +
       'through Stripe keep their payment ids.',
     noContent: true,
     admin: true,
   })
-  async disconnect(@CurrentSite() site: SiteContext): Promise<void> {
+  async disconnectStripe(@CurrentSite() site: SiteContext): Promise<void> {
     await this.accounts.disconnect(site);
   }
 }

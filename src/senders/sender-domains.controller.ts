@@ -25,7 +25,7 @@ export class SenderDomainsController {
     cost: 'outbound',
     admin: true,
   })
-  async create(
+  async createSenderDomain(
     @CurrentKey() key: KeyPrincipal,
     @Body() dto: CreateSenderDomainDto,
     @Res({ passthrough: true }) res: Response,
@@ -43,7 +43,10 @@ export class SenderDomainsController {
     ok: PageDto(SenderDomainResponseDto),
     admin: true,
   })
-  async list(@CurrentKey() key: KeyPrincipal, @Query() query: CursorQueryDto): Promise<Page<SenderDomainResponseDto>> {
+  async listSenderDomains(
+    @CurrentKey() key: KeyPrincipal,
+    @Query() query: CursorQueryDto,
+  ): Promise<Page<SenderDomainResponseDto>> {
     return mapPage(await this.domains.list(key, query), toSenderDomainResponse);
   }
 
@@ -54,7 +57,10 @@ export class SenderDomainsController {
     ok: SenderDomainResponseDto,
     admin: true,
   })
-  async get(@CurrentKey() key: KeyPrincipal, @Param() { id }: IdParamDto): Promise<SenderDomainResponseDto> {
+  async getSenderDomain(
+    @CurrentKey() key: KeyPrincipal,
+    @Param() { id }: IdParamDto,
+  ): Promise<SenderDomainResponseDto> {
     return toSenderDomainResponse(await this.domains.get(key, id));
   }
 
@@ -74,7 +80,10 @@ export class SenderDomainsController {
     cost: 'outbound',
     admin: true,
   })
-  async verify(@CurrentKey() key: KeyPrincipal, @Param() { id }: IdParamDto): Promise<SenderDomainResponseDto> {
+  async verifySenderDomain(
+    @CurrentKey() key: KeyPrincipal,
+    @Param() { id }: IdParamDto,
+  ): Promise<SenderDomainResponseDto> {
     return toSenderDomainResponse(await this.domains.verify(key, id));
   }
 
@@ -86,7 +95,7 @@ export class SenderDomainsController {
     noContent: true,
     admin: true,
   })
-  async remove(@CurrentKey() key: KeyPrincipal, @Param() { id }: IdParamDto): Promise<void> {
+  async deleteSenderDomain(@CurrentKey() key: KeyPrincipal, @Param() { id }: IdParamDto): Promise<void> {
     await this.domains.remove(key, id);
   }
 }

@@ -27,11 +27,10 @@ export class MySubscriptionsController {
   @Route({
     auth: 'user',
     summary: 'List the current user’s subscriptions',
-    operationId: 'listMySubscriptions',
     description: 'Newest first, keyset-paginated; filter by status.',
     ok: PageDto(UserSubscriptionResponseDto),
   })
-  async list(
+  async listMySubscriptions(
     @CurrentUser() user: UserPrincipal,
     @Query() query: UserSubscriptionQueryDto,
   ): Promise<Page<UserSubscriptionResponseDto>> {
@@ -42,13 +41,12 @@ export class MySubscriptionsController {
   @Route({
     auth: 'user',
     summary: 'Pause one of the current user’s subscriptions',
-    operationId: 'pauseMySubscription',
     description: `\`trialing | active → paused\`, until \`resumesAt\` or a resume. ${FORBIDDEN_MOVES}`,
     ok: UserSubscriptionResponseDto,
     body: { optional: PauseSubscriptionDto },
     idempotent: true,
   })
-  async pause(
+  async pauseMySubscription(
     @CurrentSite() site: SiteContext,
     @CurrentUser() user: UserPrincipal,
     @Param() { id }: SiteIdParamDto,
@@ -61,12 +59,11 @@ export class MySubscriptionsController {
   @Route({
     auth: 'user',
     summary: 'Resume one of the current user’s subscriptions',
-    operationId: 'resumeMySubscription',
     description: `\`paused → active\`; after the period lapsed, a new period from now, charged. ${FORBIDDEN_MOVES}`,
     ok: UserSubscriptionResponseDto,
     idempotent: true,
   })
-  async resume(
+  async resumeMySubscription(
     @CurrentSite() site: SiteContext,
     @CurrentUser() user: UserPrincipal,
     @Param() { id }: SiteIdParamDto,
@@ -78,13 +75,12 @@ export class MySubscriptionsController {
   @Route({
     auth: 'user',
     summary: 'Cancel one of the current user’s subscriptions',
-    operationId: 'cancelMySubscription',
     description: `Now, or with \`atPeriodEnd\` when the current period ends. ${FORBIDDEN_MOVES}`,
     ok: UserSubscriptionResponseDto,
     body: { optional: CancelSubscriptionDto },
     idempotent: true,
   })
-  async cancel(
+  async cancelMySubscription(
     @CurrentSite() site: SiteContext,
     @CurrentUser() user: UserPrincipal,
     @Param() { id }: SiteIdParamDto,
@@ -97,7 +93,6 @@ export class MySubscriptionsController {
   @Route({
     auth: 'user',
     summary: 'Change the plan of one of the current user’s subscriptions',
-    operationId: 'changeMySubscriptionPlan',
     description:
       'Another recurring product, variant or quantity in the same currency, always prorated: the unused part of ' +
       'the old plan is credited and the new plan charged at once for the rest of the period (a new billing ' +
@@ -106,7 +101,7 @@ export class MySubscriptionsController {
     ok: PlanChangeDto,
     idempotent: true,
   })
-  async changePlan(
+  async changeMySubscriptionPlan(
     @CurrentSite() site: SiteContext,
     @CurrentUser() user: UserPrincipal,
     @Param() { id }: SiteIdParamDto,

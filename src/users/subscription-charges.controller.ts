@@ -23,14 +23,13 @@ export class SubscriptionChargesController {
   @Route({
     auth: 'key',
     summary: 'Charge a site user’s subscription',
-    operationId: 'createUserSubscriptionCharge',
     description:
       'Records a charge: paid from credits with `payWithCredits` when the balance allows, otherwise `pending` for ' +
       `the payment processor. \`Idempotency-Key\` replays. ${FORBIDDEN_MOVES}`,
     created: ChargeResponseDto,
     idempotent: true,
   })
-  async charge(
+  async createUserSubscriptionCharge(
     @CurrentSite() site: SiteContext,
     @Param() { id, subId }: UserSubscriptionParamDto,
     @Body() dto: CreateChargeDto,
@@ -45,7 +44,6 @@ export class SubscriptionChargesController {
   @Route({
     auth: 'key',
     summary: 'Pay a pending charge of a site user’s subscription (admin)',
-    operationId: 'payUserSubscriptionCharge',
     description:
       'Settles a `pending` ledger line: `paidOutOfBand` (paid outside Sitebase), `payWithCredits` (409 ' +
       '`insufficient_credits` when short, nothing taken), or neither: the processor is asked again (the manual one ' +
@@ -57,7 +55,7 @@ export class SubscriptionChargesController {
     idempotent: true,
     admin: true,
   })
-  async pay(
+  async payUserSubscriptionCharge(
     @CurrentSite() site: SiteContext,
     @Param() { id, subId, chargeId }: SubscriptionChargeParamDto,
     @Body() dto: PayChargeDto,

@@ -27,11 +27,10 @@ export class UserSubscriptionsController {
   @Route({
     auth: 'key',
     summary: 'List a site user’s subscriptions',
-    operationId: 'listUserSubscriptions',
     description: 'Newest first, keyset-paginated; filter by status.',
     ok: PageDto(UserSubscriptionResponseDto),
   })
-  async list(
+  async listUserSubscriptions(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Query() query: UserSubscriptionQueryDto,
@@ -43,13 +42,12 @@ export class UserSubscriptionsController {
   @Route({
     auth: 'key',
     summary: 'Pause a site user’s subscription',
-    operationId: 'pauseUserSubscription',
     description: `\`trialing | active → paused\`, until \`resumesAt\` (then a job resumes it) or a resume. ${FORBIDDEN_MOVES}`,
     ok: UserSubscriptionResponseDto,
     body: { optional: PauseSubscriptionDto },
     idempotent: true,
   })
-  async pause(
+  async pauseUserSubscription(
     @CurrentSite() site: SiteContext,
     @Param() { id, subId }: UserSubscriptionParamDto,
     @Body() dto: PauseSubscriptionDto,
@@ -61,14 +59,13 @@ export class UserSubscriptionsController {
   @Route({
     auth: 'key',
     summary: 'Resume a site user’s subscription',
-    operationId: 'resumeUserSubscription',
     description:
       '`paused → active`; a period that ended while paused starts again now, with its renewal charge (`past_due` ' +
       `while unpaid). ${FORBIDDEN_MOVES}`,
     ok: UserSubscriptionResponseDto,
     idempotent: true,
   })
-  async resume(
+  async resumeUserSubscription(
     @CurrentSite() site: SiteContext,
     @Param() { id, subId }: UserSubscriptionParamDto,
   ): Promise<UserSubscriptionResponseDto> {
@@ -79,7 +76,6 @@ export class UserSubscriptionsController {
   @Route({
     auth: 'key',
     summary: 'Cancel a site user’s subscription',
-    operationId: 'cancelUserSubscription',
     description: `Now, or with \`atPeriodEnd\` when the current period ends. ${FORBIDDEN_MOVES}`,
     ok: UserSubscriptionResponseDto,
     // Now: the user's own cancel example (at the period's end) ran before; a second such cancel is a 409.
@@ -87,7 +83,7 @@ export class UserSubscriptionsController {
     body: { optional: CancelSubscriptionDto },
     idempotent: true,
   })
-  async cancel(
+  async cancelUserSubscription(
     @CurrentSite() site: SiteContext,
     @Param() { id, subId }: UserSubscriptionParamDto,
     @Body() dto: CancelSubscriptionDto,
@@ -99,7 +95,6 @@ export class UserSubscriptionsController {
   @Route({
     auth: 'key',
     summary: 'Change the plan of a site user’s subscription',
-    operationId: 'changeUserSubscriptionPlan',
     description:
       'Another recurring product, variant or quantity in the same currency. Prorated unless `prorate: false`: the ' +
       'unused old plan is credited to the balance and the new plan charged at once for the rest of the period. A ' +
@@ -110,7 +105,7 @@ export class UserSubscriptionsController {
     bodyExample: { productId: 1, prorate: false },
     idempotent: true,
   })
-  async changePlan(
+  async changeUserSubscriptionPlan(
     @CurrentSite() site: SiteContext,
     @Param() { id, subId }: UserSubscriptionParamDto,
     @Body() dto: ChangePlanDto,

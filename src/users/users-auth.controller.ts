@@ -26,7 +26,7 @@ export class UsersAuthController {
       'minute ago, or the address had its hourly share). Rate limited per client IP.',
     accepted: OtpRequestedDto,
   })
-  async requestOtp(
+  async requestOtpUsersAuth(
     @CurrentSite() site: SiteContext,
     @Body() dto: RequestOtpDto,
     @Ip() ip: string,
@@ -50,7 +50,7 @@ export class UsersAuthController {
       'expired or used code is a 401 and counts an attempt; after 5 attempts even the right code fails.',
     ok: SessionResponseDto,
   })
-  async verifyOtp(
+  async verifyOtpUsersAuth(
     @CurrentSite() site: SiteContext,
     @Body() dto: VerifyOtpDto,
     @Ip() ip: string,

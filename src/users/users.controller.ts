@@ -37,13 +37,13 @@ export class UsersController {
     description: 'Newest first, keyset-paginated; filters: status, part of the address, created range.',
     ok: PageDto(UserResponseDto),
   })
-  async list(@CurrentSite() site: SiteContext, @Query() query: UserQueryDto): Promise<Page<UserResponseDto>> {
+  async listUsers(@CurrentSite() site: SiteContext, @Query() query: UserQueryDto): Promise<Page<UserResponseDto>> {
     return mapPage(await this.users.list(site, query), toUserResponse);
   }
 
   @Get(':id')
   @Route({ auth: 'key', summary: 'Get a site user', ok: UserResponseDto })
-  async get(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<UserResponseDto> {
+  async getUser(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<UserResponseDto> {
     return toUserResponse(await this.users.get(site, id));
   }
 
@@ -56,7 +56,7 @@ export class UsersController {
     ok: UserResponseDto,
     problems: [409],
   })
-  async update(
+  async updateUser(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Body() dto: UpdateUserDto,
@@ -68,10 +68,9 @@ export class UsersController {
   @Route({
     auth: 'key',
     summary: 'Get a site user’s profile',
-    operationId: 'getUserProfile',
     ok: ProfileResponseDto,
   })
-  async profileOf(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<ProfileResponseDto> {
+  async getUserProfile(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<ProfileResponseDto> {
     return { entries: (await this.profile.entries(site, id)).map(toProfileEntry) };
   }
 
@@ -79,10 +78,12 @@ export class UsersController {
   @Route({
     auth: 'key',
     summary: 'Get a site user’s credit balance',
-    operationId: 'getUserCreditBalance',
     ok: CreditBalanceDto,
   })
-  async balance(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<CreditBalanceDto> {
+  async getUserCreditBalance(
+    @CurrentSite() site: SiteContext,
+    @Param() { id }: SiteIdParamDto,
+  ): Promise<CreditBalanceDto> {
     return { balance: await this.credits.balance(site, id) };
   }
 
@@ -90,13 +91,12 @@ export class UsersController {
   @Route({
     auth: 'key',
     summary: 'Grant credits to a site user',
-    operationId: 'grantUserCredits',
     description:
       'Adds a ledger line; with `expiresAt`, what is left of the grant stops counting then. Idempotency-Key replays.',
     created: CreditChangeDto,
     idempotent: true,
   })
-  async grant(
+  async grantUserCredits(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Body() dto: GrantCreditsDto,
@@ -111,14 +111,13 @@ export class UsersController {
   @Route({
     auth: 'key',
     summary: 'Spend credits of a site user (admin)',
-    operationId: 'spendUserCredits',
     description:
       'Takes from the soonest-expiring grants first; a short balance is a 409 and takes nothing. Idempotency-Key replays.',
     created: CreditChangeDto,
     idempotent: true,
     admin: true,
   })
-  async spend(
+  async spendUserCredits(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Body() dto: SpendCreditsDto,
@@ -133,12 +132,11 @@ export class UsersController {
   @Route({
     auth: 'key',
     summary: 'List a site user’s credit ledger (admin)',
-    operationId: 'listUserCredits',
     description: 'Newest first, keyset-paginated.',
     ok: PageDto(CreditEntryDto),
     admin: true,
   })
-  async ledger(
+  async listUserCredits(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Query() query: CreditLedgerQueryDto,

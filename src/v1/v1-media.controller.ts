@@ -36,7 +36,7 @@ export class V1MediaController {
       headers: { Location: { description: 'Public URL of the file', schema: { type: 'string' } } },
     },
   })
-  async upload(
+  async uploadV1Media(
     @CurrentSite() site: SiteContext,
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
@@ -52,7 +52,7 @@ export class V1MediaController {
     description: 'Newest first, originals and thumbnails; `limit` 1..100, `offset` from 0.',
     ok: V1MediaListDto,
   })
-  async list(
+  async listV1Media(
     @CurrentSite() site: SiteContext,
     @Param() { limit, offset }: V1MediaListParamsDto,
   ): Promise<V1MediaListDto> {

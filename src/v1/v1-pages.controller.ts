@@ -32,7 +32,7 @@ export class V1PagesController {
     description: 'Current (title, content, page_type) or older (post_title, post_content, post_type) field names.',
     ok: V1PageResponseDto,
   })
-  async create(
+  async createV1Page(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
     @Body() body: V1CreatePageDto,
@@ -55,7 +55,7 @@ export class V1PagesController {
       },
     },
   })
-  async get(
+  async getV1Page(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
     @Param() { page_id }: V1PageParamDto,
@@ -71,7 +71,7 @@ export class V1PagesController {
     description: 'Newest first; `limit` 1..100, `offset` from 0.',
     ok: V1PageListDto,
   })
-  async list(
+  async listV1Pages(
     @CurrentSite() site: SiteContext,
     @Param() { limit, offset }: V1PageListParamsDto,
   ): Promise<V1PageListDto> {
@@ -88,7 +88,7 @@ export class V1PagesController {
     ok: V1PageResponseDto,
     problems: [409],
   })
-  async update(
+  async updateV1Page(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
     @Param() { page_id }: V1PageIdParamDto,
@@ -108,7 +108,10 @@ export class V1PagesController {
     // Not the demo's page 1, which the v2 delete example removes: 2 is the create example's.
     params: [{ name: 'page_id', schema: { type: 'integer', minimum: 1, example: 2 } }],
   })
-  async remove(@CurrentSite() site: SiteContext, @Param() { page_id }: V1PageIdParamDto): Promise<V1PageDeletedDto> {
+  async deleteV1Page(
+    @CurrentSite() site: SiteContext,
+    @Param() { page_id }: V1PageIdParamDto,
+  ): Promise<V1PageDeletedDto> {
     return { deleted: true, page_id: await this.pages.remove(site, page_id) };
   }
 }

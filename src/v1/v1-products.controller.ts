@@ -33,7 +33,7 @@ export class V1ProductsController {
     ok: V1ProductResponseDto,
     problems: [409],
   })
-  async update(
+  async updateV1Product(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
     @Param() { product_id }: V1ProductParamDto,
@@ -53,7 +53,7 @@ export class V1ProductsController {
     ok: V1ProductResponseDto,
     problems: [409],
   })
-  async addVariant(
+  async addVariantV1Product(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
     @Param() { product_id }: V1ProductParamDto,
@@ -70,7 +70,7 @@ export class V1ProductsController {
     description: 'Its products nest with their variants and media.',
     ok: V1ProductCategoryResponseDto,
   })
-  async category(
+  async categoryV1Product(
     @CurrentSite() site: SiteContext,
     @Param() { product_category_id }: V1ProductCategoryParamDto,
   ): Promise<V1ProductCategoryResponseDto> {

@@ -32,7 +32,7 @@ export class V1ProjectMediaController {
     body: { upload: uploadFormSchema('file', V1_TEXT_FIELDS, true) },
     noContent: 'Stored',
   })
-  async upload(
+  async uploadV1ProjectMedia(
     @CurrentSite() site: SiteContext,
     @Param() _params: V1ProjectParamsDto,
     @Req() req: Request,
@@ -47,7 +47,7 @@ export class V1ProjectMediaController {
     description: "Deletes the project's media stored under these keys (with thumbnails); unknown keys are ignored.",
     noContent: 'Deleted',
   })
-  async remove(
+  async deleteV1ProjectMedia(
     @CurrentSite() site: SiteContext,
     @Param() _params: V1ProjectParamsDto,
     @Body() dto: V1ProjectMediaDeleteDto,

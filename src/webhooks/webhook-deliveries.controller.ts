@@ -27,7 +27,7 @@ export class WebhookDeliveriesController {
     ok: PageDto(WebhookDeliverySummaryDto),
     admin: true,
   })
-  async list(
+  async listWebhookDeliveries(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Query() query: WebhookDeliveryQueryDto,
@@ -46,7 +46,7 @@ export class WebhookDeliveriesController {
     },
     admin: true,
   })
-  async get(
+  async getWebhookDelivery(
     @CurrentSite() site: SiteContext,
     @Param() { id, deliveryId }: WebhookDeliveryParamDto,
   ): Promise<WebhookDeliveryResponseDto> {
@@ -69,7 +69,7 @@ export class WebhookDeliveriesController {
       because: 'a fresh start has delivered nothing (the demo endpoint is disabled); POST …/test makes a delivery',
     },
   })
-  async retry(
+  async retryWebhookDelivery(
     @CurrentSite() site: SiteContext,
     @Param() { id, deliveryId }: WebhookDeliveryParamDto,
   ): Promise<WebhookDeliverySummaryDto> {

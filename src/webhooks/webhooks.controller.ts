@@ -29,7 +29,7 @@ export class WebhooksController {
     description: 'Newest first, keyset-paginated; filter by status.',
     ok: PageDto(WebhookEndpointResponseDto),
   })
-  async list(
+  async listWebhooks(
     @CurrentSite() site: SiteContext,
     @Query() query: WebhookEndpointQueryDto,
   ): Promise<Page<WebhookEndpointResponseDto>> {
@@ -45,7 +45,7 @@ export class WebhooksController {
       'addresses only; `eventTypes` name events of docs/events.md, `<prefix>.*` or `*`.',
     created: WebhookEndpointWithSecretDto,
   })
-  async create(
+  async createWebhook(
     @CurrentSite() site: SiteContext,
     @Body() dto: CreateWebhookEndpointDto,
     @Res({ passthrough: true }) res: Response,
@@ -57,7 +57,10 @@ export class WebhooksController {
 
   @Get(':id')
   @Route({ auth: 'key', summary: 'Get a webhook endpoint', ok: WebhookEndpointResponseDto })
-  async get(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<WebhookEndpointResponseDto> {
+  async getWebhook(
+    @CurrentSite() site: SiteContext,
+    @Param() { id }: SiteIdParamDto,
+  ): Promise<WebhookEndpointResponseDto> {
     return toWebhookEndpointResponse(await this.endpoints.get(site, id));
   }
 
@@ -70,7 +73,7 @@ export class WebhooksController {
       'an endpoint, also one disabled for failing, and sends what waited.',
     ok: WebhookEndpointResponseDto,
   })
-  async update(
+  async updateWebhook(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Body() dto: UpdateWebhookEndpointDto,
@@ -80,7 +83,7 @@ export class WebhooksController {
 
   @Delete(':id')
   @Route({ auth: 'key', summary: 'Delete a webhook endpoint', description: 'With its delivery log.', noContent: true })
-  async remove(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
+  async deleteWebhook(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
     await this.endpoints.remove(site, id);
   }
 
@@ -94,7 +97,7 @@ export class WebhooksController {
       'endpoint answered, with its status code, time and the start of its answer. Logged as a delivery; not retried.',
     ok: WebhookTestResultDto,
   })
-  async test(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<WebhookTestResultDto> {
+  async testWebhook(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<WebhookTestResultDto> {
     const { deliveryId, result } = await this.endpoints.test(site, id);
     return toWebhookTestResult(deliveryId, result);
   }
@@ -103,14 +106,13 @@ export class WebhooksController {
   @Route({
     auth: 'key',
     summary: 'Rotate the signing secret of a webhook endpoint (admin)',
-    operationId: 'rotateWebhookSecret',
     description:
       'Answers the new secret, once. The previous one keeps signing beside it (two signatures in ' +
       '`webhook-signature`) until `previousSecretExpiresAt`, so receivers can switch without missing an event.',
     ok: WebhookEndpointWithSecretDto,
     admin: true,
   })
-  async rotateSecret(
+  async rotateWebhookSecret(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
   ): Promise<WebhookEndpointWithSecretDto> {

@@ -50,8 +50,6 @@ export interface RouteOptions {
   auth: RouteAuth;
   summary: string;
   description?: string;
-  /** The operation's id in OpenAPI when the handler's name does not make a good one. */
-  operationId?: string;
   /** 200 with this body (also on POST actions). */
   ok?: RouteResponse;
   /** 201 with this body; the handler sets Location with created(). */
@@ -155,7 +153,7 @@ export function Route(options: RouteOptions): MethodDecorator {
     ...authDecorators(options.auth),
     // A public route a publishable key may call documents that key, as optional.
     ...(options.auth === 'public' && options.publishable ? [ApiSecurity('apiKey'), ApiSecurity({})] : []),
-    ApiOperation({ summary: options.summary, description: describeRoute(options), operationId: options.operationId }),
+    ApiOperation({ summary: options.summary, description: describeRoute(options) }),
   ];
   if (options.exampleAnswers)
     decorators.push(ApiExtension('x-sitebase-example-answers', options.exampleAnswers.status));

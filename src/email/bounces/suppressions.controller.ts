@@ -30,7 +30,7 @@ export class SuppressionsController {
     ok: PageDto(SuppressionResponseDto),
     admin: true,
   })
-  async list(
+  async listSuppressions(
     @CurrentSite() site: SiteContext,
     @Query() query: SuppressionQueryDto,
   ): Promise<Page<SuppressionResponseDto>> {
@@ -39,7 +39,10 @@ export class SuppressionsController {
 
   @Get(':id')
   @Route({ auth: 'key', summary: 'Get a suppressed address (admin)', ok: SuppressionResponseDto, admin: true })
-  async get(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<SuppressionResponseDto> {
+  async getSuppression(
+    @CurrentSite() site: SiteContext,
+    @Param() { id }: SiteIdParamDto,
+  ): Promise<SuppressionResponseDto> {
     return toSuppressionResponse(await this.suppressions.get(site, id));
   }
 
@@ -54,7 +57,7 @@ export class SuppressionsController {
     created: SuppressionResponseDto,
     admin: true,
   })
-  async create(
+  async createSuppression(
     @CurrentSite() site: SiteContext,
     @Body() dto: CreateSuppressionDto,
     @Res({ passthrough: true }) res: Response,
@@ -76,7 +79,7 @@ export class SuppressionsController {
     problems: [409],
     admin: true,
   })
-  async remove(
+  async deleteSuppression(
     @CurrentSite() site: SiteContext,
     // Before the id: Nest validates a handler's arguments last to first, and a bad id is named first.
     @Query() { reason }: LiftSuppressionQueryDto,

@@ -19,9 +19,11 @@ export class NewsletterListsController {
     summary: 'List newsletter lists',
     description: 'Newest first, keyset-paginated, with the members of each by status.',
     ok: PageDto(ListResponseDto),
-    operationId: 'listNewsletterLists',
   })
-  async list(@CurrentSite() site: SiteContext, @Query() query: ListQueryDto): Promise<Page<ListResponseDto>> {
+  async listNewsletterLists(
+    @CurrentSite() site: SiteContext,
+    @Query() query: ListQueryDto,
+  ): Promise<Page<ListResponseDto>> {
     return mapPage(await this.lists.list(site, query), toListResponse);
   }
 
@@ -30,9 +32,8 @@ export class NewsletterListsController {
     auth: 'key',
     summary: 'Create a newsletter list',
     created: ListResponseDto,
-    operationId: 'createNewsletterList',
   })
-  async create(
+  async createNewsletterList(
     @CurrentSite() site: SiteContext,
     @Body() dto: CreateListDto,
     @Res({ passthrough: true }) res: Response,
@@ -43,8 +44,8 @@ export class NewsletterListsController {
   }
 
   @Get(':id')
-  @Route({ auth: 'key', summary: 'Get a newsletter list', ok: ListResponseDto, operationId: 'getNewsletterList' })
-  async get(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<ListResponseDto> {
+  @Route({ auth: 'key', summary: 'Get a newsletter list', ok: ListResponseDto })
+  async getNewsletterList(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<ListResponseDto> {
     return toListResponse(await this.lists.get(site, id));
   }
 
@@ -54,9 +55,8 @@ export class NewsletterListsController {
     summary: 'Update a newsletter list',
     description: 'Fields left out stay as they are; `doubleOptIn` applies to members who join from now on.',
     ok: ListResponseDto,
-    operationId: 'updateNewsletterList',
   })
-  async update(
+  async updateNewsletterList(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Body() dto: UpdateListDto,
@@ -70,9 +70,8 @@ export class NewsletterListsController {
     summary: 'Delete a newsletter list',
     description: 'Its memberships go with it; the subscribers stay.',
     noContent: true,
-    operationId: 'deleteNewsletterList',
   })
-  async remove(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
+  async deleteNewsletterList(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
     await this.lists.remove(site, id);
   }
 }

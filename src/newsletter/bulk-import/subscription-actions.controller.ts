@@ -30,9 +30,8 @@ export class SubscriptionActionsController {
     ok: BulkResultDto,
     bodyExample: { action: 'add_to_lists', ids: [1], listIds: [1], consent: false, reason: 'Cleanup of 2026' },
     idempotent: true,
-    operationId: 'bulkSubscriptions',
   })
-  async bulk(@CurrentSite() site: SiteContext, @Body() dto: BulkDto): Promise<BulkResultDto> {
+  async bulkSubscriptions(@CurrentSite() site: SiteContext, @Body() dto: BulkDto): Promise<BulkResultDto> {
     return this.bulkService.bulk(site, dto);
   }
 
@@ -52,9 +51,8 @@ export class SubscriptionActionsController {
     accepted: { type: ImportResponseDto, description: 'Queued: follow it at GET …/newsletter/imports/{id}' },
     body: { upload: IMPORT_FORM_SCHEMA },
     idempotent: true,
-    operationId: 'importSubscriptions',
   })
-  async import(
+  async importSubscriptions(
     @CurrentSite() site: SiteContext,
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
@@ -76,9 +74,8 @@ export class SubscriptionActionsController {
       'skipped. Running it again with the same set changes nothing.',
     ok: SyncResultDto,
     idempotent: true,
-    operationId: 'syncSubscriptions',
   })
-  async sync(@CurrentSite() site: SiteContext, @Body() dto: SyncDto): Promise<SyncResultDto> {
+  async syncSubscriptions(@CurrentSite() site: SiteContext, @Body() dto: SyncDto): Promise<SyncResultDto> {
     return this.bulkService.sync(site, dto);
   }
 }
@@ -95,9 +92,11 @@ export class NewsletterImportsController {
     description: 'Progress of a queued import: rows read and done, created, updated, skipped, and the bad-row report.',
     ok: ImportResponseDto,
     admin: true,
-    operationId: 'getNewsletterImport',
   })
-  async get(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<ImportResponseDto> {
+  async getNewsletterImport(
+    @CurrentSite() site: SiteContext,
+    @Param() { id }: SiteIdParamDto,
+  ): Promise<ImportResponseDto> {
     return toImportResponse(await this.imports.get(site, id));
   }
 }

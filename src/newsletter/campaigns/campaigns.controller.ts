@@ -35,9 +35,11 @@ export class CampaignsController {
     summary: 'List campaigns',
     description: 'Newest first, keyset-paginated; filter by status.',
     ok: PageDto(CampaignResponseDto),
-    operationId: 'listNewsletterCampaigns',
   })
-  async list(@CurrentSite() site: SiteContext, @Query() query: CampaignQueryDto): Promise<Page<CampaignResponseDto>> {
+  async listNewsletterCampaigns(
+    @CurrentSite() site: SiteContext,
+    @Query() query: CampaignQueryDto,
+  ): Promise<Page<CampaignResponseDto>> {
     return mapPage(await this.campaigns.list(site, query), toCampaignResponse);
   }
 
@@ -47,9 +49,8 @@ export class CampaignsController {
     summary: 'Create a campaign',
     description: 'A draft. Its subject, preview text and content are Liquid, checked here (a syntax error is a 400).',
     created: { type: CampaignResponseDto, headers: ETAG_HEADER },
-    operationId: 'createNewsletterCampaign',
   })
-  async create(
+  async createNewsletterCampaign(
     @CurrentSite() site: SiteContext,
     @Body() dto: CreateCampaignDto,
     @Res({ passthrough: true }) res: Response,
@@ -64,9 +65,8 @@ export class CampaignsController {
     auth: 'key',
     summary: 'Get a campaign by id or slug',
     ok: { type: CampaignResponseDto, headers: ETAG_HEADER },
-    operationId: 'getNewsletterCampaign',
   })
-  async get(
+  async getNewsletterCampaign(
     @CurrentSite() site: SiteContext,
     @Param() { id }: CampaignIdOrSlugParamDto,
     @Res({ passthrough: true }) res: Response,
@@ -87,9 +87,8 @@ export class CampaignsController {
     headers: [{ name: 'If-Match', required: false, description: 'ETag from the last read' }],
     ok: { type: CampaignResponseDto, headers: ETAG_HEADER },
     problems: [409, 412],
-    operationId: 'updateNewsletterCampaign',
   })
-  async update(
+  async updateNewsletterCampaign(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Body() dto: UpdateCampaignDto,
@@ -106,9 +105,8 @@ export class CampaignsController {
     description: 'With its recipients, tracking data and counters. A send in progress: pause it first (409).',
     noContent: true,
     problems: [409],
-    operationId: 'deleteNewsletterCampaign',
   })
-  async remove(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
+  async deleteNewsletterCampaign(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
     await this.campaigns.remove(site, id);
   }
 
@@ -123,9 +121,8 @@ export class CampaignsController {
       'List-Unsubscribe; nothing is counted. Works in any status.',
     ok: CampaignTestSendResponseDto,
     admin: true,
-    operationId: 'testSendNewsletterCampaign',
   })
-  async testSend(
+  async testSendNewsletterCampaign(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Body() dto: CampaignTestSendDto,

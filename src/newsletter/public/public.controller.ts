@@ -109,7 +109,7 @@ export class PublicNewsletterController {
       'A filled-in `website` honeypot gets the same answer and nothing happens.',
     accepted: SubscribeReceiptDto,
   })
-  async subscribe(
+  async subscribePublicNewsletter(
     @CurrentSite() site: SiteContext,
     @Body() dto: SubscribeDto,
     @Req() req: Request,
@@ -141,7 +141,7 @@ export class PublicNewsletterController {
     params: [{ name: 'token', schema: { type: 'string', maxLength: 200 } }],
     problems: [409, 410],
   })
-  async confirm(
+  async confirmPublicNewsletter(
     @CurrentSite() site: SiteContext,
     @Param() { token }: TokenParamDto,
     @Req() req: Request,
@@ -172,7 +172,7 @@ export class PublicNewsletterController {
     body: { alsoAs: 'form' },
     problems: [410],
   })
-  async confirmByPost(
+  async confirmByPostPublicNewsletter(
     @CurrentSite() site: SiteContext,
     @Body() { token }: ConfirmDto,
     @Req() req: Request,
@@ -200,7 +200,7 @@ export class PublicNewsletterController {
     ok: LinkResultDto,
     body: { alsoAs: 'form' },
   })
-  async unsubscribe(
+  async unsubscribePublicNewsletter(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
     @Body() dto: UnsubscribeDto,
@@ -229,7 +229,7 @@ export class PublicNewsletterController {
     ok: { description: 'The page (text/html)', schema: { type: 'string' } },
     params: [{ name: 'token', schema: { type: 'string', maxLength: 200 } }],
   })
-  async preferences(
+  async preferencesPublicNewsletter(
     @CurrentSite() site: SiteContext,
     @Param() { token }: TokenParamDto,
     @Query() { done }: PreferencesQueryDto,

@@ -32,9 +32,11 @@ export class NewsletterSeriesController {
     summary: 'List newsletter series',
     description: 'Newest first, keyset-paginated, each with its steps and its enrollments by status.',
     ok: PageDto(SeriesResponseDto),
-    operationId: 'listNewsletterSeries',
   })
-  async list(@CurrentSite() site: SiteContext, @Query() query: SeriesQueryDto): Promise<Page<SeriesResponseDto>> {
+  async listNewsletterSeries(
+    @CurrentSite() site: SiteContext,
+    @Query() query: SeriesQueryDto,
+  ): Promise<Page<SeriesResponseDto>> {
     return mapPage(await this.series.list(site, query), toSeriesResponse);
   }
 
@@ -46,7 +48,6 @@ export class NewsletterSeriesController {
       'A drip sequence: people who become active on one of its lists from now on are enrolled once and receive ' +
       'its steps in order, each `delaySeconds` after the previous one.',
     created: { type: SeriesResponseDto, headers: ETAG_HEADER },
-    operationId: 'createNewsletterSeries',
     // A step's `id` names a step to keep on update: a new series' steps have none.
     bodyExample: {
       name: 'Onboarding',
@@ -62,7 +63,7 @@ export class NewsletterSeriesController {
       ],
     },
   })
-  async create(
+  async createNewsletterSeries(
     @CurrentSite() site: SiteContext,
     @Body() dto: CreateSeriesDto,
     @Res({ passthrough: true }) res: Response,
@@ -77,9 +78,8 @@ export class NewsletterSeriesController {
     auth: 'key',
     summary: 'Get a newsletter series',
     ok: { type: SeriesResponseDto, headers: ETAG_HEADER },
-    operationId: 'getNewsletterSeries',
   })
-  async get(
+  async getNewsletterSeries(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Res({ passthrough: true }) res: Response,
@@ -99,9 +99,8 @@ export class NewsletterSeriesController {
     headers: [{ name: 'If-Match', required: false, description: 'ETag from the last read' }],
     ok: { type: SeriesResponseDto, headers: ETAG_HEADER },
     problems: [409, 412],
-    operationId: 'updateNewsletterSeries',
   })
-  async update(
+  async updateNewsletterSeries(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Body() dto: UpdateSeriesDto,
@@ -117,9 +116,8 @@ export class NewsletterSeriesController {
     summary: 'Delete a newsletter series',
     description: 'Its steps and enrollments go with it: nobody receives its steps any more.',
     noContent: true,
-    operationId: 'deleteNewsletterSeries',
   })
-  async remove(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
+  async deleteNewsletterSeries(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
     await this.series.remove(site, id);
   }
 }

@@ -18,9 +18,11 @@ export class NewsletterStatisticsController {
       'failed, bounces, unique and total opens and clicks (people and machines apart), unsubscribes, rates ' +
       '(machines left out unless `includeMachines`) and top links. Read from counters kept on write.',
     ok: StatisticsResponseDto,
-    operationId: 'getNewsletterStatistics',
   })
-  get(@CurrentSite() site: SiteContext, @Query() query: StatisticsQueryDto): Promise<StatisticsResponseDto> {
+  getNewsletterStatistics(
+    @CurrentSite() site: SiteContext,
+    @Query() query: StatisticsQueryDto,
+  ): Promise<StatisticsResponseDto> {
     return this.statistics.get(site, query);
   }
 }

@@ -20,14 +20,13 @@ export class CatalogSyncController {
   @Route({
     auth: 'key',
     summary: 'Sync a product to Stripe again',
-    operationId: 'syncProductToProcessor',
     description:
       "Queues the product's sync to every Stripe mode the site has keys for, even when nothing changed: the " +
       're-drive of a `failed` sync once its cause is fixed. Answers the product, `processorSync.status` ' +
       '`pending`. 409 `processor_not_connected` for a site without Stripe.',
     ok: ProductResponseDto,
   })
-  async sync(
+  async syncProductToProcessor(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
     @Param() { id }: SiteIdParamDto,

@@ -16,7 +16,6 @@ export class OrderPaymentsController {
   @Route({
     auth: 'session',
     summary: 'Get the Stripe PaymentIntent of an order',
-    operationId: 'createOrderPaymentIntent',
     description:
       'For a checkout with Stripe’s Payment Element (docs/payments.md, "Orders"): the order’s PaymentIntent in ' +
       'the site’s charging mode, for the order’s total and currency (never the client’s), made on the first call ' +
@@ -33,7 +32,7 @@ export class OrderPaymentsController {
         'the example order is paid and refunded by then (PATCH …/payment); a pending order of a connected site answers 200',
     },
   })
-  async paymentIntent(
+  async createOrderPaymentIntent(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @CurrentPrincipal() caller: Principal,
@@ -45,7 +44,6 @@ export class OrderPaymentsController {
   @Route({
     auth: 'key',
     summary: 'Refund an order (admin)',
-    operationId: 'refundOrder',
     description:
       'A paid order paid through Stripe is refunded in full through Stripe, then `refunded` (`order.refunded`); ' +
       '503 `processor_unavailable` when Stripe cannot be reached (nothing changed; try again). An order the ' +
@@ -59,7 +57,7 @@ export class OrderPaymentsController {
     },
     admin: true,
   })
-  async refund(
+  async refundOrder(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @CurrentPrincipal() caller: Principal,

@@ -15,7 +15,6 @@ export class StripeEventsController {
     auth: 'public',
     exampleAnswers: { status: 401, because: 'Stripe signs each event with the site’s webhook secret when it sends it' },
     summary: 'Receive a Stripe event',
-    operationId: 'receiveStripeEvent',
     description:
       'The site’s Stripe webhook endpoint (docs/payments.md): signed instead of keyed (`Stripe-Signature`, ' +
       'checked with the webhook secret of the event’s mode; a missing, forged or stale signature is a 401 and ' +
@@ -36,7 +35,7 @@ export class StripeEventsController {
     ok: StripeEventOutcomeDto,
     problems: [401],
   })
-  async receive(
+  async receiveStripeEvent(
     @CurrentSite() site: SiteContext,
     @RawBody() raw: Buffer,
     @Headers('stripe-signature') signature: string | undefined,
