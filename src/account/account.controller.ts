@@ -10,7 +10,7 @@ import {
 } from './dto/deletion.dto';
 import { ApiController, Route } from '../common/http/route.decorator';
 
-@ApiController('api/v2/account', 'Account')
+@ApiController('api/v2/account', { tag: 'Account', permissions: 'account' })
 export class AccountController {
   constructor(private readonly deletions: AccountDeletionService) {}
 

@@ -10,7 +10,7 @@ import { created } from '../common/http/public-urls';
 import { ApiController, Route } from '../common/http/route.decorator';
 
 /** Admin routes outside the interface: create and list the account's sites. */
-@ApiController('api/v2/sites', 'Admin: sites')
+@ApiController('api/v2/sites', { tag: 'Admin: sites', permissions: 'sites' })
 export class SitesController {
   constructor(private readonly sites: SitesService) {}
 

@@ -17,7 +17,7 @@ import {
 import { created } from '../common/http/public-urls';
 import { ApiController, Route } from '../common/http/route.decorator';
 
-@ApiController('api/v2/api-keys', 'API keys')
+@ApiController('api/v2/api-keys', { tag: 'API keys', permissions: 'api-keys' })
 export class ApiKeysController {
   constructor(private readonly keys: ApiKeysService) {}
 

@@ -16,7 +16,7 @@ import {
   UpdateCategoryDto,
 } from './dto/category.dto';
 
-@ApiController('api/v2/sites/:siteName/categories', 'Categories')
+@ApiController('api/v2/sites/:siteName/categories', { tag: 'Categories', permissions: 'catalog' })
 export class CategoriesController {
   constructor(private readonly categories: CategoriesService) {}
 

@@ -21,7 +21,7 @@ function withEtag(res: Response, view: ProductView): ProductResponseDto {
 
 const IF_MATCH = [{ name: 'If-Match', required: false, description: 'ETag from the last read' }];
 
-@ApiController('api/v2/sites/:siteName/products', 'Products')
+@ApiController('api/v2/sites/:siteName/products', { tag: 'Products', permissions: 'catalog' })
 export class ProductsController {
   constructor(private readonly products: ProductsService) {}
 

@@ -11,7 +11,7 @@ import { CollectionItemsService } from './collection-items.service';
 import { AddCollectionItemDto, CollectionItemResponseDto, toCollectionItemResponse } from './dto/collection-item.dto';
 import { CollectionItemParamDto } from './dto/collection.dto';
 
-@ApiController('api/v2/sites/:siteName/collections/:id/items', 'Collections')
+@ApiController('api/v2/sites/:siteName/collections/:id/items', { tag: 'Collections', permissions: 'collections' })
 export class CollectionItemsController {
   constructor(private readonly items: CollectionItemsService) {}
 

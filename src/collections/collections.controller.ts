@@ -14,7 +14,7 @@ import {
   UpdateCollectionDto,
 } from './dto/collection.dto';
 
-@ApiController('api/v2/sites/:siteName/collections', 'Collections')
+@ApiController('api/v2/sites/:siteName/collections', { tag: 'Collections', permissions: 'collections' })
 export class CollectionsController {
   constructor(private readonly collections: CollectionsService) {}
 

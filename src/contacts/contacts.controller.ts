@@ -19,7 +19,7 @@ import {
   UpdateContactDto,
 } from './dto/contact.dto';
 
-@ApiController('api/v2/sites/:siteName/contacts', 'Contacts')
+@ApiController('api/v2/sites/:siteName/contacts', { tag: 'Contacts', permissions: 'contacts' })
 @ApiExtraModels(ContactResponseDto, ContactReceiptDto)
 export class ContactsController {
   constructor(private readonly contacts: ContactsService) {}

@@ -12,7 +12,7 @@ import { RevisionResponseDto, RevisionSummaryDto, toRevisionResponse, toRevision
 import { RevisionsService } from './revisions.service';
 import { ApiController, Route } from '../common/http/route.decorator';
 
-@ApiController('api/v2/sites/:siteName/content/:id/revisions', 'Content')
+@ApiController('api/v2/sites/:siteName/content/:id/revisions', { tag: 'Content', permissions: 'content' })
 export class ContentRevisionsController {
   constructor(private readonly revisions: RevisionsService) {}
 

@@ -25,7 +25,7 @@ function withEtag(res: Response, item: ContentItemEntity): ContentResponseDto {
   return toContentResponse(item);
 }
 
-@ApiController('api/v2/sites/:siteName/content', 'Content')
+@ApiController('api/v2/sites/:siteName/content', { tag: 'Content', permissions: 'content' })
 export class ContentController {
   constructor(private readonly content: ContentService) {}
 

@@ -32,7 +32,7 @@ function withEtag(res: Response, t: EmailTemplateEntity): EmailTemplateResponseD
   return toEmailTemplateResponse(t);
 }
 
-@ApiController('api/v2/sites/:siteName/email/templates', 'Email')
+@ApiController('api/v2/sites/:siteName/email/templates', { tag: 'Email', permissions: 'email' })
 export class EmailTemplatesController {
   constructor(
     private readonly templates: EmailTemplatesService,

@@ -14,7 +14,7 @@ import {
 import { SendEmailDto, SendEmailResponseDto, toSendEmailResponse } from './dto/email-send.dto';
 import { EmailService } from './email.service';
 
-@ApiController('api/v2/sites/:siteName/email', 'Email')
+@ApiController('api/v2/sites/:siteName/email', { tag: 'Email', permissions: 'email' })
 export class EmailController {
   constructor(private readonly email: EmailService) {}
 

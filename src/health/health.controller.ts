@@ -14,7 +14,7 @@ class ReadinessDto extends HealthDto {
   @ApiProperty({ example: 'up' }) database: string;
 }
 
-@ApiController('health', 'Health')
+@ApiController('health', { tag: 'Health', permissions: 'none' })
 // Below ApiController, so it is set when ApiController derives the routes' problems (no 429).
 @SkipRateLimit()
 export class HealthController {

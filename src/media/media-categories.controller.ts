@@ -14,7 +14,7 @@ import { MediaTermsService } from './media-terms.service';
 import { created } from '../common/http/public-urls';
 import { ApiController, Route } from '../common/http/route.decorator';
 
-@ApiController('api/v2/sites/:siteName/media/categories', 'Media')
+@ApiController('api/v2/sites/:siteName/media/categories', { tag: 'Media', permissions: 'media' })
 export class MediaCategoriesController {
   constructor(private readonly terms: MediaTermsService) {}
 

@@ -9,7 +9,7 @@ import { MediaTermsService } from './media-terms.service';
 import { created } from '../common/http/public-urls';
 import { ApiController, Route } from '../common/http/route.decorator';
 
-@ApiController('api/v2/sites/:siteName/media/tags', 'Media')
+@ApiController('api/v2/sites/:siteName/media/tags', { tag: 'Media', permissions: 'media' })
 export class MediaTagsController {
   constructor(private readonly terms: MediaTermsService) {}
 

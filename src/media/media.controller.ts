@@ -11,7 +11,7 @@ import { uploadFormSchema } from '../common/input/form-fields';
 import { created } from '../common/http/public-urls';
 import { ApiController, Route } from '../common/http/route.decorator';
 
-@ApiController('api/v2/sites/:siteName/media', 'Media')
+@ApiController('api/v2/sites/:siteName/media', { tag: 'Media', permissions: 'media' })
 export class MediaController {
   constructor(
     private readonly media: MediaService,

@@ -14,7 +14,7 @@ import { FulfillmentNotificationDto } from './dto/order.dto';
 import { SIGNATURE_HEADER } from './fulfillment-signature';
 import { FulfillmentNotificationsService } from './fulfillment-notifications.service';
 
-@ApiController('api/v2/sites/:siteName/orders', 'Orders')
+@ApiController('api/v2/sites/:siteName/orders', { tag: 'Orders', permissions: 'orders' })
 export class FulfillmentNotificationsController {
   constructor(private readonly notifications: FulfillmentNotificationsService) {}
 

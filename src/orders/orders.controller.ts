@@ -12,7 +12,7 @@ import { CreateOrderDto, OrderQueryDto, UpdateFulfillmentDto, UpdatePaymentDto }
 import { OrderFulfillmentService } from './order-fulfillment.service';
 import { OrdersService } from './orders.service';
 
-@ApiController('api/v2/sites/:siteName/orders', 'Orders')
+@ApiController('api/v2/sites/:siteName/orders', { tag: 'Orders', permissions: 'orders' })
 export class OrdersController {
   constructor(
     private readonly orders: OrdersService,

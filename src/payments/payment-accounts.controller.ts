@@ -5,7 +5,7 @@ import { SiteContext } from '../common/tenancy/site-context';
 import { ConnectStripeDto, PaymentAccountResponseDto, toPaymentAccountResponse } from './dto/payment-account.dto';
 import { PaymentAccountsService } from './payment-accounts.service';
 
-@ApiController('api/v2/sites/:siteName/payments/stripe', 'Admin: payments')
+@ApiController('api/v2/sites/:siteName/payments/stripe', { tag: 'Admin: payments', permissions: 'payments' })
 export class PaymentAccountsController {
   constructor(private readonly accounts: PaymentAccountsService) {}
 

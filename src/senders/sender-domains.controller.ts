@@ -9,8 +9,11 @@ import { CursorQueryDto, mapPage, Page, PageDto } from '../common/pagination/pag
 import { CreateSenderDomainDto, SenderDomainResponseDto, toSenderDomainResponse } from './dto/sender-domain.dto';
 import { SenderDomainsService } from './sender-domains.service';
 
-/** Admin routes outside the interface: the domains an account's sites may send From (docs/email.md). */
-@ApiController('api/v2/sender-domains', 'Admin: sender domains')
+/**
+ * Admin routes outside the interface: the domains an account's sites may send From (docs/email.md).
+ * Their permissions are email's: a sender domain exists only to send mail From it.
+ */
+@ApiController('api/v2/sender-domains', { tag: 'Admin: sender domains', permissions: 'email' })
 export class SenderDomainsController {
   constructor(private readonly domains: SenderDomainsService) {}
 

@@ -30,7 +30,7 @@ import { UsersService } from './users.service';
  * The signed-in user's own routes (`/users/me/**`): a session only, of this site. Declared
  * before UsersController, so `me` is never read as an `{id}`.
  */
-@ApiController('api/v2/sites/:siteName/users/me', 'Site users')
+@ApiController('api/v2/sites/:siteName/users/me', { tag: 'Site users', permissions: 'none' })
 export class MeController {
   constructor(
     private readonly users: UsersService,

@@ -19,7 +19,7 @@ import {
 import { UserSubscriptionsService } from './user-subscriptions.service';
 
 /** The signed-in user's own subscriptions (a session of this site; a key is a 403). */
-@ApiController('api/v2/sites/:siteName/users/me/subscriptions', 'Site users')
+@ApiController('api/v2/sites/:siteName/users/me/subscriptions', { tag: 'Site users', permissions: 'none' })
 export class MySubscriptionsController {
   constructor(private readonly subscriptions: UserSubscriptionsService) {}
 

@@ -15,7 +15,7 @@ import {
 import { SubscriptionChargesService } from './subscription-charges.service';
 
 /** Operators' routes over the charges of a user's subscription (a secret key; a session is a 403). */
-@ApiController('api/v2/sites/:siteName/users', 'Site users')
+@ApiController('api/v2/sites/:siteName/users', { tag: 'Site users', permissions: 'users' })
 export class SubscriptionChargesController {
   constructor(private readonly charges: SubscriptionChargesService) {}
 

@@ -19,7 +19,7 @@ import {
 import { UserSubscriptionsService } from './user-subscriptions.service';
 
 /** Operators' routes over a user's subscriptions (a secret key; a session is a 403). */
-@ApiController('api/v2/sites/:siteName/users', 'Site users')
+@ApiController('api/v2/sites/:siteName/users', { tag: 'Site users', permissions: 'users' })
 export class UserSubscriptionsController {
   constructor(private readonly subscriptions: UserSubscriptionsService) {}
 

@@ -8,7 +8,7 @@ import { toUserResponse } from './dto/user.dto';
 import { OtpService } from './otp.service';
 
 /** Sign-in by one-time password: public routes of the site. */
-@ApiController('api/v2/sites/:siteName/users', 'Site users')
+@ApiController('api/v2/sites/:siteName/users', { tag: 'Site users', permissions: 'none' })
 export class UsersAuthController {
   constructor(
     private readonly otp: OtpService,

@@ -22,7 +22,7 @@ import { ProfileService } from './profile.service';
 import { UsersService } from './users.service';
 
 /** Operators' routes over a site's users (a secret key; a session is a 403). */
-@ApiController('api/v2/sites/:siteName/users', 'Site users')
+@ApiController('api/v2/sites/:siteName/users', { tag: 'Site users', permissions: 'users' })
 export class UsersController {
   constructor(
     private readonly users: UsersService,

@@ -16,7 +16,7 @@ import {
 import { ApiController, Route } from '../common/http/route.decorator';
 
 /** INTERFACE.md §4.1 media routes, over the v2 media services. */
-@ApiController('v1/:site_name/media', 'v1 legacy', 'media')
+@ApiController('v1/:site_name/media', { tag: 'v1 legacy', permissions: 'media' })
 export class V1MediaController {
   constructor(
     private readonly media: MediaService,

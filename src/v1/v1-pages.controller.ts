@@ -21,7 +21,7 @@ import { ApiController, Route } from '../common/http/route.decorator';
 
 /** INTERFACE.md §4.1 pages, over the content service. Every success is a 200. */
 @ApiExtraModels(V1PageResponseDto)
-@ApiController('v1/:site_name/pages', 'v1 legacy', 'content')
+@ApiController('v1/:site_name/pages', { tag: 'v1 legacy', permissions: 'content' })
 export class V1PagesController {
   constructor(private readonly pages: V1PagesService) {}
 

@@ -19,7 +19,7 @@ import { V1ProductsService } from './v1-products.service';
 
 /** INTERFACE.md §4.1 products and product categories, over the catalog. */
 @ApiExtraModels(V1RecurringDto)
-@ApiController('v1/:site_name', 'v1 legacy', 'catalog')
+@ApiController('v1/:site_name', { tag: 'v1 legacy', permissions: 'catalog' })
 export class V1ProductsController {
   constructor(private readonly products: V1ProductsService) {}
 

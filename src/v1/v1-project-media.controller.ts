@@ -14,7 +14,7 @@ import { ApiController, Route } from '../common/http/route.decorator';
  * guard answers 404 for a project of another account. Files become media items of the site;
  * DELETE takes their storage keys (docs/media.md).
  */
-@ApiController('v1/project/:organization_id/:project_id/media', 'v1 legacy', 'media')
+@ApiController('v1/project/:organization_id/:project_id/media', { tag: 'v1 legacy', permissions: 'media' })
 export class V1ProjectMediaController {
   constructor(
     private readonly media: MediaService,

@@ -15,7 +15,7 @@ import {
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
 
 /** The delivery log of an endpoint, and retrying one (operator routes beside the interface). */
-@ApiController('api/v2/sites/:siteName/webhooks/:id/deliveries', 'Webhooks')
+@ApiController('api/v2/sites/:siteName/webhooks/:id/deliveries', { tag: 'Webhooks', permissions: 'webhooks' })
 export class WebhookDeliveriesController {
   constructor(private readonly deliveries: WebhookDeliveriesService) {}
 

@@ -18,7 +18,7 @@ import {
 } from './dto/webhook-endpoint.dto';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 
-@ApiController('api/v2/sites/:siteName/webhooks', 'Webhooks')
+@ApiController('api/v2/sites/:siteName/webhooks', { tag: 'Webhooks', permissions: 'webhooks' })
 export class WebhooksController {
   constructor(private readonly endpoints: WebhookEndpointsService) {}
 

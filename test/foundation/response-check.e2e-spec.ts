@@ -12,7 +12,7 @@ class ProbeDto {
 }
 
 /** A controller that breaks its own declarations, one way per route. */
-@ApiController('api/v2/response-check-probe', 'Health')
+@ApiController('api/v2/response-check-probe', { tag: 'Health', permissions: 'none' })
 class WrongController {
   @Get('right')
   @Route({ auth: 'public', summary: 'Answers as declared', ok: ProbeDto })

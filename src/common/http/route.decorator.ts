@@ -23,7 +23,7 @@ import { documentIdempotency, IdempotencyOption } from '../idempotency/idempoten
 import { MAX_ID } from '../input/dto-rules';
 import { FORM_MEDIA_TYPE, TEXT_MEDIA_TYPE } from '../input/request-body';
 import { handlerPaths } from '../internals/nest-metadata';
-import { Permission, PermissionGroup, TAG_GROUPS } from '../auth/permissions';
+import { Permission, PermissionGroup } from '../auth/permissions';
 import { authDecorators, declarePermission, declarePublishable } from './route-access';
 import { DeclareBody, RouteBodyOption } from './route-body';
 import { answersNotModified, derivedProblems, RouteHandler, SITE_PARAMS } from './route-problems';
@@ -190,18 +190,34 @@ function describeRoute({ description, exampleAnswers }: RouteOptions): string | 
   return description ? `${description.replace(/\.?$/, '.')} ${note}` : note;
 }
 
+/** What ApiController takes besides its path. */
+export interface ControllerOptions {
+  /** The OpenAPI tag its operations are listed under: a label for readers, which nothing else reads. */
+  tag: string;
+  /**
+   * The permission group of its key routes (common/auth/permissions.ts): a route that names no
+   * `permission` needs the group's `read` for GET and HEAD, its `write` otherwise. `'none'` where
+   * no route takes that default (public or session-only routes, or each names its own): a key
+   * route there without its own `permission` stops the app, and so does a group no route uses.
+   */
+  permissions: PermissionGroup | 'none';
+}
+
 /**
- * A controller and its OpenAPI tag, with every parameter of its path declared (the site's name
- * with an example), so no operation under it can leave one out of the document. Once every
- * handler is declared, each operation gets the problem statuses its shape can answer
- * (route-problems.ts): they are derived here, and a route that lists one of them in `problems`
- * stops the app here, so each list says only what the shape cannot.
+ * A controller, its OpenAPI tag and its permission group, with every parameter of its path
+ * declared (the site's name with an example), so no operation under it can leave one out of the
+ * document. Once every handler is declared, each key route gets its permission (route-access.ts)
+ * and each operation the problem statuses its shape can answer (route-problems.ts): they are
+ * derived here, and a route that lists one of them in `problems` stops the app here, so each
+ * list says only what the shape cannot.
  */
-export function ApiController(path: string, tag: string, group?: PermissionGroup): ClassDecorator {
+export function ApiController(path: string, { tag, permissions }: ControllerOptions): ClassDecorator {
+  const group = permissions === 'none' ? undefined : permissions;
   const params = [...path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]);
   // Method decorators run before the class's: a handler without @Route is caught at start-up.
   const declareRoutes: ClassDecorator = (target) => {
     const proto = (target as unknown as { prototype: Record<string, unknown> }).prototype;
+    let groupUsed = false;
     for (const name of Object.getOwnPropertyNames(proto)) {
       const handler = proto[name];
       if (typeof handler !== 'function' || handlerPaths(handler) === undefined) continue;
@@ -210,7 +226,7 @@ export function ApiController(path: string, tag: string, group?: PermissionGroup
         throw new Error(`${target.name}.${name} has no @Route(): declare its auth, summary and responses there`);
       }
       const descriptor = Object.getOwnPropertyDescriptor(proto, name) as PropertyDescriptor;
-      declarePermission(target, name, descriptor, options, group ?? TAG_GROUPS[tag]);
+      groupUsed = declarePermission(target, name, descriptor, options, group) || groupUsed;
       declarePublishable(target, name, descriptor, options);
       const derived = derivedProblems(target, handler as RouteHandler, options, params);
       const twice = options.problems?.find((status) => derived.includes(status));
@@ -230,9 +246,14 @@ export function ApiController(path: string, tag: string, group?: PermissionGroup
         })(proto, name, descriptor);
       }
     }
+    if (group && !groupUsed) {
+      throw new Error(
+        `${target.name} names permissions '${group}', which none of its routes takes: say permissions: 'none'`,
+      );
+    }
   };
   return applyDecorators(
-    // Idempotency-Key first: the problems derived next read its documented header (409).
+    // Each POST's Idempotency-Key, from the policy the interceptor applies (idempotent.decorator.ts).
     documentIdempotency,
     declareRoutes,
     Controller(path),

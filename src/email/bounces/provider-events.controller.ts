@@ -28,7 +28,7 @@ const PROVIDER_ROUTE = {
  * Bounce and complaint webhooks of the operator's relay (docs/deliverability.md, "From a
  * provider"): not per site, since the relay account is the server's; each message names its site.
  */
-@ApiController('api/v2/email/providers', 'Admin: email providers')
+@ApiController('api/v2/email/providers', { tag: 'Admin: email providers', permissions: 'none' })
 export class ProviderEventsController {
   constructor(private readonly events: ProviderEventsService) {}
 

@@ -16,7 +16,7 @@ import {
 import { SuppressionsService } from './suppressions.service';
 
 /** Suppressed addresses of a site (docs/deliverability.md): operator routes, outside the interface. */
-@ApiController('api/v2/sites/:siteName/email/suppressions', 'Email')
+@ApiController('api/v2/sites/:siteName/email/suppressions', { tag: 'Email', permissions: 'email' })
 export class SuppressionsController {
   constructor(private readonly suppressions: SuppressionsService) {}
 

@@ -9,7 +9,7 @@ import { SiteContext } from '../../common/tenancy/site-context';
 import { CreateListDto, ListQueryDto, ListResponseDto, toListResponse, UpdateListDto } from '../dto/list.dto';
 import { ListsService } from './lists.service';
 
-@ApiController('api/v2/sites/:siteName/newsletter/lists', 'Newsletter')
+@ApiController('api/v2/sites/:siteName/newsletter/lists', { tag: 'Newsletter', permissions: 'newsletter' })
 export class NewsletterListsController {
   constructor(private readonly lists: ListsService) {}
 

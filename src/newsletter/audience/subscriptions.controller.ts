@@ -14,7 +14,7 @@ import {
 } from '../dto/subscription.dto';
 import { SubscriptionsService } from './subscriptions.service';
 
-@ApiController('api/v2/sites/:siteName/newsletter/subscriptions', 'Newsletter')
+@ApiController('api/v2/sites/:siteName/newsletter/subscriptions', { tag: 'Newsletter', permissions: 'newsletter' })
 export class SubscriptionsController {
   constructor(private readonly subscriptions: SubscriptionsService) {}
 

@@ -10,7 +10,7 @@ import { IMPORT_FORM_SCHEMA, ImportResponseDto, toImportResponse } from '../dto/
 import { ImportService } from './import.service';
 
 /** Mass writes over a site's audience: bulk actions, import and sync. */
-@ApiController('api/v2/sites/:siteName/newsletter/subscriptions', 'Newsletter')
+@ApiController('api/v2/sites/:siteName/newsletter/subscriptions', { tag: 'Newsletter', permissions: 'newsletter' })
 export class SubscriptionActionsController {
   constructor(
     private readonly bulkService: BulkService,
@@ -81,7 +81,7 @@ export class SubscriptionActionsController {
 }
 
 /** An import's status resource (an operator route beside the interface). */
-@ApiController('api/v2/sites/:siteName/newsletter/imports', 'Newsletter')
+@ApiController('api/v2/sites/:siteName/newsletter/imports', { tag: 'Newsletter', permissions: 'newsletter' })
 export class NewsletterImportsController {
   constructor(private readonly imports: ImportService) {}
 

@@ -25,7 +25,7 @@ function withEtag(res: Response, c: CampaignWithStats): CampaignResponseDto {
   return toCampaignResponse(c);
 }
 
-@ApiController('api/v2/sites/:siteName/newsletter/campaigns', 'Newsletter')
+@ApiController('api/v2/sites/:siteName/newsletter/campaigns', { tag: 'Newsletter', permissions: 'newsletter' })
 export class CampaignsController {
   constructor(private readonly campaigns: CampaignsService) {}
 

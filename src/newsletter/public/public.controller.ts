@@ -88,7 +88,7 @@ function PageAnswers(options: { ok?: Type<unknown>; problems: number[]; redirect
 }
 
 /** What people reach without a key: the signup form's post and the links of the newsletter's mail. */
-@ApiController('api/v2/sites/:siteName/newsletter', 'Newsletter')
+@ApiController('api/v2/sites/:siteName/newsletter', { tag: 'Newsletter', permissions: 'newsletter' })
 export class PublicNewsletterController {
   constructor(
     private readonly audience: AudienceService,

@@ -22,7 +22,7 @@ function withEtag(res: Response, view: SeriesView): SeriesResponseDto {
   return toSeriesResponse(view);
 }
 
-@ApiController('api/v2/sites/:siteName/newsletter/series', 'Newsletter')
+@ApiController('api/v2/sites/:siteName/newsletter/series', { tag: 'Newsletter', permissions: 'newsletter' })
 export class NewsletterSeriesController {
   constructor(private readonly series: SeriesService) {}
 

@@ -5,7 +5,7 @@ import { SiteContext } from '../../common/tenancy/site-context';
 import { StatisticsQueryDto, StatisticsResponseDto } from '../dto/statistics.dto';
 import { StatisticsService } from './statistics.service';
 
-@ApiController('api/v2/sites/:siteName/newsletter/statistics', 'Newsletter')
+@ApiController('api/v2/sites/:siteName/newsletter/statistics', { tag: 'Newsletter', permissions: 'newsletter' })
 export class NewsletterStatisticsController {
   constructor(private readonly statistics: StatisticsService) {}
 

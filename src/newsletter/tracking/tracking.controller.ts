@@ -22,7 +22,7 @@ function client(req: Request): TrackingClient {
  * Not limited per IP: mail privacy proxies fetch for thousands of people from a few addresses.
  * The signed token is the gate (forged: 404), and one token counts at most 30 times a minute.
  */
-@ApiController('api/v2/sites/:siteName/newsletter/track', 'Newsletter')
+@ApiController('api/v2/sites/:siteName/newsletter/track', { tag: 'Newsletter', permissions: 'none' })
 @SkipRateLimit()
 export class TrackingController {
   constructor(private readonly tracking: TrackingService) {}

@@ -12,7 +12,7 @@ import { CatalogSyncService } from './catalog-sync.service';
  * (group Products: a key with catalog write). It lives here, not in the catalog's controller:
  * the catalog does not know payments (no import cycle), and the route answers its codes.
  */
-@ApiController('api/v2/sites/:siteName/products', 'Products')
+@ApiController('api/v2/sites/:siteName/products', { tag: 'Products', permissions: 'catalog' })
 export class CatalogSyncController {
   constructor(private readonly catalogSync: CatalogSyncService) {}
 

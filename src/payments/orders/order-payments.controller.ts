@@ -8,7 +8,7 @@ import { OrderResponseDto, toOrderResponse } from '../../orders/dto/order-respon
 import { OrderPaymentIntentDto } from '../dto/order-payment.dto';
 import { OrderPaymentsService } from './order-payments.service';
 
-@ApiController('api/v2/sites/:siteName/orders', 'Orders')
+@ApiController('api/v2/sites/:siteName/orders', { tag: 'Orders', permissions: 'orders' })
 export class OrderPaymentsController {
   constructor(private readonly payments: OrderPaymentsService) {}
 

@@ -6,7 +6,7 @@ import { SiteContext } from '../../common/tenancy/site-context';
 import { StripeEventOutcomeDto, StripeEventPayloadDto } from '../dto/payment-account.dto';
 import { StripeEventsService } from './stripe-events.service';
 
-@ApiController('api/v2/sites/:siteName/payments/stripe', 'Admin: payments')
+@ApiController('api/v2/sites/:siteName/payments/stripe', { tag: 'Admin: payments', permissions: 'none' })
 export class StripeEventsController {
   constructor(private readonly events: StripeEventsService) {}
 
