@@ -10,7 +10,7 @@ import {
 } from './dto/deletion.dto';
 import { ApiController, Route } from '../common/http/route.decorator';
 
-@ApiController('api/v2/account', 'Account')
+@ApiController('api/v2/account', { tag: 'Account', permissions: 'account' })
 export class AccountController {
   constructor(private readonly deletions: AccountDeletionService) {}
 
@@ -19,13 +19,12 @@ export class AccountController {
   @Route({
     auth: 'account-key',
     summary: 'Delete the account',
-    operationId: 'deleteAccount',
     description:
       'Schedules the purge of every site, key and stored file after the grace period (ACCOUNT_DELETION_GRACE_SECONDS). Until then the account can only read and cancel.',
     duringDeletion: true,
     accepted: AccountDeletionResponseDto,
   })
-  async remove(@CurrentKey() key: KeyPrincipal): Promise<AccountDeletionResponseDto> {
+  async deleteAccount(@CurrentKey() key: KeyPrincipal): Promise<AccountDeletionResponseDto> {
     return toDeletionResponse(await this.deletions.schedule(key));
   }
 
@@ -33,7 +32,6 @@ export class AccountController {
   @Route({
     auth: 'account-key',
     summary: 'Get deletion status',
-    operationId: 'getAccountDeletion',
     description: 'The latest deletion request of the account.',
     ok: AccountDeletionResponseDto,
     problems: [404],
@@ -42,7 +40,7 @@ export class AccountController {
       because: 'on a fresh start no deletion is scheduled; DELETE /api/v2/account schedules one',
     },
   })
-  async deletion(@CurrentKey() key: KeyPrincipal): Promise<AccountDeletionResponseDto> {
+  async getAccountDeletion(@CurrentKey() key: KeyPrincipal): Promise<AccountDeletionResponseDto> {
     return toDeletionResponse(await this.deletions.latest(key));
   }
 
@@ -50,14 +48,13 @@ export class AccountController {
   @Route({
     auth: 'account-key',
     summary: 'Cancel a scheduled deletion (admin)',
-    operationId: 'cancelAccountDeletion',
     description: 'Possible until the purge starts.',
     duringDeletion: true,
     ok: AccountDeletionResponseDto,
     problems: [404, 409],
     admin: true,
   })
-  async cancel(@CurrentKey() key: KeyPrincipal): Promise<AccountDeletionResponseDto> {
+  async cancelAccountDeletion(@CurrentKey() key: KeyPrincipal): Promise<AccountDeletionResponseDto> {
     return toDeletionResponse(await this.deletions.cancel(key));
   }
 
@@ -65,11 +62,10 @@ export class AccountController {
   @Route({
     auth: 'account-key',
     summary: 'Get deletion preview',
-    operationId: 'getAccountDeletionPreview',
     description: 'Counts, per resource, what deleting the account would remove, cancel, forfeit or anonymise.',
     ok: DeletionPreviewResponseDto,
   })
-  async preview(@CurrentKey() key: KeyPrincipal): Promise<DeletionPreviewResponseDto> {
+  async getAccountDeletionPreview(@CurrentKey() key: KeyPrincipal): Promise<DeletionPreviewResponseDto> {
     const { gracePeriodSeconds, impacts } = await this.deletions.preview(key);
     return toPreviewResponse(gracePeriodSeconds, impacts);
   }

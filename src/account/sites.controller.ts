@@ -10,7 +10,7 @@ import { created } from '../common/http/public-urls';
 import { ApiController, Route } from '../common/http/route.decorator';
 
 /** Admin routes outside the interface: create and list the account's sites. */
-@ApiController('api/v2/sites', 'Admin: sites')
+@ApiController('api/v2/sites', { tag: 'Admin: sites', permissions: 'sites' })
 export class SitesController {
   constructor(private readonly sites: SitesService) {}
 
@@ -19,10 +19,9 @@ export class SitesController {
     auth: 'account-key',
     summary: 'Create a site (admin)',
     created: SiteResponseDto,
-    problems: [400, 409],
     admin: true,
   })
-  async create(
+  async createSite(
     @CurrentKey() key: KeyPrincipal,
     @Body() dto: CreateSiteDto,
     @Res({ passthrough: true }) res: Response,
@@ -38,16 +37,15 @@ export class SitesController {
     summary: 'List sites (admin)',
     description: 'The sites of the account that this key may reach, oldest first.',
     ok: PageDto(SiteResponseDto),
-    problems: [400],
     admin: true,
   })
-  async list(@CurrentKey() key: KeyPrincipal, @Query() query: CursorQueryDto): Promise<Page<SiteResponseDto>> {
+  async listSites(@CurrentKey() key: KeyPrincipal, @Query() query: CursorQueryDto): Promise<Page<SiteResponseDto>> {
     return mapPage(await this.sites.list(key, query), toSiteResponse);
   }
 
   @Get(':siteName')
-  @Route({ auth: 'key', summary: 'Get a site (admin)', ok: SiteResponseDto, problems: [404], admin: true })
-  async get(@CurrentKey() key: KeyPrincipal, @Param() { siteName }: SiteNameParamDto): Promise<SiteResponseDto> {
+  @Route({ auth: 'key', summary: 'Get a site (admin)', ok: SiteResponseDto, admin: true })
+  async getSite(@CurrentKey() key: KeyPrincipal, @Param() { siteName }: SiteNameParamDto): Promise<SiteResponseDto> {
     return toSiteResponse(await this.sites.get(key, siteName));
   }
 
@@ -59,10 +57,9 @@ export class SitesController {
       'Settings merge section by section: a field left out stays, null clears it (the configuration applies again). ' +
       "`settings.email` is the sender of the site's mail, `settings.publicBaseUrl` the origin of its links.",
     ok: SiteResponseDto,
-    problems: [400, 404],
     admin: true,
   })
-  async update(
+  async updateSite(
     @CurrentKey() key: KeyPrincipal,
     @Param() { siteName }: SiteNameParamDto,
     @Body() dto: UpdateSiteDto,

@@ -17,7 +17,7 @@ import {
 import { created } from '../common/http/public-urls';
 import { ApiController, Route } from '../common/http/route.decorator';
 
-@ApiController('api/v2/api-keys', 'API keys')
+@ApiController('api/v2/api-keys', { tag: 'API keys', permissions: 'api-keys' })
 export class ApiKeysController {
   constructor(private readonly keys: ApiKeysService) {}
 
@@ -27,9 +27,8 @@ export class ApiKeysController {
     summary: 'List API keys',
     description: 'Active keys of the account, newest first. The keys themselves are never shown again.',
     ok: PageDto(ApiKeyResponseDto),
-    problems: [400],
   })
-  async list(@CurrentKey() key: KeyPrincipal, @Query() query: CursorQueryDto): Promise<Page<ApiKeyResponseDto>> {
+  async listApiKeys(@CurrentKey() key: KeyPrincipal, @Query() query: CursorQueryDto): Promise<Page<ApiKeyResponseDto>> {
     return mapPage(await this.keys.list(key, query), (k) => toApiKeyResponse(k));
   }
 
@@ -44,10 +43,9 @@ export class ApiKeysController {
     idempotent: true,
     created: CreatedApiKeyResponseDto,
     bodyExample: { name: 'CI deploys', permissions: ['content:read', 'media:read'] },
-    problems: [400, 409],
     admin: true,
   })
-  async create(
+  async createApiKey(
     @CurrentKey() key: KeyPrincipal,
     @Body() dto: CreateApiKeyDto,
     @Res({ passthrough: true }) res: Response,
@@ -58,8 +56,8 @@ export class ApiKeysController {
   }
 
   @Get(':id')
-  @Route({ auth: 'account-key', summary: 'Get an API key by id', ok: ApiKeyResponseDto, problems: [400, 404] })
-  async get(@CurrentKey() key: KeyPrincipal, @Param() { id }: IdParamDto): Promise<ApiKeyResponseDto> {
+  @Route({ auth: 'account-key', summary: 'Get an API key by id', ok: ApiKeyResponseDto })
+  async getApiKey(@CurrentKey() key: KeyPrincipal, @Param() { id }: IdParamDto): Promise<ApiKeyResponseDto> {
     return toApiKeyResponse(await this.keys.get(key, id));
   }
 
@@ -71,9 +69,9 @@ export class ApiKeysController {
     noContent: true,
     // Key 1 is the one you are using (and the account's last unrestricted one: 409); 2 is the create example's.
     params: [{ name: 'id', schema: { type: 'integer', minimum: 1, example: 2 } }],
-    problems: [400, 404, 409],
+    problems: [409],
   })
-  async remove(@CurrentKey() key: KeyPrincipal, @Param() { id }: IdParamDto): Promise<void> {
+  async deleteApiKey(@CurrentKey() key: KeyPrincipal, @Param() { id }: IdParamDto): Promise<void> {
     await this.keys.revoke(key, id);
   }
 
@@ -90,13 +88,12 @@ export class ApiKeysController {
       'replaced secret still does what the key may do, except manage keys and the account (403 `secret_replaced`): ' +
       'a leaked secret is revoked (or rolled with `gracePeriodSeconds: 0`), not rolled with a grace.',
     ok: CreatedApiKeyResponseDto,
-    optionalBody: RollApiKeyDto,
+    body: { optional: RollApiKeyDto },
     idempotent: true,
     params: [{ name: 'id', schema: { type: 'integer', minimum: 1, example: 1 } }],
-    problems: [400, 404],
     admin: true,
   })
-  async roll(
+  async rollApiKey(
     @CurrentKey() key: KeyPrincipal,
     @Param() { id }: IdParamDto,
     // Declared as the class (not `| undefined`), or the validation pipe would not see it; absent is `{}` or undefined.

@@ -16,7 +16,7 @@ import {
   UpdateCategoryDto,
 } from './dto/category.dto';
 
-@ApiController('api/v2/sites/:siteName/categories', 'Categories')
+@ApiController('api/v2/sites/:siteName/categories', { tag: 'Categories', permissions: 'catalog' })
 export class CategoriesController {
   constructor(private readonly categories: CategoriesService) {}
 
@@ -26,9 +26,8 @@ export class CategoriesController {
     summary: 'List product categories',
     description: 'By position, then id; keyset-paginated. Anyone may read.',
     ok: PageDto(CategoryResponseDto),
-    problems: [400, 429],
   })
-  async list(
+  async listCategories(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
     @Query() query: CategoryQueryDto,
@@ -42,9 +41,8 @@ export class CategoriesController {
     summary: 'Create a product category',
     description: 'The slug is made from the name when absent.',
     created: CategoryResponseDto,
-    problems: [400, 409],
   })
-  async create(
+  async createCategory(
     @CurrentSite() site: SiteContext,
     @Body() dto: CreateCategoryDto,
     @Res({ passthrough: true }) res: Response,
@@ -55,8 +53,8 @@ export class CategoriesController {
   }
 
   @Get(':id')
-  @Route({ auth: 'optional-key', summary: 'Get a product category', ok: CategoryResponseDto, problems: [429] })
-  async get(
+  @Route({ auth: 'optional-key', summary: 'Get a product category', ok: CategoryResponseDto })
+  async getCategory(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
     @Param() { id }: SiteIdParamDto,
@@ -65,8 +63,8 @@ export class CategoriesController {
   }
 
   @Patch(':id')
-  @Route({ auth: 'key', summary: 'Update a product category', ok: CategoryResponseDto, problems: [400, 409] })
-  async update(
+  @Route({ auth: 'key', summary: 'Update a product category', ok: CategoryResponseDto, problems: [409] })
+  async updateCategory(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Body() dto: UpdateCategoryDto,
@@ -81,7 +79,7 @@ export class CategoriesController {
     description: 'Its products stay, without a category.',
     noContent: true,
   })
-  async remove(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
+  async deleteCategory(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
     await this.categories.remove(site, id);
   }
 }

@@ -21,7 +21,7 @@ function withEtag(res: Response, view: ProductView): ProductResponseDto {
 
 const IF_MATCH = [{ name: 'If-Match', required: false, description: 'ETag from the last read' }];
 
-@ApiController('api/v2/sites/:siteName/products', 'Products')
+@ApiController('api/v2/sites/:siteName/products', { tag: 'Products', permissions: 'catalog' })
 export class ProductsController {
   constructor(private readonly products: ProductsService) {}
 
@@ -33,9 +33,8 @@ export class ProductsController {
       'By position, then id; keyset-paginated. Filters: category, price range, currency, in stock, recurring, ' +
       'words (`q`). Without a key only published products are listed.',
     ok: PageDto(ProductSummaryDto),
-    problems: [400, 429],
   })
-  async list(
+  async listProducts(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
     @Query() query: ProductQueryDto,
@@ -49,9 +48,8 @@ export class ProductsController {
     summary: 'Create a product',
     description: 'The slug is made from the name when absent.',
     created: { type: ProductResponseDto, headers: ETAG_HEADER },
-    problems: [400, 409],
   })
-  async create(
+  async createProduct(
     @CurrentSite() site: SiteContext,
     @Body() dto: CreateProductDto,
     @Res({ passthrough: true }) res: Response,
@@ -67,9 +65,8 @@ export class ProductsController {
     summary: 'Get a product by id or slug',
     description: 'With its variants. All digits is an id, anything else a slug. Drafts need a key.',
     ok: { type: ProductResponseDto, headers: ETAG_HEADER },
-    problems: [400, 429],
   })
-  async get(
+  async getProduct(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
     @Param() { id }: ProductIdOrSlugParamDto,
@@ -85,9 +82,9 @@ export class ProductsController {
     description: 'Partial update. With If-Match, a stale ETag is a 412.',
     headers: IF_MATCH,
     ok: { type: ProductResponseDto, headers: ETAG_HEADER },
-    problems: [400, 409, 412],
+    problems: [409, 412],
   })
-  async update(
+  async updateProduct(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Body() dto: UpdateProductDto,
@@ -106,7 +103,7 @@ export class ProductsController {
     noContent: true,
     problems: [412],
   })
-  async remove(
+  async deleteProduct(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Headers('if-match') ifMatch: string | undefined,
@@ -122,10 +119,9 @@ export class ProductsController {
       "A combination of the product's options with its own price, stock and SKU; a combination is unique per " +
       'product (409). Answers the product with its variants.',
     created: { type: ProductResponseDto, headers: ETAG_HEADER },
-    problems: [400, 409],
     admin: true,
   })
-  async createVariant(
+  async createVariantProduct(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Body() dto: CreateVariantDto,
@@ -141,10 +137,10 @@ export class ProductsController {
     auth: 'key',
     summary: 'Update a variant of a product (admin)',
     ok: { type: ProductResponseDto, headers: ETAG_HEADER },
-    problems: [400, 409],
+    problems: [409],
     admin: true,
   })
-  async updateVariant(
+  async updateVariantProduct(
     @CurrentSite() site: SiteContext,
     @Param() { id, variantId }: VariantParamDto,
     @Body() dto: UpdateVariantDto,
@@ -160,7 +156,7 @@ export class ProductsController {
     ok: { type: ProductResponseDto, headers: ETAG_HEADER },
     admin: true,
   })
-  async removeVariant(
+  async removeVariantProduct(
     @CurrentSite() site: SiteContext,
     @Param() { id, variantId }: VariantParamDto,
     @Res({ passthrough: true }) res: Response,

@@ -11,7 +11,7 @@ import { CollectionItemsService } from './collection-items.service';
 import { AddCollectionItemDto, CollectionItemResponseDto, toCollectionItemResponse } from './dto/collection-item.dto';
 import { CollectionItemParamDto } from './dto/collection.dto';
 
-@ApiController('api/v2/sites/:siteName/collections/:id/items', 'Collections')
+@ApiController('api/v2/sites/:siteName/collections/:id/items', { tag: 'Collections', permissions: 'collections' })
 export class CollectionItemsController {
   constructor(private readonly items: CollectionItemsService) {}
 
@@ -21,9 +21,8 @@ export class CollectionItemsController {
     summary: 'List the items of a collection',
     description: 'In position order. Without a key only published content is listed.',
     ok: PageDto(CollectionItemResponseDto),
-    problems: [400, 429],
   })
-  async list(
+  async listCollectionItems(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
     @Param() { id }: SiteIdParamDto,
@@ -38,9 +37,8 @@ export class CollectionItemsController {
     summary: 'Add an item',
     description: 'At a position (default last); the same content twice is a 409.',
     created: CollectionItemResponseDto,
-    problems: [400, 409],
   })
-  async add(
+  async addCollectionItem(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Body() dto: AddCollectionItemDto,
@@ -57,9 +55,11 @@ export class CollectionItemsController {
     summary: 'Remove an item',
     description: '`itemId` is the content id; the content itself stays.',
     noContent: true,
-    problems: [400],
   })
-  async remove(@CurrentSite() site: SiteContext, @Param() { id, itemId }: CollectionItemParamDto): Promise<void> {
+  async deleteCollectionItem(
+    @CurrentSite() site: SiteContext,
+    @Param() { id, itemId }: CollectionItemParamDto,
+  ): Promise<void> {
     await this.items.remove(site, id, itemId);
   }
 }

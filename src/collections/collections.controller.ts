@@ -14,7 +14,7 @@ import {
   UpdateCollectionDto,
 } from './dto/collection.dto';
 
-@ApiController('api/v2/sites/:siteName/collections', 'Collections')
+@ApiController('api/v2/sites/:siteName/collections', { tag: 'Collections', permissions: 'collections' })
 export class CollectionsController {
   constructor(private readonly collections: CollectionsService) {}
 
@@ -24,9 +24,11 @@ export class CollectionsController {
     summary: 'List collections',
     description: 'Newest first, keyset-paginated.',
     ok: PageDto(CollectionResponseDto),
-    problems: [400, 429],
   })
-  async list(@CurrentSite() site: SiteContext, @Query() query: CursorQueryDto): Promise<Page<CollectionResponseDto>> {
+  async listCollections(
+    @CurrentSite() site: SiteContext,
+    @Query() query: CursorQueryDto,
+  ): Promise<Page<CollectionResponseDto>> {
     return mapPage(await this.collections.list(site, query), toCollectionResponse);
   }
 
@@ -36,9 +38,8 @@ export class CollectionsController {
     summary: 'Create a collection',
     description: 'The slug is generated from the name when absent.',
     created: CollectionResponseDto,
-    problems: [400, 409],
   })
-  async create(
+  async createCollection(
     @CurrentSite() site: SiteContext,
     @Body() dto: CreateCollectionDto,
     @Res({ passthrough: true }) res: Response,
@@ -55,21 +56,23 @@ export class CollectionsController {
     summary: 'Get the current collection',
     description: 'The pinned one; else the one whose window contains now and started last.',
     ok: CollectionResponseDto,
-    problems: [429],
   })
-  async getCurrent(@CurrentSite() site: SiteContext): Promise<CollectionResponseDto> {
+  async getCurrentCollection(@CurrentSite() site: SiteContext): Promise<CollectionResponseDto> {
     return toCollectionResponse(await this.collections.current(site));
   }
 
   @Get(':id')
-  @Route({ auth: 'optional-key', summary: 'Get a collection', ok: CollectionResponseDto, problems: [400, 429] })
-  async get(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<CollectionResponseDto> {
+  @Route({ auth: 'optional-key', summary: 'Get a collection', ok: CollectionResponseDto })
+  async getCollection(
+    @CurrentSite() site: SiteContext,
+    @Param() { id }: SiteIdParamDto,
+  ): Promise<CollectionResponseDto> {
     return toCollectionResponse(await this.collections.get(site, id));
   }
 
   @Patch(':id')
-  @Route({ auth: 'key', summary: 'Update a collection', ok: CollectionResponseDto, problems: [400, 409] })
-  async update(
+  @Route({ auth: 'key', summary: 'Update a collection', ok: CollectionResponseDto, problems: [409] })
+  async updateCollection(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Body() dto: UpdateCollectionDto,
@@ -83,9 +86,8 @@ export class CollectionsController {
     summary: 'Delete a collection',
     description: 'Its content stays.',
     noContent: true,
-    problems: [400],
   })
-  async remove(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
+  async deleteCollection(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
     await this.collections.remove(site, id);
   }
 }

@@ -19,7 +19,7 @@ import {
   UpdateContactDto,
 } from './dto/contact.dto';
 
-@ApiController('api/v2/sites/:siteName/contacts', 'Contacts')
+@ApiController('api/v2/sites/:siteName/contacts', { tag: 'Contacts', permissions: 'contacts' })
 @ApiExtraModels(ContactResponseDto, ContactReceiptDto)
 export class ContactsController {
   constructor(private readonly contacts: ContactsService) {}
@@ -30,9 +30,11 @@ export class ContactsController {
     summary: 'List contact messages',
     description: 'Newest first, keyset-paginated; filters combine.',
     ok: PageDto(ContactResponseDto),
-    problems: [400],
   })
-  async list(@CurrentSite() site: SiteContext, @Query() query: ContactQueryDto): Promise<Page<ContactResponseDto>> {
+  async listContacts(
+    @CurrentSite() site: SiteContext,
+    @Query() query: ContactQueryDto,
+  ): Promise<Page<ContactResponseDto>> {
     return mapPage(await this.contacts.list(site, query), toContactResponse);
   }
 
@@ -59,9 +61,8 @@ export class ContactsController {
         },
       },
     },
-    problems: [400, 429],
   })
-  async create(
+  async createContact(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
     @Body() dto: CreateContactDto,
@@ -80,7 +81,7 @@ export class ContactsController {
 
   @Get(':id')
   @Route({ auth: 'key', summary: 'Get a contact message', ok: ContactResponseDto })
-  async get(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<ContactResponseDto> {
+  async getContact(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<ContactResponseDto> {
     return toContactResponse(await this.contacts.get(site, id));
   }
 
@@ -90,9 +91,8 @@ export class ContactsController {
     summary: 'Update a contact message',
     description: 'Its status, tags and metadata, and the sender details an operator corrects; the message stays.',
     ok: ContactResponseDto,
-    problems: [400],
   })
-  async update(
+  async updateContact(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Body() dto: UpdateContactDto,

@@ -12,7 +12,7 @@ import { RevisionResponseDto, RevisionSummaryDto, toRevisionResponse, toRevision
 import { RevisionsService } from './revisions.service';
 import { ApiController, Route } from '../common/http/route.decorator';
 
-@ApiController('api/v2/sites/:siteName/content/:id/revisions', 'Content')
+@ApiController('api/v2/sites/:siteName/content/:id/revisions', { tag: 'Content', permissions: 'content' })
 export class ContentRevisionsController {
   constructor(private readonly revisions: RevisionsService) {}
 
@@ -23,7 +23,7 @@ export class ContentRevisionsController {
     description: 'Newest first, without the snapshots.',
     ok: PageDto(RevisionSummaryDto),
   })
-  async list(
+  async listContentRevisions(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Query() query: CursorQueryDto,
@@ -38,7 +38,7 @@ export class ContentRevisionsController {
     description: 'With the full snapshot of the item after that change.',
     ok: RevisionResponseDto,
   })
-  async get(
+  async getContentRevision(
     @CurrentSite() site: SiteContext,
     @Param() { id, revisionId }: RevisionParamDto,
   ): Promise<RevisionResponseDto> {
@@ -51,9 +51,8 @@ export class ContentRevisionsController {
     summary: 'Restore a revision',
     description: 'Brings back its fields (not the status) as a new revision.',
     ok: ContentResponseDto,
-    problems: [409],
   })
-  async restore(
+  async restoreContentRevision(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
     @Param() { id, revisionId }: RevisionParamDto,

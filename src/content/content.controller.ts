@@ -25,7 +25,7 @@ function withEtag(res: Response, item: ContentItemEntity): ContentResponseDto {
   return toContentResponse(item);
 }
 
-@ApiController('api/v2/sites/:siteName/content', 'Content')
+@ApiController('api/v2/sites/:siteName/content', { tag: 'Content', permissions: 'content' })
 export class ContentController {
   constructor(private readonly content: ContentService) {}
 
@@ -35,9 +35,8 @@ export class ContentController {
     summary: 'List content',
     description: 'Newest first, keyset-paginated. Without a key only published items are listed.',
     ok: PageDto(ContentSummaryDto),
-    problems: [400, 429],
   })
-  async list(
+  async listContent(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
     @Query() query: ContentQueryDto,
@@ -51,9 +50,8 @@ export class ContentController {
     summary: 'Create content',
     description: 'The slug is generated from the title when absent. Writes revision 1.',
     created: { type: ContentResponseDto, headers: ETAG_HEADER },
-    problems: [400, 409],
   })
-  async create(
+  async createContent(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
     @Body() dto: CreateContentDto,
@@ -70,9 +68,8 @@ export class ContentController {
     summary: 'Get content by id or slug',
     description: 'All digits is an id. Without a key, drafts are not found.',
     ok: { type: ContentResponseDto, headers: ETAG_HEADER },
-    problems: [400, 429],
   })
-  async get(
+  async getContent(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
     @Param() { id }: IdOrSlugParamDto,
@@ -88,9 +85,9 @@ export class ContentController {
     description: 'Partial update; writes a revision. With If-Match, a stale ETag is a 412.',
     headers: [{ name: 'If-Match', required: false, description: 'ETag from the last read' }],
     ok: { type: ContentResponseDto, headers: ETAG_HEADER },
-    problems: [400, 409, 412],
+    problems: [409, 412],
   })
-  async update(
+  async updateContent(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
     @Param() { id }: SiteIdParamDto,
@@ -107,9 +104,8 @@ export class ContentController {
     summary: 'Delete content',
     description: 'Also removes its revisions and its places in collections.',
     noContent: true,
-    problems: [400],
   })
-  async remove(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
+  async deleteContent(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
     await this.content.remove(site, id);
   }
 
@@ -118,11 +114,10 @@ export class ContentController {
     auth: 'key',
     summary: 'Publish content',
     description: 'Now, or at a future publishAt (status scheduled until then).',
-    optionalBody: PublishContentDto,
+    body: { optional: PublishContentDto },
     ok: { type: ContentResponseDto, headers: ETAG_HEADER },
-    problems: [400, 409],
   })
-  async publish(
+  async publishContent(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
     @Param() { id }: SiteIdParamDto,
@@ -138,9 +133,8 @@ export class ContentController {
     summary: 'Unpublish content',
     description: 'Back to draft; cancels a schedule.',
     ok: { type: ContentResponseDto, headers: ETAG_HEADER },
-    problems: [400, 409],
   })
-  async unpublish(
+  async unpublishContent(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
     @Param() { id }: SiteIdParamDto,

@@ -32,7 +32,7 @@ function withEtag(res: Response, t: EmailTemplateEntity): EmailTemplateResponseD
   return toEmailTemplateResponse(t);
 }
 
-@ApiController('api/v2/sites/:siteName/email/templates', 'Email')
+@ApiController('api/v2/sites/:siteName/email/templates', { tag: 'Email', permissions: 'email' })
 export class EmailTemplatesController {
   constructor(
     private readonly templates: EmailTemplatesService,
@@ -42,13 +42,13 @@ export class EmailTemplatesController {
   // The fixed paths come before `:templateId`.
   @Get('types')
   @Route({ auth: 'key', summary: 'List template types', ok: TemplateTypeListDto })
-  listTypes(): TemplateTypeListDto {
+  listTypesEmailTemplate(): TemplateTypeListDto {
     return { data: this.types.all().map(toTemplateTypeResponse) };
   }
 
   @Get('types/:templateType')
-  @Route({ auth: 'key', summary: 'Get a template type', ok: TemplateTypeResponseDto, problems: [400] })
-  getType(@Param() { templateType }: TemplateTypeParamDto): TemplateTypeResponseDto {
+  @Route({ auth: 'key', summary: 'Get a template type', ok: TemplateTypeResponseDto })
+  getTypeEmailTemplate(@Param() { templateType }: TemplateTypeParamDto): TemplateTypeResponseDto {
     return toTemplateTypeResponse(this.types.get(templateType));
   }
 
@@ -58,9 +58,8 @@ export class EmailTemplatesController {
     summary: 'Get the published template of a type',
     description: "The site's published template of the type, or the built-in default (`builtIn: true`).",
     ok: PublishedEmailTemplateDto,
-    problems: [400],
   })
-  async getPublished(
+  async getPublishedEmailTemplate(
     @CurrentSite() site: SiteContext,
     @Param() { templateType }: TemplateTypeParamDto,
   ): Promise<PublishedEmailTemplateDto> {
@@ -81,9 +80,8 @@ export class EmailTemplatesController {
     summary: 'List templates',
     description: 'Newest first, keyset-paginated; filter by type and status.',
     ok: PageDto(EmailTemplateResponseDto),
-    problems: [400],
   })
-  async list(
+  async listEmailTemplates(
     @CurrentSite() site: SiteContext,
     @Query() query: EmailTemplateQueryDto,
   ): Promise<Page<EmailTemplateResponseDto>> {
@@ -98,9 +96,8 @@ export class EmailTemplatesController {
       'A draft. The parts are Liquid; each is parsed (a syntax error is a 400 with its line) and may use only ' +
       'the variables of its type and `site`.',
     created: { type: EmailTemplateResponseDto, headers: ETAG_HEADER },
-    problems: [400],
   })
-  async create(
+  async createEmailTemplate(
     @CurrentSite() site: SiteContext,
     @Body() dto: CreateEmailTemplateDto,
     @Res({ passthrough: true }) res: Response,
@@ -112,7 +109,7 @@ export class EmailTemplatesController {
 
   @Get(':templateId')
   @Route({ auth: 'key', summary: 'Get a template', ok: { type: EmailTemplateResponseDto, headers: ETAG_HEADER } })
-  async get(
+  async getEmailTemplate(
     @CurrentSite() site: SiteContext,
     @Param() { templateId }: TemplateIdParamDto,
     @Res({ passthrough: true }) res: Response,
@@ -127,10 +124,10 @@ export class EmailTemplatesController {
     description: 'Drafts only (a published template: 409; clone it). With If-Match, a stale ETag is a 412.',
     headers: [{ name: 'If-Match', required: false, description: 'ETag from the last read' }],
     ok: { type: EmailTemplateResponseDto, headers: ETAG_HEADER },
-    problems: [400, 409, 412],
+    problems: [409, 412],
     admin: true,
   })
-  async update(
+  async updateEmailTemplate(
     @CurrentSite() site: SiteContext,
     @Param() { templateId }: TemplateIdParamDto,
     @Body() dto: UpdateEmailTemplateDto,
@@ -150,7 +147,10 @@ export class EmailTemplatesController {
     problems: [409],
     admin: true,
   })
-  async remove(@CurrentSite() site: SiteContext, @Param() { templateId }: TemplateIdParamDto): Promise<void> {
+  async deleteEmailTemplate(
+    @CurrentSite() site: SiteContext,
+    @Param() { templateId }: TemplateIdParamDto,
+  ): Promise<void> {
     await this.templates.remove(site, templateId);
   }
 
@@ -161,7 +161,7 @@ export class EmailTemplatesController {
     description: 'A new draft with the same type and parts.',
     created: { type: EmailTemplateResponseDto, headers: ETAG_HEADER },
   })
-  async clone(
+  async cloneEmailTemplate(
     @CurrentSite() site: SiteContext,
     @Param() { templateId }: TemplateIdParamDto,
     @Res({ passthrough: true }) res: Response,
@@ -177,9 +177,8 @@ export class EmailTemplatesController {
     summary: 'Publish a template',
     description: 'It becomes the published template of its type for the site; the previous one goes back to draft.',
     ok: { type: EmailTemplateResponseDto, headers: ETAG_HEADER },
-    problems: [400, 409],
   })
-  async publish(
+  async publishEmailTemplate(
     @CurrentSite() site: SiteContext,
     @Param() { templateId }: TemplateIdParamDto,
     @Res({ passthrough: true }) res: Response,
@@ -195,12 +194,11 @@ export class EmailTemplatesController {
     permission: 'email:read',
     cost: 'render',
     description: "Renders it as a send would, with `data` or its type's sample data. Nothing is sent.",
-    optionalBody: PreviewEmailTemplateDto,
+    body: { optional: PreviewEmailTemplateDto },
     ok: RenderedMailDto,
-    problems: [400],
     admin: true,
   })
-  async preview(
+  async previewEmailTemplate(
     @CurrentSite() site: SiteContext,
     @Param() { templateId }: TemplateIdParamDto,
     @Body() dto: PreviewEmailTemplateDto,

@@ -14,7 +14,7 @@ import {
 import { SendEmailDto, SendEmailResponseDto, toSendEmailResponse } from './dto/email-send.dto';
 import { EmailService } from './email.service';
 
-@ApiController('api/v2/sites/:siteName/email', 'Email')
+@ApiController('api/v2/sites/:siteName/email', { tag: 'Email', permissions: 'email' })
 export class EmailController {
   constructor(private readonly email: EmailService) {}
 
@@ -31,7 +31,6 @@ export class EmailController {
       'Idempotency-Key replays the first answer. HTML over its limits (nesting, elements, CSS selectors ' +
       'to inline; docs/security.md) is a 400 `template_limit_exceeded` and nothing is recorded.',
     accepted: SendEmailResponseDto,
-    problems: [400, 409],
     bodyExample: {
       to: [{ email: 'ada@example.com', name: 'Ada Lovelace' }],
       subject: 'Welcome aboard',
@@ -40,7 +39,7 @@ export class EmailController {
     },
     idempotent: true,
   })
-  async send(@CurrentSite() site: SiteContext, @Body() dto: SendEmailDto): Promise<SendEmailResponseDto> {
+  async sendEmail(@CurrentSite() site: SiteContext, @Body() dto: SendEmailDto): Promise<SendEmailResponseDto> {
     return toSendEmailResponse(await this.email.sendNow(site, dto));
   }
 
@@ -50,10 +49,9 @@ export class EmailController {
     summary: 'List sent messages (admin)',
     description: 'Newest first, keyset-paginated; filter by status (queued, sending, sent, failed).',
     ok: PageDto(EmailMessageSummaryDto),
-    problems: [400],
     admin: true,
   })
-  async listMessages(
+  async listMessagesEmail(
     @CurrentSite() site: SiteContext,
     @Query() query: EmailMessageQueryDto,
   ): Promise<Page<EmailMessageSummaryDto>> {
@@ -70,7 +68,7 @@ export class EmailController {
     ok: EmailMessageResponseDto,
     admin: true,
   })
-  async getMessage(
+  async getMessageEmail(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
   ): Promise<EmailMessageResponseDto> {

@@ -14,15 +14,15 @@ class ReadinessDto extends HealthDto {
   @ApiProperty({ example: 'up' }) database: string;
 }
 
-@ApiController('health', 'Health')
+@ApiController('health', { tag: 'Health', permissions: 'none' })
 // Below ApiController, so it is set when ApiController derives the routes' problems (no 429).
 @SkipRateLimit()
 export class HealthController {
   constructor(private readonly dataSource: DataSource) {}
 
   @Get()
-  @Route({ auth: 'public', summary: 'Liveness: the process answers', operationId: 'getHealth', ok: HealthDto })
-  live(): HealthDto {
+  @Route({ auth: 'public', summary: 'Liveness: the process answers', ok: HealthDto })
+  getHealth(): HealthDto {
     return { status: 'ok' };
   }
 
@@ -30,11 +30,10 @@ export class HealthController {
   @Route({
     auth: 'public',
     summary: 'Readiness: the database answers',
-    operationId: 'getReadiness',
     ok: ReadinessDto,
     problems: [503],
   })
-  async ready(): Promise<ReadinessDto> {
+  async getReadiness(): Promise<ReadinessDto> {
     try {
       await ping(this.dataSource);
     } catch {

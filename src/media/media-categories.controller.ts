@@ -14,7 +14,7 @@ import { MediaTermsService } from './media-terms.service';
 import { created } from '../common/http/public-urls';
 import { ApiController, Route } from '../common/http/route.decorator';
 
-@ApiController('api/v2/sites/:siteName/media/categories', 'Media')
+@ApiController('api/v2/sites/:siteName/media/categories', { tag: 'Media', permissions: 'media' })
 export class MediaCategoriesController {
   constructor(private readonly terms: MediaTermsService) {}
 
@@ -25,9 +25,8 @@ export class MediaCategoriesController {
     publishable: true,
     description: 'Oldest first.',
     ok: PageDto(MediaCategoryResponseDto),
-    problems: [400],
   })
-  async list(
+  async listMediaCategories(
     @CurrentSite() site: SiteContext,
     @Query() query: CursorQueryDto,
   ): Promise<Page<MediaCategoryResponseDto>> {
@@ -40,9 +39,8 @@ export class MediaCategoriesController {
     summary: 'Create category',
     description: 'The slug defaults to one made from the name; it is unique in the site.',
     created: MediaCategoryResponseDto,
-    problems: [400, 409],
   })
-  async create(
+  async createMediaCategory(
     @CurrentSite() site: SiteContext,
     @Body() dto: CreateMediaTermDto,
     @Res({ passthrough: true }) res: Response,
@@ -53,14 +51,17 @@ export class MediaCategoriesController {
   }
 
   @Get(':id')
-  @Route({ auth: 'key', summary: 'Get category', publishable: true, ok: MediaCategoryResponseDto, problems: [400] })
-  async get(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<MediaCategoryResponseDto> {
+  @Route({ auth: 'key', summary: 'Get category', publishable: true, ok: MediaCategoryResponseDto })
+  async getMediaCategory(
+    @CurrentSite() site: SiteContext,
+    @Param() { id }: SiteIdParamDto,
+  ): Promise<MediaCategoryResponseDto> {
     return toMediaTermResponse(await this.terms.get('category', site, id));
   }
 
   @Patch(':id')
-  @Route({ auth: 'key', summary: 'Update category', ok: MediaCategoryResponseDto, problems: [400, 409] })
-  async update(
+  @Route({ auth: 'key', summary: 'Update category', ok: MediaCategoryResponseDto, problems: [409] })
+  async updateMediaCategory(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Body() dto: UpdateMediaTermDto,
@@ -74,9 +75,8 @@ export class MediaCategoriesController {
     summary: 'Delete category',
     description: 'Media items keep existing; they lose this category.',
     noContent: true,
-    problems: [400],
   })
-  async remove(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
+  async deleteMediaCategory(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
     await this.terms.remove('category', site, id);
   }
 }

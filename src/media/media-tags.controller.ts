@@ -9,7 +9,7 @@ import { MediaTermsService } from './media-terms.service';
 import { created } from '../common/http/public-urls';
 import { ApiController, Route } from '../common/http/route.decorator';
 
-@ApiController('api/v2/sites/:siteName/media/tags', 'Media')
+@ApiController('api/v2/sites/:siteName/media/tags', { tag: 'Media', permissions: 'media' })
 export class MediaTagsController {
   constructor(private readonly terms: MediaTermsService) {}
 
@@ -20,9 +20,11 @@ export class MediaTagsController {
     publishable: true,
     description: 'Oldest first.',
     ok: PageDto(MediaTagResponseDto),
-    problems: [400],
   })
-  async list(@CurrentSite() site: SiteContext, @Query() query: CursorQueryDto): Promise<Page<MediaTagResponseDto>> {
+  async listMediaTags(
+    @CurrentSite() site: SiteContext,
+    @Query() query: CursorQueryDto,
+  ): Promise<Page<MediaTagResponseDto>> {
     return mapPage(await this.terms.list('tag', site, query), toMediaTermResponse);
   }
 
@@ -32,9 +34,8 @@ export class MediaTagsController {
     summary: 'Create tag',
     description: 'The slug defaults to one made from the name; it is unique in the site.',
     created: MediaTagResponseDto,
-    problems: [400, 409],
   })
-  async create(
+  async createMediaTag(
     @CurrentSite() site: SiteContext,
     @Body() dto: CreateMediaTermDto,
     @Res({ passthrough: true }) res: Response,
@@ -45,14 +46,14 @@ export class MediaTagsController {
   }
 
   @Get(':id')
-  @Route({ auth: 'key', summary: 'Get tag', publishable: true, ok: MediaTagResponseDto, problems: [400] })
-  async get(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<MediaTagResponseDto> {
+  @Route({ auth: 'key', summary: 'Get tag', publishable: true, ok: MediaTagResponseDto })
+  async getMediaTag(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<MediaTagResponseDto> {
     return toMediaTermResponse(await this.terms.get('tag', site, id));
   }
 
   @Patch(':id')
-  @Route({ auth: 'key', summary: 'Update tag', ok: MediaTagResponseDto, problems: [400, 409] })
-  async update(
+  @Route({ auth: 'key', summary: 'Update tag', ok: MediaTagResponseDto, problems: [409] })
+  async updateMediaTag(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Body() dto: UpdateMediaTermDto,
@@ -66,9 +67,8 @@ export class MediaTagsController {
     summary: 'Delete tag',
     description: 'Media items keep existing; they lose this tag.',
     noContent: true,
-    problems: [400],
   })
-  async remove(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
+  async deleteMediaTag(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
     await this.terms.remove('tag', site, id);
   }
 }

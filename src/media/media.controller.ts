@@ -11,7 +11,7 @@ import { uploadFormSchema } from '../common/input/form-fields';
 import { created } from '../common/http/public-urls';
 import { ApiController, Route } from '../common/http/route.decorator';
 
-@ApiController('api/v2/sites/:siteName/media', 'Media')
+@ApiController('api/v2/sites/:siteName/media', { tag: 'Media', permissions: 'media' })
 export class MediaController {
   constructor(
     private readonly media: MediaService,
@@ -25,9 +25,8 @@ export class MediaController {
     publishable: true,
     description: 'Newest first; originals and thumbnails unless `original` says which.',
     ok: PageDto(MediaResponseDto),
-    problems: [400],
   })
-  async list(@CurrentSite() site: SiteContext, @Query() query: MediaQueryDto): Promise<Page<MediaResponseDto>> {
+  async listMedia(@CurrentSite() site: SiteContext, @Query() query: MediaQueryDto): Promise<Page<MediaResponseDto>> {
     return mapPage(await this.media.list(site, query), toMediaResponse);
   }
 
@@ -37,11 +36,10 @@ export class MediaController {
     summary: 'Upload a media file',
     cost: 'upload',
     description: 'multipart/form-data with a `file` part. The type is detected from the bytes; images get thumbnails.',
-    upload: uploadFormSchema('file', ['title', 'caption', 'description', 'altText']),
+    body: { upload: uploadFormSchema('file', ['title', 'caption', 'description', 'altText']) },
     created: MediaResponseDto,
-    problems: [400, 413, 415],
   })
-  async upload(
+  async uploadMedia(
     @CurrentSite() site: SiteContext,
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
@@ -52,8 +50,8 @@ export class MediaController {
   }
 
   @Get(':id')
-  @Route({ auth: 'key', summary: 'Get media', publishable: true, ok: MediaResponseDto, problems: [400] })
-  async get(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<MediaResponseDto> {
+  @Route({ auth: 'key', summary: 'Get media', publishable: true, ok: MediaResponseDto })
+  async getMedia(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<MediaResponseDto> {
     return toMediaResponse(await this.media.get(site, id));
   }
 
@@ -63,9 +61,8 @@ export class MediaController {
     summary: 'Update media',
     description: 'Text fields; `categoryIds` and `tagIds` replace the assignments.',
     ok: MediaResponseDto,
-    problems: [400],
   })
-  async update(
+  async updateMedia(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Body() dto: UpdateMediaDto,
@@ -79,9 +76,8 @@ export class MediaController {
     summary: 'Delete media',
     description: 'Removes the item, its thumbnails and their files.',
     noContent: true,
-    problems: [400],
   })
-  async remove(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
+  async deleteMedia(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
     await this.media.remove(site, id);
   }
 }

@@ -14,7 +14,7 @@ import { FulfillmentNotificationDto } from './dto/order.dto';
 import { SIGNATURE_HEADER } from './fulfillment-signature';
 import { FulfillmentNotificationsService } from './fulfillment-notifications.service';
 
-@ApiController('api/v2/sites/:siteName/orders', 'Orders')
+@ApiController('api/v2/sites/:siteName/orders', { tag: 'Orders', permissions: 'orders' })
 export class FulfillmentNotificationsController {
   constructor(private readonly notifications: FulfillmentNotificationsService) {}
 
@@ -26,14 +26,13 @@ export class FulfillmentNotificationsController {
       because: 'the signature is made with the site’s fulfillment secret when the notification is sent',
     },
     summary: 'Receive a fulfillment notification',
-    operationId: 'receiveFulfillmentNotification',
     description:
       'From the site’s fulfillment provider, signed instead of keyed: `x-sitebase-signature: t=<unix seconds>,' +
       'v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the site’s fulfillment secret>` (docs/orders.md). A missing, ' +
       'forged or stale (over 5 minutes) signature is a 401. The change is the one `PATCH …/orders/{id}/fulfillment` ' +
       'makes, for `orderId`; the notification’s `id` is unique per site: a replay answers the same outcome with ' +
       '`Idempotent-Replayed: true` and changes nothing.',
-    rawBody: true,
+    body: { raw: true },
     headers: [
       {
         name: SIGNATURE_HEADER,
@@ -51,9 +50,9 @@ export class FulfillmentNotificationsController {
         'Idempotent-Replayed': { description: '`true` when the id was applied before', schema: { type: 'string' } },
       },
     },
-    problems: [400, 401, 409, 429],
+    problems: [401],
   })
-  async receive(
+  async receiveFulfillmentNotification(
     @CurrentSite() site: SiteContext,
     @Body() dto: FulfillmentNotificationDto,
     @RawBody() raw: Buffer,
@@ -69,14 +68,13 @@ export class FulfillmentNotificationsController {
   @Route({
     auth: 'key',
     summary: 'Rotate the fulfillment secret of a site (admin)',
-    operationId: 'rotateFulfillmentSecret',
     description:
       'Makes the site’s secret for signed fulfillment notifications (the first one, or a new one) and answers it, ' +
       'once. The previous one keeps verifying until `previousSecretExpiresAt` (FULFILLMENT_SECRET_GRACE_SECONDS).',
     ok: FulfillmentSecretResponseDto,
     admin: true,
   })
-  async rotateSecret(@CurrentSite() site: SiteContext): Promise<FulfillmentSecretResponseDto> {
+  async rotateFulfillmentSecret(@CurrentSite() site: SiteContext): Promise<FulfillmentSecretResponseDto> {
     return toFulfillmentSecretResponse(await this.notifications.rotateSecret(site));
   }
 }

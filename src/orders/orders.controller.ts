@@ -12,7 +12,7 @@ import { CreateOrderDto, OrderQueryDto, UpdateFulfillmentDto, UpdatePaymentDto }
 import { OrderFulfillmentService } from './order-fulfillment.service';
 import { OrdersService } from './orders.service';
 
-@ApiController('api/v2/sites/:siteName/orders', 'Orders')
+@ApiController('api/v2/sites/:siteName/orders', { tag: 'Orders', permissions: 'orders' })
 export class OrdersController {
   constructor(
     private readonly orders: OrdersService,
@@ -28,9 +28,8 @@ export class OrdersController {
       'Newest first; keyset-paginated. Filters: payment and fulfillment status, the customer’s email (exact, ' +
       'case-insensitive), created from/to (RFC 3339). Without lines and shipments: get one for those.',
     ok: PageDto(OrderSummaryDto),
-    problems: [400],
   })
-  async list(
+  async listOrders(
     @CurrentSite() site: SiteContext,
     @Query() query: OrderQueryDto,
     @CurrentPrincipal() caller: Principal,
@@ -53,10 +52,9 @@ export class OrdersController {
       'a 409 `hold_cooldown` with Retry-After. ' +
       'The customer gets the `orders.confirmation` mail. `Idempotency-Key` replays the first answer.',
     created: OrderResponseDto,
-    problems: [400, 409],
     idempotent: true,
   })
-  async create(
+  async createOrder(
     @CurrentSite() site: SiteContext,
     @Body() dto: CreateOrderDto,
     @CurrentPrincipal() caller: Principal,
@@ -74,7 +72,7 @@ export class OrdersController {
     description: 'With its lines and shipments. A site user’s session reads only their own orders.',
     ok: OrderResponseDto,
   })
-  async get(
+  async getOrder(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @CurrentPrincipal() caller: Principal,
@@ -86,14 +84,13 @@ export class OrdersController {
   @Route({
     auth: 'key',
     summary: 'Update the fulfillment of an order',
-    operationId: 'updateOrderFulfillment',
     description:
       'Either a `shipment` (carrier, tracking, and the units of each line; absent lines: all that is left), which ' +
       'moves the order to `partially_fulfilled` or `fulfilled` and mails the customer, or a `status`: `canceled` ' +
       '(gives back the stock of what was not shipped) or `fulfilled` (the rest, without a shipment). Shipping ' +
       'more than ordered, shipping a canceled order or canceling a fulfilled one is a 409.',
     ok: OrderResponseDto,
-    problems: [400, 409],
+    problems: [409],
     bodyExample: {
       shipment: {
         carrier: 'DHL',
@@ -102,7 +99,7 @@ export class OrdersController {
       },
     },
   })
-  async updateFulfillment(
+  async updateOrderFulfillment(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Body() dto: UpdateFulfillmentDto,
@@ -114,16 +111,15 @@ export class OrdersController {
   @Route({
     auth: 'key',
     summary: 'Record the payment of an order (admin)',
-    operationId: 'updateOrderPayment',
     description:
       'For the site’s backend, when its payment processor confirms: `pending → paid → refunded`; any other move ' +
       'is a 409 `transition_forbidden`; paying an order past its `expiresAt` is a 409 `order_expired`. Paid ' +
       'records `order.paid` (and `order.subscription_requested` per recurring line).',
     ok: OrderResponseDto,
-    problems: [400, 409],
+    problems: [409],
     admin: true,
   })
-  async updatePayment(
+  async updateOrderPayment(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Body() dto: UpdatePaymentDto,

@@ -5,7 +5,7 @@ import { SiteContext } from '../common/tenancy/site-context';
 import { ConnectStripeDto, PaymentAccountResponseDto, toPaymentAccountResponse } from './dto/payment-account.dto';
 import { PaymentAccountsService } from './payment-accounts.service';
 
-@ApiController('api/v2/sites/:siteName/payments/stripe', 'Admin: payments')
+@ApiController('api/v2/sites/:siteName/payments/stripe', { tag: 'Admin: payments', permissions: 'payments' })
 export class PaymentAccountsController {
   constructor(private readonly accounts: PaymentAccountsService) {}
 
@@ -13,14 +13,13 @@ export class PaymentAccountsController {
   @Route({
     auth: 'key',
     summary: 'Get the Stripe connection of a site (admin)',
-    operationId: 'getStripeConnection',
     description:
       'Which modes have keys (a hint of each key, never the key), the mode the site charges in, and the path ' +
       'Stripe must post its events to. A site without a connection is `manual`: nothing is collected.',
     ok: PaymentAccountResponseDto,
     admin: true,
   })
-  async get(@CurrentSite() site: SiteContext): Promise<PaymentAccountResponseDto> {
+  async getStripeConnection(@CurrentSite() site: SiteContext): Promise<PaymentAccountResponseDto> {
     return toPaymentAccountResponse(site.name, await this.accounts.get(site));
   }
 
@@ -28,7 +27,6 @@ export class PaymentAccountsController {
   @Route({
     auth: 'key',
     summary: 'Connect a site to Stripe, or change its keys (admin)',
-    operationId: 'connectStripe',
     description:
       'Per mode, a secret (or restricted) key and the signing secret of the webhook endpoint; write-only, ' +
       'sealed at rest with the server’s SECRETS_ENCRYPTION_KEY (409 `secrets_key_missing` without one). A mode ' +
@@ -36,10 +34,13 @@ export class PaymentAccountsController {
       '(409 `processor_not_connected` without its keys); products sync to every mode with keys. Needs the ' +
       'key’s current secret: a secret replaced by a roll cannot redirect the money.',
     ok: PaymentAccountResponseDto,
-    problems: [400, 409],
+    problems: [409],
     admin: true,
   })
-  async connect(@CurrentSite() site: SiteContext, @Body() dto: ConnectStripeDto): Promise<PaymentAccountResponseDto> {
+  async connectStripe(
+    @CurrentSite() site: SiteContext,
+    @Body() dto: ConnectStripeDto,
+  ): Promise<PaymentAccountResponseDto> {
     return toPaymentAccountResponse(site.name, await this.accounts.connect(site, dto));
   }
 
@@ -47,14 +48,13 @@ export class PaymentAccountsController {
   @Route({
     auth: 'key',
     summary: 'Disconnect a site from Stripe (admin)',
-    operationId: 'disconnectStripe',
     description:
       'Deletes the keys: the site is `manual` again. Products keep their Stripe ids, and orders already paid ' +
       'through Stripe keep their payment ids.',
     noContent: true,
     admin: true,
   })
-  async disconnect(@CurrentSite() site: SiteContext): Promise<void> {
+  async disconnectStripe(@CurrentSite() site: SiteContext): Promise<void> {
     await this.accounts.disconnect(site);
   }
 }

@@ -9,8 +9,11 @@ import { CursorQueryDto, mapPage, Page, PageDto } from '../common/pagination/pag
 import { CreateSenderDomainDto, SenderDomainResponseDto, toSenderDomainResponse } from './dto/sender-domain.dto';
 import { SenderDomainsService } from './sender-domains.service';
 
-/** Admin routes outside the interface: the domains an account's sites may send From (docs/email.md). */
-@ApiController('api/v2/sender-domains', 'Admin: sender domains')
+/**
+ * Admin routes outside the interface: the domains an account's sites may send From (docs/email.md).
+ * Their permissions are email's: a sender domain exists only to send mail From it.
+ */
+@ApiController('api/v2/sender-domains', { tag: 'Admin: sender domains', permissions: 'email' })
 export class SenderDomainsController {
   constructor(private readonly domains: SenderDomainsService) {}
 
@@ -22,11 +25,10 @@ export class SenderDomainsController {
       "Answers the two TXT records to publish: the verification challenge (this account's own) and the DKIM key. " +
       "Until the domain is verified, mail of the account's sites that names an address at it goes From MAIL_FROM.",
     created: SenderDomainResponseDto,
-    problems: [400, 409],
     cost: 'outbound',
     admin: true,
   })
-  async create(
+  async createSenderDomain(
     @CurrentKey() key: KeyPrincipal,
     @Body() dto: CreateSenderDomainDto,
     @Res({ passthrough: true }) res: Response,
@@ -42,10 +44,12 @@ export class SenderDomainsController {
     summary: 'List sender domains (admin)',
     description: 'The sender domains of the account, newest first.',
     ok: PageDto(SenderDomainResponseDto),
-    problems: [400],
     admin: true,
   })
-  async list(@CurrentKey() key: KeyPrincipal, @Query() query: CursorQueryDto): Promise<Page<SenderDomainResponseDto>> {
+  async listSenderDomains(
+    @CurrentKey() key: KeyPrincipal,
+    @Query() query: CursorQueryDto,
+  ): Promise<Page<SenderDomainResponseDto>> {
     return mapPage(await this.domains.list(key, query), toSenderDomainResponse);
   }
 
@@ -54,10 +58,12 @@ export class SenderDomainsController {
     auth: 'account-key',
     summary: 'Get a sender domain (admin)',
     ok: SenderDomainResponseDto,
-    problems: [400, 404],
     admin: true,
   })
-  async get(@CurrentKey() key: KeyPrincipal, @Param() { id }: IdParamDto): Promise<SenderDomainResponseDto> {
+  async getSenderDomain(
+    @CurrentKey() key: KeyPrincipal,
+    @Param() { id }: IdParamDto,
+  ): Promise<SenderDomainResponseDto> {
     return toSenderDomainResponse(await this.domains.get(key, id));
   }
 
@@ -73,11 +79,14 @@ export class SenderDomainsController {
       'Looks up both TXT records. 200 with the domain (verified) when both are published; 422 `dns_records_missing` ' +
       'naming each one not found; 503 when DNS does not answer in time.',
     ok: SenderDomainResponseDto,
-    problems: [400, 404, 422, 503],
+    problems: [422, 503],
     cost: 'outbound',
     admin: true,
   })
-  async verify(@CurrentKey() key: KeyPrincipal, @Param() { id }: IdParamDto): Promise<SenderDomainResponseDto> {
+  async verifySenderDomain(
+    @CurrentKey() key: KeyPrincipal,
+    @Param() { id }: IdParamDto,
+  ): Promise<SenderDomainResponseDto> {
     return toSenderDomainResponse(await this.domains.verify(key, id));
   }
 
@@ -87,10 +96,9 @@ export class SenderDomainsController {
     summary: 'Remove a sender domain (admin)',
     description: 'Its DKIM key is deleted; mail From it goes From MAIL_FROM again.',
     noContent: true,
-    problems: [400, 404],
     admin: true,
   })
-  async remove(@CurrentKey() key: KeyPrincipal, @Param() { id }: IdParamDto): Promise<void> {
+  async deleteSenderDomain(@CurrentKey() key: KeyPrincipal, @Param() { id }: IdParamDto): Promise<void> {
     await this.domains.remove(key, id);
   }
 }

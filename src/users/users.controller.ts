@@ -22,7 +22,7 @@ import { ProfileService } from './me/profile.service';
 import { UsersService } from './users.service';
 
 /** Operators' routes over a site's users (a secret key; a session is a 403). */
-@ApiController('api/v2/sites/:siteName/users', 'Site users')
+@ApiController('api/v2/sites/:siteName/users', { tag: 'Site users', permissions: 'users' })
 export class UsersController {
   constructor(
     private readonly users: UsersService,
@@ -36,15 +36,14 @@ export class UsersController {
     summary: 'List site users',
     description: 'Newest first, keyset-paginated; filters: status, part of the address, created range.',
     ok: PageDto(UserResponseDto),
-    problems: [400, 403],
   })
-  async list(@CurrentSite() site: SiteContext, @Query() query: UserQueryDto): Promise<Page<UserResponseDto>> {
+  async listUsers(@CurrentSite() site: SiteContext, @Query() query: UserQueryDto): Promise<Page<UserResponseDto>> {
     return mapPage(await this.users.list(site, query), toUserResponse);
   }
 
   @Get(':id')
-  @Route({ auth: 'key', summary: 'Get a site user', ok: UserResponseDto, problems: [403] })
-  async get(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<UserResponseDto> {
+  @Route({ auth: 'key', summary: 'Get a site user', ok: UserResponseDto })
+  async getUser(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<UserResponseDto> {
     return toUserResponse(await this.users.get(site, id));
   }
 
@@ -55,9 +54,9 @@ export class UsersController {
     description:
       'Name, metadata, a corrected address, or the status: disabling ends every session of the user at once.',
     ok: UserResponseDto,
-    problems: [400, 403, 409],
+    problems: [409],
   })
-  async update(
+  async updateUser(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Body() dto: UpdateUserDto,
@@ -69,11 +68,9 @@ export class UsersController {
   @Route({
     auth: 'key',
     summary: 'Get a site user’s profile',
-    operationId: 'getUserProfile',
     ok: ProfileResponseDto,
-    problems: [403],
   })
-  async profileOf(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<ProfileResponseDto> {
+  async getUserProfile(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<ProfileResponseDto> {
     return { entries: (await this.profile.entries(site, id)).map(toProfileEntry) };
   }
 
@@ -81,11 +78,12 @@ export class UsersController {
   @Route({
     auth: 'key',
     summary: 'Get a site user’s credit balance',
-    operationId: 'getUserCreditBalance',
     ok: CreditBalanceDto,
-    problems: [403],
   })
-  async balance(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<CreditBalanceDto> {
+  async getUserCreditBalance(
+    @CurrentSite() site: SiteContext,
+    @Param() { id }: SiteIdParamDto,
+  ): Promise<CreditBalanceDto> {
     return { balance: await this.credits.balance(site, id) };
   }
 
@@ -93,14 +91,12 @@ export class UsersController {
   @Route({
     auth: 'key',
     summary: 'Grant credits to a site user',
-    operationId: 'grantUserCredits',
     description:
       'Adds a ledger line; with `expiresAt`, what is left of the grant stops counting then. Idempotency-Key replays.',
     created: CreditChangeDto,
-    problems: [400, 403, 409],
     idempotent: true,
   })
-  async grant(
+  async grantUserCredits(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Body() dto: GrantCreditsDto,
@@ -115,15 +111,13 @@ export class UsersController {
   @Route({
     auth: 'key',
     summary: 'Spend credits of a site user (admin)',
-    operationId: 'spendUserCredits',
     description:
       'Takes from the soonest-expiring grants first; a short balance is a 409 and takes nothing. Idempotency-Key replays.',
     created: CreditChangeDto,
-    problems: [400, 403, 409],
     idempotent: true,
     admin: true,
   })
-  async spend(
+  async spendUserCredits(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Body() dto: SpendCreditsDto,
@@ -138,13 +132,11 @@ export class UsersController {
   @Route({
     auth: 'key',
     summary: 'List a site user’s credit ledger (admin)',
-    operationId: 'listUserCredits',
     description: 'Newest first, keyset-paginated.',
     ok: PageDto(CreditEntryDto),
-    problems: [400, 403],
     admin: true,
   })
-  async ledger(
+  async listUserCredits(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Query() query: CreditLedgerQueryDto,

@@ -16,7 +16,7 @@ import {
 import { ApiController, Route } from '../common/http/route.decorator';
 
 /** INTERFACE.md §4.1 media routes, over the v2 media services. */
-@ApiController('v1/:site_name/media', 'v1 legacy', 'media')
+@ApiController('v1/:site_name/media', { tag: 'v1 legacy', permissions: 'media' })
 export class V1MediaController {
   constructor(
     private readonly media: MediaService,
@@ -30,14 +30,13 @@ export class V1MediaController {
     cost: 'upload',
     description:
       'multipart/form-data with a `file` part. Answers 200 with an empty body; `Location` is the public URL of the file.',
-    upload: uploadFormSchema('file', V1_TEXT_FIELDS),
+    body: { upload: uploadFormSchema('file', V1_TEXT_FIELDS) },
     ok: {
       description: 'Stored; no body',
       headers: { Location: { description: 'Public URL of the file', schema: { type: 'string' } } },
     },
-    problems: [400, 413, 415],
   })
-  async upload(
+  async uploadV1Media(
     @CurrentSite() site: SiteContext,
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
@@ -52,9 +51,8 @@ export class V1MediaController {
     summary: 'List media (v1)',
     description: 'Newest first, originals and thumbnails; `limit` 1..100, `offset` from 0.',
     ok: V1MediaListDto,
-    problems: [400],
   })
-  async list(
+  async listV1Media(
     @CurrentSite() site: SiteContext,
     @Param() { limit, offset }: V1MediaListParamsDto,
   ): Promise<V1MediaListDto> {

@@ -21,7 +21,7 @@ import { ApiController, Route } from '../common/http/route.decorator';
 
 /** INTERFACE.md §4.1 pages, over the content service. Every success is a 200. */
 @ApiExtraModels(V1PageResponseDto)
-@ApiController('v1/:site_name/pages', 'v1 legacy', 'content')
+@ApiController('v1/:site_name/pages', { tag: 'v1 legacy', permissions: 'content' })
 export class V1PagesController {
   constructor(private readonly pages: V1PagesService) {}
 
@@ -31,9 +31,8 @@ export class V1PagesController {
     summary: 'Create a page (v1)',
     description: 'Current (title, content, page_type) or older (post_title, post_content, post_type) field names.',
     ok: V1PageResponseDto,
-    problems: [400, 409],
   })
-  async create(
+  async createV1Page(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
     @Body() body: V1CreatePageDto,
@@ -55,9 +54,8 @@ export class V1PagesController {
         ],
       },
     },
-    problems: [400],
   })
-  async get(
+  async getV1Page(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
     @Param() { page_id }: V1PageParamDto,
@@ -72,9 +70,8 @@ export class V1PagesController {
     summary: 'List pages (v1)',
     description: 'Newest first; `limit` 1..100, `offset` from 0.',
     ok: V1PageListDto,
-    problems: [400],
   })
-  async list(
+  async listV1Pages(
     @CurrentSite() site: SiteContext,
     @Param() { limit, offset }: V1PageListParamsDto,
   ): Promise<V1PageListDto> {
@@ -89,9 +86,9 @@ export class V1PagesController {
     description:
       'Fields of the create body, all optional, no slug. `replace_attachments: false` adds to the attachments.',
     ok: V1PageResponseDto,
-    problems: [400, 409],
+    problems: [409],
   })
-  async update(
+  async updateV1Page(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
     @Param() { page_id }: V1PageIdParamDto,
@@ -108,11 +105,13 @@ export class V1PagesController {
     auth: 'legacy-key',
     summary: 'Delete a page (v1)',
     ok: V1PageDeletedDto,
-    problems: [400],
     // Not the demo's page 1, which the v2 delete example removes: 2 is the create example's.
     params: [{ name: 'page_id', schema: { type: 'integer', minimum: 1, example: 2 } }],
   })
-  async remove(@CurrentSite() site: SiteContext, @Param() { page_id }: V1PageIdParamDto): Promise<V1PageDeletedDto> {
+  async deleteV1Page(
+    @CurrentSite() site: SiteContext,
+    @Param() { page_id }: V1PageIdParamDto,
+  ): Promise<V1PageDeletedDto> {
     return { deleted: true, page_id: await this.pages.remove(site, page_id) };
   }
 }

@@ -19,7 +19,7 @@ import { V1ProductsService } from './v1-products.service';
 
 /** INTERFACE.md §4.1 products and product categories, over the catalog. */
 @ApiExtraModels(V1RecurringDto)
-@ApiController('v1/:site_name', 'v1 legacy', 'catalog')
+@ApiController('v1/:site_name', { tag: 'v1 legacy', permissions: 'catalog' })
 export class V1ProductsController {
   constructor(private readonly products: V1ProductsService) {}
 
@@ -31,9 +31,9 @@ export class V1ProductsController {
       'Every field optional. `price` (major units) and `unit_amount` (minor units) are the same amount: send ' +
       'either, or both when they agree. `replace_attachments: false` (or absent) adds `attachment_ids`.',
     ok: V1ProductResponseDto,
-    problems: [400, 409],
+    problems: [409],
   })
-  async update(
+  async updateV1Product(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
     @Param() { product_id }: V1ProductParamDto,
@@ -51,9 +51,9 @@ export class V1ProductsController {
       '`variant` names option values (`option1_value`) and may name the options (`option1`); the other fields ' +
       'update the product as the update does. Answers the product with its variants.',
     ok: V1ProductResponseDto,
-    problems: [400, 409],
+    problems: [409],
   })
-  async addVariant(
+  async addVariantV1Product(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
     @Param() { product_id }: V1ProductParamDto,
@@ -70,7 +70,7 @@ export class V1ProductsController {
     description: 'Its products nest with their variants and media.',
     ok: V1ProductCategoryResponseDto,
   })
-  async category(
+  async categoryV1Product(
     @CurrentSite() site: SiteContext,
     @Param() { product_category_id }: V1ProductCategoryParamDto,
   ): Promise<V1ProductCategoryResponseDto> {

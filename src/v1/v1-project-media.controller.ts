@@ -14,7 +14,7 @@ import { ApiController, Route } from '../common/http/route.decorator';
  * guard answers 404 for a project of another account. Files become media items of the site;
  * DELETE takes their storage keys (docs/media.md).
  */
-@ApiController('v1/project/:organization_id/:project_id/media', 'v1 legacy', 'media')
+@ApiController('v1/project/:organization_id/:project_id/media', { tag: 'v1 legacy', permissions: 'media' })
 export class V1ProjectMediaController {
   constructor(
     private readonly media: MediaService,
@@ -29,11 +29,10 @@ export class V1ProjectMediaController {
     cost: 'upload',
     description:
       "multipart/form-data with one or several `file` parts. Keys are generated; they appear in v2 media responses (`key`) and in each file's URL.",
-    upload: uploadFormSchema('file', V1_TEXT_FIELDS, true),
+    body: { upload: uploadFormSchema('file', V1_TEXT_FIELDS, true) },
     noContent: 'Stored',
-    problems: [413, 415],
   })
-  async upload(
+  async uploadV1ProjectMedia(
     @CurrentSite() site: SiteContext,
     @Param() _params: V1ProjectParamsDto,
     @Req() req: Request,
@@ -48,7 +47,7 @@ export class V1ProjectMediaController {
     description: "Deletes the project's media stored under these keys (with thumbnails); unknown keys are ignored.",
     noContent: 'Deleted',
   })
-  async remove(
+  async deleteV1ProjectMedia(
     @CurrentSite() site: SiteContext,
     @Param() _params: V1ProjectParamsDto,
     @Body() dto: V1ProjectMediaDeleteDto,

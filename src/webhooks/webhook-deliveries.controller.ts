@@ -15,7 +15,7 @@ import {
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
 
 /** The delivery log of an endpoint, and retrying one (operator routes beside the interface). */
-@ApiController('api/v2/sites/:siteName/webhooks/:id/deliveries', 'Webhooks')
+@ApiController('api/v2/sites/:siteName/webhooks/:id/deliveries', { tag: 'Webhooks', permissions: 'webhooks' })
 export class WebhookDeliveriesController {
   constructor(private readonly deliveries: WebhookDeliveriesService) {}
 
@@ -25,10 +25,9 @@ export class WebhookDeliveriesController {
     summary: 'List the deliveries of a webhook endpoint (admin)',
     description: 'Newest first, keyset-paginated; filter by status (pending, succeeded, failed).',
     ok: PageDto(WebhookDeliverySummaryDto),
-    problems: [400],
     admin: true,
   })
-  async list(
+  async listWebhookDeliveries(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Query() query: WebhookDeliveryQueryDto,
@@ -47,7 +46,7 @@ export class WebhookDeliveriesController {
     },
     admin: true,
   })
-  async get(
+  async getWebhookDelivery(
     @CurrentSite() site: SiteContext,
     @Param() { id, deliveryId }: WebhookDeliveryParamDto,
   ): Promise<WebhookDeliveryResponseDto> {
@@ -70,7 +69,7 @@ export class WebhookDeliveriesController {
       because: 'a fresh start has delivered nothing (the demo endpoint is disabled); POST …/test makes a delivery',
     },
   })
-  async retry(
+  async retryWebhookDelivery(
     @CurrentSite() site: SiteContext,
     @Param() { id, deliveryId }: WebhookDeliveryParamDto,
   ): Promise<WebhookDeliverySummaryDto> {

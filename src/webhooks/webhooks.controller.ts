@@ -18,7 +18,7 @@ import {
 } from './dto/webhook-endpoint.dto';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 
-@ApiController('api/v2/sites/:siteName/webhooks', 'Webhooks')
+@ApiController('api/v2/sites/:siteName/webhooks', { tag: 'Webhooks', permissions: 'webhooks' })
 export class WebhooksController {
   constructor(private readonly endpoints: WebhookEndpointsService) {}
 
@@ -28,9 +28,8 @@ export class WebhooksController {
     summary: 'List webhook endpoints',
     description: 'Newest first, keyset-paginated; filter by status.',
     ok: PageDto(WebhookEndpointResponseDto),
-    problems: [400],
   })
-  async list(
+  async listWebhooks(
     @CurrentSite() site: SiteContext,
     @Query() query: WebhookEndpointQueryDto,
   ): Promise<Page<WebhookEndpointResponseDto>> {
@@ -45,9 +44,8 @@ export class WebhooksController {
       'The answer shows the signing secret (`whsec_…`), once. The URL must be https:// and resolve to public ' +
       'addresses only; `eventTypes` name events of docs/events.md, `<prefix>.*` or `*`.',
     created: WebhookEndpointWithSecretDto,
-    problems: [400, 409],
   })
-  async create(
+  async createWebhook(
     @CurrentSite() site: SiteContext,
     @Body() dto: CreateWebhookEndpointDto,
     @Res({ passthrough: true }) res: Response,
@@ -59,7 +57,10 @@ export class WebhooksController {
 
   @Get(':id')
   @Route({ auth: 'key', summary: 'Get a webhook endpoint', ok: WebhookEndpointResponseDto })
-  async get(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<WebhookEndpointResponseDto> {
+  async getWebhook(
+    @CurrentSite() site: SiteContext,
+    @Param() { id }: SiteIdParamDto,
+  ): Promise<WebhookEndpointResponseDto> {
     return toWebhookEndpointResponse(await this.endpoints.get(site, id));
   }
 
@@ -71,9 +72,8 @@ export class WebhooksController {
       'Fields left out stay. `status: "disabled"` stops deliveries (they wait); `status: "enabled"` re-enables ' +
       'an endpoint, also one disabled for failing, and sends what waited.',
     ok: WebhookEndpointResponseDto,
-    problems: [400],
   })
-  async update(
+  async updateWebhook(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Body() dto: UpdateWebhookEndpointDto,
@@ -83,7 +83,7 @@ export class WebhooksController {
 
   @Delete(':id')
   @Route({ auth: 'key', summary: 'Delete a webhook endpoint', description: 'With its delivery log.', noContent: true })
-  async remove(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
+  async deleteWebhook(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
     await this.endpoints.remove(site, id);
   }
 
@@ -97,7 +97,7 @@ export class WebhooksController {
       'endpoint answered, with its status code, time and the start of its answer. Logged as a delivery; not retried.',
     ok: WebhookTestResultDto,
   })
-  async test(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<WebhookTestResultDto> {
+  async testWebhook(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<WebhookTestResultDto> {
     const { deliveryId, result } = await this.endpoints.test(site, id);
     return toWebhookTestResult(deliveryId, result);
   }
@@ -106,14 +106,13 @@ export class WebhooksController {
   @Route({
     auth: 'key',
     summary: 'Rotate the signing secret of a webhook endpoint (admin)',
-    operationId: 'rotateWebhookSecret',
     description:
       'Answers the new secret, once. The previous one keeps signing beside it (two signatures in ' +
       '`webhook-signature`) until `previousSecretExpiresAt`, so receivers can switch without missing an event.',
     ok: WebhookEndpointWithSecretDto,
     admin: true,
   })
-  async rotateSecret(
+  async rotateWebhookSecret(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
   ): Promise<WebhookEndpointWithSecretDto> {

@@ -15,7 +15,7 @@ import { agent, createTenant, Tenant, uniqueName } from '../support/tenant';
 /** A render-cost route that holds its request until the test lets it go: the in-flight cap, deterministically. */
 const held: Array<() => void> = [];
 
-@ApiController('fair-share-probe', 'Probe')
+@ApiController('fair-share-probe', { tag: 'Probe', permissions: 'none' })
 class FairShareProbeController {
   @Post('held')
   @Route({ auth: 'key', summary: 'Held render', ok: Object, cost: 'render', permission: 'email:write' })

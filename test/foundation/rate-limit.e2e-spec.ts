@@ -371,7 +371,7 @@ describe('a key on a public route of a site it cannot reach', () => {
   it("reads as anonymous and is limited by IP like one, while the owner's key is not", async () => {
     const path = `/api/v2/sites/${owner.siteName}/content`;
     // Counters are per address and route, shared through the worker's database: start this one afresh.
-    await app.db.query("DELETE FROM rate_limits WHERE key LIKE '%ContentController.list'");
+    await app.db.query("DELETE FROM rate_limits WHERE key LIKE '%ContentController.listContent'");
     const strangers: number[] = [];
     for (let i = 0; i < 4; i++)
       strangers.push((await request(app.server).get(path).set('x-api-key', stranger.key)).status);

@@ -41,7 +41,7 @@ class BodyProbeController {
   @Public()
   @Post('optional')
   @HttpCode(200)
-  @DeclareBody({ optionalBody: OptionalEchoDto })
+  @DeclareBody({ optional: OptionalEchoDto })
   optional(@Body() dto: OptionalEchoDto) {
     return dto;
   }
@@ -49,7 +49,7 @@ class BodyProbeController {
   @Public()
   @Post('text')
   @HttpCode(200)
-  @DeclareBody({ optionalBody: OptionalEchoDto, textBody: true })
+  @DeclareBody({ optional: OptionalEchoDto, alsoAs: 'text' })
   text(@Body() dto: OptionalEchoDto) {
     return dto;
   }
@@ -214,7 +214,7 @@ describe('request bodies: read after the guards, JSON only where a route takes i
       );
     });
 
-    it('a route that declares textBody reads JSON labelled text/plain as JSON (Amazon SNS); no other route does', async () => {
+    it("a route that declares alsoAs: 'text' reads JSON labelled text/plain as JSON (Amazon SNS); no other route does", async () => {
       const text = (body: string, type = 'text/plain; charset=UTF-8') =>
         request(t.server).post('/api/v2/probe/text').set('content-type', type).send(body);
       expect((await text('{"name":"x"}')).body).toEqual({ name: 'x' });

@@ -12,36 +12,36 @@ class ProbeDto {
 }
 
 /** A controller that breaks its own declarations, one way per route. */
-@ApiController('api/v2/response-check-probe', 'Health')
+@ApiController('api/v2/response-check-probe', { tag: 'Health', permissions: 'none' })
 class WrongController {
   @Get('right')
   @Route({ auth: 'public', summary: 'Answers as declared', ok: ProbeDto })
-  right(): ProbeDto {
+  rightWrong(): ProbeDto {
     return { id: 1 };
   }
 
   @Get('status')
   @Route({ auth: 'public', summary: 'Declares 200, answers 418', ok: ProbeDto })
-  status(@Res({ passthrough: true }) res: Response): ProbeDto {
+  statusWrong(@Res({ passthrough: true }) res: Response): ProbeDto {
     res.status(418);
     return { id: 1 };
   }
 
   @Get('body')
   @Route({ auth: 'public', summary: 'A string id and a field the document does not have', ok: ProbeDto })
-  body(): unknown {
+  bodyWrong(): unknown {
     return { id: 'one', secret: true };
   }
 
   @Get('type')
   @Route({ auth: 'public', summary: 'Text where JSON is documented', ok: ProbeDto })
-  type(@Res() res: Response): void {
+  typeWrong(@Res() res: Response): void {
     res.type('text/plain').send('1');
   }
 
   @Post('created')
   @Route({ auth: 'public', summary: 'A 201 without Location', created: ProbeDto, idempotent: true })
-  create(): ProbeDto {
+  createWrong(): ProbeDto {
     return { id: 1 };
   }
 }

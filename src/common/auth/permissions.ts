@@ -39,30 +39,6 @@ export function isPermission(value: unknown): value is Permission {
 }
 
 /**
- * The group of each OpenAPI tag (the controller's, ApiController). Sender domains belong to
- * email: they exist only to send mail From the domain. A tag not listed here (v1's, which mixes
- * groups) names its group on the controller.
- */
-export const TAG_GROUPS: Readonly<Record<string, PermissionGroup>> = {
-  Content: 'content',
-  Collections: 'collections',
-  Media: 'media',
-  Categories: 'catalog',
-  Products: 'catalog',
-  Orders: 'orders',
-  Contacts: 'contacts',
-  'Site users': 'users',
-  Newsletter: 'newsletter',
-  Email: 'email',
-  'Admin: sender domains': 'email',
-  Webhooks: 'webhooks',
-  'Admin: payments': 'payments',
-  'Admin: sites': 'sites',
-  'API keys': 'api-keys',
-  Account: 'account',
-};
-
-/**
  * Whether a key holding `held` (null: every permission) may do what `needed` names: `*` holds
  * everything, and `write` holds the `read` of its group.
  */

@@ -60,6 +60,7 @@ export function authDecorators(auth: RouteAuth): MethodDecorator[] {
 /**
  * Resolves the permission of a route a key may call, once, at start-up: a key route whose
  * controller has no group and that names none stops the app here (as a missing @Route does).
+ * Answers whether the route took its controller's group.
  */
 export function declarePermission(
   target: Function,
@@ -67,18 +68,19 @@ export function declarePermission(
   descriptor: PropertyDescriptor,
   options: RouteOptions,
   group: PermissionGroup | undefined,
-): void {
-  if (!KEY_AUTHS.has(options.auth)) return;
+): boolean {
+  if (!KEY_AUTHS.has(options.auth)) return false;
   const method = RequestMethod[handlerMethod(descriptor.value as RouteHandler) as RequestMethod];
   const permission = options.permission ?? (group ? defaultPermission(group, method) : undefined);
   if (!isPermission(permission))
     throw new Error(
       `${target.name}.${name} takes a key but needs no known permission: give its controller a group ` +
-        `(ApiController's tag or third argument) or its @Route a permission`,
+        `(ApiController's permissions) or its @Route a permission`,
     );
   const proto = target.prototype as object;
   SetMetadata(ROUTE_PERMISSION, permission)(proto, name, descriptor);
   ApiExtension(PERMISSION_EXTENSION, permission)(proto, name, descriptor);
+  return options.permission === undefined;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { Body, Param, Post, Query } from '@nestjs/common';
 import { ApiConsumes } from '@nestjs/swagger';
-import { DeclareBody, NO_BODY, routeBody } from './route-body';
+import { DeclareBody, NO_BODY, routeBody, RouteBodyOption } from './route-body';
 
 class Dto {}
 
@@ -15,21 +15,16 @@ class Probe {
   none(@Param() _p: Dto, @Query() _q: Dto) {}
 
   @Post('optional')
-  @DeclareBody({ optionalBody: Dto, rawBody: true })
+  @DeclareBody({ optional: Dto, raw: true })
   optional(@Body() _dto: Dto) {}
 
   @Post('form')
-  @DeclareBody({ formBody: true })
+  @DeclareBody({ alsoAs: 'form' })
   form(@Body() _dto: Dto) {}
 
   @Post('text')
-  @DeclareBody({ optionalBody: Dto, rawBody: true, textBody: true })
+  @DeclareBody({ optional: Dto, raw: true, alsoAs: 'text' })
   text(@Body() _dto: Dto) {}
-
-  // text/plain is a JSON body's other label only: an upload stays multipart.
-  @Post('textUpload')
-  @DeclareBody({ upload: { type: 'object' }, textBody: true })
-  textUpload() {}
 
   @Post('upload')
   @DeclareBody({ upload: { type: 'object' } })
@@ -52,7 +47,6 @@ describe('DeclareBody: the body kind a route declares, under its own key', () =>
     ['optional', { kind: 'json', optional: true, keepRaw: true, array: false, text: false }],
     ['form', { kind: 'form', optional: false, keepRaw: false, array: false, text: false }],
     ['text', { kind: 'json', optional: true, keepRaw: true, array: false, text: true }],
-    ['textUpload', { kind: 'multipart', optional: false, keepRaw: false, array: false, text: false }],
     ['upload', { kind: 'multipart', optional: false, keepRaw: false, array: false, text: false }],
     ['consumes', { kind: 'json', optional: false, keepRaw: false, array: false, text: false }],
     ['undeclared', NO_BODY],
@@ -60,3 +54,17 @@ describe('DeclareBody: the body kind a route declares, under its own key', () =>
     expect(routeBody(Probe.prototype[name])).toEqual(expected);
   });
 });
+
+// What cannot go together does not compile: tsc checks each line below is refused.
+export const IMPOSSIBLE_BODIES: RouteBodyOption[] = [
+  // @ts-expect-error text/plain is a JSON body's other label: an upload is a stream, nothing else applies.
+  { upload: { type: 'object' }, alsoAs: 'text' },
+  // @ts-expect-error an upload's bytes are the handler's stream, not kept raw.
+  { upload: { type: 'object' }, raw: true },
+  // @ts-expect-error a form's fields are read as text: it keeps no raw bytes for a signature.
+  { alsoAs: 'form', raw: true },
+  // @ts-expect-error a form is never an array.
+  { alsoAs: 'form', array: true },
+  // @ts-expect-error an array body names the DTO of its items.
+  { array: true, raw: true },
+];

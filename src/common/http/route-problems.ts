@@ -1,5 +1,5 @@
 import { RequestMethod, Type } from '@nestjs/common';
-import { DECORATORS } from '@nestjs/swagger';
+import { idempotencyPolicy } from '../idempotency/idempotent.decorator';
 import { handlerMethod, handlerPaths } from '../internals/nest-metadata';
 import { SKIP_RATE_LIMIT } from '../rate-limit/rate-limit.guard';
 import { routeBody } from './route-body';
@@ -26,8 +26,8 @@ const WRITES = new Set<RequestMethod>([RequestMethod.POST, RequestMethod.PUT, Re
  * - 409 where Idempotency-Key is honoured (`idempotency_key_reused`);
  * - 413 on every write (a body too large); 415 on every route (a Content-Encoding, or a body of a
  *   media type the route does not read, is refused on a GET as on a write);
- * - 429 unless the route is never rate limited;
- * and the route's own `problems`.
+ * - 429 unless the route is never rate limited.
+ * A route's own `problems` name only what is not here (ApiController refuses the rest at start-up).
  */
 export function derivedProblems(
   cls: Type | Function,
@@ -39,14 +39,13 @@ export function derivedProblems(
   const paths = handlerPaths(handler) ?? [];
   const params = [...controllerParams, ...paths.flatMap((p) => [...p.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]))];
   const write = WRITES.has(method);
-  const headers = (Reflect.getMetadata(DECORATORS.API_HEADERS, handler) ?? []) as Array<{ name?: string }>;
-  // Documented by documentIdempotency (idempotent.decorator.ts) from the policy the interceptor applies.
-  const idempotent = headers.some((h) => h.name?.toLowerCase() === 'idempotency-key');
+  // The policy the interceptor applies (idempotent.decorator.ts), which documentIdempotency documents.
+  const idempotent = idempotencyPolicy(handler)?.kind === 'honoured';
   const body = routeBody(handler).kind !== 'none';
   const skipRateLimit =
     Reflect.getMetadata(SKIP_RATE_LIMIT, handler) === true || Reflect.getMetadata(SKIP_RATE_LIMIT, cls) === true;
 
-  const problems = new Set<number>(options.problems ?? []);
+  const problems = new Set<number>();
   const add = (...statuses: number[]) => statuses.forEach((s) => problems.add(s));
   // Any request may carry a query string and a body: refusing either is a 400 on every route
   // (refuseMalformedQuery, RequestBodyGuard), and a Content-Encoding a 415 (refuseContentEncoding).

@@ -16,7 +16,7 @@ class ThingDto {
 describe('@Route and @ApiController', () => {
   it('refuses a controller with a handler that has no @Route', () => {
     expect(() => {
-      @ApiController('api/v2/sites/:siteName/things', 'Things', 'content')
+      @ApiController('api/v2/sites/:siteName/things', { tag: 'Things', permissions: 'content' })
       class ThingsController {
         @Get()
         list(): string {
@@ -28,7 +28,7 @@ describe('@Route and @ApiController', () => {
   });
 
   it('keeps the options and declares security, status and problems together', () => {
-    @ApiController('api/v2/sites/:siteName/things/:id/parts', 'Things', 'content')
+    @ApiController('api/v2/sites/:siteName/things/:id/parts', { tag: 'Things', permissions: 'content' })
     class PartsController {
       @Get()
       @Route({ auth: 'account-key', summary: 'List parts', noContent: true, problems: [409] })
@@ -48,7 +48,7 @@ describe('@Route and @ApiController', () => {
   });
 
   it('derives every problem status from the route: body, query, headers, auth, idempotency, rate limit', () => {
-    @ApiController('api/v2/sites/:siteName/things', 'Things', 'content')
+    @ApiController('api/v2/sites/:siteName/things', { tag: 'Things', permissions: 'content' })
     class ThingsController {
       @Get()
       @Route({ auth: 'optional-key', summary: 'List things', ok: ThingDto })
@@ -78,8 +78,28 @@ describe('@Route and @ApiController', () => {
     expect(statuses(p.get)).toEqual([200, 400, 401, 403, 404, 405, 410, 415, 429]);
   });
 
+  it.each([
+    [400, 'every route'],
+    [404, 'a path with parameters'],
+    [409, 'a POST honouring Idempotency-Key'],
+    [413, 'a body'],
+    [429, 'a rate-limited route'],
+  ])('refuses at start-up a route listing %s, which its shape gives (%s)', (status) => {
+    expect(() => {
+      @ApiController('api/v2/sites/:siteName/things', { tag: 'Things', permissions: 'content' })
+      class ListingController {
+        @Post()
+        @Route({ auth: 'key', summary: 'Create a thing', created: ThingDto, problems: [422, status] })
+        create(@Body() _b: ThingDto): void {}
+      }
+      return ListingController;
+    }).toThrow(
+      `ListingController.create lists problem ${status}, which its shape already gives (route-problems.ts): remove it from problems`,
+    );
+  });
+
   it('documents no 429 on a route that is never rate limited, nor a credential on a public one', () => {
-    @ApiController('health', 'Health')
+    @ApiController('health', { tag: 'Health', permissions: 'none' })
     @SkipRateLimit()
     class ProbeController {
       @Get()
@@ -91,7 +111,7 @@ describe('@Route and @ApiController', () => {
   });
 
   it("derives each key route's permission from its group and method, unless the route names one", () => {
-    @ApiController('api/v2/sites/:siteName/things', 'Media')
+    @ApiController('api/v2/sites/:siteName/things', { tag: 'Things', permissions: 'media' })
     class ThingsController {
       @Get()
       @Route({ auth: 'key', summary: 'List things', ok: ThingDto })
@@ -118,7 +138,7 @@ describe('@Route and @ApiController', () => {
 
   it('refuses at start-up a key route that resolves to no permission', () => {
     expect(() => {
-      @ApiController('api/v2/sites/:siteName/things', 'Unknown tag')
+      @ApiController('api/v2/sites/:siteName/things', { tag: 'Things', permissions: 'none' })
       class NoGroupController {
         @Get()
         @Route({ auth: 'key', summary: 'List things', ok: ThingDto })
@@ -126,5 +146,32 @@ describe('@Route and @ApiController', () => {
       }
       return NoGroupController;
     }).toThrow('NoGroupController.list takes a key but needs no known permission');
+  });
+
+  it('reads no permission from the tag: a tag names no group', () => {
+    expect(() => {
+      @ApiController('api/v2/sites/:siteName/media', { tag: 'Media', permissions: 'none' })
+      class TaggedController {
+        @Get()
+        @Route({ auth: 'key', summary: 'List things', ok: ThingDto })
+        list(): void {}
+      }
+      return TaggedController;
+    }).toThrow('TaggedController.list takes a key but needs no known permission');
+  });
+
+  it('refuses at start-up a group that none of its routes takes', () => {
+    expect(() => {
+      @ApiController('api/v2/sites/:siteName/things', { tag: 'Things', permissions: 'content' })
+      class OpenController {
+        @Get()
+        @Route({ auth: 'public', summary: 'Anyone', ok: ThingDto })
+        open(): void {}
+        @Post('preview')
+        @Route({ auth: 'key', summary: 'Preview a thing', ok: ThingDto, permission: 'content:read' })
+        preview(): void {}
+      }
+      return OpenController;
+    }).toThrow("OpenController names permissions 'content', which none of its routes takes: say permissions: 'none'");
   });
 });

@@ -23,9 +23,9 @@ import { documentIdempotency, IdempotencyOption } from '../idempotency/idempoten
 import { MAX_ID } from '../input/dto-rules';
 import { FORM_MEDIA_TYPE, TEXT_MEDIA_TYPE } from '../input/request-body';
 import { handlerPaths } from '../internals/nest-metadata';
-import { Permission, PermissionGroup, TAG_GROUPS } from '../auth/permissions';
+import { Permission, PermissionGroup } from '../auth/permissions';
 import { authDecorators, declarePermission, declarePublishable } from './route-access';
-import { DeclareBody } from './route-body';
+import { DeclareBody, RouteBodyOption } from './route-body';
 import { answersNotModified, derivedProblems, RouteHandler, SITE_PARAMS } from './route-problems';
 import { costDescription, RouteCost } from '../rate-limit/route-costs';
 
@@ -50,8 +50,6 @@ export interface RouteOptions {
   auth: RouteAuth;
   summary: string;
   description?: string;
-  /** The operation's id in OpenAPI when the handler's name does not make a good one. */
-  operationId?: string;
   /** 200 with this body (also on POST actions). */
   ok?: RouteResponse;
   /** 201 with this body; the handler sets Location with created(). */
@@ -61,28 +59,29 @@ export interface RouteOptions {
   /** 204, no body (`true`, or the response's description). */
   noContent?: true | string;
   /**
-   * Problem statuses the route's shape does not give (route-problems.ts derives 400, 401/403,
-   * 404, 405, 409 for Idempotency-Key, 413/415 and 429): a business 409, 410, 412, 422, ...
+   * Only the problem statuses the route's shape does not give: a business 409 (on a route without
+   * Idempotency-Key), 410, 412, 422, 503, ... route-problems.ts derives 400 and 415 on every route,
+   * 401/403 for a credential, 404 under a path with parameters, 405, 409 where Idempotency-Key is
+   * honoured, 413 for a body or a write and 429 unless never rate limited; ApiController refuses
+   * at start-up a derived status listed here.
    */
   problems?: number[];
   /** Path parameters of the method's own path (the controller's are declared by ApiController). */
   params?: ApiParamOptions[];
   headers?: ApiHeaderOptions[];
-  /** A multipart upload: the form's schema (the handler reads the stream itself). */
-  upload?: SchemaObject;
-  /** The JSON body may also come as an HTML form (`application/x-www-form-urlencoded`), validated alike. */
-  formBody?: true;
-  /** A JSON body that may be absent (validated as this DTO when present). */
-  optionalBody?: Type;
-  /** The handler also reads the JSON body's exact bytes with @RawBody() (a signature over them). */
-  rawBody?: true;
   /**
-   * The JSON body may also come labelled `text/plain` (Amazon SNS posts its JSON so): read as JSON
-   * all the same, and the document lists both media types. Every other route answers it 415.
+   * The request body, where the handler's @Body() parameter does not say it all (a route with
+   * neither takes none). One of three shapes, each refusing at compile time what cannot go with it:
+   * - `{ upload: schema }`: a multipart form the handler streams itself; nothing else applies.
+   * - `{ alsoAs: 'form' }`: the @Body() DTO may also come as an HTML form
+   *   (`application/x-www-form-urlencoded`), validated alike; a form is no array and has no raw bytes.
+   * - JSON: `optional: Dto` when it may be absent (validated as Dto when present, `{}` when not;
+   *   `required: false` in the document), `array: true` beside it when it is a list of them (a
+   *   provider's batch of events); `raw: true` when the handler also reads its exact bytes with
+   *   @RawBody() (a signature over them); `alsoAs: 'text'` when it may come labelled `text/plain`
+   *   (Amazon SNS posts its JSON so; every other route answers that 415).
    */
-  textBody?: true;
-  /** The JSON body may also be an array (a provider's batch of events; with `rawBody`, read by the handler). */
-  jsonArray?: true;
+  body?: RouteBodyOption;
   /**
    * Every POST honours `Idempotency-Key` (`true` says so aloud); `{ optOut: reason }` refuses the
    * header with a 400 and documents why (idempotent.decorator.ts). Not for other methods.
@@ -154,7 +153,7 @@ export function Route(options: RouteOptions): MethodDecorator {
     ...authDecorators(options.auth),
     // A public route a publishable key may call documents that key, as optional.
     ...(options.auth === 'public' && options.publishable ? [ApiSecurity('apiKey'), ApiSecurity({})] : []),
-    ApiOperation({ summary: options.summary, description: describeRoute(options), operationId: options.operationId }),
+    ApiOperation({ summary: options.summary, description: describeRoute(options) }),
   ];
   if (options.exampleAnswers)
     decorators.push(ApiExtension('x-sitebase-example-answers', options.exampleAnswers.status));
@@ -168,13 +167,13 @@ export function Route(options: RouteOptions): MethodDecorator {
   }
   for (const param of options.params ?? []) decorators.push(ApiParam(param));
   for (const header of options.headers ?? []) decorators.push(ApiHeader(header));
-  if (options.upload) decorators.push(ApiConsumes('multipart/form-data'), ApiBody({ schema: options.upload }));
-  if (options.formBody) decorators.push(ApiConsumes('application/json', FORM_MEDIA_TYPE));
-  if (options.textBody) decorators.push(ApiConsumes('application/json', TEXT_MEDIA_TYPE));
-  if (options.optionalBody)
-    decorators.push(ApiBody({ type: options.optionalBody, required: false, isArray: !!options.jsonArray }));
-  // What the body reader reads: the kind of body, from these options and a @Body() parameter.
-  decorators.push(DeclareBody(options));
+  const body = options.body ?? {};
+  if (body.upload) decorators.push(ApiConsumes('multipart/form-data'), ApiBody({ schema: body.upload }));
+  if (body.alsoAs === 'form') decorators.push(ApiConsumes('application/json', FORM_MEDIA_TYPE));
+  if (body.alsoAs === 'text') decorators.push(ApiConsumes('application/json', TEXT_MEDIA_TYPE));
+  if (body.optional) decorators.push(ApiBody({ type: body.optional, required: false, isArray: !!body.array }));
+  // What the body reader reads: the kind of body, from this option and a @Body() parameter.
+  decorators.push(DeclareBody(body));
   if (options.admin) decorators.push(AdminRoute());
   if (options.duringDeletion) decorators.push(AllowedDuringDeletion());
   // The cost's 429 carries its budget; the rest of the statuses are derived by ApiController,
@@ -191,17 +190,34 @@ function describeRoute({ description, exampleAnswers }: RouteOptions): string | 
   return description ? `${description.replace(/\.?$/, '.')} ${note}` : note;
 }
 
+/** What ApiController takes besides its path. */
+export interface ControllerOptions {
+  /** The OpenAPI tag its operations are listed under: a label for readers, which nothing else reads. */
+  tag: string;
+  /**
+   * The permission group of its key routes (common/auth/permissions.ts): a route that names no
+   * `permission` needs the group's `read` for GET and HEAD, its `write` otherwise. `'none'` where
+   * no route takes that default (public or session-only routes, or each names its own): a key
+   * route there without its own `permission` stops the app, and so does a group no route uses.
+   */
+  permissions: PermissionGroup | 'none';
+}
+
 /**
- * A controller and its OpenAPI tag, with every parameter of its path declared (the site's name
- * with an example), so no operation under it can leave one out of the document. Once every
- * handler is declared, each operation gets the problem statuses its shape can answer
- * (route-problems.ts): they are derived here, never listed by hand.
+ * A controller, its OpenAPI tag and its permission group, with every parameter of its path
+ * declared (the site's name with an example), so no operation under it can leave one out of the
+ * document. Once every handler is declared, each key route gets its permission (route-access.ts)
+ * and each operation the problem statuses its shape can answer (route-problems.ts): they are
+ * derived here, and a route that lists one of them in `problems` stops the app here, so each
+ * list says only what the shape cannot.
  */
-export function ApiController(path: string, tag: string, group?: PermissionGroup): ClassDecorator {
+export function ApiController(path: string, { tag, permissions }: ControllerOptions): ClassDecorator {
+  const group = permissions === 'none' ? undefined : permissions;
   const params = [...path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1]);
   // Method decorators run before the class's: a handler without @Route is caught at start-up.
   const declareRoutes: ClassDecorator = (target) => {
     const proto = (target as unknown as { prototype: Record<string, unknown> }).prototype;
+    let groupUsed = false;
     for (const name of Object.getOwnPropertyNames(proto)) {
       const handler = proto[name];
       if (typeof handler !== 'function' || handlerPaths(handler) === undefined) continue;
@@ -210,10 +226,17 @@ export function ApiController(path: string, tag: string, group?: PermissionGroup
         throw new Error(`${target.name}.${name} has no @Route(): declare its auth, summary and responses there`);
       }
       const descriptor = Object.getOwnPropertyDescriptor(proto, name) as PropertyDescriptor;
-      declarePermission(target, name, descriptor, options, group ?? TAG_GROUPS[tag]);
+      groupUsed = declarePermission(target, name, descriptor, options, group) || groupUsed;
       declarePublishable(target, name, descriptor, options);
+      const derived = derivedProblems(target, handler as RouteHandler, options, params);
+      const twice = options.problems?.find((status) => derived.includes(status));
+      if (twice !== undefined) {
+        throw new Error(
+          `${target.name}.${name} lists problem ${twice}, which its shape already gives (route-problems.ts): remove it from problems`,
+        );
+      }
       const documented = (Reflect.getMetadata(DECORATORS.API_RESPONSE, handler) ?? {}) as Record<string, unknown>;
-      for (const status of derivedProblems(target, handler as RouteHandler, options, params)) {
+      for (const status of [...derived, ...(options.problems ?? [])].sort((a, b) => a - b)) {
         if (!(String(status) in documented)) ApiProblem(status)(proto, name, descriptor);
       }
       if (!('304' in documented) && answersNotModified(handler as RouteHandler, options, params)) {
@@ -223,9 +246,14 @@ export function ApiController(path: string, tag: string, group?: PermissionGroup
         })(proto, name, descriptor);
       }
     }
+    if (group && !groupUsed) {
+      throw new Error(
+        `${target.name} names permissions '${group}', which none of its routes takes: say permissions: 'none'`,
+      );
+    }
   };
   return applyDecorators(
-    // Idempotency-Key first: the problems derived next read its documented header (409).
+    // Each POST's Idempotency-Key, from the policy the interceptor applies (idempotent.decorator.ts).
     documentIdempotency,
     declareRoutes,
     Controller(path),

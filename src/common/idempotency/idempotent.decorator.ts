@@ -26,7 +26,7 @@ export type IdempotencyPolicy = { kind: 'honoured'; stream: boolean } | { kind: 
 
 interface RouteBits {
   idempotent?: IdempotencyOption;
-  upload?: unknown;
+  body?: { upload?: unknown };
 }
 
 export function idempotencyPolicy(handler: object): IdempotencyPolicy {
@@ -35,7 +35,7 @@ export function idempotencyPolicy(handler: object): IdempotencyPolicy {
   if (method !== RequestMethod.POST) return null;
   const option = route?.idempotent;
   if (option && option !== true) return { kind: 'refused', reason: option.optOut };
-  return { kind: 'honoured', stream: route?.upload !== undefined };
+  return { kind: 'honoured', stream: route?.body?.upload !== undefined };
 }
 
 const HEADER_DESCRIPTION =

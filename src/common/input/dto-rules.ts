@@ -71,9 +71,9 @@ export const IsIdOrSlug = (options?: ValidationOptions) =>
   );
 
 /**
- * A body read from an HTML form (`application/x-www-form-urlencoded`, routes with `formBody`)
- * carries this mark: its values are all text, and only there does a field convert text to the
- * number or boolean it stands for. A JSON body gets no conversion: `"1"` is not an integer there,
+ * A body read from an HTML form (`application/x-www-form-urlencoded`, on routes declaring
+ * `body: { alsoAs: 'form' }`) carries this mark: its values are all text, and only there does a
+ * field convert text to the number or boolean it stands for. A JSON body gets no conversion: `"1"` is not an integer there,
  * as the document says.
  */
 export const FORM_BODY = Symbol('form body');

@@ -1,6 +1,5 @@
 import { INestApplication, Type } from '@nestjs/common';
 import { ModulesContainer } from '@nestjs/core';
-import { DECORATORS } from '@nestjs/swagger';
 import { handlerMethod } from '../internals/nest-metadata';
 
 type Module = NonNullable<ReturnType<ModulesContainer['get']>>;
@@ -15,8 +14,8 @@ export interface RouteHandler {
 }
 
 /**
- * Every route handler of every module's controllers, as the document names them (a route's own
- * `operationId`, else `operationId(controller, method)`): what the document's derived parts walk.
+ * Every route handler of every module's controllers, as the document names them
+ * (`operationId(controller, method)`: the handler's name): what the document's derived parts walk.
  */
 export function* routeHandlers(
   app: INestApplication,
@@ -30,16 +29,26 @@ export function* routeHandlers(
       for (const method of Object.getOwnPropertyNames(prototype)) {
         const handler = prototype[method];
         if (typeof handler !== 'function' || handlerMethod(handler) === undefined) continue;
-        const apiOperation = Reflect.getMetadata(DECORATORS.API_OPERATION, handler) as
-          { operationId?: string } | undefined;
-        yield {
-          module,
-          controller,
-          method,
-          handler,
-          operationId: apiOperation?.operationId ?? operationId(controller.name, method),
-        };
+        yield { module, controller, method, handler, operationId: operationId(controller.name, method) };
       }
     }
+  }
+}
+
+/**
+ * Stops the document on two handlers that give one operation id (two controllers' `list`): a
+ * client would call one of them, and the derived parts, keyed by id, would describe the other.
+ */
+export function checkOperationIds(
+  app: INestApplication,
+  operationId: (controller: string, method: string) => string,
+): void {
+  const seen = new Map<string, string>();
+  for (const r of routeHandlers(app, operationId)) {
+    const where = `${r.controller.name}.${r.method}`;
+    const other = seen.get(r.operationId);
+    if (other && other !== where)
+      throw new Error(`${where} and ${other} give one operation id, ${r.operationId}: rename one handler`);
+    seen.set(r.operationId, where);
   }
 }

@@ -7,7 +7,7 @@ import { isPresenceCheck } from '../input/dto-rules';
 import { handlerArgs } from '../internals/nest-metadata';
 import { routeHandlers } from './openapi-handlers';
 import { schemaRuleOf } from './openapi-rules';
-import { ROUTE_OPTIONS } from '../http/route.decorator';
+import { ROUTE_OPTIONS, RouteOptions } from '../http/route.decorator';
 
 /*
  * What the validators enforce on each operation's input, read from the metadata they run on:
@@ -117,9 +117,8 @@ function inputsOf(controller: Type, method: string, handler: Function): Operatio
     if (arg.kind === 'other' || arg.data !== undefined || !type || !hasRules(type)) continue;
     inputs[arg.kind].push(type);
   }
-  const optionalBody = (Reflect.getMetadata(ROUTE_OPTIONS, handler) as { optionalBody?: Type } | undefined)
-    ?.optionalBody;
-  if (optionalBody) inputs.body.push(optionalBody);
+  const optional = (Reflect.getMetadata(ROUTE_OPTIONS, handler) as RouteOptions | undefined)?.body?.optional;
+  if (optional) inputs.body.push(optional);
   return inputs;
 }
 

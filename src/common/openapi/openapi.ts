@@ -2,6 +2,7 @@ import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, OperationObject, ParameterObject, SwaggerModule } from '@nestjs/swagger';
 import { ProblemDto } from '../errors/api-problems.decorator';
 import { deriveRequestSchemas } from './openapi-derive';
+import { checkOperationIds } from './openapi-handlers';
 import { operationInputs } from './openapi-inputs';
 import { documentProblemCodes } from './openapi-problems';
 import { PERMISSION_EXTENSION, PUBLISHABLE_EXTENSION } from '../http/route-access';
@@ -81,6 +82,7 @@ function createOpenApiDocument(app: INestApplication): OpenAPIObject {
       'session',
     );
   for (const [name, description] of TAGS) builder.addTag(name, description);
+  checkOperationIds(app, operationId);
   const document = SwaggerModule.createDocument(app, builder.build(), {
     extraModels: [ProblemDto],
     operationIdFactory: operationId,
@@ -156,20 +158,12 @@ function describePermission(op: OperationObject): void {
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
 /**
- * Operation ids that read well in generated clients: the handler's verb and the controller's
- * resource, singular for one item (`listContent`, `publishContent`, `getMediaTag`); `remove`
- * handlers are `delete…`. A route may name its own (`@Route({ operationId })`).
+ * The operation id is the handler's name (Immich's style): it is what generated clients call, so
+ * a handler is named as the call should read (`listContent`, `deleteMediaTag`, `getHealth`), and
+ * renaming one renames its operation. Unique across the app (checked where the document is built).
  */
-export function operationId(controllerKey: string, methodKey: string): string {
-  const resource = controllerKey.replace(/Controller$/, '');
-  const one = methodKey === 'list' || methodKey === 'all' ? resource : singular(resource);
-  return `${methodKey === 'remove' ? 'delete' : methodKey}${one}`;
-}
-
-function singular(name: string): string {
-  if (name.endsWith('ies')) return `${name.slice(0, -3)}y`;
-  if (name.endsWith('s') && !name.endsWith('ss')) return name.slice(0, -1);
-  return name;
+export function operationId(_controllerKey: string, methodKey: string): string {
+  return methodKey;
 }
 
 /** Swagger UI at /docs, the document at /docs/openapi.json. */

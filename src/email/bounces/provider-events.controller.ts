@@ -18,10 +18,9 @@ import { SENDGRID_SIGNATURE_HEADER, SENDGRID_TIMESTAMP_HEADER } from './provider
 const PROVIDER_ROUTE = {
   auth: 'public',
   admin: true,
-  rawBody: true,
-  optionalBody: ProviderPayloadDto,
+  body: { raw: true, optional: ProviderPayloadDto },
   ok: ProviderEventOutcomeDto,
-  problems: [400, 401, 404],
+  problems: [401, 404],
   exampleAnswers: { status: 404, because: 'the provider’s setting is empty on a server that does not use it' },
 } satisfies Partial<RouteOptions>;
 
@@ -29,7 +28,7 @@ const PROVIDER_ROUTE = {
  * Bounce and complaint webhooks of the operator's relay (docs/deliverability.md, "From a
  * provider"): not per site, since the relay account is the server's; each message names its site.
  */
-@ApiController('api/v2/email/providers', 'Admin: email providers')
+@ApiController('api/v2/email/providers', { tag: 'Admin: email providers', permissions: 'none' })
 export class ProviderEventsController {
   constructor(private readonly events: ProviderEventsService) {}
 
@@ -38,13 +37,12 @@ export class ProviderEventsController {
   @Route({
     ...PROVIDER_ROUTE,
     summary: 'Receive a Mailgun bounce or complaint event',
-    operationId: 'receiveMailgunEvent',
     description:
       'Mailgun’s webhook (events `failed`, `complained`), verified by its `signature` (HMAC-SHA256 of ' +
       'timestamp + token with MAILGUN_WEBHOOK_SIGNING_KEY, at most 5 minutes old, each token once). 404 while ' +
       'the setting is empty; 401 unsigned or badly signed, nothing changed.',
   })
-  async mailgun(@RawBody() raw: Buffer): Promise<ProviderEventOutcomeDto> {
+  async receiveMailgunEvent(@RawBody() raw: Buffer): Promise<ProviderEventOutcomeDto> {
     return toProviderEventOutcome(await this.events.mailgun(raw));
   }
 
@@ -53,14 +51,13 @@ export class ProviderEventsController {
   @Route({
     ...PROVIDER_ROUTE,
     summary: 'Receive a Postmark bounce or spam complaint',
-    operationId: 'receivePostmarkEvent',
     description:
       'Postmark’s Bounce and Spam Complaint webhooks, with the custom header ' +
       `\`${POSTMARK_TOKEN_HEADER}\` set to POSTMARK_WEBHOOK_TOKEN (compared in constant time). 404 while the ` +
       'setting is empty; 401 without the token, nothing changed.',
     headers: [{ name: POSTMARK_TOKEN_HEADER, required: true, description: 'POSTMARK_WEBHOOK_TOKEN' }],
   })
-  async postmark(
+  async receivePostmarkEvent(
     @RawBody() raw: Buffer,
     @Headers(POSTMARK_TOKEN_HEADER) token: string | undefined,
   ): Promise<ProviderEventOutcomeDto> {
@@ -72,9 +69,8 @@ export class ProviderEventsController {
   @Route({
     ...PROVIDER_ROUTE,
     ok: ProviderBatchOutcomeDto,
-    jsonArray: true,
+    body: { ...PROVIDER_ROUTE.body, array: true },
     summary: 'Receive a batch of SendGrid bounce and spam report events',
-    operationId: 'receiveSendgridEvents',
     description:
       'SendGrid’s Signed Event Webhook (events `bounce`, `spamreport`; the rest ignored): ECDSA P-256 over ' +
       'the timestamp header + the raw body, verified with SENDGRID_WEBHOOK_PUBLIC_KEY, at most 5 minutes old. ' +
@@ -84,7 +80,7 @@ export class ProviderEventsController {
       { name: SENDGRID_TIMESTAMP_HEADER, required: true, description: 'Unix seconds' },
     ],
   })
-  async sendgrid(
+  async receiveSendgridEvents(
     @RawBody() raw: Buffer,
     @Headers(SENDGRID_SIGNATURE_HEADER) signature: string | undefined,
     @Headers(SENDGRID_TIMESTAMP_HEADER) timestamp: string | undefined,
@@ -97,10 +93,9 @@ export class ProviderEventsController {
   @Route({
     ...PROVIDER_ROUTE,
     ok: SesOutcomeDto,
-    textBody: true,
-    problems: [400, 401, 404, 503],
+    body: { ...PROVIDER_ROUTE.body, alsoAs: 'text' },
+    problems: [401, 404, 503],
     summary: 'Receive Amazon SES bounces and complaints through Amazon SNS',
-    operationId: 'receiveSesEvent',
     description:
       'The HTTPS subscription of the SNS topic an SES configuration set (or identity) publishes Bounce and ' +
       'Complaint events to. SNS posts JSON as `text/plain`. Verified by the SNS signature (SignatureVersion 1: ' +
@@ -110,7 +105,7 @@ export class ProviderEventsController {
       'SubscribeURL (an SNS URL only). 404 while the setting is empty; 401 unsigned, badly signed, another topic ' +
       'or stale, nothing changed; 503 when SNS does not answer (SNS retries).',
   })
-  async ses(@RawBody() raw: Buffer): Promise<SesOutcomeDto> {
+  async receiveSesEvent(@RawBody() raw: Buffer): Promise<SesOutcomeDto> {
     return toSesOutcome(await this.events.ses(raw));
   }
 }

@@ -16,7 +16,7 @@ import {
 import { SuppressionsService } from './suppressions.service';
 
 /** Suppressed addresses of a site (docs/deliverability.md): operator routes, outside the interface. */
-@ApiController('api/v2/sites/:siteName/email/suppressions', 'Email')
+@ApiController('api/v2/sites/:siteName/email/suppressions', { tag: 'Email', permissions: 'email' })
 export class SuppressionsController {
   constructor(private readonly suppressions: SuppressionsService) {}
 
@@ -28,10 +28,9 @@ export class SuppressionsController {
       'Addresses mail no longer goes to: `bounced`, `complained` or `manual`. Newest first, keyset-paginated; ' +
       'filter by `reason` or one `email`.',
     ok: PageDto(SuppressionResponseDto),
-    problems: [400],
     admin: true,
   })
-  async list(
+  async listSuppressions(
     @CurrentSite() site: SiteContext,
     @Query() query: SuppressionQueryDto,
   ): Promise<Page<SuppressionResponseDto>> {
@@ -40,7 +39,10 @@ export class SuppressionsController {
 
   @Get(':id')
   @Route({ auth: 'key', summary: 'Get a suppressed address (admin)', ok: SuppressionResponseDto, admin: true })
-  async get(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<SuppressionResponseDto> {
+  async getSuppression(
+    @CurrentSite() site: SiteContext,
+    @Param() { id }: SiteIdParamDto,
+  ): Promise<SuppressionResponseDto> {
     return toSuppressionResponse(await this.suppressions.get(site, id));
   }
 
@@ -53,10 +55,9 @@ export class SuppressionsController {
       'still go), and its newsletter subscription becomes `suppressed` and leaves every list. An address already ' +
       'suppressed is a 409 `already_suppressed` naming its entry, which stays as it is.',
     created: SuppressionResponseDto,
-    problems: [400, 409],
     admin: true,
   })
-  async create(
+  async createSuppression(
     @CurrentSite() site: SiteContext,
     @Body() dto: CreateSuppressionDto,
     @Res({ passthrough: true }) res: Response,
@@ -75,10 +76,10 @@ export class SuppressionsController {
       '`deliverable` (its lists stay as they are). `reason` is kept in the `email.suppression.lifted` event. ' +
       'A complaint is a 409 `suppression_complained`: only the person lifts it, by subscribing again and confirming.',
     noContent: 'Lifted',
-    problems: [400, 409],
+    problems: [409],
     admin: true,
   })
-  async remove(
+  async deleteSuppression(
     @CurrentSite() site: SiteContext,
     // Before the id: Nest validates a handler's arguments last to first, and a bad id is named first.
     @Query() { reason }: LiftSuppressionQueryDto,

@@ -9,7 +9,7 @@ import { SiteContext } from '../../common/tenancy/site-context';
 import { CreateListDto, ListQueryDto, ListResponseDto, toListResponse, UpdateListDto } from '../dto/list.dto';
 import { ListsService } from './lists.service';
 
-@ApiController('api/v2/sites/:siteName/newsletter/lists', 'Newsletter')
+@ApiController('api/v2/sites/:siteName/newsletter/lists', { tag: 'Newsletter', permissions: 'newsletter' })
 export class NewsletterListsController {
   constructor(private readonly lists: ListsService) {}
 
@@ -19,10 +19,11 @@ export class NewsletterListsController {
     summary: 'List newsletter lists',
     description: 'Newest first, keyset-paginated, with the members of each by status.',
     ok: PageDto(ListResponseDto),
-    problems: [400],
-    operationId: 'listNewsletterLists',
   })
-  async list(@CurrentSite() site: SiteContext, @Query() query: ListQueryDto): Promise<Page<ListResponseDto>> {
+  async listNewsletterLists(
+    @CurrentSite() site: SiteContext,
+    @Query() query: ListQueryDto,
+  ): Promise<Page<ListResponseDto>> {
     return mapPage(await this.lists.list(site, query), toListResponse);
   }
 
@@ -31,10 +32,8 @@ export class NewsletterListsController {
     auth: 'key',
     summary: 'Create a newsletter list',
     created: ListResponseDto,
-    problems: [400],
-    operationId: 'createNewsletterList',
   })
-  async create(
+  async createNewsletterList(
     @CurrentSite() site: SiteContext,
     @Body() dto: CreateListDto,
     @Res({ passthrough: true }) res: Response,
@@ -45,8 +44,8 @@ export class NewsletterListsController {
   }
 
   @Get(':id')
-  @Route({ auth: 'key', summary: 'Get a newsletter list', ok: ListResponseDto, operationId: 'getNewsletterList' })
-  async get(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<ListResponseDto> {
+  @Route({ auth: 'key', summary: 'Get a newsletter list', ok: ListResponseDto })
+  async getNewsletterList(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<ListResponseDto> {
     return toListResponse(await this.lists.get(site, id));
   }
 
@@ -56,10 +55,8 @@ export class NewsletterListsController {
     summary: 'Update a newsletter list',
     description: 'Fields left out stay as they are; `doubleOptIn` applies to members who join from now on.',
     ok: ListResponseDto,
-    problems: [400],
-    operationId: 'updateNewsletterList',
   })
-  async update(
+  async updateNewsletterList(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Body() dto: UpdateListDto,
@@ -73,9 +70,8 @@ export class NewsletterListsController {
     summary: 'Delete a newsletter list',
     description: 'Its memberships go with it; the subscribers stay.',
     noContent: true,
-    operationId: 'deleteNewsletterList',
   })
-  async remove(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
+  async deleteNewsletterList(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
     await this.lists.remove(site, id);
   }
 }

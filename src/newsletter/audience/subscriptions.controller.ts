@@ -14,7 +14,7 @@ import {
 } from '../dto/subscription.dto';
 import { SubscriptionsService } from './subscriptions.service';
 
-@ApiController('api/v2/sites/:siteName/newsletter/subscriptions', 'Newsletter')
+@ApiController('api/v2/sites/:siteName/newsletter/subscriptions', { tag: 'Newsletter', permissions: 'newsletter' })
 export class SubscriptionsController {
   constructor(private readonly subscriptions: SubscriptionsService) {}
 
@@ -24,9 +24,8 @@ export class SubscriptionsController {
     summary: 'List subscriptions',
     description: 'Newest first, keyset-paginated; filters combine. Each subscription shows its lists.',
     ok: PageDto(SubscriptionResponseDto),
-    problems: [400],
   })
-  async list(
+  async listSubscriptions(
     @CurrentSite() site: SiteContext,
     @Query() query: SubscriptionQueryDto,
   ): Promise<Page<SubscriptionResponseDto>> {
@@ -39,10 +38,8 @@ export class SubscriptionsController {
     auth: 'key',
     summary: 'Get a subscription by email',
     ok: SubscriptionResponseDto,
-    problems: [400],
-    operationId: 'getSubscriptionByEmail',
   })
-  async byEmail(
+  async getSubscriptionByEmail(
     @CurrentSite() site: SiteContext,
     @Query() { email }: ByEmailQueryDto,
   ): Promise<SubscriptionResponseDto> {
@@ -51,7 +48,10 @@ export class SubscriptionsController {
 
   @Get(':id')
   @Route({ auth: 'key', summary: 'Get a subscription', ok: SubscriptionResponseDto })
-  async get(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<SubscriptionResponseDto> {
+  async getSubscription(
+    @CurrentSite() site: SiteContext,
+    @Param() { id }: SiteIdParamDto,
+  ): Promise<SubscriptionResponseDto> {
     return toSubscriptionResponse(await this.subscriptions.get(site, id));
   }
 
@@ -64,7 +64,7 @@ export class SubscriptionsController {
       '`newsletter.suppressOnDelete`, a hash of the address is kept so import, sync and bulk never add it again.',
     noContent: true,
   })
-  async remove(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
+  async deleteSubscription(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
     await this.subscriptions.remove(site, id);
   }
 
@@ -77,10 +77,8 @@ export class SubscriptionsController {
       'confirmation is mailed. Joining a list the subscriber left, or any list for an address that complained ' +
       'or is suppressed, is a 409: only the person subscribes again.',
     ok: SubscriptionResponseDto,
-    problems: [400, 409],
-    operationId: 'changeSubscriptionListMembership',
   })
-  async listMembership(
+  async changeSubscriptionListMembership(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Body() dto: ListMembershipDto,
@@ -97,10 +95,8 @@ export class SubscriptionsController {
       'Other moves are a 409 with nothing changed: an operator never subscribes anyone back, and a complaint ' +
       'only moves to `suppressed`.',
     ok: SubscriptionResponseDto,
-    problems: [400, 409],
-    operationId: 'changeSubscriptionStatus',
   })
-  async changeStatus(
+  async changeSubscriptionStatus(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Body() dto: ChangeStatusDto,

@@ -10,7 +10,7 @@ import { IMPORT_FORM_SCHEMA, ImportResponseDto, toImportResponse } from '../dto/
 import { ImportService } from './import.service';
 
 /** Mass writes over a site's audience: bulk actions, import and sync. */
-@ApiController('api/v2/sites/:siteName/newsletter/subscriptions', 'Newsletter')
+@ApiController('api/v2/sites/:siteName/newsletter/subscriptions', { tag: 'Newsletter', permissions: 'newsletter' })
 export class SubscriptionActionsController {
   constructor(
     private readonly bulkService: BulkService,
@@ -28,12 +28,10 @@ export class SubscriptionActionsController {
       'answers counts. Never subscribes back an address that left a list, complained or is suppressed; records ' +
       'no per-subscription event.',
     ok: BulkResultDto,
-    problems: [400],
     bodyExample: { action: 'add_to_lists', ids: [1], listIds: [1], consent: false, reason: 'Cleanup of 2026' },
     idempotent: true,
-    operationId: 'bulkSubscriptions',
   })
-  async bulk(@CurrentSite() site: SiteContext, @Body() dto: BulkDto): Promise<BulkResultDto> {
+  async bulkSubscriptions(@CurrentSite() site: SiteContext, @Body() dto: BulkDto): Promise<BulkResultDto> {
     return this.bulkService.bulk(site, dto);
   }
 
@@ -51,12 +49,10 @@ export class SubscriptionActionsController {
       '`GET …/newsletter/imports/{id}`. `Idempotency-Key` replays the first answer (the key names the upload).',
     ok: ImportResponseDto,
     accepted: { type: ImportResponseDto, description: 'Queued: follow it at GET …/newsletter/imports/{id}' },
-    upload: IMPORT_FORM_SCHEMA,
-    problems: [400, 409, 413, 415],
+    body: { upload: IMPORT_FORM_SCHEMA },
     idempotent: true,
-    operationId: 'importSubscriptions',
   })
-  async import(
+  async importSubscriptions(
     @CurrentSite() site: SiteContext,
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
@@ -77,17 +73,15 @@ export class SubscriptionActionsController {
       'others are unsubscribed from this list. Addresses that left the list, complained or are suppressed are ' +
       'skipped. Running it again with the same set changes nothing.',
     ok: SyncResultDto,
-    problems: [400],
     idempotent: true,
-    operationId: 'syncSubscriptions',
   })
-  async sync(@CurrentSite() site: SiteContext, @Body() dto: SyncDto): Promise<SyncResultDto> {
+  async syncSubscriptions(@CurrentSite() site: SiteContext, @Body() dto: SyncDto): Promise<SyncResultDto> {
     return this.bulkService.sync(site, dto);
   }
 }
 
 /** An import's status resource (an operator route beside the interface). */
-@ApiController('api/v2/sites/:siteName/newsletter/imports', 'Newsletter')
+@ApiController('api/v2/sites/:siteName/newsletter/imports', { tag: 'Newsletter', permissions: 'newsletter' })
 export class NewsletterImportsController {
   constructor(private readonly imports: ImportService) {}
 
@@ -98,9 +92,11 @@ export class NewsletterImportsController {
     description: 'Progress of a queued import: rows read and done, created, updated, skipped, and the bad-row report.',
     ok: ImportResponseDto,
     admin: true,
-    operationId: 'getNewsletterImport',
   })
-  async get(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<ImportResponseDto> {
+  async getNewsletterImport(
+    @CurrentSite() site: SiteContext,
+    @Param() { id }: SiteIdParamDto,
+  ): Promise<ImportResponseDto> {
     return toImportResponse(await this.imports.get(site, id));
   }
 }

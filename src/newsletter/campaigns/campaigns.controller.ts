@@ -25,7 +25,7 @@ function withEtag(res: Response, c: CampaignWithStats): CampaignResponseDto {
   return toCampaignResponse(c);
 }
 
-@ApiController('api/v2/sites/:siteName/newsletter/campaigns', 'Newsletter')
+@ApiController('api/v2/sites/:siteName/newsletter/campaigns', { tag: 'Newsletter', permissions: 'newsletter' })
 export class CampaignsController {
   constructor(private readonly campaigns: CampaignsService) {}
 
@@ -35,10 +35,11 @@ export class CampaignsController {
     summary: 'List campaigns',
     description: 'Newest first, keyset-paginated; filter by status.',
     ok: PageDto(CampaignResponseDto),
-    problems: [400],
-    operationId: 'listNewsletterCampaigns',
   })
-  async list(@CurrentSite() site: SiteContext, @Query() query: CampaignQueryDto): Promise<Page<CampaignResponseDto>> {
+  async listNewsletterCampaigns(
+    @CurrentSite() site: SiteContext,
+    @Query() query: CampaignQueryDto,
+  ): Promise<Page<CampaignResponseDto>> {
     return mapPage(await this.campaigns.list(site, query), toCampaignResponse);
   }
 
@@ -48,10 +49,8 @@ export class CampaignsController {
     summary: 'Create a campaign',
     description: 'A draft. Its subject, preview text and content are Liquid, checked here (a syntax error is a 400).',
     created: { type: CampaignResponseDto, headers: ETAG_HEADER },
-    problems: [400, 409],
-    operationId: 'createNewsletterCampaign',
   })
-  async create(
+  async createNewsletterCampaign(
     @CurrentSite() site: SiteContext,
     @Body() dto: CreateCampaignDto,
     @Res({ passthrough: true }) res: Response,
@@ -66,9 +65,8 @@ export class CampaignsController {
     auth: 'key',
     summary: 'Get a campaign by id or slug',
     ok: { type: CampaignResponseDto, headers: ETAG_HEADER },
-    operationId: 'getNewsletterCampaign',
   })
-  async get(
+  async getNewsletterCampaign(
     @CurrentSite() site: SiteContext,
     @Param() { id }: CampaignIdOrSlugParamDto,
     @Res({ passthrough: true }) res: Response,
@@ -88,10 +86,9 @@ export class CampaignsController {
       'ETag is a 412.',
     headers: [{ name: 'If-Match', required: false, description: 'ETag from the last read' }],
     ok: { type: CampaignResponseDto, headers: ETAG_HEADER },
-    problems: [400, 409, 412],
-    operationId: 'updateNewsletterCampaign',
+    problems: [409, 412],
   })
-  async update(
+  async updateNewsletterCampaign(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Body() dto: UpdateCampaignDto,
@@ -108,9 +105,8 @@ export class CampaignsController {
     description: 'With its recipients, tracking data and counters. A send in progress: pause it first (409).',
     noContent: true,
     problems: [409],
-    operationId: 'deleteNewsletterCampaign',
   })
-  async remove(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
+  async deleteNewsletterCampaign(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
     await this.campaigns.remove(site, id);
   }
 
@@ -124,11 +120,9 @@ export class CampaignsController {
       'subject, and mails it to 1 to 5 addresses now. Its links are not tracked and it carries no ' +
       'List-Unsubscribe; nothing is counted. Works in any status.',
     ok: CampaignTestSendResponseDto,
-    problems: [400],
     admin: true,
-    operationId: 'testSendNewsletterCampaign',
   })
-  async testSend(
+  async testSendNewsletterCampaign(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Body() dto: CampaignTestSendDto,

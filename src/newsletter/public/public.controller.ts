@@ -88,7 +88,7 @@ function PageAnswers(options: { ok?: Type<unknown>; problems: number[]; redirect
 }
 
 /** What people reach without a key: the signup form's post and the links of the newsletter's mail. */
-@ApiController('api/v2/sites/:siteName/newsletter', 'Newsletter')
+@ApiController('api/v2/sites/:siteName/newsletter', { tag: 'Newsletter', permissions: 'newsletter' })
 export class PublicNewsletterController {
   constructor(
     private readonly audience: AudienceService,
@@ -108,9 +108,8 @@ export class PublicNewsletterController {
       'the address was known. Limited per client IP (429) and per address (past it, nothing more is mailed). ' +
       'A filled-in `website` honeypot gets the same answer and nothing happens.',
     accepted: SubscribeReceiptDto,
-    problems: [400, 429],
   })
-  async subscribe(
+  async subscribePublicNewsletter(
     @CurrentSite() site: SiteContext,
     @Body() dto: SubscribeDto,
     @Req() req: Request,
@@ -140,9 +139,9 @@ export class PublicNewsletterController {
       'complained is a 409 `address_complained`: it lifts no complaint.',
     ok: LinkResultDto,
     params: [{ name: 'token', schema: { type: 'string', maxLength: 200 } }],
-    problems: [400, 409, 410, 429],
+    problems: [409, 410],
   })
-  async confirm(
+  async confirmPublicNewsletter(
     @CurrentSite() site: SiteContext,
     @Param() { token }: TokenParamDto,
     @Req() req: Request,
@@ -170,10 +169,10 @@ export class PublicNewsletterController {
       '(docs/deliverability.md). An ordinary token (`c.…`) confirms as its link does. Answers and problems ' +
       'as `GET …/confirm/{token}`; a browser gets the page, or a 303 to the site’s `newsletter.confirmRedirectUrl`.',
     ok: LinkResultDto,
-    formBody: true,
-    problems: [400, 409, 410, 429],
+    body: { alsoAs: 'form' },
+    problems: [410],
   })
-  async confirmByPost(
+  async confirmByPostPublicNewsletter(
     @CurrentSite() site: SiteContext,
     @Body() { token }: ConfirmDto,
     @Req() req: Request,
@@ -199,10 +198,9 @@ export class PublicNewsletterController {
       'needed; without a key the token is required. Idempotent: leaving again, or by the link of an ' +
       'address since deleted (or, with a key, an address the site does not have), answers 200.',
     ok: LinkResultDto,
-    formBody: true,
-    problems: [400, 429],
+    body: { alsoAs: 'form' },
   })
-  async unsubscribe(
+  async unsubscribePublicNewsletter(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
     @Body() dto: UnsubscribeDto,
@@ -230,9 +228,8 @@ export class PublicNewsletterController {
       'no third-party asset; an invalid link is a page too (400).',
     ok: { description: 'The page (text/html)', schema: { type: 'string' } },
     params: [{ name: 'token', schema: { type: 'string', maxLength: 200 } }],
-    problems: [400, 429],
   })
-  async preferences(
+  async preferencesPublicNewsletter(
     @CurrentSite() site: SiteContext,
     @Param() { token }: TokenParamDto,
     @Query() { done }: PreferencesQueryDto,

@@ -22,7 +22,7 @@ function withEtag(res: Response, view: SeriesView): SeriesResponseDto {
   return toSeriesResponse(view);
 }
 
-@ApiController('api/v2/sites/:siteName/newsletter/series', 'Newsletter')
+@ApiController('api/v2/sites/:siteName/newsletter/series', { tag: 'Newsletter', permissions: 'newsletter' })
 export class NewsletterSeriesController {
   constructor(private readonly series: SeriesService) {}
 
@@ -32,10 +32,11 @@ export class NewsletterSeriesController {
     summary: 'List newsletter series',
     description: 'Newest first, keyset-paginated, each with its steps and its enrollments by status.',
     ok: PageDto(SeriesResponseDto),
-    problems: [400],
-    operationId: 'listNewsletterSeries',
   })
-  async list(@CurrentSite() site: SiteContext, @Query() query: SeriesQueryDto): Promise<Page<SeriesResponseDto>> {
+  async listNewsletterSeries(
+    @CurrentSite() site: SiteContext,
+    @Query() query: SeriesQueryDto,
+  ): Promise<Page<SeriesResponseDto>> {
     return mapPage(await this.series.list(site, query), toSeriesResponse);
   }
 
@@ -47,8 +48,6 @@ export class NewsletterSeriesController {
       'A drip sequence: people who become active on one of its lists from now on are enrolled once and receive ' +
       'its steps in order, each `delaySeconds` after the previous one.',
     created: { type: SeriesResponseDto, headers: ETAG_HEADER },
-    problems: [400],
-    operationId: 'createNewsletterSeries',
     // A step's `id` names a step to keep on update: a new series' steps have none.
     bodyExample: {
       name: 'Onboarding',
@@ -64,7 +63,7 @@ export class NewsletterSeriesController {
       ],
     },
   })
-  async create(
+  async createNewsletterSeries(
     @CurrentSite() site: SiteContext,
     @Body() dto: CreateSeriesDto,
     @Res({ passthrough: true }) res: Response,
@@ -79,9 +78,8 @@ export class NewsletterSeriesController {
     auth: 'key',
     summary: 'Get a newsletter series',
     ok: { type: SeriesResponseDto, headers: ETAG_HEADER },
-    operationId: 'getNewsletterSeries',
   })
-  async get(
+  async getNewsletterSeries(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Res({ passthrough: true }) res: Response,
@@ -100,10 +98,9 @@ export class NewsletterSeriesController {
       'stale ETag is a 412.',
     headers: [{ name: 'If-Match', required: false, description: 'ETag from the last read' }],
     ok: { type: SeriesResponseDto, headers: ETAG_HEADER },
-    problems: [400, 409, 412],
-    operationId: 'updateNewsletterSeries',
+    problems: [409, 412],
   })
-  async update(
+  async updateNewsletterSeries(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Body() dto: UpdateSeriesDto,
@@ -119,9 +116,8 @@ export class NewsletterSeriesController {
     summary: 'Delete a newsletter series',
     description: 'Its steps and enrollments go with it: nobody receives its steps any more.',
     noContent: true,
-    operationId: 'deleteNewsletterSeries',
   })
-  async remove(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
+  async deleteNewsletterSeries(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<void> {
     await this.series.remove(site, id);
   }
 }

@@ -5,7 +5,7 @@ import { SiteContext } from '../../common/tenancy/site-context';
 import { StatisticsQueryDto, StatisticsResponseDto } from '../dto/statistics.dto';
 import { StatisticsService } from './statistics.service';
 
-@ApiController('api/v2/sites/:siteName/newsletter/statistics', 'Newsletter')
+@ApiController('api/v2/sites/:siteName/newsletter/statistics', { tag: 'Newsletter', permissions: 'newsletter' })
 export class NewsletterStatisticsController {
   constructor(private readonly statistics: StatisticsService) {}
 
@@ -18,10 +18,11 @@ export class NewsletterStatisticsController {
       'failed, bounces, unique and total opens and clicks (people and machines apart), unsubscribes, rates ' +
       '(machines left out unless `includeMachines`) and top links. Read from counters kept on write.',
     ok: StatisticsResponseDto,
-    problems: [400],
-    operationId: 'getNewsletterStatistics',
   })
-  get(@CurrentSite() site: SiteContext, @Query() query: StatisticsQueryDto): Promise<StatisticsResponseDto> {
+  getNewsletterStatistics(
+    @CurrentSite() site: SiteContext,
+    @Query() query: StatisticsQueryDto,
+  ): Promise<StatisticsResponseDto> {
     return this.statistics.get(site, query);
   }
 }

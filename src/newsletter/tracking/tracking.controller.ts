@@ -22,7 +22,7 @@ function client(req: Request): TrackingClient {
  * Not limited per IP: mail privacy proxies fetch for thousands of people from a few addresses.
  * The signed token is the gate (forged: 404), and one token counts at most 30 times a minute.
  */
-@ApiController('api/v2/sites/:siteName/newsletter/track', 'Newsletter')
+@ApiController('api/v2/sites/:siteName/newsletter/track', { tag: 'Newsletter', permissions: 'none' })
 @SkipRateLimit()
 export class TrackingController {
   constructor(private readonly tracking: TrackingService) {}
@@ -38,9 +38,8 @@ export class TrackingController {
     params: TOKEN_PARAM,
     noContent: true,
     problems: [429],
-    operationId: 'trackNewsletterOpen',
   })
-  async open(
+  async trackNewsletterOpen(
     @CurrentSite() site: SiteContext,
     @Param() { token }: TrackingTokenParamDto,
     @Req() req: Request,
@@ -58,14 +57,13 @@ export class TrackingController {
     description: 'The image a campaign mail shows: records the open like the POST and answers a 1x1 GIF.',
     params: TOKEN_PARAM,
     problems: [429],
-    operationId: 'newsletterOpenPixel',
   })
   @ApiResponse({
     status: 200,
     description: 'A 1x1 transparent GIF',
     content: { 'image/gif': { schema: { type: 'string', format: 'binary' } } },
   })
-  async pixel(
+  async newsletterOpenPixel(
     @CurrentSite() site: SiteContext,
     @Param() { token }: TrackingTokenParamDto,
     @Req() req: Request,
@@ -87,9 +85,8 @@ export class TrackingController {
     params: TOKEN_PARAM,
     ok: ClickTargetDto,
     problems: [429],
-    operationId: 'trackNewsletterClick',
   })
-  async click(
+  async trackNewsletterClick(
     @CurrentSite() site: SiteContext,
     @Param() { token }: TrackingTokenParamDto,
     @Req() req: Request,
@@ -105,14 +102,13 @@ export class TrackingController {
     description: 'The link of a campaign mail: records the click like the POST and redirects (302) to the target.',
     params: TOKEN_PARAM,
     problems: [429],
-    operationId: 'followNewsletterLink',
   })
   @ApiResponse({
     status: 302,
     description: 'To the link’s target',
     headers: { Location: { description: 'The target URL', schema: { type: 'string', format: 'uri' } } },
   })
-  async follow(
+  async followNewsletterLink(
     @CurrentSite() site: SiteContext,
     @Param() { token }: TrackingTokenParamDto,
     @Req() req: Request,

@@ -12,7 +12,7 @@ import { CatalogSyncService } from './catalog-sync.service';
  * (group Products: a key with catalog write). It lives here, not in the catalog's controller:
  * the catalog does not know payments (no import cycle), and the route answers its codes.
  */
-@ApiController('api/v2/sites/:siteName/products', 'Products')
+@ApiController('api/v2/sites/:siteName/products', { tag: 'Products', permissions: 'catalog' })
 export class CatalogSyncController {
   constructor(private readonly catalogSync: CatalogSyncService) {}
 
@@ -20,15 +20,13 @@ export class CatalogSyncController {
   @Route({
     auth: 'key',
     summary: 'Sync a product to Stripe again',
-    operationId: 'syncProductToProcessor',
     description:
       "Queues the product's sync to every Stripe mode the site has keys for, even when nothing changed: the " +
       're-drive of a `failed` sync once its cause is fixed. Answers the product, `processorSync.status` ' +
       '`pending`. 409 `processor_not_connected` for a site without Stripe.',
     ok: ProductResponseDto,
-    problems: [409],
   })
-  async sync(
+  async syncProductToProcessor(
     @CurrentSite() site: SiteContext,
     @CurrentPrincipal() principal: Principal,
     @Param() { id }: SiteIdParamDto,

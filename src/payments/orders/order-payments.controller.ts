@@ -8,7 +8,7 @@ import { OrderResponseDto, toOrderResponse } from '../../orders/dto/order-respon
 import { OrderPaymentIntentDto } from '../dto/order-payment.dto';
 import { OrderPaymentsService } from './order-payments.service';
 
-@ApiController('api/v2/sites/:siteName/orders', 'Orders')
+@ApiController('api/v2/sites/:siteName/orders', { tag: 'Orders', permissions: 'orders' })
 export class OrderPaymentsController {
   constructor(private readonly payments: OrderPaymentsService) {}
 
@@ -16,7 +16,6 @@ export class OrderPaymentsController {
   @Route({
     auth: 'session',
     summary: 'Get the Stripe PaymentIntent of an order',
-    operationId: 'createOrderPaymentIntent',
     description:
       'For a checkout with Stripe’s Payment Element (docs/payments.md, "Orders"): the order’s PaymentIntent in ' +
       'the site’s charging mode, for the order’s total and currency (never the client’s), made on the first call ' +
@@ -26,14 +25,14 @@ export class OrderPaymentsController {
       'past the order’s hold, `transition_forbidden` for an order paid, refunded or canceled; 503 ' +
       '`processor_unavailable` when Stripe cannot be reached (nothing changed).',
     ok: OrderPaymentIntentDto,
-    problems: [409, 503],
+    problems: [503],
     exampleAnswers: {
       status: 409,
       because:
         'the example order is paid and refunded by then (PATCH …/payment); a pending order of a connected site answers 200',
     },
   })
-  async paymentIntent(
+  async createOrderPaymentIntent(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @CurrentPrincipal() caller: Principal,
@@ -45,21 +44,20 @@ export class OrderPaymentsController {
   @Route({
     auth: 'key',
     summary: 'Refund an order (admin)',
-    operationId: 'refundOrder',
     description:
       'A paid order paid through Stripe is refunded in full through Stripe, then `refunded` (`order.refunded`); ' +
       '503 `processor_unavailable` when Stripe cannot be reached (nothing changed; try again). An order the ' +
       'site’s backend records (`manual`) is recorded refunded, as PATCH …/payment does: nothing is collected ' +
       'back. An order that is not paid is a 409 `transition_forbidden`.',
     ok: OrderResponseDto,
-    problems: [409, 503],
+    problems: [503],
     exampleAnswers: {
       status: 409,
       because: 'the example order is refunded by then (PATCH …/payment); a paid order answers 200',
     },
     admin: true,
   })
-  async refund(
+  async refundOrder(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @CurrentPrincipal() caller: Principal,

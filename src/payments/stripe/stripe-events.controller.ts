@@ -6,7 +6,7 @@ import { SiteContext } from '../../common/tenancy/site-context';
 import { StripeEventOutcomeDto, StripeEventPayloadDto } from '../dto/payment-account.dto';
 import { StripeEventsService } from './stripe-events.service';
 
-@ApiController('api/v2/sites/:siteName/payments/stripe', 'Admin: payments')
+@ApiController('api/v2/sites/:siteName/payments/stripe', { tag: 'Admin: payments', permissions: 'none' })
 export class StripeEventsController {
   constructor(private readonly events: StripeEventsService) {}
 
@@ -15,14 +15,12 @@ export class StripeEventsController {
     auth: 'public',
     exampleAnswers: { status: 401, because: 'Stripe signs each event with the site’s webhook secret when it sends it' },
     summary: 'Receive a Stripe event',
-    operationId: 'receiveStripeEvent',
     description:
       'The site’s Stripe webhook endpoint (docs/payments.md): signed instead of keyed (`Stripe-Signature`, ' +
       'checked with the webhook secret of the event’s mode; a missing, forged or stale signature is a 401 and ' +
       'changes nothing). Each event id is applied once (a redelivery answers `replayed: true`), in any order; ' +
       'types Sitebase does not act on are acknowledged as `ignored`.',
-    rawBody: true,
-    optionalBody: StripeEventPayloadDto,
+    body: { raw: true, optional: StripeEventPayloadDto },
     headers: [
       {
         name: 'stripe-signature',
@@ -35,9 +33,9 @@ export class StripeEventsController {
       },
     ],
     ok: StripeEventOutcomeDto,
-    problems: [400, 401, 429],
+    problems: [401],
   })
-  async receive(
+  async receiveStripeEvent(
     @CurrentSite() site: SiteContext,
     @RawBody() raw: Buffer,
     @Headers('stripe-signature') signature: string | undefined,

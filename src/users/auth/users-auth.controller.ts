@@ -8,7 +8,7 @@ import { toUserResponse } from '../dto/user.dto';
 import { OtpService } from './otp.service';
 
 /** Sign-in by one-time password: public routes of the site. */
-@ApiController('api/v2/sites/:siteName/users', 'Site users')
+@ApiController('api/v2/sites/:siteName/users', { tag: 'Site users', permissions: 'none' })
 export class UsersAuthController {
   constructor(
     private readonly otp: OtpService,
@@ -25,9 +25,8 @@ export class UsersAuthController {
       'whether or not the address has an account, and when no new code was sent (one was sent less than a ' +
       'minute ago, or the address had its hourly share). Rate limited per client IP.',
     accepted: OtpRequestedDto,
-    problems: [400, 429],
   })
-  async requestOtp(
+  async requestOtpUsersAuth(
     @CurrentSite() site: SiteContext,
     @Body() dto: RequestOtpDto,
     @Ip() ip: string,
@@ -50,9 +49,8 @@ export class UsersAuthController {
       'Signs in with the mailed code and answers a session token (send it as `Authorization: Bearer`). A wrong, ' +
       'expired or used code is a 401 and counts an attempt; after 5 attempts even the right code fails.',
     ok: SessionResponseDto,
-    problems: [400, 401, 403, 429],
   })
-  async verifyOtp(
+  async verifyOtpUsersAuth(
     @CurrentSite() site: SiteContext,
     @Body() dto: VerifyOtpDto,
     @Ip() ip: string,

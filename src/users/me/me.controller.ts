@@ -30,7 +30,7 @@ import { UsersService } from '../users.service';
  * The signed-in user's own routes (`/users/me/**`): a session only, of this site. Declared
  * before UsersController, so `me` is never read as an `{id}`.
  */
-@ApiController('api/v2/sites/:siteName/users/me', 'Site users')
+@ApiController('api/v2/sites/:siteName/users/me', { tag: 'Site users', permissions: 'none' })
 export class MeController {
   constructor(
     private readonly users: UsersService,
@@ -44,7 +44,6 @@ export class MeController {
   @Route({
     auth: 'user',
     summary: 'Delete the current user',
-    operationId: 'deleteMe',
     description:
       'Schedules the erasure of the user everywhere they appear (GET …/me/deletion-preview) after the grace period ' +
       '(0: at once), and ends every session now. Signing in again before it runs gives a session that may only ' +
@@ -52,7 +51,10 @@ export class MeController {
     accepted: UserDeletionResponseDto,
     duringDeletion: true,
   })
-  async remove(@CurrentSite() site: SiteContext, @CurrentUser() user: UserPrincipal): Promise<UserDeletionResponseDto> {
+  async deleteMe(
+    @CurrentSite() site: SiteContext,
+    @CurrentUser() user: UserPrincipal,
+  ): Promise<UserDeletionResponseDto> {
     return toUserDeletion(await this.erasure.schedule(site, user));
   }
 
@@ -60,12 +62,14 @@ export class MeController {
   @Route({
     auth: 'user',
     summary: 'Preview the deletion of the current user',
-    operationId: 'getMyDeletionPreview',
     description:
       'What would be erased, what is kept anonymised (orders), canceled (subscriptions) and forfeited (credits).',
     ok: UserDeletionPreviewDto,
   })
-  async preview(@CurrentSite() site: SiteContext, @CurrentUser() user: UserPrincipal): Promise<UserDeletionPreviewDto> {
+  async getMyDeletionPreview(
+    @CurrentSite() site: SiteContext,
+    @CurrentUser() user: UserPrincipal,
+  ): Promise<UserDeletionPreviewDto> {
     const { gracePeriodSeconds, impacts } = await this.erasure.preview(site, user);
     return toUserDeletionPreview(gracePeriodSeconds, impacts);
   }
@@ -74,14 +78,13 @@ export class MeController {
   @Route({
     auth: 'user',
     summary: 'Get the deletion status of the current user',
-    operationId: 'getMyDeletion',
     ok: UserDeletionResponseDto,
     exampleAnswers: {
       status: 404,
       because: 'on a fresh start no deletion is scheduled; DELETE …/users/me schedules one',
     },
   })
-  async deletion(
+  async getMyDeletion(
     @CurrentSite() site: SiteContext,
     @CurrentUser() user: UserPrincipal,
   ): Promise<UserDeletionResponseDto> {
@@ -92,14 +95,13 @@ export class MeController {
   @Route({
     auth: 'user',
     summary: 'Cancel the scheduled deletion of the current user (admin)',
-    operationId: 'cancelMyDeletion',
     description: 'Possible until the erasure starts (409 after).',
     ok: UserDeletionResponseDto,
     problems: [409],
     duringDeletion: true,
     admin: true,
   })
-  async cancelDeletion(
+  async cancelMyDeletion(
     @CurrentSite() site: SiteContext,
     @CurrentUser() user: UserPrincipal,
   ): Promise<UserDeletionResponseDto> {
@@ -110,12 +112,10 @@ export class MeController {
   @Route({
     auth: 'user',
     summary: 'List the current user’s credit ledger',
-    operationId: 'listMyCredits',
     description: 'Newest first, keyset-paginated: grants, spends, expiries and refunds.',
     ok: PageDto(CreditEntryDto),
-    problems: [400],
   })
-  async listCredits(
+  async listMyCredits(
     @CurrentUser() user: UserPrincipal,
     @Query() query: CreditLedgerQueryDto,
   ): Promise<Page<CreditEntryDto>> {
@@ -126,16 +126,18 @@ export class MeController {
   @Route({
     auth: 'user',
     summary: 'Get the current user’s credit balance',
-    operationId: 'getMyCreditBalance',
     ok: CreditBalanceDto,
   })
-  async balance(@CurrentSite() site: SiteContext, @CurrentUser() user: UserPrincipal): Promise<CreditBalanceDto> {
+  async getMyCreditBalance(
+    @CurrentSite() site: SiteContext,
+    @CurrentUser() user: UserPrincipal,
+  ): Promise<CreditBalanceDto> {
     return { balance: await this.credits.balance(site, user.userId) };
   }
 
   @Get()
-  @Route({ auth: 'user', summary: 'Get the current user', operationId: 'getMe', ok: UserResponseDto })
-  async get(@CurrentUser() user: UserPrincipal): Promise<UserResponseDto> {
+  @Route({ auth: 'user', summary: 'Get the current user', ok: UserResponseDto })
+  async getMe(@CurrentUser() user: UserPrincipal): Promise<UserResponseDto> {
     return toUserResponse(await this.users.me(user));
   }
 
@@ -143,16 +145,14 @@ export class MeController {
   @Route({
     auth: 'user',
     summary: 'Update the current user',
-    operationId: 'updateMe',
     description:
       'The fields the user owns: the name changes at once; a new `email` is mailed a code and changes once ' +
       'POST …/me/verify-email confirms it (`pendingEmail` until then). A new address has the limits of sign-in ' +
       'codes: past its own the answer is the same and nothing is mailed; past the client IP’s or the user’s ' +
       'hourly share, 429 and nothing changes. `metadata` and `status` are the operators’ (400).',
     ok: MeResponseDto,
-    problems: [400, 429],
   })
-  async update(
+  async updateMe(
     @CurrentSite() site: SiteContext,
     @CurrentUser() user: UserPrincipal,
     @Body() dto: UpdateMeDto,
@@ -166,18 +166,16 @@ export class MeController {
   @Route({
     auth: 'user',
     summary: 'Confirm a new address of the current user',
-    operationId: 'verifyMyEmail',
     description:
       'With the code mailed to the address given to PATCH …/me. A wrong, expired or used code is a 401 and counts ' +
       'an attempt; tries count against the client IP’s hourly share, like sign-in’s (429 past it).',
     ok: UserResponseDto,
-    problems: [400, 409, 429],
     exampleAnswers: {
       status: 401,
       because: 'the code is the one PATCH …/me mailed to the new address; no example can know it',
     },
   })
-  async verifyEmail(
+  async verifyMyEmail(
     @CurrentSite() site: SiteContext,
     @CurrentUser() user: UserPrincipal,
     @Body() dto: VerifyEmailDto,
@@ -190,7 +188,6 @@ export class MeController {
   @Route({
     auth: 'user',
     summary: 'Sign out (end this session)',
-    operationId: 'signOut',
     description: 'The token stops working at once, on every instance.',
     noContent: true,
   })
@@ -202,10 +199,12 @@ export class MeController {
   @Route({
     auth: 'user',
     summary: 'Get the current user’s profile',
-    operationId: 'getMyProfile',
     ok: ProfileResponseDto,
   })
-  async getProfile(@CurrentSite() site: SiteContext, @CurrentUser() user: UserPrincipal): Promise<ProfileResponseDto> {
+  async getMyProfile(
+    @CurrentSite() site: SiteContext,
+    @CurrentUser() user: UserPrincipal,
+  ): Promise<ProfileResponseDto> {
     return { entries: (await this.profile.entries(site, user.userId)).map(toProfileEntry) };
   }
 
@@ -213,12 +212,10 @@ export class MeController {
   @Route({
     auth: 'user',
     summary: 'Replace a profile entry',
-    operationId: 'putMyProfileEntry',
     description: 'Keys are 1 to 64 of `A-Z a-z 0-9 _ . -`; a value is any JSON of at most 16 KB; at most 100 keys.',
     ok: ProfileEntryDto,
-    problems: [400],
   })
-  async putEntry(
+  async putMyProfileEntry(
     @CurrentSite() site: SiteContext,
     @CurrentUser() user: UserPrincipal,
     @Param() { key }: ProfileKeyParamDto,
@@ -228,8 +225,8 @@ export class MeController {
   }
 
   @Delete('profile/:key')
-  @Route({ auth: 'user', summary: 'Delete a profile entry', operationId: 'deleteMyProfileEntry', noContent: true })
-  async deleteEntry(
+  @Route({ auth: 'user', summary: 'Delete a profile entry', noContent: true })
+  async deleteMyProfileEntry(
     @CurrentSite() site: SiteContext,
     @CurrentUser() user: UserPrincipal,
     @Param() { key }: ProfileKeyParamDto,

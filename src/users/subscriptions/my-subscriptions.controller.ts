@@ -19,7 +19,7 @@ import {
 import { UserSubscriptionsService } from './user-subscriptions.service';
 
 /** The signed-in user's own subscriptions (a session of this site; a key is a 403). */
-@ApiController('api/v2/sites/:siteName/users/me/subscriptions', 'Site users')
+@ApiController('api/v2/sites/:siteName/users/me/subscriptions', { tag: 'Site users', permissions: 'none' })
 export class MySubscriptionsController {
   constructor(private readonly subscriptions: UserSubscriptionsService) {}
 
@@ -27,12 +27,10 @@ export class MySubscriptionsController {
   @Route({
     auth: 'user',
     summary: 'List the current user’s subscriptions',
-    operationId: 'listMySubscriptions',
     description: 'Newest first, keyset-paginated; filter by status.',
     ok: PageDto(UserSubscriptionResponseDto),
-    problems: [400],
   })
-  async list(
+  async listMySubscriptions(
     @CurrentUser() user: UserPrincipal,
     @Query() query: UserSubscriptionQueryDto,
   ): Promise<Page<UserSubscriptionResponseDto>> {
@@ -43,14 +41,12 @@ export class MySubscriptionsController {
   @Route({
     auth: 'user',
     summary: 'Pause one of the current user’s subscriptions',
-    operationId: 'pauseMySubscription',
     description: `\`trialing | active → paused\`, until \`resumesAt\` or a resume. ${FORBIDDEN_MOVES}`,
     ok: UserSubscriptionResponseDto,
-    problems: [400, 409],
-    optionalBody: PauseSubscriptionDto,
+    body: { optional: PauseSubscriptionDto },
     idempotent: true,
   })
-  async pause(
+  async pauseMySubscription(
     @CurrentSite() site: SiteContext,
     @CurrentUser() user: UserPrincipal,
     @Param() { id }: SiteIdParamDto,
@@ -63,13 +59,11 @@ export class MySubscriptionsController {
   @Route({
     auth: 'user',
     summary: 'Resume one of the current user’s subscriptions',
-    operationId: 'resumeMySubscription',
     description: `\`paused → active\`; after the period lapsed, a new period from now, charged. ${FORBIDDEN_MOVES}`,
     ok: UserSubscriptionResponseDto,
-    problems: [409],
     idempotent: true,
   })
-  async resume(
+  async resumeMySubscription(
     @CurrentSite() site: SiteContext,
     @CurrentUser() user: UserPrincipal,
     @Param() { id }: SiteIdParamDto,
@@ -81,14 +75,12 @@ export class MySubscriptionsController {
   @Route({
     auth: 'user',
     summary: 'Cancel one of the current user’s subscriptions',
-    operationId: 'cancelMySubscription',
     description: `Now, or with \`atPeriodEnd\` when the current period ends. ${FORBIDDEN_MOVES}`,
     ok: UserSubscriptionResponseDto,
-    problems: [400, 409],
-    optionalBody: CancelSubscriptionDto,
+    body: { optional: CancelSubscriptionDto },
     idempotent: true,
   })
-  async cancel(
+  async cancelMySubscription(
     @CurrentSite() site: SiteContext,
     @CurrentUser() user: UserPrincipal,
     @Param() { id }: SiteIdParamDto,
@@ -101,17 +93,15 @@ export class MySubscriptionsController {
   @Route({
     auth: 'user',
     summary: 'Change the plan of one of the current user’s subscriptions',
-    operationId: 'changeMySubscriptionPlan',
     description:
       'Another recurring product, variant or quantity in the same currency, always prorated: the unused part of ' +
       'the old plan is credited and the new plan charged at once for the rest of the period (a new billing ' +
       'interval: a new period from now, charged in full). Unpaid, the subscription is `past_due` until ' +
       `\`unpaidCancelAt\` (the site’s dunning window), then canceled. ${FORBIDDEN_MOVES}`,
     ok: PlanChangeDto,
-    problems: [400, 409],
     idempotent: true,
   })
-  async changePlan(
+  async changeMySubscriptionPlan(
     @CurrentSite() site: SiteContext,
     @CurrentUser() user: UserPrincipal,
     @Param() { id }: SiteIdParamDto,

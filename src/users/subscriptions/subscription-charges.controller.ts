@@ -15,7 +15,7 @@ import {
 import { SubscriptionChargesService } from './subscription-charges.service';
 
 /** Operators' routes over the charges of a user's subscription (a secret key; a session is a 403). */
-@ApiController('api/v2/sites/:siteName/users', 'Site users')
+@ApiController('api/v2/sites/:siteName/users', { tag: 'Site users', permissions: 'users' })
 export class SubscriptionChargesController {
   constructor(private readonly charges: SubscriptionChargesService) {}
 
@@ -23,15 +23,13 @@ export class SubscriptionChargesController {
   @Route({
     auth: 'key',
     summary: 'Charge a site user’s subscription',
-    operationId: 'createUserSubscriptionCharge',
     description:
       'Records a charge: paid from credits with `payWithCredits` when the balance allows, otherwise `pending` for ' +
       `the payment processor. \`Idempotency-Key\` replays. ${FORBIDDEN_MOVES}`,
     created: ChargeResponseDto,
-    problems: [400, 403, 409],
     idempotent: true,
   })
-  async charge(
+  async createUserSubscriptionCharge(
     @CurrentSite() site: SiteContext,
     @Param() { id, subId }: UserSubscriptionParamDto,
     @Body() dto: CreateChargeDto,
@@ -46,20 +44,18 @@ export class SubscriptionChargesController {
   @Route({
     auth: 'key',
     summary: 'Pay a pending charge of a site user’s subscription (admin)',
-    operationId: 'payUserSubscriptionCharge',
     description:
       'Settles a `pending` ledger line: `paidOutOfBand` (paid outside Sitebase), `payWithCredits` (409 ' +
       '`insufficient_credits` when short, nothing taken), or neither: the processor is asked again (the manual one ' +
       'leaves it pending). A paid line or a credit is a 409 `transition_forbidden`. The last unpaid period charge ' +
       'of a `past_due` subscription makes it `active`. `Idempotency-Key` replays.',
     ok: PaidChargeDto,
-    problems: [400, 403, 409],
     bodyExample: { paidOutOfBand: true, reference: 'Transfer 2026-11-30 #4411' },
-    optionalBody: PayChargeDto,
+    body: { optional: PayChargeDto },
     idempotent: true,
     admin: true,
   })
-  async pay(
+  async payUserSubscriptionCharge(
     @CurrentSite() site: SiteContext,
     @Param() { id, subId, chargeId }: SubscriptionChargeParamDto,
     @Body() dto: PayChargeDto,

@@ -19,7 +19,7 @@ import {
 import { UserSubscriptionsService } from './user-subscriptions.service';
 
 /** Operators' routes over a user's subscriptions (a secret key; a session is a 403). */
-@ApiController('api/v2/sites/:siteName/users', 'Site users')
+@ApiController('api/v2/sites/:siteName/users', { tag: 'Site users', permissions: 'users' })
 export class UserSubscriptionsController {
   constructor(private readonly subscriptions: UserSubscriptionsService) {}
 
@@ -27,12 +27,10 @@ export class UserSubscriptionsController {
   @Route({
     auth: 'key',
     summary: 'List a site user’s subscriptions',
-    operationId: 'listUserSubscriptions',
     description: 'Newest first, keyset-paginated; filter by status.',
     ok: PageDto(UserSubscriptionResponseDto),
-    problems: [400, 403],
   })
-  async list(
+  async listUserSubscriptions(
     @CurrentSite() site: SiteContext,
     @Param() { id }: SiteIdParamDto,
     @Query() query: UserSubscriptionQueryDto,
@@ -44,14 +42,12 @@ export class UserSubscriptionsController {
   @Route({
     auth: 'key',
     summary: 'Pause a site user’s subscription',
-    operationId: 'pauseUserSubscription',
     description: `\`trialing | active → paused\`, until \`resumesAt\` (then a job resumes it) or a resume. ${FORBIDDEN_MOVES}`,
     ok: UserSubscriptionResponseDto,
-    problems: [400, 403, 409],
-    optionalBody: PauseSubscriptionDto,
+    body: { optional: PauseSubscriptionDto },
     idempotent: true,
   })
-  async pause(
+  async pauseUserSubscription(
     @CurrentSite() site: SiteContext,
     @Param() { id, subId }: UserSubscriptionParamDto,
     @Body() dto: PauseSubscriptionDto,
@@ -63,15 +59,13 @@ export class UserSubscriptionsController {
   @Route({
     auth: 'key',
     summary: 'Resume a site user’s subscription',
-    operationId: 'resumeUserSubscription',
     description:
       '`paused → active`; a period that ended while paused starts again now, with its renewal charge (`past_due` ' +
       `while unpaid). ${FORBIDDEN_MOVES}`,
     ok: UserSubscriptionResponseDto,
-    problems: [403, 409],
     idempotent: true,
   })
-  async resume(
+  async resumeUserSubscription(
     @CurrentSite() site: SiteContext,
     @Param() { id, subId }: UserSubscriptionParamDto,
   ): Promise<UserSubscriptionResponseDto> {
@@ -82,16 +76,14 @@ export class UserSubscriptionsController {
   @Route({
     auth: 'key',
     summary: 'Cancel a site user’s subscription',
-    operationId: 'cancelUserSubscription',
     description: `Now, or with \`atPeriodEnd\` when the current period ends. ${FORBIDDEN_MOVES}`,
     ok: UserSubscriptionResponseDto,
-    problems: [400, 403, 409],
     // Now: the user's own cancel example (at the period's end) ran before; a second such cancel is a 409.
     bodyExample: { atPeriodEnd: false, reason: 'Too expensive' },
-    optionalBody: CancelSubscriptionDto,
+    body: { optional: CancelSubscriptionDto },
     idempotent: true,
   })
-  async cancel(
+  async cancelUserSubscription(
     @CurrentSite() site: SiteContext,
     @Param() { id, subId }: UserSubscriptionParamDto,
     @Body() dto: CancelSubscriptionDto,
@@ -103,19 +95,17 @@ export class UserSubscriptionsController {
   @Route({
     auth: 'key',
     summary: 'Change the plan of a site user’s subscription',
-    operationId: 'changeUserSubscriptionPlan',
     description:
       'Another recurring product, variant or quantity in the same currency. Prorated unless `prorate: false`: the ' +
       'unused old plan is credited to the balance and the new plan charged at once for the rest of the period. A ' +
       'new billing interval starts a new period now, always charged in full. Unpaid, the subscription is ' +
       `\`past_due\` until \`unpaidCancelAt\` (the site’s dunning window), then canceled. ${FORBIDDEN_MOVES}`,
     ok: PlanChangeDto,
-    problems: [400, 403, 409],
     // Back to the product without a variant (the user's own change-plan example moved to variant 1), unprorated.
     bodyExample: { productId: 1, prorate: false },
     idempotent: true,
   })
-  async changePlan(
+  async changeUserSubscriptionPlan(
     @CurrentSite() site: SiteContext,
     @Param() { id, subId }: UserSubscriptionParamDto,
     @Body() dto: ChangePlanDto,
