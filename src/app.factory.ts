@@ -16,7 +16,7 @@ import { setupOpenApi } from './common/openapi/openapi';
 import { privateAnswers } from './common/http/private-answers';
 import { corsForBrowsers, securityHeaders } from './common/http/security-headers';
 import { credentials, CredentialsMiddleware } from './common/auth/credentials.middleware';
-import { refuseContentEncoding, refuseMalformedQuery } from './common/input/request-body';
+import { refuseContentEncoding, refuseMalformedQuery } from './common/input/header-checks';
 import { requestId } from './common/http/request-id';
 import { AppConfig } from './config/app-config';
 import { AppMetrics } from './common/metrics/app-metrics';
