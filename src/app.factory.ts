@@ -7,7 +7,6 @@ import { createRootLogger, PinoNestLogger } from './common/logging/logging';
 import { PUBLIC_URLS_LOCAL, PublicUrls } from './common/http/public-urls';
 import { fenceWarning } from './common/internals/fence';
 import { checkReadFences } from './common/internals/fences';
-import { installPublicReadCaching } from './common/http/public-read-cache';
 import { AppConfig } from './config/app-config';
 import { applyHttpPipeline } from './http-pipeline';
 
@@ -36,7 +35,6 @@ export async function createApp({
   // No body-hash ETag on every response (a SHA-1 of each list page): resources that can be
   // edited carry their own version ETag (content), and stored files theirs. docs/performance.md.
   app.set('etag', false);
-  installPublicReadCaching(app.getHttpAdapter().getInstance(), config.PUBLIC_CACHE_MAX_AGE_SECONDS);
   (app.getHttpAdapter().getInstance() as { locals: Record<string, unknown> }).locals[PUBLIC_URLS_LOCAL] =
     app.get(PublicUrls);
   app.set('trust proxy', config.TRUST_PROXY);

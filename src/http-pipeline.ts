@@ -8,6 +8,7 @@ import { credentials, CredentialsMiddleware } from './common/auth/credentials.mi
 import { ProblemDetailsFilter } from './common/errors/problem-details.filter';
 import { createValidationPipe } from './common/errors/validation';
 import { privateAnswers } from './common/http/private-answers';
+import { PublicReadCacheInterceptor } from './common/http/public-read-cache';
 import { requestId } from './common/http/request-id';
 import { RouteTemplates } from './common/http/route-template';
 import { corsForBrowsers, securityHeaders } from './common/http/security-headers';
@@ -96,6 +97,8 @@ const GUARDS: Type<CanActivate>[] = [
 
 /** Stage 2, interceptors: the first listed wraps the others. */
 const INTERCEPTORS: Type<NestInterceptor>[] = [
+  // Outermost: it serialises the answer the others leave, once, for its ETag.
+  PublicReadCacheInterceptor,
   // Every POST honours Idempotency-Key (idempotent.decorator.ts): a stored answer is replayed
   // without the handler, and the body it fingerprints is already read.
   IdempotencyInterceptor,
