@@ -1,28 +1,14 @@
 import { Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { installPublicReadCaching } from './common/http/public-read-cache';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module';
-import { ProblemDetailsFilter } from './common/errors/problem-details.filter';
-import { createValidationPipe } from './common/errors/validation';
-import { createRootLogger, httpLogger, PinoNestLogger } from './common/logging/logging';
-import { BlockedClients, refuseBlocked } from './common/rate-limit/blocked-clients';
+import { createRootLogger, PinoNestLogger } from './common/logging/logging';
 import { PUBLIC_URLS_LOCAL, PublicUrls } from './common/http/public-urls';
 import { fenceWarning } from './common/internals/fence';
 import { checkReadFences } from './common/internals/fences';
-import { inputPipe } from './common/internals/memoized-input.pipe';
-import { setupOpenApi } from './common/openapi/openapi';
-import { privateAnswers } from './common/http/private-answers';
-import { corsForBrowsers, securityHeaders } from './common/http/security-headers';
-import { credentials, CredentialsMiddleware } from './common/auth/credentials.middleware';
-import { refuseContentEncoding, refuseMalformedQuery } from './common/input/request-body';
-import { requestId } from './common/http/request-id';
 import { AppConfig } from './config/app-config';
-import { AppMetrics } from './common/metrics/app-metrics';
-import { httpMetrics } from './common/metrics/http-metrics';
-import { MetricsEndpoint } from './common/metrics/metrics.module';
-import { RouteTemplates } from './common/http/route-template';
+import { applyHttpPipeline } from './http-pipeline';
 
 export interface CreateAppOptions {
   config: AppConfig;
@@ -41,6 +27,7 @@ export async function createApp({
   const logger = createRootLogger(config, logDestination);
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, extraModules), {
     logger: new PinoNestLogger(logger),
+    // Bodies are read after the guards (RequestBodyGuard, src/http-pipeline.ts).
     bodyParser: false,
     abortOnError: false,
   });
@@ -48,36 +35,16 @@ export async function createApp({
   // No body-hash ETag on every response (a SHA-1 of each list page): resources that can be
   // edited carry their own version ETag (content), and stored files theirs. docs/performance.md.
   app.set('etag', false);
-  installPublicReadCaching(app.getHttpAdapter().getInstance(), config.PUBLIC_CACHE_MAX_AGE_SECONDS);
   (app.getHttpAdapter().getInstance() as { locals: Record<string, unknown> }).locals[PUBLIC_URLS_LOCAL] =
     app.get(PublicUrls);
   app.set('trust proxy', config.TRUST_PROXY);
-  app.use(requestId);
-  // Before anything can answer: credentialed answers are private (docs/security.md).
-  app.use(privateAnswers());
-  app.use(securityHeaders());
-  app.use(corsForBrowsers());
-  // Scrapes are neither counted nor logged; a blocked client's refusals are counted.
-  const scrape = app.get(MetricsEndpoint).mainPortHandler();
-  if (scrape) app.use(scrape);
-  const routes = new RouteTemplates([config.MEDIA_PUBLIC_PATH, '/docs']);
-  const metrics = app.get(AppMetrics);
-  if (metrics.enabled) app.use(httpMetrics(metrics, routes));
-  // A blocked client's flood is refused before the access log: the block itself is logged once.
-  app.use(refuseBlocked(app.get(BlockedClients)));
-  app.use(httpLogger(logger, { slowMs: config.SLOW_REQUEST_MS, routes }));
-  // Bodies are read after the guards (RequestBodyGuard), not here: credentials come first.
-  app.use(refuseContentEncoding);
-  app.use(refuseMalformedQuery);
-  app.use(credentials(app.get(CredentialsMiddleware)));
   // What leans on libraries' internals is fenced (src/common/internals): the reads of Nest's
   // route metadata warn when Nest is another version; the params/query memo steps aside then,
   // and runs only with FAST_PATHS on.
   const fenceWarn = fenceWarning(logger);
   checkReadFences(fenceWarn);
-  app.useGlobalPipes(inputPipe(createValidationPipe(), config, fenceWarn));
-  app.useGlobalFilters(new ProblemDetailsFilter());
-  if (config.DOCS_ENABLED) setupOpenApi(app);
+  // Every step of a request, in order: src/http-pipeline.ts.
+  applyHttpPipeline(app, config, logger, fenceWarn);
   await app.init();
   return app;
 }

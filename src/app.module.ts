@@ -8,6 +8,7 @@ import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
+import { HttpPipelineModule } from './http-pipeline';
 import { V1Module } from './v1/v1.module';
 import { MediaModule } from './media/media.module';
 import { ContentModule } from './content/content.module';
@@ -59,6 +60,7 @@ export class AppModule {
         MetricsModule,
         CommonModule,
         AuthModule,
+        HttpPipelineModule,
         HealthModule,
         ...FEATURE_MODULES,
         ...extra,

@@ -1,5 +1,4 @@
 import { Global, Module } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ChangeNotifications } from '../database/change-notifications';
 import { SecretsBox } from './crypto/secrets-box';
@@ -11,7 +10,6 @@ import { BlockedClients } from './rate-limit/blocked-clients';
 import { PublicUrls } from './http/public-urls';
 import { RateLimitStore } from './rate-limit/rate-limit.store';
 import { IdempotencyKeyEntity } from './idempotency/idempotency-key.entity';
-import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { MailHtml } from './html/mail-html';
 import { MaintenanceService } from './maintenance.service';
 import { OutboxEventEntity } from './outbox/outbox-event.entity';
@@ -38,8 +36,6 @@ import { Clock } from './scheduling/clock';
     MailHtml,
     ServerKeys,
     SecretsBox,
-    // Every POST honours Idempotency-Key (idempotent.decorator.ts).
-    { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
   ],
   exports: [
     QueueService,

@@ -298,6 +298,22 @@ describe('request bodies: read after the guards, JSON only where a route takes i
       const big = JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) });
       expectProblem(await json(tenant.api.post('/api/v2/probe/key'), big), 413, 'payload_too_large');
     });
+
+    it('a length declared over the limit is a 413 before the body arrives', async () => {
+      const head = `POST /api/v2/probe/public HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${
+        t.config.BODY_LIMIT + 1
+      }\r\n\r\n{"name":`;
+      const answer = await rawRequest(await listen(t), head);
+      expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+      expect(answer).toContain('"code":"payload_too_large"');
+    });
+
+    it('a byte order mark before the JSON is malformed JSON, as JSON.parse has it (body-parser would drop it)', async () => {
+      const res = await json(request(t.server).post('/api/v2/probe/public'), '\uFEFF{"name":"x"}');
+      expectProblem(res, 400, 'malformed_json');
+      // A mark alone is blank, as trim() has it: no body.
+      expect((await json(request(t.server).post('/api/v2/probe/optional'), '\uFEFF')).body).toEqual({});
+    });
   });
 });
 
