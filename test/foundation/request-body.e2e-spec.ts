@@ -187,10 +187,10 @@ describe('request bodies: read after the guards, JSON only where a route takes i
       expectProblem(res, 415, 'unsupported_media_type');
     });
 
-    it('application/*+json with a UTF-8 charset is JSON', async () => {
+    it.each(['UTF-8', 'utf8'])('application/*+json with the charset %s is JSON', async (charset) => {
       const res = await tenant.api
         .post('/api/v2/probe/key')
-        .set('content-type', 'application/merge-patch+json; charset=UTF-8')
+        .set('content-type', `application/merge-patch+json; charset=${charset}`)
         .send('{"name":"x"}');
       expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: { name: 'x' } });
     });

@@ -232,7 +232,9 @@ export class RequestBodyGuard implements CanActivate {
       );
     // UTF-8 only (RFC 8259); body-parser's json would decode UTF-16 and UTF-32 as well.
     const charset = CHARSET.exec(type)?.[1].toLowerCase();
-    if (charset !== undefined && charset !== 'utf-8') throw charsetRefused('JSON');
+    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') throw charsetRefused('JSON');
+    // `utf8`, a common spelling of UTF-8 that body-parser refuses, is read as what it means.
+    if (charset === 'utf8') req.headers['content-type'] = type.replace(CHARSET, '; charset=utf-8');
     try {
       await this.read(route.keepRaw ? this.signedJson : this.json, req, res);
     } catch (err) {
