@@ -1,10 +1,11 @@
 import { CLASS_VALIDATOR_METADATA } from './class-validator-metadata';
+import { EXPRESS_ROUTER } from './express-router';
 import { Fence, fenceHolds, FenceWarning, installedVersion, VersionReader } from './fence';
 import { MEMOIZED_INPUT } from './memoized-input.pipe';
 import { NEST_METADATA } from './nest-metadata';
 
 /** Every fence of this folder: fence.spec.ts holds each to the packages installed. */
-export const FENCES: Fence[] = [MEMOIZED_INPUT, NEST_METADATA, CLASS_VALIDATOR_METADATA];
+export const FENCES: Fence[] = [MEMOIZED_INPUT, NEST_METADATA, CLASS_VALIDATOR_METADATA, EXPRESS_ROUTER];
 
 /**
  * At boot: the fences around reads are checked (one warning each that does not hold); a fast
