@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { installPublicReadCaching } from './common/http/public-read-cache';
 import type { DestinationStream } from 'pino';
+import { DataSource } from 'typeorm';
 import { AppModule } from './app.module';
 import { ProblemDetailsFilter } from './common/errors/problem-details.filter';
 import { createValidationPipe } from './common/errors/validation';
@@ -12,6 +13,7 @@ import { PUBLIC_URLS_LOCAL, PublicUrls } from './common/http/public-urls';
 import { fenceWarning } from './common/internals/fence';
 import { checkReadFences } from './common/internals/fences';
 import { inputPipe } from './common/internals/memoized-input.pipe';
+import { installShapedReads } from './common/internals/shaped-read';
 import { setupOpenApi } from './common/openapi/openapi';
 import { privateAnswers } from './common/http/private-answers';
 import { corsForBrowsers, securityHeaders } from './common/http/security-headers';
@@ -70,11 +72,12 @@ export async function createApp({
   app.use(refuseContentEncoding);
   app.use(refuseMalformedQuery);
   app.use(credentials(app.get(CredentialsMiddleware)));
-  // What leans on libraries' internals is fenced (src/common/internals): the reads of Nest's
-  // route metadata warn when Nest is another version; the params/query memo steps aside then,
-  // and runs only with FAST_PATHS on.
+  // What leans on libraries' internals is fenced (src/common/internals): the reads warn when a
+  // library is another version; the fast paths (the params/query memo, the shaped reads' prepared
+  // statements) step aside then, and run only with FAST_PATHS on.
   const fenceWarn = fenceWarning(logger);
   checkReadFences(fenceWarn);
+  installShapedReads(app.get(DataSource), config, fenceWarn);
   app.useGlobalPipes(inputPipe(createValidationPipe(), config, fenceWarn));
   app.useGlobalFilters(new ProblemDetailsFilter());
   if (config.DOCS_ENABLED) setupOpenApi(app);

@@ -4,6 +4,7 @@ import { Fence, fenceHolds, FenceWarning, installedVersion, VersionReader } from
 import { MEMOIZED_INPUT } from './memoized-input.pipe';
 import { NEST_METADATA } from './nest-metadata';
 import { POOL_ACQUIRE_TIMER, TYPEORM_PG_POOL } from './pg-pool';
+import { SHAPED_READS } from './shaped-read';
 
 /** Every fence of this folder: fence.spec.ts holds each to the packages installed. */
 export const FENCES: Fence[] = [
@@ -13,6 +14,7 @@ export const FENCES: Fence[] = [
   EXPRESS_ROUTER,
   TYPEORM_PG_POOL,
   POOL_ACQUIRE_TIMER,
+  SHAPED_READS,
 ];
 
 /**
