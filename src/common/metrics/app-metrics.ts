@@ -127,9 +127,9 @@ export class AppMetrics {
   }
 
   /**
-   * Times every wait for a connection (pool.connect, which TypeORM calls for every query
-   * runner): what a saturated pool (DB_POOL_SIZE) adds to every request. The wrapper is fenced
-   * (src/common/internals/pg-pool.ts).
+   * Times every wait for a connection from the pool (TypeORM asks for one per query runner):
+   * what a saturated pool (DB_POOL_SIZE) adds to every request. The wrapper of the pool's
+   * connect is fenced (src/common/internals/pg-pool.ts).
    */
   private timePoolAcquire(): void {
     const pool = this.pool();
