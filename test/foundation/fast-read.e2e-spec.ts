@@ -10,7 +10,8 @@ describe('ShapedReads (the hot-path read)', () => {
   let a: Tenant;
 
   beforeAll(async () => {
-    t = await startApp();
+    // The fast path is what is tested here, even in a run with the fast paths off.
+    t = await startApp({ env: { FAST_PATHS: 'true' } });
     a = await createTenant(t);
     const bodies = [
       {
