@@ -4,6 +4,38 @@ import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+const INTERNALS =
+  "A library's internals are reached only in src/common/internals/, fenced by the versions they were written " +
+  'for (docs/performance.md, "Fenced fast paths").';
+
+/** Paths inside packages whose entry points are their interface. */
+const DEEP_IMPORTS = [
+  'typeorm/*',
+  'class-validator/*',
+  'class-transformer/*',
+  '@nestjs/*/*',
+  'express/*',
+  'router/*',
+  'pg/*',
+  'pg-pool/*',
+];
+
+/** Names of libraries' internals (private members, undocumented storage, hard-coded metadata keys). */
+const PRIVATE_NAMES = [
+  [
+    'MemberExpression[property.name=/^(expressionMap|escapeQueryWithParameters)$/]',
+    "TypeORM's query builder internals",
+  ],
+  ["MemberExpression[property.name='master']", "TypeORM's pg pool (driver.master): poolOf() in internals/pg-pool.ts"],
+  ["MemberExpression[property.name='_handlesMethod']", "Express's route internals: internals/express-router.ts"],
+  [
+    "MemberExpression[property.name='stack'][object.property.name=/^_?router$/]",
+    "Express's route table: internals/express-router.ts",
+  ],
+  ["Identifier[name='getMetadataStorage']", "class-validator's storage: internals/class-validator-metadata.ts"],
+  ['Literal[value=/^swagger\\//]', "@nestjs/swagger's metadata keys: its exported DECORATORS"],
+].map(([selector, what]) => ({ selector, message: `${what}. ${INTERNALS}` }));
+
 export default tseslint.config(
   {
     ignores: [
@@ -44,20 +76,28 @@ export default tseslint.config(
         'error',
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
       ],
-      // Deep imports from a package's build output break on its next minor release.
+      // Deep imports from a package's build output break on its next minor release; a library's
+      // internals are reached only in src/common/internals/, fenced (the block below).
       'no-restricted-imports': [
         'error',
         {
           patterns: [
             { group: ['*/dist/*', '**/dist/**'], message: 'Import the package entry point, not its dist/ files.' },
+            { group: DEEP_IMPORTS, message: `${INTERNALS} Import the package's entry point.` },
           ],
         },
       ],
+      'no-restricted-syntax': ['error', ...PRIVATE_NAMES],
       // Nest hands us handlers and classes as `Function` (ExecutionContext.getHandler(), Reflector,
       // class-validator metadata); a narrower type there would only be a cast.
       '@typescript-eslint/no-unsafe-function-type': 'off',
       eqeqeq: ['error', 'always', { null: 'ignore' }],
     },
+  },
+  {
+    // The one place that may lean on a library beyond its documented interface.
+    files: ['src/common/internals/**'],
+    rules: { 'no-restricted-imports': 'off', 'no-restricted-syntax': 'off' },
   },
   {
     // Tests read untyped JSON bodies from supertest: the no-unsafe-* family would flag every line.

@@ -2,11 +2,13 @@ import { Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import type { DestinationStream } from 'pino';
+import { DataSource } from 'typeorm';
 import { AppModule } from './app.module';
 import { createRootLogger, PinoNestLogger } from './common/logging/logging';
 import { PUBLIC_URLS_LOCAL, PublicUrls } from './common/http/public-urls';
 import { fenceWarning } from './common/internals/fence';
 import { checkReadFences } from './common/internals/fences';
+import { installShapedReads } from './common/internals/shaped-read';
 import { AppConfig } from './config/app-config';
 import { applyHttpPipeline } from './http-pipeline';
 
@@ -38,11 +40,12 @@ export async function createApp({
   (app.getHttpAdapter().getInstance() as { locals: Record<string, unknown> }).locals[PUBLIC_URLS_LOCAL] =
     app.get(PublicUrls);
   app.set('trust proxy', config.TRUST_PROXY);
-  // What leans on libraries' internals is fenced (src/common/internals): the reads of Nest's
-  // route metadata warn when Nest is another version; the params/query memo steps aside then,
-  // and runs only with FAST_PATHS on.
+  // What leans on libraries' internals is fenced (src/common/internals): the reads warn when a
+  // library is another version; the fast paths (the params/query memo, the shaped reads' prepared
+  // statements) step aside then, and run only with FAST_PATHS on.
   const fenceWarn = fenceWarning(logger);
   checkReadFences(fenceWarn);
+  installShapedReads(app.get(DataSource), config, fenceWarn);
   // Every step of a request, in order: src/http-pipeline.ts.
   applyHttpPipeline(app, config, logger, fenceWarn);
   await app.init();

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { METHODS } from 'node:http';
 import { join } from 'node:path';
 import request from 'supertest';
+import { routerRoutes } from '../src/common/internals/express-router';
 import { startApp, TestApp } from './support/app';
 
 interface InterfaceRoute {
@@ -30,10 +32,6 @@ const PENDING = new Set(
 const shape = (method: string, path: string) =>
   `${method.toUpperCase()} ${path.replace(/\{[^}]+\}|:[A-Za-z_]+/g, ':')}`;
 
-interface RouterLayer {
-  route?: { path: string; methods: Record<string, boolean> };
-}
-
 describe('the interface contract (routes.tsv)', () => {
   let t: TestApp;
   let registered: Set<string>;
@@ -44,19 +42,18 @@ describe('the interface contract (routes.tsv)', () => {
 
   beforeAll(async () => {
     t = await startApp();
-    const express = t.app.getHttpAdapter().getInstance() as { router: { stack: RouterLayer[] } };
-    registered = new Set(
-      express.router.stack.flatMap((layer) =>
-        layer.route ? Object.keys(layer.route.methods).map((m) => shape(m, layer.route!.path)) : [],
-      ),
+    // Express's route table, with `app.all`'s routes under every verb.
+    const table = [...routerRoutes(t.app.getHttpAdapter().getInstance())].flatMap((r) =>
+      typeof r.path === 'string' ? [{ path: r.path, methods: r.methods === 'all' ? METHODS : r.methods }] : [],
     );
+    registered = new Set(table.flatMap((r) => r.methods.map((m) => shape(m, r.path))));
     routes = new Map(
-      express.router.stack.flatMap((layer) =>
+      table.flatMap((r) =>
         // Swagger UI's own pages and the local media files (`/files/*path`) are not operations.
-        layer.route && !layer.route.path.startsWith('/docs') && !layer.route.path.includes('*')
-          ? Object.keys(layer.route.methods).map((m): [string, string[]] => [
-              `${m.toUpperCase()} ${layer.route!.path.replace(/:([A-Za-z_]+)/g, '{$1}')}`,
-              [...layer.route!.path.matchAll(/:([A-Za-z_]+)/g)].map((x) => x[1]),
+        !r.path.startsWith('/docs') && !r.path.includes('*')
+          ? r.methods.map((m): [string, string[]] => [
+              `${m} ${r.path.replace(/:([A-Za-z_]+)/g, '{$1}')}`,
+              [...r.path.matchAll(/:([A-Za-z_]+)/g)].map((x) => x[1]),
             ])
           : [],
       ),

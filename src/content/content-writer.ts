@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
-import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { EntityManager, QueryDeepPartialEntity } from 'typeorm';
 import { Principal } from '../common/auth/principal';
 import { ConflictProblem } from '../common/errors/problems';
 import { isUniqueViolation } from '../common/errors/postgres-errors';

@@ -1,5 +1,17 @@
 import { DefaultNamingStrategy, NamingStrategyInterface } from 'typeorm';
-import { snakeCase } from 'typeorm/util/StringUtils';
+
+/**
+ * `ABc` -> `a_bc`, `aC` -> `a_c`, then lower case: TypeORM's own snakeCase (typeorm/util/StringUtils,
+ * not exported from its entry point), written here rather than deep-imported.
+ * test/foundation/schema.e2e-spec.ts holds every table and column name it gives to the migrated
+ * database, whose names TypeORM's gave.
+ */
+export function snakeCase(s: string): string {
+  return s
+    .replaceAll(/([A-Z])([A-Z])([a-z])/g, '$1_$2$3')
+    .replaceAll(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .toLowerCase();
+}
 
 /**
  * snake_case tables, columns and join columns, as the migrations have them. It names exactly

@@ -1,3 +1,4 @@
+import { installShapedReads, SHAPED_READS } from '../../src/common/internals/shaped-read';
 import { ContentItemEntity } from '../../src/content/entities/content-item.entity';
 import { ShapedReads } from '../../src/database/fast-read';
 import { startApp, TestApp } from '../support/app';
@@ -9,7 +10,8 @@ describe('ShapedReads (the hot-path read)', () => {
   let a: Tenant;
 
   beforeAll(async () => {
-    t = await startApp();
+    // The fast path is what is tested here, even in a run with the fast paths off.
+    t = await startApp({ env: { FAST_PATHS: 'true' } });
     a = await createTenant(t);
     const bodies = [
       {
@@ -91,6 +93,52 @@ describe('ShapedReads (the hot-path read)', () => {
     await expect(reads.read({ published: undefined } as never, { siteId: a.siteId }, built)).rejects.toThrow(
       'shape field "published" is undefined',
     );
+  });
+
+  describe('the plain path (FAST_PATHS=false, or the fence does not hold)', () => {
+    // Without verification, a read builds its query only on the plain path (or a shape's first read).
+    const withTotal = jest.fn(() => build().addSelect('count(*) OVER ()', 'total'));
+    const built = jest.fn(build);
+    beforeEach(() => jest.clearAllMocks());
+
+    it('reads with TypeORM every time, the same entities and extra values', async () => {
+      const fast = await new ShapedReads<ContentItemEntity>().read({}, { siteId: a.siteId }, withTotal);
+      const reads = new ShapedReads<ContentItemEntity>({ plain: true, verify: false });
+      for (let i = 0; i < 2; i++) {
+        const read = await reads.read({}, { siteId: a.siteId }, withTotal);
+        expect(read.entities).toEqual(fast.entities);
+        expect(read.entities[0]).toBeInstanceOf(ContentItemEntity);
+        expect(read.entities.map((_e, row) => read.extra(row, 'total'))).toEqual(['3', '3', '3']);
+      }
+      expect(withTotal).toHaveBeenCalledTimes(3);
+      await expect(reads.read({}, { siteId: 'not a number' }, build)).rejects.toMatchObject({
+        name: 'QueryFailedError',
+        driverError: expect.objectContaining({ code: '22P02' }),
+      });
+    });
+
+    it('is taken by the readers of a data source with FAST_PATHS off or its fence broken (one warning)', async () => {
+      const warn = jest.fn();
+      const older = (pkg: string) => (pkg === 'typeorm' ? '0.3.20' : SHAPED_READS.writtenFor[pkg]);
+      const reads = new ShapedReads<ContentItemEntity>({ verify: false });
+      const titles = async () => (await reads.read({}, { siteId: a.siteId }, built)).entities.map((e) => e.title);
+      expect(await titles()).toEqual(['Full', 'Bare', 'Published']);
+      expect(installShapedReads(t.db, { FAST_PATHS: true }, warn, older)).toBe(false);
+      try {
+        expect(warn).toHaveBeenCalledWith(SHAPED_READS, { typeorm: '0.3.20' });
+        expect(await titles()).toEqual(['Full', 'Bare', 'Published']);
+        expect(built).toHaveBeenCalledTimes(2);
+        expect(installShapedReads(t.db, { FAST_PATHS: false }, warn)).toBe(false);
+        expect(await titles()).toEqual(['Full', 'Bare', 'Published']);
+        expect(built).toHaveBeenCalledTimes(3);
+      } finally {
+        expect(installShapedReads(t.db, t.config, warn)).toBe(true);
+      }
+      // Back on: the SQL kept for the shape runs again, unbuilt.
+      expect(await titles()).toEqual(['Full', 'Bare', 'Published']);
+      expect(built).toHaveBeenCalledTimes(3);
+      expect(warn).toHaveBeenCalledTimes(1);
+    });
   });
 
   describe('verification (on in tests: NODE_ENV=test)', () => {

@@ -1,7 +1,7 @@
 import type { Type } from '@nestjs/common';
-import { getMetadataStorage, ValidationTypes } from 'class-validator';
-import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
+import { ValidationTypes } from 'class-validator';
 import request from 'supertest';
+import { ValidationRule, validationRules } from '../../src/common/internals/class-validator-metadata';
 import { operationId } from '../../src/common/openapi/openapi';
 import { CONSTRAINT_KEYWORDS, isFreeFormBody } from '../../src/common/openapi/openapi-derive';
 import { operationInputs, rulesOfClass } from '../../src/common/openapi/openapi-inputs';
@@ -51,11 +51,9 @@ describe('OpenAPI request schemas are the validators’ rules', () => {
     );
 
   /** The class-validator rules of a property, straight from the storage (inherited ones included). */
-  const metadataOf = (cls: Function, property: string): ValidationMetadata[] =>
-    getMetadataStorage()
-      .getTargetValidationMetadatas(cls, '', false, false)
-      .filter((m) => m.propertyName === property);
-  const isRuleWithSchema = (m: ValidationMetadata) =>
+  const metadataOf = (cls: Function, property: string): ValidationRule[] =>
+    validationRules(cls).filter((m) => m.propertyName === property);
+  const isRuleWithSchema = (m: ValidationRule) =>
     m.type === ValidationTypes.CUSTOM_VALIDATION || m.type === ValidationTypes.IS_DEFINED;
 
   /** Every mismatch between one property's rules and its documented schema. */

@@ -1,3 +1,5 @@
+import { METHODS } from 'node:http';
+import { routerRoutes } from '../../src/common/internals/express-router';
 import { startApp, TestApp } from '../support/app';
 
 /**
@@ -22,10 +24,6 @@ const HOT: Array<[string, string]> = [
 /** Account and operator administration: rare, called by one owner, never by the public. */
 const ADMIN = /^\/api\/v2\/(account|api-keys|sender-domains)(\/|$)/;
 
-interface Layer {
-  route?: { path: string; methods: Record<string, boolean> };
-}
-
 describe('Route order: hot public routes are tried early', () => {
   let t: TestApp;
   /** The route layers in the order Express tries them (one per verb and path). */
@@ -33,8 +31,10 @@ describe('Route order: hot public routes are tried early', () => {
 
   beforeAll(async () => {
     t = await startApp();
-    const stack = (t.app.getHttpAdapter().getInstance() as unknown as { router: { stack: Layer[] } }).router.stack;
-    routes = stack.flatMap((l) => (l.route ? [{ methods: Object.keys(l.route.methods), path: l.route.path }] : []));
+    routes = [...routerRoutes(t.app.getHttpAdapter().getInstance())].map((r) => ({
+      methods: (r.methods === 'all' ? METHODS : r.methods).map((m) => m.toLowerCase()),
+      path: String(r.path),
+    }));
   });
   afterAll(() => t.close());
 

@@ -1,7 +1,7 @@
 import { RequestMethod, Type } from '@nestjs/common';
-import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { ModulesContainer } from '@nestjs/core';
 import request from 'supertest';
+import { controllerPaths, handlerMethod, handlerPaths } from '../../src/common/internals/nest-metadata';
 import { ROUTE_OPTIONS } from '../../src/common/http/route.decorator';
 import { startApp, TestApp } from '../support/app';
 
@@ -18,14 +18,14 @@ function handlers(t: TestApp): Array<Handler & { fn: (...args: unknown[]) => unk
   for (const module of t.app.get(ModulesContainer).values()) {
     for (const wrapper of module.controllers.values()) {
       const cls = wrapper.metatype as Type;
-      const base = Reflect.getMetadata(PATH_METADATA, cls) as string;
+      const base = controllerPaths(cls)?.[0];
       const proto = cls.prototype as Record<string, unknown>;
       for (const name of Object.getOwnPropertyNames(proto)) {
         const fn = proto[name];
         if (name === 'constructor' || typeof fn !== 'function') continue;
-        const path = Reflect.getMetadata(PATH_METADATA, fn) as string | undefined;
+        const path = handlerPaths(fn)?.[0];
         if (path === undefined) continue;
-        const verb = RequestMethod[Reflect.getMetadata(METHOD_METADATA, fn) as number];
+        const verb = RequestMethod[handlerMethod(fn)!];
         found.push({ controller: cls.name, method: name, verb, path: `${base}/${path}`, fn: fn as never });
       }
     }

@@ -32,7 +32,8 @@ describe('the SQL of the shaped reads', () => {
   let site: SiteContext;
 
   beforeAll(async () => {
-    t = await startApp();
+    // The statements are the fast path's (named `sb_read_…`), even in a run with the fast paths off.
+    t = await startApp({ env: { FAST_PATHS: 'true' } });
     const tenant = await createTenant(t);
     site = { id: tenant.siteId, name: tenant.siteName, accountId: tenant.accountId };
   });

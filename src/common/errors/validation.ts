@@ -1,5 +1,5 @@
 import { ArgumentMetadata, ValidationError, ValidationPipe, ValidationPipeOptions } from '@nestjs/common';
-import { getMetadataStorage } from 'class-validator';
+import { validationRules } from '../internals/class-validator-metadata';
 import { FORBIDDEN_KEYS } from '../input/json-body';
 import { FieldError, ValidationProblem } from './problems';
 
@@ -54,8 +54,7 @@ const arrayLimits = new WeakMap<Function, Array<[string, number]>>();
 function arrayLimitsOf(dto: Function): Array<[string, number]> {
   let limits = arrayLimits.get(dto);
   if (!limits) {
-    limits = getMetadataStorage()
-      .getTargetValidationMetadatas(dto, '', true, false)
+    limits = validationRules(dto)
       .filter((m) => m.name === 'arrayMaxSize' && !m.each)
       .map((m) => [m.propertyName, Number(m.constraints[0])]);
     arrayLimits.set(dto, limits);

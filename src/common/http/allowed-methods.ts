@@ -1,10 +1,5 @@
 import type { Request } from 'express';
-import { METHODS } from 'node:http';
-
-interface RouterLayer {
-  route?: { methods?: Record<string, boolean> };
-  match(path: string): boolean;
-}
+import { routerRoutes } from '../internals/express-router';
 
 /**
  * The methods the app's routes have for this request's path (RFC 9110 §15.5.6: a 405 lists
@@ -12,20 +7,19 @@ interface RouterLayer {
  * Only asked for requests no route took, so the walk over the table costs nothing otherwise.
  */
 export function allowedMethods(req: Request): string[] {
-  const stack = (req.app as unknown as { router?: { stack?: RouterLayer[] } } | undefined)?.router?.stack ?? [];
   const path = (req.originalUrl ?? req.url).split('?', 1)[0];
   const methods = new Set<string>();
-  for (const layer of stack) {
-    const routeMethods = layer.route?.methods;
+  for (const route of routerRoutes(req.app)) {
+    const served = route.methods;
     // A route for every method (`app.all`, the stored files' handler) passes on what it does not serve.
-    if (!routeMethods || routeMethods._all || Object.keys(routeMethods).length >= METHODS.length) continue;
+    if (served === 'all') continue;
     try {
-      if (!layer.match(path)) continue;
+      if (!route.matches(path)) continue;
     } catch {
       // A malformed percent-escape in the path: no route can be meant.
       return [];
     }
-    for (const [method, on] of Object.entries(routeMethods)) if (on) methods.add(method.toUpperCase());
+    for (const method of served) methods.add(method);
   }
   if (methods.has('GET')) methods.add('HEAD');
   return [...methods].sort();

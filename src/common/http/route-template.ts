@@ -1,12 +1,8 @@
 import type { Request } from 'express';
+import { routerRoutes } from '../internals/express-router';
 
 /** The label of a request that no route matches (404s, probes): never the raw path. */
 export const UNMATCHED = 'unmatched';
-
-interface RouterLayer {
-  route?: { path: unknown; _handlesMethod(method: string): boolean };
-  match(path: string): boolean;
-}
 
 const TEMPLATE = Symbol('routeTemplate');
 
@@ -35,13 +31,11 @@ export class RouteTemplates {
     for (const prefix of this.prefixes) {
       if (path === prefix || path.startsWith(`${prefix}/`)) return `${prefix}/*`;
     }
-    const stack = (req.app as unknown as { router?: { stack?: RouterLayer[] } } | undefined)?.router?.stack ?? [];
     const method = req.method === 'HEAD' ? 'GET' : req.method;
-    for (const layer of stack) {
-      const route = layer.route;
-      if (!route || typeof route.path !== 'string') continue;
+    for (const route of routerRoutes(req.app)) {
+      if (typeof route.path !== 'string') continue;
       try {
-        if (layer.match(path) && route._handlesMethod(method)) return route.path;
+        if (route.matches(path) && route.handles(method)) return route.path;
       } catch {
         // A malformed percent-escape in the path: no route can be meant.
         return UNMATCHED;

@@ -1,6 +1,4 @@
 import { CallHandler, ExecutionContext, HttpStatus, Injectable, NestInterceptor } from '@nestjs/common';
-import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
-import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { from, Observable, of } from 'rxjs';
 import { catchError, mergeMap } from 'rxjs/operators';
@@ -8,6 +6,7 @@ import { DataSource, Repository } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
 import { AuthenticatedRequest } from '../auth/principal';
 import { BadRequestProblem, ConflictProblem } from '../errors/problems';
+import { handlerHttpCode } from '../internals/nest-metadata';
 import { IdempotencyKeyEntity } from './idempotency-key.entity';
 import { IdempotencyKeysRepository } from './idempotency-keys.repository';
 import {
@@ -61,7 +60,6 @@ export class IdempotencyInterceptor implements NestInterceptor {
   private readonly keys = new IdempotencyKeysRepository();
 
   constructor(
-    private readonly reflector: Reflector,
     private readonly dataSource: DataSource,
     private readonly config: AppConfig,
   ) {}
@@ -138,8 +136,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     id: number,
     { scope, key, stream, context }: { scope: string; key: string; stream: boolean; context: ExecutionContext },
   ): Observable<unknown> {
-    const status =
-      this.reflector.get<number>(HTTP_CODE_METADATA, context.getHandler()) ?? (req.method === 'POST' ? 201 : 200);
+    const status = handlerHttpCode(context.getHandler()) ?? (req.method === 'POST' ? 201 : 200);
     const streamed = stream ? watchStream(req) : null;
     return next.handle().pipe(
       mergeMap((body: unknown) =>

@@ -1,14 +1,11 @@
 import { RequestMethod } from '@nestjs/common';
-import { METHOD_METADATA } from '@nestjs/common/constants';
-import { ApiExtension, ApiHeader } from '@nestjs/swagger';
+import { ApiExtension, ApiHeader, ApiResponse, ApiResponseOptions, DECORATORS } from '@nestjs/swagger';
 
 import { ApiProblems } from '../errors/api-problems.decorator';
+import { handlerMethod } from '../internals/nest-metadata';
 
 /** Metadata key of the route options (`@Route`): the same string as route.decorator.ts's ROUTE_OPTIONS. */
 const ROUTE_OPTIONS = 'sitebase:route';
-
-/** Where @nestjs/swagger keeps a handler's ApiResponse entries (its DECORATORS.API_RESPONSE, not exported). */
-const SWAGGER_RESPONSES = 'swagger/apiResponse';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
@@ -29,8 +26,8 @@ interface RouteBits {
   body?: { upload?: unknown };
 }
 
-export function idempotencyPolicy(handler: object): IdempotencyPolicy {
-  const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
+export function idempotencyPolicy(handler: Function): IdempotencyPolicy {
+  const method = handlerMethod(handler);
   const route = Reflect.getMetadata(ROUTE_OPTIONS, handler) as RouteBits | undefined;
   if (method !== RequestMethod.POST) return null;
   const option = route?.idempotent;
@@ -60,7 +57,7 @@ export function documentIdempotency(target: { name: string; prototype: object })
     const route = Reflect.getMetadata(ROUTE_OPTIONS, handler) as RouteBits | undefined;
     const policy = idempotencyPolicy(handler);
     if (!policy) {
-      if (route?.idempotent !== undefined && Reflect.getMetadata(METHOD_METADATA, handler) !== undefined) {
+      if (route?.idempotent !== undefined && handlerMethod(handler) !== undefined) {
         throw new Error(`${target.name}.${name}: \`idempotent\` applies to POST routes only`);
       }
       continue;
@@ -81,22 +78,32 @@ export function documentIdempotency(target: { name: string; prototype: object })
       }),
     );
     apply(ApiProblems(400, 409));
-    documentReplayHeader(handler);
+    for (const decorator of replayHeaderDocs(handler)) apply(decorator);
   }
 }
 
-/** Adds `Idempotent-Replayed` to the handler's documented success answers. */
-function documentReplayHeader(handler: object): void {
-  const responses = Reflect.getMetadata(SWAGGER_RESPONSES, handler) as
-    Record<string, { headers?: Record<string, unknown> }> | undefined;
-  for (const [status, response] of Object.entries(responses ?? {})) {
-    if (!/^2\d\d$/.test(status)) continue;
-    response.headers = {
-      ...response.headers,
-      [REPLAYED_HEADER]: {
-        description: '`true` when this is the stored answer of an earlier request with the same Idempotency-Key',
-        schema: { type: 'string', enum: ['true'] },
-      },
-    };
-  }
+/**
+ * `Idempotent-Replayed` on each success answer the handler documents: the same answer declared
+ * again with the header added (ApiResponse merges an answer declared twice for one status, and
+ * an empty description keeps the first one's).
+ */
+function replayHeaderDocs(handler: Function): MethodDecorator[] {
+  const responses = Reflect.getMetadata(DECORATORS.API_RESPONSE, handler) as
+    Record<string, ApiResponseOptions> | undefined;
+  return Object.entries(responses ?? {})
+    .filter(([status]) => /^2\d\d$/.test(status))
+    .map(([status, response]) =>
+      ApiResponse({
+        ...response,
+        status: Number(status),
+        description: '',
+        headers: {
+          ...response.headers,
+          [REPLAYED_HEADER]: {
+            description: '`true` when this is the stored answer of an earlier request with the same Idempotency-Key',
+            schema: { type: 'string', enum: ['true'] },
+          },
+        },
+      }),
+    );
 }

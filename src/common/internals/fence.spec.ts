@@ -56,6 +56,17 @@ describe('fences', () => {
     ]);
   });
 
+  it('says a wrapper steps aside and what goes unrecorded', () => {
+    const lines: string[] = [];
+    const warn = fenceWarning({ warn: (_details, message) => lines.push(message) });
+    fenceHolds({ ...FENCE, kind: 'wrapper' }, warn, () => '0.0.1');
+    expect(lines).toEqual([
+      'A probe was written for class-validator 0.15.1, nodemailer 10.6.1 and finds class-validator 0.0.1, ' +
+        'nodemailer 0.0.1: it steps aside and the library runs unwrapped (what it observes goes unrecorded) ' +
+        '(docs/performance.md, "Fenced fast paths")',
+    ]);
+  });
+
   it('checks the fences around reads at boot: they warn, with nothing to step aside to', () => {
     const lines: string[] = [];
     const warn = fenceWarning({ warn: (_details, message) => lines.push(message) });

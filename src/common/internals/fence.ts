@@ -14,10 +14,11 @@ export interface Fence {
   /** What it is and where it lives, for the warning. */
   name: string;
   /**
-   * A fast path steps aside when its fence does not hold; reads at declaration (what Nest
-   * records of a route) have no plain path to step aside to, and only warn.
+   * A fast path steps aside when its fence does not hold, and so does a wrapper of a live
+   * library object (what it observes goes unrecorded); reads (what Nest records of a route,
+   * Express's route table) have no plain path to step aside to, and only warn.
    */
-  kind: 'fast path' | 'reads';
+  kind: 'fast path' | 'wrapper' | 'reads';
   /** Every package it relies on, at the exact version it was written and tested against. */
   writtenFor: Record<string, string>;
 }
@@ -96,15 +97,19 @@ export function fastPathOn(
   return config.FAST_PATHS && fenceHolds(fence, warn, read);
 }
 
+const STEPS: Record<Fence['kind'], string> = {
+  'fast path': 'it steps aside and the plain path runs',
+  wrapper: 'it steps aside and the library runs unwrapped (what it observes goes unrecorded)',
+  reads: 'what it reads may be shaped otherwise; run the contract tests',
+};
+
 /** The warning a fence that does not hold logs, through the app's logger. */
 export function fenceWarning(log: { warn(details: object, message: string): void }): FenceWarning {
   return (fence, found) =>
     log.warn(
       { fence: fence.name, writtenFor: fence.writtenFor, found },
       `${fence.name} was written for ${describe(fence.writtenFor)} and finds ${describe(found)}: ` +
-        (fence.kind === 'fast path'
-          ? 'it steps aside and the plain path runs'
-          : 'what it reads may be shaped otherwise; run the contract tests') +
+        STEPS[fence.kind] +
         ' (docs/performance.md, "Fenced fast paths")',
     );
 }

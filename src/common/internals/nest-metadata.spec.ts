@@ -1,13 +1,15 @@
-import { Body, Get, Param, Post, Query } from '@nestjs/common';
-import { handlerArgs, handlerMethod, handlerPaths } from './nest-metadata';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { controllerPaths, handlerArgs, handlerHttpCode, handlerMethod, handlerPaths } from './nest-metadata';
 
 class Dto {}
 
+@Controller('probes')
 class Probe {
   @Get(':id')
   get(@Param() _p: Dto, @Query() _q: Dto, @Param('id') _id: string) {}
 
   @Post(['a', 'b'])
+  @HttpCode(200)
   post(@Body() _b: Dto) {}
 
   helper() {}
@@ -31,6 +33,13 @@ describe("reads of Nest's route metadata", () => {
     expect(handlerPaths(Probe.prototype.post)).toEqual(['a', 'b']);
     expect(handlerMethod(Probe.prototype.helper)).toBeUndefined();
     expect(handlerPaths(Probe.prototype.helper)).toBeUndefined();
+  });
+
+  it('read a controller’s path and a handler’s @HttpCode', () => {
+    expect(controllerPaths(Probe)).toEqual(['probes']);
+    expect(controllerPaths(Dto)).toBeUndefined();
+    expect(handlerHttpCode(Probe.prototype.post)).toBe(200);
+    expect(handlerHttpCode(Probe.prototype.get)).toBeUndefined();
   });
 
   it('stop on a route argument shaped otherwise than Nest 12 records it', () => {

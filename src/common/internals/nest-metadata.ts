@@ -1,12 +1,19 @@
 import 'reflect-metadata';
 import { RequestMethod } from '@nestjs/common';
-import { METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA, RouteParamtypes } from '@nestjs/common/internal';
+import {
+  HTTP_CODE_METADATA,
+  METHOD_METADATA,
+  PATH_METADATA,
+  ROUTE_ARGS_METADATA,
+  RouteParamtypes,
+} from '@nestjs/common/internal';
 import type { Fence } from './fence';
 
 /*
- * What Nest records about a handler (its verb, its path, its parameters), read where a route is
- * declared: its problem statuses and body kind (route.decorator.ts) and the validated inputs of
- * the OpenAPI document (openapi-inputs.ts). Nest 12 keeps these keys in `@nestjs/common/internal`,
+ * What Nest records about a handler (its verb, its path, its parameters, its @HttpCode), read
+ * where a route is declared: its problem statuses and body kind (route.decorator.ts), the
+ * validated inputs of the OpenAPI document (openapi-inputs.ts), which POSTs honour an
+ * Idempotency-Key and the status a replay answers (common/idempotency). Nest 12 keeps these keys in `@nestjs/common/internal`,
  * "not part of the public API", and offers no public way to ask which parameter is the body: every
  * such read goes through here. These are reads at declaration, not a fast path, so there is no
  * plain path to step aside to: a different version logs one warning at boot (checkReadFences),
@@ -58,4 +65,14 @@ export function handlerMethod(handler: Function): RequestMethod | undefined {
 export function handlerPaths(handler: Function): string[] | undefined {
   const path = Reflect.getMetadata(PATH_METADATA, handler) as string | string[] | undefined;
   return path === undefined ? undefined : [path].flat();
+}
+
+/** The path (or paths) `@Controller()` gives a controller class, or undefined for another class. */
+export function controllerPaths(cls: Function): string[] | undefined {
+  return handlerPaths(cls);
+}
+
+/** The status `@HttpCode()` gives a route handler, or undefined when it keeps Nest's default. */
+export function handlerHttpCode(handler: Function): number | undefined {
+  return Reflect.getMetadata(HTTP_CODE_METADATA, handler) as number | undefined;
 }

@@ -1,8 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { Pool, PoolClient } from 'pg';
+import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../../config/app-config';
+import { fenceHolds, fenceWarning } from '../internals/fence';
+import { POOL_ACQUIRE_TIMER, poolOf, timeConnect } from '../internals/pg-pool';
 import { StateMetrics, StateSnapshot } from './state-metrics';
 
 export const METRIC_PREFIX = 'sitebase_';
@@ -104,7 +106,7 @@ export class AppMetrics {
   }
 
   private pool(): Pool | undefined {
-    return (this.dataSource.driver as unknown as { master?: Pool }).master;
+    return poolOf(this.dataSource);
   }
 
   private poolGauges(): void {
@@ -125,25 +127,14 @@ export class AppMetrics {
   }
 
   /**
-   * Times pool.connect, which TypeORM calls for every query runner: the wait for a free
-   * connection is what a saturated pool (DB_POOL_SIZE) adds to every request.
+   * Times every wait for a connection from the pool (TypeORM asks for one per query runner):
+   * what a saturated pool (DB_POOL_SIZE) adds to every request. The wrapper of the pool's
+   * connect is fenced (src/common/internals/pg-pool.ts).
    */
   private timePoolAcquire(): void {
     const pool = this.pool();
-    if (!pool) return;
-    type Done = (err: Error | undefined, client: PoolClient | undefined, release: (e?: unknown) => void) => void;
-    const connect = pool.connect.bind(pool) as (cb?: Done) => Promise<PoolClient> | undefined;
-    const histogram = this.poolAcquire;
-    (pool as unknown as { connect: (cb?: Done) => unknown }).connect = (cb?: Done) => {
-      const end = histogram.startTimer();
-      if (typeof cb === 'function') {
-        return connect((err, client, release) => {
-          end();
-          cb(err, client, release);
-        });
-      }
-      return connect()!.finally(() => end());
-    };
+    if (!pool || !fenceHolds(POOL_ACQUIRE_TIMER, fenceWarning(new Logger('Fences')))) return;
+    timeConnect(pool, () => this.poolAcquire.startTimer());
   }
 
   private stateGauges(): void {

@@ -1,9 +1,9 @@
 import { INestApplication, Type } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
-import { getMetadataStorage, ValidationTypes } from 'class-validator';
-import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
+import { ValidationTypes } from 'class-validator';
 import { checkedRules, CheckedKind } from '../input/checked';
 import { isPresenceCheck } from '../input/dto-rules';
+import { ValidationRule, validationRules } from '../internals/class-validator-metadata';
 import { handlerArgs } from '../internals/nest-metadata';
 import { routeHandlers } from './openapi-handlers';
 import { schemaRuleOf } from './openapi-rules';
@@ -11,9 +11,10 @@ import { ROUTE_OPTIONS, RouteOptions } from '../http/route.decorator';
 
 /*
  * What the validators enforce on each operation's input, read from the metadata they run on:
- * class-validator's rules (its public storage), the class @Type() gives a nested DTO (asked of
- * class-transformer itself), and which class is a body, a query or path parameters (Nest's
- * route arguments, read through src/common/internals/nest-metadata.ts, which fences them)
+ * class-validator's rules (its storage, read through src/common/internals/class-validator-metadata.ts),
+ * the class @Type() gives a nested DTO (asked of class-transformer itself), and which class is a
+ * body, a query or path parameters (Nest's route arguments, read through
+ * src/common/internals/nest-metadata.ts); both fence what they read
  * (docs/openapi.md, "Rules from the validators").
  */
 
@@ -32,7 +33,7 @@ export interface PropertyRules {
   nullable: boolean;
   /** The nested DTO (@ValidateNested with @Type). */
   nested?: Function;
-  rules: ValidationMetadata[];
+  rules: ValidationRule[];
   /** Rules no schema keyword carries: sentences for the description. */
   described: string[];
   /** Rules that neither a schema nor a declared sentence covers (the build fails on them). */
@@ -43,8 +44,8 @@ export interface PropertyRules {
 
 /** The rules of every validated property of a class, inherited ones included, in declaration order. */
 export function rulesOfClass(cls: Function): Map<string, PropertyRules> {
-  const found = new Map<string, ValidationMetadata[]>();
-  for (const m of getMetadataStorage().getTargetValidationMetadatas(cls, '', false, false)) {
+  const found = new Map<string, ValidationRule[]>();
+  for (const m of validationRules(cls)) {
     if (m.type === ValidationTypes.WHITELIST) continue;
     const list = found.get(m.propertyName) ?? [];
     list.push(m);
@@ -55,7 +56,7 @@ export function rulesOfClass(cls: Function): Map<string, PropertyRules> {
   return result;
 }
 
-function rulesOfProperty(cls: Function, property: string, rules: ValidationMetadata[]): PropertyRules {
+function rulesOfProperty(cls: Function, property: string, rules: ValidationRule[]): PropertyRules {
   const out: PropertyRules = { required: true, nullable: false, rules: [], described: [], undeclared: [], checked: [] };
   for (const declared of checkedRules(cls, property)) {
     out.described.push(declared.sentence);
@@ -123,5 +124,5 @@ function inputsOf(controller: Type, method: string, handler: Function): Operatio
 }
 
 function hasRules(type: Function): boolean {
-  return getMetadataStorage().getTargetValidationMetadatas(type, '', false, false).length > 0;
+  return validationRules(type).length > 0;
 }

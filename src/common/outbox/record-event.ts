@@ -1,5 +1,4 @@
-import { EntityManager } from 'typeorm';
-import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { EntityManager, QueryDeepPartialEntity } from 'typeorm';
 import { sql } from '../../database/sql';
 import { DomainEvent, isDeclared } from './events';
 import { OutboxEventEntity } from './outbox-event.entity';

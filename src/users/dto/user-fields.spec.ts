@@ -1,14 +1,9 @@
 import 'reflect-metadata';
-import { getMetadataStorage } from 'class-validator';
+import { DECORATORS } from '@nestjs/swagger';
 import { FieldOwner, fieldOwners } from '../../common/input/field-owner';
+import { validationRules } from '../../common/internals/class-validator-metadata';
 import { SiteUserEntity } from '../entities/site-user.entity';
 import { MeResponseDto, toMeResponse, UpdateMeDto, UpdateUserDto, UserResponseDto } from './user.dto';
-
-/** @nestjs/swagger's metadata keys (its `dist/constants`, not exported). */
-const DECORATORS = {
-  API_MODEL_PROPERTIES: 'swagger/apiModelProperties',
-  API_MODEL_PROPERTIES_ARRAY: 'swagger/apiModelPropertiesArray',
-};
 
 /** The fields OpenAPI sees on a class (its ancestors' included). */
 function documented(cls: Function): string[] {
@@ -18,7 +13,7 @@ function documented(cls: Function): string[] {
 
 /** The fields a request DTO accepts: those with a validation rule (the pipe rejects any other). */
 function accepted(cls: Function): string[] {
-  const rules = getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false);
+  const rules = validationRules(cls);
   return [...new Set([...rules.map((r) => r.propertyName), ...documented(cls)])].sort();
 }
 
