@@ -18,14 +18,14 @@ import { corsForBrowsers, securityHeaders } from './common/http/security-headers
 import { credentials, CredentialsMiddleware } from './common/auth/credentials.middleware';
 import { refuseContentEncoding, refuseMalformedQuery } from './common/input/request-body';
 import { requestId } from './common/http/request-id';
-import { AppConfig } from './config/app-config';
+import { Configs } from './config/configs';
 import { AppMetrics } from './common/metrics/app-metrics';
 import { httpMetrics } from './common/metrics/http-metrics';
 import { MetricsEndpoint } from './common/metrics/metrics.module';
 import { RouteTemplates } from './common/http/route-template';
 
 export interface CreateAppOptions {
-  config: AppConfig;
+  configs: Configs;
   /** Extra modules (tests mount probe controllers this way). */
   extraModules?: Type[];
   /** Where log lines go instead of stdout (tests read them). */
@@ -34,12 +34,13 @@ export interface CreateAppOptions {
 
 /** Builds the whole HTTP app, initialised but not listening. The server and the tests share it. */
 export async function createApp({
-  config,
+  configs,
   extraModules = [],
   logDestination,
 }: CreateAppOptions): Promise<NestExpressApplication> {
-  const logger = createRootLogger(config, logDestination);
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, extraModules), {
+  const { http, logging, media } = configs;
+  const logger = createRootLogger(logging, logDestination);
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(configs, extraModules), {
     logger: new PinoNestLogger(logger),
     bodyParser: false,
     abortOnError: false,
@@ -48,10 +49,10 @@ export async function createApp({
   // No body-hash ETag on every response (a SHA-1 of each list page): resources that can be
   // edited carry their own version ETag (content), and stored files theirs. docs/performance.md.
   app.set('etag', false);
-  installPublicReadCaching(app.getHttpAdapter().getInstance(), config.PUBLIC_CACHE_MAX_AGE_SECONDS);
+  installPublicReadCaching(app.getHttpAdapter().getInstance(), http.PUBLIC_CACHE_MAX_AGE_SECONDS);
   (app.getHttpAdapter().getInstance() as { locals: Record<string, unknown> }).locals[PUBLIC_URLS_LOCAL] =
     app.get(PublicUrls);
-  app.set('trust proxy', config.TRUST_PROXY);
+  app.set('trust proxy', http.TRUST_PROXY);
   app.use(requestId);
   // Before anything can answer: credentialed answers are private (docs/security.md).
   app.use(privateAnswers());
@@ -60,12 +61,12 @@ export async function createApp({
   // Scrapes are neither counted nor logged; a blocked client's refusals are counted.
   const scrape = app.get(MetricsEndpoint).mainPortHandler();
   if (scrape) app.use(scrape);
-  const routes = new RouteTemplates([config.MEDIA_PUBLIC_PATH, '/docs']);
+  const routes = new RouteTemplates([media.MEDIA_PUBLIC_PATH, '/docs']);
   const metrics = app.get(AppMetrics);
   if (metrics.enabled) app.use(httpMetrics(metrics, routes));
   // A blocked client's flood is refused before the access log: the block itself is logged once.
   app.use(refuseBlocked(app.get(BlockedClients)));
-  app.use(httpLogger(logger, { slowMs: config.SLOW_REQUEST_MS, routes }));
+  app.use(httpLogger(logger, { slowMs: logging.SLOW_REQUEST_MS, routes }));
   // Bodies are read after the guards (RequestBodyGuard), not here: credentials come first.
   app.use(refuseContentEncoding);
   app.use(refuseMalformedQuery);
@@ -75,9 +76,9 @@ export async function createApp({
   // and runs only with FAST_PATHS on.
   const fenceWarn = fenceWarning(logger);
   checkReadFences(fenceWarn);
-  app.useGlobalPipes(inputPipe(createValidationPipe(), config, fenceWarn));
+  app.useGlobalPipes(inputPipe(createValidationPipe(), http, fenceWarn));
   app.useGlobalFilters(new ProblemDetailsFilter());
-  if (config.DOCS_ENABLED) setupOpenApi(app);
+  if (http.DOCS_ENABLED) setupOpenApi(app);
   await app.init();
   return app;
 }

@@ -1,7 +1,7 @@
 import { sql } from '../database/sql';
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '../config/app-config';
+import { HttpConfig } from '../config/http.config';
 import { QueueService } from './queue/queue.service';
 
 export const MAINTENANCE_JOB = 'maintenance.cleanup';
@@ -12,7 +12,7 @@ export class MaintenanceService implements OnModuleInit {
   constructor(
     private readonly queue: QueueService,
     private readonly dataSource: DataSource,
-    private readonly config: AppConfig,
+    private readonly config: HttpConfig,
   ) {}
 
   onModuleInit(): void {

@@ -4,7 +4,9 @@ import { AppMetrics } from '../common/metrics/app-metrics';
 import { recordEvents } from '../common/outbox/record-event';
 import { GroupWriter } from '../common/queue/group-writer';
 import { QueueService } from '../common/queue/queue.service';
-import { AppConfig } from '../config/app-config';
+import { JobsConfig } from '../config/jobs.config';
+import { BouncesConfig } from './bounces/bounces.config';
+import { EmailConfig } from './email.config';
 import { sql } from '../database/sql';
 import { EMAIL_EVENTS } from './email.events';
 import { SendersService, SigningKey } from '../senders/senders.service';
@@ -51,14 +53,16 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
     private readonly dataSource: DataSource,
     private readonly queue: QueueService,
     private readonly transport: EmailTransport,
-    private readonly config: AppConfig,
+    private readonly config: EmailConfig,
+    private readonly bounceConfig: BouncesConfig,
+    private readonly jobs: JobsConfig,
     private readonly metrics: AppMetrics,
     private readonly senders: SendersService,
     private readonly bounces: BouncesService,
     private readonly keys: ServerKeys,
   ) {
     this.mailFrom = parseMailFrom(config.MAIL_FROM);
-    this.relays = correlatingProviders(config);
+    this.relays = correlatingProviders(bounceConfig);
   }
 
   private readonly mailFrom: Mailbox;
@@ -84,7 +88,7 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
    * are queued for delivery at start (every instance may do it; claiming makes it harmless).
    */
   async onApplicationBootstrap(): Promise<void> {
-    if (!this.transport.configured || !this.config.JOBS_ENABLED) return;
+    if (!this.transport.configured || !this.jobs.JOBS_ENABLED) return;
     const queued = await this.requeue(
       `SELECT site_id, id FROM email_messages WHERE status = 'queued' AND created_at < now() - interval '1 minute'
         ORDER BY id LIMIT 10000`,
@@ -187,7 +191,7 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
           if (copy) {
             const token = tokenOf(m.id);
             const envelope = {
-              from: token ? tokenAddress(token, this.config.BOUNCE_DOMAIN) : this.mailFrom.email,
+              from: token ? tokenAddress(token, this.bounceConfig.BOUNCE_DOMAIN) : this.mailFrom.email,
               headers: copyHeaders(copy.extraHeaders, this.relays, token),
             };
             const { mail, dkim } = mailOf(copy, keys.get(m.siteId), this.mailFrom, envelope);

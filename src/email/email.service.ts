@@ -6,7 +6,7 @@ import { BadRequestProblem, NotFoundProblem, ValidationProblem } from '../common
 import { Page } from '../common/pagination/page';
 import { QueueService } from '../common/queue/queue.service';
 import { SiteContext } from '../common/tenancy/site-context';
-import { AppConfig } from '../config/app-config';
+import { EmailConfig } from './email.config';
 import { EmailMessageQueryDto } from './dto/email-message.dto';
 import { EMAIL_DELIVERY_JOB, EmailDeliveryJobData, MESSAGES_PER_JOB } from './email-delivery.job';
 import { EmailRenderer, RenderedMail } from './email-renderer';
@@ -109,7 +109,7 @@ const SUPPRESSED: Record<SuppressionReason, string> = {
 export class EmailService {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly config: AppConfig,
+    private readonly config: EmailConfig,
     private readonly queue: QueueService,
     private readonly templates: EmailTemplatesService,
     private readonly variables: EmailVariables,

@@ -2,7 +2,7 @@ import { CanActivate, createParamDecorator, ExecutionContext, Injectable } from 
 import { Reflector } from '@nestjs/core';
 import type { NextFunction, Request, Response } from 'express';
 import getRawBody from 'raw-body';
-import { AppConfig } from '../../config/app-config';
+import { HttpConfig } from '../../config/http.config';
 import { RouteFlagCache } from '../auth/route-flags';
 import { RouteBody, routeBody } from '../http/route-body';
 import { BadRequestProblem, Problem, UnsupportedMediaTypeProblem, ValidationProblem } from '../errors/problems';
@@ -55,12 +55,12 @@ const malformedJson = (detail = 'The request body is not valid JSON') =>
  */
 @Injectable()
 export class RequestBodyGuard implements CanActivate {
-  /** BODY_LIMIT in bytes, as loadConfig read it (a number: raw-body reads nothing else into it). */
+  /** BODY_LIMIT in bytes, as loadConfigs read it (a number: raw-body reads nothing else into it). */
   private readonly limit: number;
 
   constructor(
     private readonly reflector: Reflector,
-    config: AppConfig,
+    config: HttpConfig,
   ) {
     this.limit = config.BODY_LIMIT;
   }

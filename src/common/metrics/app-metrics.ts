@@ -2,13 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Pool, PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '../../config/app-config';
+import { MetricsConfig } from '../../config/metrics.config';
 import { StateMetrics, StateSnapshot } from './state-metrics';
 
 export const METRIC_PREFIX = 'sitebase_';
 
 /** Whether this instance exposes metrics at all (a token for the main port, or a port of its own). */
-export function metricsEnabled(config: AppConfig): boolean {
+export function metricsEnabled(config: MetricsConfig): boolean {
   return config.METRICS_TOKEN !== '' || config.METRICS_PORT > 0;
 }
 
@@ -86,7 +86,7 @@ export class AppMetrics {
   });
 
   constructor(
-    config: AppConfig,
+    config: MetricsConfig,
     private readonly dataSource: DataSource,
     private readonly state: StateMetrics,
   ) {
