@@ -1,19 +1,16 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { AppMetrics } from '../common/metrics/app-metrics';
-import { recordEvents } from '../common/outbox/record-event';
 import { GroupWriter } from '../common/queue/group-writer';
 import { QueueService } from '../common/queue/queue.service';
 import { JobsConfig } from '../config/jobs.config';
 import { BouncesConfig } from './bounces/bounces.config';
 import { EmailConfig } from './email.config';
 import { sql } from '../database/sql';
-import { EMAIL_EVENTS } from './email.events';
 import { SendersService, SigningKey } from '../senders/senders.service';
 import { DeliveryResult, EmailTransport } from './email-transport';
 import { chooseSender, Mailbox, parseFromHeader, parseMailFrom } from './sender-policy';
-import type { NewMessage } from './email.repository';
-import { EmailMessageEntity } from './entities/email-message.entity';
+import { Claimed, EmailDeliveryRepository } from './email-delivery.repository';
 import { BouncesService } from './bounces/bounces.service';
 import { CopyHeaders, copyHeaders, CorrelatingProvider, correlatingProviders } from './bounces/provider-headers';
 import { tokenAddress, verpToken } from './bounces/verp';
@@ -60,6 +57,7 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
     private readonly senders: SendersService,
     private readonly bounces: BouncesService,
     private readonly keys: ServerKeys,
+    private readonly repository: EmailDeliveryRepository,
   ) {
     this.mailFrom = parseMailFrom(config.MAIL_FROM);
     this.relays = correlatingProviders(bounceConfig);
@@ -179,7 +177,7 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
       // meanwhile go together): a crash resends only what the SMTP server accepted in the last
       // few milliseconds, not the whole batch (delivery is at least once; docs/email.md).
       const outcomes = new GroupWriter<[Claimed, DeliveryResult]>((done) =>
-        this.dataSource.transaction((em) => this.settle(em, done, lastTry)),
+        this.dataSource.transaction((em) => this.repository.settle(em, done, lastTry)),
       );
       const results = await Promise.all(
         claimed.map(async (m) => {
@@ -235,83 +233,6 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
     );
     return rows.sort((a, b) => a.id - b.id);
   }
-
-  /**
-   * Writes a group of answers set-based: one UPDATE per outcome (sent, failed, deferred) over
-   * the group's ids, and one INSERT of the email.sent / email.failed events per site. A
-   * campaign's copies settle hundreds a second: a statement or two per message was the send's
-   * bottleneck (docs/email.md, "Delivery").
-   */
-  private async settle(em: EntityManager, done: Array<[Claimed, DeliveryResult]>, lastTry: Map<number, boolean>) {
-    const sent: Array<[Claimed, Extract<DeliveryResult, { ok: true }>]> = [];
-    const failed: Array<[Claimed, string]> = [];
-    const deferred: Array<[Claimed, string]> = [];
-    for (const [m, r] of done) {
-      if (r.ok) sent.push([m, r]);
-      else if (r.permanent || lastTry.get(m.id)) failed.push([m, r.error]);
-      else deferred.push([m, r.error]);
-    }
-    if (sent.length > 0)
-      await sql(
-        em,
-        `UPDATE email_messages m SET status = 'sent', sent_at = now(), smtp_response = u.response,
-           smtp_message_id = u.message_id, error = NULL, claimed_at = NULL, sealed_secrets = NULL, updated_at = now()
-          FROM unnest($1::bigint[], $2::text[], $3::text[]) AS u(id, response, message_id) WHERE m.id = u.id`,
-        [sent.map(([m]) => m.id), sent.map(([, r]) => r.response.slice(0, 1000)), sent.map(([, r]) => r.messageId)],
-      );
-    if (failed.length > 0)
-      await sql(
-        em,
-        `UPDATE email_messages m SET status = 'failed', failed_at = now(), error = u.error, claimed_at = NULL,
-           sealed_secrets = NULL, updated_at = now()
-          FROM unnest($1::bigint[], $2::text[]) AS u(id, error) WHERE m.id = u.id`,
-        [failed.map(([m]) => m.id), failed.map(([, error]) => error)],
-      );
-    if (deferred.length > 0)
-      await sql(
-        em,
-        `UPDATE email_messages m SET status = 'queued', error = u.error, claimed_at = NULL, updated_at = now()
-          FROM unnest($1::bigint[], $2::text[]) AS u(id, error) WHERE m.id = u.id`,
-        [deferred.map(([m]) => m.id), deferred.map(([, error]) => error)],
-      );
-    const payload = (m: Claimed) => ({
-      messageId: m.id,
-      batchId: m.batchId,
-      to: m.recipient,
-      templateType: m.templateType,
-      tags: m.tags,
-    });
-    for (const siteId of new Set([...sent, ...failed].map(([m]) => m.siteId))) {
-      const scope = { id: siteId, accountId: await this.accountOf(em, siteId) };
-      await recordEvents(
-        em,
-        scope,
-        EMAIL_EVENTS.sent,
-        sent.filter(([m]) => m.siteId === siteId).map(([m, r]) => ({ ...payload(m), smtpMessageId: r.messageId })),
-      );
-      await recordEvents(
-        em,
-        scope,
-        EMAIL_EVENTS.failed,
-        failed.filter(([m]) => m.siteId === siteId).map(([m, error]) => ({ ...payload(m), error })),
-      );
-    }
-  }
-
-  private readonly accounts = new Map<number, number>();
-
-  private async accountOf(em: EntityManager, siteId: number): Promise<number> {
-    let accountId = this.accounts.get(siteId);
-    if (accountId === undefined) {
-      const { rows } = await sql<{ account_id: number }>(em, 'SELECT account_id FROM sites WHERE id = $1', [siteId], {
-        bigints: ['account_id'],
-      });
-      accountId = rows[0].account_id;
-      if (this.accounts.size > 10_000) this.accounts.clear();
-      this.accounts.set(siteId, accountId);
-    }
-    return accountId;
-  }
 }
 
 /** One job's share of a flush. */
@@ -320,9 +241,6 @@ interface Part {
   messageIds: number[];
   lastTry: boolean;
 }
-
-/** What delivering a claimed message needs. */
-type Claimed = Pick<EmailMessageEntity, 'id'> & Omit<NewMessage, 'recipientKind' | 'templateId'>;
 
 /**
  * The SMTP mail of one recipient's copy: headers show To and Cc, the envelope names only them,

@@ -13,6 +13,8 @@ import { EmailTransport } from './email-transport';
 import { EmailVariables } from './email-variables';
 import { EmailController } from './email.controller';
 import { EmailRepository } from './email.repository';
+import { EmailErasureRepository } from './email-erasure.repository';
+import { EmailDeliveryRepository } from './email-delivery.repository';
 import { EmailService } from './email.service';
 import { EmailMessageEntity } from './entities/email-message.entity';
 import { EmailTemplateEntity } from './entities/email-template.entity';
@@ -55,10 +57,12 @@ import { EMAIL_PROBLEMS } from './email.problems';
     EmailRenderer,
     EmailVariables,
     EmailRepository,
+    EmailErasureRepository,
     EmailTemplatesService,
     EmailTransport,
     EmailService,
     EmailDeliveryJob,
+    EmailDeliveryRepository,
     EmailDataOwner,
     EmailErasureOwner,
     SuppressionHooks,
