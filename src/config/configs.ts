@@ -73,7 +73,8 @@ export const CONFIG_KEYS = settingKeys(Object.values(CONFIG_CLASSES));
 /**
  * Reads every class's settings from `env` at once (defaults for what is unset or empty) and fails
  * at boot on bad values: one line per wrong setting of any class, naming it, its value and what
- * it accepts (the wrong values first, then the missing ones).
+ * it accepts. The missing ones come after the wrong values, once every class is read: a setting
+ * may be required by another class's (SECRETS_ENCRYPTION_KEY by STRIPE_TEST_SECRET_KEY).
  */
 export function loadConfigs(env: Record<string, string | undefined> = process.env): Configs {
   const configs = Object.fromEntries(
