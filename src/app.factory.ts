@@ -9,11 +9,11 @@ import { PUBLIC_URLS_LOCAL, PublicUrls } from './common/http/public-urls';
 import { fenceWarning } from './common/internals/fence';
 import { checkReadFences } from './common/internals/fences';
 import { installShapedReads } from './common/internals/shaped-read';
-import { AppConfig } from './config/app-config';
+import { Configs } from './config/configs';
 import { applyHttpPipeline } from './http-pipeline';
 
 export interface CreateAppOptions {
-  config: AppConfig;
+  configs: Configs;
   /** Extra modules (tests mount probe controllers this way). */
   extraModules?: Type[];
   /** Where log lines go instead of stdout (tests read them). */
@@ -22,12 +22,13 @@ export interface CreateAppOptions {
 
 /** Builds the whole HTTP app, initialised but not listening. The server and the tests share it. */
 export async function createApp({
-  config,
+  configs,
   extraModules = [],
   logDestination,
 }: CreateAppOptions): Promise<NestExpressApplication> {
-  const logger = createRootLogger(config, logDestination);
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, extraModules), {
+  const { http, logging, media } = configs;
+  const logger = createRootLogger(logging, logDestination);
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(configs, extraModules), {
     logger: new PinoNestLogger(logger),
     // Bodies are read after the guards (RequestBodyGuard, src/http-pipeline.ts).
     bodyParser: false,
@@ -39,15 +40,15 @@ export async function createApp({
   app.set('etag', false);
   (app.getHttpAdapter().getInstance() as { locals: Record<string, unknown> }).locals[PUBLIC_URLS_LOCAL] =
     app.get(PublicUrls);
-  app.set('trust proxy', config.TRUST_PROXY);
+  app.set('trust proxy', http.TRUST_PROXY);
   // What leans on libraries' internals is fenced (src/common/internals): the reads warn when a
   // library is another version; the fast paths (the params/query memo, the shaped reads' prepared
   // statements) step aside then, and run only with FAST_PATHS on.
   const fenceWarn = fenceWarning(logger);
   checkReadFences(fenceWarn);
-  installShapedReads(app.get(DataSource), config, fenceWarn);
+  installShapedReads(app.get(DataSource), http, fenceWarn);
   // Every step of a request, in order: src/http-pipeline.ts.
-  applyHttpPipeline(app, config, logger, fenceWarn);
+  applyHttpPipeline(app, configs, logger, fenceWarn);
   await app.init();
   return app;
 }

@@ -4,8 +4,8 @@ import { ApiKeysModule } from './api-keys/api-keys.module';
 import { AuthModule } from './common/auth/auth.module';
 import { CommonModule } from './common/common.module';
 import { MetricsModule } from './common/metrics/metrics.module';
-import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
+import { Configs } from './config/configs';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { HttpPipelineModule } from './http-pipeline';
@@ -51,12 +51,12 @@ export const FEATURE_MODULES: Type[] = [
 
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig, extra: Type[] = []): DynamicModule {
+  static forRoot(configs: Configs, extra: Type[] = []): DynamicModule {
     return {
       module: AppModule,
       imports: [
-        ConfigModule.forRoot(config),
-        DatabaseModule.forRoot(config),
+        ConfigModule.forRoot(configs),
+        DatabaseModule.forRoot(configs.database),
         MetricsModule,
         CommonModule,
         AuthModule,

@@ -25,7 +25,7 @@ import { setupOpenApi } from './common/openapi/openapi';
 import { BlockedClients, refuseBlocked } from './common/rate-limit/blocked-clients';
 import { CostBudgetGuard, CostBudgetInterceptor, CostsInFlight } from './common/rate-limit/cost-budget.guard';
 import { RateLimitAfterAuthGuard, RateLimitGuard } from './common/rate-limit/rate-limit.guard';
-import { AppConfig } from './config/app-config';
+import { Configs } from './config/configs';
 
 /*
  * A request's steps, in the order they run (docs/foundation.md, "The request pipeline"). Each
@@ -39,7 +39,7 @@ import { AppConfig } from './config/app-config';
  */
 
 /** Stage 1: Express middlewares. No body is read here: the guards come first (stage 2). */
-function applyMiddlewares(app: NestExpressApplication, config: AppConfig, logger: Pino): void {
+function applyMiddlewares(app: NestExpressApplication, { http, logging, media }: Configs, logger: Pino): void {
   // First: every later step, log line and answer carries the request's id.
   app.use(requestId);
   // Before anything can answer: credentialed answers are private (docs/security.md).
@@ -51,20 +51,20 @@ function applyMiddlewares(app: NestExpressApplication, config: AppConfig, logger
   // taken for a site-user session by the credentials below.
   const scrape = app.get(MetricsEndpoint).mainPortHandler();
   if (scrape) app.use(scrape);
-  const routes = new RouteTemplates([config.MEDIA_PUBLIC_PATH, '/docs']);
+  const routes = new RouteTemplates([media.MEDIA_PUBLIC_PATH, '/docs']);
   const metrics = app.get(AppMetrics);
   // Counts every answer from here on, a blocked client's refusals included.
   if (metrics.enabled) app.use(httpMetrics(metrics, routes));
   // A blocked client's flood is refused before the access log: the block itself is logged once.
   app.use(refuseBlocked(app.get(BlockedClients)));
-  app.use(httpLogger(logger, { slowMs: config.SLOW_REQUEST_MS, routes }));
+  app.use(httpLogger(logger, { slowMs: logging.SLOW_REQUEST_MS, routes }));
   // Header checks that cost nothing, on every path, before a credential is looked up.
   app.use(refuseContentEncoding);
   app.use(refuseMalformedQuery);
   // Who is calling (a key, a session, or anonymous), for the guards; it refuses nothing by itself.
   app.use(credentials(app.get(CredentialsMiddleware)));
   // Swagger UI and the document (routes of their own, when enabled), before Nest's routes.
-  if (config.DOCS_ENABLED) setupOpenApi(app);
+  if (http.DOCS_ENABLED) setupOpenApi(app);
   // Then, mounted by Nest at init: the media module's stored files on MEDIA_PUBLIC_PATH
   // (media.module.ts), served without the guards, then the routes (stage 2).
 }
@@ -112,9 +112,9 @@ const PIPELINE_PROVIDERS: Provider[] = [
 ];
 
 /** Stage 3: parameters are validated just before the handler; any error becomes a problem. */
-function applyPipesAndFilter(app: NestExpressApplication, config: AppConfig, fenceWarn: FenceWarning): void {
+function applyPipesAndFilter(app: NestExpressApplication, { http }: Configs, fenceWarn: FenceWarning): void {
   // The validation pipe, behind a memo of checked params and queries (FAST_PATHS, fenced).
-  app.useGlobalPipes(inputPipe(createValidationPipe(), config, fenceWarn));
+  app.useGlobalPipes(inputPipe(createValidationPipe(), http, fenceWarn));
   // Every error, from any stage (a middleware's too), as application/problem+json.
   app.useGlobalFilters(new ProblemDetailsFilter());
 }
@@ -129,10 +129,10 @@ export class HttpPipelineModule {}
 /** Stages 1 and 3, applied by createApp before init (stage 2 comes with AppModule). */
 export function applyHttpPipeline(
   app: NestExpressApplication,
-  config: AppConfig,
+  configs: Configs,
   logger: Pino,
   fenceWarn: FenceWarning,
 ): void {
-  applyMiddlewares(app, config, logger);
-  applyPipesAndFilter(app, config, fenceWarn);
+  applyMiddlewares(app, configs, logger);
+  applyPipesAndFilter(app, configs, fenceWarn);
 }

@@ -3,7 +3,9 @@ import 'dotenv/config';
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import type { createApp as CreateApp } from './app.factory';
-import { AppConfig, loadConfig } from './config/app-config';
+import { Configs, loadConfigs } from './config/configs';
+import { DatabaseConfig } from './config/database.config';
+import { ServerConfig } from './config/server.config';
 import { servePrimaryMetrics } from './common/metrics/metrics-server';
 import { EmbeddedDatabase } from './database/embedded';
 import { DATABASE_CONNECT_DEADLINE_MS, resolveDatabase } from './database/resolve-database';
@@ -18,7 +20,7 @@ import {
 import { trimTrailing } from './common/input/trim-trailing';
 
 /** DATABASE_URL's database, or the embedded one started; a failure says which and why. */
-async function openDatabase(config: AppConfig): Promise<EmbeddedDatabase> {
+async function openDatabase(config: DatabaseConfig): Promise<EmbeddedDatabase> {
   try {
     return await resolveDatabase(config);
   } catch (err) {
@@ -29,7 +31,7 @@ async function openDatabase(config: AppConfig): Promise<EmbeddedDatabase> {
 }
 
 /** How many server processes WORKERS asks for (0: one per core). */
-function workerCount(config: AppConfig): number {
+function workerCount(config: ServerConfig): number {
   return config.WORKERS === 0 ? availableParallelism() : config.WORKERS;
 }
 
@@ -39,15 +41,15 @@ function workerCount(config: AppConfig): number {
  * workers, which share the port (round-robin) and the database. A worker that dies is started
  * again; SIGTERM stops the workers (each drains as a single server does), then the database.
  */
-async function primary(config: AppConfig, workers: number): Promise<void> {
-  await assertPortFree(config.PORT, config.HOST);
-  const db = await openDatabase(config);
+async function primary({ server, database, metrics, jobs }: Configs, workers: number): Promise<void> {
+  await assertPortFree(server.PORT, server.HOST);
+  const db = await openDatabase(database);
   // Aggregates the workers' metrics for a scrape on either port (docs/operations.md).
   const metricsServer =
-    config.METRICS_TOKEN !== '' || config.METRICS_PORT > 0
-      ? await servePrimaryMetrics({ host: config.METRICS_HOST, port: config.METRICS_PORT }).catch(async (err) => {
+    metrics.METRICS_TOKEN !== '' || metrics.METRICS_PORT > 0
+      ? await servePrimaryMetrics({ host: metrics.METRICS_HOST, port: metrics.METRICS_PORT }).catch(async (err) => {
           await db.stop().catch(() => undefined);
-          throw portError(err as NodeJS.ErrnoException, config.METRICS_PORT, config.METRICS_HOST);
+          throw portError(err as NodeJS.ErrnoException, metrics.METRICS_PORT, metrics.METRICS_HOST);
         })
       : undefined;
   let closing = false;
@@ -79,7 +81,7 @@ async function primary(config: AppConfig, workers: number): Promise<void> {
     if (closing) return;
     closing = true;
     metricsServer?.close();
-    setTimeout(() => process.exit(1), config.SHUTDOWN_TIMEOUT_MS + 10_000).unref();
+    setTimeout(() => process.exit(1), jobs.SHUTDOWN_TIMEOUT_MS + 10_000).unref();
     process.stdout.write(`Sitebase stopping its ${numbers.size} workers (${signal})\n`);
     for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');
     if (numbers.size === 0) void db.stop().finally(() => process.exit(0));
@@ -92,35 +94,36 @@ async function primary(config: AppConfig, workers: number): Promise<void> {
 
 async function main(): Promise<void> {
   const started = Date.now();
-  const config = loadConfig();
-  const workers = workerCount(config);
-  if (workers > 1 && cluster.isPrimary) return primary(config, workers);
+  const configs = loadConfigs();
+  const { server, database } = configs;
+  const workers = workerCount(server);
+  if (workers > 1 && cluster.isPrimary) return primary(configs, workers);
   const worker = cluster.isWorker ? Number(process.env.SITEBASE_WORKER) : 0;
   // Before anything is created or printed: a start that cannot serve must say so first. (A
   // worker's port is the primary's, which checked it.)
-  if (!worker) await assertPortFree(config.PORT, config.HOST);
-  const external = Boolean(config.DATABASE_URL);
-  const db = await openDatabase(config);
-  config.DATABASE_URL = db.url;
+  if (!worker) await assertPortFree(server.PORT, server.HOST);
+  const external = Boolean(database.DATABASE_URL);
+  const db = await openDatabase(database);
+  database.DATABASE_URL = db.url;
   // Loaded here, not at the top: a cluster's primary never builds the app, so it starts at once.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { createApp } = require('./app.factory') as { createApp: typeof CreateApp };
   let app: Awaited<ReturnType<typeof CreateApp>>;
   try {
-    app = await createApp({ config });
-    await app.listen(config.PORT, config.HOST).catch((err: NodeJS.ErrnoException) => {
-      throw portError(err, config.PORT, config.HOST);
+    app = await createApp({ configs });
+    await app.listen(server.PORT, server.HOST).catch((err: NodeJS.ErrnoException) => {
+      throw portError(err, server.PORT, server.HOST);
     });
   } catch (err) {
     await db.stop().catch(() => undefined);
-    throw external ? databaseError(err, config.DATABASE_URL) : err;
+    throw external ? databaseError(err, database.DATABASE_URL) : err;
   }
 
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
-    const timer = setTimeout(() => process.exit(1), config.SHUTDOWN_TIMEOUT_MS + 5000).unref();
+    const timer = setTimeout(() => process.exit(1), configs.jobs.SHUTDOWN_TIMEOUT_MS + 5000).unref();
     try {
       await app.close(); // stops accepting connections, drains jobs, closes the pool
       await db.stop();
@@ -138,7 +141,7 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.stdout.write(
-    `Sitebase${worker ? ` worker ${worker}` : ''} listening on http://${config.HOST}:${config.PORT} (ready in ${Date.now() - started} ms; API docs at ${trimTrailing(config.PUBLIC_BASE_URL, '/')}/docs)\n`,
+    `Sitebase${worker ? ` worker ${worker}` : ''} listening on http://${server.HOST}:${server.PORT} (ready in ${Date.now() - started} ms; API docs at ${trimTrailing(server.PUBLIC_BASE_URL, '/')}/docs)\n`,
   );
 }
 

@@ -2,7 +2,7 @@ import { inspect } from 'node:util';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
-import type { AppConfig } from './config/app-config';
+import type { DatabaseConfig } from './config/database.config';
 
 /** A start-up failure explained for the person who ran the server: what is wrong, what to do. */
 export class StartupError extends Error {}
@@ -39,7 +39,7 @@ export function portError(err: NodeJS.ErrnoException, port: number, host: string
 /** The embedded PostgreSQL did not start: usually another instance holds its folder or port. */
 export function embeddedDatabaseError(
   err: unknown,
-  config: Pick<AppConfig, 'EMBEDDED_PG_DIR' | 'EMBEDDED_PG_PORT'>,
+  config: Pick<DatabaseConfig, 'EMBEDDED_PG_DIR' | 'EMBEDDED_PG_PORT'>,
 ): StartupError {
   const dir = resolve(config.EMBEDDED_PG_DIR);
   const reason = err instanceof Error ? err.message : err === undefined ? 'it exited at once' : inspect(err);

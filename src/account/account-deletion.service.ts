@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, In } from 'typeorm';
 import { ChangeNotifications } from '../database/change-notifications';
-import { AppConfig } from '../config/app-config';
+import { AccountConfig } from './account.config';
 import { KeyPrincipal } from '../common/auth/principal';
 import { AccountDataRegistry, DeletionImpact } from '../common/deletion/account-data.registry';
 import { ConflictProblem, NotFoundProblem } from '../common/errors/problems';
@@ -25,7 +25,7 @@ export class AccountDeletionService {
     private readonly dataSource: DataSource,
     private readonly registry: AccountDataRegistry,
     private readonly queue: QueueService,
-    private readonly config: AppConfig,
+    private readonly config: AccountConfig,
     private readonly notifications: ChangeNotifications,
   ) {}
 

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ApiKeyVerifier, KeyPrincipal, PublishableKeyPrincipal } from '../common/auth/principal';
-import { AppConfig } from '../config/app-config';
+import { ApiKeysConfig } from './api-keys.config';
 import { ChangeNotifications } from '../database/change-notifications';
 import { ApiKeyCache } from './api-key-cache';
 import { hashApiKey } from './api-key-secret';
@@ -22,7 +22,7 @@ export class ApiKeyVerification implements ApiKeyVerifier {
   constructor(
     private readonly repository: ApiKeysRepository,
     notifications: ChangeNotifications,
-    config: AppConfig,
+    config: ApiKeysConfig,
   ) {
     this.publishableRate = config.PUBLISHABLE_KEY_RATE_PER_MINUTE;
     this.cache = new ApiKeyCache(config.API_KEY_CACHE_TTL_MS, () => notifications.live);

@@ -3,7 +3,8 @@ import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AccountsService } from '../account/accounts.service';
 import { SitesService } from '../account/sites.service';
-import { AppConfig } from '../config/app-config';
+import { PaymentsConfig } from '../payments/payments.config';
+import { BootstrapConfig } from './bootstrap.config';
 import { ApiKeysService } from '../api-keys/api-keys.service';
 import { KeyPrincipal } from '../common/auth/principal';
 import { SiteContext } from '../common/tenancy/site-context';
@@ -23,7 +24,8 @@ export class BootstrapService implements OnApplicationBootstrap {
   private readonly logger = new Logger('Bootstrap');
 
   constructor(
-    private readonly config: AppConfig,
+    private readonly config: BootstrapConfig,
+    private readonly paymentsConfig: PaymentsConfig,
     private readonly dataSource: DataSource,
     private readonly accounts: AccountsService,
     private readonly sites: SitesService,
@@ -95,12 +97,12 @@ export class BootstrapService implements OnApplicationBootstrap {
    * start (its products sync once seeded); without it the site is `manual` (docs/payments.md).
    */
   private async connectStripe(site: SiteContext): Promise<void> {
-    const secretKey = this.config.STRIPE_TEST_SECRET_KEY;
+    const secretKey = this.paymentsConfig.STRIPE_TEST_SECRET_KEY;
     if (!secretKey) return;
     try {
       await this.payments.connect(site, {
         mode: 'test',
-        test: { secretKey, webhookSecret: this.config.STRIPE_TEST_WEBHOOK_SECRET },
+        test: { secretKey, webhookSecret: this.paymentsConfig.STRIPE_TEST_WEBHOOK_SECRET },
       });
       this.logger.log(`Site "${site.name}" takes payments in Stripe's test mode (STRIPE_TEST_SECRET_KEY)`);
     } catch (err) {

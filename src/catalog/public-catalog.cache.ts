@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ReadCache } from '../common/cache/read-cache';
-import { AppConfig } from '../config/app-config';
+import { CatalogConfig } from './catalog.config';
 
 /** What one instance may hold for anonymous readers, at most. */
 const MAX_BYTES = 32 * 1024 * 1024;
@@ -11,7 +11,7 @@ const MAX_BYTES = 32 * 1024 * 1024;
  */
 @Injectable()
 export class PublicCatalogCache extends ReadCache<unknown> {
-  constructor(config: AppConfig) {
+  constructor(config: CatalogConfig) {
     super(config.CATALOG_CACHE_TTL_MS, MAX_BYTES);
   }
 

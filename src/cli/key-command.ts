@@ -8,8 +8,8 @@ import { CommonModule } from '../common/common.module';
 import { NotFoundProblem, Problem } from '../common/errors/problems';
 import { MetricsModule } from '../common/metrics/metrics.module';
 import { SiteContext } from '../common/tenancy/site-context';
-import { AppConfig } from '../config/app-config';
 import { ConfigModule } from '../config/config.module';
+import { Configs } from '../config/configs';
 import { DatabaseModule } from '../database/database.module';
 import { safeTarget, StartupError } from '../startup-errors';
 
@@ -21,12 +21,12 @@ export type KeyCommand =
 /** The modules the commands need: no HTTP, no job workers, no first-start bootstrap. */
 @Module({})
 class KeyCommandModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  static forRoot(configs: Configs): DynamicModule {
     return {
       module: KeyCommandModule,
       imports: [
-        ConfigModule.forRoot(config),
-        DatabaseModule.forRoot(config),
+        ConfigModule.forRoot(configs),
+        DatabaseModule.forRoot(configs.database),
         MetricsModule,
         CommonModule,
         AccountModule,
@@ -54,11 +54,11 @@ function previousSecret(k: ListedKey): string[] {
 
 /**
  * Runs one command of `npm run key` (src/cli/key.ts) through ApiKeysService, as the API's routes
- * do (events recorded, the last unrestricted key kept), on `config.DATABASE_URL`. What a person
+ * do (events recorded, the last unrestricted key kept), on the database of DATABASE_URL. What a person
  * must act on becomes a StartupError: one line, no stack.
  */
-export async function runKeyCommand(args: KeyCommand, config: AppConfig): Promise<void> {
-  const context = await NestFactory.createApplicationContext(KeyCommandModule.forRoot(config), {
+export async function runKeyCommand(args: KeyCommand, configs: Configs): Promise<void> {
+  const context = await NestFactory.createApplicationContext(KeyCommandModule.forRoot(configs), {
     logger: false,
     abortOnError: false,
   });
@@ -66,7 +66,7 @@ export async function runKeyCommand(args: KeyCommand, config: AppConfig): Promis
     const site = await context.get(SitesService).findByName(args.site);
     if (!site)
       throw new StartupError(
-        `There is no site "${args.site}" in the database at ${safeTarget(config.DATABASE_URL!)}. Sites are made by the first start (BOOTSTRAP_SITE) or with POST /api/v2/sites.`,
+        `There is no site "${args.site}" in the database at ${safeTarget(configs.database.DATABASE_URL!)}. Sites are made by the first start (BOOTSTRAP_SITE) or with POST /api/v2/sites.`,
       );
     const keys = context.get(ApiKeysService);
     if (args.command === 'create') {

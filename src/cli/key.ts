@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import 'dotenv/config';
 import { parseArgs } from 'node:util';
-import type { loadConfig as LoadConfig } from '../config/app-config';
+import type { loadConfigs as LoadConfigs } from '../config/configs';
 import type { resolveSharedDatabase as ResolveSharedDatabase } from '../database/resolve-database';
 import type { KeyCommand, runKeyCommand as RunKeyCommand } from './key-command';
 import { connectError, embeddedDatabaseError, StartupError } from '../startup-errors';
@@ -59,24 +59,27 @@ async function run(argv: string[]): Promise<void> {
   const args = parse(argv);
   // Loaded once the arguments are known to be right: a usage error answers at once.
   /* eslint-disable @typescript-eslint/no-require-imports */
-  const { loadConfig } = require('../config/app-config') as { loadConfig: typeof LoadConfig };
+  const { loadConfigs } = require('../config/configs') as { loadConfigs: typeof LoadConfigs };
   const { resolveSharedDatabase, DATABASE_CONNECT_DEADLINE_MS } = require('../database/resolve-database') as {
     resolveSharedDatabase: typeof ResolveSharedDatabase;
     DATABASE_CONNECT_DEADLINE_MS: number;
   };
   /* eslint-enable @typescript-eslint/no-require-imports */
-  const config = loadConfig();
-  Object.assign(config, { BOOTSTRAP_ENABLED: false, JOBS_ENABLED: false, METRICS_TOKEN: '', METRICS_PORT: 0 });
-  const db = await resolveSharedDatabase(config).catch((err: unknown) => {
-    throw config.DATABASE_URL
-      ? connectError(err, config.DATABASE_URL, DATABASE_CONNECT_DEADLINE_MS)
-      : embeddedDatabaseError(err, config);
+  const configs = loadConfigs();
+  configs.bootstrap.BOOTSTRAP_ENABLED = false;
+  configs.jobs.JOBS_ENABLED = false;
+  Object.assign(configs.metrics, { METRICS_TOKEN: '', METRICS_PORT: 0 });
+  const database = configs.database;
+  const db = await resolveSharedDatabase(database).catch((err: unknown) => {
+    throw database.DATABASE_URL
+      ? connectError(err, database.DATABASE_URL, DATABASE_CONNECT_DEADLINE_MS)
+      : embeddedDatabaseError(err, database);
   });
-  config.DATABASE_URL = db.url;
+  database.DATABASE_URL = db.url;
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { runKeyCommand } = require('./key-command') as { runKeyCommand: typeof RunKeyCommand };
-    await runKeyCommand(args, config);
+    await runKeyCommand(args, configs);
   } finally {
     await db.stop();
   }

@@ -1,6 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '../config/app-config';
+import { HttpConfig } from '../config/http.config';
 import { MaintenanceRepository } from './maintenance.repository';
 import { QueueService } from './queue/queue.service';
 
@@ -14,7 +14,7 @@ export class MaintenanceService implements OnModuleInit {
   constructor(
     private readonly queue: QueueService,
     private readonly dataSource: DataSource,
-    private readonly config: AppConfig,
+    private readonly config: HttpConfig,
   ) {}
 
   onModuleInit(): void {

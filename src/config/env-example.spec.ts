@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AppConfig, CONFIG_KEYS } from './app-config';
+import { CONFIG_CLASSES, CONFIG_KEYS } from './configs';
 import { settingsOf } from './setting';
 
 describe('.env.example', () => {
@@ -16,8 +16,9 @@ describe('.env.example', () => {
   });
 
   it('shows the real defaults, in a form the setting reads (BODY_LIMIT=1mb)', () => {
-    const defaults = new AppConfig() as unknown as Record<string, unknown>;
-    const settings = settingsOf(AppConfig);
+    const types = Object.values(CONFIG_CLASSES);
+    const defaults = Object.assign({}, ...types.map((type) => new type())) as Record<string, unknown>;
+    const settings = new Map(types.flatMap((type) => [...settingsOf(type)]));
     for (const [key, value] of documented) {
       if (defaults[key] === undefined || value === '') continue;
       expect({ [key]: settings.get(key)?.kind.parse(value) }).toEqual({ [key]: defaults[key] });

@@ -20,6 +20,11 @@ export function secret<T>(kind: SettingKind<T>): SettingKind<T> {
   return { ...kind, secret: true };
 }
 
+/** Counts per window (requests, mails): far past any real need, and within PostgreSQL's integer. */
+export const COUNT_MAX = 1_000_000_000;
+export const DAY_SECONDS = 86_400;
+export const YEAR_SECONDS = 365 * DAY_SECONDS;
+
 /** Digits only, at most 15 (below 2^53): no sign but `-`, no `1.5`, `1e3`, `0x10`, `10abc`. */
 const WHOLE = /^-?\d{1,15}$/;
 

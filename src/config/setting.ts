@@ -2,6 +2,8 @@ import type { SettingKind } from './setting-kinds';
 
 /** When an unset setting is wrong all the same: `when` the other settings say so. */
 export interface RequiredWhen<C> {
+  /** The settings class `when` reads, when it is not the setting's own (another module's). */
+  of?: new () => C;
   when(config: C): boolean;
   /** The rest of "required when …", e.g. `MEDIA_STORAGE=s3`. */
   because: string;
@@ -23,7 +25,8 @@ export function Setting<T, C = never>(kind: SettingKind<T>, required?: RequiredW
   return <K extends string>(prototype: { [P in K]?: T }, key: K): void => {
     const owner = prototype.constructor;
     const declared = DECLARED.get(owner) ?? new Map<string, Declared>();
-    declared.set(key, { kind, required });
+    // Stored without its class's type: missingSettings hands `when` the settings it names.
+    declared.set(key, { kind, required: required as RequiredWhen<never> | undefined });
     DECLARED.set(owner, declared);
   };
 }
@@ -51,24 +54,33 @@ function shown(text: string): string {
  * named, never shown) and what it accepts. Empty when all are right.
  */
 export function readSettings<C extends object>(target: C, env: Record<string, string | undefined>): string[] {
-  const settings = settingsOf(target.constructor as new () => C);
   const values = target as Record<string, unknown>;
   const lines: string[] = [];
-  const unset: string[] = [];
-  for (const [key, { kind }] of settings) {
+  for (const [key, { kind }] of settingsOf(target.constructor as new () => C)) {
     const given = env[key];
-    if (given === undefined || given === '') {
-      unset.push(key);
-      continue;
-    }
+    if (given === undefined || given === '') continue;
     const value = given.trim() === '' ? undefined : kind.parse(given.trim());
     if (value === undefined)
       lines.push(`Invalid setting ${key}=${kind.secret ? '(value hidden)' : shown(given)}: ${kind.accepts}.`);
     else values[key] = value;
   }
-  for (const key of unset) {
-    const { kind, required } = settings.get(key)!;
-    if (required && (required as RequiredWhen<C>).when(target))
+  return lines;
+}
+
+/**
+ * One line per setting of `target` that `env` leaves unset although other settings need it;
+ * `configOf` finds the settings a requirement reads (read already: its own class's, or another's).
+ */
+export function missingSettings<C extends object>(
+  target: C,
+  env: Record<string, string | undefined>,
+  configOf: (type: new () => object) => object,
+): string[] {
+  const lines: string[] = [];
+  for (const [key, { kind, required }] of settingsOf(target.constructor as new () => C)) {
+    if (!required || (env[key] !== undefined && env[key] !== '')) continue;
+    const rule = required as RequiredWhen<object>;
+    if (rule.when(rule.of ? configOf(rule.of) : target))
       lines.push(`Missing setting ${key}: it is required when ${required.because}; ${kind.accepts}.`);
   }
   return lines;

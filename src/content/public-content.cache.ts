@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Page } from '../common/pagination/page';
-import { AppConfig } from '../config/app-config';
+import { ContentConfig } from './content.config';
 import { ReadCache } from '../common/cache/read-cache';
 import { ContentItemEntity } from './entities/content-item.entity';
 
@@ -10,7 +10,7 @@ const MAX_BYTES = 64 * 1024 * 1024;
 /** Published lists and items as anonymous readers get them (CONTENT_CACHE_TTL_MS, docs/content.md). */
 @Injectable()
 export class PublicContentCache extends ReadCache<Page<ContentItemEntity> | ContentItemEntity> {
-  constructor(config: AppConfig) {
+  constructor(config: ContentConfig) {
     super(config.CONTENT_CACHE_TTL_MS, MAX_BYTES);
   }
 

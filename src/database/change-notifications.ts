@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { Client } from 'pg';
-import { AppConfig } from '../config/app-config';
+import { DatabaseConfig } from '../config/database.config';
 
 /** Channels the database triggers notify (migration 1795290000000-change-notifications). */
 export type ChangeChannel = 'sitebase_credentials' | 'sitebase_sites' | 'sitebase_sessions';
@@ -37,7 +37,7 @@ export class ChangeNotifications implements OnModuleInit, OnApplicationShutdown 
   /** Pings this instance sent, by token: the answers still awaited. */
   private readonly rounds = new Map<string, { left: number; finish: () => void }>();
 
-  constructor(private readonly config: AppConfig) {}
+  constructor(private readonly config: DatabaseConfig) {}
 
   /** `handler` runs on every change to the channel, and whenever the connection (re)starts. */
   subscribe(channel: ChangeChannel, handler: () => void): void {

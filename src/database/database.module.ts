@@ -1,7 +1,7 @@
 import { DynamicModule, Logger, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '../config/app-config';
+import { DatabaseConfig } from '../config/database.config';
 import { withAdvisoryLock } from './advisory-lock';
 import { buildDataSourceOptions } from './data-source';
 
@@ -16,7 +16,7 @@ export async function runMigrationsLocked(ds: DataSource): Promise<string[]> {
 
 @Module({})
 export class DatabaseModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  static forRoot(config: DatabaseConfig): DynamicModule {
     if (!config.DATABASE_URL)
       throw new Error('DATABASE_URL must be resolved (embedded or external) before the app starts');
     const options = {

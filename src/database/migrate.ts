@@ -1,15 +1,14 @@
 import 'reflect-metadata';
 import 'dotenv/config';
 import { DataSource } from 'typeorm';
-import { loadConfig } from '../config/app-config';
+import { loadConfigs } from '../config/configs';
 import { buildDataSourceOptions } from './data-source';
 import { resolveSharedDatabase } from './resolve-database';
 
 // `npm run migration:run`: applies pending migrations to DATABASE_URL, or to the embedded
 // database (the running server's, or started for the purpose and stopped again).
 async function main(): Promise<void> {
-  const config = loadConfig();
-  const db = await resolveSharedDatabase(config);
+  const db = await resolveSharedDatabase(loadConfigs().database);
   const ds = new DataSource(buildDataSourceOptions({ url: db.url }));
   try {
     await ds.initialize();

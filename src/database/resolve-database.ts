@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { AppConfig } from '../config/app-config';
+import { DatabaseConfig } from '../config/database.config';
 import { resolve } from 'node:path';
 import { EmbeddedDatabase, embeddedUrl, startEmbeddedPostgres } from './embedded';
 
@@ -8,7 +8,10 @@ export const DATABASE_CONNECT_DEADLINE_MS = 5000;
 const RETRY_MS = 250;
 
 /** DATABASE_URL when set (once it answers); otherwise the embedded PostgreSQL under EMBEDDED_PG_DIR. */
-export async function resolveDatabase(config: AppConfig, onLog?: (line: string) => void): Promise<EmbeddedDatabase> {
+export async function resolveDatabase(
+  config: DatabaseConfig,
+  onLog?: (line: string) => void,
+): Promise<EmbeddedDatabase> {
   if (config.DATABASE_URL) {
     await reachDatabase(config.DATABASE_URL);
     return { url: config.DATABASE_URL, stop: () => Promise.resolve() };
@@ -21,7 +24,7 @@ export async function resolveDatabase(config: AppConfig, onLog?: (line: string) 
  * or the embedded PostgreSQL of EMBEDDED_PG_DIR, already running when a server is up (a second
  * one cannot start on its folder), else started for the command and stopped after it.
  */
-export async function resolveSharedDatabase(config: AppConfig): Promise<EmbeddedDatabase> {
+export async function resolveSharedDatabase(config: DatabaseConfig): Promise<EmbeddedDatabase> {
   if (config.DATABASE_URL) return resolveDatabase(config);
   const url = embeddedUrl(config.EMBEDDED_PG_PORT);
   const running = await serverDataDirectory(url);

@@ -1,11 +1,11 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { AppMetrics } from '../common/metrics/app-metrics';
-import { recordEvents } from '../common/outbox/record-event';
 import { GroupWriter } from '../common/queue/group-writer';
 import { QueueService } from '../common/queue/queue.service';
-import { AppConfig } from '../config/app-config';
-import { EMAIL_EVENTS } from './email.events';
+import { JobsConfig } from '../config/jobs.config';
+import { BouncesConfig } from './bounces/bounces.config';
+import { EmailConfig } from './email.config';
 import { SendersService, SigningKey } from '../senders/senders.service';
 import { DeliveryResult, EmailTransport } from './email-transport';
 import { chooseSender, Mailbox, parseFromHeader, parseMailFrom } from './sender-policy';
@@ -47,7 +47,9 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
     private readonly dataSource: DataSource,
     private readonly queue: QueueService,
     private readonly transport: EmailTransport,
-    private readonly config: AppConfig,
+    private readonly config: EmailConfig,
+    private readonly bounceConfig: BouncesConfig,
+    private readonly jobs: JobsConfig,
     private readonly metrics: AppMetrics,
     private readonly senders: SendersService,
     private readonly bounces: BouncesService,
@@ -55,7 +57,7 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
     private readonly repository: EmailDeliveryRepository,
   ) {
     this.mailFrom = parseMailFrom(config.MAIL_FROM);
-    this.relays = correlatingProviders(config);
+    this.relays = correlatingProviders(bounceConfig);
   }
 
   private readonly mailFrom: Mailbox;
@@ -81,7 +83,7 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
    * are queued for delivery at start (every instance may do it; claiming makes it harmless).
    */
   async onApplicationBootstrap(): Promise<void> {
-    if (!this.transport.configured || !this.config.JOBS_ENABLED) return;
+    if (!this.transport.configured || !this.jobs.JOBS_ENABLED) return;
     const queued = await this.requeue(await this.repository.queuedUnsent());
     if (queued > 0) this.logger.log({ messages: queued }, 'Queued messages recorded while SMTP was not configured');
   }
@@ -160,7 +162,7 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
       // meanwhile go together): a crash resends only what the SMTP server accepted in the last
       // few milliseconds, not the whole batch (delivery is at least once; docs/email.md).
       const outcomes = new GroupWriter<[ClaimedMessage, DeliveryResult]>((done) =>
-        this.dataSource.transaction((em) => this.settle(em, done, lastTry)),
+        this.dataSource.transaction((em) => this.repository.settle(em, done, lastTry)),
       );
       const results = await Promise.all(
         claimed.map(async (m) => {
@@ -172,7 +174,7 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
           if (copy) {
             const token = tokenOf(m.id);
             const envelope = {
-              from: token ? tokenAddress(token, this.config.BOUNCE_DOMAIN) : this.mailFrom.email,
+              from: token ? tokenAddress(token, this.bounceConfig.BOUNCE_DOMAIN) : this.mailFrom.email,
               headers: copyHeaders(copy.extraHeaders, this.relays, token),
             };
             const { mail, dkim } = mailOf(copy, keys.get(m.siteId), this.mailFrom, envelope);
@@ -203,80 +205,6 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
     const ids = parts.flatMap((p) => p.messageIds);
     const rows = await this.repository.claim(sites, ids);
     return rows.sort((a, b) => a.id - b.id);
-  }
-
-  /**
-   * Writes a group of answers set-based: one UPDATE per outcome (sent, failed, deferred) over
-   * the group's ids, and one INSERT of the email.sent / email.failed events per site. A
-   * campaign's copies settle hundreds a second: a statement or two per message was the send's
-   * bottleneck (docs/email.md, "Delivery").
-   */
-  private async settle(
-    em: EntityManager,
-    done: Array<[ClaimedMessage, DeliveryResult]>,
-    lastTry: Map<number, boolean>,
-  ) {
-    const sent: Array<[ClaimedMessage, Extract<DeliveryResult, { ok: true }>]> = [];
-    const failed: Array<[ClaimedMessage, string]> = [];
-    const deferred: Array<[ClaimedMessage, string]> = [];
-    for (const [m, r] of done) {
-      if (r.ok) sent.push([m, r]);
-      else if (r.permanent || lastTry.get(m.id)) failed.push([m, r.error]);
-      else deferred.push([m, r.error]);
-    }
-    if (sent.length > 0)
-      await this.repository.markSent(
-        em,
-        sent.map(([m]) => m.id),
-        sent.map(([, r]) => r.response.slice(0, 1000)),
-        sent.map(([, r]) => r.messageId),
-      );
-    if (failed.length > 0)
-      await this.repository.markFailed(
-        em,
-        failed.map(([m]) => m.id),
-        failed.map(([, error]) => error),
-      );
-    if (deferred.length > 0)
-      await this.repository.markDeferred(
-        em,
-        deferred.map(([m]) => m.id),
-        deferred.map(([, error]) => error),
-      );
-    const payload = (m: ClaimedMessage) => ({
-      messageId: m.id,
-      batchId: m.batchId,
-      to: m.recipient,
-      templateType: m.templateType,
-      tags: m.tags,
-    });
-    for (const siteId of new Set([...sent, ...failed].map(([m]) => m.siteId))) {
-      const scope = { id: siteId, accountId: await this.accountOf(em, siteId) };
-      await recordEvents(
-        em,
-        scope,
-        EMAIL_EVENTS.sent,
-        sent.filter(([m]) => m.siteId === siteId).map(([m, r]) => ({ ...payload(m), smtpMessageId: r.messageId })),
-      );
-      await recordEvents(
-        em,
-        scope,
-        EMAIL_EVENTS.failed,
-        failed.filter(([m]) => m.siteId === siteId).map(([m, error]) => ({ ...payload(m), error })),
-      );
-    }
-  }
-
-  private readonly accounts = new Map<number, number>();
-
-  private async accountOf(em: EntityManager, siteId: number): Promise<number> {
-    let accountId = this.accounts.get(siteId);
-    if (accountId === undefined) {
-      accountId = await this.repository.accountOfSite(em, siteId);
-      if (this.accounts.size > 10_000) this.accounts.clear();
-      this.accounts.set(siteId, accountId);
-    }
-    return accountId;
   }
 }
 

@@ -1,13 +1,13 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { UserDataRegistry } from '../common/deletion/user-data.registry';
-import { EmailRepository } from './email.repository';
+import { EmailErasureRepository } from './email-erasure.repository';
 
 /** A site user's erasure: the mail sent to their address, and the events naming it. */
 @Injectable()
 export class EmailErasureOwner implements OnModuleInit {
   constructor(
     private readonly registry: UserDataRegistry,
-    private readonly repository: EmailRepository,
+    private readonly repository: EmailErasureRepository,
   ) {}
 
   onModuleInit(): void {

@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import type Mail from 'nodemailer/lib/mailer';
-import { AppConfig } from '../config/app-config';
+import { EmailConfig } from './email.config';
 import { SmtpPool, smtpPool } from './smtp-pool';
 
 /** The key a copy is signed with (nodemailer's DKIM signer): a verified sender domain's. */
@@ -25,7 +25,7 @@ export class EmailTransport implements OnModuleDestroy {
   private readonly logger = new Logger('Email');
   private readonly pool?: SmtpPool;
 
-  constructor(config: AppConfig) {
+  constructor(config: EmailConfig) {
     if (config.SMTP_URL) this.pool = smtpPool(config.SMTP_URL, config.SMTP_POOL_SIZE);
   }
 

@@ -14,6 +14,7 @@ import { EmailVariables } from './email-variables';
 import { EmailController } from './email.controller';
 import { EmailRepository } from './email.repository';
 import { EmailTemplatesRepository } from './email-templates.repository';
+import { EmailErasureRepository } from './email-erasure.repository';
 import { EmailDeliveryRepository } from './email-delivery.repository';
 import { EmailService } from './email.service';
 import { EmailMessageEntity } from './entities/email-message.entity';
@@ -59,6 +60,7 @@ import { EMAIL_PROBLEMS } from './email.problems';
     EmailRepository,
     EmailTemplatesRepository,
     EmailDeliveryRepository,
+    EmailErasureRepository,
     EmailTemplatesService,
     EmailTransport,
     EmailService,

@@ -2,25 +2,26 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { SitesService } from '../account/sites.service';
-import { BadRequestProblem, NotFoundProblem, ValidationProblem } from '../common/errors/problems';
+import { NotFoundProblem, ValidationProblem } from '../common/errors/problems';
 import { Page } from '../common/pagination/page';
 import { QueueService } from '../common/queue/queue.service';
 import { SiteContext } from '../common/tenancy/site-context';
-import { AppConfig } from '../config/app-config';
+import { EmailConfig } from './email.config';
 import { EmailMessageQueryDto } from './dto/email-message.dto';
 import { EMAIL_DELIVERY_JOB, EmailDeliveryJobData, MESSAGES_PER_JOB } from './email-delivery.job';
 import { EmailRenderer, RenderedMail } from './email-renderer';
 import { EmailTemplatesService, ResolvedTemplate } from './email-templates.service';
 import { EmailVariables } from './email-variables';
 import { EmailRepository, NewMessage } from './email.repository';
-import { EmailMessageEntity, RecipientKind } from './entities/email-message.entity';
+import { EmailMessageEntity } from './entities/email-message.entity';
+import { checkHeaders, MailInput, MailRecipient, recipientsOf } from './mail-input';
 import { chooseSender, formatAddress, parseMailFrom } from './sender-policy';
 import { SendersService } from '../senders/senders.service';
 import { TimeSlice } from '../common/scheduling/time-slice';
 import { BouncesRepository } from './bounces/bounces.repository';
 import type { SuppressionReason } from './entities/email-bounce.entity';
 import { ServerKeys } from '../common/crypto/server-keys';
-import { MAIL_SECRETS_KEY, MailSecretValues, redactData, sealSecrets, secretsContext } from './mail-secrets';
+import { MAIL_SECRETS_KEY, redactData, sealSecrets, secretsContext } from './mail-secrets';
 
 /** What modules that send mail use to register their template types (docs/email.md, "Adding a template type"). */
 export { EmailTemplateTypes, type EmailTemplateType } from './template-types';
@@ -31,56 +32,9 @@ export { mailSecret } from './mail-secrets';
 /** What modules that keep their own state of an address register to hear of its suppression (docs/deliverability.md). */
 export { SuppressionHooks, type AddressSuppressed, type AddressUnsuppressed } from './bounces/suppression-hooks';
 export { SuppressionsService } from './bounces/suppressions.service';
+/** What a mail to send is (other modules build them). */
+export { MAX_RECIPIENTS, type MailInput, type MailRecipient } from './mail-input';
 
-export interface MailRecipient {
-  email: string;
-  name?: string;
-}
-
-/**
- * One mail: to up to 50 recipients, from a template (`templateType`, the site's published one or
- * the default; or `templateId`) with `data`, or given as `subject` with `html` and/or `text`.
- */
-export interface MailInput {
-  to: MailRecipient | MailRecipient[];
-  cc?: MailRecipient[];
-  bcc?: MailRecipient[];
-  replyTo?: MailRecipient;
-  /**
-   * The sender, when not the site's (a campaign's own); a field left out comes from the site's.
-   * An address at a domain the account has not verified goes out From MAIL_FROM (sender-policy.ts).
-   */
-  from?: { email?: string; name?: string };
-  templateType?: string;
-  templateId?: number;
-  data?: Record<string, unknown>;
-  subject?: string;
-  html?: string;
-  text?: string;
-  tags?: string[];
-  /**
-   * Headers every copy carries beside the standard ones, such as a campaign's `List-Unsubscribe`
-   * and `List-Unsubscribe-Post` (RFC 8058). Names must be `X-…` or `List-…`; values one line.
-   */
-  headers?: Record<string, string>;
-  /**
-   * Secret values the mail shows as `mailSecret(name)` placeholders in its data, subject, body or
-   * headers (a campaign's own rendered content and `List-Unsubscribe`): stored sealed, filled in
-   * only in the copy that is sent (docs/email.md, "What is stored"). The variables a template type
-   * marks `secret: true` are sealed so without this. Set by modules only; the API's send cannot.
-   */
-  secrets?: MailSecretValues;
-  /**
-   * A mail that asks the person for their consent (the newsletter's double opt-in confirmation):
-   * it goes to an address suppressed by a complaint or an operator, since only the person's
-   * confirmation lifts a complaint (docs/deliverability.md), never to one that bounced. Set by
-   * modules only; the API's send cannot.
-   */
-  consent?: true;
-}
-
-/** At most this many recipients (to, cc and bcc together) in one mail. */
-export const MAX_RECIPIENTS = 50;
 /**
  * Delivery jobs are fetched by priority: a single send (a sign-in code, an order confirmation)
  * goes before the backlog of campaign copies, whoever's they are (docs/email.md, "Delivery").
@@ -109,7 +63,7 @@ const SUPPRESSED: Record<SuppressionReason, string> = {
 export class EmailService {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly config: AppConfig,
+    private readonly config: EmailConfig,
     private readonly queue: QueueService,
     private readonly templates: EmailTemplatesService,
     private readonly variables: EmailVariables,
@@ -300,34 +254,4 @@ export class EmailService {
       throw new ValidationProblem([{ path: 'data', message: 'is only for templates (templateType or templateId)' }]);
     return this.renderer.plainMail(mail.subject!, mail.html, mail.text);
   }
-}
-
-const HEADER_NAME = /^(X|List)-[A-Za-z0-9-]{1,64}$/;
-
-/** Extra headers a module may set: only `X-…` and `List-…` names, values on one line. */
-function checkHeaders(headers: Record<string, string>): Record<string, string> {
-  for (const [name, value] of Object.entries(headers)) {
-    if (!HEADER_NAME.test(name) || /[\r\n]/.test(value) || value.length > 2000)
-      throw new BadRequestProblem('invalid_mail', `Header ${JSON.stringify(name.slice(0, 80))} is not allowed`);
-  }
-  return { ...headers };
-}
-
-interface Recipient extends MailRecipient {
-  kind: RecipientKind;
-}
-
-function recipientsOf(mail: MailInput): Recipient[] {
-  const to = Array.isArray(mail.to) ? mail.to : [mail.to];
-  const all: Recipient[] = [
-    ...to.map((r) => ({ ...r, kind: 'to' as const })),
-    ...(mail.cc ?? []).map((r) => ({ ...r, kind: 'cc' as const })),
-    ...(mail.bcc ?? []).map((r) => ({ ...r, kind: 'bcc' as const })),
-  ];
-  if (to.length === 0) throw new ValidationProblem([{ path: 'to', message: 'must name at least one recipient' }]);
-  if (all.length > MAX_RECIPIENTS)
-    throw new ValidationProblem([
-      { path: 'to', message: `at most ${MAX_RECIPIENTS} recipients in all (to, cc and bcc); got ${all.length}` },
-    ]);
-  return all;
 }

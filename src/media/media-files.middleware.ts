@@ -2,7 +2,7 @@ import { MediaRepository } from './media.repository';
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { pipeline } from 'node:stream/promises';
-import { AppConfig } from '../config/app-config';
+import { MediaConfig } from './media.config';
 import { NotFoundProblem, Problem } from '../common/errors/problems';
 import { contentDisposition, parseRange } from './file-serving';
 import { isStorageKey } from './media-keys';
@@ -18,7 +18,7 @@ export class MediaFilesMiddleware implements NestMiddleware {
   private readonly prefix: string;
 
   constructor(
-    config: AppConfig,
+    config: MediaConfig,
     private readonly storage: MediaStorage,
     private readonly repository: MediaRepository,
   ) {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PublicUrls } from '../common/http/public-urls';
-import { AppConfig } from '../config/app-config';
+import { MediaConfig } from './media.config';
 import { MediaStorage } from './storage/media-storage';
 
 /** Public URLs of stored files: the bucket's own URL when it has one, else the app's file route. */
@@ -9,7 +9,7 @@ export class MediaLinks {
   private readonly appBase: string;
 
   constructor(
-    config: AppConfig,
+    config: MediaConfig,
     urls: PublicUrls,
     private readonly storage: MediaStorage,
   ) {

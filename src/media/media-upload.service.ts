@@ -4,7 +4,7 @@ import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '../config/app-config';
+import { MediaConfig } from './media.config';
 import { UnsupportedMediaTypeProblem, ValidationProblem } from '../common/errors/problems';
 import { recordEvent } from '../common/outbox/record-event';
 import { SiteContext } from '../common/tenancy/site-context';
@@ -68,7 +68,7 @@ export class MediaUploadService implements OnModuleInit {
   private readonly tmpDir: string;
 
   constructor(
-    private readonly config: AppConfig,
+    private readonly config: MediaConfig,
     private readonly storage: MediaStorage,
     private readonly dataSource: DataSource,
     private readonly media: MediaService,

@@ -1,6 +1,6 @@
 import { MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AppConfig } from '../config/app-config';
+import { MediaConfig } from './media.config';
 import { MediaItemEntity } from './entities/media-item.entity';
 import {
   MediaCategoryEntity,
@@ -51,7 +51,7 @@ import { MEDIA_PROBLEMS } from './media.problems';
   exports: [MediaService, MediaUploadService],
 })
 export class MediaModule implements NestModule {
-  constructor(private readonly config: AppConfig) {}
+  constructor(private readonly config: MediaConfig) {}
 
   configure(consumer: MiddlewareConsumer): void {
     consumer

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { UnauthorizedProblem } from '../common/errors/problems';
 import { findInSiteOrFail, SiteContext } from '../common/tenancy/site-context';
-import { AppConfig } from '../config/app-config';
+import { OrdersConfig } from './orders.config';
 import { FulfillmentNotificationDto } from './dto/order.dto';
 import { NotificationOutcome } from './entities/fulfillment-notification.entity';
 import { FulfillmentSecretEntity } from './entities/fulfillment-secret.entity';
@@ -28,7 +28,7 @@ export class FulfillmentNotificationsService {
     private readonly dataSource: DataSource,
     private readonly repository: FulfillmentNotificationsRepository,
     private readonly fulfillment: OrderFulfillmentService,
-    private readonly config: AppConfig,
+    private readonly config: OrdersConfig,
   ) {}
 
   /**

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { SitesService } from '../account/sites.service';
 import { CatalogService, PricedLine } from '../catalog/catalog.service';
-import { ConflictProblem, NotFoundProblem, Problem, ValidationProblem, withStatus } from '../common/errors/problems';
+import { ConflictProblem, NotFoundProblem, Problem, withStatus } from '../common/errors/problems';
 import { recordEvent } from '../common/outbox/record-event';
 import { QueueService } from '../common/queue/queue.service';
 import { Clock } from '../common/scheduling/clock';
@@ -14,6 +14,7 @@ import { UsersService } from '../users/users.service';
 import type { Principal } from '../common/auth/principal';
 import { CreateOrderDto, OrderQueryDto, UpdatePaymentDto } from './dto/order.dto';
 import { OrderEntity } from './entities/order.entity';
+import { Buyer, customerOf } from './order-customer';
 import { confirmationData } from './order-mail';
 import { ORDER_EXPIRY_JOB, OrderExpiryJobData } from './order-expiry.job';
 import { cooldownStart, expiryOf, holdRefusal, StockItem, stockKey, wantedItems } from './order-holds';
@@ -27,40 +28,7 @@ import { OrdersRepository, OrderView } from './orders.repository';
 export type { OrderView } from './orders.repository';
 export type { OrderEntity } from './entities/order.entity';
 export type { ProcessorPayment } from './order-payment-records';
-
-/** A signed-in site user placing or reading their own orders. */
-export interface Buyer {
-  userId: number;
-  /** Their address, normalised. */
-  email: string;
-  name: string;
-  /** Their address has been proved (a verified code): mail to it may carry what they wrote. */
-  verified: boolean;
-}
-
-/** The order's customer: the body's (a key), or the signed-in buyer under their own address. */
-function customerOf(
-  dto: CreateOrderDto,
-  buyer?: Buyer,
-): { customerEmail: string; customerName: string | null; customerPhone: string | null } {
-  if (!buyer) {
-    if (!dto.customer) throw new ValidationProblem([{ path: 'customer', message: 'is required with a key' }]);
-    return {
-      customerEmail: dto.customer.email.toLowerCase(),
-      customerName: dto.customer.name ?? null,
-      customerPhone: dto.customer.phone ?? null,
-    };
-  }
-  if (dto.customer && dto.customer.email.toLowerCase() !== buyer.email)
-    throw new ValidationProblem([
-      { path: 'customer.email', message: 'must be the signed-in user’s own address (or left out)' },
-    ]);
-  return {
-    customerEmail: buyer.email,
-    customerName: dto.customer?.name ?? (buyer.name || null),
-    customerPhone: dto.customer?.phone ?? null,
-  };
-}
+export type { Buyer } from './order-customer';
 
 /**
  * Orders (docs/orders.md): placed from the catalog's prices and stock, which an unpaid order holds

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { Resolver } from 'node:dns/promises';
 import { Problem } from '../common/errors/problems';
-import { AppConfig } from '../config/app-config';
+import { SendersConfig } from './senders.config';
 
 /** What verifying a sender domain asks of DNS: `Resolver.resolveTxt`'s shape. */
 export interface TxtResolver {
@@ -27,7 +27,7 @@ export class SenderDns {
   private readonly resolver: TxtResolver;
   private readonly timeoutMs: number;
 
-  constructor(config: AppConfig, @Optional() @Inject(TXT_RESOLVER) resolver?: TxtResolver) {
+  constructor(config: SendersConfig, @Optional() @Inject(TXT_RESOLVER) resolver?: TxtResolver) {
     this.timeoutMs = config.SENDER_DNS_TIMEOUT_MS;
     this.resolver = resolver ?? new Resolver({ timeout: Math.min(this.timeoutMs, 2000), tries: 2 });
   }

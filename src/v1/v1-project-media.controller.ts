@@ -2,7 +2,7 @@ import { Body, Delete, Param, Post, Req } from '@nestjs/common';
 import type { Request } from 'express';
 import { CurrentSite } from '../common/auth/decorators';
 import { SiteContext } from '../common/tenancy/site-context';
-import { AppConfig } from '../config/app-config';
+import { MediaConfig } from '../media/media.config';
 import { MediaUploadService } from '../media/media-upload.service';
 import { MediaService } from '../media/media.service';
 import { uploadFormSchema } from '../common/input/form-fields';
@@ -19,7 +19,7 @@ export class V1ProjectMediaController {
   constructor(
     private readonly media: MediaService,
     private readonly uploads: MediaUploadService,
-    private readonly config: AppConfig,
+    private readonly config: MediaConfig,
   ) {}
 
   @Post()

@@ -5,7 +5,7 @@ import { OutboxBatch, OutboxEvent, OutboxRelay } from '../common/outbox/outbox-r
 import { Page } from '../common/pagination/page';
 import { QueueService } from '../common/queue/queue.service';
 import { findInSiteOrFail, SiteContext } from '../common/tenancy/site-context';
-import { AppConfig } from '../config/app-config';
+import { WebhooksConfig } from './webhooks.config';
 import { WebhookDeliveryQueryDto } from './dto/webhook-delivery.dto';
 import { WebhookAttemptEntity } from './entities/webhook-attempt.entity';
 import { WebhookDeliveryEntity } from './entities/webhook-delivery.entity';
@@ -25,7 +25,7 @@ export class WebhookDeliveriesService implements OnModuleInit {
     private readonly relay: OutboxRelay,
     private readonly queue: QueueService,
     private readonly repository: WebhooksRepository,
-    private readonly config: AppConfig,
+    private readonly config: WebhooksConfig,
   ) {}
 
   onModuleInit(): void {

@@ -1,6 +1,6 @@
 import { forwardRef, Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { QueueService } from '../common/queue/queue.service';
-import { AppConfig } from '../config/app-config';
+import { WebhooksConfig } from './webhooks.config';
 import { WebhookDrain } from './webhook-drain';
 
 export const WEBHOOK_DELIVERY_JOB = 'webhooks.deliver';
@@ -22,7 +22,7 @@ export const DRAIN_BUDGET_MS = 20_000;
 export class WebhookDeliveryJob implements OnModuleInit {
   constructor(
     private readonly queue: QueueService,
-    private readonly config: AppConfig,
+    private readonly config: WebhooksConfig,
     @Inject(forwardRef(() => WebhookDrain)) private readonly drain: WebhookDrain,
   ) {}
 

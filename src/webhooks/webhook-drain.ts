@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { AppMetrics } from '../common/metrics/app-metrics';
 import { recordEvent } from '../common/outbox/record-event';
 import { QueueService } from '../common/queue/queue.service';
-import { AppConfig } from '../config/app-config';
+import { WebhooksConfig } from './webhooks.config';
 import { webhookIdOf } from './dto/webhook-delivery.dto';
 import { WebhookEndpointEntity } from './entities/webhook-endpoint.entity';
 import { DRAIN_BUDGET_MS, WEBHOOK_DELIVERY_JOB, WebhookDeliveryJobData } from './webhook-delivery.job';
@@ -46,7 +46,7 @@ export class WebhookDrain {
     private readonly repository: WebhookDrainRepository,
     private readonly sender: WebhookSender,
     private readonly queue: QueueService,
-    private readonly config: AppConfig,
+    private readonly config: WebhooksConfig,
     private readonly metrics: AppMetrics,
   ) {}
 

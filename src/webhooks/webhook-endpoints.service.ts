@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { ConflictProblem, NotFoundProblem, ValidationProblem } from '../common/errors/problems';
 import { Page } from '../common/pagination/page';
 import { findInSiteOrFail, SiteContext } from '../common/tenancy/site-context';
-import { AppConfig } from '../config/app-config';
+import { WebhooksConfig } from './webhooks.config';
 import { namedXactLock } from '../database/sql';
 import { webhookIdOf } from './dto/webhook-delivery.dto';
 import {
@@ -34,7 +34,7 @@ export class WebhookEndpointsService {
     private readonly drain: WebhookDrainRepository,
     private readonly deliveries: WebhookDeliveriesService,
     private readonly sender: WebhookSender,
-    private readonly config: AppConfig,
+    private readonly config: WebhooksConfig,
   ) {}
 
   list(site: SiteContext, query: WebhookEndpointQueryDto): Promise<Page<WebhookEndpointEntity>> {

@@ -2,7 +2,7 @@ import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { AppConfig } from '../config/app-config';
+import { WebhooksConfig } from './webhooks.config';
 import { resolveTarget, WebhookTargetError } from './webhook-address';
 
 /** Why an attempt failed, for the delivery log (docs/webhooks.md). */
@@ -52,7 +52,7 @@ export class WebhookSender implements OnModuleDestroy {
   private readonly httpAgent = new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 64 });
   private readonly httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 64 });
 
-  constructor(private readonly config: AppConfig) {}
+  constructor(private readonly config: WebhooksConfig) {}
 
   async send(hook: OutgoingWebhook): Promise<AttemptResult> {
     const started = performance.now();

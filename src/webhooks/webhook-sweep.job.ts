@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { QueueService } from '../common/queue/queue.service';
-import { AppConfig } from '../config/app-config';
+import { WebhooksConfig } from './webhooks.config';
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
 import { WebhookDrainRepository } from './webhook-drain.repository';
 
@@ -26,7 +26,7 @@ export class WebhookSweepJob implements OnModuleInit {
     private readonly dataSource: DataSource,
     private readonly repository: WebhookDrainRepository,
     private readonly deliveries: WebhookDeliveriesService,
-    private readonly config: AppConfig,
+    private readonly config: WebhooksConfig,
   ) {}
 
   onModuleInit(): void {

@@ -49,7 +49,7 @@ describe('collections (v2)', () => {
         updatedAt: ISO,
       });
       expect(res.headers.location).toBe(
-        `${t.config.PUBLIC_BASE_URL}/api/v2/sites/${a.siteName}/collections/${res.body.id}`,
+        `${t.configs.server.PUBLIC_BASE_URL}/api/v2/sites/${a.siteName}/collections/${res.body.id}`,
       );
       expect(await row(res.body.id)).toMatchObject({ siteId: a.siteId, slug: 'summer-picks' });
       expect(await eventsOf(t, a, since)).toEqual([

@@ -39,7 +39,7 @@ describe('collection items (v2)', () => {
       const first = await a.api.post(url(a, `/${cid}/items`)).send({ contentId: x.id });
       expect(first.status).toBe(201);
       expect(first.headers.location).toBe(
-        `${t.config.PUBLIC_BASE_URL}/api/v2/sites/${a.siteName}/collections/${cid}/items/${x.id}`,
+        `${t.configs.server.PUBLIC_BASE_URL}/api/v2/sites/${a.siteName}/collections/${cid}/items/${x.id}`,
       );
       expect(first.body).toEqual({
         contentId: x.id,

@@ -62,7 +62,7 @@ describe('content (v2)', () => {
         updatedAt: ISO,
       });
       expect(res.headers.location).toBe(
-        `${t.config.PUBLIC_BASE_URL}/api/v2/sites/${a.siteName}/content/${res.body.id}`,
+        `${t.configs.server.PUBLIC_BASE_URL}/api/v2/sites/${a.siteName}/content/${res.body.id}`,
       );
       expect(res.headers.etag).toBe(`"${res.body.id}-1"`);
       expect(await row(res.body.id)).toMatchObject({ siteId: a.siteId, slug: 'about-us', status: 'draft', version: 1 });

@@ -174,7 +174,7 @@ describe('/api/v2/api-keys', () => {
         key: expect.stringMatching(/^sb_live_[A-Za-z0-9]{40}$/),
       });
       expect(res.body.prefix).toMatch(/^sb_live_[A-Za-z0-9]{4}$/);
-      expect(res.headers.location).toBe(`${t.config.PUBLIC_BASE_URL}/api/v2/api-keys/${res.body.id}`);
+      expect(res.headers.location).toBe(`${t.configs.server.PUBLIC_BASE_URL}/api/v2/api-keys/${res.body.id}`);
 
       const [row] = await t.db.query('SELECT * FROM api_keys WHERE id = $1', [res.body.id]);
       expect(row).toEqual({

@@ -20,7 +20,7 @@ describe('BODY_LIMIT', () => {
   };
 
   it('is read as bytes: 2kb is 2048', () => {
-    expect(ctx.t.config.BODY_LIMIT).toBe(2048);
+    expect(ctx.t.configs.http.BODY_LIMIT).toBe(2048);
   });
 
   it('a body of the limit is read (and validated); one byte more is a 413, and nothing changes', async () => {

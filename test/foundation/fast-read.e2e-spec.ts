@@ -132,7 +132,7 @@ describe('ShapedReads (the hot-path read)', () => {
         expect(await titles()).toEqual(['Full', 'Bare', 'Published']);
         expect(built).toHaveBeenCalledTimes(3);
       } finally {
-        expect(installShapedReads(t.db, t.config, warn)).toBe(true);
+        expect(installShapedReads(t.db, t.configs.http, warn)).toBe(true);
       }
       // Back on: the SQL kept for the shape runs again, unbuilt.
       expect(await titles()).toEqual(['Full', 'Bare', 'Published']);

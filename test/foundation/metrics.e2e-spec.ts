@@ -205,7 +205,7 @@ describe('Prometheus metrics', () => {
 
     it('closes the port with the app', async () => {
       const other = await startApp({ env: { METRICS_PORT: String(await freePort()), JOBS_ENABLED: 'false' } });
-      const url = `http://127.0.0.1:${other.config.METRICS_PORT}`;
+      const url = `http://127.0.0.1:${other.configs.metrics.METRICS_PORT}`;
       await request(url).get('/metrics').expect(200);
       await other.close();
       await expect(request(url).get('/metrics')).rejects.toThrow(/ECONNREFUSED/);

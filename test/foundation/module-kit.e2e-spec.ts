@@ -32,9 +32,10 @@ const MODULES = readdirSync(SRC).filter(
 
 /**
  * What one module may import of another (docs/modules.md): its services (with the types they
- * re-export), its events, the request DTOs its services take, and its Nest module.
+ * re-export), its events, its settings class (the registry lists it), the request DTOs its
+ * services take, and its Nest module.
  */
-const PUBLIC_FILE = /(\.service|\.events|\.module)\.ts$|\/dto\/[^/]+\.dto\.ts$/;
+const PUBLIC_FILE = /(\.service|\.events|\.config|\.module)\.ts$|\/dto\/[^/]+\.dto\.ts$/;
 
 /**
  * Files that may build a query besides `*.repository.ts` and src/database (docs/modules.md, "One

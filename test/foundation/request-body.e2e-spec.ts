@@ -301,7 +301,7 @@ describe('request bodies: read after the guards, JSON only where a route takes i
 
     it('a length declared over the limit is a 413 before the body arrives', async () => {
       const head = `POST /api/v2/probe/public HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${
-        t.config.BODY_LIMIT + 1
+        t.configs.http.BODY_LIMIT + 1
       }\r\n\r\n{"name":`;
       const answer = await rawRequest(await listen(t), head);
       expect(answer).toMatch(/^HTTP\/1\.1 413 /);

@@ -74,7 +74,7 @@ describe('/api/v2/sites (admin)', () => {
         createdAt: ISO,
         updatedAt: ISO,
       });
-      expect(res.headers.location).toBe(`${t.config.PUBLIC_BASE_URL}/api/v2/sites/${name}`);
+      expect(res.headers.location).toBe(`${t.configs.server.PUBLIC_BASE_URL}/api/v2/sites/${name}`);
 
       const row = await sites().findOneByOrFail({ name });
       expect(row).toEqual({

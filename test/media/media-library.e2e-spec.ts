@@ -225,7 +225,7 @@ describe('media library (list, get, PATCH, DELETE, categories, tags)', () => {
         createdAt: ISO,
         updatedAt: ISO,
       });
-      expect(res.headers.location).toBe(`${t.config.PUBLIC_BASE_URL}${cats()}/${res.body.id}`);
+      expect(res.headers.location).toBe(`${t.configs.server.PUBLIC_BASE_URL}${cats()}/${res.body.id}`);
       const row = await t.db.getRepository(MediaCategoryEntity).findOneByOrFail({ id: res.body.id });
       expect(row).toEqual(expect.objectContaining({ siteId: a.siteId, slug: 'travel-photos' }));
 

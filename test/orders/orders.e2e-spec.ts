@@ -46,7 +46,9 @@ describe('/api/v2/sites/:siteName/orders', () => {
       const id = res.body.id as number;
       const held = Date.parse(res.body.expiresAt) - Date.parse(res.body.createdAt);
       expect(Math.abs(held - 1440 * 60_000)).toBeLessThan(5000);
-      expect(res.headers.location).toBe(`${ctx.t.config.PUBLIC_BASE_URL}/api/v2/sites/${a.siteName}/orders/${id}`);
+      expect(res.headers.location).toBe(
+        `${ctx.t.configs.server.PUBLIC_BASE_URL}/api/v2/sites/${a.siteName}/orders/${id}`,
+      );
       expect(res.body).toEqual({
         id: expect.any(Number),
         number: 1,

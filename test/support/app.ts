@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { createApp } from '../../src/app.factory';
-import { AppConfig, loadConfig } from '../../src/config/app-config';
+import { Configs, loadConfigs } from '../../src/config/configs';
 import { createFreshDatabase, workerDatabaseUrl } from './databases';
 import { checkResponses } from './response-check';
 import { scaled } from './time-scale';
@@ -15,7 +15,8 @@ export interface TestApp {
   app: NestExpressApplication;
   server: Server;
   db: DataSource;
-  config: AppConfig;
+  /** The settings it runs with, by class (configs.server.PUBLIC_BASE_URL). */
+  configs: Configs;
   close(): Promise<void>;
 }
 
@@ -41,7 +42,7 @@ export interface StartAppOptions {
 export async function startApp(options: StartAppOptions = {}): Promise<TestApp> {
   // Stored files go to a folder of this app's own (removed when it closes), never the checkout's .data.
   const media = options.env?.MEDIA_LOCAL_DIR ? undefined : mkdtempSync(join(tmpdir(), 'sitebase-media-app-'));
-  const config = loadConfig({
+  const configs = loadConfigs({
     NODE_ENV: 'test',
     ...(media ? { MEDIA_LOCAL_DIR: media } : {}),
     LOG_LEVEL: 'silent',
@@ -65,13 +66,13 @@ export async function startApp(options: StartAppOptions = {}): Promise<TestApp> 
     ...(process.env.FAST_PATHS ? { FAST_PATHS: process.env.FAST_PATHS } : {}),
     ...options.env,
   });
-  const app = await createApp({ config, extraModules: options.extraModules, logDestination: options.logDestination });
-  checkResponses(app, config);
+  const app = await createApp({ configs, extraModules: options.extraModules, logDestination: options.logDestination });
+  checkResponses(app, configs.media);
   return {
     app,
     server: app.getHttpServer(),
     db: app.get(DataSource),
-    config,
+    configs,
     close: async () => {
       await app.close();
       if (media) rmSync(media, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { buildOpenApiDocument } from '../../src/common/openapi/openapi';
-import type { AppConfig } from '../../src/config/app-config';
+import type { MediaConfig } from '../../src/media/media.config';
 import { DocumentValidators, validatorsOf } from './document-validators';
 import { countSkipped, countValidated, recordViolation } from './response-check-store';
 
@@ -15,7 +15,7 @@ import { countSkipped, countValidated, recordViolation } from './response-check-
  * the server's request listener, so middleware answers (401, 413, 415) are seen as well.
  * `RESPONSE_CHECK=off` turns it off (to measure what it costs).
  */
-export function checkResponses(app: NestExpressApplication, config: AppConfig): void {
+export function checkResponses(app: NestExpressApplication, config: MediaConfig): void {
   if (process.env.RESPONSE_CHECK === 'off') return;
   const server = app.getHttpServer();
   const listeners = server.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
@@ -135,7 +135,7 @@ class ResponseChecker {
 
   constructor(
     private readonly doc: Document,
-    config: AppConfig,
+    config: MediaConfig,
   ) {
     this.validators = validatorsOf(doc);
     for (const path of Object.keys(doc.paths)) {

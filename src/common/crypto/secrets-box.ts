@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AppConfig } from '../../config/app-config';
+import { SecretsConfig } from '../../config/secrets.config';
 import { secretsKeyBytes } from '../../config/setting-shapes';
 import { deriveKey, openJson, sealJson } from './seal';
 
@@ -14,7 +14,7 @@ import { deriveKey, openJson, sealJson } from './seal';
 export class SecretsBox {
   private readonly key: Buffer | null;
 
-  constructor(config: AppConfig) {
+  constructor(config: SecretsConfig) {
     const bytes = config.SECRETS_ENCRYPTION_KEY ? secretsKeyBytes(config.SECRETS_ENCRYPTION_KEY) : null;
     this.key = bytes ? deriveKey(bytes, 'sitebase:secrets-box:v1') : null;
   }

@@ -2,7 +2,7 @@ import { CallHandler, ExecutionContext, Injectable, NestInterceptor, StreamableF
 import type { Request, Response } from 'express';
 import { crc32 } from 'node:zlib';
 import { map, Observable } from 'rxjs';
-import { AppConfig } from '../../config/app-config';
+import { HttpConfig } from '../../config/http.config';
 
 /** Set by the AuthGuard on an anonymous GET of a public route of a site. */
 export interface PublicReadFlag {
@@ -35,7 +35,7 @@ export function noneMatch(header: string | undefined, etag: string): boolean {
 export class PublicReadCacheInterceptor implements NestInterceptor {
   private readonly cacheControl: string;
 
-  constructor(config: AppConfig) {
+  constructor(config: HttpConfig) {
     const maxAge = config.PUBLIC_CACHE_MAX_AGE_SECONDS;
     this.cacheControl = maxAge > 0 ? `public, max-age=${maxAge}` : 'public, no-cache';
   }

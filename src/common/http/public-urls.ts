@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Response } from 'express';
-import { AppConfig } from '../../config/app-config';
+import { ServerConfig } from '../../config/server.config';
 import { trimTrailing } from '../input/trim-trailing';
 
 /**
@@ -12,7 +12,7 @@ import { trimTrailing } from '../input/trim-trailing';
 export class PublicUrls {
   readonly base: string;
 
-  constructor(config: AppConfig) {
+  constructor(config: ServerConfig) {
     this.base = trimTrailing(config.PUBLIC_BASE_URL, '/');
   }
 

@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import { from, Observable, of } from 'rxjs';
 import { catchError, mergeMap } from 'rxjs/operators';
 import { DataSource, Repository } from 'typeorm';
-import { AppConfig } from '../../config/app-config';
+import { HttpConfig } from '../../config/http.config';
 import { AuthenticatedRequest } from '../auth/principal';
 import { BadRequestProblem, ConflictProblem } from '../errors/problems';
 import { handlerHttpCode } from '../internals/nest-metadata';
@@ -61,7 +61,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly config: AppConfig,
+    private readonly config: HttpConfig,
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> | Promise<Observable<unknown>> {

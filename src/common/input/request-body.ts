@@ -2,7 +2,7 @@ import { CanActivate, createParamDecorator, ExecutionContext, Injectable } from 
 import { Reflector } from '@nestjs/core';
 import { json, text } from 'body-parser';
 import type { Request, Response } from 'express';
-import { AppConfig } from '../../config/app-config';
+import { HttpConfig } from '../../config/http.config';
 import { RouteFlagCache } from '../auth/route-flags';
 import { RouteBody, routeBody } from '../http/route-body';
 import { BadRequestProblem, Problem, UnsupportedMediaTypeProblem, ValidationProblem } from '../errors/problems';
@@ -111,7 +111,7 @@ function parse(parser: Parser, req: Request, res: Response): Promise<void> {
  */
 @Injectable()
 export class RequestBodyGuard implements CanActivate {
-  /** BODY_LIMIT in bytes, as loadConfig read it. */
+  /** BODY_LIMIT in bytes, as loadConfigs read it. */
   private readonly limit: number;
   private readonly json: Parser;
   /** The same, keeping the bytes for @RawBody(): only on the routes that declare `rawBody`. */
@@ -120,7 +120,7 @@ export class RequestBodyGuard implements CanActivate {
 
   constructor(
     private readonly reflector: Reflector,
-    config: AppConfig,
+    config: HttpConfig,
   ) {
     this.limit = config.BODY_LIMIT;
     // The media type is decided before (any type reaches a parser), and nothing is inflated:

@@ -1,9 +1,9 @@
-import { loadConfig } from '../../config/app-config';
+import { loadConfigs } from '../../config/configs';
 import { createRootLogger, PinoNestLogger } from './logging';
 
 function capture(level: string) {
   const lines: Array<Record<string, unknown>> = [];
-  const logger = createRootLogger(loadConfig({ LOG_LEVEL: level }), {
+  const logger = createRootLogger(loadConfigs({ LOG_LEVEL: level }).logging, {
     write: (l: string) => void lines.push(JSON.parse(l)),
   });
   return { nest: new PinoNestLogger(logger), lines };

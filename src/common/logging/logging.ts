@@ -1,7 +1,7 @@
 import { LoggerService } from '@nestjs/common';
 import type { RequestHandler } from 'express';
 import pino, { Logger as Pino } from 'pino';
-import { AppConfig } from '../../config/app-config';
+import { LoggingConfig } from '../../config/logging.config';
 import type { AuthenticatedRequest } from '../auth/principal';
 import { safeError, stackOrigin, withoutPaths } from './safe-error';
 import { RouteTemplates } from '../http/route-template';
@@ -10,7 +10,7 @@ import { RouteTemplates } from '../http/route-template';
  * The process logger: JSON lines on stdout (or `destination`, for tests), or readable lines for
  * a person at a terminal (LOG_FORMAT=auto|pretty, pino-pretty, written synchronously).
  */
-export function createRootLogger(config: AppConfig, destination?: pino.DestinationStream): Pino {
+export function createRootLogger(config: LoggingConfig, destination?: pino.DestinationStream): Pino {
   const pretty =
     !destination && (config.LOG_FORMAT === 'pretty' || (config.LOG_FORMAT === 'auto' && process.stdout.isTTY === true));
   const options: pino.LoggerOptions = {

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { QueryFailedError } from 'typeorm';
-import { AppConfig } from '../../config/app-config';
+import { LoggingConfig } from '../../config/logging.config';
 import { createRootLogger, PinoNestLogger } from './logging';
 import { safeError, withoutPaths } from './safe-error';
 
@@ -60,7 +60,7 @@ describe('errors in logs (safe-error.ts)', () => {
 
   it('is what every logger line carries for `err`, and what Nest error() calls keep of a stack', () => {
     const { lines, stream } = capture();
-    const root = createRootLogger(Object.assign(new AppConfig(), { LOG_LEVEL: 'info' }), stream);
+    const root = createRootLogger(Object.assign(new LoggingConfig(), { LOG_LEVEL: 'info' }), stream);
     const failed = new QueryFailedError('SELECT secret FROM t WHERE id = $1', [42], pgError());
     root.warn({ err: failed, job: 'x' }, 'Job failed; it will be retried');
     const nest = new PinoNestLogger(root);

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '../../config/app-config';
+import { MetricsConfig } from '../../config/metrics.config';
 import { fenceHolds, fenceWarning } from '../internals/fence';
 import { POOL_ACQUIRE_TIMER, poolOf, timeConnect } from '../internals/pg-pool';
 import { StateMetrics, StateSnapshot } from './state-metrics';
@@ -10,7 +10,7 @@ import { StateMetrics, StateSnapshot } from './state-metrics';
 export const METRIC_PREFIX = 'sitebase_';
 
 /** Whether this instance exposes metrics at all (a token for the main port, or a port of its own). */
-export function metricsEnabled(config: AppConfig): boolean {
+export function metricsEnabled(config: MetricsConfig): boolean {
   return config.METRICS_TOKEN !== '' || config.METRICS_PORT > 0;
 }
 
@@ -88,7 +88,7 @@ export class AppMetrics {
   });
 
   constructor(
-    config: AppConfig,
+    config: MetricsConfig,
     private readonly dataSource: DataSource,
     private readonly state: StateMetrics,
   ) {

@@ -3,7 +3,7 @@ import cluster from 'node:cluster';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { RequestHandler } from 'express';
-import { AppConfig } from '../../config/app-config';
+import { MetricsConfig } from '../../config/metrics.config';
 import { ProblemCodeOf } from '../errors/problem-codes';
 import { Problem, withStatus } from '../errors/problems';
 import { AppMetrics } from './app-metrics';
@@ -26,7 +26,7 @@ export class MetricsEndpoint implements OnApplicationBootstrap, OnModuleDestroy 
 
   constructor(
     private readonly metrics: AppMetrics,
-    private readonly config: AppConfig,
+    private readonly config: MetricsConfig,
   ) {}
 
   render(): Promise<string> {

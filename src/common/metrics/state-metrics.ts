@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AppConfig } from '../../config/app-config';
+import { MetricsConfig } from '../../config/metrics.config';
 import { sql } from '../../database/sql';
 
 export interface QueueState {
@@ -56,7 +56,7 @@ export class StateMetrics {
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly config: AppConfig,
+    private readonly config: MetricsConfig,
   ) {}
 
   snapshot(): Promise<StateSnapshot> {

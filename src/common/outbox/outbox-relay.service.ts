@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { AppConfig } from '../../config/app-config';
+import { JobsConfig } from '../../config/jobs.config';
 import { AppMetrics } from '../metrics/app-metrics';
 import { Clock } from '../scheduling/clock';
 import { describeFailure, failedEarlier } from './outbox-failure';
@@ -81,7 +81,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly config: AppConfig,
+    private readonly config: JobsConfig,
     private readonly clock: Clock,
     metrics: AppMetrics,
   ) {

@@ -2,7 +2,7 @@ import { transactionDb } from '../../database/sql';
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { PgBoss } from 'pg-boss';
 import { DataSource, EntityManager } from 'typeorm';
-import { AppConfig } from '../../config/app-config';
+import { JobsConfig } from '../../config/jobs.config';
 import { withAdvisoryLock } from '../../database/advisory-lock';
 import { AppMetrics } from '../metrics/app-metrics';
 import { carryOverV10Jobs, setAsideV10Schema } from './pgboss-v10';
@@ -78,7 +78,7 @@ export class QueueService implements OnModuleInit, OnApplicationBootstrap, OnMod
   private running = 0;
 
   constructor(
-    private readonly config: AppConfig,
+    private readonly config: JobsConfig,
     private readonly dataSource: DataSource,
     private readonly metrics: AppMetrics,
   ) {}

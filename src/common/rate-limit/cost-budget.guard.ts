@@ -2,7 +2,7 @@ import { CallHandler, CanActivate, ExecutionContext, Injectable, NestInterceptor
 import { Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import { finalize, Observable } from 'rxjs';
-import { AppConfig } from '../../config/app-config';
+import { LimitsConfig } from '../../config/limits.config';
 import { AuthenticatedRequest } from '../auth/principal';
 import { RouteFlagCache } from '../auth/route-flags';
 import { TooManyRequestsProblem } from '../errors/problems';
@@ -73,7 +73,7 @@ export class CostBudgetGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly store: RateLimitStore,
     private readonly inFlight: CostsInFlight,
-    config: AppConfig,
+    config: LimitsConfig,
   ) {
     this.ttl = config.RATE_LIMIT_TTL_MS;
     this.budgets = Object.fromEntries(

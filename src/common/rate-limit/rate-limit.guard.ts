@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { AppConfig } from '../../config/app-config';
+import { LimitsConfig } from '../../config/limits.config';
 import { PUBLIC_ROUTE } from '../auth/decorators';
 import { ANONYMOUS, AuthenticatedRequest, Principal } from '../auth/principal';
 import { RouteFlagCache } from '../auth/route-flags';
@@ -62,7 +62,7 @@ export class RateLimitGuard implements CanActivate {
     protected readonly reflector: Reflector,
     private readonly store: RateLimitStore,
     private readonly blocked: BlockedClients,
-    config: AppConfig,
+    config: LimitsConfig,
   ) {
     this.ttl = config.RATE_LIMIT_TTL_MS;
     this.publicMax = config.RATE_LIMIT_PUBLIC_MAX;

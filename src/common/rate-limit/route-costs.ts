@@ -1,4 +1,4 @@
-import { AppConfig } from '../../config/app-config';
+import { LimitsConfig } from '../../config/limits.config';
 
 /**
  * Expensive work a route declares with `@Route({ cost })` (docs/foundation.md, "Fair share"):
@@ -27,12 +27,12 @@ export const ROUTE_COSTS = {
     max: 'RATE_LIMIT_UPLOAD_MAX',
     concurrency: 'RATE_LIMIT_UPLOAD_CONCURRENCY',
   },
-} as const satisfies Record<string, { what: string; max: keyof AppConfig; concurrency: keyof AppConfig }>;
+} as const satisfies Record<string, { what: string; max: keyof LimitsConfig; concurrency: keyof LimitsConfig }>;
 
 export type RouteCost = keyof typeof ROUTE_COSTS;
 
 /** A cost's budget as configured. */
-export function budgetOf(config: AppConfig, cost: RouteCost): { max: number; concurrency: number } {
+export function budgetOf(config: LimitsConfig, cost: RouteCost): { max: number; concurrency: number } {
   const names = ROUTE_COSTS[cost];
   return { max: config[names.max], concurrency: config[names.concurrency] };
 }
@@ -40,7 +40,7 @@ export function budgetOf(config: AppConfig, cost: RouteCost): { max: number; con
 /** The 429 of a route with a cost, as OpenAPI shows it: the budget, with its defaults. */
 export function costDescription(cost: RouteCost): string {
   const names = ROUTE_COSTS[cost];
-  const { max, concurrency } = budgetOf(new AppConfig(), cost);
+  const { max, concurrency } = budgetOf(new LimitsConfig(), cost);
   return (
     `Rate limited; see Retry-After. This route ${names.what}: it counts against the account's \`${cost}\` ` +
     `budget, shared by all its keys: ${names.max} requests a window (default ${max} a minute) and ` +

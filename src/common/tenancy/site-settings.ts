@@ -1,7 +1,8 @@
 /**
  * What a site keeps beside its name and title, one typed section per module; a field left out
- * (or null) falls back to the configuration. New sections are added here and in UpdateSiteDto
- * (src/account/dto/site.dto.ts), validated like any input: never a free JSON bag.
+ * (or null) falls back to the configuration. New sections are added here, in the module's
+ * `dto/<module>-settings.dto.ts` and in SiteSettingsDto (src/account/dto/site.dto.ts), validated
+ * like any input: never a free JSON bag.
  */
 export interface SiteSettings {
   /** Origin of the links in this site's mail (confirm, unsubscribe, tracking); else PUBLIC_BASE_URL. */

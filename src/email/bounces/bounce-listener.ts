@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, SMTPServerAddress, SMTPServerDataStream, SMTPServerSession } from 'smtp-server';
-import { AppConfig } from '../../config/app-config';
+import { BouncesConfig } from './bounces.config';
 import { StartupError } from '../../startup-errors';
 import { parseBounceReport } from './bounce-report';
 import { BouncesService } from './bounces.service';
@@ -31,7 +31,7 @@ export class BounceListener implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly rate: ListenerRate;
 
   constructor(
-    private readonly config: AppConfig,
+    private readonly config: BouncesConfig,
     private readonly bounces: BouncesService,
   ) {
     this.rate = new ListenerRate(config.BOUNCE_SMTP_RATE_PER_MINUTE);

@@ -2,7 +2,7 @@ import { ServerKeys } from '../../common/crypto/server-keys';
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { SitesService } from '../../account/sites.service';
-import { AppConfig } from '../../config/app-config';
+import { BouncesConfig } from './bounces.config';
 import type { BounceReport } from './bounce-report';
 import { BouncesRepository, ReportedMessage } from './bounces.repository';
 import type { ProviderEvent } from './providers/provider-event';
@@ -34,7 +34,7 @@ export class BouncesService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly repository: BouncesRepository,
-    private readonly config: AppConfig,
+    private readonly config: BouncesConfig,
     private readonly sites: SitesService,
     private readonly hooks: SuppressionHooks,
     private readonly serverKeys: ServerKeys,

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { KeyObject } from 'node:crypto';
 import { BadRequestProblem, NotFoundProblem, Problem, UnauthorizedProblem } from '../../common/errors/problems';
-import { AppConfig } from '../../config/app-config';
+import { BouncesConfig } from './bounces.config';
 import { BouncesService, ReportOutcome } from './bounces.service';
 import { MAILGUN_TOLERANCE_SECONDS, mailgunToken, parseMailgun, verifyMailgun } from './providers/mailgun';
 import { parsePostmark, verifyPostmark } from './providers/postmark';
@@ -63,7 +63,7 @@ export class ProviderEventsService {
   private readonly logger = new Logger('ProviderEvents');
 
   constructor(
-    private readonly config: AppConfig,
+    private readonly config: BouncesConfig,
     private readonly bounces: BouncesService,
     @Optional() @Inject(SNS_HTTP_CLIENT) sns?: SnsHttpClient,
   ) {

@@ -1,4 +1,4 @@
-import type { AppConfig } from '../../config/app-config';
+import type { BouncesConfig } from './bounces.config';
 
 /**
  * Tying a relay's events to our messages (docs/deliverability.md, "Which message"): relays put
@@ -13,7 +13,7 @@ export const CORRELATION_KEY = 'sitebase_verp';
 export type CorrelatingProvider = 'postmark' | 'sendgrid' | 'mailgun';
 
 type WebhookSettings = Pick<
-  AppConfig,
+  BouncesConfig,
   'POSTMARK_WEBHOOK_TOKEN' | 'SENDGRID_WEBHOOK_PUBLIC_KEY' | 'MAILGUN_WEBHOOK_SIGNING_KEY'
 >;
 

@@ -1,13 +1,13 @@
 import { Provider } from '@nestjs/common';
-import { AppConfig } from '../../config/app-config';
+import { MediaConfig } from '../media.config';
 import { LocalMediaStorage } from './local.storage';
 import { MediaStorage } from './media-storage';
 
 /** The driver MEDIA_STORAGE names (docs/media.md). */
 export const mediaStorageProvider: Provider = {
   provide: MediaStorage,
-  inject: [AppConfig],
-  useFactory: (config: AppConfig): MediaStorage => {
+  inject: [MediaConfig],
+  useFactory: (config: MediaConfig): MediaStorage => {
     if (config.MEDIA_STORAGE === 's3') {
       // Loaded only when chosen: the AWS SDK adds about 20 MB to every process that loads it.
       // eslint-disable-next-line @typescript-eslint/no-require-imports

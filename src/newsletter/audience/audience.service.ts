@@ -5,7 +5,7 @@ import { TooManyRequestsProblem, ValidationProblem } from '../../common/errors/p
 import { RateLimitStore } from '../../common/rate-limit/rate-limit.store';
 import { recordEvent } from '../../common/outbox/record-event';
 import { SiteContext } from '../../common/tenancy/site-context';
-import { AppConfig } from '../../config/app-config';
+import { NewsletterConfig } from '../newsletter.config';
 import { SubscribeDto, UnsubscribeDto } from '../dto/public.dto';
 import { MembershipStatus } from '../entities/membership.entity';
 import { NewsletterListEntity } from '../entities/newsletter-list.entity';
@@ -36,7 +36,7 @@ export class AudienceService {
     private readonly writer: SubscriptionWriter,
     private readonly links: NewsletterLinks,
     private readonly limits: RateLimitStore,
-    private readonly config: AppConfig,
+    private readonly config: NewsletterConfig,
     private readonly complaints: ComplaintConsent,
   ) {}
 

@@ -6,7 +6,7 @@ import { NotFoundProblem, TooManyRequestsProblem, ValidationProblem } from '../.
 import { parseFormFields } from '../../common/input/form-fields';
 import { QueueService } from '../../common/queue/queue.service';
 import { SiteContext } from '../../common/tenancy/site-context';
-import { AppConfig } from '../../config/app-config';
+import { NewsletterConfig } from '../newsletter.config';
 import { ImportFormDto } from '../dto/import.dto';
 import { ImportChunkEntity } from '../entities/import-chunk.entity';
 import { ImportEntity } from '../entities/import.entity';
@@ -47,7 +47,7 @@ export class ImportService {
     private readonly repository: ImportRepository,
     private readonly lists: ListsService,
     private readonly queue: QueueService,
-    private readonly config: AppConfig,
+    private readonly config: NewsletterConfig,
   ) {}
 
   async start(site: SiteContext, req: Request): Promise<ImportStart> {

@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { QueueService } from '../../common/queue/queue.service';
-import { AppConfig } from '../../config/app-config';
+import { JobsConfig } from '../../config/jobs.config';
 import { CampaignSender } from './campaign-sender';
 
 export const CAMPAIGN_SEND_JOB = 'newsletter.campaign-send';
@@ -33,7 +33,7 @@ export class CampaignSendJob implements OnModuleInit, OnApplicationBootstrap, On
   constructor(
     private readonly queue: QueueService,
     private readonly sender: CampaignSender,
-    private readonly config: AppConfig,
+    private readonly config: JobsConfig,
   ) {}
 
   onModuleInit(): void {

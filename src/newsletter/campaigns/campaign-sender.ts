@@ -3,7 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { SitesService } from '../../account/sites.service';
 import { recordEvent } from '../../common/outbox/record-event';
 import { SiteContext } from '../../common/tenancy/site-context';
-import { AppConfig } from '../../config/app-config';
+import { NewsletterConfig } from '../newsletter.config';
 import { EmailService } from '../../email/email.service';
 import { CampaignMail, Recipient } from './campaign-mail';
 import { CampaignsRepository } from './campaigns.repository';
@@ -34,7 +34,7 @@ export class CampaignSender {
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly config: AppConfig,
+    private readonly config: NewsletterConfig,
     private readonly mail: CampaignMail,
     private readonly email: EmailService,
     private readonly sites: SitesService,

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { PublicUrls } from '../../common/http/public-urls';
 import { SiteContext } from '../../common/tenancy/site-context';
-import { AppConfig } from '../../config/app-config';
+import { NewsletterConfig } from '../newsletter.config';
 import { mailSecret } from '../../email/email.service';
 import { SigningKeyEntity } from '../entities/signing-key.entity';
 import { SubscriptionEntity } from '../entities/subscription.entity';
@@ -28,7 +28,7 @@ export class NewsletterLinks {
   constructor(
     private readonly dataSource: DataSource,
     private readonly urls: PublicUrls,
-    private readonly config: AppConfig,
+    private readonly config: NewsletterConfig,
     private readonly keys: SigningKeysRepository,
   ) {}
 

@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { NotFoundProblem, TooManyRequestsProblem } from '../../common/errors/problems';
 import { SiteContext } from '../../common/tenancy/site-context';
-import { AppConfig } from '../../config/app-config';
+import { NewsletterConfig } from '../newsletter.config';
 import { decodeAttribute } from '../campaigns/campaign-content';
 import { TrackingKind } from '../entities/tracking-event.entity';
 import { NewsletterLinks } from '../links/newsletter-links.service';
@@ -45,7 +45,7 @@ export class TrackingService implements OnModuleDestroy {
   constructor(
     private readonly repository: TrackingRepository,
     private readonly tokens: NewsletterLinks,
-    private readonly config: AppConfig,
+    private readonly config: NewsletterConfig,
   ) {}
 
   /** Records an open; 404 for a forged token (before any row of the campaign is read). */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import Stripe from 'stripe';
-import { AppConfig } from '../../config/app-config';
+import { PaymentsConfig } from '../payments.config';
 import { Problem } from '../../common/errors/problems';
 
 /**
@@ -14,7 +14,7 @@ export class StripeClients {
   private readonly clients = new Map<string, Stripe>();
   private readonly base: URL;
 
-  constructor(private readonly config: AppConfig) {
+  constructor(private readonly config: PaymentsConfig) {
     this.base = new URL(config.STRIPE_API_BASE);
   }
 

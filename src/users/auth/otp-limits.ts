@@ -3,7 +3,7 @@ import { DataSource, IsNull, Not } from 'typeorm';
 import { TooManyRequestsProblem } from '../../common/errors/problems';
 import { RateLimitStore } from '../../common/rate-limit/rate-limit.store';
 import { SiteContext } from '../../common/tenancy/site-context';
-import { AppConfig } from '../../config/app-config';
+import { UsersConfig } from '../users.config';
 import { SiteUserEntity } from '../entities/site-user.entity';
 
 const HOUR_MS = 3600_000;
@@ -31,7 +31,7 @@ export type AddressShare = { mail: true } | { mail: false; notice?: { until: Dat
 export class OtpLimits {
   constructor(
     private readonly store: RateLimitStore,
-    private readonly config: AppConfig,
+    private readonly config: UsersConfig,
     private readonly dataSource: DataSource,
   ) {}
 

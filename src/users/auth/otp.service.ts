@@ -6,7 +6,7 @@ import { isUniqueViolation } from '../../common/errors/postgres-errors';
 import { RateLimitStore } from '../../common/rate-limit/rate-limit.store';
 import { recordEvent } from '../../common/outbox/record-event';
 import { SiteContext } from '../../common/tenancy/site-context';
-import { AppConfig } from '../../config/app-config';
+import { UsersConfig } from '../users.config';
 import { namedXactLock } from '../../database/sql';
 import { EmailService } from '../../email/email.service';
 import { SiteUserEntity } from '../entities/site-user.entity';
@@ -35,7 +35,7 @@ export class OtpService {
     private readonly email: EmailService,
     private readonly sessions: SessionsService,
     store: RateLimitStore,
-    private readonly config: AppConfig,
+    private readonly config: UsersConfig,
     private readonly users: UsersRepository,
   ) {
     this.limits = new OtpLimits(store, config, dataSource);

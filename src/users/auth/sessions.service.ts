@@ -2,7 +2,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { EntityManager, IsNull } from 'typeorm';
 import { UserPrincipal } from '../../common/auth/principal';
 import { SessionVerifiers } from '../../common/auth/session-verifiers';
-import { AppConfig } from '../../config/app-config';
+import { UsersConfig } from '../users.config';
 import { ChangeNotifications } from '../../database/change-notifications';
 import { SiteUserEntity } from '../entities/site-user.entity';
 import { UserSessionEntity } from '../entities/user-session.entity';
@@ -29,7 +29,7 @@ export class SessionsService implements OnModuleInit {
     private readonly verifiers: SessionVerifiers,
     private readonly repository: UsersRepository,
     private readonly notifications: ChangeNotifications,
-    private readonly config: AppConfig,
+    private readonly config: UsersConfig,
   ) {
     this.cache = new SessionCache(config.USER_SESSION_CACHE_TTL_MS, () => notifications.live);
   }

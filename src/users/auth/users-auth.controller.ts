@@ -2,7 +2,7 @@ import { Body, Headers, Ip, Post } from '@nestjs/common';
 import { CurrentSite } from '../../common/auth/decorators';
 import { ApiController, Route } from '../../common/http/route.decorator';
 import { SiteContext } from '../../common/tenancy/site-context';
-import { AppConfig } from '../../config/app-config';
+import { UsersConfig } from '../users.config';
 import { OtpRequestedDto, RequestOtpDto, SessionResponseDto, VerifyOtpDto } from '../dto/otp.dto';
 import { toUserResponse } from '../dto/user.dto';
 import { OtpService } from './otp.service';
@@ -12,7 +12,7 @@ import { OtpService } from './otp.service';
 export class UsersAuthController {
   constructor(
     private readonly otp: OtpService,
-    private readonly config: AppConfig,
+    private readonly config: UsersConfig,
   ) {}
 
   @Post('request-otp')

@@ -8,7 +8,7 @@ import { recordEvent } from '../../common/outbox/record-event';
 import { QueueService } from '../../common/queue/queue.service';
 import { SiteEntity } from '../../common/tenancy/entities/site.entity';
 import { SiteContext } from '../../common/tenancy/site-context';
-import { AppConfig } from '../../config/app-config';
+import { UsersConfig } from '../users.config';
 import { SiteUserEntity } from '../entities/site-user.entity';
 import { UserDeletionEntity } from '../entities/user-deletion.entity';
 import { SessionsService } from '../auth/sessions.service';
@@ -37,7 +37,7 @@ export class ErasureService implements OnModuleInit {
     private readonly registry: UserDataRegistry,
     private readonly queue: QueueService,
     @Inject(forwardRef(() => SessionsService)) private readonly sessions: SessionsService,
-    private readonly config: AppConfig,
+    private readonly config: UsersConfig,
   ) {}
 
   onModuleInit(): void {

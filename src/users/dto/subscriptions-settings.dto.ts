@@ -9,8 +9,8 @@ import {
 } from '../../common/tenancy/site-settings';
 
 /**
- * The `subscriptions` section of a site's settings (docs/users.md, "Dunning"), in and out; its
- * own file beside site.dto.ts, which holds the other sections.
+ * The `subscriptions` section of a site's settings (docs/users.md, "Dunning"), in and out; the
+ * site's DTO (src/account/dto/site.dto.ts) holds it with the other modules' sections.
  */
 
 /** Site users' subscriptions; null clears a field. */

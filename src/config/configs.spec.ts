@@ -1,5 +1,12 @@
 import { StartupError } from '../startup-errors';
-import { AppConfig, loadConfig } from './app-config';
+import { CONFIG_CLASSES, loadConfigs, settingKeys } from './configs';
+import { Setting } from './setting';
+import { int } from './setting-kinds';
+
+/** Every class's settings in one object: the assertions below name settings, not their classes. */
+function loadConfig(env: Record<string, string>): Record<string, unknown> {
+  return Object.assign({}, ...Object.values(loadConfigs(env))) as Record<string, unknown>;
+}
 
 /** The message loadConfig throws, or null when the settings load. */
 function loadError(env: Record<string, string>): string | null {
@@ -11,10 +18,11 @@ function loadError(env: Record<string, string>): string | null {
   }
 }
 
-describe('loadConfig', () => {
+describe('loadConfigs', () => {
   it('gives the documented defaults when nothing is set', () => {
     const config = loadConfig({});
-    expect(config).toEqual({ ...new AppConfig(), PUBLIC_BASE_URL: 'http://localhost:3000' });
+    const defaults = Object.values(CONFIG_CLASSES).map((type) => new type());
+    expect(config).toEqual({ ...Object.assign({}, ...defaults), PUBLIC_BASE_URL: 'http://localhost:3000' });
     expect(config).toEqual(
       expect.objectContaining({
         NODE_ENV: 'development',
@@ -188,5 +196,24 @@ describe('loadConfig', () => {
   it('accepts a well-formed bootstrap key', () => {
     const key = `sb_live_${'a1B2'.repeat(10)}`;
     expect(loadConfig({ BOOTSTRAP_API_KEY: key }).BOOTSTRAP_API_KEY).toBe(key);
+  });
+
+  it('gives each class its own settings, each read once', () => {
+    const configs = loadConfigs({ PORT: '8080', MEDIA_MAX_FILES: '3' });
+    expect(configs.server).toBeInstanceOf(CONFIG_CLASSES.server);
+    expect([configs.server.PORT, configs.media.MEDIA_MAX_FILES]).toEqual([8080, 3]);
+    expect(configs.media).not.toHaveProperty('PORT');
+  });
+
+  it('refuses a variable that two classes declare: one line of .env would have two meanings', () => {
+    class One {
+      @Setting(int(0, 1)) SHARED = 0;
+    }
+    class Other {
+      @Setting(int(0, 9)) SHARED = 5;
+      @Setting(int(0, 1)) OWN = 0;
+    }
+    expect(settingKeys([One])).toEqual(['SHARED']);
+    expect(() => settingKeys([One, Other])).toThrow('SHARED declared by two settings classes');
   });
 });
