@@ -26,7 +26,7 @@ export async function createApp({
   extraModules = [],
   logDestination,
 }: CreateAppOptions): Promise<NestExpressApplication> {
-  const { http, logging, media } = configs;
+  const { http, logging } = configs;
   const logger = createRootLogger(logging, logDestination);
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(configs, extraModules), {
     logger: new PinoNestLogger(logger),

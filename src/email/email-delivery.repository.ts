@@ -125,11 +125,7 @@ export class EmailDeliveryRepository {
    * campaign's copies settle hundreds a second: a statement or two per message was the send's
    * bottleneck (docs/email.md, "Delivery").
    */
-  async settle(
-    em: EntityManager,
-    done: Array<[ClaimedMessage, DeliveryResult]>,
-    lastTry: Map<number, boolean>,
-  ) {
+  async settle(em: EntityManager, done: Array<[ClaimedMessage, DeliveryResult]>, lastTry: Map<number, boolean>) {
     const sent: Array<[ClaimedMessage, Extract<DeliveryResult, { ok: true }>]> = [];
     const failed: Array<[ClaimedMessage, string]> = [];
     const deferred: Array<[ClaimedMessage, string]> = [];
