@@ -57,7 +57,7 @@ export function oneOf<const V extends string>(values: readonly V[]): SettingKind
 const SIZE = /^(?:\d{1,15}|\d{1,9}(?:\.\d{1,6})? ?[kmgt]b)$/i;
 /**
  * A size in bytes from `min` to `max` (each written as it is shown, e.g. '1kb', '100mb'): the
- * units of the `bytes` package, which raw-body and body-parser use (1kb = 1024).
+ * units of the `bytes` package, which body-parser uses (1kb = 1024).
  */
 export function size(min: string, max: string): SettingKind<number> {
   const [low, high] = [bytes.parse(min), bytes.parse(max)];

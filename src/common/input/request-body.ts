@@ -14,13 +14,13 @@ const RAW_BODY = Symbol('sitebase:raw-body');
 type WithRawBody = { [RAW_BODY]?: Buffer };
 
 /**
- * The exact bytes of a `rawBody` route's JSON body, as received (before any parsing): for a
+ * The exact bytes of a `body: { raw: true }` route's JSON body, as received (before any parsing): for a
  * signature over them, such as a fulfillment notification's. The body is read, limited and
  * parsed as on every JSON route, so the route answers 413, 415 and 400 exactly as any other.
  */
 export const RawBody = createParamDecorator((_: unknown, ctx: ExecutionContext): Buffer => {
   const raw = (ctx.switchToHttp().getRequest<Request>() as Request & WithRawBody)[RAW_BODY];
-  if (!raw) throw new Error('@RawBody() on a route without the Route option rawBody');
+  if (!raw) throw new Error('@RawBody() on a route without the Route option body: { raw: true }');
   return raw;
 });
 
@@ -35,7 +35,7 @@ export function hasBody(req: Request): boolean {
 
 /** What an HTML form posts (and RFC 8058 one-click unsubscribes). */
 export const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';
-/** What Amazon SNS labels its JSON with; a JSON body's other name on routes that declare `textBody`. */
+/** What Amazon SNS labels its JSON with; a JSON body's other name on routes that declare `body: { alsoAs: 'text' }`. */
 export const TEXT_MEDIA_TYPE = 'text/plain';
 const TEXT_TYPE = /^text\/plain\s*(?:;|$)/i;
 const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(?:;|$)/i;
@@ -114,7 +114,7 @@ export class RequestBodyGuard implements CanActivate {
   /** BODY_LIMIT in bytes, as loadConfigs read it. */
   private readonly limit: number;
   private readonly json: Parser;
-  /** The same, keeping the bytes for @RawBody(): only on the routes that declare `rawBody`. */
+  /** The same, keeping the bytes for @RawBody(): only on the routes that declare `body: { raw: true }`. */
   private readonly signedJson: Parser;
   private readonly form: Parser;
 
