@@ -49,6 +49,7 @@ const FRAMEWORK_QUERIES: Record<string, string> = {
   'common/queue/pgboss-v10.ts': "the one-off move of pg-boss v10's schema and jobs",
   'common/crypto/server-keys.ts': 'the server_secrets table, read once per purpose',
   'common/metrics/state-metrics.ts': 'the gauges, read across the tables of several modules',
+  'common/internals/shaped-read.ts': 'the fenced fast path of ShapedReads itself, and its plain path beside it',
 };
 
 /** What building a query looks like in code (comments are not code). */
