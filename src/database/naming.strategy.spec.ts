@@ -24,4 +24,13 @@ describe('snake_case names', () => {
     expect(naming.tableName('SiteUserEntity', undefined)).toBe('site_user_entity');
     expect(naming.tableName('SiteUserEntity', 'site_users')).toBe('site_users');
   });
+
+  it('names foreign keys as PostgreSQL named those of the migrations, TypeORM as its migrations did', () => {
+    const naming = new SnakeNamingStrategy();
+    expect(naming.foreignKeyName('orders', ['site_id'])).toBe('orders_site_id_fkey');
+    expect(naming.foreignKeyName('newsletter_tracking_events', ['campaign_id', 'subscription_id'])).toBe(
+      'newsletter_tracking_events_campaign_id_subscription_id_fkey',
+    );
+    expect(naming.foreignKeyName('collection_items', ['content_id'])).toBe('FK_4742e1041e48a18d456e7e93558');
+  });
 });

@@ -1,10 +1,16 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne } from 'typeorm';
 import { AccountEntity } from '../../common/tenancy/entities/account.entity';
 import { IdColumn, RefColumn } from '../../database/columns';
 import { idArrayTransformer } from '../../database/id.transformer';
 
 export type ApiKeyKind = 'secret' | 'publishable';
 
+@Check('api_keys_kind_check', `(kind = ANY (ARRAY['secret'::text, 'publishable'::text]))`)
+@Check(
+  'api_keys_previous_check',
+  `(((previous_key_hash IS NULL) = (previous_expires_at IS NULL)) AND ((previous_key_hash IS NULL) = (previous_prefix IS NULL)) AND ((previous_key_hash IS NULL) = (previous_last4 IS NULL)))`,
+)
+@Check('api_keys_rate_limit_check', `(rate_limit_per_minute > 0)`)
 @Entity('api_keys')
 @Index('api_keys_account_id_id_idx', ['accountId', 'id'])
 export class ApiKeyEntity {

@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, UpdateDateColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, UpdateDateColumn } from 'typeorm';
 import { IdColumn, RefColumn } from '../../database/columns';
 import { idTransformer } from '../../database/id.transformer';
 import { ProductEntity } from './product.entity';
@@ -7,6 +7,8 @@ import { ProductEntity } from './product.entity';
  * One combination of a product's options (`M` / `Blue`), with its own price, stock and SKU. A
  * combination is unique per product (the index treats an absent value as a value).
  */
+@Check('product_variants_quantity_available_check', `(quantity_available >= 0)`)
+@Check('product_variants_unit_amount_check', `(unit_amount >= 0)`)
 @Entity('product_variants')
 @Index('product_variants_product_id_position_id_idx', ['productId', 'position', 'id'])
 @Index('product_variants_options_key', { synchronize: false })

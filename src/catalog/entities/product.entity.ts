@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, UpdateDateColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, UpdateDateColumn } from 'typeorm';
 import { SiteEntity } from '../../common/tenancy/entities/site.entity';
 import { IdColumn, RefColumn } from '../../database/columns';
 import { idArrayTransformer, idTransformer } from '../../database/id.transformer';
@@ -31,6 +31,17 @@ export const PRODUCT_SEARCH_EXPRESSION =
   "(setweight(to_tsvector('simple'::regconfig, name), 'A') || setweight(to_tsvector('simple'::regconfig, description), 'B'))";
 
 /** Something a site sells: a physical or digital good, or a recurring plan (docs/catalog.md). */
+@Check('products_quantity_available_check', `(quantity_available >= 0)`)
+@Check(
+  'products_recurring_check',
+  `(((recurring_interval IS NULL) AND (recurring_interval_count IS NULL)) OR ((recurring_interval = ANY (ARRAY['day'::text, 'week'::text, 'month'::text, 'year'::text])) AND (recurring_interval_count >= 1)))`,
+)
+@Check('products_status_check', `(status = ANY (ARRAY['draft'::text, 'published'::text, 'archived'::text]))`)
+@Check(
+  'products_tax_behavior_check',
+  `(tax_behavior = ANY (ARRAY['exclusive'::text, 'inclusive'::text, 'unspecified'::text]))`,
+)
+@Check('products_unit_amount_check', `(unit_amount >= 0)`)
 @Entity('products')
 @Index('products_site_id_slug_key', ['siteId', 'slug'], { unique: true })
 // Lists by position then id: every status (a key), published only (anonymous), one category.

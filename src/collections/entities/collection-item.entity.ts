@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne } from 'typeorm';
+import { Column, CreateDateColumn, Entity, ForeignKey, Index, JoinColumn, ManyToOne } from 'typeorm';
 import { SiteEntity } from '../../common/tenancy/entities/site.entity';
 import { IdColumn, RefColumn } from '../../database/columns';
 import { CollectionEntity } from './collection.entity';
@@ -7,6 +7,7 @@ import { CollectionEntity } from './collection.entity';
  * One content item in a collection. `position` is a sort key: adding at a position moves the
  * items at or after it down by one; removing leaves a gap, which changes no order.
  */
+@ForeignKey('content_items', ['content_id'], ['id'], { onDelete: 'CASCADE' })
 @Entity('collection_items')
 @Index('collection_items_collection_id_content_id_key', ['collectionId', 'contentId'], { unique: true })
 @Index('collection_items_collection_id_position_id_idx', ['collectionId', 'position', 'id'])

@@ -1,7 +1,9 @@
 import {
+  Check,
   Column,
   CreateDateColumn,
   Entity,
+  ForeignKey,
   Index,
   JoinColumn,
   ManyToOne,
@@ -18,6 +20,8 @@ export type BounceKind = (typeof BOUNCE_KINDS)[number];
  * A bounce or complaint received for one message (docs/deliverability.md): a DSN, an ARF report
  * or a provider's event. One per message and kind, so a report received twice counts once.
  */
+@Check('email_bounces_kind_check', `(kind = ANY (ARRAY['hard'::text, 'soft'::text, 'complaint'::text]))`)
+@ForeignKey('email_messages', ['message_id'], ['id'], { onDelete: 'CASCADE' })
 @Entity('email_bounces')
 @Index('email_bounces_message_id_kind_key', ['messageId', 'kind'], { unique: true })
 @Index('email_bounces_site_id_recipient_created_at_idx', ['siteId', 'recipient', 'createdAt'])
@@ -47,6 +51,7 @@ export type SuppressionReason = (typeof SUPPRESSION_REASONS)[number];
  * its owner complained, or an operator added it (`manual`, with a note). Campaigns, series and
  * non-essential transactional mail skip it.
  */
+@Check('email_suppressions_reason_check', `(reason = ANY (ARRAY['bounced'::text, 'complained'::text, 'manual'::text]))`)
 @Entity('email_suppressions')
 @Index('email_suppressions_site_id_email_key', ['siteId', 'email'], { unique: true })
 @Index('email_suppressions_site_id_id_idx', ['siteId', 'id'])

@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, UpdateDateColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, UpdateDateColumn } from 'typeorm';
 import { SiteEntity } from '../../common/tenancy/entities/site.entity';
 import { IdColumn, RefColumn } from '../../database/columns';
 
@@ -10,6 +10,11 @@ export type RecipientKind = 'to' | 'cc' | 'bcc';
  * One recipient's copy of a mail, rendered when it was sent (docs/email.md): a send to three
  * addresses is three messages sharing a batch id, each delivered and recorded on its own.
  */
+@Check('email_messages_recipient_kind_check', `(recipient_kind = ANY (ARRAY['to'::text, 'cc'::text, 'bcc'::text]))`)
+@Check(
+  'email_messages_status_check',
+  `(status = ANY (ARRAY['queued'::text, 'sending'::text, 'sent'::text, 'failed'::text]))`,
+)
 @Entity('email_messages')
 @Index('email_messages_site_id_id_idx', ['siteId', 'id'])
 @Index('email_messages_site_id_status_id_idx', ['siteId', 'status', 'id'])

@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, UpdateDateColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, UpdateDateColumn } from 'typeorm';
 import { SiteEntity } from '../../common/tenancy/entities/site.entity';
 import { IdColumn, RefColumn } from '../../database/columns';
 
@@ -6,6 +6,7 @@ export const TEMPLATE_STATUSES = ['draft', 'published'] as const;
 export type TemplateStatus = (typeof TEMPLATE_STATUSES)[number];
 
 /** A site's template of one type (docs/email.md); at most one published per type and site. */
+@Check('email_templates_status_check', `(status = ANY (ARRAY['draft'::text, 'published'::text]))`)
 @Entity('email_templates')
 @Index('email_templates_site_id_id_idx', ['siteId', 'id'])
 @Index('email_templates_site_id_type_id_idx', ['siteId', 'type', 'id'])

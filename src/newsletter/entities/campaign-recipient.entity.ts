@@ -1,4 +1,4 @@
-import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Column, Entity, ForeignKey, Index, PrimaryColumn } from 'typeorm';
 import { RefColumn } from '../../database/columns';
 import { idTransformer } from '../../database/id.transformer';
 
@@ -7,6 +7,8 @@ import { idTransformer } from '../../database/id.transformer';
  * transaction as the mail: a send that resumes skips it, so nobody is mailed twice. Its first
  * open and click (human and machine apart) make the unique counts.
  */
+@ForeignKey('newsletter_campaigns', ['campaign_id'], ['id'], { onDelete: 'CASCADE' })
+@ForeignKey('newsletter_subscriptions', ['subscription_id'], ['id'], { onDelete: 'CASCADE' })
 @Entity('newsletter_campaign_recipients')
 // A subscription's latest campaign (unsubscribe attribution) and its deletion's cascade.
 @Index('newsletter_campaign_recipients_subscription_id_created_at_idx', ['subscriptionId', 'createdAt'])

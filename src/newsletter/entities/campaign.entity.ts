@@ -1,4 +1,4 @@
-import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import { IdColumn, RefColumn } from '../../database/columns';
 import { idArrayTransformer, idTransformer } from '../../database/id.transformer';
 
@@ -12,6 +12,7 @@ export type AttributeFilter = Record<string, string | number | boolean>;
  * One mailing to the active, deliverable members of some lists (docs/newsletter.md, "Campaigns").
  * `sendCursor` is the last subscription id the send handed over: recipients stream in id order.
  */
+@ForeignKey('sites', ['site_id'], ['id'], { onDelete: 'CASCADE' })
 @Entity('newsletter_campaigns')
 @Index('newsletter_campaigns_site_id_slug_key', ['siteId', 'slug'], { unique: true })
 // Newest first (keyset on id), every status or one.
@@ -59,6 +60,7 @@ export class CampaignEntity {
  * A campaign's counters, kept on write (tracking flushes, the email_messages trigger, the
  * memberships trigger): the statistics read this row, never the events.
  */
+@ForeignKey('newsletter_campaigns', ['campaign_id'], ['id'], { onDelete: 'CASCADE' })
 @Entity('newsletter_campaign_stats')
 export class CampaignStatsEntity {
   @PrimaryColumn({ type: 'bigint', transformer: idTransformer }) campaignId: number;
@@ -80,6 +82,7 @@ export class CampaignStatsEntity {
 }
 
 /** A link of a campaign's content, by its index in the click tokens; indexes never change meaning. */
+@ForeignKey('newsletter_campaigns', ['campaign_id'], ['id'], { onDelete: 'CASCADE' })
 @Entity('newsletter_campaign_links')
 export class CampaignLinkEntity {
   @PrimaryColumn({ type: 'bigint', transformer: idTransformer }) campaignId: number;

@@ -1,9 +1,13 @@
-import { Check, Column, Entity, Index } from 'typeorm';
+import { Check, Column, Entity, ForeignKey, Index } from 'typeorm';
 import { IdColumn, RefColumn } from '../../database/columns';
 
 export type TrackingKind = 'open' | 'click';
 
 /** One acknowledged open or click; a machine's is kept but flagged (docs/newsletter.md, "Tracking"). */
+@ForeignKey('newsletter_campaign_recipients', ['campaign_id', 'subscription_id'], ['campaign_id', 'subscription_id'], {
+  name: 'newsletter_tracking_events_recipient_fkey',
+  onDelete: 'CASCADE',
+})
 @Entity('newsletter_tracking_events')
 // A recipient's events (their erasure cascades from the recipient row).
 @Index('newsletter_tracking_events_campaign_id_subscription_id_idx', ['campaignId', 'subscriptionId'])

@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne } from 'typeorm';
+import { Column, CreateDateColumn, Entity, ForeignKey, Index, JoinColumn, ManyToOne } from 'typeorm';
 import { SiteEntity } from '../../common/tenancy/entities/site.entity';
 import { IdColumn, RefColumn } from '../../database/columns';
 
@@ -12,6 +12,7 @@ export interface NotificationOutcome {
 }
 
 /** A provider's notification that was applied: its id is unique per site (a replay changes nothing). */
+@ForeignKey('orders', ['order_id'], ['id'], { onDelete: 'CASCADE' })
 @Entity('order_fulfillment_notifications')
 @Index('order_fulfillment_notifications_site_id_notification_id_key', ['siteId', 'notificationId'], { unique: true })
 export class FulfillmentNotificationEntity {

@@ -1,4 +1,4 @@
-import { Column, Entity, Index, JoinColumn, ManyToOne } from 'typeorm';
+import { Check, Column, Entity, Index, JoinColumn, ManyToOne } from 'typeorm';
 import type { PricedLine } from '../../catalog/catalog.service';
 import { IdColumn, RefColumn } from '../../database/columns';
 import { idTransformer } from '../../database/id.transformer';
@@ -11,6 +11,14 @@ type RecurringInterval = NonNullable<PricedLine['recurring']>['interval'];
  * What an order sold, as the catalog had it then: a snapshot, so editing or deleting a product
  * never rewrites an order. `productId`/`variantId` are plain ids (the product may be gone).
  */
+@Check(
+  'order_lines_quantity_check',
+  `((quantity >= 1) AND (fulfilled_quantity >= 0) AND (fulfilled_quantity <= quantity))`,
+)
+@Check(
+  'order_lines_tax_behavior_check',
+  `(tax_behavior = ANY (ARRAY['exclusive'::text, 'inclusive'::text, 'unspecified'::text]))`,
+)
 @Entity('order_lines')
 @Index('order_lines_order_id_position_idx', ['orderId', 'position'])
 export class OrderLineEntity {

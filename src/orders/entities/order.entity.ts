@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, Index, UpdateDateColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, UpdateDateColumn } from 'typeorm';
 import { IdColumn, RefColumn } from '../../database/columns';
 import { idTransformer } from '../../database/id.transformer';
 import type { FulfillmentStatus, PaymentStatus } from '../order-status';
@@ -21,6 +21,14 @@ export interface OrderAddress {
  * deleted (anonymised, API.md §8), so `site_id` and `account_id` are plain columns without a
  * foreign key: no cascade reaches them when the site and the account go.
  */
+@Check('orders_amounts_check', `((subtotal_amount >= 0) AND (tax_amount >= 0) AND (total_amount >= 0))`)
+@Check(
+  'orders_fulfillment_status_check',
+  `(fulfillment_status = ANY (ARRAY['unfulfilled'::text, 'partially_fulfilled'::text, 'fulfilled'::text, 'canceled'::text]))`,
+)
+@Check('orders_payment_mode_check', `(payment_mode = ANY (ARRAY['test'::text, 'live'::text]))`)
+@Check('orders_payment_processor_check', `(payment_processor = ANY (ARRAY['manual'::text, 'stripe'::text]))`)
+@Check('orders_payment_status_check', `(payment_status = ANY (ARRAY['pending'::text, 'paid'::text, 'refunded'::text]))`)
 @Entity('orders')
 @Index('orders_site_id_number_key', ['siteId', 'number'], { unique: true })
 // Lists: newest first, all orders, by customer, by fulfillment status; the purge by account.

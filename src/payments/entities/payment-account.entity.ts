@@ -1,4 +1,13 @@
-import { Column, CreateDateColumn, Entity, JoinColumn, ManyToOne, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import {
+  Check,
+  Column,
+  CreateDateColumn,
+  Entity,
+  JoinColumn,
+  ManyToOne,
+  PrimaryColumn,
+  UpdateDateColumn,
+} from 'typeorm';
 import { SiteEntity } from '../../common/tenancy/entities/site.entity';
 import { idTransformer } from '../../database/id.transformer';
 
@@ -10,6 +19,14 @@ export type PaymentMode = (typeof PAYMENT_MODES)[number];
  * secret, sealed (SecretsBox, bound to the site, mode and field), and a hint of the key
  * (`sk_test_…4242`) for people. `mode` is the one the site charges in; products sync to both.
  */
+@Check('payment_accounts_live_check', `((live_secret_key IS NULL) = (live_webhook_secret IS NULL))`)
+@Check('payment_accounts_mode_check', `(mode = ANY (ARRAY['test'::text, 'live'::text]))`)
+@Check(
+  'payment_accounts_mode_keys_check',
+  `(((mode = 'test'::text) AND (test_secret_key IS NOT NULL)) OR ((mode = 'live'::text) AND (live_secret_key IS NOT NULL)))`,
+)
+@Check('payment_accounts_processor_check', `(processor = 'stripe'::text)`)
+@Check('payment_accounts_test_check', `((test_secret_key IS NULL) = (test_webhook_secret IS NULL))`)
 @Entity('payment_accounts')
 export class PaymentAccountEntity {
   @PrimaryColumn({ type: 'bigint', transformer: idTransformer }) siteId: number;

@@ -1,7 +1,9 @@
 import {
+  Check,
   Column,
   CreateDateColumn,
   Entity,
+  ForeignKey,
   Index,
   JoinColumn,
   ManyToOne,
@@ -17,6 +19,8 @@ import type { PaymentMode } from './payment-account.entity';
  * first payment through Stripe, and the payment method that payment saved for off-session charges
  * (renewals, prorations). Deleted with the user (their Stripe Customer stays in Stripe).
  */
+@Check('payment_customers_mode_check', `(mode = ANY (ARRAY['test'::text, 'live'::text]))`)
+@ForeignKey('site_users', ['user_id'], ['id'], { onDelete: 'CASCADE' })
 @Entity('payment_customers')
 @Index('payment_customers_site_id_mode_customer_id_key', ['siteId', 'mode', 'customerId'], { unique: true })
 export class PaymentCustomerEntity {

@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne } from 'typeorm';
 import { SiteEntity } from '../../common/tenancy/entities/site.entity';
 import { IdColumn, RefColumn } from '../../database/columns';
 import type { PaymentMode } from './payment-account.entity';
@@ -8,6 +8,8 @@ import type { PaymentMode } from './payment-account.entity';
  * in the transaction that applies it, so a redelivery finds the row and changes nothing.
  * `ignored`: a type Sitebase does not act on, or an object that is not Sitebase's.
  */
+@Check('payment_events_mode_check', `(mode = ANY (ARRAY['test'::text, 'live'::text]))`)
+@Check('payment_events_outcome_check', `(outcome = ANY (ARRAY['applied'::text, 'ignored'::text]))`)
 @Entity('payment_events')
 @Index('payment_events_site_id_processor_event_id_key', ['siteId', 'processor', 'eventId'], { unique: true })
 export class PaymentEventEntity {

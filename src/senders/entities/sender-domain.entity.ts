@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, UpdateDateColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, UpdateDateColumn } from 'typeorm';
 import { AccountEntity } from '../../common/tenancy/entities/account.entity';
 import { IdColumn, RefColumn } from '../../database/columns';
 
@@ -10,6 +10,7 @@ export type SenderDomainStatus = (typeof SENDER_DOMAIN_STATUSES)[number];
  * claim has its own challenge and DKIM key: another account may claim the same domain, and is
  * verified only by publishing its own challenge.
  */
+@Check('sender_domains_status_check', `(status = ANY (ARRAY['pending'::text, 'verified'::text]))`)
 @Entity('sender_domains')
 @Index('sender_domains_account_id_id_idx', ['accountId', 'id'])
 @Index('sender_domains_account_id_domain_key', ['accountId', 'domain'], { unique: true })

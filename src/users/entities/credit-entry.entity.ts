@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne } from 'typeorm';
 import { IdColumn, RefColumn } from '../../database/columns';
 import { SiteUserEntity } from './site-user.entity';
 
@@ -11,6 +11,15 @@ export type CreditKind = (typeof CREDIT_KINDS)[number];
  * what of them is still unspent: a spend takes from the soonest-expiring first, and an expired
  * grant's remainder stops counting at its expiry (the expiry line is written later, for the record).
  */
+@Check(
+  'user_credit_entries_kind_check',
+  `(kind = ANY (ARRAY['grant'::text, 'spend'::text, 'expire'::text, 'refund'::text]))`,
+)
+@Check('user_credit_entries_remaining_check', `((remaining >= 0) AND (remaining <= GREATEST(amount, 0)))`)
+@Check(
+  'user_credit_entries_sign_check',
+  `(((kind = ANY (ARRAY['grant'::text, 'refund'::text])) AND (amount > 0)) OR ((kind = ANY (ARRAY['spend'::text, 'expire'::text])) AND (amount < 0)))`,
+)
 @Entity('user_credit_entries')
 @Index('user_credit_entries_user_id_id_idx', ['userId', 'id'])
 @Index('user_credit_entries_open_idx', ['userId', 'expiresAt'], { where: 'remaining > 0' })

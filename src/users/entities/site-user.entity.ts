@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, UpdateDateColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, UpdateDateColumn } from 'typeorm';
 import { SiteEntity } from '../../common/tenancy/entities/site.entity';
 import { IdColumn, RefColumn } from '../../database/columns';
 
@@ -6,6 +6,7 @@ export const USER_STATUSES = ['active', 'disabled'] as const;
 export type UserStatus = (typeof USER_STATUSES)[number];
 
 /** A person who signs in to a site by one-time password (docs/users.md). */
+@Check('site_users_status_check', `(status = ANY (ARRAY['active'::text, 'disabled'::text]))`)
 @Entity('site_users')
 @Index('site_users_site_id_email_key', ['siteId', 'email'], { unique: true })
 @Index('site_users_site_id_created_at_id_idx', ['siteId', 'createdAt', 'id'])

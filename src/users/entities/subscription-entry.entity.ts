@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne } from 'typeorm';
 import { IdColumn, RefColumn } from '../../database/columns';
 import { idTransformer } from '../../database/id.transformer';
 import { UserSubscriptionEntity } from './user-subscription.entity';
@@ -20,6 +20,15 @@ export type SubscriptionEntryStatus = (typeof SUBSCRIPTION_ENTRY_STATUSES)[numbe
  * plan change (a negative one is `recorded` and credited to the balance; a positive one is
  * collected), or an operator's ad-hoc `charge`. Collected lines are `pending` until paid.
  */
+@Check('user_subscription_entries_credit_applied_check', `(credit_applied >= 0)`)
+@Check(
+  'user_subscription_entries_kind_check',
+  `(kind = ANY (ARRAY['initial'::text, 'renewal'::text, 'proration'::text, 'charge'::text]))`,
+)
+@Check(
+  'user_subscription_entries_status_check',
+  `(status = ANY (ARRAY['pending'::text, 'paid'::text, 'recorded'::text]))`,
+)
 @Entity('user_subscription_entries')
 @Index('user_subscription_entries_subscription_id_id_idx', ['subscriptionId', 'id'])
 @Index('user_subscription_entries_site_id_idx', ['siteId'])

@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne } from 'typeorm';
 import { SiteEntity } from '../../common/tenancy/entities/site.entity';
 import { IdColumn, RefColumn } from '../../database/columns';
 
@@ -9,6 +9,10 @@ export type UserDeletionStatus = (typeof USER_DELETION_STATUSES)[number];
  * A site user's erasure request. It outlives the user, as the record that the
  * erasure happened: it holds the user's id, never their address or name.
  */
+@Check(
+  'user_deletions_status_check',
+  `(status = ANY (ARRAY['scheduled'::text, 'canceled'::text, 'erasing'::text, 'completed'::text]))`,
+)
 @Entity('user_deletions')
 @Index('user_deletions_user_id_id_idx', ['userId', 'id'])
 // Outlives the user it erased: account deletion finds it by site.

@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne } from 'typeorm';
 import { SiteEntity } from '../../common/tenancy/entities/site.entity';
 import { IdColumn, RefColumn } from '../../database/columns';
 
@@ -8,6 +8,7 @@ export type OtpPurpose = 'sign_in' | 'email_change';
  * A one-time code sent to an address (docs/users.md): stored as an HMAC under a random salt,
  * expiring, with a bounded number of attempts, used once.
  */
+@Check('user_otps_purpose_check', `(purpose = ANY (ARRAY['sign_in'::text, 'email_change'::text]))`)
 @Entity('user_otps')
 @Index('user_otps_site_id_email_purpose_id_idx', ['siteId', 'email', 'purpose', 'id'])
 export class UserOtpEntity {

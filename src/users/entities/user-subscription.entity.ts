@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, UpdateDateColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, UpdateDateColumn } from 'typeorm';
 import { IdColumn, RefColumn } from '../../database/columns';
 import { idTransformer } from '../../database/id.transformer';
 import type { RecurringInterval, SubscriptionStatus } from '../subscriptions/subscription-status';
@@ -9,6 +9,17 @@ import { SiteUserEntity } from './site-user.entity';
  * quantity and the price and interval it was taken at), its status and current period, and who
  * bills it (`processor`). Amounts are integers in minor units of `currency`.
  */
+@Check('user_subscriptions_balance_check', `(balance >= 0)`)
+@Check(
+  'user_subscriptions_interval_check',
+  `("interval" = ANY (ARRAY['day'::text, 'week'::text, 'month'::text, 'year'::text]))`,
+)
+@Check('user_subscriptions_processor_mode_check', `(processor_mode = ANY (ARRAY['test'::text, 'live'::text]))`)
+@Check('user_subscriptions_quantity_check', `(quantity > 0)`)
+@Check(
+  'user_subscriptions_status_check',
+  `(status = ANY (ARRAY['trialing'::text, 'active'::text, 'paused'::text, 'past_due'::text, 'canceled'::text]))`,
+)
 @Entity('user_subscriptions')
 @Index('user_subscriptions_user_id_id_idx', ['userId', 'id'])
 @Index('user_subscriptions_order_line_id_key', ['orderLineId'], {

@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, UpdateDateColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, UpdateDateColumn } from 'typeorm';
 import { IdColumn, RefColumn } from '../../database/columns';
 import type { WebhookErrorKind } from '../webhook-sender';
 import { WebhookEndpointEntity } from './webhook-endpoint.entity';
@@ -10,6 +10,7 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
  * One event for one endpoint (docs/webhooks.md): the exact body every attempt sends, and where
  * it stands. Its id gives the stable `webhook-id` (`msg_<id>`) receivers deduplicate on.
  */
+@Check('webhook_deliveries_status_check', `(status = ANY (ARRAY['pending'::text, 'succeeded'::text, 'failed'::text]))`)
 @Entity('webhook_deliveries')
 @Index('webhook_deliveries_endpoint_id_id_idx', ['endpointId', 'id'])
 @Index('webhook_deliveries_endpoint_id_event_id_key', ['endpointId', 'eventId'], { unique: true })

@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, UpdateDateColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, UpdateDateColumn } from 'typeorm';
 import { SiteEntity } from '../../common/tenancy/entities/site.entity';
 import { IdColumn, RefColumn } from '../../database/columns';
 
@@ -8,6 +8,8 @@ export type EndpointStatus = (typeof ENDPOINT_STATUSES)[number];
 export type DisabledReason = 'manual' | 'failing';
 
 /** Where a site's events are delivered (docs/webhooks.md). */
+@Check('webhook_endpoints_disabled_reason_check', `(disabled_reason = ANY (ARRAY['manual'::text, 'failing'::text]))`)
+@Check('webhook_endpoints_status_check', `(status = ANY (ARRAY['enabled'::text, 'disabled'::text]))`)
 @Entity('webhook_endpoints')
 @Index('webhook_endpoints_site_id_id_idx', ['siteId', 'id'])
 export class WebhookEndpointEntity {
