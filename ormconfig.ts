@@ -3,7 +3,7 @@ import 'dotenv/config';
 import { DataSource } from 'typeorm';
 import { buildDataSourceOptions } from './src/database/data-source';
 
-// The DataSource the TypeORM CLI uses (npm run migration:run / migration:generate).
+// The DataSource the TypeORM CLI uses (npm run migration:revert).
 // It needs a running server: DATABASE_URL, or the embedded one the app starts
 // (postgres://postgres:postgres@127.0.0.1:54329/sitebase by default).
 const url =

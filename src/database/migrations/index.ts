@@ -44,7 +44,7 @@ import { SubscriptionBilling1795490000000 } from './1795490000000-subscription-b
 /**
  * Every migration, oldest first. Listed rather than globbed so that the server, the CLI and the
  * test set-up (which runs outside ts-node) load the same classes. `npm run migration:generate`
- * writes a new file here; add its class to this list.
+ * writes a new file here and adds its class to this list.
  */
 export const MIGRATIONS = [
   Foundation1795287131613,
