@@ -196,7 +196,13 @@ describe('the SQL of the shaped reads', () => {
       document += `\n-- ${name}\n${statements.map((text) => `${text};\n`).join('')}`;
     }
     if (process.env.UPDATE_SQL_SNAPSHOT === '1') writeFileSync(FILE, document);
-    expect(document).toBe(readFileSync(FILE, 'utf8'));
+    // Beside the diff, how to accept it: the same on both sides, so it shows only on a failure.
+    const fix =
+      'The SQL of the shaped reads differs from test/fixtures/shaped-reads.sql. Review the diff (it is what ' +
+      'each read now sends: a lost index, a new join, a changed order), then accept it with ' +
+      '`UPDATE_SQL_SNAPSHOT=1 npx jest test/foundation/shaped-reads-sql` and commit the file. A new read ' +
+      'joins CASES above.';
+    expect({ fix, sql: document }).toEqual({ fix, sql: readFileSync(FILE, 'utf8') });
   });
 });
 
