@@ -1045,8 +1045,18 @@ describe('docs/events.md against the event catalog and what the app records', ()
     const problems = [
       ...[...catalog.keys()]
         .filter((n) => !documented.has(n))
-        .map((n) => `${n}: in the catalog, not in docs/events.md`),
-      ...[...documented].filter((n) => !catalog.has(n)).map((n) => `${n}: in docs/events.md, not in the catalog`),
+        .map(
+          (n) =>
+            `${n}: in the catalog, not in docs/events.md: add a "### ${n}" section under its module's heading ` +
+            '(its description, the fields table and an example), as the others are',
+        ),
+      ...[...documented]
+        .filter((n) => !catalog.has(n))
+        .map(
+          (n) =>
+            `${n}: in docs/events.md, not in the catalog: declare it in its module's <module>.events.ts ` +
+            '(defineEvents), or remove its section',
+        ),
       ...[...documented]
         .filter((n) => doc.events.filter((e) => e.name === n).length > 1)
         .map((n) => `${n}: documented twice`),
@@ -1055,14 +1065,23 @@ describe('docs/events.md against the event catalog and what the app records', ()
       const declared = catalog.get(e.name);
       if (!declared) continue;
       if (e.module !== declared.module)
-        problems.push(`${e.name}: documented in module ${e.module}, declared by ${declared.module}`);
+        problems.push(
+          `${e.name}: documented in module ${e.module}, declared by ${declared.module}: move its section of ` +
+            `docs/events.md under the heading of module \`${declared.module}\``,
+        );
       if (!e.description.startsWith(declared.description))
-        problems.push(`${e.name}: the description does not start with the declared one, "${declared.description}"`);
+        problems.push(
+          `${e.name}: the description does not start with the declared one, "${declared.description}": ` +
+            'begin its docs/events.md section with that sentence (or change both together)',
+        );
     }
     // One module's events together, as the catalogue reads by module.
     const modules = doc.events.map((e) => e.module).filter((m, i, all) => i === 0 || all[i - 1] !== m);
     for (const m of new Set(modules))
-      if (modules.filter((x) => x === m).length > 1) problems.push(`module ${m}: its events are not together`);
+      if (modules.filter((x) => x === m).length > 1)
+        problems.push(
+          `module ${m}: its events are not together: move its sections of docs/events.md under one heading`,
+        );
     expect(problems).toEqual([]);
   });
 
@@ -1070,12 +1089,22 @@ describe('docs/events.md against the event catalog and what the app records', ()
     const problems = [...stepErrors];
     for (const step of STEPS)
       for (const name of step.emits.filter((n) => !eventCatalog().has(n)))
-        problems.push(`${name}: step "${step.does}" names it, but no module declares it`);
+        problems.push(
+          `${name}: step "${step.does}" names it, but no module declares it: declare it in its module's ` +
+            '<module>.events.ts (defineEvents), or fix the name in STEPS',
+        );
     for (const name of eventCatalog().keys()) {
       const steps = STEPS.filter((s) => s.emits.includes(name));
-      if (steps.length === 0) problems.push(`${name}: no step of STEPS emits it (add an action that causes it)`);
+      if (steps.length === 0)
+        problems.push(
+          `${name}: no step of STEPS emits it: add to STEPS (in this file, after its module's steps) an API ` +
+            `call that causes it, with emits: ['${name}']`,
+        );
       else if (!recorded.some((r) => r.name === name))
-        problems.push(`${name}: never recorded (by ${steps.map((s) => `"${s.does}"`).join(', ')})`);
+        problems.push(
+          `${name}: never recorded (by ${steps.map((s) => `"${s.does}"`).join(', ')}): the service must ` +
+            'recordEvent() it in the transaction of that write, or the step must make the call that causes it',
+        );
     }
     expect(problems).toEqual([]);
   });

@@ -181,7 +181,10 @@ describe('generated bodies: valid ones are accepted, one broken constraint is a 
               byMark++;
               if (paths.length === 0 || unexplained.length > 0)
                 failures.push(
-                  `400 on a valid body, by a rule the document does not mark (${unexplained.join(', ')}): ${where}`,
+                  `400 on a valid body, by a rule the document does not mark (${unexplained.join(', ')}): ${where}. ` +
+                    'If the service checks the field beyond its schema, declare it on the DTO property with ' +
+                    '@Checked(kind, sentence) (src/common/input/checked.ts; docs/openapi.md, "Checked beyond the ' +
+                    'schema"); if the schema should refuse the value, add the validator that says so',
                 );
             }
           }),

@@ -134,6 +134,14 @@ describe('key permissions over every operation of the document', () => {
     return res.body.id as number;
   };
 
+  /** Why a read marked for publishable keys must be of a PUBLISHABLE_PERMISSIONS group, and the fix. */
+  const publishableWhy = (op: Operation, permission: Permission) =>
+    `${op.label} is ${op.isPublic ? 'an optional-key route' : 'a key route marked publishable'} of group ` +
+    `${permission}: a publishable key holds only PUBLISHABLE_PERMISSIONS (${PUBLISHABLE_PERMISSIONS.join(', ')}), ` +
+    `so add \`${permission}\` to PUBLISHABLE_PERMISSIONS in src/common/auth/permissions.ts (every publishable ` +
+    'key, existing ones included, then reads that group: docs/foundation.md, "Publishable keys"), or make the ' +
+    "route `auth: 'key'` without `publishable`";
+
   const refusedFor = (permission: Permission) => (res: request.Response) =>
     expectExactProblem(
       res,
@@ -145,7 +153,14 @@ describe('key permissions over every operation of the document', () => {
 
   it('declares a known permission on every key operation, and covers some of each kind', () => {
     expect(ops.length).toBeGreaterThan(100);
-    for (const { permission } of [...ops, ...optional]) expect(PERMISSIONS).toContain(permission);
+    const unknown = [...ops, ...optional]
+      .filter(({ permission }) => !PERMISSIONS.includes(permission))
+      .map(
+        ({ op, permission }) =>
+          `${op.label} declares \`${permission}\`, which is no permission: add its group to PERMISSION_GROUPS ` +
+          '(src/common/auth/permissions.ts), or fix the `permission` of its @Route',
+      );
+    expect(unknown).toEqual([]);
     expect(ops.some((x) => x.permission.endsWith(':read'))).toBe(true);
     expect(ops.some((x) => x.permission.endsWith(':write'))).toBe(true);
   });
@@ -157,8 +172,12 @@ describe('key permissions over every operation of the document', () => {
       const answers = await Promise.all(ops.map(({ op, permission }) => send(op, without.get(permission)!)));
       answers.forEach((res, i) => {
         const { op, permission } = ops[i];
-        expect({ op: op.label, status: res.status, code: res.body?.code }).toEqual({
+        const why =
+          `a key with every permission but \`${permission}\` must be refused: the @Route of ${op.label} ` +
+          `must declare \`permission: '${permission}'\` and its handler reach AuthGuard's check`;
+        expect({ op: op.label, why, status: res.status, code: res.body?.code }).toEqual({
           op: op.label,
+          why,
           status: 403,
           code: 'insufficient_permission',
         });
@@ -176,7 +195,12 @@ describe('key permissions over every operation of the document', () => {
       const before = await snapshotDatabase(t.db);
       const answers = await Promise.all(writes.map(({ op }) => send(op, readOnly)));
       answers.forEach((res, i) => {
-        expect({ op: writes[i].op.label, status: res.status }).toEqual({ op: writes[i].op.label, status: 403 });
+        const why = `a read-only key holds no \`${writes[i].permission}\`: a write must declare a :write permission in its @Route`;
+        expect({ op: writes[i].op.label, why, status: res.status }).toEqual({
+          op: writes[i].op.label,
+          why,
+          status: 403,
+        });
         refusedFor(writes[i].permission)(res);
       });
       expect(await snapshotDatabase(t.db)).toEqual(before);
@@ -193,7 +217,11 @@ describe('key permissions over every operation of the document', () => {
       const answers = await Promise.all(others.map(({ op }) => send(op, publishable)));
       answers.forEach((res, i) => {
         const { op, permission } = others[i];
-        expect({ op: op.label, status: res.status }).toEqual({ op: op.label, status: 403 });
+        const why =
+          `the document does not mark ${op.label} x-sitebase-publishable (group ${permission}), so a publishable ` +
+          'key must be refused there; if it should count, say `publishable: true` in its @Route ' +
+          '(src/common/http/route.decorator.ts), which only a GET of a PUBLISHABLE_PERMISSIONS group may';
+        expect({ op: op.label, why, status: res.status }).toEqual({ op: op.label, why, status: 403 });
         expectExactProblem(
           res,
           403,
@@ -247,7 +275,10 @@ describe('key permissions over every operation of the document', () => {
     async () => {
       const reads = [...ops, ...optional].filter((x) => x.publishable && x.op.method === 'get');
       expect(reads.length).toBeGreaterThanOrEqual(15);
-      for (const { permission } of reads) expect(PUBLISHABLE_PERMISSIONS).toContain(permission);
+      const notPublishable = reads
+        .filter(({ permission }) => !PUBLISHABLE_PERMISSIONS.includes(permission))
+        .map(({ op, permission }) => publishableWhy(op, permission));
+      expect(notPublishable).toEqual([]);
       const answers = await Promise.all(reads.map(({ op }) => send(op, publishable)));
       // Where anyone may read, it sees exactly what anyone sees (a draft is a 404 to both).
       const anonymous = await Promise.all(
@@ -273,8 +304,11 @@ describe('key permissions over every operation of the document', () => {
       const named = ops.filter(({ op }) => op.pathParams.length > 0);
       const before = await snapshotDatabase(t.db);
       const answers = await Promise.all(named.map(({ op }) => send(op, other.key)));
+      const why =
+        "another account's key must find nothing: the service must look the site and ids up in the caller's site " +
+        '(@CurrentSite(), findInSiteOrFail)';
       answers.forEach((res, i) =>
-        expect({ op: named[i].op.label, status: res.status }).toEqual({ op: named[i].op.label, status: 404 }),
+        expect({ op: named[i].op.label, why, status: res.status }).toEqual({ op: named[i].op.label, why, status: 404 }),
       );
       expect(await snapshotDatabase(t.db)).toEqual(before);
     },

@@ -81,7 +81,12 @@ describe('The module kit (docs/modules.md)', () => {
     for (const file of sourceFiles())
       for (const [, name] of readFileSync(file, 'utf8').matchAll(/^export (?:abstract )?class (\w+)/gm))
         seen.set(name, [...(seen.get(name) ?? []), relative(SRC, file)]);
-    expect([...seen].filter(([, files]) => files.length > 1)).toEqual([]);
+    const clashes = [...seen]
+      .filter(([, files]) => files.length > 1)
+      .map(
+        ([name, files]) => `${name} is declared in ${files.join(' and ')}: rename one (prefix it with its resource)`,
+      );
+    expect(clashes).toEqual([]);
   });
 
   it('modules reach each other only through services, events, request DTOs and Nest modules', () => {
@@ -95,7 +100,11 @@ describe('The module kit (docs/modules.md)', () => {
         const module = target.split('/')[0];
         if (module === own || !MODULES.includes(module)) continue;
         if (!MODULES.includes(own) && target.endsWith('.module')) continue; // app and auth wiring
-        if (!PUBLIC_FILE.test(`${target}.ts`)) leaks.push(`${rel} imports ${target}`);
+        if (!PUBLIC_FILE.test(`${target}.ts`))
+          leaks.push(
+            `${rel} imports ${target}: reach ${module} through its service, events, dto/*.dto.ts or module ` +
+              'file, or move what both modules need into src/common (docs/modules.md)',
+          );
       }
     }
     expect(leaks).toEqual([]);
@@ -126,7 +135,7 @@ describe('The module kit (docs/modules.md)', () => {
     const stale = Object.keys(FRAMEWORK_QUERIES).filter(
       (rel) => queriesIn(readFileSync(join(SRC, rel), 'utf8')).length === 0,
     );
-    expect(stale).toEqual([]);
+    expect(stale.map((rel) => `${rel} builds no query any more: remove it from FRAMEWORK_QUERIES above`)).toEqual([]);
   });
 
   let t: TestApp;
@@ -144,7 +153,7 @@ describe('The module kit (docs/modules.md)', () => {
         if (target.startsWith('..')) continue; // src/
         const top = target.split('/')[0];
         if (top !== 'support' && top !== 'generated' && top !== folder)
-          leaks.push(`${relative(TEST, file)} imports ${target}`);
+          leaks.push(`${relative(TEST, file)} imports ${target}: move what it shares into test/support/`);
       }
     }
     expect(leaks).toEqual([]);
@@ -161,7 +170,14 @@ describe('The module kit (docs/modules.md)', () => {
       .map((m) => m.tableName);
     expect(scoped.length).toBeGreaterThan(8);
     const orphans = scoped.filter((table) => !owned.has(table) && !(table in RETAINED));
-    expect(orphans).toEqual([]);
+    expect(
+      orphans.map(
+        (table) =>
+          `${table} has a site_id or account_id but no data owner: add it to its module's ` +
+          '<module>-data.owner.ts (tablesOwner(name, order, tables), a provider of the module; docs/modules.md), ' +
+          'or, if it must outlive the purge, to RETAINED above with why',
+      ),
+    ).toEqual([]);
   });
 
   it('every event is declared in the events file of the module that emits it', () => {
@@ -173,14 +189,22 @@ describe('The module kit (docs/modules.md)', () => {
       const rel = relative(SRC, file);
       for (const m of text.matchAll(/defineEvents\('([a-z-]+)'/g)) {
         // A module's events live in src/<module>/<module>.events.ts.
-        if (rel !== `${m[1]}/${m[1]}.events.ts`) misplaced.push(`${rel} declares ${m[1]} events`);
+        if (rel !== `${m[1]}/${m[1]}.events.ts`)
+          misplaced.push(`${rel} declares ${m[1]} events: move them to src/${m[1]}/${m[1]}.events.ts`);
       }
       for (const m of text.matchAll(/recordEvent\(\s*\w+,\s*[^,]+,\s*([^,]+),/g)) {
         const arg = m[1].trim();
-        if (/^['"`]/.test(arg)) misplaced.push(`${rel} records an event named by a string: ${arg}`);
+        if (/^['"`]/.test(arg))
+          misplaced.push(
+            `${rel} records an event named by a string: ${arg}: declare it in its module's events file ` +
+              "(defineEvents('<module>', { … })) and pass that declaration",
+          );
       }
     }
     expect(misplaced).toEqual([]);
-    for (const e of catalog) expect(e.description.length).toBeGreaterThan(10);
+    const undescribed = catalog
+      .filter((e) => e.description.length <= 10)
+      .map((e) => `${e.name}: its description (event(name, description) in its events file) says what it means`);
+    expect(undescribed).toEqual([]);
   });
 });

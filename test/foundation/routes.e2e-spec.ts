@@ -47,7 +47,13 @@ describe('Every route is declared in one place', () => {
     const all = handlers(t);
     expect(all.length).toBeGreaterThanOrEqual(48);
     const without = all.filter((h) => Reflect.getMetadata(ROUTE_OPTIONS, h.fn) === undefined);
-    expect(without.map(({ controller, method }) => `${controller}.${method}`)).toEqual([]);
+    expect(
+      without.map(
+        ({ controller, method }) =>
+          `${controller}.${method}: declare it with @Route({ auth, summary, ok, problems }) beside its verb ` +
+          '(src/common/http/route.decorator.ts; docs/modules.md)',
+      ),
+    ).toEqual([]);
   });
 
   it('every operation of the document declares each parameter of its path', () => {
@@ -56,7 +62,12 @@ describe('Every route is declared in one place', () => {
       const params = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
       for (const [method, op] of Object.entries(operations)) {
         const declared = new Set((op.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name));
-        for (const p of params) if (!declared.has(p)) missing.push(`${method.toUpperCase()} ${path}: ${p}`);
+        for (const p of params)
+          if (!declared.has(p))
+            missing.push(
+              `${method.toUpperCase()} ${path}: ${p}: take it with @Param() of a DTO class that declares it ` +
+                '(e.g. SiteIdParamDto, IdOrSlugParam in src/common/http/params.ts)',
+            );
       }
     }
     expect(missing).toEqual([]);

@@ -16,6 +16,7 @@ import { UserSubscriptionsService } from '../../src/users/subscriptions/user-sub
 import { UsersRepository } from '../../src/users/users.repository';
 import { WebhooksRepository } from '../../src/webhooks/webhooks.repository';
 import { startApp, TestApp } from '../support/app';
+import { expectOrFix } from '../support/matchers';
 import { createTenant } from '../support/tenant';
 
 /** The SQL of every shaped read, checked in: what a review reads as a diff. */
@@ -196,7 +197,13 @@ describe('the SQL of the shaped reads', () => {
       document += `\n-- ${name}\n${statements.map((text) => `${text};\n`).join('')}`;
     }
     if (process.env.UPDATE_SQL_SNAPSHOT === '1') writeFileSync(FILE, document);
-    expect(document).toBe(readFileSync(FILE, 'utf8'));
+    expectOrFix(
+      'The SQL of the shaped reads differs from test/fixtures/shaped-reads.sql. Review the diff (it is what ' +
+        'each read now sends: a lost index, a new join, a changed order), then accept it with ' +
+        '`UPDATE_SQL_SNAPSHOT=1 npx jest test/foundation/shaped-reads-sql` and commit the file. A new read ' +
+        'joins CASES above.',
+      () => expect(document).toBe(readFileSync(FILE, 'utf8')),
+    );
   });
 });
 

@@ -15,8 +15,8 @@ import {
   ValidateBy,
   ValidateNested,
 } from 'class-validator';
-import { SiteNameParamDto } from '../../common/http/params';
-import { IsIdOrSlug, IsIdSet, MAX_ID, OptionalNotNull, toBoolean, toInteger } from '../../common/input/dto-rules';
+import { IdOrSlugParam } from '../../common/http/params';
+import { IsIdSet, MAX_ID, OptionalNotNull, toBoolean, toInteger } from '../../common/input/dto-rules';
 import { CURRENCY_CODES, isCurrency } from '../../common/money/money';
 import { CursorQueryDto } from '../../common/pagination/page';
 import {
@@ -322,13 +322,5 @@ export class ProductQueryDto extends CursorQueryDto {
   status?: ProductStatus;
 }
 
-export class ProductIdOrSlugParamDto extends SiteNameParamDto {
-  @ApiProperty({
-    example: 'stoneware-mug',
-    description: 'The id, or the slug: all digits (no leading zeros) is an id, anything else a slug',
-  })
-  @IsString()
-  @MaxLength(SLUG_MAX_LENGTH)
-  @IsIdOrSlug()
-  id: string;
-}
+/** `GET …/products/{id}`: an id or a slug. */
+export class ProductIdOrSlugParamDto extends IdOrSlugParam('stoneware-mug') {}

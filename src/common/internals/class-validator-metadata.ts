@@ -4,10 +4,11 @@ import type { Fence } from './fence';
 
 /*
  * The rules class-validator keeps for a class, read where the OpenAPI document is built
- * (openapi-inputs.ts), where the pipe learns a body's array limits (errors/validation.ts) and in
- * the tests that hold the document to the rules. `getMetadataStorage()` is exported but not
- * documented, and the shape of what it answers (`ValidationMetadata`) is only reachable by a deep
- * import: every such read goes through here. Reads at declaration, not a fast path: another
+ * (openapi-inputs.ts, and input/checked.ts for the @Checked marks kept among them), where the
+ * pipe learns a body's array limits (errors/validation.ts) and in the tests that hold the
+ * document to the rules. `getMetadataStorage()` is exported but not documented, and the shape
+ * of what it answers (`ValidationMetadata`) is only reachable by a deep import: every such read
+ * goes through here. Reads at declaration, not a fast path: another
  * version logs one warning at boot (checkReadFences), fence.spec.ts fails on the upgrade, and the
  * rules tests (test/foundation/openapi-rules) compare what is read here with the document.
  */

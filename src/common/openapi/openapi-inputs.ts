@@ -1,7 +1,7 @@
 import { INestApplication, Type } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { ValidationTypes } from 'class-validator';
-import { checkedRules, CheckedKind } from '../input/checked';
+import { checkedRules, CheckedKind, isCheckedRule } from '../input/checked';
 import { isPresenceCheck } from '../input/dto-rules';
 import { ValidationRule, validationRules } from '../internals/class-validator-metadata';
 import { handlerArgs } from '../internals/nest-metadata';
@@ -63,6 +63,7 @@ function rulesOfProperty(cls: Function, property: string, rules: ValidationRule[
     out.checked.push(declared.kind);
   }
   for (const m of rules) {
+    if (isCheckedRule(m)) continue; // read above, with the rules of its class's ancestors
     if (m.type === ValidationTypes.CONDITIONAL_VALIDATION) {
       out.required = false;
       if (m.name === 'isOptional') out.nullable = true;

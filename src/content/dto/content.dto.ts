@@ -12,9 +12,8 @@ import {
   MaxLength,
   Min,
 } from 'class-validator';
-import { SiteIdParamDto, SiteNameParamDto } from '../../common/http/params';
+import { IdOrSlugParam, SiteIdParamDto } from '../../common/http/params';
 import {
-  IsIdOrSlug,
   IsIdParam,
   IsIdSet,
   IsTimestamp,
@@ -213,20 +212,8 @@ export class ContentQueryDto extends CursorQueryDto {
   to?: Date;
 }
 
-/**
- * `:id` of GET, the interface's `{idOrSlug}`: all digits is an id, anything else a
- * slug. One parameter name per path shape (docs/openapi.md): the writes' `{id}`.
- */
-export class IdOrSlugParamDto extends SiteNameParamDto {
-  @ApiProperty({
-    example: 'welcome',
-    description: 'The id, or the slug: all digits (no leading zeros) is an id, anything else a slug',
-  })
-  @IsString()
-  @MaxLength(SLUG_MAX_LENGTH)
-  @IsIdOrSlug()
-  id: string;
-}
+/** `GET …/content/{id}`: an id or a slug. */
+export class IdOrSlugParamDto extends IdOrSlugParam('welcome') {}
 
 export class RevisionParamDto extends SiteIdParamDto {
   @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1 }) @IsIdParam() revisionId: number;

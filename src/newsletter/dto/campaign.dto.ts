@@ -16,8 +16,8 @@ import {
   Min,
   ValidateBy,
 } from 'class-validator';
-import { SiteNameParamDto } from '../../common/http/params';
-import { IsIdOrSlug, IsIdSet, IsTimestamp, OptionalNotNull } from '../../common/input/dto-rules';
+import { IdOrSlugParam } from '../../common/http/params';
+import { IsIdSet, IsTimestamp, OptionalNotNull } from '../../common/input/dto-rules';
 import { IsHeaderText, IsMailAddress } from '../../common/input/mail-rules';
 import { CursorQueryDto } from '../../common/pagination/page';
 import { SLUG_MAX_LENGTH, SLUG_MESSAGE, SLUG_PATTERN } from '../../common/slugs/slugs';
@@ -192,16 +192,10 @@ export class CampaignQueryDto extends CursorQueryDto {
 }
 
 /** `GET …/campaigns/{id}`: the interface's `{idOrSlug}` (docs/openapi.md, one name per path shape). */
-export class CampaignIdOrSlugParamDto extends SiteNameParamDto {
-  @ApiProperty({
-    example: 'november-digest',
-    description: 'The id, or the slug: all digits (no leading zeros) is an id',
-  })
-  @IsString()
-  @MaxLength(SLUG_MAX_LENGTH)
-  @IsIdOrSlug()
-  id: string;
-}
+export class CampaignIdOrSlugParamDto extends IdOrSlugParam(
+  'november-digest',
+  'The id, or the slug: all digits (no leading zeros) is an id',
+) {}
 
 @CheckedBody('stored data', 'The campaign must be ready to send: a subject, a body or a template, Liquid that renders.')
 export class CampaignTestSendDto {
