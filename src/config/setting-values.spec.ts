@@ -1,5 +1,5 @@
 import express from 'express';
-import { describeStartupError, StartupError } from '../startup-errors';
+import { printed } from '../../test/support/startup-printed';
 import { loadConfigs } from './configs';
 import { Setting, settingsOf } from './setting';
 import { int } from './setting-kinds';
@@ -12,17 +12,6 @@ import { int } from './setting-kinds';
 /** Every class's settings in one object: the cases below name settings, not their classes. */
 function loadConfig(env: Record<string, string>): Record<string, unknown> {
   return Object.assign({}, ...Object.values(loadConfigs(env))) as Record<string, unknown>;
-}
-
-/** What main prints for these settings, or null when they load. */
-function printed(env: Record<string, string>): string | null {
-  try {
-    loadConfigs(env);
-    return null;
-  } catch (err) {
-    expect(err).toBeInstanceOf(StartupError);
-    return describeStartupError(err);
-  }
 }
 
 describe('settings read right values, and need the ones others require', () => {

@@ -1,6 +1,6 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { describeStartupError, StartupError } from '../startup-errors';
-import { CONFIG_KEYS, Configs, loadConfigs } from './configs';
+import { printed } from '../../test/support/startup-printed';
+import { CONFIG_KEYS, Configs } from './configs';
 
 /**
  * Issue 42, row 8: every setting is read strictly. Each one gets values it must refuse, through
@@ -218,17 +218,6 @@ const SECRETS = new Set([
   'STRIPE_TEST_SECRET_KEY',
   'STRIPE_TEST_WEBHOOK_SECRET',
 ]);
-
-/** What main prints for these settings, or null when they load. */
-function printed(env: Record<string, string>): string | null {
-  try {
-    loadConfigs(env);
-    return null;
-  } catch (err) {
-    expect(err).toBeInstanceOf(StartupError);
-    return describeStartupError(err);
-  }
-}
 
 describe('every setting is read strictly', () => {
   it('has wrong values for every setting of every class (a new setting needs its own)', () => {
