@@ -43,6 +43,7 @@ export const FEATURE_MODULES: Type[] = [
   ContactsModule,
   EmailModule,
   WebhooksModule,
+  // new:module: feature modules above (npm run new:module adds its module here, before administration)
   AccountModule,
   ApiKeysModule,
   SendersModule,

@@ -2,6 +2,7 @@ import { Body, Delete, Get, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { CurrentKey } from '../common/auth/decorators';
 import { KeyPrincipal } from '../common/auth/principal';
+import { publishableReads } from '../common/auth/permissions';
 import { IdParamDto } from '../common/http/params';
 import { CursorQueryDto, mapPage, Page, PageDto } from '../common/pagination/page';
 import { ApiKeysService } from './api-keys.service';
@@ -38,7 +39,7 @@ export class ApiKeysController {
     summary: 'Create an API key (admin)',
     description:
       'The plaintext key is in this response only. `kind: publishable` makes a key for browsers and apps ' +
-      '(`sb_pub_…`): it reads published content, collections, media and the catalog and calls the public routes, ' +
+      `(\`sb_pub_…\`): it reads what is published and media (${publishableReads()}) and calls the public routes, ` +
       'from its `allowedOrigins` when set, within its own per-minute limit.',
     idempotent: true,
     created: CreatedApiKeyResponseDto,

@@ -933,6 +933,7 @@ const STEPS: Step[] = [
       await call(ctx.a.api.delete(`/api/v2/sender-domains/${id(ctx, 'senderDomainId')}`), 204);
     },
   },
+  // new:module: steps above (one per event a module declares, caused through the API)
 ];
 
 interface Recorded {

@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import request from 'supertest';
 import { ApiKeyEntity } from '../../src/api-keys/entities/api-key.entity';
+import { PUBLISHABLE_PERMISSIONS } from '../../src/common/auth/permissions';
 import { SiteUserEntity } from '../../src/users/entities/site-user.entity';
 import { SessionsService } from '../../src/users/auth/sessions.service';
 import { altered } from '../support/altered';
@@ -42,6 +43,9 @@ describe('publishable keys', () => {
   it('is created with its kind, fixed permissions, origins and limit, and an event', async () => {
     const made = await makeKey(a, { allowedOrigins: ['https://shop.example', 'http://127.0.0.1:8080'] });
     expect(made.key).toMatch(/^sb_pub_[A-Za-z0-9]{40}$/);
+    expect(PUBLISHABLE_PERMISSIONS).toEqual(
+      expect.arrayContaining(['catalog:read', 'collections:read', 'content:read', 'media:read']),
+    );
     expect(made).toEqual({
       id: expect.any(Number),
       name: 'front end',
@@ -49,7 +53,8 @@ describe('publishable keys', () => {
       prefix: made.key.slice(0, 12),
       last4: made.key.slice(-4),
       siteIds: null,
-      permissions: ['catalog:read', 'collections:read', 'content:read', 'media:read'],
+      // The reads it gives, sorted: the interface's four, and any module's that joined them.
+      permissions: [...PUBLISHABLE_PERMISSIONS],
       allowedOrigins: ['https://shop.example', 'http://127.0.0.1:8080'],
       rateLimitPerMinute: null,
       createdAt: ISO,
@@ -107,7 +112,9 @@ describe('publishable keys', () => {
       403,
       'insufficient_permission',
       'Forbidden',
-      'A key cannot give more than it has: this key lacks `catalog:read`, `collections:read`, `media:read`',
+      `A key cannot give more than it has: this key lacks ${PUBLISHABLE_PERMISSIONS.filter((p) => p !== 'content:read')
+        .map((p) => `\`${p}\``)
+        .join(', ')}`,
     );
     expect(await snapshotDatabase(t.db)).toEqual(before);
   });

@@ -187,6 +187,7 @@ describe('the SQL of the shaped reads', () => {
     ],
     ['subscription by id', () => get(SubscriptionsRepository).find(site, { id: 1 })],
     ['subscription by email', () => get(SubscriptionsRepository).find(site, { email: 'a@b.c' })],
+    // new:module: cases above (each shape of a module's reads: first page, every filter, a cursor, one)
   ];
 
   it('is the SQL in test/fixtures/shaped-reads.sql', async () => {

@@ -107,6 +107,7 @@ function listKind(op: Operation): string | null {
     lists: 'newsletterList',
     series: 'newsletterSeries',
     campaigns: 'campaign',
+    // new:module: list kinds above (a module's path segment and its fixture in resource-fixtures.ts)
   };
   if (last === 'categories') return op.path.includes('/media/') ? 'category' : 'productCategory';
   if (last === 'subscriptions') return op.path.includes('/users/') ? 'userSubscription' : 'subscription';

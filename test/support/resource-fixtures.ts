@@ -138,12 +138,14 @@ export async function seedResources(t: TestApp, tenant: Tenant, copy = 0): Promi
   ids.campaign = await made(
     await tenant.api.post(`${site}/newsletter/campaigns`).send({ name: `Fixture${n}`, listIds: [ids.newsletterList] }),
   );
+  // new:module: fixtures above (one of each resource a module's paths take)
   return { tenant, ids, sessionToken };
 }
 
 /** The fixture id an `{id}` segment of this path takes. */
 export function idFor(f: ResourceFixtures, path: string): number {
   const { ids } = f;
+  // new:module: path ids below (a module's own path segment, whole)
   if (path.includes('/api-keys/')) return ids.key;
   if (path.includes('/sender-domains/')) return ids.senderDomain;
   if (path.includes('/collections/')) return ids.collection;

@@ -17,7 +17,7 @@ import {
   MinLength,
 } from 'class-validator';
 import { IsTimestamp, OptionalNotNull } from '../../common/input/dto-rules';
-import { Permission, PERMISSIONS } from '../../common/auth/permissions';
+import { Permission, PERMISSIONS, publishableReads } from '../../common/auth/permissions';
 import { Checked } from '../../common/input/checked';
 import { ApiKeyEntity, ApiKeyKind } from '../entities/api-key.entity';
 
@@ -38,7 +38,7 @@ export class CreateApiKeyDto {
     enum: API_KEY_KINDS,
     description:
       'Absent: `secret`. `secret` (`sb_live_…`, for servers) or `publishable` (`sb_pub_…`, safe in a browser or an app: it reads ' +
-      'published content, collections, media and the catalog and calls the public routes only)',
+      `what is published and media (${publishableReads()}) and calls the public routes only)`,
   })
   @IsOptional()
   @IsIn(API_KEY_KINDS)
@@ -104,8 +104,8 @@ export class CreateApiKeyDto {
     example: ['content:read', 'media:read'],
     description:
       'What the key may do: `<group>:read` or `<group>:write` (write includes read), or `*` (absent or null: everything). ' +
-      'A key cannot give a permission it lacks. A publishable key has fixed ones (the reads of content, ' +
-      'collections, media and catalog): it takes none here.',
+      'A key cannot give a permission it lacks. A publishable key has fixed ones ' +
+      `(${publishableReads()}): it takes none here.`,
   })
   @Checked('other fields', 'Not for a publishable key.')
   @IsOptional()

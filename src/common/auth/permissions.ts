@@ -16,6 +16,7 @@ export const PERMISSION_GROUPS = [
   'email',
   'webhooks',
   'payments',
+  // new:module: permission groups above (a module's routes take its own group)
   'sites',
   'api-keys',
   'account',
@@ -63,15 +64,22 @@ export function normalizePermissions(list: readonly Permission[] | null | undefi
 
 /**
  * What a publishable key (`sb_pub_…`, docs/foundation.md "Publishable keys") may read besides the
- * public routes: published content, collections, media and the catalog of its sites. Creating
- * one needs these, as creating any key needs what it gives.
+ * public routes: the published data of its sites (content, collections, the catalog, and each
+ * module's whose reads anyone may make) and media. Creating one needs these, as creating any key
+ * needs what it gives. Stored on each publishable key as made, sorted; a module that adds its
+ * group here gives existing keys the read in its migration (docs/modules.md, "Permissions").
  */
-export const PUBLISHABLE_PERMISSIONS: readonly Permission[] = Object.freeze([
-  'catalog:read',
-  'collections:read',
-  'content:read',
-  'media:read',
-]);
+export const PUBLISHABLE_PERMISSIONS: readonly Permission[] = Object.freeze(
+  (
+    [
+      'catalog:read',
+      'collections:read',
+      'content:read',
+      'media:read',
+      // new:module: publishable reads above (a module whose reads anyone may make)
+    ] as Permission[]
+  ).sort(),
+);
 
 /**
  * The groups whose writes manage who holds the account: creating, revoking and rolling keys
@@ -94,4 +102,9 @@ export function needsCurrentSecret(permission: Permission): boolean {
 /** The permission a route needs by default: its group's `read` for GET and HEAD, else `write`. */
 export function defaultPermission(group: PermissionGroup, method: string): Permission {
   return `${group}:${method === 'GET' || method === 'HEAD' ? 'read' : 'write'}`;
+}
+
+/** PUBLISHABLE_PERMISSIONS as the document's descriptions say them: `` `catalog:read`, … ``. */
+export function publishableReads(): string {
+  return PUBLISHABLE_PERMISSIONS.map((p) => `\`${p}\``).join(', ');
 }

@@ -24,6 +24,7 @@ const TAGS: Array<[string, string]> = [
   ['Products', 'Catalog products'],
   ['Contacts', 'Contact form submissions'],
   ['Webhooks', 'Signed outgoing webhooks'],
+  // new:module: tags above (every controller's tag is one of these, in the document's order)
   ['Admin: sites', 'Create and list sites (admin, outside the interface)'],
   ['Admin: sender domains', 'Domains an account verified to send From, DKIM-signed (admin, outside the interface)'],
   ['Admin: email providers', 'Bounce and complaint webhooks of the relay, signed by it (admin, outside the interface)'],
