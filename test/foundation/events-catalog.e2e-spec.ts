@@ -1117,9 +1117,10 @@ describe('docs/events.md against the event catalog and what the app records', ()
         );
     }
     expectOrFix(
-      'A step that failed is an API call of STEPS in this file that did not answer as it expects, or whose ' +
-        'events never reached the outbox: fix the call (its body, its status), or record the event in the ' +
-        "service's transaction (recordEvent with its module's <module>.events.ts declaration)",
+      'Each line names its fix. A step that failed is an API call of STEPS in this file that did not answer ' +
+        'as it expects, or whose events never reached the outbox: fix the call (its body, its status), or ' +
+        "record the event in the service's transaction (recordEvent with its module's <module>.events.ts " +
+        'declaration)',
       () => expect(problems).toEqual([]),
     );
   });
