@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { routerRoutes } from '../src/common/internals/express-router';
 import { startApp, TestApp } from './support/app';
+import { expectOrFix } from './support/matchers';
 
 interface InterfaceRoute {
   version: string;
@@ -68,13 +69,30 @@ describe('the interface contract (routes.tsv)', () => {
   it('lists all 144 routes, and pending ones are real interface routes', () => {
     expect(ROUTES).toHaveLength(144);
     const known = new Set(ROUTES.map((r) => `${r.method} ${r.path}`));
-    for (const p of PENDING) expect(known.has(p) ? p : `unknown pending route: ${p}`).toBe(p);
+    for (const p of PENDING)
+      expect(
+        known.has(p)
+          ? p
+          : `unknown pending route: ${p}: test/fixtures/pending-routes.txt lists only "METHOD /path" lines of ` +
+              'test/fixtures/routes.tsv: correct it to one, or remove it',
+      ).toBe(p);
   });
 
   const built = ROUTES.filter((r) => !PENDING.has(`${r.method} ${r.path}`));
   it.each(built.map((r) => [`${r.method} ${r.path}`, r] as const))('%s is registered and documented', (_name, r) => {
-    expect(registered.has(shape(r.method, r.path)) ? 'registered' : 'missing from the app').toBe('registered');
-    expect(documented.has(shape(r.method, r.path)) ? 'documented' : 'missing from OpenAPI').toBe('documented');
+    expect(
+      registered.has(shape(r.method, r.path))
+        ? 'registered'
+        : `missing from the app: declare ${r.method} ${r.path} in a controller of its module (@ApiController ` +
+            'path + verb + @Route) and list the module in FEATURE_MODULES (src/app.module.ts); while it is ' +
+            'not built, list it in test/fixtures/pending-routes.txt',
+    ).toBe('registered');
+    expect(
+      documented.has(shape(r.method, r.path))
+        ? 'documented'
+        : 'missing from OpenAPI: declare the handler with @ApiController and @Route (no @ApiExcludeEndpoint), ' +
+            'which put it in the document',
+    ).toBe('documented');
   });
 
   it("documents each operation with its route's real path and exactly its path parameters", () => {
@@ -83,11 +101,23 @@ describe('the interface contract (routes.tsv)', () => {
     );
     // The same operations both ways, parameter names included: a document that named a
     // parameter differently from the route would send clients to a path the app reads wrongly.
-    expect(operations.map((o) => o.key).sort()).toEqual([...routes.keys()].sort());
+    expectOrFix(
+      'Each Express route is an operation of the document and each operation a route, by the same path and ' +
+        'parameter names: serve a route only from a controller (@ApiController and @Route, not app.use or ' +
+        'Express), and name its `:param`s in @ApiController/@Get(...) as the document does',
+      () => expect(operations.map((o) => o.key).sort()).toEqual([...routes.keys()].sort()),
+    );
     for (const { key, op } of operations) {
       const declared = (op.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name);
-      expect({ key, params: [...declared].sort() }).toEqual({ key, params: [...routes.get(key)!].sort() });
-      expect({ key, params: declared.length }).toEqual({ key, params: new Set(declared).size });
+      expectOrFix(
+        `${key}: the document's path parameters come from @ApiController's path (its \`:name\`s) and the ` +
+          "handler's @Param() DTO (src/common/http/params.ts): declare each `:name` of the route there once, " +
+          'under the same name (docs/openapi.md)',
+        () => {
+          expect({ key, params: [...declared].sort() }).toEqual({ key, params: [...routes.get(key)!].sort() });
+          expect({ key, params: declared.length }).toEqual({ key, params: new Set(declared).size });
+        },
+      );
     }
   });
 
@@ -104,6 +134,10 @@ describe('the interface contract (routes.tsv)', () => {
     console.log(`Interface routes built: ${built.length}/144, pending: ${pending.length}`);
     expect(built.length + pending.length).toBe(144);
     // Every route of the interface is built: the list is empty for good.
-    expect(pending).toEqual([]);
+    expectOrFix(
+      'Every interface route is built: build these (a controller of its module, listed in FEATURE_MODULES of ' +
+        'src/app.module.ts) and remove them from test/fixtures/pending-routes.txt',
+      () => expect(pending).toEqual([]),
+    );
   });
 });

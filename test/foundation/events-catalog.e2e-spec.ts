@@ -8,6 +8,7 @@ import { OutboxEventEntity } from '../../src/common/outbox/outbox-event.entity';
 import { eventually, startApp, TestApp } from '../support/app';
 import { createFreshDatabase } from '../support/databases';
 import { lastEventId } from '../support/events';
+import { expectOrFix } from '../support/matchers';
 import { collectionsUrl, contentUrl, makeContent } from '../support/factories';
 import { makePng, tempMediaDir } from '../support/files';
 import { ReceivedMail, startSmtpSink, SmtpSink } from '../support/smtp';
@@ -946,6 +947,13 @@ interface Recorded {
 /** How long a step may take to record its events (email ones are recorded by a job). */
 const STEP_WAIT_MS = 10000;
 
+/** What a section of docs/events.md holds: the fix of every mismatch between it and the code. */
+const SECTION_FORMAT =
+  'A section of docs/events.md is a `### <name>` heading, one line "<description from the events file> ' +
+  '(module: <module>; scope: site|account)", a `| field | type | description |` table of the payload ' +
+  '(types: integer, string, boolean, timestamp, array of <type>s, each may end "or null") and a ```json ' +
+  'example of the envelope {type, timestamp, data}: format in docs/modules.md, "Events"';
+
 describe('docs/events.md against the event catalog and what the app records', () => {
   const media = tempMediaDir('events');
   const ctx = { made: {}, refuseMail: false, dns: fakeDns() } as Ctx;
@@ -1037,7 +1045,7 @@ describe('docs/events.md against the event catalog and what the app records', ()
   });
 
   it('docs/events.md parses: every ### section has a description line, a field table and a JSON example', () => {
-    expect(doc.errors).toEqual([]);
+    expectOrFix(`Fix the sections named below. ${SECTION_FORMAT}`, () => expect(doc.errors).toEqual([]));
   });
 
   it('documents exactly the events of eventCatalog(), each under its module and with its description', () => {
@@ -1048,8 +1056,9 @@ describe('docs/events.md against the event catalog and what the app records', ()
         .filter((n) => !documented.has(n))
         .map(
           (n) =>
-            `${n}: in the catalog, not in docs/events.md: add a "### ${n}" section under its module's heading ` +
-            '(its description, the fields table and an example), as the others are',
+            `${n}: in the catalog, not in docs/events.md: add a \`### ${n}\` section to docs/events.md under ` +
+            "its module's heading (format in docs/modules.md, Events: its description, the fields table and an " +
+            'example), as the others are',
         ),
       ...[...documented]
         .filter((n) => !catalog.has(n))
@@ -1060,7 +1069,7 @@ describe('docs/events.md against the event catalog and what the app records', ()
         ),
       ...[...documented]
         .filter((n) => doc.events.filter((e) => e.name === n).length > 1)
-        .map((n) => `${n}: documented twice`),
+        .map((n) => `${n}: documented twice: keep one \`### ${n}\` section of docs/events.md`),
     ];
     for (const e of doc.events) {
       const declared = catalog.get(e.name);
@@ -1098,8 +1107,9 @@ describe('docs/events.md against the event catalog and what the app records', ()
       const steps = STEPS.filter((s) => s.emits.includes(name));
       if (steps.length === 0)
         problems.push(
-          `${name}: no step of STEPS emits it: add to STEPS (in this file, after its module's steps) an API ` +
-            `call that causes it, with emits: ['${name}']`,
+          `${name}: no step of STEPS emits it: add a step to STEPS in this file ` +
+            "(test/foundation/events-catalog.e2e-spec.ts, after its module's steps) that causes it through the " +
+            `API, with emits: ['${name}']`,
         );
       else if (!recorded.some((r) => r.name === name))
         problems.push(
@@ -1107,7 +1117,13 @@ describe('docs/events.md against the event catalog and what the app records', ()
             'recordEvent() it in the transaction of that write, or the step must make the call that causes it',
         );
     }
-    expect(problems).toEqual([]);
+    expectOrFix(
+      'Each line names its fix. A step that failed is an API call of STEPS in this file that did not answer ' +
+        'as it expects, or whose events never reached the outbox: fix the call (its body, its status), or ' +
+        "record the event in the service's transaction (recordEvent with its module's <module>.events.ts " +
+        'declaration)',
+      () => expect(problems).toEqual([]),
+    );
   });
 
   it('each example is an envelope of its event: type, an ISO timestamp, data with the documented fields', () => {
@@ -1135,7 +1151,7 @@ describe('docs/events.md against the event catalog and what the app records', ()
           problems.push(`${e.name}: the example's ${field} (${JSON.stringify(values[field])}) is not ${fieldType}`);
       }
     }
-    expect(problems).toEqual([]);
+    expectOrFix(`Fix the example of each section named below. ${SECTION_FORMAT}`, () => expect(problems).toEqual([]));
   });
 
   it('every recorded payload has exactly the documented fields, of the documented types, in the documented scope', () => {
@@ -1157,6 +1173,12 @@ describe('docs/events.md against the event catalog and what the app records', ()
           problems.push(`${e.name}: documented with scope ${e.scope}, recorded with scope ${scope}`);
       }
     }
-    expect([...new Set(problems)]).toEqual([]);
+    expectOrFix(
+      "docs/events.md must say what the app records: make the section's table list exactly the fields of the " +
+        "payload the service passes to recordEvent (typed in its module's <module>.events.ts), with their types, " +
+        'and its scope `account` for an event recorded without a site, `site` otherwise. ' +
+        SECTION_FORMAT,
+      () => expect([...new Set(problems)]).toEqual([]),
+    );
   });
 });

@@ -7,8 +7,10 @@ import { snapshotDatabase } from '../support/db-snapshot';
 import { fakeDns } from '../support/dns';
 import { tempMediaDir } from '../support/files';
 import { exampleBody, loadOperations, OpenApiDocument, Operation } from '../support/openapi-operations';
+import { expectOrFix } from '../support/matchers';
 import { expectExactProblem } from '../support/problem';
 import { operationUrl, ResourceFixtures, seedResources } from '../support/resource-fixtures';
+import { declaredRoutes, DeclaredRoute } from '../support/route-handlers';
 import { createTenant, Tenant } from '../support/tenant';
 import { limitFor } from '../support/time-scale';
 
@@ -43,6 +45,8 @@ describe('key permissions over every operation of the document', () => {
   let tenant: Tenant;
   let other: Tenant;
   let fixtures: ResourceFixtures;
+  /** Each operation's handler and @Route, to name where its permission comes from. */
+  let declared: Map<string, DeclaredRoute>;
   /** Key operations (a key is required) with the permission each needs. */
   let ops: Array<{ op: Operation; permission: Permission; publishable: boolean }>;
   /** Operations where a key is optional: a key without the permission reads as no key. */
@@ -64,6 +68,7 @@ describe('key permissions over every operation of the document', () => {
       [tenant, other] = await Promise.all([createTenant(t), createTenant(t)]);
       const { doc, operations } = await loadOperations(t.server);
       fixtures = await seedResources(t, tenant);
+      declared = declaredRoutes(t);
       const extension = (op: Operation, name: string) =>
         (doc as OpenApiDocument & { paths: Record<string, Record<string, Record<string, unknown>>> }).paths[op.path][
           op.method
@@ -142,6 +147,25 @@ describe('key permissions over every operation of the document', () => {
     'key, existing ones included, then reads that group: docs/foundation.md, "Publishable keys"), or make the ' +
     "route `auth: 'key'` without `publishable`";
 
+  /**
+   * Where the permission the document states for `op` comes from (docs/foundation.md,
+   * "Permissions"), and what to change if the route should need another.
+   */
+  const whyNeeds = (op: Operation, permission: Permission) => {
+    const route = declared.get(op.label);
+    const group = permission.split(':')[0];
+    const from = !route?.options
+      ? "its @Route's `permission`, or its controller's `permissions` group with its method, says so"
+      : route.options.permission !== undefined
+        ? `its @Route says \`permission: '${permission}'\``
+        : `its controller's @ApiController(…, { permissions: '${group}' }) with ${op.method.toUpperCase()} makes it ` +
+          "(the group's read for GET and HEAD, its write otherwise: defaultPermission in src/common/auth/permissions.ts)";
+    return (
+      `${route ? `${route.handler}, ` : ''}${op.label}, needs \`${permission}\`: ${from}. If it should need another, ` +
+      "change its controller's `permissions` (a group of PERMISSION_GROUPS) or give its @Route a `permission`"
+    );
+  };
+
   const refusedFor = (permission: Permission) => (res: request.Response) =>
     expectExactProblem(
       res,
@@ -173,8 +197,9 @@ describe('key permissions over every operation of the document', () => {
       answers.forEach((res, i) => {
         const { op, permission } = ops[i];
         const why =
-          `a key with every permission but \`${permission}\` must be refused: the @Route of ${op.label} ` +
-          `must declare \`permission: '${permission}'\` and its handler reach AuthGuard's check`;
+          `${whyNeeds(op, permission)}. As declared, a key with every permission but \`${permission}\` must get ` +
+          "403 insufficient_permission there: its @Route's auth must take a key ('key', 'account-key', 'session') " +
+          'so AuthGuard checks the permission before the handler, and no other route may answer its path first';
         expect({ op: op.label, why, status: res.status, code: res.body?.code }).toEqual({
           op: op.label,
           why,
@@ -195,7 +220,10 @@ describe('key permissions over every operation of the document', () => {
       const before = await snapshotDatabase(t.db);
       const answers = await Promise.all(writes.map(({ op }) => send(op, readOnly)));
       answers.forEach((res, i) => {
-        const why = `a read-only key holds no \`${writes[i].permission}\`: a write must declare a :write permission in its @Route`;
+        const why =
+          `${whyNeeds(writes[i].op, writes[i].permission)}. A read-only key holds no :write, so it must get 403 ` +
+          "there: the route's auth must take a key so AuthGuard checks it; a write that only reads (a search by " +
+          "POST) says `permission: '<group>:read'` in its @Route";
         expect({ op: writes[i].op.label, why, status: res.status }).toEqual({
           op: writes[i].op.label,
           why,
@@ -240,13 +268,20 @@ describe('key permissions over every operation of the document', () => {
     'a replaced secret is refused on exactly the writes of api-keys and account (403 secret_replaced, nothing changes), and reads all its key may',
     async () => {
       const managing = ops.filter((x) => MANAGING.has(x.permission));
-      expect(managing.map((x) => x.op.label).sort()).toEqual([
-        'DELETE /api/v2/account',
-        'DELETE /api/v2/account/deletion',
-        'DELETE /api/v2/api-keys/{id}',
-        'POST /api/v2/api-keys',
-        'POST /api/v2/api-keys/{id}/roll',
-      ]);
+      expectOrFix(
+        'These are the routes needing api-keys:write or account:write, which a replaced secret may not call ' +
+          '(docs/foundation.md, "Rolling"). A route that manages keys or the account belongs in this list: add ' +
+          'it here; any other route takes the `permissions` group of its own module (@ApiController), or its ' +
+          "@Route's `permission`, instead",
+        () =>
+          expect(managing.map((x) => x.op.label).sort()).toEqual([
+            'DELETE /api/v2/account',
+            'DELETE /api/v2/account/deletion',
+            'DELETE /api/v2/api-keys/{id}',
+            'POST /api/v2/api-keys',
+            'POST /api/v2/api-keys/{id}/roll',
+          ]),
+      );
       const before = await snapshotDatabase(t.db);
       const refused = await Promise.all(managing.map(({ op }) => send(op, replaced)));
       refused.forEach((res, i) => {
@@ -261,10 +296,17 @@ describe('key permissions over every operation of the document', () => {
       const reads = [...ops, ...optional].filter((x) => x.op.method === 'get');
       const answers = await Promise.all(reads.map(({ op }) => send(op, replaced)));
       answers.forEach((res, i) =>
-        expect({ op: reads[i].op.label, refused: [401, 403].includes(res.status) }).toEqual({
-          op: reads[i].op.label,
-          refused: false,
-        }),
+        expectOrFix(
+          `${whyNeeds(reads[i].op, reads[i].permission)}. A replaced secret keeps every read of its key ` +
+            `(it got ${res.status} ${res.body?.code ?? ''}): a GET must not need a current secret, which only writes ` +
+            'of CURRENT_SECRET_GROUPS do (needsCurrentSecret, src/common/auth/permissions.ts); a GET that changes ' +
+            'something names that write as its `permission`, and then it is no read',
+          () =>
+            expect({ op: reads[i].op.label, refused: [401, 403].includes(res.status) }).toEqual({
+              op: reads[i].op.label,
+              refused: false,
+            }),
+        ),
       );
     },
     limitFor(150, 100),
@@ -287,11 +329,20 @@ describe('key permissions over every operation of the document', () => {
       answers.forEach((res, i) => {
         const expected = anonymous[i] ? { status: anonymous[i].status, body: anonymous[i].body } : { status: 200 };
         const got = anonymous[i] ? { status: res.status, body: res.body } : { status: res.status };
-        expect({ op: reads[i].op.label, ...got }).toEqual({
-          op: reads[i].op.label,
-          ...expected,
-          ...(anonymous[i]?.body?.requestId ? { body: { ...expected.body, requestId: res.body.requestId } } : {}),
-        });
+        expectOrFix(
+          `${reads[i].op.label} is marked x-sitebase-publishable, so a publishable key must ` +
+            (anonymous[i]
+              ? 'read there exactly what anyone reads (an optional-key route): the handler must treat it as no key'
+              : 'read it (200): the route must only read published data of its PUBLISHABLE_PERMISSIONS group; ' +
+                'if it cannot, drop `publishable` from its @Route') +
+            '. A 404 here is a fixture the path lacks: test/support/resource-fixtures.ts',
+          () =>
+            expect({ op: reads[i].op.label, ...got }).toEqual({
+              op: reads[i].op.label,
+              ...expected,
+              ...(anonymous[i]?.body?.requestId ? { body: { ...expected.body, requestId: res.body.requestId } } : {}),
+            }),
+        );
       });
       expect(answers.filter((res) => res.status === 200).length).toBeGreaterThanOrEqual(reads.length - 2);
     },
@@ -320,10 +371,16 @@ describe('key permissions over every operation of the document', () => {
     async () => {
       const answers = await Promise.all(optional.map(({ op, permission }) => send(op, without.get(permission)!)));
       answers.forEach((res, i) =>
-        expect({ op: optional[i].op.label, code: res.body?.code }).not.toEqual({
-          op: optional[i].op.label,
-          code: 'insufficient_permission',
-        }),
+        expectOrFix(
+          `${whyNeeds(optional[i].op, optional[i].permission)}. Its @Route says auth 'optional-key': a key ` +
+            'without that permission reads as no key there (what anyone sees), never a 403; if the route must ' +
+            "refuse such a key, make it auth 'key'",
+          () =>
+            expect({ op: optional[i].op.label, code: res.body?.code }).not.toEqual({
+              op: optional[i].op.label,
+              code: 'insufficient_permission',
+            }),
+        ),
       );
     },
     limitFor(50, 100),
@@ -343,10 +400,17 @@ describe('key permissions over every operation of the document', () => {
         // … and revokes or rolls only a key that may do no more than itself (the fixture's spare has all).
         const target = ACTS_ON_A_KEY.has(op.label) ? { id: String(await weakerKey(permission)) } : undefined;
         const res = await send(op, exactly.get(permission)!, own, target);
-        expect({ op: op.label, status: res.status, code: res.body?.code }).not.toEqual(
-          expect.objectContaining({ code: 'insufficient_permission' }),
+        expectOrFix(
+          `${whyNeeds(op, permission)}. A key holding exactly \`${permission}\` was refused: the handler or the ` +
+            'service it calls asks for more than its @Route states (another permission, a session); state that in ' +
+            'the @Route, or let the key through',
+          () => {
+            expect({ op: op.label, status: res.status, code: res.body?.code }).not.toEqual(
+              expect.objectContaining({ code: 'insufficient_permission' }),
+            );
+            expect({ op: op.label, status: res.status }).not.toEqual({ op: op.label, status: 401 });
+          },
         );
-        expect({ op: op.label, status: res.status }).not.toEqual({ op: op.label, status: 401 });
       }
     },
     limitFor(200, 150),

@@ -5,6 +5,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import request from 'supertest';
 import ts from 'typescript';
 import { startApp, TestApp } from '../support/app';
+import { expectOrFix } from '../support/matchers';
 
 const GENERATED = join(__dirname, '..', 'generated', 'openapi.d.ts');
 const HEADER =
@@ -60,9 +61,15 @@ describe('The OpenAPI document as a contract', () => {
   it('gives every operation a unique camelCase operationId and an explicit security', () => {
     const ops = Object.values(doc.paths).flatMap((item) => Object.values(item));
     const ids = ops.map((op) => op.operationId);
-    expect(ids.filter((id) => !/^[a-z][A-Za-z0-9]+$/.test(id ?? ''))).toEqual([]);
-    expect(new Set(ids).size).toBe(ids.length);
-    expect(ops.filter((op) => !Array.isArray(op.security))).toEqual([]);
+    const fix =
+      "An operation's operationId is its handler method's name (operationId in src/common/openapi/openapi.ts): " +
+      'name the method in camelCase, unique in the whole app (listProducts, not list; createContent, not create); ' +
+      "its security comes from its @Route's auth";
+    expectOrFix(fix, () => {
+      expect(ids.filter((id) => !/^[a-z][A-Za-z0-9]+$/.test(id ?? ''))).toEqual([]);
+      expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+    });
+    expectOrFix(fix, () => expect(ops.filter((op) => !Array.isArray(op.security))).toEqual([]));
     expect(doc.paths['/api/v2/sites/{siteName}/content']).toEqual(
       expect.objectContaining({
         get: expect.objectContaining({ operationId: 'listContent' }),
@@ -80,7 +87,12 @@ describe('The OpenAPI document as a contract', () => {
     const committed = readFileSync(GENERATED, 'utf8');
     // A DTO or route changed without the client: run `npm run openapi:client`, then tsc checks
     // every call the client tests make against the new types.
-    expect(committed === generated ? 'up to date' : 'stale: run npm run openapi:client').toBe('up to date');
+    expect(
+      committed === generated
+        ? 'up to date'
+        : 'stale: run `npm run openapi:client` (it rewrites test/generated/openapi.d.ts and ' +
+            'clients/typescript/openapi.json) and commit both',
+    ).toBe('up to date');
   });
 
   it('has a client test for every group: each tag is required by some *.client.e2e-spec.ts', () => {
@@ -104,7 +116,8 @@ describe('The OpenAPI document as a contract', () => {
         .map(
           (tag) =>
             `${tag}: write test/<module>/<module>.client.e2e-spec.ts calling its operations through the typed ` +
-            `client, ending with expect(s.contract.uncalled(['${tag}'])).toEqual([]) (see test/catalog/catalog.client.e2e-spec.ts)`,
+            `client, ending with expect(s.contract.uncalled(['${tag}'])).toEqual([]) (see test/catalog/catalog.client.e2e-spec.ts); ` +
+            'run `npm run openapi:client` first, so the client has its operations',
         ),
     ).toEqual([]);
   });
@@ -113,9 +126,13 @@ describe('The OpenAPI document as a contract', () => {
     const config = await createConfig(LINT_CONFIG as never);
     const problems = await lintFromString({ source: text, absoluteRef: 'openapi.json', config });
     const found = problems.map((p) => `${p.severity} ${p.ruleId} ${p.location[0]?.pointer ?? ''} (${p.message})`);
-    expect(found.filter((line) => !line.startsWith('warn '))).toEqual([]);
+    const fix =
+      'Fix what redocly names (https://redocly.com/docs/cli/rules/oas/<rule>) in the @Route or DTO of the ' +
+      'path it points at (docs/openapi.md); a warning the interface itself requires goes into KEPT_WARNINGS ' +
+      'above, with its reason; a kept warning no longer reported leaves that list';
+    expectOrFix(fix, () => expect(found.filter((line) => !line.startsWith('warn '))).toEqual([]));
     const warnings = problems.map((p) => `${p.ruleId} ${p.location[0]?.pointer ?? ''}`);
-    expect(warnings.sort()).toEqual([...KEPT_WARNINGS].sort());
+    expectOrFix(fix, () => expect(warnings.sort()).toEqual([...KEPT_WARNINGS].sort()));
   });
 
   it('documents no untyped object: a union of a type and null says its type (what clients are generated from)', () => {
@@ -128,7 +145,12 @@ describe('The OpenAPI document as a contract', () => {
       for (const [k, v] of Object.entries(schema)) walk(v, `${at}/${k}`);
     };
     walk(doc, '#');
-    expect(untyped).toEqual([]);
+    expectOrFix(
+      'Give each object a shape: a DTO class for the nested object (@ApiProperty({ type: Thing }) with ' +
+        '@ValidateNested/@Type on a request), or additionalProperties for a map; a `Record<string, unknown>` ' +
+        'property says `additionalProperties: true` in its @ApiProperty',
+      () => expect(untyped).toEqual([]),
+    );
   });
 
   it('gives no request body field a default: absent means "unchanged" in a PATCH, and generators make such fields required', () => {
@@ -145,7 +167,11 @@ describe('The OpenAPI document as a contract', () => {
         .filter(([, p]) => (p as { default?: unknown }).default !== undefined)
         .map(([field]) => `${name}.${field}`),
     );
-    expect(withDefault).toEqual([]);
+    expectOrFix(
+      'Remove `default` from the @ApiProperty of these request DTO fields; say the value a create uses when ' +
+        'the field is left out in its description ("Absent on create: …"; docs/openapi.md)',
+      () => expect(withDefault).toEqual([]),
+    );
   });
 
   it('sends no example as a value: optional parameters show theirs in the description', () => {
@@ -154,7 +180,12 @@ describe('The OpenAPI document as a contract', () => {
       .flatMap((item) => Object.values(item) as Array<Operation & { parameters?: Param[] }>)
       .flatMap((op) => (op.parameters ?? []).map((p) => ({ op: op.operationId, ...p })))
       .filter((p) => !p.required && (p.example !== undefined || p.schema?.example !== undefined));
-    expect(withExample).toEqual([]);
+    expectOrFix(
+      "An optional parameter's example goes into its description (docs/openapi.md, Examples), which " +
+        'exampleAsText (src/common/openapi/openapi.ts) does for an `example` on the parameter or its plain ' +
+        'schema: give it one of those (no $ref schema), or write "Example: `…`" in its description yourself',
+      () => expect(withExample).toEqual([]),
+    );
     const content = doc.paths['/api/v2/sites/{siteName}/content'].get as Operation & { parameters: Param[] };
     expect(content.parameters.find((p) => p.name === 'tag')).toEqual(
       expect.objectContaining({ required: false, description: 'Example: `news`' }),

@@ -7,6 +7,7 @@ import { CONSTRAINT_KEYWORDS, isFreeFormBody } from '../../src/common/openapi/op
 import { operationInputs, rulesOfClass } from '../../src/common/openapi/openapi-inputs';
 import { schemaRuleOf } from '../../src/common/openapi/openapi-rules';
 import { startApp, TestApp } from '../support/app';
+import { expectOrFix } from '../support/matchers';
 
 /**
  * docs/openapi.md, "Rules from the validators": every rule a request DTO's validators enforce has
@@ -192,7 +193,16 @@ describe('OpenAPI request schemas are the validators’ rules', () => {
       check('query', found.query);
       check('path', found.param);
     }
-    expect(problems).toEqual([]);
+    expectOrFix(
+      'The document writes each request field from its DTO\'s class-validator rules (docs/openapi.md, "Rules ' +
+        'from the validators"); @ApiProperty gives only words and shape. So fix the DTO (src/<module>/dto/): ' +
+        'a rule that "declares no schema" or "says nothing in the document" is a validator of your own: ' +
+        'declareSchemaRule beside it (src/common/openapi/openapi-rules.ts), or use a project validator; ' +
+        '"validated, not documented" or "documented, not validated": give the property both an @ApiProperty and ' +
+        'its validators; a constraint "no rule does" is one @ApiProperty wrote by hand: say it with a validator ' +
+        'instead; nullable and required follow @IsOptional; a JSON body is a validated DTO class',
+      () => expect(problems).toEqual([]),
+    );
     expect(bodies).toBeGreaterThan(60);
     expect(params).toBeGreaterThan(150);
   });
@@ -213,7 +223,12 @@ describe('OpenAPI request schemas are the validators’ rules', () => {
     for (const { where, op } of operations())
       for (const [type, media] of Object.entries(op.requestBody?.content ?? {}))
         if (type !== 'multipart/form-data' && !freeForm(op.operationId ?? '')) walk(media.schema, where, new Set());
-    expect(open).toEqual([]);
+    expectOrFix(
+      'Every request body object is closed: type each nested object with a DTO class (@ValidateNested() and ' +
+        "@Type(() => Thing)), whose schema the document closes; a free-form map is the provider's raw body only " +
+        '(FreeFormBody)',
+      () => expect(open).toEqual([]),
+    );
   });
 
   it('types integers as integers: arrays of ids, v1 {limit}/{offset}', () => {

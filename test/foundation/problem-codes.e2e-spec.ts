@@ -4,6 +4,7 @@ import { CATALOG_PROBLEMS } from '../../src/catalog/catalog.problems';
 import { CONTENT_PROBLEMS } from '../../src/content/content.problems';
 import { ORDERS_PROBLEMS } from '../../src/orders/orders.problems';
 import { startApp, TestApp } from '../support/app';
+import { expectOrFix } from '../support/matchers';
 
 interface Response {
   description?: string;
@@ -43,11 +44,27 @@ describe('problem codes in the OpenAPI document', () => {
         for (const [status, response] of Object.entries(op.responses)) {
           if (!response.content?.['application/problem+json']) continue;
           const codes = response['x-problem-codes'];
-          if (!codes?.length) bare.push(`${method} ${path} ${status}`);
+          if (!codes?.length)
+            bare.push(
+              `${method} ${path} ${status}: no code of its module answers ${status}: declare the codes its service ` +
+                "throws with that status in its module's <module>.problems.ts (defineProblems('<module>', { code: " +
+                `${status} })), put them on the Nest module with @AnswersProblems(...), or drop ${status} from its ` +
+                "@Route's problems (docs/openapi.md, Problem codes)",
+            );
           for (const code of (codes ?? []).filter((c) => !(c in COMMON_PROBLEMS)))
-            expect(response.description).toContain(`\`${code}\``);
+            expectOrFix(
+              `${method} ${path} ${status}: its description must name \`${code}\`, as documentProblemCodes ` +
+                '(src/common/openapi/openapi-problems.ts) writes it beside x-problem-codes: leave both to it (declare ' +
+                "the code in the module's <module>.problems.ts), rather than writing x-problem-codes elsewhere",
+              () => expect(response.description).toContain(`\`${code}\``),
+            );
           for (const code of codes ?? []) {
-            if (declared.has(code)) expect([code, declared.get(code)]).toEqual([code, Number(status)]);
+            if (declared.has(code))
+              expectOrFix(
+                `${method} ${path}: \`${code}\` is declared with status ${declared.get(code)} in its <module>.problems.ts ` +
+                  `but listed under ${status}: a code has one status; throw it with that one`,
+                () => expect([code, declared.get(code)]).toEqual([code, Number(status)]),
+              );
           }
         }
       }

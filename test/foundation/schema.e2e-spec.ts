@@ -1,4 +1,5 @@
 import { startApp, TestApp } from '../support/app';
+import { expectOrFix } from '../support/matchers';
 
 /**
  * What the schema builder would change in the migrated database, minus content's generated search
@@ -28,6 +29,12 @@ describe('migrations and entities', () => {
   it('the migrated database has every table, column and index of the entities', async () => {
     const { upQueries } = await t.db.driver.createSchemaBuilder().log();
     const drift = upQueries.map((q) => q.query).filter((q) => !NOT_DESCRIBED.some((re) => re.test(q)));
-    expect(drift).toEqual([]);
+    expectOrFix(
+      'These are the statements that would make the migrated database what the entities declare: an entity ' +
+        'changed without its migration. Run `npm run migration:generate -- <name>` against an up-to-date ' +
+        'database, read the file it writes (src/database/migrations/, listed in its index.ts) and commit it; ' +
+        'or change the entity back (docs/modules.md, "A module\'s migration")',
+      () => expect(drift).toEqual([]),
+    );
   });
 });

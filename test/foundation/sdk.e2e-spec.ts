@@ -42,9 +42,12 @@ describe('the TypeScript SDK (clients/typescript)', () => {
     const document = `${JSON.stringify(JSON.parse(served), null, 2)}\n`;
     if (process.env.UPDATE_OPENAPI_CLIENT === '1') writeFileSync(SNAPSHOT, document);
     // A route or DTO changed without the SDK's copy: run `npm run openapi:client`.
-    expect(readFileSync(SNAPSHOT, 'utf8') === document ? 'up to date' : 'stale: run npm run openapi:client').toBe(
-      'up to date',
-    );
+    expect(
+      readFileSync(SNAPSHOT, 'utf8') === document
+        ? 'up to date'
+        : 'stale: run `npm run openapi:client` (it rewrites clients/typescript/openapi.json and ' +
+            'test/generated/openapi.d.ts) and commit both',
+    ).toBe('up to date');
   });
 
   describe('built from a clean checkout (its tracked files and the root node_modules, no network)', () => {

@@ -4,6 +4,8 @@ import { fakeDns } from '../support/dns';
 import { snapshotDatabase } from '../support/db-snapshot';
 import { tempMediaDir } from '../support/files';
 import { exampleBody, loadOperations, OpenApiDocument, Operation, resolve } from '../support/openapi-operations';
+import { expectOrFix } from '../support/matchers';
+import { pathParamsWithoutFixture } from '../support/path-fixtures';
 import { expectProblem } from '../support/problem';
 import { operationUrl, paramValue, requiredQuery, ResourceFixtures, seedResources } from '../support/resource-fixtures';
 import { createTenant, Tenant, uniqueName, agent } from '../support/tenant';
@@ -292,8 +294,7 @@ describe('tenant isolation over every operation of the OpenAPI document', () => 
 
   it('reads the document and has a fixture for every path parameter', () => {
     expect(operations.length).toBeGreaterThanOrEqual(150);
-    for (const op of operations)
-      for (const name of op.pathParams) expect(typeof paramValue(fa, op, name)).toBe('string');
+    expect(pathParamsWithoutFixture(fa, operations)).toEqual([]);
   });
 
   // --- the rules --------------------------------------------------------------------------
@@ -554,7 +555,12 @@ describe('tenant isolation over every operation of the OpenAPI document', () => 
     expect(documented.length).toBeGreaterThanOrEqual(25);
     const found = await lists((op) => ownCaller(op), documented);
     // Every documented list answered a page: none is skipped by an error.
-    expect(found.map(({ op }) => op.label)).toEqual(documented.map((op) => op.label));
+    expectOrFix(
+      "A list missing on the left did not answer A's own caller 200 with a page: call it as the test does " +
+        "(GET with site A's fixtures from test/support/resource-fixtures.ts and A's key or session) and fix " +
+        'what it answers, or a fixture its path needs',
+      () => expect(found.map(({ op }) => op.label)).toEqual(documented.map((op) => op.label)),
+    );
     counts['7 lists'] = found.length;
     const failures: string[] = [];
     for (const { op, body } of found) {
@@ -564,7 +570,12 @@ describe('tenant isolation over every operation of the OpenAPI document', () => 
       const foreignIds = kind ? [fb, ...(namesSite(op) ? [fc] : [])].map((f) => idsOf(f)[kind]) : [];
       const ids = rowIds(body);
       if (leaked) failures.push(`${op.label} shows ${leaked[0]}`);
-      if (kind && !ids.includes(idsOf(fa)[kind])) failures.push(`${op.label} misses A's ${kind} ${idsOf(fa)[kind]}`);
+      if (kind && !ids.includes(idsOf(fa)[kind]))
+        failures.push(
+          `${op.label} misses A's ${kind} ${idsOf(fa)[kind]}: the list must show the fixture seedResources made ` +
+            '(test/support/resource-fixtures.ts) to its own site; if the list holds another kind of row, map its ' +
+            "last path segment to that fixture's name in listKind above",
+        );
       for (const id of foreignIds) if (ids.includes(id)) failures.push(`${op.label} lists a foreign ${kind} ${id}`);
     }
     expect(failures).toEqual([]);

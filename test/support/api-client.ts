@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { join, relative } from 'node:path';
 import type { Client, Middleware } from 'openapi-fetch';
 import request from 'supertest';
 import { createSitebaseFor } from '../../clients/typescript/src/client';
@@ -65,11 +66,19 @@ export class ContractClient {
     return sb.raw;
   }
 
-  /** `METHOD /path` of every operation of these tags that no test has called yet. */
+  /**
+   * `METHOD /path (operationId)` of every operation of these tags that no test has called yet,
+   * each with how to call it: what a client test's `expect(s.contract.uncalled([...])).toEqual([])` shows.
+   */
   uncalled(tags: string[]): string[] {
+    const spec = expect.getState().testPath;
+    const file = spec ? relative(join(__dirname, '..', '..'), spec) : 'test/<module>/<module>.client.e2e-spec.ts';
     return Object.entries(this.doc.paths).flatMap(([path, item]) =>
       METHODS.filter((m) => item[m]?.tags?.some((tag) => tags.includes(tag)) && !this.called.has(`${m} ${path}`)).map(
-        (m) => `${m.toUpperCase()} ${path} (${item[m].operationId})`,
+        (m) =>
+          `${m.toUpperCase()} ${path} (${item[m].operationId}): not called through the client: call it in ` +
+          `${file} (e.g. s.api.${m.toUpperCase()}('${path}', { params: … })); if the client's types lack it, run ` +
+          '`npm run openapi:client` first',
       ),
     );
   }
