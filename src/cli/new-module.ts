@@ -2,10 +2,11 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { MODULE_CHECKS } from './new-module/checks';
 import { KEBAB, moduleNames, ModuleNames, rename, singularOf } from './new-module/names';
 import { addMigration, apply, registrations } from './new-module/registrations';
 import { renderTemplate, templateFiles, writeNew } from './new-module/render';
-import { whyRefused } from './new-module/reserved';
+import { whyRefused, whyRefusedName } from './new-module/reserved';
 
 const USAGE =
   'usage: npm run new:module -- <name> [--template crud|lifecycle] [--singular <name>] ' +
@@ -31,12 +32,14 @@ function main(argv: string[]): void {
   const [name] = positionals;
   if (!name || positionals.length > 1) fail(USAGE);
   if (!KEBAB.test(name)) fail(`"${name}" must be kebab-case words starting with letters (calendar-events)`);
+  if (!existsSync(join(root, 'templates/module'))) fail('run it at the project root (templates/module is missing)');
+  const taken = whyRefusedName(root, name);
+  if (taken) fail(`refused: ${taken}`);
   if (values.template !== 'crud' && values.template !== 'lifecycle')
     fail(`--template is crud or lifecycle, not "${values.template}"`);
   const one = values.singular ?? singularOf(name);
   if (!one) fail(`"${name}" does not end like an English plural: give its singular with --singular`);
   if (!KEBAB.test(one) || one === name) fail(`the singular "${one}" must be kebab-case and differ from "${name}"`);
-  if (!existsSync(join(root, 'templates/module'))) fail('run it at the project root (templates/module is missing)');
   const names = moduleNames(name, one);
   const refused = whyRefused(root, names);
   if (refused) fail(`refused: ${refused}`);
@@ -101,7 +104,8 @@ function main(argv: string[]): void {
     }
   console.log(
     `\nNext: write its own fields and rules (docs/modules.md, "Adding a module"), then\n` +
-      `  npm run typecheck && npx jest test/${names.kebab} test/foundation test/contract.e2e-spec.ts`,
+      `  npm run typecheck && npx jest test/${names.kebab} ${MODULE_CHECKS.join(' ')}\n` +
+      'and then npm test.',
   );
 }
 

@@ -74,8 +74,11 @@ export function rename(text: string, to: ModuleNames): string {
   const pairs = (Object.keys(SAMPLE) as Array<keyof ModuleNames>)
     .map((k) => [SAMPLE[k], to[k]] as const)
     .sort((x, y) => y[0].length - x[0].length);
-  const seen = new Map<string, string>();
-  for (const [from, into] of pairs) if (!seen.has(from)) seen.set(from, into);
-  const pattern = new RegExp([...seen.keys()].map((s) => s.replace(/[-_]/g, '[$&]')).join('|'), 'g');
-  return text.replace(pattern, (m) => seen.get(m) ?? m);
+  let out = '';
+  for (let i = 0; i < text.length;) {
+    const hit = pairs.find(([from]) => text.startsWith(from, i));
+    out += hit ? hit[1] : text[i];
+    i += hit ? hit[0].length : 1;
+  }
+  return out;
 }

@@ -28,24 +28,33 @@ const RESERVED: Record<string, string> = {
 };
 
 /**
- * Why `names` cannot be a new module of the project at `root`, or null: a reserved word, or a
- * folder, page, permission group, path segment, table or event prefix that exists.
+ * Why the module `name` (kebab-case) cannot be added to the project at `root`, or null: a
+ * reserved word, or a folder, page, permission group or path segment that exists.
  */
-export function whyRefused(root: string, names: ModuleNames): string | null {
-  for (const name of [names.kebab, names.kebabOne])
-    if (RESERVED[name]) return `"${name}" is reserved: ${RESERVED[name]}`;
+export function whyRefusedName(root: string, name: string): string | null {
+  if (RESERVED[name]) return `"${name}" is reserved: ${RESERVED[name]}`;
   const taken: Array<[string, boolean]> = [
-    [`src/${names.kebab} exists`, existsSync(join(root, 'src', names.kebab))],
-    [`test/${names.kebab} exists`, existsSync(join(root, 'test', names.kebab))],
-    [`docs/${names.kebab}.md exists`, existsSync(join(root, 'docs', `${names.kebab}.md`))],
-    [`test/support/${names.kebab}.ts exists`, existsSync(join(root, 'test', 'support', `${names.kebab}.ts`))],
+    [`src/${name} exists`, existsSync(join(root, 'src', name))],
+    [`test/${name} exists`, existsSync(join(root, 'test', name))],
+    [`docs/${name}.md exists`, existsSync(join(root, 'docs', `${name}.md`))],
+    [`test/support/${name}.ts exists`, existsSync(join(root, 'test', 'support', `${name}.ts`))],
   ];
   for (const [why, yes] of taken) if (yes) return why;
   const permissions = readFileSync(join(root, 'src/common/auth/permissions.ts'), 'utf8');
-  if (permissions.includes(`'${names.kebab}',`)) return `"${names.kebab}" is a permission group already`;
+  if (permissions.includes(`'${name}',`)) return `"${name}" is a permission group already`;
+  if (
+    allSource(join(root, 'src')).some(
+      (text) => text.includes(`/:siteName/${name}'`) || text.includes(`/:siteName/${name}/`),
+    )
+  )
+    return `/api/v2/sites/{siteName}/${name} is a path of the API already`;
+  return null;
+}
+
+/** Why the names of a module would clash, or null: its singular reserved, its table or its events' prefix taken. */
+export function whyRefused(root: string, names: ModuleNames): string | null {
+  if (RESERVED[names.kebabOne]) return `"${names.kebabOne}" is reserved: ${RESERVED[names.kebabOne]}`;
   const source = allSource(join(root, 'src'));
-  if (source.some((text) => text.includes(`/:siteName/${names.kebab}'`) || text.includes(`/:siteName/${names.kebab}/`)))
-    return `/api/v2/sites/{siteName}/${names.kebab} is a path of the API already`;
   if (source.some((text) => text.includes(`@Entity('${names.snake}')`))) return `the table ${names.snake} exists`;
   const events = readFileSync(join(root, 'docs/events.md'), 'utf8');
   if (events.includes(`### ${names.snakeOne}.`)) return `events named ${names.snakeOne}.* exist (docs/events.md)`;

@@ -71,7 +71,10 @@ export class SampleThingsService {
       if (dto.body !== undefined) thing.body = dto.body;
       // @if lifecycle
       if (dto.status !== undefined && !canMove(thing.status, dto.status))
-        throw new ConflictProblem('transition_forbidden', `A ${thing.status} sample thing cannot become ${dto.status}`);
+        throw new ConflictProblem(
+          'transition_forbidden',
+          `This sample thing is ${thing.status}: it cannot become ${dto.status} (sample-thing-lifecycle.ts)`,
+        );
       const wasArchived = thing.status === 'archived';
       // @end
       if (dto.status !== undefined) thing.status = dto.status;

@@ -195,7 +195,7 @@ describe('sample things (v2)', () => {
       const refused = await lastEventId(t);
       const res = await a.api.patch(url(a, `/${made.id}`)).send({ status: 'published', title: 'Back' });
       expectProblem(res, 409, 'transition_forbidden');
-      expect(res.body.detail).toBe('A archived sample thing cannot become published');
+      expect(res.body.detail).toBe('This sample thing is archived: it cannot become published (sample-thing-lifecycle.ts)');
       expect(await row(made.id)).toMatchObject({ status: 'archived', title: 'Seasonal' });
       expect(await eventsOf(t, a, refused)).toEqual([]);
       await a.api.patch(url(a, `/${made.id}`)).send({ status: 'draft' }).expect(200);
