@@ -2855,7 +2855,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key (admin)
-         * @description The plaintext key is in this response only. `kind: publishable` makes a key for browsers and apps (`sb_pub_…`): it reads published content, collections, media and the catalog and calls the public routes, from its `allowedOrigins` when set, within its own per-minute limit. A key needs the `api-keys:write` permission (without it: 403 `insufficient_permission`).
+         * @description The plaintext key is in this response only. `kind: publishable` makes a key for browsers and apps (`sb_pub_…`): it reads what is published and media (`catalog:read`, `collections:read`, `content:read`, `media:read`) and calls the public routes, from its `allowedOrigins` when set, within its own per-minute limit. A key needs the `api-keys:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -8676,7 +8676,7 @@ export interface components {
             /** @example CI deploys */
             name: string;
             /**
-             * @description Absent: `secret`. `secret` (`sb_live_…`, for servers) or `publishable` (`sb_pub_…`, safe in a browser or an app: it reads published content, collections, media and the catalog and calls the public routes only)
+             * @description Absent: `secret`. `secret` (`sb_live_…`, for servers) or `publishable` (`sb_pub_…`, safe in a browser or an app: it reads what is published and media (`catalog:read`, `collections:read`, `content:read`, `media:read`) and calls the public routes only)
              * @enum {string|null}
              */
             kind?: "secret" | "publishable" | null;
@@ -8700,7 +8700,7 @@ export interface components {
              */
             siteIds?: number[] | null;
             /**
-             * @description What the key may do: `<group>:read` or `<group>:write` (write includes read), or `*` (absent or null: everything). A key cannot give a permission it lacks. A publishable key has fixed ones (the reads of content, collections, media and catalog): it takes none here. Not for a publishable key.
+             * @description What the key may do: `<group>:read` or `<group>:write` (write includes read), or `*` (absent or null: everything). A key cannot give a permission it lacks. A publishable key has fixed ones (`catalog:read`, `collections:read`, `content:read`, `media:read`): it takes none here. Not for a publishable key.
              * @example [
              *       "content:read",
              *       "media:read"
