@@ -21,6 +21,12 @@ const GROUP = /\.e2e-group\.js$/;
  * group, and so a registry, of its own.
  */
 const OWN_REGISTRY = /^\/\*\*[^]*?@ownRegistry/;
+/**
+ * A file whose time is mostly work of its own, not source to load (it runs another jest and tsc
+ * on a copy of the project), says `@runsLong` in its first comment: it gets a group of its own,
+ * and the sequencer starts it first, so the run does not end on it.
+ */
+const RUNS_LONG = /^\/\*\*[^]*?@runsLong/;
 
 function e2eFiles(dir) {
   return readdirSync(dir, { withFileTypes: true })
@@ -55,7 +61,8 @@ function writeGroups(root) {
     let chunk = null;
     for (const file of files) {
       const bytes = statSync(file).size;
-      if (OWN_REGISTRY.test(readFileSync(file, 'utf8'))) {
+      const text = readFileSync(file, 'utf8');
+      if (OWN_REGISTRY.test(text) || RUNS_LONG.test(text)) {
         chunks.push({ files: [file], bytes });
         chunk = null;
         continue;
@@ -102,9 +109,15 @@ function membersOf(path) {
   return [...text.matchAll(/require\("([^"]+)"\)/g)].map((m) => join(dirname(path), m[1]));
 }
 
+/** Whether `path` (a test file, or a group of them) is one that says `@runsLong`. */
+function runsLong(path) {
+  return (membersOf(path) ?? [path]).some((file) => RUNS_LONG.test(readFileSync(file, 'utf8')));
+}
+
 module.exports = {
   writeGroups,
   membersOf,
+  runsLong,
   FAST_PATHS_OFF,
   GROUP_DIR: DIR.join('/'),
   isGroup: (p) => GROUP.test(basename(p)),
