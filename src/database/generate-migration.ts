@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import 'dotenv/config';
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
@@ -32,6 +33,10 @@ async function main(name: string | undefined): Promise<void> {
     writeFileSync(join(MIGRATIONS_DIR, `${fileStem}.ts`), renderMigration(className, upQueries, downQueries));
     const index = join(MIGRATIONS_DIR, 'index.ts');
     writeFileSync(index, registerMigration(readFileSync(index, 'utf8'), className, fileStem));
+    // In the project's style, so the file commits as written (prettier --check is part of npm test).
+    execFileSync('npx', ['prettier', '--log-level', 'warn', '--write', join(MIGRATIONS_DIR, `${fileStem}.ts`), index], {
+      stdio: 'inherit',
+    });
     console.log(
       `Wrote src/database/migrations/${fileStem}.ts (${upQueries.length} statements), registered ${className}`,
     );
