@@ -17,7 +17,8 @@ interface JestGlobalConfig {
  * alone; the run creates and drops databases beside it), else an embedded one in a temp folder.
  */
 export default async function globalSetup(config: JestGlobalConfig): Promise<void> {
-  process.env[COMPILED_ENTRIES_ENV] = compileEntries();
+  // A run that starts no server process (the generator's proof runs one on a copy) says so.
+  if (process.env.SITEBASE_TEST_NO_PROCESSES !== '1') process.env[COMPILED_ENTRIES_ENV] = compileEntries();
   let adminUrl = process.env.DATABASE_URL;
   if (!adminUrl) {
     const port = await freePort();

@@ -46,7 +46,14 @@ describe('npm run new:module', () => {
     const clean = Object.fromEntries(
       Object.entries(process.env).filter(([k]) => !k.startsWith('JEST_') && !k.startsWith('SITEBASE_TEST_')),
     );
-    return { ...clean, DATABASE_URL: process.env[TEST_ADMIN_URL_ENV], TEST_GROUPS: '0', FORCE_COLOR: '0' };
+    // Its tests start no server process: its jest compiles no copy of src/ for them.
+    return {
+      ...clean,
+      DATABASE_URL: process.env[TEST_ADMIN_URL_ENV],
+      TEST_GROUPS: '0',
+      FORCE_COLOR: '0',
+      SITEBASE_TEST_NO_PROCESSES: '1',
+    };
   };
   const run = async (cmd: string, args: string[], extra: Record<string, string> = {}) => {
     try {

@@ -73,6 +73,9 @@ export function compileEntries(): string {
  */
 export function entryCommand(entry: string): { command: string; args: string[] } {
   const dir = process.env[COMPILED_ENTRIES_ENV];
-  if (!dir) throw new Error(`${COMPILED_ENTRIES_ENV} is not set: the jest global setup compiles src/ for the run`);
+  if (!dir)
+    throw new Error(
+      `${COMPILED_ENTRIES_ENV} is not set: the jest global setup compiles src/ for the run (unless SITEBASE_TEST_NO_PROCESSES=1)`,
+    );
   return { command: process.execPath, args: [join(dir, entry.replace(/\.ts$/, '.js'))] };
 }
