@@ -1,9 +1,11 @@
 'use strict';
-// CPU profiles of the hot-path routes (`npm run bench:profile`): for each route, a server under
-// `node --cpu-prof` takes wrk's load (pinned as in bench/run.js), then the profile's self time is
-// summed by function and by package. Profiles stay in bench/profiles/ (open them in Chrome's
-// DevTools or speedscope); the summary is printed.
-const { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
+// CPU profiles of the hot-path routes (`npm run bench:profile`): for each route, a server takes
+// the load (pinned as in bench/run.js); after a warm-up, bench/profile-window.js profiles exactly
+// the measured window. The profile's self time is summed by stage of a request (CPU µs per
+// request: routing and guards, the key check, building the SQL, the wire and row parsing,
+// mapping, JSON, HTTP, GC), by package and by function, with the statements sent per request and
+// EXPLAIN of each. Profiles stay in bench/profiles/ (Chrome's DevTools or speedscope).
+const { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
 const { Client } = require('pg');
 const { tmpdir } = require('node:os');
 const { join, relative } = require('node:path');
@@ -39,30 +41,86 @@ function where(url) {
   return url;
 }
 
-function summarize(file) {
+/**
+ * The stage of a request a sampled function belongs to, by where it is and what it is called.
+ * In order: the first that matches wins.
+ */
+const STAGES = [
+  ['garbage collection', (pkg, fn) => fn.startsWith('(garbage collector)')],
+  [
+    'JSON serialisation',
+    (pkg, fn) => /^(stringify|JSONStringify|SerializeJSON)/.test(fn) || pkg === 'fast-safe-stringify',
+  ],
+  ['pg wire and row parsing', (pkg) => /^(pg|pg-protocol|pg-types|pg-pool|postgres-[a-z]+|packet-reader)$/.test(pkg)],
+  ['row values (timestamps, ids)', (pkg, fn, url) => /pg-timestamps|id\.transformer/.test(url)],
+  [
+    'building the SQL, reading rows into entities',
+    (pkg, fn, url) => pkg === 'typeorm' || /internals\/shaped-read|src\/database\//.test(url),
+  ],
+  ['the key check', (pkg, fn, url) => /src\/api-keys\/|credentials\.middleware|same-text/.test(url)],
+  ['mapping (entities to answers)', (pkg, fn, url) => /\/dto\//.test(url) || /page\.js$/.test(url)],
+  ['the public read cache', (pkg, fn, url) => /public-read-cache/.test(url)],
+  [
+    'routing, guards, pipes, interceptors',
+    (pkg, fn, url) =>
+      /^(router|express|@nestjs\/core|@nestjs\/common|@nestjs\/platform-express|rxjs|body-parser|on-headers|on-finished|parseurl|finalhandler|path-to-regexp|class-validator|class-transformer|es-toolkit|iterare|uid|qs)$/.test(
+        pkg,
+      ) || /src\/(common\/|http-pipeline)/.test(url),
+  ],
+  ['the module (controller, service, repository)', (pkg, fn, url) => /\/dist\/src\//.test(url)],
+  [
+    'HTTP and sockets (node)',
+    (pkg, fn) =>
+      /^node:(_http|net|internal\/stream|internal\/http|stream|internal\/streams)/.test(pkg) ||
+      /^(writev|writeBuffer|writeUtf8String|utf8Write|onStreamRead)/.test(fn),
+  ],
+  ['Node internals (timers, events, promises)', (pkg) => pkg.startsWith('node:')],
+];
+
+/** The profile's self time by stage (µs per request and %), by package and by function. */
+function summarize(file, requests) {
   const prof = JSON.parse(readFileSync(file, 'utf8'));
   const self = new Map();
   const dt = prof.timeDeltas;
   prof.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (dt[i] ?? 0)));
   let total = 0;
+  let idle = 0;
   const byFn = new Map();
   const byPkg = new Map();
+  const byStage = new Map();
   for (const node of prof.nodes) {
     const t = self.get(node.id) ?? 0;
-    if (node.callFrame.functionName === '(idle)' || node.callFrame.functionName === '(program)') continue;
+    const name = node.callFrame.functionName || '(anonymous)';
+    if (name === '(idle)' || name === '(program)') {
+      idle += t;
+      continue;
+    }
     total += t;
-    const pkg = where(node.callFrame.url).split('/').slice(0, 2).join('/');
-    const fn = `${node.callFrame.functionName || '(anonymous)'} ${where(node.callFrame.url)}:${node.callFrame.lineNumber + 1}`;
+    const url = node.callFrame.url;
+    const pkg = where(url).split('/').slice(0, 2).join('/');
+    const stage = (STAGES.find(([, test]) => test(pkg, name, url)) ?? ['other (native and unattributed)'])[0];
+    const fn = `${name} ${where(url)}:${node.callFrame.lineNumber + 1}`;
     byFn.set(fn, (byFn.get(fn) ?? 0) + t);
     byPkg.set(pkg, (byPkg.get(pkg) ?? 0) + t);
+    byStage.set(stage, (byStage.get(stage) ?? 0) + t);
   }
   const top = (m, n) =>
     [...m]
       .sort((a, b) => b[1] - a[1])
       .slice(0, n)
-      .map(([k, v]) => `  ${((v / total) * 100).toFixed(1).padStart(5)} %  ${k}`)
+      .map(
+        ([k, v]) =>
+          `  ${((v / total) * 100).toFixed(1).padStart(5)} %  ${(v / requests).toFixed(1).padStart(7)} µs  ${k}`,
+      )
       .join('\n');
-  return `by package or folder:\n${top(byPkg, 15)}\nby function (self time):\n${top(byFn, 25)}`;
+  const perRequest = total / requests;
+  return {
+    perRequest,
+    stages: [...byStage].sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, v / requests]),
+    text:
+      `CPU per request: ${perRequest.toFixed(0)} µs busy (${((idle / (idle + total)) * 100).toFixed(0)} % of the window idle)\n` +
+      `by stage:\n${top(byStage, 20)}\nby package or folder:\n${top(byPkg, 15)}\nby function (self time):\n${top(byFn, 25)}`,
+  };
 }
 
 /** EXPLAIN (ANALYZE, BUFFERS) of each statement a route sent (reads only; writes are listed). */
@@ -126,31 +184,49 @@ async function main() {
     await seed(db.url);
     const session = { authorization: `Bearer ${await seedSession(db.url)}` };
     const seeded = { categoryId: await seedCategory(db.url) };
+    const table = [];
     for (const route of ROUTES) {
       const dir = join(OUT, route.name);
       rmSync(dir, { recursive: true, force: true });
+      mkdirSync(dir, { recursive: true });
+      const profileFile = join(dir, `${route.name}.cpuprofile`);
       const sqlFile = join(dataDir, `${route.name}.sql.jsonl`);
       const server = await startServer(
-        { ...base, ...route.env, SQL_CAPTURE_FILE: sqlFile },
+        { ...base, ...route.env, SQL_CAPTURE_FILE: sqlFile, PROFILE_FILE: profileFile },
         {
-          nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--require', join(__dirname, 'capture-sql.js')],
+          nodeArgs: ['--require', join(__dirname, 'capture-sql.js'), '--require', join(__dirname, 'profile-window.js')],
         },
       );
-      writeFileSync(sqlFile, ''); // what start-up sent is not the route's
       const path = typeof route.path === 'function' ? route.path(seeded) : route.path;
-      const r = await measure(`http://127.0.0.1:${PORT}${path}`, {
-        seconds: 8,
-        warmup: 2,
-        headers: route.session ? session : route.headers,
-      });
+      const target = `http://127.0.0.1:${PORT}${path}`;
+      const headers = route.session ? session : route.headers;
+      // Warm: the first seconds of a fresh server run at half speed (JIT, PostgreSQL's caches).
+      await measure(target, { seconds: Number(process.env.PROFILE_WARMUP ?? 12), warmup: 0, headers });
+      writeFileSync(sqlFile, ''); // what start-up and the warm-up sent is not the route's
+      server.child.kill('SIGUSR2');
+      const r = await measure(target, { seconds: 8, warmup: 0, headers });
+      server.child.kill('SIGUSR2');
+      for (let i = 0; i < 100 && !existsSync(`${profileFile}.json`); i++)
+        await new Promise((ok) => setTimeout(ok, 100));
       await server.stop();
-      const file = join(
-        dir,
-        readdirSync(dir).find((f) => f.endsWith('.cpuprofile')),
+      const { statements } = JSON.parse(readFileSync(`${profileFile}.json`, 'utf8'));
+      const summary = summarize(profileFile, r.requests);
+      table.push({ route: route.name, rps: r.rps, ...summary, statements: statements / r.requests });
+      console.log(
+        `\n### ${route.name}: ${r.rps} req/s, p99 ${r.p99} ms, non-2xx ${r.non2xx}, ` +
+          `${(statements / r.requests).toFixed(2)} statements per request\n${summary.text}`,
       );
-      console.log(`\n### ${route.name}: ${r.rps} req/s, p99 ${r.p99} ms, non-2xx ${r.non2xx}\n${summarize(file)}`);
       console.log(await explainAll(db.url, sqlFile));
     }
+    const stages = [...new Set(table.flatMap((t) => t.stages.map(([k]) => k)))];
+    const cell = (t, k) => (t.stages.find(([s]) => s === k)?.[1] ?? 0).toFixed(0);
+    console.log(
+      `\n| CPU µs per request | ${table.map((t) => t.route).join(' | ')} |\n|---|${table.map(() => '--:').join('|')}|\n` +
+        stages.map((k) => `| ${k} | ${table.map((t) => cell(t, k)).join(' | ')} |`).join('\n') +
+        `\n| **busy in all** | ${table.map((t) => `**${t.perRequest.toFixed(0)}**`).join(' | ')} |` +
+        `\n| statements per request | ${table.map((t) => t.statements.toFixed(2)).join(' | ')} |` +
+        `\n| req/s under the profiler | ${table.map((t) => t.rps).join(' | ')} |`,
+    );
   } finally {
     if (db) await db.stop().catch(() => undefined);
     rmSync(dataDir, { recursive: true, force: true });
