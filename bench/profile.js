@@ -9,7 +9,7 @@ const { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wri
 const { Client } = require('pg');
 const { tmpdir } = require('node:os');
 const { join, relative } = require('node:path');
-const { ROOT, startServer } = require('./lib');
+const { ROOT, spawnNode, startServer, waitFor } = require('./lib');
 const { measure } = require('./wrk');
 const { KEY, startDatabase, seed, seedSession } = require('./fixture');
 const { seedProducts } = require('./seed');
@@ -18,6 +18,8 @@ const PORT = 3940;
 const OUT = join(__dirname, 'profiles');
 const LIST = '/api/v2/sites/demo/content?limit=20';
 const ROUTES = [
+  // The yardstick (bench/run.js): bare http + pg, one prepared SELECT of the same 20 items.
+  { name: 'floor', path: '/', floor: true },
   { name: 'health', path: '/health' },
   { name: 'list-cached', path: LIST },
   { name: 'list-nocache', path: LIST, env: { CONTENT_CACHE_TTL_MS: '0' } },
@@ -165,6 +167,24 @@ async function seedCategory(url) {
   }
 }
 
+/** bench/floor.js under the same hooks and pinning as a server; stop() ends it. */
+async function startFloor(env, hooks) {
+  const child = spawnNode([...hooks, join(__dirname, 'floor.js')], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  await waitFor(`http://127.0.0.1:${env.PORT}/`);
+  return {
+    child,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
 async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'sitebase-profile-'));
   chmodSync(dataDir, 0o755);
@@ -181,7 +201,7 @@ async function main() {
       RATE_LIMIT_PUBLIC_MAX: '1000000000',
     };
     await (await startServer(base)).stop();
-    await seed(db.url);
+    const siteId = await seed(db.url);
     const session = { authorization: `Bearer ${await seedSession(db.url)}` };
     const seeded = { categoryId: await seedCategory(db.url) };
     const table = [];
@@ -191,12 +211,11 @@ async function main() {
       mkdirSync(dir, { recursive: true });
       const profileFile = join(dir, `${route.name}.cpuprofile`);
       const sqlFile = join(dataDir, `${route.name}.sql.jsonl`);
-      const server = await startServer(
-        { ...base, ...route.env, SQL_CAPTURE_FILE: sqlFile, PROFILE_FILE: profileFile },
-        {
-          nodeArgs: ['--require', join(__dirname, 'capture-sql.js'), '--require', join(__dirname, 'profile-window.js')],
-        },
-      );
+      const hooks = ['--require', join(__dirname, 'capture-sql.js'), '--require', join(__dirname, 'profile-window.js')];
+      const env = { ...base, ...route.env, SQL_CAPTURE_FILE: sqlFile, PROFILE_FILE: profileFile };
+      const server = route.floor
+        ? await startFloor({ ...env, SITE_ID: String(siteId) }, hooks)
+        : await startServer(env, { nodeArgs: hooks });
       const path = typeof route.path === 'function' ? route.path(seeded) : route.path;
       const target = `http://127.0.0.1:${PORT}${path}`;
       const headers = route.session ? session : route.headers;
