@@ -41,17 +41,20 @@ export function renderMigration(className: string, up: MigrationStatement[], dow
   ].join('\n');
 }
 
+/** `text` (a TypeScript file) with `line` after its last import statement, one- or many-lined. */
+export function addImport(text: string, line: string, file = 'the file'): string {
+  const lines = text.split('\n');
+  let last = -1;
+  for (let i = 0; i < lines.length; i++) if (/^import |^} from '/.test(lines[i]) && lines[i].endsWith(';')) last = i;
+  if (last < 0) throw new Error(`${file} has no import to add one after`);
+  lines.splice(last + 1, 0, line);
+  return lines.join('\n');
+}
+
 /** migrations/index.ts with the new class imported and appended to MIGRATIONS (oldest first). */
 export function registerMigration(index: string, className: string, fileStem: string): string {
   const end = index.lastIndexOf('\n];');
-  const lastImport = index.lastIndexOf('\nimport ');
-  if (end < 0 || lastImport < 0) throw new Error('migrations/index.ts has no imports or no MIGRATIONS list');
-  const importEnd = index.indexOf('\n', lastImport + 1);
-  return (
-    index.slice(0, importEnd + 1) +
-    `import { ${className} } from './${fileStem}';\n` +
-    index.slice(importEnd + 1, end) +
-    `\n  ${className},` +
-    index.slice(end)
-  );
+  if (end < 0) throw new Error('migrations/index.ts has no MIGRATIONS list');
+  const listed = index.slice(0, end) + `\n  ${className},` + index.slice(end);
+  return addImport(listed, `import { ${className} } from './${fileStem}';`, 'migrations/index.ts');
 }

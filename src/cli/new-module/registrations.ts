@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { registerMigration } from '../../database/migration-file';
+import { addImport, registerMigration } from '../../database/migration-file';
 import { ModuleNames, rename } from './names';
 
 /**
@@ -159,16 +159,6 @@ export function apply(root: string, r: Registration, names: ModuleNames): void {
   }
   for (const line of r.imports ?? []) text = addImport(text, rename(line, names), r.file);
   writeFileSync(path, text);
-}
-
-/** `text` with `line` after its last import statement. */
-function addImport(text: string, line: string, file: string): string {
-  const lines = text.split('\n');
-  let last = -1;
-  for (let i = 0; i < lines.length; i++) if (/^import |^} from '/.test(lines[i]) && lines[i].endsWith(';')) last = i;
-  if (last < 0) throw new Error(`${file} has no import to add one after`);
-  lines.splice(last + 1, 0, line);
-  return lines.join('\n');
 }
 
 /** The module's migration, rendered from the template at `timestamp`, and its line in migrations/index.ts. */
