@@ -90,7 +90,22 @@ async function main() {
       {
         id: 'key',
         name: 'content list with an API key',
+        url: url(PORTS.sitebase, `${list}?limit=20`),
+        headers: keyed,
+        ref: 'floor',
+        target: 0.8,
+      },
+      {
+        id: 'keyNoCache',
+        name: 'content list with an API key, cache off',
         url: url(PORTS.nocache, `${list}?limit=20`),
+        headers: keyed,
+        ref: 'floor',
+      },
+      {
+        id: 'keySlug',
+        name: 'get by slug with an API key',
+        url: url(PORTS.sitebase, `${list}/post-500`),
         headers: keyed,
         ref: 'floor',
         target: 0.8,
@@ -111,10 +126,17 @@ async function main() {
       {
         id: 'v1',
         name: 'GET /v1/demo/pages/20/0 with a key',
-        url: url(PORTS.nocache, '/v1/demo/pages/20/0'),
+        url: url(PORTS.sitebase, '/v1/demo/pages/20/0'),
         headers: keyed,
         ref: 'floor',
         target: 0.8,
+      },
+      {
+        id: 'v1NoCache',
+        name: 'GET /v1/demo/pages/20/0 with a key, cache off',
+        url: url(PORTS.nocache, '/v1/demo/pages/20/0'),
+        headers: keyed,
+        ref: 'floor',
       },
       {
         id: 'me',
@@ -183,7 +205,7 @@ async function main() {
 
 Run: ${new Date().toISOString()}, Node ${process.version}, ${cpus().length} cores; ${PIN ? `servers **and their PostgreSQL** pinned to core 1 (${db.pinned ? 'postmaster and every backend' : 'servers only'}), the load generator to core 0` : 'not pinned (taskset missing or one core): figures are indicative only'}. Load: ${LOAD_GENERATOR}, 64 connections, ${WARMUP} s warm-up (2 s in later rounds), ${SECONDS} s measured per row, ${ROUNDS} rounds of every row. Data: ${ITEMS.toLocaleString('en')} published items of about 1 KB in site \`demo\`, in an embedded PostgreSQL the bench starts. \`npm run bench:hotpath\`.
 
-The Sitebase throughput rows run with \`RATE_LIMIT_PUBLIC_MAX=1000000000\` (one load generator is one address; the limiter still counts every hit); the flood row runs a server with the default limit (120 a minute). "cache off" rows run a server with \`CONTENT_CACHE_TTL_MS=0\`, where every request reads PostgreSQL; key holders never read the public cache. "load core" is wrk's own CPU share of its core: far under 100 % means the server, not the generator, was the limit. A row with a non-2xx answer or a socket error is invalid (the flood row: with anything but 429s after the first window's hits). Ratios are taken within a round; the table shows each row's median round.
+The Sitebase throughput rows run with \`RATE_LIMIT_PUBLIC_MAX=1000000000\` (one load generator is one address; the limiter still counts every hit); the flood row runs a server with the default limit (120 a minute). "cache off" rows run a server with \`CONTENT_CACHE_TTL_MS=0\`, where every request reads PostgreSQL; the other rows run with the defaults (reads with a key are cached too, under keys of their own: docs/content.md). "load core" is wrk's own CPU share of its core: far under 100 % means the server, not the generator, was the limit. A row with a non-2xx answer or a socket error is invalid (the flood row: with anything but 429s after the first window's hits). Ratios are taken within a round; the table shows each row's median round.
 
 | row | req/s | p50 ms | p99 ms | errors | load core | ratio |
 |---|--:|--:|--:|--:|--:|---|

@@ -149,7 +149,8 @@ export class CatalogService {
         status: p.status,
         version: p.version,
       });
-    // Anonymous readers see the new stock once the caller commits (at most the cache's TTL on other instances).
+    // Readers see the new stock once the caller commits: the site-data trigger's NOTIFY drops the
+    // site's cached reads on every instance then (this drop only spares the entries read meanwhile).
     this.cache.invalidate(site.id);
   }
 }

@@ -1,7 +1,6 @@
 import { Body, Delete, Get, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { CurrentPrincipal, CurrentSite } from '../common/auth/decorators';
-import { canSeeDrafts, Principal } from '../common/auth/principal';
+import { CurrentSite } from '../common/auth/decorators';
 import { SiteIdParamDto } from '../common/http/params';
 import { created } from '../common/http/public-urls';
 import { ApiController, Route } from '../common/http/route.decorator';
@@ -29,10 +28,9 @@ export class CategoriesController {
   })
   async listCategories(
     @CurrentSite() site: SiteContext,
-    @CurrentPrincipal() principal: Principal,
     @Query() query: CategoryQueryDto,
   ): Promise<Page<CategoryResponseDto>> {
-    return mapPage(await this.categories.list(site, query, !canSeeDrafts(principal)), toCategoryResponse);
+    return mapPage(await this.categories.list(site, query), toCategoryResponse);
   }
 
   @Post()
@@ -54,12 +52,8 @@ export class CategoriesController {
 
   @Get(':id')
   @Route({ auth: 'optional-key', summary: 'Get a product category', ok: CategoryResponseDto })
-  async getCategory(
-    @CurrentSite() site: SiteContext,
-    @CurrentPrincipal() principal: Principal,
-    @Param() { id }: SiteIdParamDto,
-  ): Promise<CategoryResponseDto> {
-    return toCategoryResponse(await this.categories.get(site, id, !canSeeDrafts(principal)));
+  async getCategory(@CurrentSite() site: SiteContext, @Param() { id }: SiteIdParamDto): Promise<CategoryResponseDto> {
+    return toCategoryResponse(await this.categories.get(site, id, true));
   }
 
   @Patch(':id')

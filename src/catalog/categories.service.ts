@@ -25,21 +25,23 @@ export class CategoriesService {
     private readonly cache: PublicCatalogCache,
   ) {}
 
-  list(site: SiteContext, query: CategoryQueryDto, anonymous: boolean): Promise<Page<ProductCategoryEntity>> {
+  /** Categories have no drafts: every reader gets the same answer, through the cache. */
+  list(site: SiteContext, query: CategoryQueryDto): Promise<Page<ProductCategoryEntity>> {
     return this.cache.through(
       site.id,
       `categories:${query.cursor ?? ''}:${query.limit}`,
-      anonymous,
+      true,
       () => this.repository.listCategories(site, query),
       (page) => 256 + page.data.length * 512,
     );
   }
 
-  async get(site: SiteContext, id: number, anonymous = false): Promise<ProductCategoryEntity> {
+  /** `cached`: a reader's get (a write's check of a category reads the database). */
+  async get(site: SiteContext, id: number, cached = false): Promise<ProductCategoryEntity> {
     const found = await this.cache.through(
       site.id,
       `category:${id}`,
-      anonymous,
+      cached,
       async () => (await this.repository.findCategory(site, id)) ?? null,
       () => 1024,
     );

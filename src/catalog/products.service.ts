@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { canSeeDrafts, Principal } from '../common/auth/principal';
+import { visibility } from '../common/cache/site-read-cache';
 import { ConflictProblem, NotFoundProblem, PreconditionFailedProblem } from '../common/errors/problems';
 import { isUniqueViolation } from '../common/errors/postgres-errors';
 import { ifMatchAllows, versionEtag } from '../common/http/etag';
@@ -45,13 +46,13 @@ export class ProductsService {
     private readonly sync: ProductSyncService,
   ) {}
 
-  /** Anonymous callers see published products, through the public cache. */
+  /** Anonymous callers see published products; every read goes through the cache, keyed by who may see drafts. */
   list(site: SiteContext, principal: Principal, query: ProductQueryDto): Promise<Page<ProductEntity>> {
     const withDrafts = canSeeDrafts(principal);
     return this.cache.through(
       site.id,
-      `products:${JSON.stringify(query)}`,
-      !withDrafts,
+      `${visibility(withDrafts)}:products:${JSON.stringify(query)}`,
+      true,
       () => this.repository.listProducts(site, query, withDrafts),
       (page) => 256 + page.data.reduce((n, p) => n + 768 + p.description.length, 0),
     );
@@ -62,8 +63,8 @@ export class ProductsService {
     const withDrafts = canSeeDrafts(principal);
     const view = await this.cache.through(
       site.id,
-      `product:${idOrSlug}`,
-      !withDrafts,
+      `${visibility(withDrafts)}:product:${idOrSlug}`,
+      true,
       async () => {
         const product = await this.repository.findProduct(site, idOrSlug, withDrafts);
         return product ? { product, variants: await this.repository.variantsOf(product.id) } : null;

@@ -13,6 +13,7 @@ import { ContentRepository, ContentSummary } from './content.repository';
 import { CONTENT_EVENTS } from './content.events';
 import { ContentQueryDto, CreateContentDto, UpdateContentDto } from './dto/content.dto';
 import { ContentItemEntity } from './entities/content-item.entity';
+import { visibility } from '../common/cache/site-read-cache';
 import { approximateBytes, PublicContentCache } from './public-content.cache';
 
 export interface UpdateOptions {
@@ -34,35 +35,32 @@ export class ContentService {
     private readonly cache: PublicContentCache,
   ) {}
 
-  /** Anonymous lists come from the public cache when they can (docs/content.md). */
-  async list(site: SiteContext, principal: Principal, query: ContentQueryDto): Promise<Page<ContentItemEntity>> {
-    if (canSeeDrafts(principal)) return this.repository.list(site, query, true);
-    const key = `list:${listKey(query)}`;
-    const cached = this.cache.get(site.id, key) as Page<ContentItemEntity> | undefined;
-    if (cached) return cached;
-    const gen = this.cache.generation(site.id);
-    const page = await this.repository.list(site, query, false);
-    if (this.cache.enabled)
-      this.cache.set(
-        site.id,
-        key,
-        gen,
-        page,
-        page.data.reduce((n, c) => n + approximateBytes(c), 256),
-      );
-    return page;
+  /**
+   * Every list goes through the read cache (docs/content.md): anonymous readers' and key
+   * holders' answers under keys of their own, since only key holders see drafts.
+   */
+  list(site: SiteContext, principal: Principal, query: ContentQueryDto): Promise<Page<ContentItemEntity>> {
+    const withDrafts = canSeeDrafts(principal);
+    return this.cache.through(
+      site.id,
+      `${visibility(withDrafts)}:list:${listKey(query)}`,
+      true,
+      () => this.repository.list(site, query, withDrafts),
+      (page) => page.data.reduce((n, c) => n + approximateBytes(c), 256),
+    );
   }
 
   /** `idOrSlug`: all digits is an id. Drafts of anonymous callers are a 404. */
   async get(site: SiteContext, principal: Principal, idOrSlug: string): Promise<ContentItemEntity> {
     const withDrafts = canSeeDrafts(principal);
-    const key = `get:${idOrSlug}`;
-    const cached = withDrafts ? undefined : (this.cache.get(site.id, key) as ContentItemEntity | undefined);
-    if (cached) return cached;
-    const gen = this.cache.generation(site.id);
-    const found = await this.repository.findByIdOrSlug(site, idOrSlug, withDrafts);
+    const found = await this.cache.through(
+      site.id,
+      `${visibility(withDrafts)}:get:${idOrSlug}`,
+      true,
+      async () => (await this.repository.findByIdOrSlug(site, idOrSlug, withDrafts)) ?? null,
+      (item) => (item ? approximateBytes(item) : 64),
+    );
     if (!found) throw new NotFoundProblem('Content');
-    if (!withDrafts && this.cache.enabled) this.cache.set(site.id, key, gen, found, approximateBytes(found));
     return found;
   }
 
@@ -76,7 +74,13 @@ export class ContentService {
     limit: number,
     offset: number,
   ): Promise<{ rows: ContentItemEntity[]; total: number }> {
-    return this.repository.offsetPage(site, limit, offset);
+    return this.cache.through(
+      site.id,
+      `${visibility(true)}:offset:${limit}:${offset}`,
+      true,
+      () => this.repository.offsetPage(site, limit, offset),
+      (page) => page.rows.reduce((n, c) => n + approximateBytes(c), 256),
+    );
   }
 
   /** Every item of the site, newest first, drafts included. */
@@ -205,13 +209,13 @@ export class ContentService {
     for (const { id, type, slug, status, version } of changed) {
       await recordEvent(em, site, CONTENT_EVENTS.updated, { id, type, slug, status, version });
     }
-    // The caller commits later (the relay, after its batch): a public read in between may keep
-    // the old item, as after another instance's write, for at most CONTENT_CACHE_TTL_MS.
+    // The caller commits later (the relay, after its batch): the site-data trigger's NOTIFY at
+    // that commit drops the site's entries on every instance, this one included.
     if (changed.length) this.cache.invalidate(site.id);
     return changed.length;
   }
 
-  /** One transaction per write; the public cache of the site is dropped once it is over. */
+  /** One transaction per write; the site's cached reads are dropped everywhere once it is over. */
   private write<T>(site: SiteContext, work: (em: EntityManager) => Promise<T>): Promise<T> {
     return this.cache.writing(site.id, () => this.dataSource.transaction(work));
   }

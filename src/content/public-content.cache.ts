@@ -1,29 +1,20 @@
 import { Injectable } from '@nestjs/common';
-import { Page } from '../common/pagination/page';
+import { SiteReadCache } from '../common/cache/site-read-cache';
+import { ChangeNotifications } from '../database/change-notifications';
 import { ContentConfig } from './content.config';
-import { ReadCache } from '../common/cache/read-cache';
 import { ContentItemEntity } from './entities/content-item.entity';
 
-/** What one instance may hold for anonymous readers, at most. */
+/** What one instance may hold, at most. */
 const MAX_BYTES = 64 * 1024 * 1024;
 
-/** Published lists and items as anonymous readers get them (CONTENT_CACHE_TTL_MS, docs/content.md). */
+/**
+ * Content lists, pages and items as readers get them (CONTENT_CACHE_TTL_MS, docs/content.md):
+ * anonymous readers' and key holders' under keys of their own (`published:` / `drafts:`).
+ */
 @Injectable()
-export class PublicContentCache extends ReadCache<Page<ContentItemEntity> | ContentItemEntity> {
-  constructor(config: ContentConfig) {
-    super(config.CONTENT_CACHE_TTL_MS, MAX_BYTES);
-  }
-
-  /**
-   * Runs a write to the site, then drops the site's entries: after the commit, so no read that
-   * started earlier can store what the write replaced (and after a failure, which costs a miss).
-   */
-  async writing<T>(siteId: number, write: () => Promise<T>): Promise<T> {
-    try {
-      return await write();
-    } finally {
-      this.invalidate(siteId);
-    }
+export class PublicContentCache extends SiteReadCache<unknown> {
+  constructor(config: ContentConfig, notifications: ChangeNotifications) {
+    super(config.CONTENT_CACHE_TTL_MS, MAX_BYTES, notifications);
   }
 }
 

@@ -4,8 +4,14 @@ import { Client } from 'pg';
 import { DatabaseConfig } from '../config/database.config';
 
 /** Channels the database triggers notify (migration 1795290000000-change-notifications). */
-export type ChangeChannel = 'sitebase_credentials' | 'sitebase_sites' | 'sitebase_sessions';
-const CHANNELS: ChangeChannel[] = ['sitebase_credentials', 'sitebase_sites', 'sitebase_sessions'];
+export type ChangeChannel = 'sitebase_credentials' | 'sitebase_sites' | 'sitebase_sessions' | 'sitebase_site_data';
+const CHANNELS: ChangeChannel[] = ['sitebase_credentials', 'sitebase_sites', 'sitebase_sessions', 'sitebase_site_data'];
+
+/**
+ * What a handler hears: the notification's payload (`sitebase_site_data`: the site's id), or
+ * `undefined` when anything may have changed (the connection (re)started, or a change without one).
+ */
+export type ChangeHandler = (payload?: string) => void;
 
 /** An instance asks every listening instance to answer once it has read what came before. */
 const PING = 'sitebase_ping';
@@ -28,7 +34,7 @@ const HEARD_WITHIN_MS = 1000;
 @Injectable()
 export class ChangeNotifications implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('ChangeNotifications');
-  private readonly handlers = new Map<ChangeChannel, Array<() => void>>();
+  private readonly handlers = new Map<ChangeChannel, ChangeHandler[]>();
   private client?: Client;
   private closed = false;
   private timer?: NodeJS.Timeout;
@@ -40,7 +46,7 @@ export class ChangeNotifications implements OnModuleInit, OnApplicationShutdown 
   constructor(private readonly config: DatabaseConfig) {}
 
   /** `handler` runs on every change to the channel, and whenever the connection (re)starts. */
-  subscribe(channel: ChangeChannel, handler: () => void): void {
+  subscribe(channel: ChangeChannel, handler: ChangeHandler): void {
     this.handlers.set(channel, [...(this.handlers.get(channel) ?? []), handler]);
   }
 
@@ -48,8 +54,8 @@ export class ChangeNotifications implements OnModuleInit, OnApplicationShutdown 
    * A change this instance just committed: its own subscribers hear of it now, not when the
    * trigger's NOTIFY comes back, so the caller's next request already sees it.
    */
-  changed(channel: ChangeChannel): void {
-    this.fire(channel);
+  changed(channel: ChangeChannel, payload?: string): void {
+    this.fire(channel, payload);
   }
 
   /** How many notifications of `channel` this instance has heard. */
@@ -67,8 +73,8 @@ export class ChangeNotifications implements OnModuleInit, OnApplicationShutdown 
    * lands, no longer races the notification there (it did under load, when "sent to every
    * instance" was all this waited for).
    */
-  async changedEverywhere(channel: ChangeChannel): Promise<void> {
-    this.fire(channel);
+  async changedEverywhere(channel: ChangeChannel, payload?: string): Promise<void> {
+    this.fire(channel, payload);
     const client = this.client;
     if (!this.live || !client) return;
     const token = randomUUID();
@@ -145,17 +151,17 @@ export class ChangeNotifications implements OnModuleInit, OnApplicationShutdown 
       const round = payload === undefined ? undefined : this.rounds.get(payload);
       if (round && --round.left <= 0) round.finish();
     } else {
-      this.hear(channel as ChangeChannel);
+      this.hear(channel as ChangeChannel, payload || undefined);
     }
   }
 
-  private hear(channel: ChangeChannel): void {
+  private hear(channel: ChangeChannel, payload: string | undefined): void {
     this.heard.set(channel, this.mark(channel) + 1);
-    this.fire(channel);
+    this.fire(channel, payload);
   }
 
-  private fire(channel: ChangeChannel): void {
-    for (const handler of this.handlers.get(channel) ?? []) handler();
+  private fire(channel: ChangeChannel, payload?: string): void {
+    for (const handler of this.handlers.get(channel) ?? []) handler(payload);
   }
 
   private resetAll(): void {

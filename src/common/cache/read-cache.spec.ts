@@ -27,6 +27,19 @@ describe('ReadCache', () => {
     expect(c.get(2, 'a')).toBe('two');
   });
 
+  it('clear() drops every site, and a read under way across it is not kept', () => {
+    const c = cache();
+    c.set(1, 'a', c.generation(1), 'one', 10);
+    const before = c.generation(2);
+    c.clear();
+    expect(c.get(1, 'a')).toBeUndefined();
+    expect(c.heldBytes).toBe(0);
+    c.set(2, 'a', before, 'read before the clear', 10);
+    expect(c.get(2, 'a')).toBeUndefined();
+    c.set(2, 'a', c.generation(2), 'read after', 10);
+    expect(c.get(2, 'a')).toBe('read after');
+  });
+
   it('does not keep a read that a write overtook', () => {
     const c = cache();
     const gen = c.generation(1); // the read starts

@@ -11,6 +11,8 @@
 export class ReadCache<V> {
   private readonly entries = new Map<string, { value: V; gen: number; expires: number; bytes: number }>();
   private readonly generations = new Map<number, number>();
+  /** Added to every site's generation: `clear()` raises it, making every read under way a miss. */
+  private epoch = 0;
   private bytes = 0;
 
   constructor(
@@ -24,7 +26,7 @@ export class ReadCache<V> {
   }
 
   generation(siteId: number): number {
-    return this.generations.get(siteId) ?? 0;
+    return this.epoch + (this.generations.get(siteId) ?? 0);
   }
 
   get(siteId: number, key: string): V | undefined {
@@ -55,7 +57,14 @@ export class ReadCache<V> {
 
   /** After a write to the site commits (or fails: a needless miss is harmless). */
   invalidate(siteId: number): void {
-    this.generations.set(siteId, this.generation(siteId) + 1);
+    this.generations.set(siteId, (this.generations.get(siteId) ?? 0) + 1);
+  }
+
+  /** Anything may have changed: every entry goes, and no read under way stores what it read. */
+  clear(): void {
+    this.epoch++;
+    this.entries.clear();
+    this.bytes = 0;
   }
 
   get size(): number {

@@ -37,6 +37,7 @@ import { SubscriptionDunning1795640000000 } from './1795640000000-subscription-d
 import { Payments1795660000000 } from './1795660000000-payments';
 import { ProcessorSync1795670000000 } from './1795670000000-processor-sync';
 import { OrderProcessorPayments1795680000000 } from './1795680000000-order-processor-payments';
+import { SiteDataNotifications1795700000000 } from './1795700000000-site-data-notifications';
 import { SubscriptionChargeAttempts1795690000000 } from './1795690000000-subscription-charge-attempts';
 import { TrackingWrite1795470000000 } from './1795470000000-tracking-write';
 import { SenderDomains1795480000000 } from './1795480000000-sender-domains';
@@ -89,4 +90,5 @@ export const MIGRATIONS = [
   ProcessorSync1795670000000,
   OrderProcessorPayments1795680000000,
   SubscriptionChargeAttempts1795690000000,
+  SiteDataNotifications1795700000000,
 ];
