@@ -131,8 +131,13 @@ describe('npm run new:module', () => {
           'src/work-orders',
           ...PROOF_CHECKS,
         ],
-        // The SQL snapshot and the client types (test/generated), as npm run openapi:client writes them.
-        { UPDATE_SQL_SNAPSHOT: '1', UPDATE_OPENAPI_CLIENT: '1' },
+        // The SQL snapshot and the client types (test/generated), as npm run openapi:client writes
+        // them; the permission walk over the new modules' paths (the rest is walked on the real tree).
+        {
+          UPDATE_SQL_SNAPSHOT: '1',
+          UPDATE_OPENAPI_CLIENT: '1',
+          PROOF_ONLY_PATHS: ['field-notes', 'work-orders'].map((m) => `/api/v2/sites/{siteName}/${m}`).join(),
+        },
       );
       expect(readFileSync(join(copy, 'test/fixtures/shaped-reads.sql'), 'utf8')).toContain('-- field notes, anonymous');
       // The types of everything the modules and their registrations reach: src/, the test support
