@@ -48,7 +48,7 @@ export class EmailTransport implements OnModuleDestroy {
       const e = err as Error & { responseCode?: number; response?: string; code?: string };
       const permanent = typeof e.responseCode === 'number' && e.responseCode >= 500 && e.responseCode < 600;
       const error = (e.response ?? e.message ?? String(err)).slice(0, 1000);
-      this.logger.warn({ error, code: e.code, responseCode: e.responseCode }, 'SMTP refused a message');
+      this.logger.warn({ error, code: e.code, responseCode: e.responseCode }, smtpFailure(e));
       return { ok: false, permanent, error };
     }
   }
@@ -56,4 +56,16 @@ export class EmailTransport implements OnModuleDestroy {
   onModuleDestroy(): void {
     this.pool?.close();
   }
+}
+
+/**
+ * What went wrong, as an operator would look for it: the server did not answer (address, port,
+ * TLS, DNS), it refused the login, or it answered and refused this message (with its reply code).
+ */
+export function smtpFailure(e: { code?: string; responseCode?: number }): string {
+  if (e.code === 'EAUTH') return 'The SMTP server refused the login of SMTP_URL';
+  if (typeof e.responseCode === 'number') return `The SMTP server refused a message (${e.responseCode})`;
+  if (e.code === 'ECONNECTION' || e.code === 'ESOCKET' || e.code === 'ETIMEDOUT' || e.code === 'EDNS')
+    return `The SMTP server of SMTP_URL could not be reached (${e.code})`;
+  return `Sending through the SMTP server failed${e.code ? ` (${e.code})` : ''}`;
 }

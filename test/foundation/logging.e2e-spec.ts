@@ -48,9 +48,9 @@ describe('structured access logs', () => {
     expect(JSON.stringify(lines)).not.toContain(tenant.key);
   });
 
-  it('logs client errors at warn and leaves health probes out', async () => {
+  it("logs client errors at info (they are the client's, not the server's) and leaves health probes out", async () => {
     await request(t.server).get('/api/v2/api-keys').set('x-request-id', 'log-test-2').expect(401);
-    expect(accessLine('log-test-2')).toEqual(expect.objectContaining({ level: 40, status: 401 }));
+    expect(accessLine('log-test-2')).toEqual(expect.objectContaining({ level: 30, status: 401 }));
     await request(t.server).get('/health').set('x-request-id', 'log-test-3').expect(200);
     expect(accessLine('log-test-3')).toBeUndefined();
   });
@@ -62,7 +62,7 @@ describe('structured access logs', () => {
       .expect(404);
     expect(accessLine('log-test-4')).toEqual(
       expect.objectContaining({
-        level: 40,
+        level: 30,
         url: `/api/v2/sites/${tenant.siteName}/content/999999`,
         route: '/api/v2/sites/:siteName/content/:id',
         site: tenant.siteName,

@@ -25,18 +25,31 @@ export function createRootLogger(config: LoggingConfig, destination?: pino.Desti
   if (pretty) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const pinoPretty = require('pino-pretty') as (o: object) => pino.DestinationStream;
-    return pino(
-      options,
-      pinoPretty({
-        sync: true,
-        colorize: process.stdout.isTTY === true,
-        translateTime: 'SYS:HH:MM:ss.l',
-        ignore: 'pid,hostname',
-      }),
-    );
+    return pino(options, pinoPretty({ ...PRETTY, sync: true, colorize: process.stdout.isTTY === true }));
   }
   return pino(options, destination);
 }
+
+/** pino-pretty's options at a terminal: one line per entry, a request as `GET /url 200 3.1 ms` and its other fields after. */
+export const PRETTY = {
+  translateTime: 'SYS:HH:MM:ss.l',
+  ignore: 'pid,hostname',
+  singleLine: true,
+  // An `err` is already one safe object (safe-error.ts): inline, not pino-pretty's block.
+  errorLikeObjectKeys: [],
+  messageFormat: (log: Record<string, unknown>, messageKey: string) => prettyMessage(log, messageKey),
+};
+
+/** At a terminal, an access-log line reads as the request it was; any other line keeps its message. */
+export function prettyMessage(log: Record<string, unknown>, messageKey: string): string {
+  if (log[messageKey] === REQUEST_COMPLETED && typeof log.method === 'string')
+    return `${log.method} ${String(log.url)} ${String(log.status)} ${String(log.ms)} ms`;
+  const message = log[messageKey];
+  return typeof message === 'string' ? message : '';
+}
+
+/** The access log's message, by which its lines are found. */
+const REQUEST_COMPLETED = 'request completed';
 
 /**
  * Nest's start-up chatter (one line per module and per route, about 150 lines) is for
@@ -98,7 +111,8 @@ export interface HttpLoggerOptions {
 }
 
 /**
- * One access-log line per request, at info (warn for 4xx and slow requests, error for 5xx),
+ * One access-log line per request, at info (a 4xx is the client's: info too; warn for slow
+ * requests, error for 5xx),
  * with the request id the requestId middleware set, method, URL (credentials redacted:
  * loggableUrl), route template, status, duration, the site and who called (`keyId` or `userId`;
  * never a secret). Health probes are not logged.
@@ -117,7 +131,7 @@ export function httpLogger(logger: Pino, options: HttpLoggerOptions): RequestHan
       const status = res.writableFinished ? res.statusCode : 499; // 499: the client went away
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       const slow = slowMs > 0 && ms >= slowMs;
-      const level = status >= 500 ? 'error' : status >= 400 || slow ? 'warn' : 'info';
+      const level = status >= 500 ? 'error' : slow ? 'warn' : 'info';
       if (!logger.isLevelEnabled(level)) return;
       const r = req as typeof req & AuthenticatedRequest & { id?: string };
       const route = routes.of(req);
@@ -135,7 +149,7 @@ export function httpLogger(logger: Pino, options: HttpLoggerOptions): RequestHan
           keyId: principal?.kind === 'key' || principal?.kind === 'publishable' ? principal.keyId : undefined,
           userId: principal?.kind === 'user' ? principal.userId : undefined,
         },
-        'request completed',
+        REQUEST_COMPLETED,
       );
     };
     res.on('finish', done);
