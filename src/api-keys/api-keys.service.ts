@@ -124,6 +124,11 @@ export class ApiKeysService {
     );
   }
 
+  /** Whether `plaintext` is a live key (the first start's check of BOOTSTRAP_API_KEY on a used database). */
+  async isLive(plaintext: string): Promise<boolean> {
+    return (await this.repository.findLive(hashApiKey(plaintext))) !== null;
+  }
+
   /** Every live key of an account, oldest first (the operator's command lists them whole). */
   listInAccount(accountId: number): Promise<ApiKeyEntity[]> {
     return this.keys.find({ where: { accountId, revokedAt: IsNull() }, order: { id: 'ASC' } });
