@@ -1,3 +1,5 @@
+// First: an unsupported Node is refused before anything else loads.
+import './node-check';
 import 'reflect-metadata';
 import 'dotenv/config';
 import cluster from 'node:cluster';
