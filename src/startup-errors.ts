@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { DatabaseConfig } from './config/database.config';
+import { isRunning } from './database/embedded-owner';
 
 /** A start-up failure explained for the person who ran the server: what is wrong, what to do. */
 export class StartupError extends Error {}
@@ -116,15 +117,6 @@ export function describeStartupError(err: unknown): string {
       .join('\n');
   if (err instanceof Error) return `Sitebase could not start: ${err.stack ?? err.message}`;
   return `Sitebase could not start: ${err === undefined ? 'an unknown error (no message)' : inspect(err)}`;
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function passwordOf(url: string): string {

@@ -47,11 +47,25 @@ export class ApiKeysService {
    * later than its own.
    */
   create(key: KeyPrincipal, dto: CreateApiKeyDto): Promise<CreatedApiKey> {
+    return this.createChecked(key.accountId, dto, key);
+  }
+
+  /**
+   * The operator's command (`npm run key -- create`, src/cli/key.ts): a key in the account that
+   * owns `site`, under the API's rules of kinds and fields; the operator may give anything (no
+   * key of theirs to stay within).
+   */
+  createForSite(site: SiteContext, dto: CreateApiKeyDto): Promise<CreatedApiKey> {
+    return this.createChecked(site.accountId, dto);
+  }
+
+  /** The rules of a new key; `by` undefined: the operator (api-key-rules.ts). */
+  private createChecked(accountId: number, dto: CreateApiKeyDto, by?: KeyPrincipal): Promise<CreatedApiKey> {
     const kind = dto.kind ?? 'secret';
     assertKindFields(kind, dto);
-    assertNoLongerLived(key, dto.expiresAt ?? null);
+    if (by) assertNoLongerLived(by, dto.expiresAt ?? null);
     const permissions = kind === 'publishable' ? [...PUBLISHABLE_PERMISSIONS] : normalizePermissions(dto.permissions);
-    const beyond = notGranted(key.permissions, permissions);
+    const beyond = by ? notGranted(by.permissions, permissions) : [];
     if (beyond.length)
       throw new ForbiddenProblem(
         'insufficient_permission',
@@ -59,8 +73,8 @@ export class ApiKeysService {
       );
     return this.dataSource.transaction(async (em) => {
       const siteIds = dto.siteIds ?? null;
-      if (siteIds) await this.sites.assertOwned(key.accountId, siteIds);
-      return this.createInAccount(em, key.accountId, {
+      if (siteIds) await this.sites.assertOwned(accountId, siteIds);
+      return this.createInAccount(em, accountId, {
         name: dto.name,
         kind,
         siteIds,
@@ -109,19 +123,9 @@ export class ApiKeysService {
     return { entity, plaintext };
   }
 
-  /**
-   * The operator's command (`npm run key`, src/cli/key.ts), for a lost key: a new key in the
-   * account that owns `site`, reaching every site of that account (as the first start's key
-   * does) or, with onlySite, that site alone.
-   */
-  createForSite(site: SiteContext, input: { name: string; onlySite: boolean }): Promise<CreatedApiKey> {
-    return this.dataSource.transaction((em) =>
-      this.createInAccount(em, site.accountId, {
-        name: input.name,
-        siteIds: input.onlySite ? [site.id] : null,
-        expiresAt: null,
-      }),
-    );
+  /** Whether `plaintext` is a live key (the first start's check of BOOTSTRAP_API_KEY on a used database). */
+  async isLive(plaintext: string): Promise<boolean> {
+    return (await this.repository.findLive(hashApiKey(plaintext))) !== null;
   }
 
   /** Every live key of an account, oldest first (the operator's command lists them whole). */

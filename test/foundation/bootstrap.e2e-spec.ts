@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import request from 'supertest';
+import { BootstrapConfig } from '../../src/bootstrap/bootstrap.config';
+import { BootstrapService } from '../../src/bootstrap/bootstrap.service';
 import { startApp, TestApp } from '../support/app';
 import { createFreshDatabase } from '../support/databases';
 import { ISO, NULL_OR_ISO } from '../support/matchers';
@@ -59,8 +61,12 @@ async function expectDemoData(t: TestApp, key: string): Promise<void> {
 
 describe('first start on an empty database (BOOTSTRAP_ENABLED=true)', () => {
   const started: TestApp[] = [];
-  const start = async (databaseUrl: string, env: Record<string, string> = {}) => {
-    const t = await startApp({ databaseUrl, env: { BOOTSTRAP_ENABLED: 'true', JOBS_ENABLED: 'false', ...env } });
+  const start = async (databaseUrl: string, env: Record<string, string> = {}, logged?: Record<string, unknown>[]) => {
+    const t = await startApp({
+      databaseUrl,
+      env: { BOOTSTRAP_ENABLED: 'true', JOBS_ENABLED: 'false', ...env },
+      ...(logged ? { logDestination: { write: (line: string) => logged.push(JSON.parse(line)) } } : {}),
+    });
     started.push(t);
     return t;
   };
@@ -148,8 +154,25 @@ describe('first start on an empty database (BOOTSTRAP_ENABLED=true)', () => {
     const demoEvents = events.length;
 
     await Promise.all(started.splice(0).map((t) => t.close()));
-    // A restart that also checks migrations (all applied already, under their lock).
-    const again = await start(url, { BOOTSTRAP_API_KEY: `sb_live_${'Q'.repeat(40)}`, MIGRATIONS_RUN: 'true' });
+    // A restart that also checks migrations (all applied already, under their lock), with
+    // another key: ignored, and said so once, with the command that makes a key (issue 47, row 2).
+    const logged: Record<string, unknown>[] = [];
+    const again = await start(
+      url,
+      { BOOTSTRAP_API_KEY: `sb_live_${'Q'.repeat(40)}`, MIGRATIONS_RUN: 'true', LOG_LEVEL: 'warn' },
+      logged,
+    );
+    expect(logged.filter((l) => String(l.msg).includes('BOOTSTRAP_API_KEY'))).toEqual([
+      expect.objectContaining({
+        level: 40,
+        msg: 'BOOTSTRAP_API_KEY was ignored: the database already has an account, and the key is made only by the first start on an empty database. Make a key with: npm run key -- create --site demo',
+      }),
+    ]);
+    // The key the first start made, set again on every start: it works, nothing to say.
+    const said = logged.length;
+    again.app.get(BootstrapConfig).BOOTSTRAP_API_KEY = key;
+    expect(await again.app.get(BootstrapService).run()).toBeNull();
+    expect(logged.length).toBe(said);
     expect(await counts(again)).toEqual({ accounts: 1, sites: 1, api_keys: 1 });
     // Nothing seeded again.
     expect(await again.db.query('SELECT count(*)::int AS n FROM outbox_events')).toEqual([{ n: demoEvents }]);

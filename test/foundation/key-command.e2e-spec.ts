@@ -1,4 +1,5 @@
 import { ApiKeysService } from '../../src/api-keys/api-keys.service';
+import { PUBLISHABLE_PERMISSIONS } from '../../src/common/auth/permissions';
 import { ApiKeyEntity } from '../../src/api-keys/entities/api-key.entity';
 import { OutboxEventEntity } from '../../src/common/outbox/outbox-event.entity';
 import { startApp, TestApp } from '../support/app';
@@ -30,7 +31,11 @@ describe('npm run key', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^sb_live_[A-Za-z0-9]{40}\n$/);
     const plaintext = run.stdout.trim();
-    const id = Number(/^Created key (\d+) "Recovered", reaching every site of the account\./.exec(run.stderr)?.[1]);
+    const id = Number(
+      /^Created key (\d+) "Recovered", reaching every site of the account: may do everything\. It is shown once/.exec(
+        run.stderr,
+      )?.[1],
+    );
     expect(run.stderr).not.toContain(plaintext);
 
     expect(await row(id)).toEqual(
@@ -149,5 +154,108 @@ describe('npm run key', () => {
     );
     const unknown = await key('mint', '--site', tenant.siteName);
     expect([unknown.code, unknown.stderr.split('\n')[0]]).toEqual([1, 'Unknown command "mint".']);
+  }, 60_000);
+
+  /**
+   * Issue 47, row 6: create covers what POST /api/v2/api-keys can make (permissions, expiry, the
+   * publishable kind with its origins and rate, one site), under the API's own rules (its DTO
+   * and service), each wrong option said in one line.
+   */
+  it('create --permissions --expires: a limited key that ends', async () => {
+    const until = new Date(Date.now() + 86_400_000).toISOString();
+    const run = await key(
+      'create',
+      '--site',
+      tenant.siteName,
+      '--permissions',
+      'media:read,content:read',
+      '--expires',
+      until,
+    );
+    expect(run.code).toBe(0);
+    const id = Number(/^Created key (\d+) /.exec(run.stderr)?.[1]);
+    expect(run.stderr).toBe(
+      `Created key ${id} "Key made with npm run key", reaching every site of the account: may content:read media:read, until ${until}. It is shown once, here; keep it:\n`,
+    );
+    expect(await row(id)).toEqual(
+      expect.objectContaining({
+        kind: 'secret',
+        siteIds: null,
+        permissions: ['content:read', 'media:read'],
+        expiresAt: new Date(until),
+      }),
+    );
+    const api = agent(t, run.stdout.trim());
+    expect((await api.get(`/api/v2/sites/${tenant.siteName}/content`)).status).toBe(200);
+    expect((await api.get('/api/v2/api-keys')).status).toBe(403);
+  }, 60_000);
+
+  it('create --publishable --origins --rate-limit --only-site: a browser key of one site', async () => {
+    const run = await key(
+      'create',
+      '--site',
+      tenant.siteName,
+      '--name',
+      'Shop front',
+      '--publishable',
+      '--origins',
+      'https://shop.example,https://www.shop.example',
+      '--rate-limit',
+      '600',
+      '--only-site',
+    );
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^sb_pub_[A-Za-z0-9]+\n$/);
+    const id = Number(/^Created key (\d+) /.exec(run.stderr)?.[1]);
+    expect(run.stderr).toContain(
+      `"Shop front", reaching site "${tenant.siteName}" only: publishable, from https://shop.example https://www.shop.example.`,
+    );
+    expect(await row(id)).toEqual(
+      expect.objectContaining({
+        kind: 'publishable',
+        siteIds: [tenant.siteId],
+        permissions: [...PUBLISHABLE_PERMISSIONS],
+        allowedOrigins: ['https://shop.example', 'https://www.shop.example'],
+        rateLimitPerMinute: 600,
+        expiresAt: null,
+      }),
+    );
+  }, 60_000);
+
+  it("wrong values: the API's rules, said of the options in one line, nothing made", async () => {
+    const before = await t.db.getRepository(ApiKeyEntity).count();
+    const [fields, kind] = await Promise.all([
+      key('create', '--site', tenant.siteName, '--permissions', 'content:reed', '--expires', '2020-01-01T00:00:00Z'),
+      key('create', '--site', tenant.siteName, '--publishable', '--permissions', 'content:read'),
+    ]);
+    expect([fields.code, fields.stdout, fields.stderr]).toEqual([
+      1,
+      '',
+      expect.stringMatching(
+        /^--permissions each value must be one of the following values: \*, content:read, [^;]+; --expires must be in the future\.\n$/,
+      ),
+    ]);
+    expect([kind.code, kind.stdout, kind.stderr]).toEqual([
+      1,
+      '',
+      '--permissions is fixed for a publishable key (the published reads): leave it out.\n',
+    ]);
+    expect(await t.db.getRepository(ApiKeyEntity).count()).toBe(before);
+  }, 60_000);
+
+  it("an unknown option, or one of another command: one line naming it, then the usage (not Node's parser's text)", async () => {
+    const [unknown, misplaced, empty] = await Promise.all([
+      key('create', '--site', tenant.siteName, '--perms', 'content:read'),
+      key('list', '--site', tenant.siteName, '--expires', '2030-01-01T00:00:00Z'),
+      key('create', '--site', tenant.siteName, '--permissions'),
+    ]);
+    for (const [run, line] of [
+      [unknown, 'Unknown option "--perms".'],
+      [misplaced, '--expires is an option of create, not of list.'],
+      [empty, '--permissions needs a value.'],
+    ] as const) {
+      expect([run.code, run.stdout]).toEqual([1, '']);
+      expect(run.stderr.split('\n').slice(0, 2)).toEqual([line, 'Usage: npm run key -- <command> --site <site name>']);
+    }
   }, 60_000);
 });

@@ -1,3 +1,6 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { entryCommand } from '../support/compiled-entry';
 import { freePort, TEST_ADMIN_URL_ENV } from '../support/databases';
 import { runEntry } from '../support/entry';
 
@@ -123,5 +126,27 @@ describe('start-up errors are one line each', () => {
     ]);
     expect(run.stdout).toBe('');
     expect(run.stderr).not.toContain('secret');
+  }, 60_000);
+
+  /**
+   * Issue 47, row 5: on a Node that package.json's `engines` refuses (here Node 20, as the entry
+   * would see it), the start is refused in one line before anything loads: a wrong setting
+   * given beside it is not even read.
+   */
+  it('an unsupported Node: one line naming the version to install, before anything else', () => {
+    const { command, args } = entryCommand('src/main.ts');
+    const run = spawnSync(
+      command,
+      [
+        '-e',
+        `Object.defineProperty(process.versions, 'node', { value: '20.19.0' }); require(${JSON.stringify(args[0])});`,
+      ],
+      { cwd: join(__dirname, '..', '..'), env: { ...process.env, PORT: 'eighty' }, encoding: 'utf8' },
+    );
+    expect([run.status, run.stdout, run.stderr]).toEqual([
+      1,
+      '',
+      'Sitebase needs Node 22.13+ or 24.11+ (package.json "engines"); this is Node 20.19.0. Install Node 22.23.3 (the version in .nvmrc; with nvm: nvm install) and run it again.\n',
+    ]);
   }, 60_000);
 });

@@ -4,10 +4,10 @@ import { ValidationProblem } from '../errors/problems';
 import { flattenValidationErrors } from '../errors/validation';
 
 /**
- * Validates the text fields of a multipart form like the global pipe validates JSON bodies:
- * unknown fields and bad values are a 400 with their paths.
+ * Validates the text fields of a multipart form (and the key command's options, src/cli) like
+ * the global pipe validates JSON bodies: unknown fields and bad values are a 400 with their paths.
  */
-export function parseFormFields<T extends object>(cls: ClassConstructor<T>, raw: Record<string, string>): T {
+export function parseFormFields<T extends object>(cls: ClassConstructor<T>, raw: Record<string, unknown>): T {
   const dto = plainToInstance(cls, raw);
   const errors = flattenValidationErrors(
     validateSync(dto, {

@@ -6,6 +6,7 @@ import { JobsConfig } from '../../config/jobs.config';
 import { withAdvisoryLock } from '../../database/advisory-lock';
 import { AppMetrics } from '../metrics/app-metrics';
 import { carryOverV10Jobs, setAsideV10Schema } from './pgboss-v10';
+import { processStopping } from '../process-stopping';
 
 export interface JobOptions {
   retryLimit?: number;
@@ -104,7 +105,7 @@ export class QueueService implements OnModuleInit, OnApplicationBootstrap, OnMod
     // (message, code). Once stopping, lost connections are expected and not worth an error line.
     this.boss.on('error', (err: Error) => {
       const detail = { err };
-      if (this.stopping) this.logger.debug(detail, 'Queue error while stopping');
+      if (this.stopping || processStopping()) this.logger.debug(detail, 'Queue error while stopping');
       else this.logger.error(detail, 'Queue error');
     });
     const boss = this.boss;
