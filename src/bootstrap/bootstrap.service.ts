@@ -1,3 +1,5 @@
+import { LoggingConfig } from '../config/logging.config';
+import { logsJson, say } from '../common/logging/say';
 import { advisoryXactLock } from '../database/sql';
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource } from 'typeorm';
@@ -32,6 +34,7 @@ export class BootstrapService implements OnApplicationBootstrap {
     private readonly keys: ApiKeysService,
     private readonly demo: DemoSeedService,
     private readonly payments: PaymentAccountsService,
+    private readonly loggingConfig: LoggingConfig,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -87,10 +90,11 @@ export class BootstrapService implements OnApplicationBootstrap {
         `Created account ${site.accountId}, site "${site.name}", its demo data and the API key from BOOTSTRAP_API_KEY`,
       );
     } else {
-      // Printed once, on stdout and outside the JSON log, so an operator sees it at first start.
-      process.stdout.write(
-        `\n  Sitebase is ready. Site "${site.name}" was created with this API key (shown once, keep it):\n\n    ${plaintext}\n\n`,
-      );
+      // Said once, whatever LOG_LEVEL, so an operator sees it at first start: set apart at a
+      // terminal; where the logs are JSON, a JSON line with the key in `apiKey`.
+      const text = `Sitebase is ready. Site "${site.name}" was created with this API key (shown once, keep it)`;
+      if (logsJson(this.loggingConfig.LOG_FORMAT)) say(text, { site: site.name, apiKey: plaintext });
+      else say(`\n  ${text}:\n\n    ${plaintext}\n`);
     }
     return plaintext;
   }

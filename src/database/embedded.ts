@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Client } from 'pg';
+import { say } from '../common/logging/say';
 import { claimEmbedded, leftOver, postmasterOf, releaseEmbedded, stopLeftOver } from './embedded-owner';
 
 export interface EmbeddedDatabase {
@@ -56,7 +57,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedOptions): Promise<Embe
     onError: opts.onLog ?? (() => undefined),
   });
   if (fresh) await pg.initialise();
-  else await stopIfLeftOver(dir, opts.onNotice ?? ((line) => process.stderr.write(`${line}\n`)));
+  else await stopIfLeftOver(dir, opts.onNotice ?? ((line) => say(line, {}, { level: 'warn', stream: 'stderr' })));
   await pg.start();
   claimEmbedded(dir);
   const database = opts.database ?? 'sitebase';

@@ -197,7 +197,20 @@ describe('first start on an empty database (BOOTSTRAP_ENABLED=true)', () => {
     expect(found).toHaveLength(1);
     const [key] = found;
     expect(key).toMatch(/^sb_live_[A-Za-z0-9]{40}$/);
-    expect(printed).toContain('Site "demo" was created with this API key (shown once, keep it)');
+    // Away from a terminal the logs are JSON lines, and so is this one: the key in `apiKey`.
+    expect(
+      printed
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as unknown),
+    ).toContainEqual(
+      expect.objectContaining({
+        level: 30,
+        msg: 'Sitebase is ready. Site "demo" was created with this API key (shown once, keep it)',
+        site: 'demo',
+        apiKey: key,
+      }),
+    );
 
     const res = await request(t.server).get('/api/v2/api-keys').set('x-api-key', key);
     expect(res.status).toBe(200);

@@ -39,6 +39,8 @@ describe('start-up errors are one line each', () => {
       PORT: String(port),
       HOST: '127.0.0.1',
       LOG_LEVEL: 'info',
+      // As at a terminal: the lines as a person reads them (JSON lines: the last test).
+      LOG_FORMAT: 'pretty',
       BOOTSTRAP_API_KEY: undefined,
       ...env,
     });
@@ -147,6 +149,25 @@ describe('start-up errors are one line each', () => {
       1,
       '',
       'Sitebase needs Node 22.13+ or 24.11+ (package.json "engines"); this is Node 20.19.0. Install Node 22.23.3 (the version in .nvmrc; with nvm: nvm install) and run it again.\n',
+    ]);
+  }, 60_000);
+  it('where the logs are JSON (LOG_FORMAT=json, or auto away from a terminal), each reason is a JSON line', async () => {
+    const run = await start({ PORT: 'eighty', JOBS_ENABLED: 'maybe', DATABASE_URL: undefined, LOG_FORMAT: 'auto' });
+    expect(run.code).toBe(1);
+    expect(
+      run.stderr
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as unknown),
+    ).toEqual([
+      expect.objectContaining({
+        level: 50,
+        msg: expect.stringMatching(/^Sitebase could not start: Invalid setting PORT="eighty"/),
+      }),
+      expect.objectContaining({
+        level: 50,
+        msg: expect.stringMatching(/^Sitebase could not start: Invalid setting JOBS_ENABLED/),
+      }),
     ]);
   }, 60_000);
 });

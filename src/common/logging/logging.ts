@@ -5,14 +5,14 @@ import { LoggingConfig } from '../../config/logging.config';
 import type { AuthenticatedRequest } from '../auth/principal';
 import { safeError, stackOrigin, withoutPaths } from './safe-error';
 import { RouteTemplates } from '../http/route-template';
+import { logsJson } from './say';
 
 /**
  * The process logger: JSON lines on stdout (or `destination`, for tests), or readable lines for
  * a person at a terminal (LOG_FORMAT=auto|pretty, pino-pretty, written synchronously).
  */
 export function createRootLogger(config: LoggingConfig, destination?: pino.DestinationStream): Pino {
-  const pretty =
-    !destination && (config.LOG_FORMAT === 'pretty' || (config.LOG_FORMAT === 'auto' && process.stdout.isTTY === true));
+  const pretty = !destination && !logsJson(config.LOG_FORMAT);
   const options: pino.LoggerOptions = {
     level: config.LOG_LEVEL,
     // Every `err` a line carries, from any module: no stack, statement or path (safe-error.ts).
