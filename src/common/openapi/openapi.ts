@@ -7,6 +7,7 @@ import { operationInputs } from './openapi-inputs';
 import { documentProblemCodes } from './openapi-problems';
 import { PERMISSION_EXTENSION, PUBLISHABLE_EXTENSION } from '../http/route-access';
 import { BODY_EXAMPLE } from '../http/route.decorator';
+import { DOCUMENT_URL, swaggerUiInit } from './swagger-ui-init';
 
 /** The interface's groups in its order (v1, then v2), then the operator routes and health. */
 const TAGS: Array<[string, string]> = [
@@ -179,12 +180,11 @@ export function setupOpenApi(app: INestApplication): void {
       res.redirect(301, `/docs${q < 0 ? '' : req.url.slice(q)}`);
     },
   );
+  // The page's start script names the document by URL instead of inlining it (swagger-ui-init.ts).
+  app.use(swaggerUiInit);
   SwaggerModule.setup('docs', app, document, {
-    jsonDocumentUrl: 'docs/openapi.json',
+    jsonDocumentUrl: DOCUMENT_URL.slice(1),
     yamlDocumentUrl: 'docs/openapi.yaml',
     customSiteTitle: 'Sitebase API',
-    // A box that narrows the page to the groups (tags) whose name holds what is typed: with
-    // every module's routes on one page, people look for one group at a time.
-    swaggerOptions: { filter: true },
   });
 }
