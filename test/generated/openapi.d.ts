@@ -302,8 +302,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Add a variant to a product (admin)
-         * @description A combination of the product's options with its own price, stock and SKU; a combination is unique per product (409). Answers the product with its variants. A key needs the `catalog:write` permission (without it: 403 `insufficient_permission`).
+         * Add a variant to a product; answers the product (admin)
+         * @description A combination of the product's options with its own price, stock and SKU; a combination is unique per product (409). Answers the **product** with its variants: `id` is the product's; the new variant is the entry of `variants` with the option values (or `sku`) sent, and its `id` is what an order line takes. A key needs the `catalog:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["createVariantProduct"];
         delete?: never;
@@ -323,14 +323,14 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Delete a variant of a product (admin)
+         * Delete a variant of a product; answers the product (admin)
          * @description A key needs the `catalog:write` permission (without it: 403 `insufficient_permission`).
          */
         delete: operations["removeVariantProduct"];
         options?: never;
         head?: never;
         /**
-         * Update a variant of a product (admin)
+         * Update a variant of a product; answers the product (admin)
          * @description A key needs the `catalog:write` permission (without it: 403 `insufficient_permission`).
          */
         patch: operations["updateVariantProduct"];
@@ -11132,6 +11132,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The product (its `id`, ETag and version are the product's), with every variant in `variants` */
             201: {
                 headers: {
                     /** @description The URL of what was created */
@@ -11242,6 +11243,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The product (its `id`, ETag and version are the product's), with every variant in `variants` */
             200: {
                 headers: {
                     /** @description Version of the item; send it back as If-Match */
@@ -11334,6 +11336,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The product (its `id`, ETag and version are the product's), with every variant in `variants` */
             200: {
                 headers: {
                     /** @description Version of the item; send it back as If-Match */
