@@ -7,6 +7,7 @@ import { AuthGuard } from './common/auth/auth.guard';
 import { credentials, CredentialsMiddleware } from './common/auth/credentials.middleware';
 import { ProblemDetailsFilter } from './common/errors/problem-details.filter';
 import { createValidationPipe } from './common/errors/validation';
+import { compressAnswers } from './common/http/compression';
 import { privateAnswers } from './common/http/private-answers';
 import { PublicReadCacheInterceptor } from './common/http/public-read-cache';
 import { requestId } from './common/http/request-id';
@@ -42,6 +43,8 @@ import { Configs } from './config/configs';
 function applyMiddlewares(app: NestExpressApplication, { http, logging, media }: Configs, logger: Pino): void {
   // First: every later step, log line and answer carries the request's id.
   app.use(requestId);
+  // Next, so every answer after it, refusals included, leaves compressed when the client asks.
+  app.use(compressAnswers(media.MEDIA_PUBLIC_PATH));
   // Before anything can answer: credentialed answers are private (docs/security.md).
   app.use(privateAnswers());
   // Before any refusal, so every answer carries them and a browser can read a 429.

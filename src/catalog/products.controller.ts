@@ -19,6 +19,8 @@ function withEtag(res: Response, view: ProductView): ProductResponseDto {
   return toProductResponse(view.product, view.variants);
 }
 
+/** What the variant routes answer: the product, not the variant. */
+const VARIANT_ANSWER = "The product (its `id`, ETag and version are the product's), with every variant in `variants`";
 const IF_MATCH = [{ name: 'If-Match', required: false, description: 'ETag from the last read' }];
 
 @ApiController('api/v2/sites/:siteName/products', { tag: 'Products', permissions: 'catalog' })
@@ -114,11 +116,14 @@ export class ProductsController {
   @Post(':id/variants')
   @Route({
     auth: 'key',
-    summary: 'Add a variant to a product (admin)',
+    // The answer is the product (its ETag, for the next If-Match, and its Location are the product's):
+    // the summary says so, because the variant's own id is what an order takes.
+    summary: 'Add a variant to a product; answers the product (admin)',
     description:
       "A combination of the product's options with its own price, stock and SKU; a combination is unique per " +
-      'product (409). Answers the product with its variants.',
-    created: { type: ProductResponseDto, headers: ETAG_HEADER },
+      "product (409). Answers the **product** with its variants: `id` is the product's; the new variant is the " +
+      'entry of `variants` with the option values (or `sku`) sent, and its `id` is what an order line takes.',
+    created: { type: ProductResponseDto, headers: ETAG_HEADER, description: VARIANT_ANSWER },
     admin: true,
   })
   async createVariantProduct(
@@ -135,8 +140,8 @@ export class ProductsController {
   @Patch(':id/variants/:variantId')
   @Route({
     auth: 'key',
-    summary: 'Update a variant of a product (admin)',
-    ok: { type: ProductResponseDto, headers: ETAG_HEADER },
+    summary: 'Update a variant of a product; answers the product (admin)',
+    ok: { type: ProductResponseDto, headers: ETAG_HEADER, description: VARIANT_ANSWER },
     problems: [409],
     admin: true,
   })
@@ -152,8 +157,8 @@ export class ProductsController {
   @Delete(':id/variants/:variantId')
   @Route({
     auth: 'key',
-    summary: 'Delete a variant of a product (admin)',
-    ok: { type: ProductResponseDto, headers: ETAG_HEADER },
+    summary: 'Delete a variant of a product; answers the product (admin)',
+    ok: { type: ProductResponseDto, headers: ETAG_HEADER, description: VARIANT_ANSWER },
     admin: true,
   })
   async removeVariantProduct(

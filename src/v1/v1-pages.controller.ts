@@ -31,6 +31,16 @@ export class V1PagesController {
     summary: 'Create a page (v1)',
     description: 'Current (title, content, page_type) or older (post_title, post_content, post_type) field names.',
     ok: V1PageResponseDto,
+    // One naming only (the two must agree), and no slug: the title's is made free (`about-us-2`),
+    // so the example runs again.
+    bodyExample: {
+      title: 'About us',
+      content: '<p>Hello</p>',
+      excerpt: 'A short summary',
+      page_type: 'page',
+      page_status: 'published',
+      tags: ['company'],
+    },
   })
   async createV1Page(
     @CurrentSite() site: SiteContext,

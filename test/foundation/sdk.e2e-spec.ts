@@ -2,6 +2,7 @@ import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { inspect } from 'node:util';
 import request from 'supertest';
 import { createSitebaseFor, SitebaseOptions } from '../../clients/typescript/src/client';
 import { SitebaseProblem } from '../../clients/typescript/src/problem';
@@ -172,7 +173,30 @@ describe('the TypeScript SDK (clients/typescript)', () => {
       }),
     );
     expect(invalid.requestId).toMatch(/\S{8,}/);
-    expect(invalid.message).toMatch(/^400 validation_failed: /);
+    // The message names the invalid fields, not only the summary of the problem.
+    expect(invalid.message).toMatch(/^400 validation_failed: .+ \(status: must be one of .+\)$/);
+    // What an uncaught problem or console.log prints: the problem, not the Response (100+ lines).
+    const printed = inspect(invalid);
+    expect(printed).toContain(`SitebaseProblem: ${invalid.message}`);
+    expect(printed).toContain('"code": "validation_failed"');
+    expect(printed).toContain('"path": "status"');
+    expect(printed).toContain(`"requestId": "${invalid.requestId}"`);
+    expect(printed).not.toMatch(/Response|Headers|bodyUsed/);
+    expect(printed.split('\n').length).toBeLessThan(40);
+    // The Response stays reachable, outside the enumerable fields and the JSON.
+    expect(invalid.response).toBeInstanceOf(Response);
+    expect(Object.keys(invalid)).not.toContain('response');
+    expect(JSON.parse(JSON.stringify(invalid))).toEqual({
+      name: 'SitebaseProblem',
+      type: invalid.type,
+      title: invalid.title,
+      status: 400,
+      code: 'validation_failed',
+      detail: invalid.detail,
+      errors: invalid.errors,
+      requestId: invalid.requestId,
+      ...(invalid.totalErrors === undefined ? {} : { totalErrors: invalid.totalErrors }),
+    });
 
     const missing = await problemOf(
       sdk().GET('/api/v2/sites/{siteName}/orders/{id}', {
@@ -254,6 +278,35 @@ describe('the TypeScript SDK (clients/typescript)', () => {
     });
     expect(sent).toEqual(['mine-1']);
     expect(await s.t.db.getRepository(OrderEntity).countBy({ siteId: s.a.siteId })).toBe(2);
+  });
+
+  it("adding a variant answers the product (as its summary says): the order line takes the variant's id from variants", async () => {
+    const api = sdk();
+    const tee = await api.POST('/api/v2/sites/{siteName}/products', {
+      params: site(),
+      body: { ...product(21), option1: 'Size' },
+    });
+    const added = await api.POST('/api/v2/sites/{siteName}/products/{id}/variants', {
+      params: { path: { ...site().path, id: tee.data.id } },
+      body: { option1Value: 'M', sku: 'SDK-TEE-M' },
+    });
+    // The answer is the product: its id is the product's, the variant is in `variants`.
+    expect(added.data.id).toBe(tee.data.id);
+    const variant = added.data.variants.find((v) => v.sku === 'SDK-TEE-M')!;
+    expect(variant.id).not.toBe(tee.data.id);
+    const order = await api.POST('/api/v2/sites/{siteName}/orders', {
+      params: site(),
+      body: {
+        lines: [{ productId: tee.data.id, variantId: variant.id, quantity: 1 }],
+        customer: { email: 'sdk@example.com' },
+      },
+    });
+    expect(order.data.lines[0].variantId).toBe(variant.id);
+    // The document's summary, which the SDK's types carry as the operation's doc, says so.
+    const doc = JSON.parse(readFileSync(join(__dirname, '../../clients/typescript/openapi.json'), 'utf8')) as {
+      paths: Record<string, Record<string, { summary: string }>>;
+    };
+    expect(doc.paths['/api/v2/sites/{siteName}/products/{id}/variants'].post.summary).toMatch(/answers the product/);
   });
 
   it('retries 429 and 503 that say Retry-After, up to its bound; a PATCH is not repeated after a network error', async () => {

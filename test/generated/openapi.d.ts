@@ -302,8 +302,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Add a variant to a product (admin)
-         * @description A combination of the product's options with its own price, stock and SKU; a combination is unique per product (409). Answers the product with its variants. A key needs the `catalog:write` permission (without it: 403 `insufficient_permission`).
+         * Add a variant to a product; answers the product (admin)
+         * @description A combination of the product's options with its own price, stock and SKU; a combination is unique per product (409). Answers the **product** with its variants: `id` is the product's; the new variant is the entry of `variants` with the option values (or `sku`) sent, and its `id` is what an order line takes. A key needs the `catalog:write` permission (without it: 403 `insufficient_permission`).
          */
         post: operations["createVariantProduct"];
         delete?: never;
@@ -323,14 +323,14 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Delete a variant of a product (admin)
+         * Delete a variant of a product; answers the product (admin)
          * @description A key needs the `catalog:write` permission (without it: 403 `insufficient_permission`).
          */
         delete: operations["removeVariantProduct"];
         options?: never;
         head?: never;
         /**
-         * Update a variant of a product (admin)
+         * Update a variant of a product; answers the product (admin)
          * @description A key needs the `catalog:write` permission (without it: 403 `insufficient_permission`).
          */
         patch: operations["updateVariantProduct"];
@@ -9114,6 +9114,33 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Hello world",
+                 *       "type": "post",
+                 *       "slugPrefix": "news",
+                 *       "content": "<p>Hello</p>",
+                 *       "excerpt": "A short summary",
+                 *       "status": "scheduled",
+                 *       "publishAt": "2030-01-01T09:00:00.000Z",
+                 *       "publishedAt": "2024-01-01T09:00:00.000Z",
+                 *       "tags": [
+                 *         "news"
+                 *       ],
+                 *       "categories": [
+                 *         "guides"
+                 *       ],
+                 *       "template": "default",
+                 *       "thumbnail": "https://cdn.example.com/t.jpg",
+                 *       "description": "For search engines",
+                 *       "customFields": {
+                 *         "featured": true
+                 *       },
+                 *       "attachmentIds": [
+                 *         1
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateContentDto"];
             };
         };
@@ -10132,6 +10159,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Mugs",
+                 *       "slugPrefix": "shop",
+                 *       "description": "Stoneware, made to order",
+                 *       "position": 1,
+                 *       "attachmentIds": [
+                 *         1
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateCategoryDto"];
             };
         };
@@ -10639,6 +10677,29 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Stoneware mug",
+                 *       "unitAmount": 1800,
+                 *       "currency": "EUR",
+                 *       "slugPrefix": "shop",
+                 *       "description": "A 350 ml mug, glazed by hand.",
+                 *       "status": "published",
+                 *       "position": 1,
+                 *       "quantityAvailable": 25,
+                 *       "categoryId": 1,
+                 *       "taxCode": "standard",
+                 *       "option1": "Size",
+                 *       "option2": "Colour",
+                 *       "option3": null,
+                 *       "processorDescription": "MUG-350",
+                 *       "processorProductIdLive": "prod_live_123",
+                 *       "processorProductIdTest": "prod_test_123",
+                 *       "attachmentIds": [
+                 *         1
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateProductDto"];
             };
         };
@@ -11071,6 +11132,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The product (its `id`, ETag and version are the product's), with every variant in `variants` */
             201: {
                 headers: {
                     /** @description The URL of what was created */
@@ -11181,6 +11243,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The product (its `id`, ETag and version are the product's), with every variant in `variants` */
             200: {
                 headers: {
                     /** @description Version of the item; send it back as If-Match */
@@ -11273,6 +11336,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The product (its `id`, ETag and version are the product's), with every variant in `variants` */
             200: {
                 headers: {
                     /** @description Version of the item; send it back as If-Match */
@@ -11804,6 +11868,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "About us",
+                 *       "content": "<p>Hello</p>",
+                 *       "excerpt": "A short summary",
+                 *       "page_type": "page",
+                 *       "page_status": "published",
+                 *       "tags": [
+                 *         "company"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["V1CreatePageDto"];
             };
         };
@@ -15260,6 +15336,24 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "November digest",
+                 *       "subject": "This week: {{ subscriber.name }}",
+                 *       "previewText": "Three stories we liked",
+                 *       "fromName": "Demo Blog",
+                 *       "fromAddress": "news@demo.example",
+                 *       "replyTo": "editor@demo.example",
+                 *       "contentHtml": "<h1>Hello {{ subscriber.name }}</h1><p><a href=\"https://demo.example/post\">Read</a></p>",
+                 *       "templateId": null,
+                 *       "listIds": [
+                 *         1
+                 *       ],
+                 *       "attributeFilter": {
+                 *         "plan": "pro"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateCampaignDto"];
             };
         };
@@ -19809,6 +19903,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Travel",
+                 *       "description": "Photos from trips"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateMediaTermDto"];
             };
         };
@@ -20286,6 +20386,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Travel",
+                 *       "description": "Photos from trips"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateMediaTermDto"];
             };
         };
@@ -21255,6 +21361,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Summer picks",
+                 *       "description": "What we read this summer",
+                 *       "startsAt": "2026-06-01T00:00:00.000Z",
+                 *       "endsAt": "2026-09-01T00:00:00.000Z",
+                 *       "pinned": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateCollectionDto"];
             };
         };

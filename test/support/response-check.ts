@@ -1,5 +1,6 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { buildOpenApiDocument } from '../../src/common/openapi/openapi';
 import type { MediaConfig } from '../../src/media/media.config';
 import { DocumentValidators, validatorsOf } from './document-validators';
@@ -83,23 +84,34 @@ function capture(req: IncomingMessage, res: ServerResponse, checker: () => Respo
     const result = end(...args);
     // Checked as the answer leaves, before the client can read it: the test that is waiting
     // for it is still the current one when afterEach looks.
+    const headers = { ...lowerCase(writtenHeaders), ...res.getHeaders() };
     const answer: Captured = {
       method: req.method ?? 'GET',
       url: (req as { originalUrl?: string }).originalUrl ?? req.url ?? '/',
       route: ((req as { route?: { path?: unknown } }).route?.path as string | undefined) ?? undefined,
       status: res.statusCode,
-      headers: { ...lowerCase(writtenHeaders), ...res.getHeaders() },
+      headers,
       body: Buffer.concat(chunks),
       truncated,
       test,
     };
     try {
+      // The bytes seen here are the ones sent: a compressed answer (src/common/http/compression.ts)
+      // is checked as the client reads it, decoded.
+      if (!truncated) answer.body = decoded(answer.body, headers['content-encoding']);
       checker().check(answer);
     } catch (error) {
       recordViolation(`[${test}] ${answer.method} ${answer.url}: the check itself failed: ${String(error)}`);
     }
     return result;
   }) as typeof res.end;
+}
+
+function decoded(body: Buffer, encoding: unknown): Buffer {
+  if (encoding === 'gzip') return gunzipSync(body);
+  if (encoding === 'br') return brotliDecompressSync(body);
+  if (encoding === 'deflate') return inflateSync(body);
+  return body;
 }
 
 function lowerCase(headers: OutgoingHttpHeaders): OutgoingHttpHeaders {

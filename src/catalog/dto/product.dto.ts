@@ -322,5 +322,5 @@ export class ProductQueryDto extends CursorQueryDto {
   status?: ProductStatus;
 }
 
-/** `GET …/products/{id}`: an id or a slug. */
-export class ProductIdOrSlugParamDto extends IdOrSlugParam('stoneware-mug') {}
+/** `GET …/products/{id}`: an id or a slug; the example is the demo's product (a create's slug is made from its name). */
+export class ProductIdOrSlugParamDto extends IdOrSlugParam('monthly-membership') {}

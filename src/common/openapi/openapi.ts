@@ -7,6 +7,7 @@ import { operationInputs } from './openapi-inputs';
 import { documentProblemCodes } from './openapi-problems';
 import { PERMISSION_EXTENSION, PUBLISHABLE_EXTENSION } from '../http/route-access';
 import { BODY_EXAMPLE } from '../http/route.decorator';
+import { DOCUMENT_URL, swaggerUiInit } from './swagger-ui-init';
 
 /** The interface's groups in its order (v1, then v2), then the operator routes and health. */
 const TAGS: Array<[string, string]> = [
@@ -101,6 +102,7 @@ function createOpenApiDocument(app: INestApplication): OpenAPIObject {
       for (const requirement of op.security) for (const name of Object.keys(requirement)) used.add(name);
       for (const param of op.parameters ?? []) if ('in' in param) exampleAsText(param);
       bodyExampleOnBody(op);
+      if (method === 'post') slugLeftOut(document, op);
       describePermission(op);
     }
   }
@@ -124,6 +126,33 @@ function exampleAsText(param: ParameterObject): void {
   if (schema) delete schema.example;
   const text = `Example: \`${typeof example === 'string' ? example : JSON.stringify(example)}\``;
   param.description = param.description ? `${param.description}. ${text}` : text;
+}
+
+/**
+ * A create whose body takes an optional `slug` (the server makes a free one from the title or
+ * name when it is absent) gets a whole-body example of its properties' examples without the
+ * slug: Swagger UI sends the example or every property's, and a slug example would answer 409
+ * `duplicate_slug` the second time "Execute" is pressed. A route's own `bodyExample` is kept.
+ */
+function slugLeftOut(document: OpenAPIObject, op: OperationObject): void {
+  const body = op.requestBody && 'content' in op.requestBody ? op.requestBody : undefined;
+  const media = body?.content['application/json'];
+  const ref = media?.schema && '$ref' in media.schema ? media.schema.$ref : undefined;
+  if (!media || media.example !== undefined || !ref) return;
+  const found = document.components?.schemas?.[ref.slice(ref.lastIndexOf('/') + 1)];
+  const schema = found && !('$ref' in found) ? found : undefined;
+  const properties = schema?.properties ?? {};
+  const slug = properties.slug;
+  if (!slug || !('example' in slug) || schema?.required?.includes('slug')) return;
+  const examples = Object.entries(properties).flatMap(([name, p]): Array<[string, unknown]> =>
+    name !== 'slug' && 'example' in p && p.example !== undefined ? [[name, p.example]] : [],
+  );
+  // The required fields first (a subclass declares them last), as a person reads a body.
+  const required = new Set(schema?.required);
+  media.example = Object.fromEntries([
+    ...examples.filter(([n]) => required.has(n)),
+    ...examples.filter(([n]) => !required.has(n)),
+  ]);
 }
 
 /** A route's `bodyExample` (route.decorator.ts) becomes the example of each of its body's media types. */
@@ -179,12 +208,11 @@ export function setupOpenApi(app: INestApplication): void {
       res.redirect(301, `/docs${q < 0 ? '' : req.url.slice(q)}`);
     },
   );
+  // The page's start script names the document by URL instead of inlining it (swagger-ui-init.ts).
+  app.use(swaggerUiInit);
   SwaggerModule.setup('docs', app, document, {
-    jsonDocumentUrl: 'docs/openapi.json',
+    jsonDocumentUrl: DOCUMENT_URL.slice(1),
     yamlDocumentUrl: 'docs/openapi.yaml',
     customSiteTitle: 'Sitebase API',
-    // A box that narrows the page to the groups (tags) whose name holds what is typed: with
-    // every module's routes on one page, people look for one group at a time.
-    swaggerOptions: { filter: true },
   });
 }
