@@ -3030,6 +3030,11 @@ export interface components {
             customFields: {
                 [key: string]: unknown;
             };
+            /**
+             * @example [
+             *       1
+             *     ]
+             */
             attachmentIds: number[];
             /**
              * @description Bumped by every change; the ETag carries it
@@ -3173,6 +3178,11 @@ export interface components {
             customFields: {
                 [key: string]: unknown;
             };
+            /**
+             * @example [
+             *       1
+             *     ]
+             */
             attachmentIds: number[];
             /**
              * @description Bumped by every change; the ETag carries it
@@ -3344,6 +3354,11 @@ export interface components {
             customFields: {
                 [key: string]: unknown;
             };
+            /**
+             * @example [
+             *       1
+             *     ]
+             */
             attachmentIds: number[];
         };
         RevisionResponseDto: {
@@ -4116,7 +4131,12 @@ export interface components {
             template?: string;
             thumbnail?: string;
             description?: string;
-            /** @description Media ids of the site. Each id names a media item of this site. */
+            /**
+             * @description Media ids of the site. Each id names a media item of this site.
+             * @example [
+             *       1
+             *     ]
+             */
             attachment_ids?: number[];
             /** @description On edit: true replaces the attachments, false (or absent) adds to them */
             replace_attachments?: boolean;
@@ -4210,7 +4230,12 @@ export interface components {
             template?: string;
             thumbnail?: string;
             description?: string;
-            /** @description Media ids of the site. Each id names a media item of this site. */
+            /**
+             * @description Media ids of the site. Each id names a media item of this site.
+             * @example [
+             *       1
+             *     ]
+             */
             attachment_ids?: number[];
             /** @description On edit: true replaces the attachments, false (or absent) adds to them */
             replace_attachments?: boolean;
@@ -4290,7 +4315,12 @@ export interface components {
             option3?: string | null;
             /** @example MUG-350 */
             processor_description?: string;
-            /** @description Media ids of the site. Each id names a media item of this site. */
+            /**
+             * @description Media ids of the site. Each id names a media item of this site.
+             * @example [
+             *       1
+             *     ]
+             */
             attachment_ids?: number[];
             /** @description true replaces the attachments, false (or absent) adds to them */
             replace_attachments?: boolean;
@@ -4481,7 +4511,12 @@ export interface components {
             option3?: string | null;
             /** @example MUG-350 */
             processor_description?: string;
-            /** @description Media ids of the site. Each id names a media item of this site. */
+            /**
+             * @description Media ids of the site. Each id names a media item of this site.
+             * @example [
+             *       1
+             *     ]
+             */
             attachment_ids?: number[];
             /** @description true replaces the attachments, false (or absent) adds to them */
             replace_attachments?: boolean;
@@ -4706,7 +4741,10 @@ export interface components {
             reason: string;
         };
         SubscriptionFilterDto: {
-            /** @description Members of this list (any status unless `status`) */
+            /**
+             * @description Members of this list (any status unless `status`)
+             * @example 1
+             */
             listId?: number | null;
             /**
              * @description A membership in this status (of `listId` when given)
@@ -8619,7 +8657,12 @@ export interface components {
             prefix: string;
             /** @example x9Zq */
             last4: string;
-            /** @description null: every site of the account */
+            /**
+             * @description null: every site of the account
+             * @example [
+             *       1
+             *     ]
+             */
             siteIds: number[] | null;
             /** @description null: every permission */
             permissions: ("*" | "content:read" | "content:write" | "collections:read" | "collections:write" | "media:read" | "media:write" | "catalog:read" | "catalog:write" | "orders:read" | "orders:write" | "contacts:read" | "contacts:write" | "users:read" | "users:write" | "newsletter:read" | "newsletter:write" | "email:read" | "email:write" | "webhooks:read" | "webhooks:write" | "payments:read" | "payments:write" | "sites:read" | "sites:write" | "api-keys:read" | "api-keys:write" | "account:read" | "account:write")[] | null;
@@ -8731,7 +8774,12 @@ export interface components {
             prefix: string;
             /** @example x9Zq */
             last4: string;
-            /** @description null: every site of the account */
+            /**
+             * @description null: every site of the account
+             * @example [
+             *       1
+             *     ]
+             */
             siteIds: number[] | null;
             /** @description null: every permission */
             permissions: ("*" | "content:read" | "content:write" | "collections:read" | "collections:write" | "media:read" | "media:write" | "catalog:read" | "catalog:write" | "orders:read" | "orders:write" | "contacts:read" | "contacts:write" | "users:read" | "users:write" | "newsletter:read" | "newsletter:write" | "email:read" | "email:write" | "webhooks:read" | "webhooks:write" | "payments:read" | "payments:write" | "sites:read" | "sites:write" | "api-keys:read" | "api-keys:write" | "account:read" | "account:write")[] | null;
@@ -13040,7 +13088,7 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque cursor from pagination.nextCursor of the previous page */
                 cursor?: string;
-                /** @description Members of this list (any status unless `status`) */
+                /** @description Members of this list (any status unless `status`). Example: `1` */
                 listId?: number;
                 /** @description A membership in this status (of `listId` when given) */
                 status?: "pending" | "active" | "unsubscribed";
@@ -16107,9 +16155,9 @@ export interface operations {
     getNewsletterStatistics: {
         parameters: {
             query?: {
-                /** @description One campaign only. Example: `1` */
+                /** @description One campaign only. Example: `1`. Example: `1` */
                 campaignId?: number;
-                /** @description One list: its subscribers, growth and campaigns. Example: `1` */
+                /** @description One list: its subscribers, growth and campaigns. Example: `1`. Example: `1` */
                 listId?: number;
                 /** @description From this date-time (RFC 3339), inclusive; absent: 30 days before `to` */
                 from?: string;
