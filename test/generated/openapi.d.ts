@@ -8908,7 +8908,10 @@ export interface components {
             message: string;
         };
         ProblemDto: {
-            /** @example /problems/validation-failed */
+            /**
+             * @description A page about the code (HTML, or JSON on `Accept: application/json`), relative to the API
+             * @example /problems/validation-failed
+             */
             type: string;
             /** @example Validation failed */
             title: string;
@@ -9095,6 +9098,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9192,6 +9197,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9305,6 +9312,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9389,6 +9398,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9483,6 +9494,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9606,6 +9619,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9716,6 +9731,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9823,6 +9840,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9909,6 +9928,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10000,6 +10021,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10113,6 +10136,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10208,6 +10233,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10318,6 +10345,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10402,6 +10431,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10491,6 +10522,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10620,6 +10653,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10717,6 +10752,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10830,6 +10867,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10917,6 +10956,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11020,6 +11061,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11145,6 +11188,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11251,6 +11296,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11343,6 +11390,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11462,6 +11511,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11566,6 +11617,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11668,6 +11721,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11776,6 +11831,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11878,6 +11935,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11983,6 +12042,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12072,6 +12133,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12175,6 +12238,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12261,6 +12326,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12350,6 +12417,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12457,6 +12526,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12560,6 +12631,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12649,6 +12722,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12744,6 +12819,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12847,6 +12924,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12931,6 +13010,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13020,6 +13101,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13132,6 +13215,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13219,6 +13304,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13304,6 +13391,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13388,6 +13477,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13482,6 +13573,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13594,6 +13687,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13718,6 +13813,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13878,6 +13975,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13989,6 +14088,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14092,6 +14193,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14185,6 +14288,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14541,6 +14646,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14728,6 +14835,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14842,6 +14951,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14947,6 +15058,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15031,6 +15144,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15125,6 +15240,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15241,6 +15358,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15338,6 +15457,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15444,6 +15565,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15528,6 +15651,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15631,6 +15756,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15752,6 +15879,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16194,6 +16323,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16287,6 +16418,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16398,6 +16531,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16500,6 +16635,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16584,6 +16721,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16672,6 +16811,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16765,6 +16906,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16849,6 +16992,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16933,6 +17078,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17030,6 +17177,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17114,6 +17263,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17207,6 +17358,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17313,6 +17466,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17415,6 +17570,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17504,6 +17661,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17597,6 +17756,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17686,6 +17847,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17780,6 +17943,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17888,6 +18053,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18000,6 +18167,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18112,6 +18281,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18225,6 +18396,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18310,6 +18483,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18399,6 +18574,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18502,6 +18679,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18587,6 +18766,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18683,6 +18864,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18797,6 +18980,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18904,6 +19089,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18994,6 +19181,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19091,6 +19280,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19202,6 +19393,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19323,6 +19516,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19444,6 +19639,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19561,6 +19758,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19684,6 +19883,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19790,6 +19991,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19885,6 +20088,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19988,6 +20193,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20072,6 +20279,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20161,6 +20370,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20267,6 +20478,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20362,6 +20575,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20465,6 +20680,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20549,6 +20766,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20638,6 +20857,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20754,6 +20975,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20856,6 +21079,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20959,6 +21184,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21043,6 +21270,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21132,6 +21361,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21236,6 +21467,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21331,6 +21564,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21440,6 +21675,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21532,6 +21769,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21616,6 +21855,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21705,6 +21946,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21819,6 +22062,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21915,6 +22160,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22019,6 +22266,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22115,6 +22364,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22210,6 +22461,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22313,6 +22566,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22411,6 +22666,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22518,6 +22775,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22631,6 +22890,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22729,6 +22990,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22831,6 +23094,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_processor_signature`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22919,6 +23184,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_processor_signature`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23020,6 +23287,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_processor_signature`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23115,6 +23384,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_processor_signature`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23214,6 +23485,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_processor_signature`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23322,6 +23595,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_processor_signature`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23439,6 +23714,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_processor_signature`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23565,6 +23842,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23661,6 +23940,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23764,6 +24045,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23853,6 +24136,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23946,6 +24231,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24031,6 +24318,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24116,6 +24405,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24207,6 +24498,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24304,6 +24597,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24409,6 +24704,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24493,6 +24790,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24596,6 +24895,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24717,6 +25018,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24827,6 +25130,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24939,6 +25244,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25065,6 +25372,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25172,6 +25481,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25257,6 +25568,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25348,6 +25661,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25443,6 +25758,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25546,6 +25863,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25633,6 +25952,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25733,6 +26054,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25835,6 +26158,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25939,6 +26264,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26040,6 +26367,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26147,6 +26476,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26242,6 +26573,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26345,6 +26678,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26429,6 +26764,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26518,6 +26855,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26617,6 +26956,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26725,6 +27066,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26833,6 +27176,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26919,6 +27264,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27010,6 +27357,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27110,6 +27459,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27183,6 +27534,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27265,6 +27618,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27356,6 +27711,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27433,6 +27790,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27517,6 +27876,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27610,6 +27971,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27698,6 +28061,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27793,6 +28158,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27886,6 +28253,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27979,6 +28348,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -28062,6 +28433,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -28164,6 +28537,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -28268,6 +28643,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -28352,6 +28729,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -28445,6 +28824,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -28528,6 +28909,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -28617,6 +29000,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
