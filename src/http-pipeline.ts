@@ -6,6 +6,7 @@ import { AccountModule } from './account/account.module';
 import { AuthGuard } from './common/auth/auth.guard';
 import { credentials, CredentialsMiddleware } from './common/auth/credentials.middleware';
 import { ProblemDetailsFilter } from './common/errors/problem-details.filter';
+import { problemPages, PROBLEMS_PATH } from './common/errors/problem-pages';
 import { createValidationPipe } from './common/errors/validation';
 import { compressAnswers } from './common/http/compression';
 import { privateAnswers } from './common/http/private-answers';
@@ -54,7 +55,7 @@ function applyMiddlewares(app: NestExpressApplication, { http, logging, media }:
   // taken for a site-user session by the credentials below.
   const scrape = app.get(MetricsEndpoint).mainPortHandler();
   if (scrape) app.use(scrape);
-  const routes = new RouteTemplates([media.MEDIA_PUBLIC_PATH, '/docs']);
+  const routes = new RouteTemplates([media.MEDIA_PUBLIC_PATH, '/docs', PROBLEMS_PATH]);
   const metrics = app.get(AppMetrics);
   // Counts every answer from here on, a blocked client's refusals included.
   if (metrics.enabled) app.use(httpMetrics(metrics, routes));
@@ -64,6 +65,8 @@ function applyMiddlewares(app: NestExpressApplication, { http, logging, media }:
   // Header checks that cost nothing, on every path, before a credential is looked up.
   app.use(refuseContentEncoding);
   app.use(refuseMalformedQuery);
+  // The pages a problem's `type` names, for anyone: before a credential could refuse the reader.
+  app.use(problemPages());
   // Who is calling (a key, a session, or anonymous), for the guards; it refuses nothing by itself.
   app.use(credentials(app.get(CredentialsMiddleware)));
   // Swagger UI and the document (routes of their own, when enabled), before Nest's routes.

@@ -82,7 +82,8 @@ export class UsersService {
   /** The signed-in user, as their session's verification read it. */
   async me(principal: UserPrincipal): Promise<SiteUserEntity> {
     const user = await this.sessions.userOf(principal);
-    if (!user) throw new UnauthorizedProblem('invalid_session', 'The session token is invalid, expired or revoked');
+    if (!user)
+      throw new UnauthorizedProblem('invalid_session', 'The session token is invalid, expired or revoked', 'session');
     return user;
   }
 

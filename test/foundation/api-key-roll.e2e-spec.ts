@@ -233,7 +233,7 @@ describe('POST /api/v2/api-keys/:id/roll', () => {
     ['over 7 days', { gracePeriodSeconds: 604_801 }, 'must not be greater than 604800'],
     ['not an integer', { gracePeriodSeconds: 1.5 }, 'must be an integer number'],
     ['a string', { gracePeriodSeconds: '60' }, 'must be an integer number'],
-    ['null', { gracePeriodSeconds: null }, 'must be an integer number'],
+    ['null', { gracePeriodSeconds: null }, 'cannot be null'],
   ])('a grace that is %s is a 400 naming it, and nothing changes', async (_label, body, message) => {
     const k = await newKey(a);
     const res = await roll(a, k.id, body);

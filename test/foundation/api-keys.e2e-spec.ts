@@ -222,14 +222,14 @@ describe('/api/v2/api-keys', () => {
     });
 
     it.each([
-      ['no name', {}, [{ path: 'name', message: 'must be a string' }]],
+      ['no name', {}, [{ path: 'name', message: 'is required' }]],
       ['an empty name', { name: '' }, [{ path: 'name', message: 'must be longer than or equal to 1 characters' }]],
       ['an unknown field', { name: 'k', scopes: ['all'] }, [{ path: 'scopes', message: 'is not allowed' }]],
       ['siteIds not an array', { name: 'k', siteIds: 3 }, [{ path: 'siteIds', message: 'must be an array' }]],
       [
         'a bad expiresAt',
         { name: 'k', expiresAt: 'tomorrow' },
-        [{ path: 'expiresAt', message: 'must be a Date instance' }],
+        [{ path: 'expiresAt', message: 'must be an RFC 3339 date-time, e.g. 2024-01-01T00:00:00Z' }],
       ],
     ])('a bad body (%s) is a 400 naming the field', async (_label, body, errors) => {
       const before = await keys().countBy({ accountId: a.accountId });

@@ -43,6 +43,43 @@ describe('RFC 9457 errors for everything a client can send', () => {
     expect(res.body.detail).toBe('2 fields are invalid');
   });
 
+  describe('messages say what to send (issue 47 row 7)', () => {
+    const errorsOf = async (res: request.Response) => {
+      expectProblem(res, 400, 'validation_failed');
+      return res.body.errors as Array<{ path: string; message: string }>;
+    };
+
+    it('a date that is not an RFC 3339 date-time shows one', async () => {
+      const res = await tenant.api
+        .post(`/api/v2/sites/${tenant.siteName}/content`)
+        .send({ title: 'Dated', publishedAt: '2024-01-01' });
+      expect(await errorsOf(res)).toEqual([
+        { path: 'publishedAt', message: 'must be an RFC 3339 date-time, e.g. 2024-01-01T00:00:00Z' },
+      ]);
+    });
+
+    it('a required field left out is required, not of a wrong type', async () => {
+      const res = await tenant.api
+        .post(`/api/v2/sites/${tenant.siteName}/products`)
+        .send({ name: 'Mug', currency: 'EUR' });
+      expect(await errorsOf(res)).toEqual([{ path: 'unitAmount', message: 'is required' }]);
+      const site = await tenant.api.post('/api/v2/sites').send({});
+      expect(await errorsOf(site)).toContainEqual({ path: 'name', message: 'is required' });
+    });
+
+    it('a null where the field has no null cannot be null', async () => {
+      const content = await tenant.api.post(`/api/v2/sites/${tenant.siteName}/content`).send({ title: 'Kept' });
+      const res = await tenant.api
+        .patch(`/api/v2/sites/${tenant.siteName}/content/${content.body.id}`)
+        .send({ title: null });
+      expect(await errorsOf(res)).toEqual([{ path: 'title', message: 'cannot be null' }]);
+      const nested = await tenant.api
+        .post(`/api/v2/sites/${tenant.siteName}/content`)
+        .send({ title: 'Authors', authors: [{ id: 1, name: null }] });
+      expect(await errorsOf(nested)).toEqual([{ path: 'authors.0.name', message: 'cannot be null' }]);
+    });
+  });
+
   it('nested and array paths use dots', async () => {
     const res = await tenant.api.post('/api/v2/api-keys').send({ name: 'k', siteIds: [1, 'two'] });
     expectProblem(res, 400, 'validation_failed');

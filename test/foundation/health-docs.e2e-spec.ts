@@ -233,7 +233,11 @@ describe('health and API docs', () => {
       expect(doc.components.schemas.ProblemDto).toEqual({
         type: 'object',
         properties: {
-          type: { type: 'string', example: '/problems/validation-failed' },
+          type: {
+            type: 'string',
+            example: '/problems/validation-failed',
+            description: 'A page about the code (HTML, or JSON on `Accept: application/json`), relative to the API',
+          },
           title: { type: 'string', example: 'Validation failed' },
           status: { type: 'number', example: 400 },
           detail: { type: 'string', example: '1 field is invalid' },

@@ -252,6 +252,83 @@ describe('OpenAPI request schemas are the validators’ rules', () => {
     }
   });
 
+  it('types every id of the document as an integer, answers included (one declaration: ID, ID_LIST)', () => {
+    // Another system's ids are its strings: a provider's payment, charge, event or notification,
+    // a mail's Message-ID, a send batch (uuid), a webhook message, the request's own id.
+    const foreign = new Set([
+      'UserSubscriptionResponseDto.processorSubscriptionId',
+      'SubscriptionEntryDto.processorChargeId',
+      'OrderSummaryDto.processorPaymentId',
+      'OrderResponseDto.processorPaymentId',
+      'UpdatePaymentDto.processorPaymentId',
+      'ShipmentResponseDto.notificationId',
+      'FulfillmentNotificationDto.id',
+      'NotificationOutcomeDto.id',
+      'StripeEventOutcomeDto.id',
+      'OrderPaymentIntentDto.paymentIntentId',
+      'SendEmailResponseDto.batchId',
+      'EmailMessageSummaryDto.batchId',
+      'EmailMessageSummaryDto.smtpMessageId',
+      'EmailMessageResponseDto.batchId',
+      'EmailMessageResponseDto.smtpMessageId',
+      'WebhookTestResultDto.webhookId',
+      'WebhookDeliverySummaryDto.webhookId',
+      'WebhookDeliveryResponseDto.webhookId',
+      'ProblemDto.requestId',
+      // An upload's form field is text: the import's lists as `1,2` (multipart has no JSON array).
+      'POST /api/v2/sites/{siteName}/newsletter/subscriptions/import.listIds',
+    ]);
+    // A get by id or slug (`IdOrSlugParam`) takes text: the one string a path id may be.
+    const idOrSlug = schemaRuleOf('isIdOrSlug', [])?.schema?.pattern;
+    const isId = (name: string) => /^(id|.*Ids?|.*_ids?)$/.test(name);
+    const typeOf = (schema: Schema | undefined) => {
+      const s = deref(schema);
+      return s?.type === 'array' ? `array of ${deref(s.items)?.type}` : s?.type;
+    };
+    const wrong: string[] = [];
+    let ids = 0;
+    const check = (at: string, name: string, schema: Schema | undefined) => {
+      if (!isId(name)) return;
+      ids++;
+      const type = typeOf(schema);
+      const want = name.endsWith('s') ? 'array of integer' : 'integer';
+      if (type !== want && !foreign.has(at)) wrong.push(`${at}: ${type}, not ${want}`);
+      if (foreign.has(at) && type !== 'string') wrong.push(`${at}: listed as another system's id, but ${type}`);
+    };
+    const walk = (schema: Schema | undefined, at: string, seen: Set<Schema>) => {
+      if (!schema || seen.has(schema)) return;
+      seen.add(schema);
+      if (schema.$ref) return; // a component: walked under its own name
+      for (const [name, p] of Object.entries(schema.properties ?? {})) {
+        check(`${at}.${name}`, name, p);
+        walk(p, `${at}.${name}`, seen);
+      }
+      for (const part of [schema.items, ...(schema.allOf ?? []), ...((schema.oneOf as Schema[]) ?? [])])
+        walk(part, at, seen);
+    };
+    const seen = new Set<Schema>();
+    for (const [name, schema] of Object.entries(doc.components.schemas)) walk(schema, name, seen);
+    for (const { where, op } of operations()) {
+      for (const p of op.parameters ?? [])
+        if (!(p.schema?.type === 'string' && p.schema.pattern === idOrSlug))
+          check(`${where} ${p.name}`, p.name, p.schema);
+      const answers = Object.values(
+        (op as { responses?: Record<string, { content?: Record<string, { schema: Schema }> }> }).responses ?? {},
+      );
+      for (const media of [
+        ...Object.values(op.requestBody?.content ?? {}),
+        ...answers.flatMap((r) => Object.values(r.content ?? {})),
+      ])
+        walk(media.schema, where, seen);
+    }
+    expectOrFix(
+      'Spread ID (an id) or ID_LIST (a list of ids) from src/common/http/api-id.ts into the @ApiProperty of every ' +
+        "id, in answers as in requests; another system's string id is listed above",
+      () => expect(wrong).toEqual([]),
+    );
+    expect(ids).toBeGreaterThan(150);
+  });
+
   it('documents Idempotency-Key with the interceptor’s bounds, 1 to 255 characters', () => {
     const headers = operations().flatMap(({ op }) => (op.parameters ?? []).filter((p) => p.name === 'Idempotency-Key'));
     expect(headers.length).toBeGreaterThan(10);

@@ -142,7 +142,7 @@ describe('/api/v2/sites (admin)', () => {
     });
 
     it.each([
-      ['no name', {}, [{ path: 'name', message: 'must be a string' }]],
+      ['no name', {}, [{ path: 'name', message: 'is required' }]],
       ['a name that is not a string', { name: 42 }, [{ path: 'name', message: 'must be a string' }]],
       [
         'a title over 200 characters',

@@ -3030,6 +3030,11 @@ export interface components {
             customFields: {
                 [key: string]: unknown;
             };
+            /**
+             * @example [
+             *       1
+             *     ]
+             */
             attachmentIds: number[];
             /**
              * @description Bumped by every change; the ETag carries it
@@ -3173,6 +3178,11 @@ export interface components {
             customFields: {
                 [key: string]: unknown;
             };
+            /**
+             * @example [
+             *       1
+             *     ]
+             */
             attachmentIds: number[];
             /**
              * @description Bumped by every change; the ETag carries it
@@ -3344,6 +3354,11 @@ export interface components {
             customFields: {
                 [key: string]: unknown;
             };
+            /**
+             * @example [
+             *       1
+             *     ]
+             */
             attachmentIds: number[];
         };
         RevisionResponseDto: {
@@ -4116,7 +4131,12 @@ export interface components {
             template?: string;
             thumbnail?: string;
             description?: string;
-            /** @description Media ids of the site. Each id names a media item of this site. */
+            /**
+             * @description Media ids of the site. Each id names a media item of this site.
+             * @example [
+             *       1
+             *     ]
+             */
             attachment_ids?: number[];
             /** @description On edit: true replaces the attachments, false (or absent) adds to them */
             replace_attachments?: boolean;
@@ -4210,7 +4230,12 @@ export interface components {
             template?: string;
             thumbnail?: string;
             description?: string;
-            /** @description Media ids of the site. Each id names a media item of this site. */
+            /**
+             * @description Media ids of the site. Each id names a media item of this site.
+             * @example [
+             *       1
+             *     ]
+             */
             attachment_ids?: number[];
             /** @description On edit: true replaces the attachments, false (or absent) adds to them */
             replace_attachments?: boolean;
@@ -4290,7 +4315,12 @@ export interface components {
             option3?: string | null;
             /** @example MUG-350 */
             processor_description?: string;
-            /** @description Media ids of the site. Each id names a media item of this site. */
+            /**
+             * @description Media ids of the site. Each id names a media item of this site.
+             * @example [
+             *       1
+             *     ]
+             */
             attachment_ids?: number[];
             /** @description true replaces the attachments, false (or absent) adds to them */
             replace_attachments?: boolean;
@@ -4481,7 +4511,12 @@ export interface components {
             option3?: string | null;
             /** @example MUG-350 */
             processor_description?: string;
-            /** @description Media ids of the site. Each id names a media item of this site. */
+            /**
+             * @description Media ids of the site. Each id names a media item of this site.
+             * @example [
+             *       1
+             *     ]
+             */
             attachment_ids?: number[];
             /** @description true replaces the attachments, false (or absent) adds to them */
             replace_attachments?: boolean;
@@ -4706,7 +4741,10 @@ export interface components {
             reason: string;
         };
         SubscriptionFilterDto: {
-            /** @description Members of this list (any status unless `status`) */
+            /**
+             * @description Members of this list (any status unless `status`)
+             * @example 1
+             */
             listId?: number | null;
             /**
              * @description A membership in this status (of `listId` when given)
@@ -8619,7 +8657,12 @@ export interface components {
             prefix: string;
             /** @example x9Zq */
             last4: string;
-            /** @description null: every site of the account */
+            /**
+             * @description null: every site of the account
+             * @example [
+             *       1
+             *     ]
+             */
             siteIds: number[] | null;
             /** @description null: every permission */
             permissions: ("*" | "content:read" | "content:write" | "collections:read" | "collections:write" | "media:read" | "media:write" | "catalog:read" | "catalog:write" | "orders:read" | "orders:write" | "contacts:read" | "contacts:write" | "users:read" | "users:write" | "newsletter:read" | "newsletter:write" | "email:read" | "email:write" | "webhooks:read" | "webhooks:write" | "payments:read" | "payments:write" | "sites:read" | "sites:write" | "api-keys:read" | "api-keys:write" | "account:read" | "account:write")[] | null;
@@ -8731,7 +8774,12 @@ export interface components {
             prefix: string;
             /** @example x9Zq */
             last4: string;
-            /** @description null: every site of the account */
+            /**
+             * @description null: every site of the account
+             * @example [
+             *       1
+             *     ]
+             */
             siteIds: number[] | null;
             /** @description null: every permission */
             permissions: ("*" | "content:read" | "content:write" | "collections:read" | "collections:write" | "media:read" | "media:write" | "catalog:read" | "catalog:write" | "orders:read" | "orders:write" | "contacts:read" | "contacts:write" | "users:read" | "users:write" | "newsletter:read" | "newsletter:write" | "email:read" | "email:write" | "webhooks:read" | "webhooks:write" | "payments:read" | "payments:write" | "sites:read" | "sites:write" | "api-keys:read" | "api-keys:write" | "account:read" | "account:write")[] | null;
@@ -8860,7 +8908,10 @@ export interface components {
             message: string;
         };
         ProblemDto: {
-            /** @example /problems/validation-failed */
+            /**
+             * @description A page about the code (HTML, or JSON on `Accept: application/json`), relative to the API
+             * @example /problems/validation-failed
+             */
             type: string;
             /** @example Validation failed */
             title: string;
@@ -9047,6 +9098,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9171,6 +9224,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9284,6 +9339,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9368,6 +9425,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9462,6 +9521,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9585,6 +9646,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9695,6 +9758,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9802,6 +9867,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9888,6 +9955,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9979,6 +10048,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10092,6 +10163,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10198,6 +10271,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10308,6 +10383,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10392,6 +10469,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10481,6 +10560,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10610,6 +10691,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10730,6 +10813,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10843,6 +10928,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10930,6 +11017,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11033,6 +11122,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11159,6 +11250,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11266,6 +11359,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11359,6 +11454,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11478,6 +11575,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11582,6 +11681,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11684,6 +11785,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11792,6 +11895,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11906,6 +12011,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12011,6 +12118,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12100,6 +12209,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12203,6 +12314,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12289,6 +12402,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12378,6 +12493,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12485,6 +12602,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12588,6 +12707,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12677,6 +12798,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12772,6 +12895,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12875,6 +13000,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12959,6 +13086,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13048,6 +13177,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13116,7 +13247,7 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque cursor from pagination.nextCursor of the previous page */
                 cursor?: string;
-                /** @description Members of this list (any status unless `status`) */
+                /** @description Members of this list (any status unless `status`). Example: `1` */
                 listId?: number;
                 /** @description A membership in this status (of `listId` when given) */
                 status?: "pending" | "active" | "unsubscribed";
@@ -13160,6 +13291,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13247,6 +13380,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13332,6 +13467,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13416,6 +13553,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13510,6 +13649,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13622,6 +13763,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13746,6 +13889,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13906,6 +14051,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14017,6 +14164,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14120,6 +14269,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14213,6 +14364,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14569,6 +14722,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14756,6 +14911,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14870,6 +15027,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14975,6 +15134,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15059,6 +15220,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15153,6 +15316,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15269,6 +15434,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15384,6 +15551,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15490,6 +15659,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15574,6 +15745,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15677,6 +15850,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15798,6 +15973,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16201,9 +16378,9 @@ export interface operations {
     getNewsletterStatistics: {
         parameters: {
             query?: {
-                /** @description One campaign only. Example: `1` */
+                /** @description One campaign only. Example: `1`. Example: `1` */
                 campaignId?: number;
-                /** @description One list: its subscribers, growth and campaigns. Example: `1` */
+                /** @description One list: its subscribers, growth and campaigns. Example: `1`. Example: `1` */
                 listId?: number;
                 /** @description From this date-time (RFC 3339), inclusive; absent: 30 days before `to` */
                 from?: string;
@@ -16240,6 +16417,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16333,6 +16512,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16444,6 +16625,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16546,6 +16729,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16630,6 +16815,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16718,6 +16905,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16811,6 +17000,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16895,6 +17086,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16979,6 +17172,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17076,6 +17271,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17160,6 +17357,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17253,6 +17452,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17359,6 +17560,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17461,6 +17664,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17550,6 +17755,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17643,6 +17850,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17732,6 +17941,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17826,6 +18037,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17934,6 +18147,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18046,6 +18261,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18158,6 +18375,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18271,6 +18490,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18356,6 +18577,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18445,6 +18668,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18548,6 +18773,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18633,6 +18860,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18729,6 +18958,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18843,6 +19074,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18950,6 +19183,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19040,6 +19275,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19137,6 +19374,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19248,6 +19487,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19369,6 +19610,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19490,6 +19733,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19607,6 +19852,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19730,6 +19977,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19836,6 +20085,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19937,6 +20188,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20040,6 +20293,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20124,6 +20379,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20213,6 +20470,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20319,6 +20578,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20420,6 +20681,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20523,6 +20786,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20607,6 +20872,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20696,6 +20963,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20812,6 +21081,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20914,6 +21185,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21017,6 +21290,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21101,6 +21376,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21190,6 +21467,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21294,6 +21573,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21398,6 +21679,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21507,6 +21790,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21599,6 +21884,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21683,6 +21970,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21772,6 +22061,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21886,6 +22177,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21982,6 +22275,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22086,6 +22381,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22182,6 +22479,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22277,6 +22576,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22380,6 +22681,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22478,6 +22781,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22585,6 +22890,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22698,6 +23005,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22796,6 +23105,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22898,6 +23209,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_processor_signature`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22986,6 +23299,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_processor_signature`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23087,6 +23402,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_processor_signature`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23182,6 +23499,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_processor_signature`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23281,6 +23600,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_processor_signature`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23389,6 +23710,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_processor_signature`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23506,6 +23829,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_code`, `invalid_processor_signature`, `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23632,6 +23957,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23728,6 +24055,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23831,6 +24160,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23920,6 +24251,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24013,6 +24346,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24098,6 +24433,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24183,6 +24520,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24274,6 +24613,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24371,6 +24712,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24476,6 +24819,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24560,6 +24905,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24663,6 +25010,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24784,6 +25133,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24894,6 +25245,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25006,6 +25359,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25132,6 +25487,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25239,6 +25596,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25324,6 +25683,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25415,6 +25776,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25510,6 +25873,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25613,6 +25978,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25700,6 +26067,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25800,6 +26169,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25902,6 +26273,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26006,6 +26379,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26107,6 +26482,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential (besides the shared codes: `invalid_signature`) */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26214,6 +26591,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26309,6 +26688,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26412,6 +26793,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26496,6 +26879,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26585,6 +26970,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26684,6 +27071,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26792,6 +27181,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26900,6 +27291,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26986,6 +27379,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27077,6 +27472,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27177,6 +27574,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27250,6 +27649,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27332,6 +27733,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27423,6 +27826,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27500,6 +27905,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27584,6 +27991,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27677,6 +28086,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27765,6 +28176,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27860,6 +28273,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27953,6 +28368,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -28046,6 +28463,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -28129,6 +28548,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -28231,6 +28652,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -28335,6 +28758,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -28419,6 +28844,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -28512,6 +28939,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -28595,6 +29024,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -28684,6 +29115,8 @@ export interface operations {
             /** @description Missing, malformed, revoked or expired credential */
             401: {
                 headers: {
+                    /** @description The credentials the route takes (RFC 9110): `ApiKey realm="sitebase", Bearer realm="sitebase"` (a key in x-api-key or as a bearer token), `ApiKey realm="sitebase"` on v1, `Bearer realm="sitebase"` for a session */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,10 +1,11 @@
+import { ID } from '../../common/http/api-id';
 import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty } from '@nestjs/swagger';
 import { DeletionAction, DeletionImpact } from '../../common/deletion/account-data.registry';
 import { AccountDeletionEntity, DeletionStatus } from '../entities/account-deletion.entity';
 
 export class AccountDeletionResponseDto {
-  @ApiProperty({ example: 3 }) id: number;
+  @ApiProperty({ ...ID, example: 3 }) id: number;
   @ApiProperty({ enum: ['scheduled', 'canceled', 'purging', 'completed'] }) status: DeletionStatus;
   @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) requestedAt: string;
   @ApiProperty({

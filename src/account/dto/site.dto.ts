@@ -1,3 +1,4 @@
+import { ID } from '../../common/http/api-id';
 import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
@@ -127,10 +128,11 @@ export class SiteSettingsResponseDto {
 }
 
 export class SiteResponseDto {
-  @ApiProperty({ example: 1 }) id: number;
+  @ApiProperty({ ...ID, example: 1 }) id: number;
   @ApiProperty({ example: 'demo' }) name: string;
   @ApiProperty({ example: 'Demo site' }) title: string;
-  @ApiProperty({ example: 1, description: 'The account (v1 organization_id) that owns the site' }) accountId: number;
+  @ApiProperty({ ...ID, example: 1, description: 'The account (v1 organization_id) that owns the site' })
+  accountId: number;
   @ApiProperty({ type: SiteSettingsResponseDto }) settings: SiteSettingsResponseDto;
   @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
   @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;

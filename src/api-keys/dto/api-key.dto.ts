@@ -1,3 +1,4 @@
+import { ID, ID_LIST } from '../../common/http/api-id';
 import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
@@ -82,7 +83,7 @@ export class CreateApiKeyDto {
   rateLimitPerMinute?: number;
 
   @ApiPropertyOptional({
-    type: [Number],
+    ...ID_LIST,
     nullable: true,
     example: [1],
     description: 'Restrict the key to these sites of the account (absent or null: all)',
@@ -161,13 +162,12 @@ export class PreviousSecretResponseDto {
 }
 
 export class ApiKeyResponseDto {
-  @ApiProperty({ example: 1 }) id: number;
+  @ApiProperty({ ...ID, example: 1 }) id: number;
   @ApiProperty({ example: 'CI deploys' }) name: string;
   @ApiProperty({ enum: API_KEY_KINDS, example: 'secret' }) kind: ApiKeyKind;
   @ApiProperty({ example: 'sb_live_Ab3d', description: 'First 12 characters of the key' }) prefix: string;
   @ApiProperty({ example: 'x9Zq' }) last4: string;
-  @ApiProperty({ type: [Number], nullable: true, description: 'null: every site of the account' }) siteIds:
-    number[] | null;
+  @ApiProperty({ ...ID_LIST, nullable: true, description: 'null: every site of the account' }) siteIds: number[] | null;
   @ApiProperty({ type: [String], enum: PERMISSIONS, nullable: true, description: 'null: every permission' })
   permissions: Permission[] | null;
   @ApiProperty({

@@ -1,3 +1,4 @@
+import { ID, ID_LIST } from '../../common/http/api-id';
 import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsNotEmpty, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
@@ -48,7 +49,7 @@ class CategoryFieldsDto {
   @Max(MAX_POSITION)
   position?: number;
 
-  @ApiPropertyOptional({ type: [Number], example: [1], description: 'Media ids of the site (its pictures)' })
+  @ApiPropertyOptional({ ...ID_LIST, example: [1], description: 'Media ids of the site (its pictures)' })
   @OptionalNotNull()
   @Checked('stored data', 'Each id names a media item of this site.')
   @IsIdSet()
@@ -83,13 +84,13 @@ export class UpdateCategoryDto extends CategoryFieldsDto {
 export class CategoryQueryDto extends CursorQueryDto {}
 
 export class CategoryResponseDto {
-  @ApiProperty({ example: 3 }) id: number;
+  @ApiProperty({ ...ID, example: 3 }) id: number;
   @ApiProperty({ example: 'Mugs' }) name: string;
   @ApiProperty({ example: 'mugs' }) slug: string;
   @ApiProperty({ example: '' }) slugPrefix: string;
   @ApiProperty({ example: 'Stoneware, made to order' }) description: string;
   @ApiProperty({ example: 1 }) position: number;
-  @ApiProperty({ type: [Number], example: [12] }) attachmentIds: number[];
+  @ApiProperty({ ...ID_LIST, example: [12] }) attachmentIds: number[];
   @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
   @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;
 }

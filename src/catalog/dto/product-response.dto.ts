@@ -1,3 +1,4 @@
+import { ID, ID_LIST } from '../../common/http/api-id';
 import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptions } from '@nestjs/swagger';
 import {
@@ -36,7 +37,7 @@ const NULLABLE_PROCESSOR_SYNC: ApiPropertyOptions = {
 
 /** A product as lists show it: every field but its variants. */
 export class ProductSummaryDto {
-  @ApiProperty({ example: 7 }) id: number;
+  @ApiProperty({ ...ID, example: 7 }) id: number;
   @ApiProperty({ example: 'Stoneware mug' }) name: string;
   @ApiProperty({ example: 'stoneware-mug' }) slug: string;
   @ApiProperty({ example: '' }) slugPrefix: string;
@@ -47,7 +48,7 @@ export class ProductSummaryDto {
   @ApiProperty({ example: 0 }) position: number;
   @ApiProperty({ type: 'integer', nullable: true, example: 25, description: 'null: unlimited' })
   quantityAvailable: number | null;
-  @ApiProperty({ type: 'integer', nullable: true, example: 3 }) categoryId: number | null;
+  @ApiProperty({ ...ID, nullable: true, example: 3 }) categoryId: number | null;
   @ApiProperty({ type: String, nullable: true, example: 'standard' }) taxCode: string | null;
   @ApiProperty({ enum: TAX_BEHAVIORS, example: 'exclusive' }) taxBehavior: TaxBehavior;
   @ApiProperty({ ...NULLABLE_RECURRING, example: null }) recurring: RecurringDto | null;
@@ -65,7 +66,7 @@ export class ProductSummaryDto {
       '`failed` (re-drive with POST …/products/{id}/processor-sync); null on a site never connected',
   })
   processorSync: ProcessorSyncDto | null;
-  @ApiProperty({ type: [Number], example: [12] }) attachmentIds: number[];
+  @ApiProperty({ ...ID_LIST, example: [12] }) attachmentIds: number[];
   @ApiProperty({ example: 1, description: 'Bumped by every change; the ETag is built from it' }) version: number;
   @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
   @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;

@@ -1,3 +1,4 @@
+import { ID, ID_LIST } from '../../common/http/api-id';
 import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import {
@@ -144,7 +145,7 @@ class ProductFieldsDto {
   @Max(MAX_STOCK)
   quantityAvailable?: number | null;
 
-  @ApiPropertyOptional({ type: 'integer', nullable: true, example: 1, description: 'A product category of the site' })
+  @ApiPropertyOptional({ ...ID, nullable: true, example: 1, description: 'A product category of the site' })
   @IsOptional()
   @IsInt()
   @Min(1)
@@ -213,7 +214,7 @@ class ProductFieldsDto {
   @MaxLength(200)
   processorProductIdTest?: string | null;
 
-  @ApiPropertyOptional({ type: [Number], example: [1], description: 'Media ids of the site' })
+  @ApiPropertyOptional({ ...ID_LIST, example: [1], description: 'Media ids of the site' })
   @OptionalNotNull()
   @Checked('stored data', 'Each id names a media item of this site.')
   @IsIdSet()
@@ -268,7 +269,7 @@ export class UpdateProductDto extends ProductFieldsDto {
 }
 
 export class ProductQueryDto extends CursorQueryDto {
-  @ApiPropertyOptional({ type: 'integer', example: 1, description: 'Products of this category' })
+  @ApiPropertyOptional({ ...ID, example: 1, description: 'Products of this category' })
   @IsOptional()
   @Transform(toInteger)
   @IsInt()

@@ -1,3 +1,4 @@
+import { ID } from '../../common/http/api-id';
 import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
@@ -10,7 +11,7 @@ import { Checked } from '../../common/input/checked';
 
 /** `:id/variants/:variantId`. */
 export class VariantParamDto extends SiteIdParamDto {
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1 })
+  @ApiProperty({ ...ID, minimum: 1, maximum: MAX_ID, example: 1 })
   @IsIdParam()
   variantId: number;
 }
@@ -112,7 +113,7 @@ export class UpdateVariantDto extends VariantFieldsDto {
 }
 
 export class VariantResponseDto {
-  @ApiProperty({ example: 5 }) id: number;
+  @ApiProperty({ ...ID, example: 5 }) id: number;
   @ApiProperty({ type: String, nullable: true, example: 'M' }) option1Value: string | null;
   @ApiProperty({ type: String, nullable: true, example: 'Blue' }) option2Value: string | null;
   @ApiProperty({ type: String, nullable: true, example: null }) option3Value: string | null;

@@ -1,3 +1,4 @@
+import { ID } from '../../common/http/api-id';
 import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, Max, Min } from 'class-validator';
@@ -6,7 +7,7 @@ import { OptionalNotNull } from '../../common/input/dto-rules';
 import type { CollectionItemRow } from '../collection-items.service';
 
 export class AddCollectionItemDto {
-  @ApiProperty({ example: 1 }) @IsInt() @Min(1) @Max(Number.MAX_SAFE_INTEGER) contentId: number;
+  @ApiProperty({ ...ID, example: 1 }) @IsInt() @Min(1) @Max(Number.MAX_SAFE_INTEGER) contentId: number;
 
   @ApiPropertyOptional({
     example: 0,
@@ -21,7 +22,7 @@ export class AddCollectionItemDto {
 
 /** What a collection shows of each item. */
 export class CollectionContentSummaryDto {
-  @ApiProperty({ example: 5 }) id: number;
+  @ApiProperty({ ...ID, example: 5 }) id: number;
   @ApiProperty({ example: 'post' }) type: string;
   @ApiProperty({ example: 'Hello world' }) title: string;
   @ApiProperty({ example: 'hello-world' }) slug: string;
@@ -32,7 +33,7 @@ export class CollectionContentSummaryDto {
 }
 
 export class CollectionItemResponseDto {
-  @ApiProperty({ example: 5 }) contentId: number;
+  @ApiProperty({ ...ID, example: 5 }) contentId: number;
   @ApiProperty({ example: 0, description: 'Sort key: items are listed by position' }) position: number;
   @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) addedAt: string;
   @ApiProperty({ type: CollectionContentSummaryDto }) content: CollectionContentSummaryDto;

@@ -1,3 +1,4 @@
+import { ID } from '../../common/http/api-id';
 import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
@@ -70,7 +71,7 @@ export class UpdateCollectionDto extends CollectionFieldsDto {
 }
 
 export class CollectionResponseDto {
-  @ApiProperty({ example: 1 }) id: number;
+  @ApiProperty({ ...ID, example: 1 }) id: number;
   @ApiProperty({ example: 'Summer picks' }) name: string;
   @ApiProperty({ example: 'summer-picks' }) slug: string;
   @ApiProperty({ example: '' }) description: string;
@@ -96,7 +97,7 @@ export function toCollectionResponse(c: CollectionEntity): CollectionResponseDto
 }
 
 export class CollectionItemParamDto extends SiteIdParamDto {
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1, description: 'The content id of the item' })
+  @ApiProperty({ ...ID, minimum: 1, maximum: MAX_ID, example: 1, description: 'The content id of the item' })
   @IsIdParam()
   itemId: number;
 }

@@ -112,6 +112,7 @@ export class AuthGuard implements CanActivate {
           : route.sessionAllowed
             ? "An API key (x-api-key) or a site user's session (Authorization: Bearer) is required"
             : 'An API key (x-api-key) is required',
+        route.sessionOnly ? 'session' : 'any',
       );
     }
     if (principal.kind === 'user' && !route.isPublic && !route.sessionAllowed) {

@@ -29,35 +29,49 @@ export class CredentialsMiddleware implements NestMiddleware {
     const apiKey = req.header('x-api-key');
     const auth = req.header('authorization');
     if (apiKey !== undefined) {
-      const key = await this.verifyKey(apiKey);
+      const key = await this.verifyKey(apiKey, 'x-api-key');
       // A browser app sends its publishable key on every call: with a site user's session
       // beside it, the session (which may do more) is who calls. Both must be valid.
       const token = key.kind === 'publishable' && !isV1 && auth !== undefined ? bearer(auth) : undefined;
       return token !== undefined && !token.startsWith('sb_') ? this.verifySession(token) : key;
     }
-    if (isV1) throw new UnauthorizedProblem('missing_api_key', 'The x-api-key header is required');
+    if (isV1) throw new UnauthorizedProblem('missing_api_key', 'The x-api-key header is required', 'apiKey');
     if (auth === undefined) return ANONYMOUS;
     const token = bearer(auth);
-    return token.startsWith('sb_') ? this.verifyKey(token) : this.verifySession(token);
+    return token.startsWith('sb_') ? this.verifyKey(token, 'bearer') : this.verifySession(token);
   }
 
   private async verifySession(token: string): Promise<Principal> {
     const user = await this.sessions.verify(token);
-    if (!user) throw new UnauthorizedProblem('invalid_session', 'The session token is invalid, expired or revoked');
+    if (!user)
+      throw new UnauthorizedProblem('invalid_session', 'The session token is invalid, expired or revoked', 'session');
     return user;
   }
 
-  private async verifyKey(plaintext: string): Promise<Principal> {
+  private async verifyKey(plaintext: string, from: 'x-api-key' | 'bearer'): Promise<Principal> {
     const principal = API_KEY_PATTERN.test(plaintext) ? await this.keys.verify(plaintext) : null;
-    if (!principal) throw new UnauthorizedProblem('invalid_api_key', 'The API key is invalid or revoked');
+    if (!principal) throw new UnauthorizedProblem('invalid_api_key', invalidKeyDetail(plaintext, from));
     return principal;
   }
+}
+
+const BEARER_PREFIX = /^Bearer\s/i;
+
+/**
+ * Why a key was refused, with the hint a common mistake needs: `x-api-key: Bearer sb_live_…`
+ * (the Authorization form pasted into x-api-key) is the key with a prefix it must not have.
+ */
+function invalidKeyDetail(plaintext: string, from: 'x-api-key' | 'bearer'): string {
+  const detail = 'The API key is invalid or revoked';
+  if (from !== 'x-api-key' || !BEARER_PREFIX.test(plaintext)) return detail;
+  return `${detail}: x-api-key takes the key alone (x-api-key: sb_live_…), without "Bearer "; or send Authorization: Bearer <key>`;
 }
 
 /** The token of `Authorization: Bearer <token>`; any other form is a 401. */
 function bearer(auth: string): string {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(auth);
-  if (!match) throw new UnauthorizedProblem('malformed_authorization', 'Authorization must be "Bearer <token>"');
+  if (!match)
+    throw new UnauthorizedProblem('malformed_authorization', 'Authorization must be "Bearer <token>"', 'session');
   return match[1];
 }
 

@@ -55,7 +55,8 @@ export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: Execution
 /** The calling site user (routes marked session-only). */
 export const CurrentUser = createParamDecorator((_: unknown, ctx: ExecutionContext): UserPrincipal => {
   const principal = ctx.switchToHttp().getRequest<Request & AuthenticatedRequest>().principal;
-  if (principal?.kind !== 'user') throw new UnauthorizedProblem('missing_session', 'A site-user session is required');
+  if (principal?.kind !== 'user')
+    throw new UnauthorizedProblem('missing_session', 'A site-user session is required', 'session');
   return principal;
 });
 

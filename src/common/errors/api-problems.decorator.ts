@@ -1,5 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, ApiResponse } from '@nestjs/swagger';
+import { CHALLENGES } from '../auth/challenges';
 
 export class FieldErrorDto {
   @ApiProperty({ example: 'email' }) path: string;
@@ -8,7 +9,11 @@ export class FieldErrorDto {
 
 /** RFC 9457 problem details, as every error is rendered. */
 export class ProblemDto {
-  @ApiProperty({ example: '/problems/validation-failed' }) type: string;
+  @ApiProperty({
+    example: '/problems/validation-failed',
+    description: 'A page about the code (HTML, or JSON on `Accept: application/json`), relative to the API',
+  })
+  type: string;
   @ApiProperty({ example: 'Validation failed' }) title: string;
   @ApiProperty({ example: 400 }) status: number;
   @ApiPropertyOptional({ example: '1 field is invalid' }) detail?: string;
@@ -42,11 +47,23 @@ export function ApiProblems(...statuses: number[]) {
   return applyDecorators(...statuses.map((status) => ApiProblem(status)));
 }
 
+/** Headers a problem status always carries (the problem filter sets them). */
+const HEADERS: Record<number, Record<string, { description: string; required: true; schema: { type: 'string' } }>> = {
+  401: {
+    'WWW-Authenticate': {
+      description: `The credentials the route takes (RFC 9110): \`${CHALLENGES.any}\` (a key in x-api-key or as a bearer token), \`${CHALLENGES.apiKey}\` on v1, \`${CHALLENGES.session}\` for a session`,
+      required: true,
+      schema: { type: 'string' },
+    },
+  },
+};
+
 /** One problem status, with a description of its own where the route says more (a 429's budget). */
 export function ApiProblem(status: number, description = DESCRIPTIONS[status] ?? 'Error') {
   return ApiResponse({
     status,
     description,
+    ...(HEADERS[status] ? { headers: HEADERS[status] } : {}),
     content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDto' } } },
   });
 }

@@ -1,6 +1,8 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { CHALLENGES } from '../auth/challenges';
 import { allowedMethods } from '../http/allowed-methods';
+import { problemTypeOf } from './problem-pages';
 import { problemFromPostgres } from './postgres-errors';
 import { FieldError, Problem } from './problems';
 
@@ -96,7 +98,8 @@ function safeDetail(e: HttpException, _path: string): string | undefined {
 
 export function problemBody(p: ProblemInitLike, requestId?: string): ProblemBody {
   return {
-    type: `/problems/${p.code.replace(/_/g, '-')}`,
+    // A page about the code answers there (problem-pages.ts).
+    type: problemTypeOf(p.code),
     title: p.title,
     status: p.status,
     ...(p.detail ? { detail: p.detail } : {}),
@@ -145,6 +148,9 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     }
     if (res.headersSent) return;
     for (const [name, value] of Object.entries(problem.headers ?? {})) res.setHeader(name, value);
+    // RFC 9110 §15.5.2: a 401 names the credentials it takes; one thrown without saying which
+    // (Nest's own, a module's) takes every kind.
+    if (problem.status === 401 && !res.hasHeader('WWW-Authenticate')) res.setHeader('WWW-Authenticate', CHALLENGES.any);
     res
       .status(problem.status)
       .type(PROBLEM_CONTENT_TYPE)

@@ -1,4 +1,5 @@
 import { HttpException } from '@nestjs/common';
+import { Challenge, CHALLENGES } from '../auth/challenges';
 import './common.problems';
 import { ProblemCode, ProblemCodeOf, ProblemCodes } from './problem-codes';
 
@@ -80,9 +81,16 @@ export class ValidationProblem extends Problem {
   }
 }
 
+/** A 401 with its `WWW-Authenticate` challenge: the credentials that would be taken (challenges.ts). */
 export class UnauthorizedProblem extends Problem {
-  constructor(code: ProblemCodeOf<401> = 'unauthorized', detail = 'A valid credential is required') {
-    super(withStatus(401, code, { title: 'Unauthorized', detail }));
+  constructor(
+    code: ProblemCodeOf<401> = 'unauthorized',
+    detail = 'A valid credential is required',
+    challenge: Challenge = 'any',
+  ) {
+    super(
+      withStatus(401, code, { title: 'Unauthorized', detail, headers: { 'WWW-Authenticate': CHALLENGES[challenge] } }),
+    );
   }
 }
 

@@ -33,6 +33,26 @@ describe('flattenValidationErrors', () => {
     expect(flattenValidationErrors(tree)).toEqual([{ path: 'items.0.qty', message: 'must be an integer number' }]);
   });
 
+  it('names a field left out as required and a null as null, whatever its rules say; an unknown field stays not allowed', () => {
+    const withValue = (property: string, value: unknown, constraints: Record<string, string>): ValidationError => ({
+      ...err(property, constraints),
+      value,
+    });
+    expect(
+      flattenValidationErrors([
+        withValue('unitAmount', undefined, { isInt: 'unitAmount must be an integer number' }),
+        withValue('title', null, { isNotEmpty: 'title should not be empty', isString: 'title must be a string' }),
+        withValue('colour', null, { whitelistValidation: 'property colour should not exist' }),
+        withValue('title', 5, { isString: 'title must be a string' }),
+      ]),
+    ).toEqual([
+      { path: 'unitAmount', message: 'is required' },
+      { path: 'title', message: 'cannot be null' },
+      { path: 'colour', message: 'is not allowed' },
+      { path: 'title', message: 'must be a string' },
+    ]);
+  });
+
   it('keeps "each value" messages readable', () => {
     expect(
       flattenValidationErrors([err('siteIds', { isInt: 'each value in siteIds must be an integer number' })]),

@@ -36,13 +36,38 @@ function bestMessage(property: string, constraints: Record<string, string>): str
   return message;
 }
 
+/** The messages that say what to send where a rule's own would describe a type the value never had. */
+export const REQUIRED_MESSAGE = 'is required';
+export const NOT_NULL_MESSAGE = 'cannot be null';
+
+/**
+ * What class-validator keeps of a failing value: the value itself (never the object), so that a
+ * field left out reads "is required" and a null "cannot be null" rather than "must be an integer
+ * number" or "should not be empty"; messages are all that leave (no value is echoed).
+ */
+export const VALIDATION_ERROR_SHAPE = { target: false, value: true } as const;
+
+/**
+ * One field's message. A field that is absent or null breaks every rule it has, and its rules
+ * would describe a value it never had: it is named as missing or null instead, for every DTO at
+ * once. An unknown field is "not allowed" whatever its value. A tree built without values
+ * (`value: false`, hand-made in a test) keeps its rules' messages.
+ */
+function messageOf(e: ValidationError, constraints: Record<string, string>): string {
+  if (!('whitelistValidation' in constraints) && 'value' in e) {
+    if (e.value === undefined) return REQUIRED_MESSAGE;
+    if (e.value === null) return NOT_NULL_MESSAGE;
+  }
+  return bestMessage(e.property, constraints);
+}
+
 /** Flattens class-validator's tree into one `{ path: 'a.b.0.c', message }` per invalid field. */
 export function flattenValidationErrors(errors: ValidationError[], parent = ''): FieldError[] {
   const out: FieldError[] = [];
   for (const e of errors) {
     const path = parent ? `${parent}.${e.property}` : e.property;
     if (e.constraints && Object.keys(e.constraints).length > 0)
-      out.push({ path, message: bestMessage(e.property, e.constraints) });
+      out.push({ path, message: messageOf(e, e.constraints) });
     if (e.children?.length) out.push(...flattenValidationErrors(e.children, path));
   }
   return out;
@@ -96,7 +121,7 @@ export const VALIDATION_PIPE_OPTIONS: ValidationPipeOptions = {
   forbidNonWhitelisted: true,
   transform: true,
   transformOptions: { enableImplicitConversion: false },
-  validationError: { target: false, value: false },
+  validationError: VALIDATION_ERROR_SHAPE,
   exceptionFactory: (errors) => new ValidationProblem(flattenValidationErrors(errors)),
 };
 

@@ -1,3 +1,4 @@
+import { ID } from './api-id';
 import { ApiProperty, IntersectionType } from '@nestjs/swagger';
 import { IsString, Matches, MaxLength } from 'class-validator';
 import { SITE_NAME_PATTERN } from '../auth/principal';
@@ -6,7 +7,7 @@ import { SLUG_MAX_LENGTH } from '../slugs/slugs';
 
 /** `:id` path parameter: canonical digits, 1..2^53-1 (`0x1`, `1e0`, `+1`, `01` are a 400). */
 export class IdParamDto {
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1 })
+  @ApiProperty({ ...ID, minimum: 1, maximum: MAX_ID, example: 1 })
   @IsIdParam()
   id: number;
 }

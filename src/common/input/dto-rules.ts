@@ -123,6 +123,8 @@ export function parseTimestamp(text: string): Date | null {
   return utcYear >= 1 && utcYear <= 9999 ? date : null;
 }
 
+export const TIMESTAMP_MESSAGE = 'must be an RFC 3339 date-time, e.g. 2024-01-01T00:00:00Z';
+
 /**
  * A date-time field of a body or query (RFC 3339, see parseTimestamp). Combine with
  * @OptionalNotNull() or, for a field that null clears, @IsOptional().
@@ -132,7 +134,8 @@ export const IsTimestamp = () =>
     Transform(({ value }: { value: unknown }) =>
       typeof value === 'string' ? (parseTimestamp(value) ?? value) : value,
     ),
-    IsDate(),
+    // IsDate's own message ("a Date instance") names what the parser makes, not what to send.
+    IsDate({ message: TIMESTAMP_MESSAGE }),
   );
 
 const presentOnly = (_object: object, value: unknown) => value !== undefined;

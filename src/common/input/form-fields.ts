@@ -1,7 +1,7 @@
 import { ClassConstructor, plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { ValidationProblem } from '../errors/problems';
-import { flattenValidationErrors } from '../errors/validation';
+import { flattenValidationErrors, VALIDATION_ERROR_SHAPE } from '../errors/validation';
 
 /**
  * Validates the text fields of a multipart form (and the key command's options, src/cli) like
@@ -13,7 +13,7 @@ export function parseFormFields<T extends object>(cls: ClassConstructor<T>, raw:
     validateSync(dto, {
       whitelist: true,
       forbidNonWhitelisted: true,
-      validationError: { target: false, value: false },
+      validationError: VALIDATION_ERROR_SHAPE,
     }),
   );
   // class-transformer silently drops names of Object methods (toString, constructor, ...).

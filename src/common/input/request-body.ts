@@ -47,12 +47,13 @@ const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const missingBody = () => new BadRequestProblem('missing_body', 'This route takes a JSON body');
 const malformedJson = (detail = 'The request body is not valid JSON') =>
   new Problem({ status: 400, code: 'malformed_json', title: 'Malformed JSON', detail });
-const tooLarge = () =>
+/** The limit is in the detail: a client told only "too large" cannot tell how much to cut. */
+const tooLarge = (limit: number) =>
   new Problem({
     status: 413,
     code: 'payload_too_large',
     title: 'Payload too large',
-    detail: 'The request body is too large',
+    detail: `The request body is too large: at most ${limit} bytes`,
   });
 const unreadable = () => new BadRequestProblem('bad_request', 'The request body could not be read');
 const charsetRefused = (what: string) =>
@@ -165,7 +166,7 @@ export class RequestBodyGuard implements CanActivate {
    * limit is refused at once, so a client that would send it learns before it does.
    */
   private read(parser: Parser, req: Request, res: Response): Promise<void> {
-    if (Number(req.headers['content-length']) > this.limit) return Promise.reject(tooLarge());
+    if (Number(req.headers['content-length']) > this.limit) return Promise.reject(tooLarge(this.limit));
     return parse(parser, req, res);
   }
 
@@ -182,7 +183,7 @@ export class RequestBodyGuard implements CanActivate {
     try {
       await this.read(this.form, req, res);
     } catch (err) {
-      throw readProblem(err);
+      throw readProblem(err, this.limit);
     }
     if (typeof req.body !== 'string') throw unreadable();
     const body: Record<string, string> = Object.create(null) as Record<string, string>;
@@ -238,7 +239,7 @@ export class RequestBodyGuard implements CanActivate {
     try {
       await this.read(route.keepRaw ? this.signedJson : this.json, req, res);
     } catch (err) {
-      if (!(err instanceof Refused) || err.problem) throw readProblem(err);
+      if (!(err instanceof Refused) || err.problem) throw readProblem(err, this.limit);
       if (!route.optional) throw missingBody();
       req.body = {};
       return;
@@ -257,11 +258,11 @@ export class RequestBodyGuard implements CanActivate {
 }
 
 /** body-parser's failures as problems; anything unexpected stays a 500. */
-function readProblem(err: unknown): unknown {
+function readProblem(err: unknown, limit: number): unknown {
   if (err instanceof Refused) return err.problem;
   switch ((err as { type?: string })?.type) {
     case 'entity.too.large':
-      return tooLarge();
+      return tooLarge(limit);
     case 'entity.parse.failed':
       return malformedJson();
     case 'request.aborted':

@@ -202,7 +202,13 @@ export function setupOpenApi(app: INestApplication): void {
   // Swagger UI's page names its assets relative to /docs: at /docs/ they would resolve to
   // /docs/docs/… and the page would stay blank.
   app.use(
-    (req: { path: string; url: string }, res: { redirect(status: number, url: string): void }, next: () => void) => {
+    (
+      req: { method: string; path: string; url: string },
+      res: { redirect(status: number, url: string): void },
+      next: () => void,
+    ) => {
+      // The API's root has nothing of its own: a person who opens it is sent to the reference.
+      if (req.path === '/' && (req.method === 'GET' || req.method === 'HEAD')) return res.redirect(302, '/docs');
       if (req.path !== '/docs/') return next();
       const q = req.url.indexOf('?');
       res.redirect(301, `/docs${q < 0 ? '' : req.url.slice(q)}`);

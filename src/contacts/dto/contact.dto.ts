@@ -1,3 +1,4 @@
+import { ID } from '../../common/http/api-id';
 import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional, PartialType, PickType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
@@ -220,7 +221,7 @@ export function toContactReceipt(receivedAt: Date): ContactReceiptDto {
 
 /** What an operator sees (a key). */
 export class ContactResponseDto {
-  @ApiProperty({ example: 1 }) id: number;
+  @ApiProperty({ ...ID, example: 1 }) id: number;
   @ApiProperty({ example: 'Grace Hopper' }) name: string;
   @ApiProperty({ example: 'grace@example.com' }) email: string;
   @ApiProperty({ type: String, nullable: true, example: null }) phone: string | null;

@@ -1,3 +1,4 @@
+import { ID, ID_LIST } from '../../common/http/api-id';
 import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, OmitType } from '@nestjs/swagger';
 import { CONTENT_STATUSES, ContentStatus } from '../content-status';
@@ -5,7 +6,7 @@ import type { ContentFormat, ContentItemEntity } from '../entities/content-item.
 import { AuthorDto } from './content.dto';
 
 export class ContentResponseDto {
-  @ApiProperty({ example: 1 }) id: number;
+  @ApiProperty({ ...ID, example: 1 }) id: number;
   @ApiProperty({ example: 'post' }) type: string;
   @ApiProperty({ example: 'Hello world' }) title: string;
   @ApiProperty({ example: 'hello-world' }) slug: string;
@@ -23,7 +24,7 @@ export class ContentResponseDto {
   @ApiProperty({ example: '' }) thumbnail: string;
   @ApiProperty({ example: '' }) description: string;
   @ApiProperty({ type: 'object', additionalProperties: true }) customFields: Record<string, unknown>;
-  @ApiProperty({ type: [Number] }) attachmentIds: number[];
+  @ApiProperty({ ...ID_LIST }) attachmentIds: number[];
   @ApiProperty({ example: 1, description: 'Bumped by every change; the ETag carries it' }) version: number;
   @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) createdAt: string;
   @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) updatedAt: string;

@@ -1,3 +1,4 @@
+import { ID, ID_LIST } from '../../common/http/api-id';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   IsIn,
@@ -38,7 +39,7 @@ export const CONTENT_TYPE_PATTERN = /^[a-z][a-z0-9_-]{0,39}$/;
 const now = () => new Date();
 
 export class AuthorDto {
-  @ApiProperty({ example: 7 }) @IsInt() @Min(1) @Max(Number.MAX_SAFE_INTEGER) id: number;
+  @ApiProperty({ ...ID, example: 7 }) @IsInt() @Min(1) @Max(Number.MAX_SAFE_INTEGER) id: number;
   @ApiProperty({ example: 'Ada Lovelace' }) @IsString() @IsNotEmpty() @MaxLength(200) name: string;
 }
 
@@ -139,7 +140,7 @@ class ContentFieldsDto {
   @IsObject()
   customFields?: Record<string, unknown>;
 
-  @ApiPropertyOptional({ type: [Number], example: [1], description: 'Media ids of this site' })
+  @ApiPropertyOptional({ ...ID_LIST, example: [1], description: 'Media ids of this site' })
   @OptionalNotNull()
   @Checked('stored data', 'Each id names a media item of this site.')
   @IsIdSet()
@@ -216,5 +217,5 @@ export class ContentQueryDto extends CursorQueryDto {
 export class IdOrSlugParamDto extends IdOrSlugParam('welcome') {}
 
 export class RevisionParamDto extends SiteIdParamDto {
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1 }) @IsIdParam() revisionId: number;
+  @ApiProperty({ ...ID, minimum: 1, maximum: MAX_ID, example: 1 }) @IsIdParam() revisionId: number;
 }

@@ -1,3 +1,4 @@
+import { ID, ID_LIST } from '../../common/http/api-id';
 import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ContentSnapshot } from '../content-snapshot';
@@ -21,8 +22,7 @@ export class RevisionActorDto {
     description: '`system`: the scheduler, or a deleted media item taken out of the attachments',
   })
   type: ActorType;
-  @ApiProperty({ type: Number, nullable: true, example: 3, description: 'API key id or site-user id' }) id:
-    number | null;
+  @ApiProperty({ ...ID, nullable: true, example: 3, description: 'API key id or site-user id' }) id: number | null;
 }
 
 export class ContentSnapshotDto implements ContentSnapshot {
@@ -42,12 +42,12 @@ export class ContentSnapshotDto implements ContentSnapshot {
   @ApiProperty() thumbnail: string;
   @ApiProperty() description: string;
   @ApiProperty({ type: 'object', additionalProperties: true }) customFields: Record<string, unknown>;
-  @ApiProperty({ type: [Number] }) attachmentIds: number[];
+  @ApiProperty({ ...ID_LIST }) attachmentIds: number[];
 }
 
 export class RevisionSummaryDto {
-  @ApiProperty({ example: 5 }) id: number;
-  @ApiProperty({ example: 1 }) contentId: number;
+  @ApiProperty({ ...ID, example: 5 }) id: number;
+  @ApiProperty({ ...ID, example: 1 }) contentId: number;
   @ApiProperty({ example: 2, description: '1, 2, 3 … per item; equals the item version after the change' })
   number: number;
   @ApiProperty({ enum: ACTIONS }) action: RevisionAction;

@@ -1,3 +1,4 @@
+import { ID } from '../../common/http/api-id';
 import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
@@ -12,7 +13,7 @@ export class EmailMessageQueryDto extends CursorQueryDto {
 }
 
 export class EmailMessageSummaryDto {
-  @ApiProperty({ example: 12 }) id: number;
+  @ApiProperty({ ...ID, example: 12 }) id: number;
   @ApiProperty({ format: 'uuid', example: '0b0e8f7c-9d3e-4a53-9f5e-0d5b3c0f6a10' }) batchId: string;
   @ApiProperty({ example: 'ada@example.com' }) to: string;
   @ApiProperty({ enum: ['to', 'cc', 'bcc'], example: 'to' }) kind: string;
@@ -22,7 +23,7 @@ export class EmailMessageSummaryDto {
   })
   subject: string;
   @ApiProperty({ type: String, nullable: true, example: 'users.otp' }) templateType: string | null;
-  @ApiProperty({ type: 'integer', nullable: true, example: null }) templateId: number | null;
+  @ApiProperty({ ...ID, nullable: true, example: null }) templateId: number | null;
   @ApiProperty({ type: [String], example: ['signup'] }) tags: string[];
   @ApiProperty({ enum: MESSAGE_STATUSES, example: 'sent' }) status: MessageStatus;
   @ApiProperty({ example: 1, description: 'Delivery attempts so far' }) attempts: number;

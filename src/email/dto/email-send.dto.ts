@@ -1,3 +1,4 @@
+import { ID } from '../../common/http/api-id';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
@@ -90,7 +91,7 @@ export class SendEmailDto {
 
   @Checked('other fields', 'Exactly one of `templateType`, `templateId` or `subject` (with `html` or `text`).')
   @ApiPropertyOptional({
-    type: 'integer',
+    ...ID,
     minimum: 1,
     example: 3,
     description: 'A template of the site, draft or published',
@@ -127,7 +128,7 @@ export class SendEmailDto {
 }
 
 export class QueuedMessageDto {
-  @ApiProperty({ example: 12 }) id: number;
+  @ApiProperty({ ...ID, example: 12 }) id: number;
   @ApiProperty({ example: 'ada@example.com' }) to: string;
   @ApiProperty({ enum: ['to', 'cc', 'bcc'], example: 'to' }) kind: RecipientKind;
   @ApiProperty({ enum: MESSAGE_STATUSES, example: 'queued' }) status: MessageStatus;

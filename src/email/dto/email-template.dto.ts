@@ -1,3 +1,4 @@
+import { ID } from '../../common/http/api-id';
 import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsNotEmpty, IsObject, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
@@ -15,7 +16,7 @@ const MAX_HTML = 500_000;
 
 /** `:templateId` (with the site). */
 export class TemplateIdParamDto extends SiteNameParamDto {
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1 })
+  @ApiProperty({ ...ID, minimum: 1, maximum: MAX_ID, example: 1 })
   @IsIdParam()
   templateId: number;
 }
@@ -128,7 +129,7 @@ export class RenderedMailDto {
 }
 
 export class EmailTemplateResponseDto {
-  @ApiProperty({ example: 1 }) id: number;
+  @ApiProperty({ ...ID, example: 1 }) id: number;
   @ApiProperty({ example: 'users.otp' }) type: string;
   @ApiProperty({ example: 'Sign-in code, spring look' }) name: string;
   @ApiProperty({ example: 'Your code for {{ site.title }}' }) subject: string;
@@ -146,7 +147,7 @@ export class PublishedEmailTemplateDto {
   @ApiProperty({ example: 'users.otp' }) type: string;
   @ApiProperty({ example: false, description: 'True: the site has published none; this is the default' })
   builtIn: boolean;
-  @ApiProperty({ type: 'integer', nullable: true, example: 1, description: 'Null for the built-in default' })
+  @ApiProperty({ ...ID, nullable: true, example: 1, description: 'Null for the built-in default' })
   id: number | null;
   @ApiProperty({ example: 'Sign-in code, spring look' }) name: string;
   @ApiProperty({ example: 'Your code for {{ site.title }}' }) subject: string;

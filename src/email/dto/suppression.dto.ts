@@ -1,3 +1,4 @@
+import { ID } from '../../common/http/api-id';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
@@ -49,7 +50,7 @@ export class LiftSuppressionQueryDto {
 }
 
 export class SuppressionResponseDto {
-  @ApiProperty({ example: 7 }) id: number;
+  @ApiProperty({ ...ID, example: 7 }) id: number;
   @ApiProperty({ example: 'ada@example.com' }) email: string;
   @ApiProperty({
     enum: SUPPRESSION_REASONS,
@@ -59,7 +60,7 @@ export class SuppressionResponseDto {
   reason: SuppressionReason;
   @ApiProperty({ type: String, nullable: true, example: 'Asked by phone to receive nothing' }) note: string | null;
   @ApiProperty({
-    type: 'integer',
+    ...ID,
     nullable: true,
     example: null,
     description: 'The message whose bounce or complaint suppressed it',

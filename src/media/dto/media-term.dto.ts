@@ -1,3 +1,4 @@
+import { ID } from '../../common/http/api-id';
 import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { IsString, Matches, MaxLength, MinLength } from 'class-validator';
@@ -31,7 +32,7 @@ export class CreateMediaTermDto {
 export class UpdateMediaTermDto extends PartialType(CreateMediaTermDto, { skipNullProperties: false }) {}
 
 export class MediaTermResponseDto {
-  @ApiProperty({ example: 1 }) id: number;
+  @ApiProperty({ ...ID, example: 1 }) id: number;
   @ApiProperty({ example: 'Travel' }) name: string;
   @ApiProperty({ example: 'travel' }) slug: string;
   @ApiProperty({ example: 'Photos from trips' }) description: string;

@@ -1,3 +1,4 @@
+import { ID, ID_LIST } from '../../common/http/api-id';
 import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
@@ -51,7 +52,7 @@ export class MediaTextDto {
 
 export class UpdateMediaDto extends MediaTextDto {
   @Checked('stored data', 'Each id names a media category of this site.')
-  @ApiPropertyOptional({ type: [Number], example: [1], description: 'Replaces the categories of the item' })
+  @ApiPropertyOptional({ ...ID_LIST, example: [1], description: 'Replaces the categories of the item' })
   @OptionalNotNull()
   @IsArray()
   @ArrayMaxSize(100)
@@ -62,7 +63,7 @@ export class UpdateMediaDto extends MediaTextDto {
   categoryIds?: number[];
 
   @Checked('stored data', 'Each id names a media tag of this site.')
-  @ApiPropertyOptional({ type: [Number], example: [1], description: 'Replaces the tags of the item' })
+  @ApiPropertyOptional({ ...ID_LIST, example: [1], description: 'Replaces the tags of the item' })
   @OptionalNotNull()
   @IsArray()
   @ArrayMaxSize(100)
@@ -116,13 +117,13 @@ export class MediaQueryDto extends CursorQueryDto {
 }
 
 export class MediaTermRefDto {
-  @ApiProperty({ example: 1 }) id: number;
+  @ApiProperty({ ...ID, example: 1 }) id: number;
   @ApiProperty({ example: 'Travel' }) name: string;
   @ApiProperty({ example: 'travel' }) slug: string;
 }
 
 export class MediaThumbnailDto {
-  @ApiProperty({ example: 43 }) id: number;
+  @ApiProperty({ ...ID, example: 43 }) id: number;
   @ApiProperty({ example: 'https://example.com/files/sites/1/3f2a/harbour-150w.jpg' }) link: string;
   @ApiProperty({ example: 'image/jpeg' }) contentType: string;
   @ApiProperty({ type: 'integer', nullable: true, example: 150 }) width: number | null;
@@ -133,9 +134,9 @@ export class MediaThumbnailDto {
 
 /** INTERFACE.md §2.2 in camelCase, plus v2 extras (alt text, key, terms, thumbnails). */
 export class MediaResponseDto {
-  @ApiProperty({ example: 42 }) id: number;
-  @ApiProperty({ example: 42, description: 'Same as id (the §2.2 name)' }) mediaId: number;
-  @ApiProperty({ example: 42, description: "The original's id (own id for an original)" }) attachmentId: number;
+  @ApiProperty({ ...ID, example: 42 }) id: number;
+  @ApiProperty({ ...ID, example: 42, description: 'Same as id (the §2.2 name)' }) mediaId: number;
+  @ApiProperty({ ...ID, example: 42, description: "The original's id (own id for an original)" }) attachmentId: number;
   @ApiProperty({ example: 'demo' }) siteName: string;
   @ApiProperty({ example: 'Harbour at dawn' }) title: string;
   @ApiProperty({ example: '' }) caption: string;

@@ -1,3 +1,4 @@
+import { ID, ID_LIST } from '../../common/http/api-id';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import {
@@ -37,7 +38,7 @@ export class BulkDto {
   action: BulkAction;
 
   @ApiPropertyOptional({
-    type: [Number],
+    ...ID_LIST,
     example: [1, 2],
     description: `Subscriptions (at most ${BULK_MAX_IDS}); or give \`filter\``,
   })
@@ -59,7 +60,7 @@ export class BulkDto {
   filter?: SubscriptionFilterDto;
 
   @ApiPropertyOptional({
-    type: [Number],
+    ...ID_LIST,
     example: [1],
     description: 'add_to_lists, remove_from_lists: the lists; unsubscribe: these lists only (absent: all)',
   })
@@ -98,7 +99,7 @@ export class BulkResultDto {
 }
 
 export class SyncDto {
-  @ApiProperty({ type: 'integer', example: 1, description: 'The list whose members become exactly the given set' })
+  @ApiProperty({ ...ID, example: 1, description: 'The list whose members become exactly the given set' })
   @IsInt()
   @Min(1)
   @Max(Number.MAX_SAFE_INTEGER)

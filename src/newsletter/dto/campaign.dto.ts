@@ -1,3 +1,4 @@
+import { ID, ID_LIST } from '../../common/http/api-id';
 import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
@@ -117,7 +118,7 @@ class CampaignFieldsDto {
   contentHtml?: string;
 
   @ApiPropertyOptional({
-    type: 'integer',
+    ...ID,
     nullable: true,
     example: null,
     description: 'An email template of type `newsletter.campaign` wrapping the content; null: the site’s published one',
@@ -129,7 +130,7 @@ class CampaignFieldsDto {
   @Max(Number.MAX_SAFE_INTEGER)
   templateId?: number | null;
 
-  @ApiPropertyOptional({ type: [Number], example: [1], description: 'Target lists (up to 50) of the site' })
+  @ApiPropertyOptional({ ...ID_LIST, example: [1], description: 'Target lists (up to 50) of the site' })
   @OptionalNotNull()
   @Checked('stored data', 'Each id names a list of this site.')
   @IsIdSet(50)
@@ -223,7 +224,7 @@ export class CampaignCountsDto {
 }
 
 export class CampaignResponseDto {
-  @ApiProperty({ example: 1 }) id: number;
+  @ApiProperty({ ...ID, example: 1 }) id: number;
   @ApiProperty({ example: 'November digest' }) name: string;
   @ApiProperty({ example: 'november-digest' }) slug: string;
   @ApiProperty({ example: 'This week on Demo Blog' }) subject: string;
@@ -232,8 +233,8 @@ export class CampaignResponseDto {
   @ApiProperty({ type: String, nullable: true, example: null }) fromAddress: string | null;
   @ApiProperty({ type: String, nullable: true, example: null }) replyTo: string | null;
   @ApiProperty({ example: '<h1>Hello</h1>' }) contentHtml: string;
-  @ApiProperty({ type: 'integer', nullable: true, example: null }) templateId: number | null;
-  @ApiProperty({ type: [Number], example: [1] }) listIds: number[];
+  @ApiProperty({ ...ID, nullable: true, example: null }) templateId: number | null;
+  @ApiProperty({ ...ID_LIST, example: [1] }) listIds: number[];
   @ApiProperty({
     type: 'object',
     additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] },

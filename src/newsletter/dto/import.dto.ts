@@ -1,3 +1,4 @@
+import { ID, ID_LIST } from '../../common/http/api-id';
 import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
@@ -91,10 +92,10 @@ export class InvalidRowDto {
 }
 
 export class ImportResponseDto {
-  @ApiProperty({ example: 1 }) id: number;
+  @ApiProperty({ ...ID, example: 1 }) id: number;
   @ApiProperty({ enum: IMPORT_STATUSES, example: 'completed' }) status: ImportStatus;
   @ApiProperty({ enum: IMPORT_MODES, example: 'subscribe' }) mode: ImportMode;
-  @ApiProperty({ type: [Number], example: [1] }) listIds: number[];
+  @ApiProperty({ ...ID_LIST, example: [1] }) listIds: number[];
   @ApiProperty({ example: false }) consent: boolean;
   @ApiProperty({ example: false }) overwrite: boolean;
   @ApiProperty({ example: 1200, description: 'Data rows read from the file' }) rowsRead: number;

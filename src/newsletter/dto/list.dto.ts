@@ -1,3 +1,4 @@
+import { ID } from '../../common/http/api-id';
 import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
@@ -59,7 +60,7 @@ export class ListCountsDto {
 export type ListCounts = ListCountsDto;
 
 export class ListResponseDto {
-  @ApiProperty({ example: 1 }) id: number;
+  @ApiProperty({ ...ID, example: 1 }) id: number;
   @ApiProperty({ example: 'Weekly digest' }) name: string;
   @ApiProperty({ example: 'The best of the week, every Friday' }) description: string;
   @ApiProperty({ example: true }) doubleOptIn: boolean;

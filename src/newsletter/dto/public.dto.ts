@@ -1,3 +1,4 @@
+import { ID, ID_LIST } from '../../common/http/api-id';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import {
@@ -38,7 +39,7 @@ export class SubscribeDto {
   @IsHeaderText(NAME_MAX)
   name?: string;
 
-  @ApiProperty({ type: [Number], example: [1], description: 'Public lists of the site to join (1 to 20)' })
+  @ApiProperty({ ...ID_LIST, example: [1], description: 'Public lists of the site to join (1 to 20)' })
   @IsIdSet(20)
   @Checked('stored data', 'Each id names a public list of this site.')
   @ArrayMinSize(1)
@@ -108,7 +109,7 @@ export class UnsubscribeDto {
   @IsMailAddress()
   email?: string;
 
-  @ApiPropertyOptional({ type: 'integer', example: 1, description: 'Leave this list only; absent: every list' })
+  @ApiPropertyOptional({ ...ID, example: 1, description: 'Leave this list only; absent: every list' })
   @OptionalNotNull()
   @Transform(fromForm(toInteger))
   @IsInt()
@@ -165,7 +166,7 @@ export class ConfirmDto {
 }
 
 export class ListStatusDto {
-  @ApiProperty({ example: 1 }) listId: number;
+  @ApiProperty({ ...ID, example: 1 }) listId: number;
   @ApiProperty({ example: 'Weekly digest' }) name: string;
   @ApiProperty({ enum: MEMBERSHIP_STATUSES, example: 'active' }) status: MembershipStatus;
 }

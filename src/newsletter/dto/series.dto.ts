@@ -1,3 +1,4 @@
+import { ID, ID_LIST } from '../../common/http/api-id';
 import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMinSize, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
@@ -22,6 +23,7 @@ export const SERIES_LIMITS = {
 
 export class SeriesStepDto {
   @ApiPropertyOptional({
+    ...ID,
     example: 1,
     description:
       'On update: the id of a step to keep (its place in the order is where it is in this array). Absent: a new step',
@@ -66,6 +68,7 @@ export class SeriesStepDto {
   html?: string;
 
   @ApiPropertyOptional({
+    ...ID,
     example: 1,
     description: 'An email template of the site of type `newsletter.campaign`, given subject, html and preheader',
   })
@@ -84,7 +87,7 @@ export class CreateSeriesDto {
   name: string;
 
   @ApiProperty({
-    type: [Number],
+    ...ID_LIST,
     example: [1],
     minItems: 1,
     maxItems: SERIES_LIMITS.lists,
@@ -120,7 +123,7 @@ export class UpdateSeriesDto {
   name?: string;
 
   @ApiPropertyOptional({
-    type: [Number],
+    ...ID_LIST,
     example: [1],
     minItems: 1,
     maxItems: SERIES_LIMITS.lists,
@@ -163,13 +166,13 @@ export class SeriesQueryDto extends CursorQueryDto {
 }
 
 export class SeriesStepResponseDto {
-  @ApiProperty({ example: 12 }) id: number;
+  @ApiProperty({ ...ID, example: 12 }) id: number;
   @ApiProperty({ example: 1 }) position: number;
   @ApiProperty({ example: 86400 }) delaySeconds: number;
   @ApiProperty({ example: 'Welcome aboard' }) subject: string;
   @ApiProperty({ example: 'What to expect from us' }) previewText: string;
   @ApiProperty({ type: String, nullable: true, example: '<h1>Hello</h1>' }) html: string | null;
-  @ApiProperty({ type: Number, nullable: true, example: null }) templateId: number | null;
+  @ApiProperty({ ...ID, nullable: true, example: null }) templateId: number | null;
 }
 
 export class SeriesEnrollmentCountsDto {
@@ -179,10 +182,10 @@ export class SeriesEnrollmentCountsDto {
 }
 
 export class SeriesResponseDto {
-  @ApiProperty({ example: 1 }) id: number;
+  @ApiProperty({ ...ID, example: 1 }) id: number;
   @ApiProperty({ example: 'Onboarding' }) name: string;
   @ApiProperty({ enum: SERIES_STATUSES, example: 'active' }) status: SeriesStatus;
-  @ApiProperty({ type: [Number], example: [1] }) listIds: number[];
+  @ApiProperty({ ...ID_LIST, example: [1] }) listIds: number[];
   @ApiProperty({ type: [SeriesStepResponseDto] }) steps: SeriesStepResponseDto[];
   @ApiProperty({ type: SeriesEnrollmentCountsDto, description: 'Enrollments by status' })
   enrollments: SeriesEnrollmentCountsDto;

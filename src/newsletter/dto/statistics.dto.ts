@@ -1,3 +1,4 @@
+import { ID } from '../../common/http/api-id';
 import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
@@ -6,7 +7,7 @@ import { IsTimestamp, MAX_ID, toBoolean, toInteger } from '../../common/input/dt
 import { CAMPAIGN_STATUSES, type CampaignStatus } from '../entities/campaign.entity';
 
 export class StatisticsQueryDto {
-  @ApiPropertyOptional({ type: 'integer', description: 'One campaign only. Example: `1`' })
+  @ApiPropertyOptional({ ...ID, description: 'One campaign only. Example: `1`' })
   @IsOptional()
   @Transform(toInteger)
   @IsInt()
@@ -15,7 +16,7 @@ export class StatisticsQueryDto {
   campaignId?: number;
 
   @ApiPropertyOptional({
-    type: 'integer',
+    ...ID,
     description: 'One list: its subscribers, growth and campaigns. Example: `1`',
   })
   @IsOptional()
@@ -78,7 +79,7 @@ export class TopLinkDto {
 }
 
 export class CampaignStatisticsDto {
-  @ApiProperty({ example: 1 }) id: number;
+  @ApiProperty({ ...ID, example: 1 }) id: number;
   @ApiProperty({ example: 'November digest' }) name: string;
   @ApiProperty({ enum: CAMPAIGN_STATUSES, example: 'sent' }) status: CampaignStatus;
   @ApiProperty({ ...DATE_TIME, nullable: true, example: '2026-11-24T10:00:00.000Z' }) startedAt: string | null;

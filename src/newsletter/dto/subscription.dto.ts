@@ -1,3 +1,4 @@
+import { ID, ID_LIST } from '../../common/http/api-id';
 import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
@@ -40,7 +41,7 @@ const ATTRIBUTE_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 /** The filters of the subscription list, also the `filter` of a bulk action. */
 export class SubscriptionFilterDto {
   @ApiPropertyOptional({
-    type: 'integer',
+    ...ID,
     minimum: 1,
     description: 'Members of this list (any status unless `status`)',
   })
@@ -97,7 +98,7 @@ export class SubscriptionFilterDto {
 /** `?limit&cursor` and the filters; newest first. */
 export class SubscriptionQueryDto extends CursorQueryDto {
   @ApiPropertyOptional({
-    type: 'integer',
+    ...ID,
     minimum: 1,
     description: 'Members of this list (any status unless `status`)',
   })
@@ -159,14 +160,14 @@ export class ByEmailQueryDto {
 }
 
 export class ListMembershipDto {
-  @ApiPropertyOptional({ type: [Number], example: [1], description: 'Lists to join (at most 100)' })
+  @ApiPropertyOptional({ ...ID_LIST, example: [1], description: 'Lists to join (at most 100)' })
   @Checked('other fields', 'Add or remove at least one list; each id names a list of this site.')
   @OptionalNotNull()
   @IsIdSet(100)
   add?: number[];
 
   @Checked('other fields', 'Add or remove at least one list; each id names a list of this site.')
-  @ApiPropertyOptional({ type: [Number], example: [2], description: 'Lists to leave: the membership is removed' })
+  @ApiPropertyOptional({ ...ID_LIST, example: [2], description: 'Lists to leave: the membership is removed' })
   @OptionalNotNull()
   @IsIdSet(100)
   remove?: number[];
@@ -198,7 +199,7 @@ export class ChangeStatusDto {
   @IsIn(MEMBERSHIP_STATUSES)
   status?: MembershipStatus;
 
-  @ApiPropertyOptional({ type: [Number], example: [1], description: 'The lists of `status`; absent: all its lists' })
+  @ApiPropertyOptional({ ...ID_LIST, example: [1], description: 'The lists of `status`; absent: all its lists' })
   @OptionalNotNull()
   @IsIdSet(100)
   @Checked('other fields', 'Goes with `status`; each id names a list of this site.')
@@ -219,7 +220,7 @@ export class ChangeStatusDto {
 }
 
 export class MembershipResponseDto {
-  @ApiProperty({ example: 1 }) listId: number;
+  @ApiProperty({ ...ID, example: 1 }) listId: number;
   @ApiProperty({ enum: MEMBERSHIP_STATUSES, example: 'active' }) status: MembershipStatus;
   @ApiProperty({ ...DATE_TIME, nullable: true, example: '2026-11-24T10:00:00.000Z' }) subscribedAt: string | null;
   @ApiProperty({ ...DATE_TIME, nullable: true }) unsubscribedAt: string | null;
@@ -232,12 +233,12 @@ export class ConsentResponseDto {
   @ApiProperty({ example: '2026-11-24T10:00:00.000Z' }) at: string;
   @ApiProperty({ type: String, nullable: true, example: '203.0.113.7' }) ip: string | null;
   @ApiProperty({ type: String, nullable: true, example: 'Mozilla/5.0' }) userAgent: string | null;
-  @ApiProperty({ type: [Number], example: [1] }) listIds: number[];
+  @ApiProperty({ ...ID_LIST, example: [1] }) listIds: number[];
   @ApiProperty({ type: String, nullable: true, example: 'Send me the weekly digest' }) wording: string | null;
 }
 
 export class SubscriptionResponseDto {
-  @ApiProperty({ example: 1 }) id: number;
+  @ApiProperty({ ...ID, example: 1 }) id: number;
   @ApiProperty({ example: 'ada@example.com' }) email: string;
   @ApiProperty({ example: 'Ada Lovelace' }) name: string;
   @ApiProperty(ATTRIBUTES_DOC) attributes: Record<string, unknown>;

@@ -1,3 +1,4 @@
+import { ID } from '../../common/http/api-id';
 import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptions } from '@nestjs/swagger';
 import type { PricedLine } from '../../catalog/catalog.service';
@@ -55,9 +56,10 @@ const NULLABLE_RECURRING: ApiPropertyOptions = {
 };
 
 export class OrderLineResponseDto {
-  @ApiProperty({ example: 31 }) id: number;
-  @ApiProperty({ example: 7, description: 'The product sold (it may have been deleted since)' }) productId: number;
-  @ApiProperty({ type: 'integer', nullable: true, example: null }) variantId: number | null;
+  @ApiProperty({ ...ID, example: 31 }) id: number;
+  @ApiProperty({ ...ID, example: 7, description: 'The product sold (it may have been deleted since)' })
+  productId: number;
+  @ApiProperty({ ...ID, nullable: true, example: null }) variantId: number | null;
   @ApiProperty({ example: 'Stoneware mug (M / Blue)', description: 'As the catalog named it then' }) name: string;
   @ApiProperty({ type: String, nullable: true, example: 'MUG-M-BLUE' }) sku: string | null;
   @ApiProperty({ example: 1800, description: 'Minor units, as priced then' }) unitAmount: number;
@@ -74,12 +76,12 @@ export class OrderLineResponseDto {
 }
 
 export class ShipmentLineResponseDto {
-  @ApiProperty({ example: 31 }) lineId: number;
+  @ApiProperty({ ...ID, example: 31 }) lineId: number;
   @ApiProperty({ example: 1 }) quantity: number;
 }
 
 export class ShipmentResponseDto {
-  @ApiProperty({ example: 5 }) id: number;
+  @ApiProperty({ ...ID, example: 5 }) id: number;
   @ApiProperty({ example: 'DHL' }) carrier: string;
   @ApiProperty({ example: 'JD014600003828' }) trackingNumber: string;
   @ApiProperty({ type: String, nullable: true, example: 'https://tracking.example/JD014600003828' })
@@ -97,10 +99,10 @@ export class ShipmentResponseDto {
 
 /** An order as lists show it: without its lines and shipments. */
 export class OrderSummaryDto {
-  @ApiProperty({ example: 42 }) id: number;
+  @ApiProperty({ ...ID, example: 42 }) id: number;
   @ApiProperty({ example: 1042, description: 'Sequential per site, from 1' }) number: number;
   @ApiProperty({
-    type: 'integer',
+    ...ID,
     nullable: true,
     example: null,
     description: 'The site user who placed it with their session; null when a key placed it',
@@ -168,10 +170,10 @@ export class OrderResponseDto extends OrderSummaryDto {
 /** What `POST …/orders/fulfillment-notifications` answers, the same for a replay of its id. */
 export class NotificationOutcomeDto {
   @ApiProperty({ example: 'ntf_1', description: "The notification's id" }) id: string;
-  @ApiProperty({ example: 42 }) orderId: number;
+  @ApiProperty({ ...ID, example: 42 }) orderId: number;
   @ApiProperty({ enum: FULFILLMENT_STATUSES, example: 'partially_fulfilled', description: 'After the change' })
   fulfillmentStatus: string;
-  @ApiProperty({ type: 'integer', nullable: true, example: 5, description: 'The shipment it added' })
+  @ApiProperty({ ...ID, nullable: true, example: 5, description: 'The shipment it added' })
   shipmentId: number | null;
   @ApiProperty({ ...DATE_TIME, example: '2026-01-02T00:00:00.000Z', description: 'When it was first received' })
   receivedAt: string;

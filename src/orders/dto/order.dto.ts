@@ -1,3 +1,4 @@
+import { ID } from '../../common/http/api-id';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
@@ -86,7 +87,7 @@ const PHONE = /^\+?[0-9 ().-]{3,40}$/;
 const PHONE_MESSAGE = 'must be a phone number: digits, spaces, ( ) . - and a leading +';
 
 export class OrderLineRequestDto {
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1, description: 'A published product' })
+  @ApiProperty({ ...ID, minimum: 1, maximum: MAX_ID, example: 1, description: 'A published product' })
   @IsInt()
   @Min(1)
   @Checked('stored data', 'Names a product of this site that is for sale.')
@@ -94,7 +95,7 @@ export class OrderLineRequestDto {
   productId: number;
 
   @ApiPropertyOptional({
-    type: 'integer',
+    ...ID,
     minimum: 1,
     maximum: MAX_ID,
     example: 1,
@@ -252,7 +253,7 @@ export class OrderQueryDto extends CursorQueryDto {
 }
 
 export class ShipmentLineDto {
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 31, description: 'A line of the order' })
+  @ApiProperty({ ...ID, minimum: 1, maximum: MAX_ID, example: 31, description: 'A line of the order' })
   @IsInt()
   @Min(1)
   @Max(MAX_ID)
@@ -338,7 +339,7 @@ export class FulfillmentNotificationDto extends UpdateFulfillmentDto {
   @Matches(/^[\x21-\x7e]+$/, { message: 'must be 1 to 200 printable ASCII characters without spaces' })
   id: string;
 
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 42 })
+  @ApiProperty({ ...ID, minimum: 1, maximum: MAX_ID, example: 42 })
   @IsInt()
   @Min(1)
   @Max(MAX_ID)

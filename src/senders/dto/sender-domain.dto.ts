@@ -1,3 +1,4 @@
+import { ID } from '../../common/http/api-id';
 import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
@@ -59,7 +60,7 @@ export class SenderDomainRecordsDto {
 }
 
 export class SenderDomainResponseDto {
-  @ApiProperty({ example: 1 }) id: number;
+  @ApiProperty({ ...ID, example: 1 }) id: number;
   @ApiProperty({ example: 'news.example.com' }) domain: string;
   @ApiProperty({
     enum: SENDER_DOMAIN_STATUSES,

@@ -1,3 +1,4 @@
+import { ID } from '../../common/http/api-id';
 import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
@@ -68,7 +69,7 @@ export class CreditBalanceDto {
 }
 
 export class CreditEntryDto {
-  @ApiProperty({ example: 9 }) id: number;
+  @ApiProperty({ ...ID, example: 9 }) id: number;
   @ApiProperty({ enum: CREDIT_KINDS, example: 'grant' }) kind: CreditKind;
   @ApiProperty({ example: 500, description: 'Signed: grants and refunds add, spends and expiries take away' })
   amount: number;

@@ -1,10 +1,11 @@
+import { ID } from '../../common/http/api-id';
 import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty } from '@nestjs/swagger';
 import type { DeletionAction, DeletionImpact } from '../../common/deletion/account-data.registry';
 import { USER_DELETION_STATUSES, type UserDeletionStatus, UserDeletionEntity } from '../entities/user-deletion.entity';
 
 export class UserDeletionResponseDto {
-  @ApiProperty({ example: 4 }) id: number;
+  @ApiProperty({ ...ID, example: 4 }) id: number;
   @ApiProperty({ enum: USER_DELETION_STATUSES, example: 'scheduled' }) status: UserDeletionStatus;
   @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:00.000Z' }) requestedAt: string;
   @ApiProperty({

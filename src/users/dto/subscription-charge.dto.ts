@@ -1,3 +1,4 @@
+import { ID } from '../../common/http/api-id';
 import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
@@ -138,8 +139,8 @@ export class ChargeFailureDto {
 }
 
 export class SubscriptionEntryDto {
-  @ApiProperty({ example: 7 }) id: number;
-  @ApiProperty({ example: 3 }) subscriptionId: number;
+  @ApiProperty({ ...ID, example: 7 }) id: number;
+  @ApiProperty({ ...ID, example: 3 }) subscriptionId: number;
   @ApiProperty({
     enum: SUBSCRIPTION_ENTRY_KINDS,
     example: 'renewal',
@@ -171,7 +172,7 @@ export class SubscriptionEntryDto {
   })
   periodStart: string | null;
   @ApiProperty({ ...DATE_TIME, nullable: true, example: '2026-12-01T00:00:00.000Z' }) periodEnd: string | null;
-  @ApiProperty({ type: 'integer', nullable: true, example: null, description: 'The credit ledger line that paid it' })
+  @ApiProperty({ ...ID, nullable: true, example: null, description: 'The credit ledger line that paid it' })
   creditEntryId: number | null;
   @ApiProperty({ type: String, nullable: true, example: null }) processorChargeId: string | null;
   @ApiProperty({ ...DATE_TIME, example: '2026-11-01T00:00:00.000Z' }) createdAt: string;

@@ -1,3 +1,4 @@
+import { ID } from '../../common/http/api-id';
 import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
@@ -23,11 +24,11 @@ export const FORBIDDEN_MOVES =
 
 /** `…/users/{id}/subscriptions/{subId}/…` */
 export class UserSubscriptionParamDto extends SiteNameParamDto {
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1, description: 'The user' })
+  @ApiProperty({ ...ID, minimum: 1, maximum: MAX_ID, example: 1, description: 'The user' })
   @IsIdParam()
   id: number;
 
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1, description: 'The subscription' })
+  @ApiProperty({ ...ID, minimum: 1, maximum: MAX_ID, example: 1, description: 'The subscription' })
   @IsIdParam()
   subId: number;
 }
@@ -35,7 +36,7 @@ export class UserSubscriptionParamDto extends SiteNameParamDto {
 /** `…/users/{id}/subscriptions/{subId}/charges/{chargeId}/…` */
 export class SubscriptionChargeParamDto extends UserSubscriptionParamDto {
   // 2: the pending charge the charge example makes (line 1 is the demo subscription's paid first period).
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 2, description: 'The ledger line' })
+  @ApiProperty({ ...ID, minimum: 1, maximum: MAX_ID, example: 2, description: 'The ledger line' })
   @IsIdParam()
   chargeId: number;
 }
@@ -79,14 +80,14 @@ export class CancelSubscriptionDto {
 
 /** The owner's plan change: always prorated (no `prorate` field, so sending one is a 400). */
 export class ChangeMyPlanDto {
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1, description: 'A recurring product' })
+  @ApiProperty({ ...ID, minimum: 1, maximum: MAX_ID, example: 1, description: 'A recurring product' })
   @IsInt()
   @Min(1)
   @Checked('stored data', 'Names a recurring product of this site.')
   @Max(MAX_ID)
   productId: number;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1 })
+  @ApiPropertyOptional({ ...ID, minimum: 1, maximum: MAX_ID, example: 1 })
   @OptionalNotNull()
   @Checked('stored data', 'Names a variant of that product.')
   @IsInt()
@@ -115,10 +116,10 @@ export class ChangePlanDto extends ChangeMyPlanDto {
 }
 
 export class UserSubscriptionResponseDto {
-  @ApiProperty({ example: 3 }) id: number;
-  @ApiProperty({ example: 12 }) userId: number;
-  @ApiProperty({ example: 9, description: 'The plan: a recurring product' }) productId: number;
-  @ApiProperty({ type: 'integer', nullable: true, example: null }) variantId: number | null;
+  @ApiProperty({ ...ID, example: 3 }) id: number;
+  @ApiProperty({ ...ID, example: 12 }) userId: number;
+  @ApiProperty({ ...ID, example: 9, description: 'The plan: a recurring product' }) productId: number;
+  @ApiProperty({ ...ID, nullable: true, example: null }) variantId: number | null;
   @ApiProperty({ example: 1 }) quantity: number;
   @ApiProperty({ enum: SUBSCRIPTION_STATUSES, example: 'active' }) status: SubscriptionStatus;
   @ApiProperty({ example: 2500, description: 'One unit per period, minor units, as taken' }) unitAmount: number;
@@ -157,7 +158,7 @@ export class UserSubscriptionResponseDto {
   balance: number;
   @ApiProperty({ example: 'manual', description: 'The payment processor that bills it' }) processor: string;
   @ApiProperty({ type: String, nullable: true, example: null }) processorSubscriptionId: string | null;
-  @ApiProperty({ type: 'integer', nullable: true, example: 42, description: 'The order that started it' })
+  @ApiProperty({ ...ID, nullable: true, example: 42, description: 'The order that started it' })
   orderId: number | null;
   @ApiProperty({ ...DATE_TIME, example: '2026-11-01T00:00:00.000Z' }) createdAt: string;
   @ApiProperty({ ...DATE_TIME, example: '2026-11-01T00:00:00.000Z' }) updatedAt: string;

@@ -1,3 +1,4 @@
+import { ID } from '../../common/http/api-id';
 import { DATE_TIME } from '../../common/http/api-date';
 import { ApiPropertyOptional, PickType } from '@nestjs/swagger';
 import { IsIn, IsNotEmpty, IsObject, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
@@ -82,7 +83,7 @@ export class UpdateMeDto extends PickType(UpdateUserDto, ['name'] as const) {
 
 /** A site user; each field says who may change it (`@FieldOwner`, docs/users.md "The user"). */
 export class UserResponseDto {
-  @FieldOwner('server', { example: 12 }) id: number;
+  @FieldOwner('server', { ...ID, example: 12 }) id: number;
   @FieldOwner('user', {
     example: 'ada@example.com',
     description: 'A user’s change takes effect once the code mailed to the new address is verified',

@@ -1,3 +1,4 @@
+import { ID } from '../../common/http/api-id';
 import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
@@ -23,8 +24,8 @@ import { parseFormFields } from '../../common/input/form-fields';
 
 /** INTERFACE.md §2.2, field for field. */
 export class V1MediaItemDto {
-  @ApiProperty({ example: 42 }) media_id: number;
-  @ApiProperty({ example: 42, description: "The original's id (own id for an original)" }) attachment_id: number;
+  @ApiProperty({ ...ID, example: 42 }) media_id: number;
+  @ApiProperty({ ...ID, example: 42, description: "The original's id (own id for an original)" }) attachment_id: number;
   @ApiProperty({ example: 'demo' }) site_name: string;
   @ApiProperty({ example: 'Harbour at dawn' }) title: string;
   @ApiProperty({ example: '' }) caption: string;
@@ -140,11 +141,11 @@ export class V1ProjectMediaDeleteDto {
 
 /** `/v1/project/{organization_id}/{project_id}/media`. */
 export class V1ProjectParamsDto {
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1, description: 'Account id' })
+  @ApiProperty({ ...ID, minimum: 1, maximum: MAX_ID, example: 1, description: 'Account id' })
   @IsIdParam()
   organization_id: number;
 
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1, description: 'Site id' })
+  @ApiProperty({ ...ID, minimum: 1, maximum: MAX_ID, example: 1, description: 'Site id' })
   @IsIdParam()
   project_id: number;
 }

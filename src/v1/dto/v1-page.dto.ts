@@ -1,3 +1,4 @@
+import { ID, ID_LIST } from '../../common/http/api-id';
 import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
@@ -121,7 +122,7 @@ class V1PageFieldsDto {
   @ApiPropertyOptional() @OptionalNotNull() @IsString() @MaxLength(2048) thumbnail?: string;
   @ApiPropertyOptional() @OptionalNotNull() @IsString() @MaxLength(5000) description?: string;
   @Checked('stored data', 'Each id names a media item of this site.')
-  @ApiPropertyOptional({ type: [Number], description: 'Media ids of the site' })
+  @ApiPropertyOptional({ ...ID_LIST, description: 'Media ids of the site' })
   @OptionalNotNull()
   @IsIdSet()
   attachment_ids?: number[];
@@ -147,7 +148,7 @@ export class V1CreatePageDto extends V1PageFieldsDto {
 export class V1UpdatePageDto extends V1PageFieldsDto {}
 
 export class V1PageResponseDto {
-  @ApiProperty({ example: 1 }) page_id: number;
+  @ApiProperty({ ...ID, example: 1 }) page_id: number;
   @ApiProperty({ example: 'About us' }) title: string;
   @ApiProperty({ example: '<p>Hello</p>' }) content: string;
   @ApiProperty({ example: '' }) post_excerpt: string;
@@ -179,7 +180,7 @@ export class V1PageListDto {
 
 export class V1PageDeletedDto {
   @ApiProperty({ example: true }) deleted: true;
-  @ApiProperty({ example: 1 }) page_id: number;
+  @ApiProperty({ ...ID, example: 1 }) page_id: number;
 }
 
 /**
@@ -206,7 +207,7 @@ export class V1PageIdParamDto {
   @IsString()
   @Matches(SITE_NAME_PATTERN, { message: 'is not a valid site name' })
   site_name: string;
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1 }) @IsIdParam() page_id: number;
+  @ApiProperty({ ...ID, minimum: 1, maximum: MAX_ID, example: 1 }) @IsIdParam() page_id: number;
 }
 
 export class V1PageListParamsDto {

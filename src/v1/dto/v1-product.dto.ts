@@ -1,3 +1,4 @@
+import { ID, ID_LIST } from '../../common/http/api-id';
 import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
@@ -116,7 +117,7 @@ export class V1ProductFieldsDto {
   @Min(0)
   @Max(MAX_STOCK)
   quantity_available?: number | null;
-  @ApiPropertyOptional({ type: 'integer', nullable: true, example: 1 })
+  @ApiPropertyOptional({ ...ID, nullable: true, example: 1 })
   @IsOptional()
   @IsInt()
   @Min(1)
@@ -163,7 +164,7 @@ export class V1ProductFieldsDto {
   @MaxLength(500)
   processor_description?: string;
   @Checked('stored data', 'Each id names a media item of this site.')
-  @ApiPropertyOptional({ type: [Number], description: 'Media ids of the site' })
+  @ApiPropertyOptional({ ...ID_LIST, description: 'Media ids of the site' })
   @OptionalNotNull()
   @IsIdSet()
   attachment_ids?: number[];
@@ -274,7 +275,7 @@ export class V1CreateVariantDto extends V1ProductFieldsDto {
 }
 
 export class V1VariantDto {
-  @ApiProperty({ example: 5 }) variant_id: number;
+  @ApiProperty({ ...ID, example: 5 }) variant_id: number;
   @ApiProperty({ type: String, nullable: true, example: 'Size' }) option1: string | null;
   @ApiProperty({ type: String, nullable: true, example: 'M' }) option1_value: string | null;
   @ApiProperty({ type: String, nullable: true, example: null }) option2: string | null;
@@ -293,7 +294,7 @@ export class V1VariantDto {
 
 /** INTERFACE.md §2.3, field for field, with `variants`. */
 export class V1ProductResponseDto {
-  @ApiProperty({ example: 7 }) product_id: number;
+  @ApiProperty({ ...ID, example: 7 }) product_id: number;
   @ApiProperty({ example: 'Stoneware mug' }) product: string;
   @ApiProperty({ example: 'stoneware-mug' }) slug: string;
   @ApiProperty({ example: 'A 350 ml mug.' }) description: string;
@@ -303,7 +304,7 @@ export class V1ProductResponseDto {
   @ApiProperty({ example: 0 }) order: number;
   @ApiProperty({ type: 'integer', nullable: true, example: 25, description: 'null: unlimited' })
   quantity_available: number | null;
-  @ApiProperty({ type: 'integer', nullable: true, example: 3 }) product_category_id: number | null;
+  @ApiProperty({ ...ID, nullable: true, example: 3 }) product_category_id: number | null;
   @ApiProperty({ example: '' }) processor_description: string;
   // Strings as the v1 interface types them (a legacy client calls string methods on them): "" when unset.
   @ApiProperty({ example: '', description: 'The payment processor’s live product id; "" when unset' })
@@ -318,7 +319,7 @@ export class V1ProductResponseDto {
 
 /** INTERFACE.md §2.4. */
 export class V1ProductCategoryResponseDto {
-  @ApiProperty({ example: 3 }) category_id: number;
+  @ApiProperty({ ...ID, example: 3 }) category_id: number;
   @ApiProperty({ example: 'Mugs' }) category: string;
   @ApiProperty({ example: 'demo' }) site_name: string;
   @ApiProperty({ example: 'mugs' }) slug: string;
@@ -333,7 +334,7 @@ export class V1ProductParamDto {
   @IsString()
   @Matches(SITE_NAME_PATTERN, { message: 'is not a valid site name' })
   site_name: string;
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1 })
+  @ApiProperty({ ...ID, minimum: 1, maximum: MAX_ID, example: 1 })
   @IsIdParam()
   product_id: number;
 }
@@ -343,7 +344,7 @@ export class V1ProductCategoryParamDto {
   @IsString()
   @Matches(SITE_NAME_PATTERN, { message: 'is not a valid site name' })
   site_name: string;
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1 })
+  @ApiProperty({ ...ID, minimum: 1, maximum: MAX_ID, example: 1 })
   @IsIdParam()
   product_category_id: number;
 }

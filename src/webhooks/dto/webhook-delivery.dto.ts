@@ -1,3 +1,4 @@
+import { ID } from '../../common/http/api-id';
 import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
@@ -10,7 +11,7 @@ import { WEBHOOK_ERROR_KINDS, type AttemptResult, type WebhookErrorKind } from '
 
 /** `:id/deliveries/:deliveryId`. */
 export class WebhookDeliveryParamDto extends SiteIdParamDto {
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_ID, example: 1 })
+  @ApiProperty({ ...ID, minimum: 1, maximum: MAX_ID, example: 1 })
   @IsIdParam()
   deliveryId: number;
 }
@@ -33,13 +34,13 @@ const ERROR_KIND_DOC = {
 } as const;
 
 export class WebhookDeliverySummaryDto {
-  @ApiProperty({ example: 7 }) id: number;
+  @ApiProperty({ ...ID, example: 7 }) id: number;
   @ApiProperty({
     example: 'msg_7',
     description: 'The `webhook-id` header: the same on every attempt (deduplicate on it)',
   })
   webhookId: string;
-  @ApiProperty({ type: 'integer', nullable: true, example: 42, description: 'The event; null for a test' })
+  @ApiProperty({ ...ID, nullable: true, example: 42, description: 'The event; null for a test' })
   eventId: number | null;
   @ApiProperty({ example: 'content.published' }) eventType: string;
   @ApiProperty({ enum: DELIVERY_STATUSES, example: 'succeeded' }) status: DeliveryStatus;
@@ -55,7 +56,7 @@ export class WebhookDeliverySummaryDto {
 }
 
 export class WebhookAttemptDto {
-  @ApiProperty({ example: 3 }) id: number;
+  @ApiProperty({ ...ID, example: 3 }) id: number;
   @ApiProperty({ ...DATE_TIME, example: '2026-01-01T00:00:01.000Z' }) attemptedAt: string;
   @ApiProperty({ type: 'integer', nullable: true, example: 200 }) statusCode: number | null;
   @ApiProperty({ example: 12 }) durationMs: number;
@@ -80,7 +81,7 @@ export class WebhookDeliveryResponseDto extends WebhookDeliverySummaryDto {
 /** What POST …/test answers: the outcome of its one attempt. */
 export class WebhookTestResultDto {
   @ApiProperty({ example: true, description: 'The endpoint answered 2xx' }) ok: boolean;
-  @ApiProperty({ example: 12, description: 'The delivery in the log' }) deliveryId: number;
+  @ApiProperty({ ...ID, example: 12, description: 'The delivery in the log' }) deliveryId: number;
   @ApiProperty({ example: 'msg_12' }) webhookId: string;
   @ApiProperty({ type: 'integer', nullable: true, example: 200 }) statusCode: number | null;
   @ApiProperty({ example: 35 }) durationMs: number;

@@ -1,3 +1,4 @@
+import { ID } from '../../common/http/api-id';
 import { DATE_TIME } from '../../common/http/api-date';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
@@ -168,7 +169,7 @@ export class WebhookEndpointQueryDto extends CursorQueryDto {
 }
 
 export class WebhookEndpointResponseDto {
-  @ApiProperty({ example: 1 }) id: number;
+  @ApiProperty({ ...ID, example: 1 }) id: number;
   @ApiProperty({ example: 'https://hooks.example.com/sitebase' }) url: string;
   @ApiProperty({ example: 'Rebuild the static site' }) description: string;
   @ApiProperty({ type: [String], example: ['content.published', 'media.*'] }) eventTypes: string[];

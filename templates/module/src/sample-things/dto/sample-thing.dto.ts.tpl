@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { DATE_TIME } from '../../common/http/api-date';
+import { ID } from '../../common/http/api-id';
 import { IdOrSlugParam } from '../../common/http/params';
 import { IsTimestamp, OptionalNotNull } from '../../common/input/dto-rules';
 import { CursorQueryDto } from '../../common/pagination/page';
@@ -72,7 +73,7 @@ export class SampleThingQueryDto extends CursorQueryDto {
 export class SampleThingIdOrSlugParamDto extends IdOrSlugParam('spring-opening') {}
 
 export class SampleThingResponseDto {
-  @ApiProperty({ example: 1 }) id: number;
+  @ApiProperty({ ...ID, example: 1 }) id: number;
   @ApiProperty({ example: 'Spring opening' }) title: string;
   @ApiProperty({ example: 'spring-opening' }) slug: string;
   @ApiProperty({ example: 'Doors open at ten.' }) body: string;
