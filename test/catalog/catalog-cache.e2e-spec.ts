@@ -2,6 +2,7 @@ import request from 'supertest';
 import { eventually, startApp, TestApp } from '../support/app';
 import { makeProduct } from '../support/commerce';
 import { createTenant, Tenant } from '../support/tenant';
+import { unannounced } from '../support/unannounced';
 
 /**
  * The catalog's read cache (CATALOG_CACHE_TTL_MS, docs/catalog.md): products under keys naming who
@@ -23,12 +24,6 @@ describe('catalog read cache', () => {
   const products = (x: Tenant, rest = '') => `/api/v2/sites/${x.siteName}/products${rest}`;
   const names = (res: { body: { data: Array<{ name: string }> } }) => res.body.data.map((p) => p.name);
   const anon = (url: string) => request(t.server).get(url);
-  /** A change no trigger announces (triggers off for this one transaction): only a cache miss reads it. */
-  const unannounced = (sql: string, params: unknown[]) =>
-    t.db.transaction(async (em) => {
-      await em.query('SET LOCAL session_replication_role = replica');
-      await em.query(sql, params);
-    });
 
   it('serves products to key holders and anonymous readers from memory, no draft to the anonymous, no row to another site', async () => {
     const shown = await makeProduct(a, { name: 'Shown mug' });
@@ -46,7 +41,7 @@ describe('catalog read cache', () => {
     expect(names(await anon(products(b)).expect(200))).toEqual(['Their mug']);
     expect((await b.api.get(products(b, `/${shown.id}`))).status).toBe(404);
 
-    await unannounced('UPDATE products SET name = $1 WHERE id = ANY($2::bigint[])', [
+    await unannounced(t.db, 'UPDATE products SET name = $1 WHERE id = ANY($2::bigint[])', [
       'Renamed unannounced',
       [shown.id, draft.id, theirs.id],
     ]);
@@ -80,7 +75,7 @@ describe('catalog read cache', () => {
     expect(made.status).toBe(201);
     const url = `/api/v2/sites/${a.siteName}/categories/${made.body.id}`;
     expect((await a.api.get(url)).body.name).toBe('Cups');
-    await unannounced('UPDATE product_categories SET name = $1 WHERE id = $2', ['Mugs', made.body.id]);
+    await unannounced(t.db, 'UPDATE product_categories SET name = $1 WHERE id = $2', ['Mugs', made.body.id]);
     expect((await anon(url)).body.name).toBe('Cups');
     expect((await b.api.get(`/api/v2/sites/${b.siteName}/categories/${made.body.id}`)).status).toBe(404);
   });

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { eventually, startApp, TestApp } from '../support/app';
 import { createTenant, Tenant } from '../support/tenant';
+import { unannounced } from '../support/unannounced';
 import { contentUrl, makeContent } from '../support/factories';
 import { ChangeNotifications } from '../../src/database/change-notifications';
 
@@ -25,12 +26,6 @@ describe('content read cache', () => {
   const anonList = async (tenant = a) => titles(await request(t.server).get(contentUrl(tenant)).expect(200));
   const keyList = async (tenant = a) => titles(await tenant.api.get(contentUrl(tenant)).expect(200));
   const anonGet = (slug: string, tenant = a) => request(t.server).get(contentUrl(tenant, `/${slug}`));
-  /** A change no trigger announces (triggers off for this one transaction): only a cache miss reads it. */
-  const unannounced = (sql: string, params: unknown[]) =>
-    t.db.transaction(async (em) => {
-      await em.query('SET LOCAL session_replication_role = replica');
-      await em.query(sql, params);
-    });
 
   it('serves anonymous and key reads from memory, each under its own key', async () => {
     const item = await makeContent(a, { title: 'Original', status: 'published' });
@@ -42,7 +37,7 @@ describe('content read cache', () => {
     const pages = (await a.api.get(`/v1/${a.siteName}/pages/2/0`).expect(200)).body;
     expect(pages.data.map((p: { title: string }) => p.title)).toEqual(['A draft', 'Original']);
 
-    await unannounced('UPDATE content_items SET title = $1 WHERE id = ANY($2::bigint[])', [
+    await unannounced(t.db, 'UPDATE content_items SET title = $1 WHERE id = ANY($2::bigint[])', [
       'Changed unannounced',
       [item.id, draft.id],
     ]);
@@ -114,7 +109,7 @@ describe('content read cache', () => {
         WHERE datname = current_database() AND application_name = 'sitebase-notifications'`,
     );
     await eventually(async () => (notifications.live ? undefined : true), 5000, 5);
-    await unannounced('UPDATE content_items SET title = $1 WHERE id = $2', ['During the outage', item.id]);
+    await unannounced(t.db, 'UPDATE content_items SET title = $1 WHERE id = $2', ['During the outage', item.id]);
     expect((await anonGet(item.slug)).body.title).toBe('During the outage');
     expect((await keyList())[0]).toBe('During the outage');
     await eventually(async () => (notifications.live ? true : undefined), 10000, 20);
