@@ -94,4 +94,33 @@ describe('compression of answers', () => {
     expect(init.bytes.toString()).toContain('url: "/docs/openapi.json"');
     expect(init.bytes.toString()).toContain('persistAuthorization: true');
   });
+  it("the document and Swagger UI's files are compressed once and answered from memory (a stranger's loop costs no compression)", async () => {
+    for (const path of ['/docs/openapi.json', '/docs/swagger-ui-bundle.js', '/docs/swagger-ui.css']) {
+      const plain = await get(path);
+      const answers = [];
+      for (const encoding of ['br', 'gzip', 'br']) answers.push(await get(path, { 'accept-encoding': encoding }));
+      const [br, gz, again] = answers;
+      // Whole buffers, sent with their length (a body compressed on the fly goes out chunked).
+      for (const a of [plain, ...answers]) {
+        expect(a.status).toBe(200);
+        expect(a.headers['transfer-encoding']).toBeUndefined();
+        expect(Number(a.headers['content-length'])).toBe(a.bytes.length);
+      }
+      expect([br.headers['content-encoding'], gz.headers['content-encoding']]).toEqual(['br', 'gzip']);
+      expect(again.bytes.equals(br.bytes)).toBe(true);
+      expect(brotliDecompressSync(br.bytes).equals(plain.bytes)).toBe(true);
+      expect(gunzipSync(gz.bytes).equals(plain.bytes)).toBe(true);
+      expect(br.bytes.length * 3).toBeLessThan(plain.bytes.length);
+      // One ETag for the content, whatever the encoding; naming it answers 304.
+      expect(new Set(answers.map((a) => a.headers.etag))).toEqual(new Set([plain.headers.etag]));
+      const revalidated = await get(path, { 'accept-encoding': 'br', 'if-none-match': String(plain.headers.etag) });
+      expect([revalidated.status, revalidated.bytes.length]).toEqual([304, 0]);
+    }
+  });
+  it('an answer too large to compress on every request (over 256 KB) is sent as it is', async () => {
+    const yaml = await get('/docs/openapi.yaml', { 'accept-encoding': 'gzip, br' });
+    expect(yaml.status).toBe(200);
+    expect(yaml.bytes.length).toBeGreaterThan(256 * 1024);
+    expect(yaml.headers['content-encoding']).toBeUndefined();
+  });
 });

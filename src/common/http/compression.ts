@@ -17,9 +17,22 @@ import type { RequestHandler, Response } from 'express';
 export function compressAnswers(mediaPublicPath: string): RequestHandler {
   const files = `${mediaPublicPath}/`;
   const compress = compression({
-    filter: (req, res) => !req.url.startsWith(files) && compression.filter(req, res),
+    filter: (req, res) =>
+      !req.url.startsWith(files) && !tooLargeToCompressEachTime(res) && compression.filter(req, res),
   });
   return (req, res, next) => compress(req, res, () => (keepLength(res), next()));
+}
+
+/**
+ * Compressing costs CPU per byte on every request: an answer over this is sent as it is (the
+ * document and Swagger UI's files are compressed once and kept: docs-assets.ts), so no request
+ * a stranger can repeat costs more than a few milliseconds of compression.
+ */
+const MAX_COMPRESSED_EACH_TIME = 256 * 1024;
+
+function tooLargeToCompressEachTime(res: { getHeader(name: string): unknown }): boolean {
+  const length = Number(res.getHeader('Content-Length'));
+  return Number.isFinite(length) && length > MAX_COMPRESSED_EACH_TIME;
 }
 
 /**

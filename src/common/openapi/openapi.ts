@@ -8,6 +8,7 @@ import { documentProblemCodes } from './openapi-problems';
 import { PERMISSION_EXTENSION, PUBLISHABLE_EXTENSION } from '../http/route-access';
 import { BODY_EXAMPLE } from '../http/route.decorator';
 import { DOCUMENT_URL, swaggerUiInit } from './swagger-ui-init';
+import { docsAssets } from './docs-assets';
 
 /** The interface's groups in its order (v1, then v2), then the operator routes and health. */
 const TAGS: Array<[string, string]> = [
@@ -216,6 +217,8 @@ export function setupOpenApi(app: INestApplication): void {
   );
   // The page's start script names the document by URL instead of inlining it (swagger-ui-init.ts).
   app.use(swaggerUiInit);
+  // The document and the page's large files, compressed once, before the library serves them.
+  app.use(docsAssets(() => JSON.stringify(document)));
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: DOCUMENT_URL.slice(1),
     yamlDocumentUrl: 'docs/openapi.yaml',
