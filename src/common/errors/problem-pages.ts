@@ -70,7 +70,7 @@ export function problemPages(): (req: Request, res: Response, next: NextFunction
     known ??= pages();
     const found = known.get(req.path);
     if (!found) return next();
-    res.setHeader('Vary', 'Accept');
+    res.vary('Accept');
     res.setHeader('Cache-Control', 'public, max-age=3600');
     if (req.accepts(['html', 'json']) === 'json') res.json(found);
     else res.type('html').send(page(found));
