@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { Client } from 'pg';
-import { processStopping } from '../common/process-stopping';
+import { processStopping, unlessStopping } from '../common/process-stopping';
 import { DatabaseConfig } from '../config/database.config';
 
 /** Channels the database triggers notify (migration 1795290000000-change-notifications). */
@@ -124,7 +124,10 @@ export class ChangeNotifications implements OnModuleInit, OnApplicationShutdown 
       for (const round of this.rounds.values()) round.finish();
       // A stop of the process ends this connection too (the embedded PostgreSQL may go first).
       if (this.closed || processStopping()) return;
-      if (err) this.logger.warn({ err }, 'Change notifications lost; caches bypassed until they are back');
+      if (err)
+        unlessStopping(() => {
+          if (!this.closed) this.logger.warn({ err }, 'Change notifications lost; caches bypassed until they are back');
+        });
       this.timer = setTimeout(() => void this.connect(), RECONNECT_MS);
       this.timer.unref();
     };

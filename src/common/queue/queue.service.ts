@@ -6,7 +6,7 @@ import { JobsConfig } from '../../config/jobs.config';
 import { withAdvisoryLock } from '../../database/advisory-lock';
 import { AppMetrics } from '../metrics/app-metrics';
 import { carryOverV10Jobs, setAsideV10Schema } from './pgboss-v10';
-import { processStopping } from '../process-stopping';
+import { unlessStopping } from '../process-stopping';
 
 export interface JobOptions {
   retryLimit?: number;
@@ -105,8 +105,9 @@ export class QueueService implements OnModuleInit, OnApplicationBootstrap, OnMod
     // (message, code). Once stopping, lost connections are expected and not worth an error line.
     this.boss.on('error', (err: Error) => {
       const detail = { err };
-      if (this.stopping || processStopping()) this.logger.debug(detail, 'Queue error while stopping');
-      else this.logger.error(detail, 'Queue error');
+      const quiet = () => this.logger.debug(detail, 'Queue error while stopping');
+      if (this.stopping) quiet();
+      else unlessStopping(() => (this.stopping ? quiet() : this.logger.error(detail, 'Queue error')), quiet);
     });
     const boss = this.boss;
     await withAdvisoryLock(this.dataSource, QUEUE_SETUP_LOCK, async () => {
