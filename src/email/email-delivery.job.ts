@@ -14,7 +14,8 @@ import { BouncesService } from './bounces/bounces.service';
 import { CopyHeaders, copyHeaders, CorrelatingProvider, correlatingProviders } from './bounces/provider-headers';
 import { tokenAddress, verpToken } from './bounces/verp';
 import { ServerKeys } from '../common/crypto/server-keys';
-import { MAIL_SECRETS_KEY, withSecrets } from './mail-secrets';
+import { MAIL_SECRETS_KEY, StoredCopy, withSecrets } from './mail-secrets';
+import { MailBodies, NoBody, noBody, SourcedBody } from './mail-bodies';
 
 export const EMAIL_DELIVERY_JOB = 'email.deliver';
 /** Messages one job carries: a send of up to 50 recipients is one job. */
@@ -55,6 +56,7 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
     private readonly bounces: BouncesService,
     private readonly keys: ServerKeys,
     private readonly repository: EmailDeliveryRepository,
+    private readonly bodies: MailBodies,
   ) {
     this.mailFrom = parseMailFrom(config.MAIL_FROM);
     this.relays = correlatingProviders(bounceConfig);
@@ -157,6 +159,10 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
       const tokenOf = (id: number) => (verp ? verpToken(verp, id) : null);
       // The copies' sealed codes and links (mail-secrets.ts): the key is read once.
       const sealKey = claimed.some((m) => m.sealedSecrets) ? await this.keys.key(MAIL_SECRETS_KEY) : null;
+      // Copies recorded without a body (a campaign's) are rendered from their source now.
+      const sourced = claimed.filter((m) => m.html === null);
+      const made = sourced.length > 0 ? await this.bodies.render(this.dataSource.manager, sourced) : [];
+      const bodies = new Map(sourced.map((m, i) => [m.id, made[i]]));
       const lastTry = new Map(waiting.flatMap((w) => w.part.messageIds.map((id) => [id, w.part.lastTry] as const)));
       // Each answer is written as soon as the transaction before it commits (those that came in
       // meanwhile go together): a crash resends only what the SMTP server accepted in the last
@@ -169,9 +175,12 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
           // At most UNRECORDED messages between the start of their sending and their written
           // answer: sending never runs ahead of the record (what a crash would send again).
           await outcomes.room(UNRECORDED);
-          const copy = withSecrets(m, sealKey);
+          const body = bodies.get(m.id);
+          const copy = body ? madeCopy(m, body, this.bodies) : withSecrets(stored(m), sealKey);
           let r: DeliveryResult;
-          if (copy) {
+          if (copy && 'error' in copy) {
+            r = { ok: false, permanent: true, error: copy.error };
+          } else if (copy) {
             const token = tokenOf(m.id);
             const envelope = {
               from: token ? tokenAddress(token, this.bounceConfig.BOUNCE_DOMAIN) : this.mailFrom.email,
@@ -208,6 +217,18 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
   }
 }
 
+/** A copy with a stored body (a sourced one is made by MailBodies; one whose body was dropped has none). */
+function stored(m: ClaimedMessage): StoredCopy & ClaimedMessage {
+  return { ...m, html: m.html ?? '', text: m.text ?? '' };
+}
+
+/** A sourced copy as its recipient gets it, or why it cannot be made. */
+function madeCopy(m: ClaimedMessage, body: SourcedBody | NoBody, bodies: MailBodies): ClaimedMessage | NoBody {
+  if (noBody(body)) return body;
+  const filled = bodies.revealed(m, body);
+  return { ...m, subject: filled.subject, html: filled.html, text: filled.text, extraHeaders: filled.headers };
+}
+
 /** One job's share of a flush. */
 interface Part {
   siteId: number;
@@ -239,8 +260,8 @@ function mailOf(
       cc: m.ccHeader ?? undefined,
       replyTo: sender.replyTo ?? undefined,
       subject: m.subject,
-      html: m.html,
-      text: m.text,
+      html: m.html ?? '',
+      text: m.text ?? '',
       envelope: { from: envelope.from, to: [m.recipient] },
       headers: { ...envelope.headers, 'X-Sitebase-Message-Id': String(m.id) },
     },

@@ -67,9 +67,10 @@ export class EmailDeliveryRepository {
         RETURNING m.id, m.site_id AS "siteId", m.batch_id AS "batchId", m.recipient, m.from_header AS "fromHeader",
           m.reply_to AS "replyTo", m.to_header AS "toHeader", m.cc_header AS "ccHeader", m.subject, m.html, m.text,
           m.template_type AS "templateType", m.tags, m.extra_headers AS "extraHeaders",
-          m.sealed_secrets AS "sealedSecrets"`,
+          m.sealed_secrets AS "sealedSecrets", m.source, m.source_id AS "sourceId",
+          m.source_item_id AS "sourceItemId"`,
       [sites, ids],
-      { bigints: ['id', 'siteId'] },
+      { bigints: ['id', 'siteId', 'sourceId', 'sourceItemId'] },
     );
     return rows;
   }

@@ -118,6 +118,15 @@ export class EmailRenderer {
     }
   }
 
+  /** The subject alone, as `render` makes it (a copy whose body is rendered when it is sent). */
+  subject(parts: MailParts, data: Record<string, unknown>): string {
+    try {
+      return oneLine(String(renderBounded(this.plain, this.parse('subject', parts.subject), data)));
+    } catch (err) {
+      throw renderProblem(err, 'template', 'The template');
+    }
+  }
+
   /** A mail given as is (no template language): CSS inlined, text made when absent. */
   async plainMail(subject: string, html: string | undefined, text: string | undefined): Promise<RenderedMail> {
     if (html === undefined) return { subject: oneLine(subject), html: '', text: text ?? '' };

@@ -16,6 +16,9 @@ import { EmailRepository } from './email.repository';
 import { EmailTemplatesRepository } from './email-templates.repository';
 import { EmailErasureRepository } from './email-erasure.repository';
 import { EmailDeliveryRepository } from './email-delivery.repository';
+import { MailSources } from './mail-sources';
+import { MailComposer } from './mail-composer';
+import { MailBodies } from './mail-bodies';
 import { EmailService } from './email.service';
 import { EmailMessageEntity } from './entities/email-message.entity';
 import { EmailTemplateEntity } from './entities/email-template.entity';
@@ -55,6 +58,9 @@ import { EMAIL_PROBLEMS } from './email.problems';
   controllers: [EmailTemplatesController, EmailController, SuppressionsController, ProviderEventsController],
   providers: [
     EmailTemplateTypes,
+    MailSources,
+    MailComposer,
+    MailBodies,
     EmailRenderer,
     EmailVariables,
     EmailRepository,
@@ -75,7 +81,14 @@ import { EMAIL_PROBLEMS } from './email.problems';
     SuppressionsService,
     ProviderEventsService,
   ],
-  exports: [EmailService, EmailTemplateTypes, EmailTemplatesService, SuppressionHooks, SuppressionsService],
+  exports: [
+    EmailService,
+    EmailTemplateTypes,
+    MailSources,
+    EmailTemplatesService,
+    SuppressionHooks,
+    SuppressionsService,
+  ],
 })
 export class EmailModule implements OnModuleInit {
   constructor(private readonly types: EmailTemplateTypes) {}

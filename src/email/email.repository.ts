@@ -59,6 +59,9 @@ export type NewMessage = Pick<
   | 'tags'
   | 'extraHeaders'
   | 'sealedSecrets'
+  | 'source'
+  | 'sourceId'
+  | 'sourceItemId'
 > & {
   /** Set: the address is suppressed (docs/deliverability.md); the copy is recorded `failed` with this reason, never sent. */
   suppressed?: string;
@@ -155,19 +158,19 @@ export class EmailRepository {
       em,
       `INSERT INTO email_messages (site_id, batch_id, recipient, recipient_kind, from_header, reply_to, to_header,
          cc_header, subject, html, text, template_id, template_type, tags, extra_headers, sealed_secrets, status,
-         error, failed_at)
+         error, failed_at, source, source_id, source_item_id)
        SELECT u.site_id, u.batch_id, u.recipient, u.recipient_kind, u.from_header, u.reply_to, u.to_header,
               u.cc_header, u.subject, u.html, u.text, u.template_id, u.template_type,
               ARRAY(SELECT jsonb_array_elements_text(u.tags)), u.extra_headers,
               CASE WHEN u.suppressed IS NULL THEN u.sealed_secrets END,
               CASE WHEN u.suppressed IS NULL THEN 'queued' ELSE 'failed' END, u.suppressed,
-              CASE WHEN u.suppressed IS NULL THEN NULL ELSE now() END
+              CASE WHEN u.suppressed IS NULL THEN NULL ELSE now() END, u.source, u.source_id, u.source_item_id
          FROM unnest($1::bigint[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
                      $9::text[], $10::text[], $11::text[], $12::bigint[], $13::text[], $14::jsonb[], $15::jsonb[],
-                     $16::text[], $17::text[])
+                     $16::text[], $17::text[], $18::text[], $19::bigint[], $20::bigint[])
               WITH ORDINALITY AS u(site_id, batch_id, recipient, recipient_kind, from_header, reply_to, to_header,
                                    cc_header, subject, html, text, template_id, template_type, tags, extra_headers,
-                                   suppressed, sealed_secrets, n)
+                                   suppressed, sealed_secrets, source, source_id, source_item_id, n)
         ORDER BY u.n
        RETURNING id, created_at`,
       [
@@ -189,6 +192,9 @@ export class EmailRepository {
         rows.map((r) => r.suppressed ?? null),
         // A copy never sent (suppressed) keeps no secret.
         col('sealedSecrets'),
+        col('source'),
+        col('sourceId'),
+        col('sourceItemId'),
       ],
       { bigints: ['id'] },
     );
@@ -206,6 +212,7 @@ export class EmailRepository {
         error: suppressed ?? null,
         sentAt: null,
         failedAt: suppressed ? made[i].created_at : null,
+        bodyDroppedAt: null,
         createdAt: made[i].created_at,
         updatedAt: made[i].created_at,
       }),

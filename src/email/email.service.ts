@@ -9,9 +9,9 @@ import { SiteContext } from '../common/tenancy/site-context';
 import { EmailConfig } from './email.config';
 import { EmailMessageQueryDto } from './dto/email-message.dto';
 import { EMAIL_DELIVERY_JOB, EmailDeliveryJobData, MESSAGES_PER_JOB } from './email-delivery.job';
-import { EmailRenderer, RenderedMail } from './email-renderer';
-import { EmailTemplatesService, ResolvedTemplate } from './email-templates.service';
-import { EmailVariables } from './email-variables';
+import { EmailTemplatesService } from './email-templates.service';
+import { MailComposer, TemplateLookups } from './mail-composer';
+import { MailBodies, noBody, ShownMessage } from './mail-bodies';
 import { EmailRepository, NewMessage } from './email.repository';
 import { EmailMessageEntity } from './entities/email-message.entity';
 import { checkHeaders, MailInput, MailRecipient, recipientsOf } from './mail-input';
@@ -21,7 +21,7 @@ import { TimeSlice } from '../common/scheduling/time-slice';
 import { BouncesRepository } from './bounces/bounces.repository';
 import type { SuppressionReason } from './entities/email-bounce.entity';
 import { ServerKeys } from '../common/crypto/server-keys';
-import { MAIL_SECRETS_KEY, redactData, sealSecrets, secretsContext } from './mail-secrets';
+import { MAIL_SECRETS_KEY, sealSecrets, secretsContext } from './mail-secrets';
 
 /** What modules that send mail use to register their template types (docs/email.md, "Adding a template type"). */
 export { EmailTemplateTypes, type EmailTemplateType } from './template-types';
@@ -32,6 +32,8 @@ export { mailSecret } from './mail-secrets';
 /** What modules that keep their own state of an address register to hear of its suppression (docs/deliverability.md). */
 export { SuppressionHooks, type AddressSuppressed, type AddressUnsuppressed } from './bounces/suppression-hooks';
 export { SuppressionsService } from './bounces/suppressions.service';
+/** What a module whose copies share one body registers (docs/email.md, "What is stored"). */
+export { MailSources, type MailSource, type GoneCopy } from './mail-sources';
 /** What a mail to send is (other modules build them). */
 export { MAX_RECIPIENTS, type MailInput, type MailRecipient } from './mail-input';
 
@@ -66,8 +68,8 @@ export class EmailService {
     private readonly config: EmailConfig,
     private readonly queue: QueueService,
     private readonly templates: EmailTemplatesService,
-    private readonly variables: EmailVariables,
-    private readonly renderer: EmailRenderer,
+    private readonly composer: MailComposer,
+    private readonly bodies: MailBodies,
     private readonly sites: SitesService,
     private readonly repository: EmailRepository,
     private readonly senders: SendersService,
@@ -103,10 +105,21 @@ export class EmailService {
     return this.repository.listMessages(site, query);
   }
 
-  async getMessage(site: SiteContext, id: number): Promise<EmailMessageEntity> {
-    const found = await this.repository.findMessage(site, id);
-    if (!found) throw new NotFoundProblem('Message');
-    return found;
+  /**
+   * A message with its body (docs/email.md, "What is stored"): as stored; rendered now from its
+   * source (a campaign copy, which stores none); or none, dropped after its window or gone with
+   * its source. Secret values show as placeholders either way.
+   */
+  async getMessage(site: SiteContext, id: number): Promise<ShownMessage> {
+    const message = await this.repository.findMessage(site, id);
+    if (!message) throw new NotFoundProblem('Message');
+    const headers = message.extraHeaders ?? {};
+    if (message.html !== null && message.text !== null)
+      return { message, body: { status: 'stored', html: message.html, text: message.text, headers } };
+    if (message.source === null) return { message, body: { status: 'dropped', html: null, text: null, headers } };
+    const [made] = await this.bodies.render(this.dataSource.manager, [message]);
+    if (noBody(made)) return { message, body: { status: 'unavailable', html: null, text: null, headers } };
+    return { message, body: { status: 'rendered', html: made.html, text: made.text, headers: made.headers ?? {} } };
   }
 
   private async record(
@@ -128,30 +141,25 @@ export class EmailService {
     const rows: NewMessage[] = [];
     const sizes: number[] = [];
     // A batch (a campaign's) names the same template in every mail: looked up once.
-    const templates = new Map<string, Promise<ResolvedTemplate | null>>();
+    const lookups: TemplateLookups = new Map();
     // Each copy is rendered (Liquid and the text part; CSS is inlined once per source, off the
     // event loop): other requests are served between copies once a slice of work is spent.
     const slice = new TimeSlice();
     for (const mail of mails) {
       await slice.next();
       const recipients = recipientsOf(mail);
-      const key = `${mail.templateType ?? ''}\u0000${mail.templateId ?? ''}\u0000${mail.subject !== undefined}`;
-      let resolving = templates.get(key);
-      if (!resolving) {
-        resolving = this.resolve(em, site, mail);
-        templates.set(key, resolving);
-      }
-      const resolved = await resolving;
+      if (mail.source && recipients.length !== 1) throw new Error('A mail with a source has one recipient');
       // Checked with the real values (a link must be a URI), rendered with placeholders for the
       // secret ones (mail-secrets.ts): one render, and the stored copy holds no working secret.
-      const { data, secrets } = redactData(
-        resolved?.type ?? null,
-        resolved ? this.variables.check(resolved.type, mail.data ?? {}) : undefined,
-        mail.secrets,
+      // A copy with a source stores its subject alone: its body is rendered when it is sent.
+      const { resolved, rendered, secrets } = await this.composer.compose(
+        em,
+        site,
+        profile.title,
+        mail,
+        lookups,
+        mail.source !== undefined,
       );
-      const rendered = resolved
-        ? await this.renderer.render(resolved.parts, { ...data, site: { name: site.name, title: profile.title } })
-        : await this.plain(mail);
       const askedReplyTo = mail.replyTo ?? (siteSender?.replyTo ? { email: siteSender.replyTo } : undefined);
       const sender = chooseSender(
         {
@@ -163,9 +171,10 @@ export class EmailService {
         this.mailFrom,
       );
       const batchId = randomUUID();
-      const sealedSecrets = secrets
-        ? sealSecrets(await this.keys.key(MAIL_SECRETS_KEY), secrets, secretsContext(site.id, batchId))
-        : null;
+      const sealedSecrets =
+        secrets && !mail.source
+          ? sealSecrets(await this.keys.key(MAIL_SECRETS_KEY), secrets, secretsContext(site.id, batchId))
+          : null;
       const toHeader = recipients
         .filter((r) => r.kind === 'to')
         .map(formatAddress)
@@ -193,13 +202,16 @@ export class EmailService {
           toHeader,
           ccHeader: cc || null,
           subject: rendered.subject,
-          html: rendered.html,
-          text: rendered.text,
+          html: mail.source ? null : rendered.html,
+          text: mail.source ? null : rendered.text,
           templateId: resolved?.template?.id ?? null,
           templateType: resolved?.type.type ?? null,
           tags: mail.tags ?? [],
-          extraHeaders: mail.headers ? checkHeaders(mail.headers) : null,
+          extraHeaders: mail.headers && !mail.source ? checkHeaders(mail.headers) : null,
           sealedSecrets,
+          source: mail.source?.name ?? null,
+          sourceId: mail.source?.id ?? null,
+          sourceItemId: mail.source?.itemId ?? null,
         });
       }
       sizes.push(recipients.length);
@@ -229,29 +241,5 @@ export class EmailService {
    */
   unsentOfAccount(accountId: number, atMost: number): Promise<number> {
     return this.repository.unsentOfAccount(accountId, atMost);
-  }
-
-  private async resolve(em: EntityManager, site: SiteContext, mail: MailInput): Promise<ResolvedTemplate | null> {
-    const ways = [mail.templateType !== undefined, mail.templateId !== undefined, mail.subject !== undefined];
-    if (ways.filter(Boolean).length !== 1) {
-      const given = (['templateType', 'templateId', 'subject'] as const).filter((field) => mail[field] !== undefined);
-      throw new ValidationProblem(
-        (given.length > 0 ? given : ['subject' as const]).map((path) => ({
-          path,
-          message: 'give exactly one of templateType, templateId, or subject with html or text',
-        })),
-      );
-    }
-    if (mail.templateType !== undefined) return this.templates.resolve(site, mail.templateType, em);
-    if (mail.templateId !== undefined) return this.templates.resolveById(site, mail.templateId, em);
-    return null;
-  }
-
-  private plain(mail: MailInput): Promise<RenderedMail> {
-    if (mail.html === undefined && mail.text === undefined)
-      throw new ValidationProblem([{ path: 'html', message: 'html or text is required with a subject' }]);
-    if (mail.data !== undefined)
-      throw new ValidationProblem([{ path: 'data', message: 'is only for templates (templateType or templateId)' }]);
-    return this.renderer.plainMail(mail.subject!, mail.html, mail.text);
   }
 }

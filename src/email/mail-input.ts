@@ -1,6 +1,7 @@
 import { BadRequestProblem, ValidationProblem } from '../common/errors/problems';
 import { RecipientKind } from './entities/email-message.entity';
 import { MailSecretValues } from './mail-secrets';
+import type { MailSourceRef } from './mail-sources';
 
 /**
  * What a mail to send is (EmailService.send and its callers in other modules), and the checks of
@@ -52,6 +53,12 @@ export interface MailInput {
    * modules only; the API's send cannot.
    */
   consent?: true;
+  /**
+   * A copy whose body is its source's (mail-sources.ts: a campaign's, for one subscription): it is
+   * recorded without one, its subject rendered from this mail; its body, text and headers are
+   * rendered from the source when it is sent or shown. One recipient. Set by modules only.
+   */
+  source?: MailSourceRef;
 }
 
 /** At most this many recipients (to, cc and bcc together) in one mail. */

@@ -42,6 +42,7 @@ import { NewsletterSeriesController } from './series/series.controller';
 import { SeriesRepository } from './series/series.repository';
 import { SeriesService } from './series/series.service';
 import { SeriesSweepJob } from './series/series-sweep.job';
+import { CampaignCopies } from './campaigns/campaign-copies';
 import { CampaignMail } from './campaigns/campaign-mail';
 import { CampaignSendJob } from './campaigns/campaign-send.job';
 import { CampaignSender } from './campaigns/campaign-sender';
@@ -131,6 +132,7 @@ import { StatisticsRepository } from './statistics/statistics.repository';
     SeriesService,
     SeriesSweepJob,
     CampaignMail,
+    CampaignCopies,
     CampaignsRepository,
     CampaignsService,
     CampaignChecks,

@@ -7830,12 +7830,24 @@ export interface components {
             /** @example null */
             ccHeader: string | null;
             /**
-             * @description What was sent, but for its secret values (sign-in codes, confirmation, preferences and unsubscribe links): each shows as `[redacted:<name>]`; only the recipient’s copy carried it (docs/email.md, "What is stored")
+             * @description Where `html` and `text` come from. `stored`: the copy as it was recorded. `rendered`: a campaign copy, which stores no body: rendered now from the campaign, the subscriber and the site’s template as they are now. `dropped`: a body kept for its window (EMAIL_BODY_RETENTION_DAYS, 30 days by default) and then dropped; `bodyDroppedAt` says when. `unavailable`: a campaign copy whose campaign or subscriber no longer exists. `html` and `text` are null for the last two.
+             * @example stored
+             * @enum {string}
+             */
+            bodyStatus: "stored" | "rendered" | "dropped" | "unavailable";
+            /**
+             * Format: date-time
+             * @description When the body was dropped
+             * @example null
+             */
+            bodyDroppedAt: string | null;
+            /**
+             * @description What was sent, but for its secret values (sign-in codes, confirmation, preferences and unsubscribe links): each shows as `[redacted:<name>]`; only the recipient’s copy carried it (docs/email.md, "What is stored"). Null when `bodyStatus` is `dropped` or `unavailable`.
              * @example <p>Your code is <strong>[redacted:code]</strong>.</p>
              */
-            html: string;
+            html: string | null;
             /** @example Your code is [redacted:code]. */
-            text: string;
+            text: string | null;
             /**
              * @description Headers this copy carries beside the standard ones (campaign mail sets List-Unsubscribe; its link is redacted)
              * @example {

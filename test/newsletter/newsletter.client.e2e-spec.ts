@@ -170,13 +170,20 @@ describe('generated client: newsletter audience', () => {
       body: { status: 'scheduled' },
     });
     expect(scheduled.data?.status).toBe('scheduled');
-    const html = await eventually(async () => {
-      const rows: Array<{ html: string }> = await s.t.db.query(
-        `SELECT html FROM email_messages WHERE site_id = $1 AND recipient = 'reader@example.com' AND 'newsletter-campaign' = ANY(tags)`,
+    // A campaign copy stores no body: its answer renders it from the campaign and the subscriber.
+    const copyId = await eventually(async () => {
+      const rows: Array<{ id: string; html: string | null }> = await s.t.db.query(
+        `SELECT id, html FROM email_messages WHERE site_id = $1 AND recipient = 'reader@example.com' AND 'newsletter-campaign' = ANY(tags)`,
         [s.a.siteId],
       );
-      return rows[0]?.html;
+      if (rows[0]) expect(rows[0].html).toBeNull();
+      return rows[0] && Number(rows[0].id);
     });
+    const copy = await s.api.GET('/api/v2/sites/{siteName}/email/messages/{id}', {
+      params: { path: { ...site(), id: copyId } },
+    });
+    expect(copy.data?.bodyStatus).toBe('rendered');
+    const html = copy.data!.html!;
     const open = /track\/open\/([^"]+)"/.exec(html)![1];
     const click = /track\/click\/([^"]+)"/.exec(html)![1];
     const anonymous = s.contract.as();

@@ -4,6 +4,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
 import { CursorQueryDto } from '../../common/pagination/page';
 import { EmailMessageEntity, MESSAGE_STATUSES, type MessageStatus } from '../entities/email-message.entity';
+import { BODY_STATUSES, type BodyStatus, type ShownMessage } from '../mail-bodies';
 
 export class EmailMessageQueryDto extends CursorQueryDto {
   @ApiPropertyOptional({ enum: MESSAGE_STATUSES })
@@ -54,13 +55,29 @@ export class EmailMessageResponseDto extends EmailMessageSummaryDto {
   @ApiProperty({ example: 'Ada <ada@example.com>', description: 'The To header every copy shows' }) toHeader: string;
   @ApiProperty({ type: String, nullable: true, example: null }) ccHeader: string | null;
   @ApiProperty({
+    enum: BODY_STATUSES,
+    example: 'stored',
+    description:
+      'Where `html` and `text` come from. `stored`: the copy as it was recorded. `rendered`: a campaign copy, which ' +
+      'stores no body: rendered now from the campaign, the subscriber and the site’s template as they are now. ' +
+      '`dropped`: a body kept for its window (EMAIL_BODY_RETENTION_DAYS, 30 days by default) and then dropped; ' +
+      '`bodyDroppedAt` says when. `unavailable`: a campaign copy whose campaign or subscriber no longer exists. ' +
+      '`html` and `text` are null for the last two.',
+  })
+  bodyStatus: BodyStatus;
+  @ApiProperty({ ...DATE_TIME, nullable: true, example: null, description: 'When the body was dropped' })
+  bodyDroppedAt: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
     example: '<p>Your code is <strong>[redacted:code]</strong>.</p>',
     description:
       'What was sent, but for its secret values (sign-in codes, confirmation, preferences and unsubscribe links): ' +
-      'each shows as `[redacted:<name>]`; only the recipient’s copy carried it (docs/email.md, "What is stored")',
+      'each shows as `[redacted:<name>]`; only the recipient’s copy carried it (docs/email.md, "What is stored"). ' +
+      'Null when `bodyStatus` is `dropped` or `unavailable`.',
   })
-  html: string;
-  @ApiProperty({ example: 'Your code is [redacted:code].' }) text: string;
+  html: string | null;
+  @ApiProperty({ type: String, nullable: true, example: 'Your code is [redacted:code].' }) text: string | null;
   @ApiProperty({
     type: 'object',
     additionalProperties: { type: 'string' },
@@ -92,15 +109,17 @@ export function toEmailMessageSummary(m: EmailMessageEntity): EmailMessageSummar
   };
 }
 
-export function toEmailMessageResponse(m: EmailMessageEntity): EmailMessageResponseDto {
+export function toEmailMessageResponse({ message: m, body }: ShownMessage): EmailMessageResponseDto {
   return {
     ...toEmailMessageSummary(m),
     from: m.fromHeader,
     replyTo: m.replyTo,
     toHeader: m.toHeader,
     ccHeader: m.ccHeader,
-    html: m.html,
-    text: m.text,
-    headers: m.extraHeaders ?? {},
+    bodyStatus: body.status,
+    bodyDroppedAt: m.bodyDroppedAt?.toISOString() ?? null,
+    html: body.html,
+    text: body.text,
+    headers: body.headers,
   };
 }

@@ -7,13 +7,23 @@ export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 export type RecipientKind = 'to' | 'cc' | 'bcc';
 
 /**
- * One recipient's copy of a mail, rendered when it was sent (docs/email.md): a send to three
- * addresses is three messages sharing a batch id, each delivered and recorded on its own.
+ * One recipient's copy of a mail (docs/email.md): a send to three addresses is three messages
+ * sharing a batch id, each delivered and recorded on its own. A transactional copy keeps its body
+ * for EMAIL_BODY_RETENTION_DAYS; a campaign copy keeps none: it names its `source` (the campaign
+ * and the subscription) and is rendered from it when it is sent or shown.
  */
 @Check('email_messages_recipient_kind_check', `(recipient_kind = ANY (ARRAY['to'::text, 'cc'::text, 'bcc'::text]))`)
 @Check(
   'email_messages_status_check',
   `(status = ANY (ARRAY['queued'::text, 'sending'::text, 'sent'::text, 'failed'::text]))`,
+)
+@Check(
+  'email_messages_body_check',
+  '((html IS NOT NULL AND text IS NOT NULL) OR source IS NOT NULL OR body_dropped_at IS NOT NULL)',
+)
+@Check(
+  'email_messages_source_check',
+  '((source IS NULL) = (source_id IS NULL) AND (source IS NULL) = (source_item_id IS NULL))',
 )
 @Entity('email_messages')
 @Index('email_messages_site_id_id_idx', ['siteId', 'id'])
@@ -24,6 +34,8 @@ export type RecipientKind = 'to' | 'cc' | 'bcc';
 @Index('email_messages_smtp_message_id_idx', ['smtpMessageId'], { where: 'smtp_message_id IS NOT NULL' })
 // The recovery sweep: messages a stopped sender claimed (email-delivery.job.ts).
 @Index('email_messages_sending_idx', ['claimedAt'], { where: `"status" = 'sending'` })
+// The body retention: copies whose body is kept, oldest first (campaign copies have none).
+@Index('email_messages_body_kept_idx', ['createdAt'], { where: 'html IS NOT NULL' })
 export class EmailMessageEntity {
   @IdColumn() id: number;
   @RefColumn() siteId: number;
@@ -40,8 +52,18 @@ export class EmailMessageEntity {
   @Column({ type: 'text' }) toHeader: string;
   @Column({ type: 'text', nullable: true }) ccHeader: string | null;
   @Column({ type: 'text' }) subject: string;
-  @Column({ type: 'text' }) html: string;
-  @Column({ type: 'text' }) text: string;
+  /** Null: a campaign copy (rendered from its source) or a body dropped after its window. */
+  @Column({ type: 'text', nullable: true }) html: string | null;
+  @Column({ type: 'text', nullable: true }) text: string | null;
+  /**
+   * Where a copy stored without a body gets it (mail-sources.ts): a source's name
+   * (`newsletter.campaign`), its id (the campaign's) and its item's (the subscription's).
+   */
+  @Column({ type: 'text', nullable: true }) source: string | null;
+  @RefColumn({ nullable: true }) sourceId: number | null;
+  @RefColumn({ nullable: true }) sourceItemId: number | null;
+  /** When the maintenance job dropped the body (EMAIL_BODY_RETENTION_DAYS after it was recorded). */
+  @Column({ type: 'timestamptz', precision: 3, nullable: true }) bodyDroppedAt: Date | null;
   @RefColumn({ nullable: true }) templateId: number | null;
   @Column({ type: 'text', nullable: true }) templateType: string | null;
   @Column({ type: 'text', array: true, default: () => "'{}'" }) tags: string[];

@@ -58,7 +58,8 @@ export interface PreparedCampaign {
   campaign: CampaignEntity;
   subject: Template[];
   preheader: Template[];
-  content: Template[];
+  /** Null when prepared to hand copies over (their body is rendered when each is sent). */
+  content: Template[] | null;
   /** False for a test send: links as written, no pixel. */
   tracked: boolean;
   /** The link indexes the tracked content reads a click URL for. */
@@ -144,12 +145,24 @@ export class CampaignMail {
     em: EntityManager,
     site: SiteContext,
     campaign: CampaignEntity,
-    tracked = true,
+    { tracked = true, body = true }: { tracked?: boolean; body?: boolean } = {},
   ): Promise<PreparedCampaign> {
     const { settings } = await this.sites.profileOf(site.id, em);
     let content = campaign.contentHtml;
     let linkIndexes: number[] = [];
     try {
+      if (!body)
+        return {
+          site,
+          campaign,
+          subject: this.plain.parse(campaign.subject),
+          preheader: this.plain.parse(campaign.previewText),
+          content: null,
+          tracked,
+          linkIndexes,
+          secret: await this.links.secretOf(site.id, em),
+          base: settings.publicBaseUrl,
+        };
       if (tracked) {
         const links = await em.find(CampaignLinkEntity, { where: { campaignId: campaign.id } });
         ({ source: content, linkIndexes } = trackingSource(content, new Map(links.map((l) => [l.url, l.linkIndex]))));
@@ -171,6 +184,18 @@ export class CampaignMail {
     }
   }
 
+  /**
+   * One recipient's copy as the send hands it over: its subject and headers, no body; the email
+   * module records it naming this campaign and subscription, and asks CampaignCopies for the body
+   * when the copy is sent or shown (docs/newsletter.md, "Delivery").
+   */
+  copy(p: PreparedCampaign, r: Recipient): MailInput {
+    return {
+      ...this.render(p, r),
+      source: { name: CAMPAIGN_MAIL_TYPE, id: p.campaign.id, itemId: r.id },
+    };
+  }
+
   /** One recipient's mail: tracked links and pixel as the campaign was prepared. */
   render(p: PreparedCampaign, r: Recipient): MailInput {
     const { site, campaign } = p;
@@ -184,7 +209,7 @@ export class CampaignMail {
       unsubscribeUrl: preferencesLink,
       campaign: { name: campaign.name },
     };
-    if (p.tracked) {
+    if (p.tracked && p.content) {
       const at = (path: string) => this.links.absolute(path, p.base);
       const track = `/api/v2/sites/${site.name}/newsletter/track`;
       const clicks: string[] = [];
@@ -200,7 +225,7 @@ export class CampaignMail {
       );
     }
     try {
-      const html = String(renderBounded(this.html, p.content, vars));
+      const html = p.content ? String(renderBounded(this.html, p.content, vars)) : '';
       const subject = String(renderBounded(this.plain, p.subject, vars)).trim() || campaign.name;
       const preheader = String(renderBounded(this.plain, p.preheader, vars));
       // `unsubscribeUrl` is the template type's secret variable: the email module seals it.

@@ -86,8 +86,9 @@ export class CampaignSender {
         const fresh = await this.repository.addRecipients(em, campaign.id, site.id, candidates.ids);
         const recipients = candidates.recipients.filter((r) => fresh.has(r.id));
         if (recipients.length > 0) {
-          const prepared = await this.mail.prepare(em, site, campaign);
-          await this.email.sendBatch(em, site, await mapInSlices(recipients, (r) => this.mail.render(prepared, r)));
+          // Each copy is recorded without a body: the email module renders it when it is sent.
+          const prepared = await this.mail.prepare(em, site, campaign, { body: false });
+          await this.email.sendBatch(em, site, await mapInSlices(recipients, (r) => this.mail.copy(prepared, r)));
         }
         handed = recipients.length;
         campaign.sendCursor = candidates.last;

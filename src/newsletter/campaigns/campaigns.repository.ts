@@ -4,6 +4,7 @@ import { applyKeyset, KeysetColumn, keysetPage, keysetParameters, Page } from '.
 import { sql } from '../../database/sql';
 import { CampaignQueryDto } from '../dto/campaign.dto';
 import { CampaignEntity } from '../entities/campaign.entity';
+import type { Recipient } from './campaign-mail';
 
 const NEWEST: KeysetColumn[] = [{ expr: 'c.id', type: 'number' }];
 
@@ -81,6 +82,18 @@ export class CampaignsRepository {
       [c.siteId, c.listIds, c.attributeFilter ? JSON.stringify(c.attributeFilter) : null],
     );
     return rows[0].n;
+  }
+
+  /** The site's subscriptions of these ids, as a copy is made for them (a copy's body, mail-sources.ts). */
+  async recipients(em: EntityManager, siteId: number, ids: number[]): Promise<Recipient[]> {
+    const { rows } = await sql<Recipient & { manage_nonce: string }>(
+      em,
+      `SELECT id, email, name, attributes, manage_nonce FROM newsletter_subscriptions
+        WHERE site_id = $1 AND id = ANY($2::bigint[])`,
+      [siteId, ids],
+      { bigints: ['id'] },
+    );
+    return rows.map(({ manage_nonce, ...r }) => ({ ...r, manageNonce: manage_nonce }));
   }
 
   /** Campaigns being sent, of every site. */

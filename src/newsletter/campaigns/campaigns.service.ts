@@ -153,7 +153,7 @@ export class CampaignsService {
     return this.write(async (em) => {
       const campaign = await findInSiteOrFail(em, CampaignEntity, site, id, 'Campaign');
       await this.checks.assertReady(em, site, campaign);
-      const prepared = await this.mail.prepare(em, site, campaign, false);
+      const prepared = await this.mail.prepare(em, site, campaign, { tracked: false });
       const mails = [...new Set(emails.map((e) => e.trim().toLowerCase()))].map((email) => {
         const mail = this.mail.render(prepared, {
           id: 1,
