@@ -169,6 +169,8 @@ const WRONG: Record<SettingName, string[]> = {
   SMTP_POOL_SIZE: [...INT, '0', '101'],
   EMAIL_RETRY_LIMIT: [...INT, '51'],
   EMAIL_RETRY_DELAY_SECONDS: [...INT, '0', '86401'],
+  EMAIL_BODY_RETENTION_DAYS: [...INT, '-1', '3651'],
+  EMAIL_MESSAGE_RETENTION_DAYS: [...INT, '0', '3651'],
   BOUNCE_DOMAIN: [
     'Bounces.Example.com',
     'localhost',

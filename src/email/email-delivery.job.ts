@@ -168,7 +168,9 @@ export class EmailDeliveryJob implements OnModuleInit, OnApplicationBootstrap {
       // meanwhile go together): a crash resends only what the SMTP server accepted in the last
       // few milliseconds, not the whole batch (delivery is at least once; docs/email.md).
       const outcomes = new GroupWriter<[ClaimedMessage, DeliveryResult]>((done) =>
-        this.dataSource.transaction((em) => this.repository.settle(em, done, lastTry)),
+        this.dataSource.transaction((em) =>
+          this.repository.settle(em, done, lastTry, this.config.EMAIL_BODY_RETENTION_DAYS === 0),
+        ),
       );
       const results = await Promise.all(
         claimed.map(async (m) => {

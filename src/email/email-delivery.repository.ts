@@ -7,6 +7,11 @@ import { DeliveryResult } from './email-transport';
 import type { NewMessage } from './email.repository';
 import { EmailMessageEntity } from './entities/email-message.entity';
 
+/** Drops a message's body when the parameter `drop` names (a boolean) is true; a body-less copy keeps its nulls. */
+const dropBody = (drop: string) => `html = CASE WHEN ${drop}::boolean THEN NULL ELSE m.html END,
+           text = CASE WHEN ${drop}::boolean THEN NULL ELSE m.text END,
+           body_dropped_at = CASE WHEN ${drop}::boolean AND m.html IS NOT NULL THEN now() ELSE m.body_dropped_at END`;
+
 /** A message claimed this long ago by a worker that never finished (a crash) is claimed again. */
 const STALE_CLAIM = '5 minutes';
 
@@ -75,30 +80,35 @@ export class EmailDeliveryRepository {
     return rows;
   }
 
-  /** Marks messages sent with the server's answer and message id; their sealed secrets go. */
+  /**
+   * Marks messages sent with the server's answer and message id; their sealed secrets go, and
+   * their bodies too when none are kept (`dropBodies`: EMAIL_BODY_RETENTION_DAYS 0).
+   */
   async markSent(
     em: EntityManager,
     ids: number[],
     responses: string[],
     messageIds: Array<string | null>,
+    dropBodies = false,
   ): Promise<void> {
     await sql(
       em,
       `UPDATE email_messages m SET status = 'sent', sent_at = now(), smtp_response = u.response,
-           smtp_message_id = u.message_id, error = NULL, claimed_at = NULL, sealed_secrets = NULL, updated_at = now()
+           smtp_message_id = u.message_id, error = NULL, claimed_at = NULL, sealed_secrets = NULL, updated_at = now(),
+           ${dropBody('$4')}
           FROM unnest($1::bigint[], $2::text[], $3::text[]) AS u(id, response, message_id) WHERE m.id = u.id`,
-      [ids, responses, messageIds],
+      [ids, responses, messageIds, dropBodies],
     );
   }
 
-  /** Marks messages failed for good, each with its reason; their sealed secrets go. */
-  async markFailed(em: EntityManager, ids: number[], errors: string[]): Promise<void> {
+  /** Marks messages failed for good, each with its reason; their sealed secrets go (and bodies, as markSent). */
+  async markFailed(em: EntityManager, ids: number[], errors: string[], dropBodies = false): Promise<void> {
     await sql(
       em,
       `UPDATE email_messages m SET status = 'failed', failed_at = now(), error = u.error, claimed_at = NULL,
-           sealed_secrets = NULL, updated_at = now()
+           sealed_secrets = NULL, updated_at = now(), ${dropBody('$3')}
           FROM unnest($1::bigint[], $2::text[]) AS u(id, error) WHERE m.id = u.id`,
-      [ids, errors],
+      [ids, errors, dropBodies],
     );
   }
 
@@ -126,7 +136,12 @@ export class EmailDeliveryRepository {
    * campaign's copies settle hundreds a second: a statement or two per message was the send's
    * bottleneck (docs/email.md, "Delivery").
    */
-  async settle(em: EntityManager, done: Array<[ClaimedMessage, DeliveryResult]>, lastTry: Map<number, boolean>) {
+  async settle(
+    em: EntityManager,
+    done: Array<[ClaimedMessage, DeliveryResult]>,
+    lastTry: Map<number, boolean>,
+    dropBodies: boolean,
+  ) {
     const sent: Array<[ClaimedMessage, Extract<DeliveryResult, { ok: true }>]> = [];
     const failed: Array<[ClaimedMessage, string]> = [];
     const deferred: Array<[ClaimedMessage, string]> = [];
@@ -141,12 +156,14 @@ export class EmailDeliveryRepository {
         sent.map(([m]) => m.id),
         sent.map(([, r]) => r.response.slice(0, 1000)),
         sent.map(([, r]) => r.messageId),
+        dropBodies,
       );
     if (failed.length > 0)
       await this.markFailed(
         em,
         failed.map(([m]) => m.id),
         failed.map(([, error]) => error),
+        dropBodies,
       );
     if (deferred.length > 0)
       await this.markDeferred(

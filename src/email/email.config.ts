@@ -17,4 +17,12 @@ export class EmailConfig {
   @Setting(int(0, 50)) EMAIL_RETRY_LIMIT = 8;
   /** First retry delay in seconds; each later one doubles it. */
   @Setting(int(1, DAY_SECONDS)) EMAIL_RETRY_DELAY_SECONDS = 30;
+  /**
+   * Days a sent or failed message keeps its HTML and text (transactional and series mail; a
+   * campaign copy stores none); then the maintenance job drops them and the metadata stays. 0
+   * keeps none: a body is dropped as soon as its message is sent or fails for good.
+   */
+  @Setting(int(0, 3650)) EMAIL_BODY_RETENTION_DAYS = 30;
+  /** Days a message's record (recipient, status, SMTP answer) and a campaign's recipient rows are kept. */
+  @Setting(int(1, 3650)) EMAIL_MESSAGE_RETENTION_DAYS = 365;
 }

@@ -19,6 +19,8 @@ import { EmailDeliveryRepository } from './email-delivery.repository';
 import { MailSources } from './mail-sources';
 import { MailComposer } from './mail-composer';
 import { MailBodies } from './mail-bodies';
+import { EmailRetention } from './email-retention';
+import { EmailRetentionRepository } from './email-retention.repository';
 import { EmailService } from './email.service';
 import { EmailMessageEntity } from './entities/email-message.entity';
 import { EmailTemplateEntity } from './entities/email-template.entity';
@@ -61,6 +63,8 @@ import { EMAIL_PROBLEMS } from './email.problems';
     MailSources,
     MailComposer,
     MailBodies,
+    EmailRetention,
+    EmailRetentionRepository,
     EmailRenderer,
     EmailVariables,
     EmailRepository,

@@ -96,6 +96,26 @@ export class CampaignsRepository {
     return rows.map(({ manage_nonce, ...r }) => ({ ...r, manageNonce: manage_nonce }));
   }
 
+  /**
+   * Deletes the recipient rows (and with them their raw opens and clicks) of campaigns whose send
+   * ended before `cutoff`, at most `limit` (docs/deployment.md, "Storage and retention"): the
+   * campaign's counters stay. Each ended campaign is read by its primary-key prefix.
+   */
+  async deleteOldRecipients(db: DataSource, cutoff: Date, limit: number): Promise<number> {
+    const { rowCount } = await sql(
+      db,
+      `DELETE FROM newsletter_campaign_recipients r USING (
+         SELECT campaign_id, subscription_id FROM newsletter_campaign_recipients
+          WHERE campaign_id = ANY (ARRAY(SELECT id FROM newsletter_campaigns
+                                          WHERE coalesce(sent_at, canceled_at) < $1))
+            AND created_at < $1
+          LIMIT $2) old
+        WHERE r.campaign_id = old.campaign_id AND r.subscription_id = old.subscription_id`,
+      [cutoff, limit],
+    );
+    return rowCount;
+  }
+
   /** Campaigns being sent, of every site. */
   async sending(): Promise<Array<{ siteId: number; campaignId: number }>> {
     const { rows } = await sql<{ site_id: number; id: number }>(
