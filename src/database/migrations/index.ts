@@ -38,6 +38,7 @@ import { Payments1795660000000 } from './1795660000000-payments';
 import { ProcessorSync1795670000000 } from './1795670000000-processor-sync';
 import { OrderProcessorPayments1795680000000 } from './1795680000000-order-processor-payments';
 import { SiteDataNotifications1795700000000 } from './1795700000000-site-data-notifications';
+import { RetentionIndexes1795710000000 } from './1795710000000-retention-indexes';
 import { SubscriptionChargeAttempts1795690000000 } from './1795690000000-subscription-charge-attempts';
 import { TrackingWrite1795470000000 } from './1795470000000-tracking-write';
 import { SenderDomains1795480000000 } from './1795480000000-sender-domains';
@@ -91,4 +92,5 @@ export const MIGRATIONS = [
   OrderProcessorPayments1795680000000,
   SubscriptionChargeAttempts1795690000000,
   SiteDataNotifications1795700000000,
+  RetentionIndexes1795710000000,
 ];
