@@ -165,6 +165,45 @@ describe('retention (the maintenance job)', () => {
     }
   });
 
+  it('removes finished webhook deliveries past WEBHOOK_LOG_RETENTION_DAYS with their attempts, and ended rate-limit windows', async () => {
+    const days = t.configs.webhooks.WEBHOOK_LOG_RETENTION_DAYS;
+    const [{ id: endpointId }] = await t.db.query(
+      `INSERT INTO webhook_endpoints (site_id, url, event_types, secret)
+       VALUES ($1, 'https://hooks.example/x', '{*}', 's') RETURNING id`,
+      [b.siteId],
+    );
+    const deliveries = await t.db.query(
+      `INSERT INTO webhook_deliveries (site_id, endpoint_id, event_type, payload, status, created_at)
+       VALUES ($1, $2, 't', '{}', 'succeeded', now() - make_interval(days => $3 + 1)),
+              ($1, $2, 't', '{}', 'pending', now() - make_interval(days => $3 + 1)),
+              ($1, $2, 't', '{}', 'failed', now() - make_interval(days => $3 - 1))
+       RETURNING id, status`,
+      [b.siteId, endpointId, days],
+    );
+    for (const { id } of deliveries)
+      await t.db.query(
+        `INSERT INTO webhook_attempts (delivery_id, attempted_at, duration_ms) VALUES ($1, now(), 5), ($1, now(), 5)`,
+        [id],
+      );
+    await t.db.query(
+      `INSERT INTO rate_limits (key, hits, expires_at, blocked_until) VALUES
+         ('retention:ended', 3, now() - interval '1 minute', NULL),
+         ('retention:blocking', 3, now() - interval '1 minute', now() + interval '1 hour'),
+         ('retention:open', 3, now() + interval '1 minute', NULL)`,
+    );
+    const outcomes = await run();
+    expect(outcomeOf(outcomes, 'webhooks.log')).toMatchObject({ removed: 1, capped: false });
+    expect(outcomeOf(outcomes, 'rate-limit.windows')?.error).toBeUndefined();
+    const left = await t.db.query('SELECT status FROM webhook_deliveries WHERE endpoint_id = $1 ORDER BY id', [
+      endpointId,
+    ]);
+    expect(left).toEqual([{ status: 'pending' }, { status: 'failed' }]);
+    expect(await count('webhook_attempts', 'delivery_id = $1', [deliveries[0].id])).toBe(0);
+    expect(await count('webhook_attempts', 'delivery_id = ANY($1)', [[deliveries[1].id, deliveries[2].id]])).toBe(4);
+    const keysLeft = await t.db.query(`SELECT key FROM rate_limits WHERE key LIKE 'retention:%' ORDER BY key`);
+    expect(keysLeft).toEqual([{ key: 'retention:blocking' }, { key: 'retention:open' }]);
+  });
+
   it('removes the staged rows of finished imports only', async () => {
     const imports = await t.db.query(
       `INSERT INTO newsletter_imports (site_id, status, mode, consent, overwrite)
