@@ -10,9 +10,9 @@ export class MaintenanceRepository {
   async deleteExpiredIdempotencyKeys(db: DataSource, ttlSeconds: number, limit: number): Promise<number> {
     const { rowCount } = await sql(
       db,
-      `DELETE FROM idempotency_keys WHERE id IN (
+      `DELETE FROM idempotency_keys WHERE id = ANY(ARRAY(
          SELECT id FROM idempotency_keys WHERE created_at < now() - make_interval(secs => $1)
-          ORDER BY created_at LIMIT $2)`,
+          ORDER BY created_at LIMIT $2))`,
       [ttlSeconds, limit],
     );
     return rowCount;
@@ -26,9 +26,9 @@ export class MaintenanceRepository {
   async deleteEndedRateLimits(db: DataSource, limit: number): Promise<number> {
     const { rowCount } = await sql(
       db,
-      `DELETE FROM rate_limits WHERE key IN (
+      `DELETE FROM rate_limits WHERE key = ANY(ARRAY(
          SELECT key FROM rate_limits
-          WHERE expires_at < now() AND (blocked_until IS NULL OR blocked_until < now()) LIMIT $1)
+          WHERE expires_at < now() AND (blocked_until IS NULL OR blocked_until < now()) LIMIT $1))
          -- again on the row as deleted: a request may have opened a new window meanwhile
          AND expires_at < now() AND (blocked_until IS NULL OR blocked_until < now())`,
       [limit],
@@ -40,9 +40,9 @@ export class MaintenanceRepository {
   async deleteOldDispatchedEvents(db: DataSource, days: number, limit: number): Promise<number> {
     const { rowCount } = await sql(
       db,
-      `DELETE FROM outbox_events WHERE id IN (
+      `DELETE FROM outbox_events WHERE id = ANY(ARRAY(
          SELECT id FROM outbox_events WHERE dispatched_at < now() - make_interval(days => $1)
-          ORDER BY dispatched_at LIMIT $2)`,
+          ORDER BY dispatched_at LIMIT $2))`,
       [days, limit],
     );
     return rowCount;

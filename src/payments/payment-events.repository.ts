@@ -47,9 +47,9 @@ export class PaymentEventsRepository {
   async deleteOld(db: DataSource, days: number, limit: number): Promise<number> {
     const { rowCount } = await sql(
       db,
-      `DELETE FROM payment_events WHERE id IN (
+      `DELETE FROM payment_events WHERE id = ANY(ARRAY(
          SELECT id FROM payment_events WHERE received_at < now() - make_interval(days => $1)
-          ORDER BY received_at LIMIT $2)`,
+          ORDER BY received_at LIMIT $2))`,
       [days, limit],
     );
     return rowCount;

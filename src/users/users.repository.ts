@@ -159,9 +159,9 @@ export class UsersRepository {
   async deleteExpiredSessions(db: DataSource, days: number, limit: number): Promise<number> {
     const { rowCount } = await sql(
       db,
-      `DELETE FROM user_sessions WHERE id IN (
+      `DELETE FROM user_sessions WHERE id = ANY(ARRAY(
          SELECT id FROM user_sessions WHERE expires_at < now() - make_interval(days => $1)
-          ORDER BY expires_at LIMIT $2)`,
+          ORDER BY expires_at LIMIT $2))`,
       [days, limit],
     );
     return rowCount;
@@ -176,8 +176,8 @@ export class UsersRepository {
   async deleteExpiredOtps(db: DataSource, limit: number): Promise<number> {
     const { rowCount } = await sql(
       db,
-      `DELETE FROM user_otps WHERE id IN (
-         SELECT id FROM user_otps WHERE expires_at < now() - interval '1 day' ORDER BY expires_at LIMIT $1)`,
+      `DELETE FROM user_otps WHERE id = ANY(ARRAY(
+         SELECT id FROM user_otps WHERE expires_at < now() - interval '1 day' ORDER BY expires_at LIMIT $1))`,
       [limit],
     );
     return rowCount;

@@ -130,10 +130,10 @@ export class WebhookDrainRepository {
   async prune(em: EntityManager, days: number, batch: number): Promise<number> {
     const { rowCount } = await sql(
       em,
-      `DELETE FROM webhook_deliveries WHERE id IN (
+      `DELETE FROM webhook_deliveries WHERE id = ANY(ARRAY(
          SELECT id FROM webhook_deliveries
           WHERE status <> 'pending' AND created_at < now() - make_interval(days => $1)
-          ORDER BY created_at LIMIT $2)`,
+          ORDER BY created_at LIMIT $2))`,
       [days, batch],
     );
     return rowCount;

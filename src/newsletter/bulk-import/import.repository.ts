@@ -228,10 +228,10 @@ export class ImportRepository {
   async deleteFinishedChunks(db: DataSource, limit: number): Promise<number> {
     const { rowCount } = await sql(
       db,
-      `DELETE FROM newsletter_import_chunks WHERE (import_id, chunk_no) IN (
-         SELECT c.import_id, c.chunk_no FROM newsletter_imports i
+      `DELETE FROM newsletter_import_chunks WHERE ctid = ANY(ARRAY(
+         SELECT c.ctid FROM newsletter_imports i
            JOIN newsletter_import_chunks c ON c.import_id = i.id
-          WHERE i.status IN ('completed', 'failed') LIMIT $1)`,
+          WHERE i.status IN ('completed', 'failed') LIMIT $1))`,
       [limit],
     );
     return rowCount;

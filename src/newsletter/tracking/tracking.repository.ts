@@ -83,9 +83,9 @@ export class TrackingRepository {
   async deleteOld(db: DataSource, days: number, limit: number): Promise<number> {
     const { rowCount } = await sql(
       db,
-      `DELETE FROM newsletter_tracking_events WHERE id IN (
+      `DELETE FROM newsletter_tracking_events WHERE id = ANY(ARRAY(
          SELECT id FROM newsletter_tracking_events WHERE created_at < now() - make_interval(days => $1)
-          ORDER BY created_at LIMIT $2)`,
+          ORDER BY created_at LIMIT $2))`,
       [days, limit],
     );
     return rowCount;
