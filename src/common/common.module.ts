@@ -15,6 +15,7 @@ import { MaintenanceService } from './maintenance.service';
 import { OutboxEventEntity } from './outbox/outbox-event.entity';
 import { OutboxRelay } from './outbox/outbox-relay.service';
 import { QueueService } from './queue/queue.service';
+import { RetentionRegistry } from './retention/retention.registry';
 import { Clock } from './scheduling/clock';
 
 /** The cross-cutting services every feature module may inject. */
@@ -30,6 +31,7 @@ import { Clock } from './scheduling/clock';
     RateLimitStore,
     BlockedClients,
     MaintenanceService,
+    RetentionRegistry,
     ChangeNotifications,
     PublicUrls,
     Clock,
@@ -45,6 +47,7 @@ import { Clock } from './scheduling/clock';
     SessionVerifiers,
     RateLimitStore,
     BlockedClients,
+    RetentionRegistry,
     ChangeNotifications,
     PublicUrls,
     Clock,

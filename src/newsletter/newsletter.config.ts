@@ -34,4 +34,9 @@ export class NewsletterConfig {
   @Setting(int(0, 1000)) NEWSLETTER_TRACKING_FLUSH_MS = 5;
   /** Opens and clicks this soon after a copy was delivered are flagged as a machine's. */
   @Setting(int(0, 3600)) NEWSLETTER_MACHINE_WINDOW_SECONDS = 5;
+  /**
+   * Days raw opens and clicks are kept; the campaigns' counters, kept on write, stay
+   * (docs/deployment.md, "Storage and retention").
+   */
+  @Setting(int(1, 3650)) NEWSLETTER_TRACKING_RETENTION_DAYS = 90;
 }

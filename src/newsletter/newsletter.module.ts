@@ -63,6 +63,7 @@ import { ListsRepository } from './audience/lists.repository';
 import { SigningKeysRepository } from './links/signing-keys.repository';
 import { CampaignsRepository } from './campaigns/campaigns.repository';
 import { TrackingRepository } from './tracking/tracking.repository';
+import { NewsletterRetention } from './newsletter-retention';
 import { StatisticsRepository } from './statistics/statistics.repository';
 
 /**
@@ -139,6 +140,7 @@ import { StatisticsRepository } from './statistics/statistics.repository';
     CampaignSender,
     CampaignSendJob,
     TrackingRepository,
+    NewsletterRetention,
     TrackingService,
     StatisticsRepository,
     StatisticsService,

@@ -12,6 +12,11 @@ export class PaymentsConfig {
   /** How far a Stripe event's signature timestamp may be from now (seconds). */
   @Setting(int(10, 3600)) STRIPE_WEBHOOK_TOLERANCE_SECONDS = 300;
   /**
+   * Days a received Stripe event's id is kept (the redelivery guard, docs/payments.md); more than
+   * the 30 days Stripe keeps an event it can send again.
+   */
+  @Setting(int(31, 3650)) PAYMENT_EVENT_RETENTION_DAYS = 90;
+  /**
    * The demo site (BOOTSTRAP_SITE) is connected in test mode with these at first start
    * (docs/payments.md); they need SECRETS_ENCRYPTION_KEY (SecretsConfig) to be sealed.
    */

@@ -14,6 +14,7 @@ import { PaymentAccountsController } from './payment-accounts.controller';
 import { PaymentAccountsService } from './payment-accounts.service';
 import { PaymentCustomersRepository } from './payment-customers.repository';
 import { PaymentEventsRepository } from './payment-events.repository';
+import { PaymentsRetention } from './payments-retention';
 import { PaymentsDataOwner } from './payments-data.owner';
 import { PAYMENTS_PROBLEMS } from './payments.problems';
 import { OrderPaymentEvents } from './orders/order-payment-events';
@@ -51,6 +52,7 @@ import { UsersModule } from '../users/users.module';
     PaymentAccountsService,
     PaymentCustomersRepository,
     PaymentEventsRepository,
+    PaymentsRetention,
     PaymentsDataOwner,
     StripeClients,
     StripeEventHandlers,

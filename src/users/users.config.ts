@@ -22,6 +22,8 @@ export class UsersConfig {
   @Setting(int(60, YEAR_SECONDS)) USER_SESSION_TTL_SECONDS = 30 * 24 * 3600;
   /** How long an instance keeps a verified session (with its user) in memory; 0: never. */
   @Setting(int(0, 3_600_000)) USER_SESSION_CACHE_TTL_MS = 60_000;
+  /** Days an expired session (its address and user agent) is kept before it is removed. */
+  @Setting(int(1, 3650)) USER_SESSION_RETENTION_DAYS = 30;
   /** Seconds between a user's erasure request and the erasure; 0: at once. */
   @Setting(int(0, YEAR_SECONDS)) USER_DELETION_GRACE_SECONDS = 7 * 24 * 3600;
 }

@@ -35,6 +35,7 @@ import { UsersAuthController } from './auth/users-auth.controller';
 import { UsersDataOwner } from './users-data.owner';
 import { UsersController } from './users.controller';
 import { UsersRepository } from './users.repository';
+import { UsersRetention } from './users-retention';
 import { UsersService } from './users.service';
 import { AnswersProblems } from '../common/errors/problem-codes';
 import { USERS_PROBLEMS } from './users.problems';
@@ -72,6 +73,7 @@ import { USERS_PROBLEMS } from './users.problems';
   ],
   providers: [
     UsersRepository,
+    UsersRetention,
     CreditsRepository,
     UserSubscriptionsRepository,
     SessionsService,

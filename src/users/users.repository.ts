@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, Repository } from 'typeorm';
+import { DataSource, EntityManager, Repository } from 'typeorm';
 import {
   applyKeysetShape,
   KeysetColumn,
@@ -150,5 +150,36 @@ export class UsersRepository {
       updatedAt: r.updated_at,
     });
     return { sessionId: r.session_id, siteId: r.site_id, accountId: r.account_id, expiresAt: r.expires_at, user };
+  }
+
+  /**
+   * Retention: at most `limit` sessions expired more than `days` ago, longest expired first
+   * (index user_sessions_expires_at_idx); a revoked one goes once it would have expired.
+   */
+  async deleteExpiredSessions(db: DataSource, days: number, limit: number): Promise<number> {
+    const { rowCount } = await sql(
+      db,
+      `DELETE FROM user_sessions WHERE id = ANY(ARRAY(
+         SELECT id FROM user_sessions WHERE expires_at < now() - make_interval(days => $1)
+          ORDER BY expires_at LIMIT $2))`,
+      [days, limit],
+    );
+    return rowCount;
+  }
+
+  /**
+   * Retention: at most `limit` one-time codes expired more than a day ago (index
+   * user_otps_expires_at_idx). Nothing reads an expired code: the resend pause looks at the
+   * newest code of an address for at most an hour (USER_OTP_RESEND_SECONDS), the send limits
+   * are counted in rate_limits.
+   */
+  async deleteExpiredOtps(db: DataSource, limit: number): Promise<number> {
+    const { rowCount } = await sql(
+      db,
+      `DELETE FROM user_otps WHERE id = ANY(ARRAY(
+         SELECT id FROM user_otps WHERE expires_at < now() - interval '1 day' ORDER BY expires_at LIMIT $1))`,
+      [limit],
+    );
+    return rowCount;
   }
 }

@@ -123,14 +123,17 @@ export class WebhookDrainRepository {
     return rows.slice(0, limit).map((r) => r.id);
   }
 
-  /** Removes finished deliveries (and their attempts) created before `days` ago, a batch at a time. */
+  /**
+   * Removes finished deliveries (and their attempts) created before `days` ago, `batch` at most
+   * (index webhook_deliveries_finished_created_at_idx).
+   */
   async prune(em: EntityManager, days: number, batch: number): Promise<number> {
     const { rowCount } = await sql(
       em,
-      `DELETE FROM webhook_deliveries WHERE id IN (
+      `DELETE FROM webhook_deliveries WHERE id = ANY(ARRAY(
          SELECT id FROM webhook_deliveries
           WHERE status <> 'pending' AND created_at < now() - make_interval(days => $1)
-          ORDER BY id LIMIT $2)`,
+          ORDER BY created_at LIMIT $2))`,
       [days, batch],
     );
     return rowCount;

@@ -1,35 +1,41 @@
-import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { QueueService } from '../common/queue/queue.service';
+import { RetentionRegistry } from '../common/retention/retention.registry';
 import { WebhooksConfig } from './webhooks.config';
 import { WebhookDeliveriesService } from './webhook-deliveries.service';
 import { WebhookDrainRepository } from './webhook-drain.repository';
 
 export const WEBHOOK_SWEEP_JOB = 'webhooks.sweep';
 
-/** Endpoints one sweep queues a drain for, and log rows one sweep removes at most. */
+/** Endpoints one sweep queues a drain for. */
 const SWEEP_ENDPOINTS = 1000;
-const PRUNE_BATCH = 5000;
-const PRUNE_BATCHES = 20;
 
 /**
  * Every minute: queues a drain for each endpoint with deliveries due and none queued (the
- * drains schedule their own follow-ups; this catches one lost to a crash), and removes
- * finished deliveries older than WEBHOOK_LOG_RETENTION_DAYS with their attempts.
+ * drains schedule their own follow-ups; this catches one lost to a crash). The delivery log's
+ * retention (finished deliveries older than WEBHOOK_LOG_RETENTION_DAYS, with their attempts) is
+ * a rule of the maintenance job.
  */
 @Injectable()
 export class WebhookSweepJob implements OnModuleInit {
-  private readonly logger = new Logger('Webhooks');
-
   constructor(
     private readonly queue: QueueService,
     private readonly dataSource: DataSource,
     private readonly repository: WebhookDrainRepository,
     private readonly deliveries: WebhookDeliveriesService,
     private readonly config: WebhooksConfig,
+    private readonly retention: RetentionRegistry,
   ) {}
 
   onModuleInit(): void {
+    this.retention.register({
+      name: 'webhooks.log',
+      table: 'webhook_deliveries',
+      setting: 'WEBHOOK_LOG_RETENTION_DAYS',
+      what: 'finished deliveries, with their attempts (webhook_attempts, ON DELETE CASCADE)',
+      run: (db, limit) => this.repository.prune(db.manager, this.config.WEBHOOK_LOG_RETENTION_DAYS, limit),
+    });
     this.queue.register(WEBHOOK_SWEEP_JOB, () => this.run(), { cron: '* * * * *', retryLimit: 0 });
   }
 
@@ -37,12 +43,5 @@ export class WebhookSweepJob implements OnModuleInit {
     const em = this.dataSource.manager;
     for (const endpointId of await this.repository.endpointsDue(SWEEP_ENDPOINTS, em))
       await this.deliveries.kick(endpointId);
-    let pruned = 0;
-    for (let i = 0; i < PRUNE_BATCHES; i++) {
-      const n = await this.repository.prune(em, this.config.WEBHOOK_LOG_RETENTION_DAYS, PRUNE_BATCH);
-      pruned += n;
-      if (n < PRUNE_BATCH) break;
-    }
-    if (pruned > 0) this.logger.log({ pruned }, 'Removed old webhook deliveries');
   }
 }

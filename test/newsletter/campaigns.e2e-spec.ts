@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { MaintenanceService } from '../../src/common/maintenance.service';
 import { eventually, startApp, TestApp } from '../support/app';
 import { createFreshDatabase } from '../support/databases';
 import { eventsOf } from '../support/events';
@@ -443,6 +444,43 @@ describe('newsletter campaigns: delivery, tracking, statistics', () => {
         [campaignId],
       );
       expect(firsts).toEqual({ opened: true, clicked: true, no_machine: true });
+    });
+
+    it('raw events older than NEWSLETTER_TRACKING_RETENTION_DAYS go; the statistics answer stays the same', async () => {
+      const statistics = async () => {
+        const human = await a.api.get(nl(a, `/statistics?campaignId=${campaignId}`)).expect(200);
+        const all = await a.api.get(nl(a, `/statistics?campaignId=${campaignId}&includeMachines=true`)).expect(200);
+        return [human.body.campaigns, all.body.campaigns];
+      };
+      const events = async () =>
+        (
+          await t.db.query('SELECT id FROM newsletter_tracking_events WHERE campaign_id = $1 ORDER BY id', [campaignId])
+        ).map((r: { id: string }) => Number(r.id));
+      const before = await statistics();
+      const ids = await events();
+      expect(ids.length).toBeGreaterThan(5);
+      // All but the newest are older than the window.
+      const days = t.configs.newsletter.NEWSLETTER_TRACKING_RETENTION_DAYS;
+      await t.db.query(
+        `UPDATE newsletter_tracking_events SET created_at = now() - make_interval(days => $2 + 1)
+          WHERE campaign_id = $1 AND id < $3`,
+        [campaignId, days, ids[ids.length - 1]],
+      );
+      const outcomes = await t.app.get(MaintenanceService).cleanup();
+      expect(outcomes.find((o) => o.rule === 'newsletter.tracking-events')).toMatchObject({
+        removed: ids.length - 1,
+        capped: false,
+      });
+      expect(await events()).toEqual([ids[ids.length - 1]]);
+      expect(await statistics()).toEqual(before);
+      // A recipient who opened before still counts once: the first open is kept on the recipient.
+      const dan = trackingUrls(byAddress.get('dan@example.com')!);
+      await request(t.server)
+        .post(dan.open)
+        .set('User-Agent', 'Mozilla/5.0 (X11; Linux x86_64) Firefox/130.0')
+        .expect(204);
+      const [after] = await statistics();
+      expect(after[0].opens).toEqual({ ...before[0][0].opens, total: before[0][0].opens.total + 1 });
     });
   });
 });

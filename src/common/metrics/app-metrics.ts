@@ -80,6 +80,20 @@ export class AppMetrics {
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
+  readonly retentionRows = new Counter({
+    name: `${METRIC_PREFIX}retention_rows_total`,
+    help: 'Rows the maintenance job of this process removed or trimmed, by retention rule (docs/deployment.md)',
+    labelNames: ['rule'] as const,
+    registers: [this.registry],
+  });
+  readonly retentionLastRun = new Gauge({
+    name: `${METRIC_PREFIX}retention_last_run_timestamp_seconds`,
+    help: 'When a retention rule last ran to its end without an error in this process (Unix seconds), by rule',
+    labelNames: ['rule'] as const,
+    // The latest run of any instance is the cluster's.
+    aggregator: 'max',
+    registers: [this.registry],
+  });
   readonly poolAcquire = new Histogram({
     name: `${METRIC_PREFIX}db_pool_acquire_seconds`,
     help: 'Time a query waited for a database connection from the pool (including opening one)',

@@ -5,6 +5,8 @@ import { IdColumn, RefColumn } from '../../database/columns';
 @Entity('outbox_events')
 @Index('outbox_events_pending_idx', ['id'], { where: 'dispatched_at IS NULL AND parked_at IS NULL' })
 @Index('outbox_events_parked_idx', ['id'], { where: 'parked_at IS NOT NULL' })
+// Retention (OUTBOX_RETENTION_DAYS): the oldest dispatched events first.
+@Index('outbox_events_dispatched_at_idx', ['dispatchedAt'], { where: 'dispatched_at IS NOT NULL' })
 @Index('outbox_events_site_id_id_idx', ['siteId', 'id'])
 // Account deletion previews and removes an account's events (some have no site).
 @Index('outbox_events_account_id_id_idx', ['accountId', 'id'])

@@ -38,6 +38,7 @@ import { Payments1795660000000 } from './1795660000000-payments';
 import { ProcessorSync1795670000000 } from './1795670000000-processor-sync';
 import { OrderProcessorPayments1795680000000 } from './1795680000000-order-processor-payments';
 import { SiteDataNotifications1795700000000 } from './1795700000000-site-data-notifications';
+import { RetentionIndexes1795710000000 } from './1795710000000-retention-indexes';
 import { LeanMailCopies1795730000000 } from './1795730000000-lean-mail-copies';
 import { SubscriptionChargeAttempts1795690000000 } from './1795690000000-subscription-charge-attempts';
 import { TrackingWrite1795470000000 } from './1795470000000-tracking-write';
@@ -92,5 +93,6 @@ export const MIGRATIONS = [
   OrderProcessorPayments1795680000000,
   SubscriptionChargeAttempts1795690000000,
   SiteDataNotifications1795700000000,
+  RetentionIndexes1795710000000,
   LeanMailCopies1795730000000,
 ];

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { sql } from '../../database/sql';
 import { ImportEntity } from '../entities/import.entity';
 
@@ -219,5 +219,21 @@ export class ImportRepository {
       [imp.id, imp.siteId],
     );
     return rows[0];
+  }
+
+  /**
+   * Retention: at most `limit` staged chunks of imports that finished (a completed import has
+   * none left; a failed one may). Imports are few rows; the chunks' key leads with import_id.
+   */
+  async deleteFinishedChunks(db: DataSource, limit: number): Promise<number> {
+    const { rowCount } = await sql(
+      db,
+      `DELETE FROM newsletter_import_chunks WHERE ctid = ANY(ARRAY(
+         SELECT c.ctid FROM newsletter_imports i
+           JOIN newsletter_import_chunks c ON c.import_id = i.id
+          WHERE i.status IN ('completed', 'failed') LIMIT $1))`,
+      [limit],
+    );
+    return rowCount;
   }
 }

@@ -11,6 +11,8 @@ export type TrackingKind = 'open' | 'click';
 @Entity('newsletter_tracking_events')
 // A recipient's events (their erasure cascades from the recipient row).
 @Index('newsletter_tracking_events_campaign_id_subscription_id_idx', ['campaignId', 'subscriptionId'])
+// Retention (NEWSLETTER_TRACKING_RETENTION_DAYS): the oldest events first.
+@Index('newsletter_tracking_events_created_at_idx', ['createdAt'])
 @Check('newsletter_tracking_events_kind_check', `"kind" IN ('open', 'click')`)
 export class TrackingEventEntity {
   @IdColumn() id: number;

@@ -74,4 +74,20 @@ export class TrackingRepository {
       })
       .getCount();
   }
+
+  /**
+   * Retention: removes at most `limit` opens and clicks recorded more than `days` ago, oldest
+   * first (index newsletter_tracking_events_created_at_idx). The campaigns' counters and the
+   * recipients' first open and click are kept on write elsewhere and stay.
+   */
+  async deleteOld(db: DataSource, days: number, limit: number): Promise<number> {
+    const { rowCount } = await sql(
+      db,
+      `DELETE FROM newsletter_tracking_events WHERE id = ANY(ARRAY(
+         SELECT id FROM newsletter_tracking_events WHERE created_at < now() - make_interval(days => $1)
+          ORDER BY created_at LIMIT $2))`,
+      [days, limit],
+    );
+    return rowCount;
+  }
 }

@@ -12,6 +12,8 @@ import type { PaymentMode } from './payment-account.entity';
 @Check('payment_events_outcome_check', `(outcome = ANY (ARRAY['applied'::text, 'ignored'::text]))`)
 @Entity('payment_events')
 @Index('payment_events_site_id_processor_event_id_key', ['siteId', 'processor', 'eventId'], { unique: true })
+// Retention (PAYMENT_EVENT_RETENTION_DAYS): the oldest first.
+@Index('payment_events_received_at_idx', ['receivedAt'])
 export class PaymentEventEntity {
   @IdColumn() id: number;
   @RefColumn() siteId: number;

@@ -11,6 +11,8 @@ export type OtpPurpose = 'sign_in' | 'email_change';
 @Check('user_otps_purpose_check', `(purpose = ANY (ARRAY['sign_in'::text, 'email_change'::text]))`)
 @Entity('user_otps')
 @Index('user_otps_site_id_email_purpose_id_idx', ['siteId', 'email', 'purpose', 'id'])
+// Retention: codes expired for a day go, the longest expired first.
+@Index('user_otps_expires_at_idx', ['expiresAt'])
 export class UserOtpEntity {
   @IdColumn() id: number;
   @RefColumn() siteId: number;

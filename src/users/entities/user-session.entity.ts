@@ -6,6 +6,8 @@ import { SiteUserEntity } from './site-user.entity';
 @Entity('user_sessions')
 @Index('user_sessions_token_hash_key', ['tokenHash'], { unique: true })
 @Index('user_sessions_user_id_idx', ['userId'])
+// Retention (USER_SESSION_RETENTION_DAYS): the longest expired first.
+@Index('user_sessions_expires_at_idx', ['expiresAt'])
 export class UserSessionEntity {
   @IdColumn() id: number;
   @RefColumn() siteId: number;

@@ -16,6 +16,8 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 @Index('webhook_deliveries_endpoint_id_event_id_key', ['endpointId', 'eventId'], { unique: true })
 @Index('webhook_deliveries_endpoint_id_pending_idx', ['endpointId', 'id'], { where: "status = 'pending'" })
 @Index('webhook_deliveries_pending_idx', ['nextAttemptAt'], { where: "status = 'pending'" })
+// The log's retention (WEBHOOK_LOG_RETENTION_DAYS): the oldest finished deliveries first.
+@Index('webhook_deliveries_finished_created_at_idx', ['createdAt'], { where: "status <> 'pending'" })
 export class WebhookDeliveryEntity {
   @IdColumn() id: number;
   @RefColumn() siteId: number;
