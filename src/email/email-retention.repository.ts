@@ -16,9 +16,9 @@ export class EmailRetentionRepository {
     const { rowCount } = await sql(
       db,
       `UPDATE email_messages m SET html = NULL, text = NULL, body_dropped_at = $2
-        WHERE m.id IN (SELECT id FROM email_messages
-                        WHERE html IS NOT NULL AND created_at < $1 AND status IN ('sent', 'failed')
-                        ORDER BY created_at LIMIT $3)`,
+        WHERE m.id = ANY (ARRAY(SELECT id FROM email_messages
+                                 WHERE html IS NOT NULL AND created_at < $1 AND status IN ('sent', 'failed')
+                                 ORDER BY created_at LIMIT $3))`,
       [cutoff, now, limit],
     );
     return rowCount;
@@ -32,8 +32,8 @@ export class EmailRetentionRepository {
   async deleteMessages(db: DataSource, cutoff: Date, limit: number): Promise<number> {
     const { rowCount } = await sql(
       db,
-      `DELETE FROM email_messages WHERE id IN (
-         SELECT id FROM (SELECT id, created_at FROM email_messages ORDER BY id LIMIT $2) oldest WHERE created_at < $1)`,
+      `DELETE FROM email_messages WHERE id = ANY (ARRAY(
+         SELECT id FROM (SELECT id, created_at FROM email_messages ORDER BY id LIMIT $2) oldest WHERE created_at < $1))`,
       [cutoff, limit],
     );
     return rowCount;

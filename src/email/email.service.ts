@@ -12,6 +12,7 @@ import { EMAIL_DELIVERY_JOB, EmailDeliveryJobData, MESSAGES_PER_JOB } from './em
 import { EmailTemplatesService } from './email-templates.service';
 import { MailComposer, TemplateLookups } from './mail-composer';
 import { MailBodies, noBody, ShownMessage } from './mail-bodies';
+import { EmailRetention } from './email-retention';
 import { EmailRepository, NewMessage } from './email.repository';
 import { EmailMessageEntity } from './entities/email-message.entity';
 import { checkHeaders, MailInput, MailRecipient, recipientsOf } from './mail-input';
@@ -70,6 +71,7 @@ export class EmailService {
     private readonly templates: EmailTemplatesService,
     private readonly composer: MailComposer,
     private readonly bodies: MailBodies,
+    private readonly retention: EmailRetention,
     private readonly sites: SitesService,
     private readonly repository: EmailRepository,
     private readonly senders: SendersService,
@@ -233,6 +235,14 @@ export class EmailService {
       at += n;
     }
     return result;
+  }
+
+  /**
+   * The instant before which messages' records go (EMAIL_MESSAGE_RETENTION_DAYS): a campaign's
+   * recipient rows follow them (docs/deployment.md, "Storage and retention").
+   */
+  recordCutoff(): Date {
+    return this.retention.recordCutoff();
   }
 
   /**

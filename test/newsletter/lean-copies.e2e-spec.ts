@@ -1,3 +1,5 @@
+import { MaintenanceService } from '../../src/common/maintenance.service';
+import { Clock } from '../../src/common/scheduling/clock';
 import { EmailDeliveryJob } from '../../src/email/email-delivery.job';
 import { eventually, startApp, TestApp } from '../support/app';
 import { createFreshDatabase } from '../support/databases';
@@ -129,5 +131,45 @@ describe('campaign copies store no body', () => {
     const [row] = await t.db.query('SELECT status, error FROM email_messages WHERE id = $1', [id]);
     expect(row).toEqual({ status: 'failed', error: 'its body could not be made: its campaign was deleted' });
     expect(smtp.received.some((m) => m.to.includes('orphan@example.com'))).toBe(false);
+  });
+
+  it('a year after its send, its copies and recipient rows go; the campaign and its counters stay', async () => {
+    const list = await listWith(a, 'Yearly', ['year-1@example.com', 'year-2@example.com']);
+    const c = await makeCampaign(a, { name: 'Yearly', subject: 'Yearly', contentHtml: '<p>Hi</p>', listIds: [list] });
+    await a.api
+      .patch(nl(a, `/campaigns/${c.id}`))
+      .send({ status: 'scheduled' })
+      .expect(200);
+    await campaignReaches(a, c.id, 'sent');
+    const counters = async () => {
+      const res = await a.api.get(nl(a, `/campaigns/${c.id}`)).expect(200);
+      return res.body.counts as Record<string, unknown>;
+    };
+    const before = await eventually(async () => {
+      const counts = await counters();
+      return counts.delivered === 2 ? counts : undefined;
+    });
+    const rows = async () =>
+      (
+        await t.db.query(
+          `SELECT (SELECT count(*)::int FROM newsletter_campaign_recipients WHERE campaign_id = $1) AS recipients,
+                  (SELECT count(*)::int FROM email_messages WHERE $2 = ANY(tags)) AS copies`,
+          [c.id, `newsletter-campaign:${c.id}`],
+        )
+      )[0] as { recipients: number; copies: number };
+    const maintain = () => t.app.get(MaintenanceService).cleanup();
+    jest.spyOn(t.app.get(Clock), 'now').mockReturnValue(new Date(Date.now() + 300 * 86_400_000));
+    await maintain();
+    expect(await rows()).toEqual({ recipients: 2, copies: 2 });
+    jest.spyOn(t.app.get(Clock), 'now').mockReturnValue(new Date(Date.now() + 366 * 86_400_000));
+    const outcomes = await maintain();
+    const ours = outcomes.filter((o) => o.rule === 'newsletter.campaign-recipients' || o.rule === 'email.messages');
+    expect(ours.map((o) => [o.rule, o.error])).toEqual([
+      ['email.messages', undefined],
+      ['newsletter.campaign-recipients', undefined],
+    ]);
+    expect(await rows()).toEqual({ recipients: 0, copies: 0 });
+    expect(await counters()).toEqual(before);
+    jest.restoreAllMocks();
   });
 });
