@@ -3,8 +3,8 @@
 //
 // One server on a fresh embedded PostgreSQL, an SMTP sink and a webhook receiver in this process.
 // For each kind of work, BENCH_STORAGE_UNITS (500) units through the HTTP API; before and after
-// them, once the server is idle (outbox dispatched, no pg-boss job due): VACUUM (ANALYZE),
-// CHECKPOINT and every table's size on disk (heap, TOAST, indexes; bench/storage-lib.js). A
+// them, once the server is idle (outbox dispatched, no pg-boss job due): VACUUM (FULL before,
+// plain after; ANALYZE), CHECKPOINT and every table's size on disk (heap, TOAST, indexes; bench/storage-lib.js). A
 // table's growth over the units is its bytes per unit; beside it, the growth of its rows' live
 // bytes (sum of pg_column_size over the table) over the units. Shown per kind: the tables the
 // work is expected to write, then any other that grew by three pages or more (a single 8 KB page
@@ -148,7 +148,6 @@ async function main() {
     const opens = tracked('open');
     const clicks = tracked('click');
     const mailHtml = proseHtml({ bytes: 3000, links: 2, seed: 7 }).replace('{{ subscriber.name }}', 'there');
-    let endpoint;
 
     const kinds = [
       {
@@ -214,31 +213,6 @@ async function main() {
           }),
       },
       {
-        work: 'webhook delivery (an `email.sent` event to a local receiver)',
-        tables: ['webhook_deliveries', 'webhook_attempts'],
-        only: true,
-        async before() {
-          endpoint = await api('POST', `${v2}/webhooks`, { url: rx.url, eventTypes: ['email.sent'] });
-        },
-        async run() {
-          await pool(UNITS, 8, (i) =>
-            api('POST', `${v2}/email/send`, {
-              to: [{ email: `hook${i}@storage.example` }],
-              subject: 'Hi',
-              text: 'Hi.',
-            }),
-          );
-          await waitCount(
-            url,
-            `SELECT count(*)::int AS c FROM webhook_deliveries WHERE status = 'succeeded'`,
-            [],
-            UNITS,
-            'deliveries',
-          );
-        },
-        after: () => api('DELETE', `${v2}/webhooks/${endpoint.id}`),
-      },
-      {
         work: 'site user sign-in (`request-otp` + `verify-otp`, code read from the mail)',
         tables: ['user_otps', 'user_sessions', 'site_users', 'email_messages'],
         run: () =>
@@ -261,6 +235,30 @@ async function main() {
           await smtp.waitFor((m) => m.to[0].startsWith('sub'), UNITS);
         },
       },
+      {
+        work: 'webhook delivery (an `email.sent` event to a local receiver)',
+        tables: ['webhook_deliveries', 'webhook_attempts'],
+        only: true,
+        async before() {
+          await api('POST', `${v2}/webhooks`, { url: rx.url, eventTypes: ['email.sent'] });
+        },
+        async run() {
+          await pool(UNITS, 8, (i) =>
+            api('POST', `${v2}/email/send`, {
+              to: [{ email: `hook${i}@storage.example` }],
+              subject: 'Hi',
+              text: 'Hi.',
+            }),
+          );
+          await waitCount(
+            url,
+            `SELECT count(*)::int AS c FROM webhook_deliveries WHERE status = 'succeeded'`,
+            [],
+            UNITS,
+            'deliveries',
+          );
+        },
+      },
     ];
 
     const rows = [];
@@ -269,7 +267,7 @@ async function main() {
       if (kind.before) await kind.before();
       await settle(url);
       const names = (sz) => [...new Set([...kind.tables, ...Object.keys(sz)])].filter((t) => !t.includes('*'));
-      const s0 = await vacuumedSizes(url);
+      const s0 = await vacuumedSizes(url, { full: true });
       const live0 = {};
       for (const t of names(s0)) live0[t] = await liveBytes(url, `"${t}" t`);
       await kind.run();
@@ -288,7 +286,6 @@ async function main() {
           live: live === null ? null : live / UNITS,
         });
       }
-      if (kind.after) await kind.after();
     }
 
     let last = '';
@@ -301,7 +298,7 @@ async function main() {
 
 Run: ${new Date().toISOString()}, Node ${process.version}, a fresh embedded PostgreSQL, ${fmt(UNITS)} units of each kind (BENCH_STORAGE_UNITS) through the HTTP API, one kind after the other on the same server. \`npm run bench:storage\`.
 
-Bytes per unit: a table's growth on disk (heap, TOAST and indexes, read after \`VACUUM (ANALYZE)\` and \`CHECKPOINT\` with the server idle, before and after the units) over the units; \`pgboss.*\` is every table of pg-boss's schema. Live bytes: the growth of \`sum(pg_column_size(t.*))\` over the table, over the units (rows deleted by then, such as finished jobs, count negative). A table that gained one 8 KB page shows ${fmt(8192 / UNITS)} bytes per unit: below that, read live bytes. Under each kind, the tables it is expected to write, then any other that grew by three pages or more.
+Bytes per unit: a table's growth on disk (heap, TOAST and indexes, read with the server idle after \`VACUUM (FULL)\`, \`VACUUM (ANALYZE)\` and \`CHECKPOINT\` before the units, so that earlier work leaves no free space to fill, and after \`VACUUM (ANALYZE)\` and \`CHECKPOINT\` once they are done) over the units: it includes the space of row versions that updates left and VACUUM freed for reuse, which a table in steady use fills again; \`pgboss.*\` is every table of pg-boss's schema. Live bytes: the growth of \`sum(pg_column_size(t.*))\` over the table, over the units (rows deleted by then, such as finished jobs, count negative). A table that gained one 8 KB page shows ${fmt(8192 / UNITS)} bytes per unit: below that, read live bytes. Under each kind, the tables it is expected to write, then any other that grew by three pages or more. The webhook endpoint (subscribed to \`email.sent\`) is made for the last kind only.
 
 | work | table | bytes per unit | live bytes per unit |
 |---|---|--:|--:|
