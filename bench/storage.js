@@ -2,13 +2,15 @@
 // Storage per unit of work (issue 48, point 3): `npm run bench:storage`.
 //
 // One server on a fresh embedded PostgreSQL, an SMTP sink and a webhook receiver in this process.
-// For each kind of work, BENCH_STORAGE_UNITS (500) units through the HTTP API; before and after
-// them, once the server is idle (outbox dispatched, no pg-boss job due): VACUUM (FULL before,
-// plain after; ANALYZE), CHECKPOINT and every table's size on disk (heap, TOAST, indexes; bench/storage-lib.js). A
-// table's growth over the units is its bytes per unit; beside it, the growth of its rows' live
-// bytes (sum of pg_column_size over the table) over the units. Shown per kind: the tables the
-// work is expected to write, then any other that grew by three pages or more (a single 8 KB page
-// is 16 bytes a unit at 500 units: page granularity, not a cost).
+// For each kind of work, BENCH_STORAGE_UNITS (500) units through the HTTP API. Before them, with
+// the server idle (outbox dispatched, no pg-boss job due): VACUUM (FULL), VACUUM (ANALYZE),
+// CHECKPOINT and every table's size on disk (heap, TOAST, indexes; bench/storage-lib.js); after
+// them, idle again: VACUUM (ANALYZE), CHECKPOINT and the sizes. A table's growth over the units is
+// its bytes per unit; beside it, the growth of its rows' live bytes (sum of pg_column_size over
+// the table) over the units. Shown per kind: the tables the work is expected to write, then any
+// other that grew by three pages or more (a single 8 KB page is 16 bytes a unit at 500 units:
+// page granularity, not a cost). Orders are recorded as paid with `PATCH …/payment` (a manual
+// order: no Stripe).
 //
 // Writes the `storage` section of docs/benchmarks.md.
 const http = require('node:http');
