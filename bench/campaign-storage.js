@@ -89,7 +89,10 @@ async function campaignStorage() {
       });
       await settle(db.url);
       const before = await vacuumedSizes(db.url);
-      const [{ last: lastEvent }] = await query(db.url, 'SELECT COALESCE(max(id), 0)::bigint AS last FROM outbox_events');
+      const [{ last: lastEvent }] = await query(
+        db.url,
+        'SELECT COALESCE(max(id), 0)::bigint AS last FROM outbox_events',
+      );
       console.error(`storage: sending a ${fmt(Buffer.byteLength(body))}-byte campaign to ${fmt(RECIPIENTS)}…`);
       const started = Date.now();
       await api('PATCH', `/api/v2/sites/demo/newsletter/campaigns/${campaign.id}`, { status: 'scheduled' });
