@@ -101,13 +101,15 @@ describe('newsletter tokens: one spelling each', () => {
       .set('If-Match', got.headers.etag)
       .send({ status: 'scheduled' })
       .expect(200);
-    const html = await eventually(async () => {
-      const rows: Array<{ html: string }> = await ctx.t.db.query(
-        `SELECT html FROM email_messages WHERE site_id = $1 AND recipient = 'reader-spell@example.com'`,
+    // A campaign copy stores no body: its answer renders it, tracking links and all.
+    const id = await eventually(async () => {
+      const rows: Array<{ id: string }> = await ctx.t.db.query(
+        `SELECT id FROM email_messages WHERE site_id = $1 AND recipient = 'reader-spell@example.com'`,
         [a.siteId],
       );
-      return rows[0]?.html;
+      return rows[0]?.id;
     });
+    const html = (await a.api.get(`/api/v2/sites/${a.siteName}/email/messages/${id}`).expect(200)).body.html as string;
     const open = /track\/open\/([^"]+)"/.exec(html)![1];
     const click = /track\/click\/([^"]+)"/.exec(html)![1];
     const events = async () =>
