@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { DAY_SECONDS, deleteAged } from '../database/retention-sql';
 import { sql } from '../database/sql';
 
 /**
@@ -7,15 +8,8 @@ import { sql } from '../database/sql';
  */
 export class MaintenanceRepository {
   /** Idempotency keys stored more than `ttlSeconds` ago (index idempotency_keys_created_at_idx). */
-  async deleteExpiredIdempotencyKeys(db: DataSource, ttlSeconds: number, limit: number): Promise<number> {
-    const { rowCount } = await sql(
-      db,
-      `DELETE FROM idempotency_keys WHERE id = ANY(ARRAY(
-         SELECT id FROM idempotency_keys WHERE created_at < now() - make_interval(secs => $1)
-          ORDER BY created_at LIMIT $2))`,
-      [ttlSeconds, limit],
-    );
-    return rowCount;
+  deleteExpiredIdempotencyKeys(db: DataSource, ttlSeconds: number, limit: number): Promise<number> {
+    return deleteAged(db, { table: 'idempotency_keys', time: 'created_at' }, ttlSeconds, limit);
   }
 
   /**
@@ -37,14 +31,7 @@ export class MaintenanceRepository {
   }
 
   /** Events dispatched more than `days` ago (index outbox_events_dispatched_at_idx). */
-  async deleteOldDispatchedEvents(db: DataSource, days: number, limit: number): Promise<number> {
-    const { rowCount } = await sql(
-      db,
-      `DELETE FROM outbox_events WHERE id = ANY(ARRAY(
-         SELECT id FROM outbox_events WHERE dispatched_at < now() - make_interval(days => $1)
-          ORDER BY dispatched_at LIMIT $2))`,
-      [days, limit],
-    );
-    return rowCount;
+  deleteOldDispatchedEvents(db: DataSource, days: number, limit: number): Promise<number> {
+    return deleteAged(db, { table: 'outbox_events', time: 'dispatched_at' }, days * DAY_SECONDS, limit);
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { DAY_SECONDS, deleteAged } from '../database/retention-sql';
 import { sql } from '../database/sql';
 import type { PaymentMode } from './entities/payment-account.entity';
 
@@ -44,14 +45,7 @@ export class PaymentEventsRepository {
    * Retention: at most `limit` events received more than `days` ago, oldest first (index
    * payment_events_received_at_idx). Stripe sends an event again for up to 30 days only.
    */
-  async deleteOld(db: DataSource, days: number, limit: number): Promise<number> {
-    const { rowCount } = await sql(
-      db,
-      `DELETE FROM payment_events WHERE id = ANY(ARRAY(
-         SELECT id FROM payment_events WHERE received_at < now() - make_interval(days => $1)
-          ORDER BY received_at LIMIT $2))`,
-      [days, limit],
-    );
-    return rowCount;
+  deleteOld(db: DataSource, days: number, limit: number): Promise<number> {
+    return deleteAged(db, { table: 'payment_events', time: 'received_at' }, days * DAY_SECONDS, limit);
   }
 }

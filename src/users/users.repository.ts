@@ -11,6 +11,7 @@ import {
 } from '../common/pagination/page';
 import { SiteContext } from '../common/tenancy/site-context';
 import { ShapedReads } from '../database/fast-read';
+import { DAY_SECONDS, deleteAged } from '../database/retention-sql';
 import { sql } from '../database/sql';
 import { UserQueryDto } from './dto/user.dto';
 import { SiteUserEntity, UserStatus } from './entities/site-user.entity';
@@ -156,15 +157,8 @@ export class UsersRepository {
    * Retention: at most `limit` sessions expired more than `days` ago, longest expired first
    * (index user_sessions_expires_at_idx); a revoked one goes once it would have expired.
    */
-  async deleteExpiredSessions(db: DataSource, days: number, limit: number): Promise<number> {
-    const { rowCount } = await sql(
-      db,
-      `DELETE FROM user_sessions WHERE id = ANY(ARRAY(
-         SELECT id FROM user_sessions WHERE expires_at < now() - make_interval(days => $1)
-          ORDER BY expires_at LIMIT $2))`,
-      [days, limit],
-    );
-    return rowCount;
+  deleteExpiredSessions(db: DataSource, days: number, limit: number): Promise<number> {
+    return deleteAged(db, { table: 'user_sessions', time: 'expires_at' }, days * DAY_SECONDS, limit);
   }
 
   /**
@@ -173,13 +167,7 @@ export class UsersRepository {
    * newest code of an address for at most an hour (USER_OTP_RESEND_SECONDS), the send limits
    * are counted in rate_limits.
    */
-  async deleteExpiredOtps(db: DataSource, limit: number): Promise<number> {
-    const { rowCount } = await sql(
-      db,
-      `DELETE FROM user_otps WHERE id = ANY(ARRAY(
-         SELECT id FROM user_otps WHERE expires_at < now() - interval '1 day' ORDER BY expires_at LIMIT $1))`,
-      [limit],
-    );
-    return rowCount;
+  deleteExpiredOtps(db: DataSource, limit: number): Promise<number> {
+    return deleteAged(db, { table: 'user_otps', time: 'expires_at' }, DAY_SECONDS, limit);
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import { DAY_SECONDS, deleteAged } from '../database/retention-sql';
 import { sql } from '../database/sql';
 import { WebhookEndpointEntity } from './entities/webhook-endpoint.entity';
 import type { AttemptResult } from './webhook-sender';
@@ -127,16 +128,9 @@ export class WebhookDrainRepository {
    * Removes finished deliveries (and their attempts) created before `days` ago, `batch` at most
    * (index webhook_deliveries_finished_created_at_idx).
    */
-  async prune(em: EntityManager, days: number, batch: number): Promise<number> {
-    const { rowCount } = await sql(
-      em,
-      `DELETE FROM webhook_deliveries WHERE id = ANY(ARRAY(
-         SELECT id FROM webhook_deliveries
-          WHERE status <> 'pending' AND created_at < now() - make_interval(days => $1)
-          ORDER BY created_at LIMIT $2))`,
-      [days, batch],
-    );
-    return rowCount;
+  prune(em: EntityManager, days: number, batch: number): Promise<number> {
+    const finished = { table: 'webhook_deliveries', time: 'created_at', where: "status <> 'pending'" };
+    return deleteAged(em, finished, days * DAY_SECONDS, batch);
   }
 
   async accountOfSite(em: EntityManager, siteId: number): Promise<number> {

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { DAY_SECONDS, deleteAged } from '../../database/retention-sql';
 import { sql } from '../../database/sql';
 import { SubscriptionEntity } from '../entities/subscription.entity';
 import { TrackingEventEntity, TrackingKind } from '../entities/tracking-event.entity';
@@ -80,14 +81,7 @@ export class TrackingRepository {
    * first (index newsletter_tracking_events_created_at_idx). The campaigns' counters and the
    * recipients' first open and click are kept on write elsewhere and stay.
    */
-  async deleteOld(db: DataSource, days: number, limit: number): Promise<number> {
-    const { rowCount } = await sql(
-      db,
-      `DELETE FROM newsletter_tracking_events WHERE id = ANY(ARRAY(
-         SELECT id FROM newsletter_tracking_events WHERE created_at < now() - make_interval(days => $1)
-          ORDER BY created_at LIMIT $2))`,
-      [days, limit],
-    );
-    return rowCount;
+  deleteOld(db: DataSource, days: number, limit: number): Promise<number> {
+    return deleteAged(db, { table: 'newsletter_tracking_events', time: 'created_at' }, days * DAY_SECONDS, limit);
   }
 }
