@@ -118,6 +118,21 @@ describe('campaign copies store no body', () => {
     expect(gone.body).toMatchObject({ bodyStatus: 'unavailable', html: null, text: null, status: 'sent' });
   });
 
+  it("the API's send cannot name a source: a tenant cannot have a campaign rendered to an address of its choice", async () => {
+    const before = await t.db.query('SELECT count(*)::int AS n FROM email_messages');
+    const res = await a.api
+      .post(`/api/v2/sites/${a.siteName}/email/send`)
+      .send({
+        to: [{ email: 'stranger@example.com' }],
+        templateType: 'newsletter.campaign',
+        data: { subject: 'x', contentHtml: '', unsubscribeUrl: 'https://example.com/u' },
+        source: { name: 'newsletter.campaign', id: 1, itemId: 1 },
+      })
+      .expect(400);
+    expect(res.body.errors.map((e: { path: string }) => e.path)).toContain('source');
+    expect(await t.db.query('SELECT count(*)::int AS n FROM email_messages')).toEqual(before);
+  });
+
   it('a copy whose campaign was deleted before it was sent fails with the reason, and nothing is mailed', async () => {
     const [{ id }] = await t.db.query(
       `INSERT INTO email_messages (site_id, batch_id, recipient, recipient_kind, from_header, to_header, subject,
